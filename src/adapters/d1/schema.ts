@@ -1,0 +1,158 @@
+/**
+ * The D1 schema, in one place. drizzle-kit generates the SQL migrations in migrations/ from this
+ * file (npm run db:generate); triggers that drizzle cannot express live in hand-written migrations.
+ * JSON documents are stored as text and parsed at the repository boundary.
+ */
+import { sql } from "drizzle-orm";
+import { index, integer, primaryKey, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
+
+const createdAt = () => text("created_at").notNull().default(sql`(strftime('%Y-%m-%dT%H:%M:%fZ','now'))`);
+
+export const tenants = sqliteTable("tenants", {
+  id: text("id").primaryKey(),
+  name: text("name").notNull().unique(),
+  created_at: createdAt(),
+});
+
+export const apiKeys = sqliteTable(
+  "api_keys",
+  {
+    id: text("id").primaryKey(),
+    tenant_id: text("tenant_id").notNull().references(() => tenants.id),
+    name: text("name").notNull(),
+    /** The first characters of the key, shown to people so they can tell keys apart. */
+    prefix: text("prefix").notNull(),
+    /** Lowercase hex SHA-256 of the whole key; the key itself is never stored. */
+    key_hash: text("key_hash").notNull().unique(),
+    /** JSON array of permission names. */
+    permissions: text("permissions").notNull(),
+    created_at: createdAt(),
+    last_used_at: text("last_used_at"),
+    revoked_at: text("revoked_at"),
+  },
+  (t) => [index("api_keys_tenant").on(t.tenant_id)],
+);
+
+export const tools = sqliteTable(
+  "tools",
+  {
+    id: text("id").primaryKey(),
+    tenant_id: text("tenant_id").notNull().references(() => tenants.id),
+    name: text("name").notNull(),
+    description: text("description").notNull(),
+    kind: text("kind").notNull(),
+    /** JSON Schema used by operations that have none of their own, or null. */
+    output_schema: text("output_schema"),
+    /** JSON: where the tool came from (import format, MCP allowed_tools, platform envelope...). */
+    source: text("source"),
+    created_at: createdAt(),
+    updated_at: text("updated_at").notNull(),
+  },
+  (t) => [index("tools_tenant_created").on(t.tenant_id, t.created_at, t.id)],
+);
+
+export const toolOperations = sqliteTable(
+  "tool_operations",
+  {
+    tool_id: text("tool_id").notNull().references(() => tools.id),
+    operation_id: text("operation_id").notNull(),
+    tenant_id: text("tenant_id").notNull(),
+    position: integer("position").notNull(),
+    description: text("description").notNull(),
+    input_schema: text("input_schema").notNull(),
+    /** The operation's own output schema, or null to fall back to the tool's. */
+    output_schema: text("output_schema"),
+    /** JSON object of MCP annotations (readOnlyHint, destructiveHint, ...), or null. */
+    annotations: text("annotations"),
+    /** SHA-256 over the effective contract; revisions checked against another hash are stale. */
+    contract_hash: text("contract_hash").notNull(),
+    updated_at: text("updated_at").notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.tool_id, t.operation_id] })],
+);
+
+/** Append-only: triggers in migrations/ abort every UPDATE and DELETE. */
+export const toolMockRevisions = sqliteTable(
+  "tool_mock_revisions",
+  {
+    tenant_id: text("tenant_id").notNull(),
+    tool_id: text("tool_id").notNull(),
+    operation_id: text("operation_id").notNull(),
+    revision: integer("revision").notNull(),
+    contract_hash: text("contract_hash").notNull(),
+    definition: text("definition").notNull(),
+    created_by: text("created_by").notNull(),
+    created_at: createdAt(),
+  },
+  (t) => [primaryKey({ columns: [t.tool_id, t.operation_id, t.revision] })],
+);
+
+/** Append-only like revisions: each PUT of a policy adds a version. */
+export const policyVersions = sqliteTable(
+  "policy_versions",
+  {
+    tenant_id: text("tenant_id").notNull(),
+    name: text("name").notNull(),
+    version: integer("version").notNull(),
+    document: text("document").notNull(),
+    created_by: text("created_by").notNull(),
+    created_at: createdAt(),
+  },
+  (t) => [primaryKey({ columns: [t.tenant_id, t.name, t.version] })],
+);
+
+export const simulations = sqliteTable(
+  "simulations",
+  {
+    id: text("id").primaryKey(),
+    tenant_id: text("tenant_id").notNull(),
+    created_by: text("created_by").notNull(),
+    lease_seconds: integer("lease_seconds").notNull(),
+    /** JSON: what was pinned (tool, operation, revision, variant, contract hash) per operation. */
+    pinned: text("pinned").notNull(),
+    created_at: createdAt(),
+  },
+  (t) => [index("simulations_tenant").on(t.tenant_id, t.created_at)],
+);
+
+export const attempts = sqliteTable(
+  "attempts",
+  {
+    id: text("id").primaryKey(),
+    simulation_id: text("simulation_id").notNull().references(() => simulations.id),
+    tenant_id: text("tenant_id").notNull(),
+    /** SHA-256 of the capability token; the token itself is shown once and never stored. */
+    token_hash: text("token_hash").notNull().unique(),
+    expires_at: text("expires_at").notNull(),
+    /** Last status the attempt object reported: active, completed, harness_failed, expired. */
+    status: text("status").notNull(),
+    /** JSON: the external agent's final output and transcript, once completed. */
+    completion: text("completion"),
+    created_at: createdAt(),
+  },
+  (t) => [index("attempts_simulation").on(t.simulation_id)],
+);
+
+/** Evidence of every call, flushed from the attempt objects in batches; keyed so a re-flush is a no-op. */
+export const attemptCalls = sqliteTable(
+  "attempt_calls",
+  {
+    attempt_id: text("attempt_id").notNull(),
+    seq: integer("seq").notNull(),
+    tenant_id: text("tenant_id").notNull(),
+    call_id: text("call_id"),
+    tool: text("tool").notNull(),
+    operation_id: text("operation_id").notNull(),
+    revision: integer("revision"),
+    variant: text("variant"),
+    rule: integer("rule"),
+    arguments: text("arguments").notNull(),
+    /** result, tool_input_error or harness_error. */
+    outcome: text("outcome").notNull(),
+    result: text("result"),
+    error: text("error"),
+    delay_ms: integer("delay_ms").notNull(),
+    at: text("at").notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.attempt_id, t.seq] }), uniqueIndex("attempt_calls_call_id").on(t.attempt_id, t.call_id)],
+);

@@ -1,0 +1,116 @@
+/**
+ * The version-1 mock definition and the results of using it. The exact semantics live in
+ * docs/mock-definition.md; these types are the shapes every layer (routes, attempt objects,
+ * MCP, CLI) passes around.
+ */
+import type { JsonObject, JsonValue, Problem } from "../json.js";
+import type { JsonSchema } from "../ports.js";
+
+export type ConditionSource = "input" | "state";
+export type ConditionOp = "eq" | "ne" | "in" | "exists";
+
+export interface Condition {
+  source: ConditionSource;
+  /** Dot-separated keys; an all-digit segment indexes an array; "" is the whole value. */
+  path: string;
+  op: ConditionOp;
+  value: JsonValue;
+}
+
+/** Paths (dot-separated) mapped to value templates. */
+export type SetState = Record<string, JsonValue>;
+
+export interface Rule {
+  when: Condition[];
+  result?: JsonValue;
+  set_state?: SetState;
+  delay_ms?: number;
+}
+
+export interface Variant {
+  result: JsonValue;
+  set_state?: SetState;
+  delay_ms?: number;
+  rules?: Rule[];
+}
+
+export interface Example {
+  variant: string;
+  input: JsonObject;
+  state?: JsonObject;
+  expected: JsonValue;
+}
+
+export interface MockDefinition {
+  schema_version: 1;
+  default_variant: string;
+  initial_state?: JsonObject;
+  variants: Record<string, Variant>;
+  examples: Example[];
+}
+
+/** What a mock stands in for: the parts of an operation that the contract hash covers. */
+export interface OperationContract {
+  /** Library tool id, or the inline tool's name. */
+  tool: string;
+  operation: string;
+  description: string;
+  input_schema: JsonSchema;
+  output_schema: JsonSchema;
+}
+
+export type HarnessErrorKind =
+  | "unknown_tool"
+  | "unknown_operation"
+  | "missing_definition"
+  | "unknown_variant"
+  | "missing_reference"
+  | "bad_literal"
+  | "output_schema"
+  | "lease_expired"
+  | "internal";
+
+/** The outcome of one call through the call algorithm. Never thrown: always returned. */
+export type CallOutcome =
+  | {
+      kind: "result";
+      result: JsonValue;
+      /** The state after set_state was applied (the pre-call state itself when nothing was set). */
+      state: JsonObject;
+      state_changed: boolean;
+      variant: string;
+      /** Index of the matched rule in the variant's rules, or null when none matched. */
+      rule: number | null;
+      delay_ms: number;
+    }
+  | {
+      kind: "tool_input_error";
+      message: string;
+      details: Problem[];
+      variant: string;
+      rule: number | null;
+    }
+  | {
+      kind: "harness_error";
+      harness_kind: HarnessErrorKind;
+      message: string;
+      details: Problem[];
+      variant: string;
+      rule: number | null;
+    };
+
+export interface ExampleReport {
+  index: number;
+  variant: string;
+  passed: boolean;
+  /** Present when the example failed: where (a JSON Pointer) and why. */
+  error?: { kind: "input_schema" | "output_schema" | "mismatch" | "tool_input_error" | "harness_error"; path: string; message: string };
+}
+
+/** The full check report, as POST /api/tools/testing and refused saves answer it. */
+export interface CheckReport {
+  valid: boolean;
+  errors: Problem[];
+  examples: ExampleReport[];
+  contract_hash: string;
+}

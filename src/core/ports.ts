@@ -1,0 +1,49 @@
+/**
+ * The core reaches the outside world only through these small interfaces, so it runs the same
+ * in plain Node (tests, CLI, benchmarks) and inside workerd (the service).
+ */
+import type { JsonObject, Problem } from "./json.js";
+
+/** A JSON Schema document: an object or a boolean schema. */
+export type JsonSchema = JsonObject | boolean;
+
+/**
+ * Validates JSON values against JSON Schemas that arrive at run time. Implementations must not
+ * generate code inside a Workers request (ajv's compile does), and should cache prepared schemas:
+ * the same schema object is validated against many times on the dispatch hot path.
+ *
+ * Drafts: a schema's "$schema" selects draft-07 or 2020-12; without one, 2020-12 applies.
+ */
+export interface SchemaValidator {
+  /**
+   * Problems with the schema document itself (not a valid JSON Schema of its draft, an unknown
+   * draft, an unresolvable $ref). Empty when the schema is usable. Paths point into the schema.
+   */
+  checkSchema(schema: unknown): Problem[];
+  /**
+   * Problems with `value` against `schema`. Empty when valid. Paths are JSON Pointers into the
+   * value (instance locations), messages say what the schema expected there.
+   * The schema must already have passed checkSchema.
+   */
+  validate(schema: JsonSchema, value: unknown): Problem[];
+}
+
+/** Wall-clock time, injectable so tests never sleep or depend on today's date. */
+export interface Clock {
+  now(): number;
+  /** Resolves after `ms` milliseconds of this clock's time. */
+  sleep(ms: number): Promise<void>;
+}
+
+/** Sources of unique identifiers and secrets. */
+export interface Ids {
+  /** A unique, URL-safe identifier with a readable prefix, for example "tool_3x9…". */
+  id(prefix: string): string;
+  /** `bytes` of cryptographically strong randomness as base64url (for tokens and keys). */
+  secret(bytes: number): string;
+}
+
+export const systemClock: Clock = {
+  now: () => Date.now(),
+  sleep: (ms) => new Promise((resolve) => setTimeout(resolve, ms)),
+};

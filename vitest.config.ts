@@ -1,0 +1,35 @@
+import path from "node:path";
+import { cloudflareTest, readD1Migrations } from "@cloudflare/vitest-plugin";
+import { defineConfig } from "vitest/config";
+
+// Two projects: the pure core (and CLI) in plain Node, and the Workers layer inside workerd
+// with real D1, Durable Objects and the app's own migrations.
+export default defineConfig(async () => {
+  const migrations = await readD1Migrations(path.join(import.meta.dirname, "migrations"));
+  return {
+    test: {
+      projects: [
+        {
+          test: {
+            name: "core",
+            environment: "node",
+            include: ["test/core/**/*.test.ts", "test/cli/**/*.test.ts", "test/conformance/**/*.test.ts"],
+          },
+        },
+        {
+          plugins: [
+            cloudflareTest({
+              wrangler: { configPath: "./wrangler.toml" },
+              miniflare: { bindings: { TEST_MIGRATIONS: migrations } },
+            }),
+          ],
+          test: {
+            name: "worker",
+            include: ["test/worker/**/*.test.ts"],
+            setupFiles: ["test/worker/setup.ts"],
+          },
+        },
+      ],
+    },
+  };
+});
