@@ -114,4 +114,5 @@ CREATE TABLE `tools` (
 	FOREIGN KEY (`tenant_id`) REFERENCES `tenants`(`id`) ON UPDATE no action ON DELETE no action
 );
 --> statement-breakpoint
-CREATE INDEX `tools_tenant_created` ON `tools` (`tenant_id`,`created_at`,`id`);
+CREATE INDEX `tools_tenant_created` ON `tools` (`tenant_id`,`created_at`,`id`);--> statement-breakpoint
+CREATE UNIQUE INDEX `tools_tenant_name` ON `tools` (`tenant_id`,`name`);

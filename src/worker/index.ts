@@ -1,5 +1,11 @@
-import { Hono } from "hono";
-const app = new Hono();
-app.get("/health", (c) => c.json({ ok: true }));
-export default app;
-export class AttemptObject {}
+/** The Worker's entry point: the HTTP app and the Durable Object classes wrangler binds. */
+import { createApp } from "./app.js";
+import type { Env } from "./env.js";
+
+const app = createApp();
+
+export default {
+  fetch: (request, env, ctx) => app.fetch(request, env, ctx),
+} satisfies ExportedHandler<Env>;
+
+export { AttemptObject } from "./attempt-object.js";

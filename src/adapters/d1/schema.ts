@@ -48,7 +48,7 @@ export const tools = sqliteTable(
     created_at: createdAt(),
     updated_at: text("updated_at").notNull(),
   },
-  (t) => [index("tools_tenant_created").on(t.tenant_id, t.created_at, t.id)],
+  (t) => [index("tools_tenant_created").on(t.tenant_id, t.created_at, t.id), uniqueIndex("tools_tenant_name").on(t.tenant_id, t.name)],
 );
 
 export const toolOperations = sqliteTable(
@@ -128,6 +128,8 @@ export const attempts = sqliteTable(
     status: text("status").notNull(),
     /** JSON: the external agent's final output and transcript, once completed. */
     completion: text("completion"),
+    /** JSON: per tool name, the attempt's state as of the object's last flush (survives the object). */
+    state: text("state"),
     created_at: createdAt(),
   },
   (t) => [index("attempts_simulation").on(t.simulation_id)],

@@ -1,0 +1,139 @@
+/**
+ * toolproof on the local Workers runtime, for people (`npm start`), benchmarks and tests.
+ *
+ * The Worker is bundled as a deploy would bundle it and served by Miniflare's API straight from
+ * workerd: no `wrangler dev` proxy sits in front, so throughput is the runtime's, not the dev
+ * loop's. Bindings come from wrangler.toml; state lives on disk in wrangler's layout, so
+ * `wrangler d1 ... --local --persist-to <state>` and `npm run dev` share it.
+ *
+ * @example
+ * const server = await startToolproof({ port: 0, stateDir: "/tmp/tp", quiet: true });
+ * await fetch(`${server.url}/api/tools`, { headers: { authorization: `Bearer ${server.demoKey}` } });
+ * await server.stop();
+ */
+import { mkdir, mkdtemp, rm } from "node:fs/promises";
+import os from "node:os";
+import path from "node:path";
+import { bundledModules, bundleWorker } from "./local/bundle.js";
+import { prepareDatabase } from "./local/database.js";
+import { ensureDemoTenant } from "./local/demo-tenant.js";
+import { createMiniflare, type LocalMiniflare } from "./local/miniflare.js";
+import { resolveStateDir, resourcePersistencePath, WRANGLER_CONFIG } from "./local/paths.js";
+import { seedDemoTools, type SeededTool } from "./local/seed-demo.js";
+import { readWorkerConfig } from "./local/wrangler-config.js";
+
+export const DEFAULT_PORT = 8787;
+export const DEFAULT_HOST = "127.0.0.1";
+
+export interface StartOptions {
+  /** 0 lets the OS pick a free port (tests). Default 8787. */
+  port?: number;
+  /** Default 127.0.0.1 (loopback only). */
+  host?: string;
+  /** Default .toolproof/state in the project. */
+  stateDir?: string;
+  /** No progress lines. */
+  quiet?: boolean;
+  /** Register the demo tools (default true). */
+  seedDemo?: boolean;
+  /** Where progress lines go (default console.log). */
+  log?: (line: string) => void;
+  /** Default the project's wrangler.toml. */
+  configPath?: string;
+}
+
+export interface RunningToolproof {
+  /** Base URL without a trailing slash, e.g. http://127.0.0.1:8787 */
+  url: string;
+  stateDir: string;
+  demoKey: string;
+  demoKeyId: string;
+  demoTools: SeededTool[];
+  /** Why seeding the demo tools failed; the server runs anyway. */
+  seedError?: string;
+  /** Migrations applied by this start (empty when the database was current). */
+  migrationsApplied: string[];
+  stop(): Promise<void>;
+}
+
+export async function startToolproof(options: StartOptions = {}): Promise<RunningToolproof> {
+  const log = options.quiet ? () => undefined : (options.log ?? ((line: string) => console.log(line)));
+  const stateDir = resolveStateDir(options.stateDir);
+  const host = options.host ?? DEFAULT_HOST;
+  const port = options.port ?? DEFAULT_PORT;
+  const configPath = options.configPath ?? WRANGLER_CONFIG;
+  await mkdir(stateDir, { recursive: true });
+
+  // A fresh build directory per start, so two servers (a test beside a developer's) never share one.
+  const buildDir = await mkdtemp(path.join(os.tmpdir(), "toolproof-build-"));
+  let miniflare: LocalMiniflare | undefined;
+  const cleanUp = async (): Promise<void> => {
+    await miniflare?.dispose().catch(() => undefined);
+    miniflare = undefined;
+    await rm(buildDir, { recursive: true, force: true });
+  };
+
+  try {
+    log("Bundling the Worker (wrangler deploy --dry-run)…");
+    // The bundler is a child process; reading the config loads wrangler in this one meanwhile.
+    const bundled = bundleWorker({ configPath, outDir: buildDir });
+    const config = await readWorkerConfig(configPath).catch(async (error: unknown) => {
+      await bundled.catch(() => undefined);
+      throw error;
+    });
+    await bundled;
+    const modules = await bundledModules(buildDir, config.main);
+    // wrangler's module rules were applied while bundling; Miniflare gets the resulting module list.
+    const { modulesRules: _rules, ...bindings } = config.workerOptions;
+    miniflare = createMiniflare({
+      ...bindings,
+      name: config.name,
+      modules,
+      modulesRoot: buildDir,
+      host,
+      port,
+      resourcePersistencePath: resourcePersistencePath(stateDir),
+    });
+    const ready = await miniflare.ready.catch((error: unknown) => {
+      throw explainStartFailure(error, host, port);
+    });
+    const url = ready.href.replace(/\/$/, "");
+
+    const { db, applied } = await prepareDatabase(miniflare, config, config.name);
+    if (applied.length > 0) log(`Applied migrations: ${applied.join(", ")}`);
+    const demo = await ensureDemoTenant(db, stateDir);
+
+    let demoTools: SeededTool[] = [];
+    let seedError: string | undefined;
+    if (options.seedDemo ?? true) {
+      try {
+        demoTools = await seedDemoTools(url, demo.key);
+      } catch (error) {
+        seedError = error instanceof Error ? error.message : String(error);
+      }
+    }
+
+    const running: RunningToolproof = {
+      url,
+      stateDir,
+      demoKey: demo.key,
+      demoKeyId: demo.keyId,
+      demoTools,
+      migrationsApplied: applied,
+      stop: cleanUp,
+    };
+    if (seedError !== undefined) running.seedError = seedError;
+    return running;
+  } catch (error) {
+    await cleanUp();
+    throw error;
+  }
+}
+
+function explainStartFailure(error: unknown, host: string, port: number): Error {
+  const message = error instanceof Error ? error.message : String(error);
+  if (/ERR_ADDRESS_IN_USE|EADDRINUSE|address already in use/i.test(message)) {
+    return new Error(`${host}:${port} is already in use (is toolproof already running?). Pick another port with --port or PORT.`);
+  }
+  return error instanceof Error ? error : new Error(message);
+}

@@ -1,0 +1,46 @@
+/** What `npm start` and `npm run dev` print once the server is up: where it is, the demo key, and what to paste next. */
+import path from "node:path";
+import type { SeededTool } from "./seed-demo.js";
+import { demoKeyFile } from "./paths.js";
+
+export interface BannerInput {
+  url: string;
+  stateDir: string;
+  demoKey: string;
+  demoTools: SeededTool[];
+  seedError?: string | undefined;
+  /** How it is served, e.g. "Workers runtime (Miniflare, no dev proxy)". */
+  servedBy: string;
+}
+
+export function banner(input: BannerInput): string {
+  const relative = (file: string) => {
+    const rel = path.relative(process.cwd(), file);
+    return rel === "" || rel.startsWith("..") ? file : rel;
+  };
+  const auth = `-H "Authorization: Bearer ${input.demoKey}"`;
+  const lines = [
+    "",
+    `toolproof is running at ${input.url}  (${input.servedBy})`,
+    `  state:      ${relative(input.stateDir)}`,
+    `  demo key:   ${input.demoKey}`,
+    `              tenant "demo", every permission; local development only (kept in ${relative(demoKeyFile(input.stateDir))})`,
+  ];
+  if (input.demoTools.length > 0) {
+    lines.push("  demo tools:");
+    for (const tool of input.demoTools) {
+      const operations = tool.operations.map((op) => `${op.operation_id} r${op.revision ?? "-"}`).join(", ");
+      lines.push(`    ${tool.id}  ${tool.name}  (${operations})`);
+      for (const warning of tool.warnings) lines.push(`      warning: ${warning}`);
+    }
+  }
+  if (input.seedError !== undefined) {
+    lines.push("  warning: the demo tools could not be seeded; the API is up regardless:");
+    lines.push(...input.seedError.split("\n").map((line) => `    ${line}`));
+  }
+  const example = input.demoTools[0];
+  lines.push("", "Try:", `  curl -s ${input.url}/api/tools ${auth}`);
+  if (example) lines.push(`  curl -s ${input.url}/api/tools/${example.id}/testing ${auth}`);
+  lines.push("", "Stop with Ctrl-C.", "");
+  return lines.join("\n");
+}

@@ -1,0 +1,34 @@
+/** WebCrypto helpers shared by the Worker, the admin CLI and tests (Node 22 and workerd both have crypto.subtle). */
+
+export async function sha256Hex(text: string): Promise<string> {
+  const digest = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(text));
+  return [...new Uint8Array(digest)].map((b) => b.toString(16).padStart(2, "0")).join("");
+}
+
+export function base64url(bytes: Uint8Array): string {
+  let binary = "";
+  for (const byte of bytes) binary += String.fromCharCode(byte);
+  return btoa(binary).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
+}
+
+export function randomSecret(bytes: number): string {
+  return base64url(crypto.getRandomValues(new Uint8Array(bytes)));
+}
+
+/** A unique id with a readable prefix, e.g. "tool_Vb3…"; 16 random bytes make collisions irrelevant. */
+export function newId(prefix: string): string {
+  return `${prefix}_${randomSecret(16)}`;
+}
+
+/**
+ * Compares two strings without an early exit, so the time taken does not reveal how much of a
+ * secret matched. Length is not secret here (hashes have a fixed length).
+ */
+export function constantTimeEqual(a: string, b: string): boolean {
+  const left = new TextEncoder().encode(a);
+  const right = new TextEncoder().encode(b);
+  let diff = left.length ^ right.length;
+  const length = Math.max(left.length, right.length);
+  for (let i = 0; i < length; i++) diff |= (left[i] ?? 0) ^ (right[i] ?? 0);
+  return diff === 0;
+}

@@ -1,0 +1,183 @@
+/**
+ * Simulations, attempts and evidence in D1. D1 is the durable record: what a simulation pinned,
+ * each attempt's token hash and lease, and every call flushed from the attempt objects (which may
+ * be gone by the time someone reads the evidence).
+ */
+import { and, asc, eq, gt, sql } from "drizzle-orm";
+import type { JsonValue } from "../../core/json.js";
+import type { EvidenceRow } from "../../core/simulation/evidence.js";
+import type { PinnedRecord } from "../../core/simulation/setup.js";
+import type { Database } from "../../worker/env.js";
+import { parseJsonColumn } from "./json-column.js";
+import { attemptCalls, attempts, simulations } from "./schema.js";
+
+/** The revision a new simulation may pin: the newest one checked against the operation's current contract. */
+export interface PinnableRevision {
+  tool_id: string;
+  operation_id: string;
+  revision: number;
+  contract_hash: string;
+  definition: JsonValue;
+}
+
+/** The newest revision of an operation whatever its hash, to say why nothing was pinnable. */
+export interface NewestRevision {
+  tool_id: string;
+  operation_id: string;
+  revision: number;
+  contract_hash: string;
+}
+
+export interface PinCandidates {
+  /** Keyed `${tool_id}\u0000${operation_id}`. */
+  pinnable: Map<string, PinnableRevision>;
+  newest: Map<string, NewestRevision>;
+}
+
+export function operationKey(toolId: string, operationId: string): string {
+  return `${toolId}\u0000${operationId}`;
+}
+
+/**
+ * For every operation of the given tools: the newest revision whose contract hash equals the
+ * operation's current hash (the only kind a simulation pins), and the newest revision of any hash.
+ */
+export async function findPinCandidates(db: Database, tenantId: string, toolIds: readonly string[]): Promise<PinCandidates> {
+  const pinnable = new Map<string, PinnableRevision>();
+  const newest = new Map<string, NewestRevision>();
+  if (toolIds.length === 0) return { pinnable, newest };
+  const ids = [...toolIds];
+  const [current, latest] = await db.batch([
+    db.all<{ tool_id: string; operation_id: string; revision: number; contract_hash: string; definition: string }>(sql`
+      select r.tool_id, r.operation_id, r.revision, r.contract_hash, r.definition
+      from tool_mock_revisions r
+      join tool_operations o
+        on o.tool_id = r.tool_id and o.operation_id = r.operation_id and o.contract_hash = r.contract_hash and o.tenant_id = r.tenant_id
+      where r.tenant_id = ${tenantId} and r.tool_id in ${ids}
+        and r.revision = (select max(r2.revision) from tool_mock_revisions r2
+                          where r2.tool_id = r.tool_id and r2.operation_id = r.operation_id and r2.contract_hash = o.contract_hash)`),
+    db.all<{ tool_id: string; operation_id: string; revision: number; contract_hash: string }>(sql`
+      select r.tool_id, r.operation_id, r.revision, r.contract_hash
+      from tool_mock_revisions r
+      where r.tenant_id = ${tenantId} and r.tool_id in ${ids}
+        and r.revision = (select max(r2.revision) from tool_mock_revisions r2
+                          where r2.tool_id = r.tool_id and r2.operation_id = r.operation_id)`),
+  ]);
+  for (const row of current) {
+    pinnable.set(operationKey(row.tool_id, row.operation_id), { ...row, definition: parseJsonColumn(row.definition) });
+  }
+  for (const row of latest) newest.set(operationKey(row.tool_id, row.operation_id), row);
+  return { pinnable, newest };
+}
+
+export interface NewAttempt {
+  id: string;
+  token_hash: string;
+  expires_at: string;
+}
+
+export async function insertSimulation(
+  db: Database,
+  input: { id: string; tenantId: string; createdBy: string; leaseSeconds: number; pinned: PinnedRecord[]; attempts: NewAttempt[] },
+): Promise<void> {
+  await db.batch([
+    db.insert(simulations).values({
+      id: input.id,
+      tenant_id: input.tenantId,
+      created_by: input.createdBy,
+      lease_seconds: input.leaseSeconds,
+      pinned: JSON.stringify(input.pinned),
+    }),
+    ...input.attempts.map((attempt) =>
+      db.insert(attempts).values({
+        id: attempt.id,
+        simulation_id: input.id,
+        tenant_id: input.tenantId,
+        token_hash: attempt.token_hash,
+        expires_at: attempt.expires_at,
+        status: "active",
+      }),
+    ),
+  ]);
+}
+
+export type AttemptRow = typeof attempts.$inferSelect;
+
+export async function findAttempt(db: Database, attemptId: string): Promise<AttemptRow | undefined> {
+  return db.select().from(attempts).where(eq(attempts.id, attemptId)).get();
+}
+
+export interface AttemptSync {
+  attemptId: string;
+  tenantId: string;
+  status: string;
+  /** JSON text of per-tool state. */
+  state: string;
+  /** JSON text of the completion, or null. */
+  completion: string | null;
+}
+
+/**
+ * Writes a batch of evidence and the attempt's latest status in one atomic D1 batch.
+ * INSERT OR IGNORE keyed by (attempt_id, seq): flushing the same rows again (a retried alarm, an
+ * alarm that fired twice, a flush racing a read) changes nothing.
+ */
+export async function writeEvidence(db: Database, sync: AttemptSync, rows: readonly EvidenceRow[]): Promise<void> {
+  await db.batch([
+    db
+      .update(attempts)
+      .set({ status: sync.status, state: sync.state, completion: sync.completion })
+      .where(and(eq(attempts.id, sync.attemptId), eq(attempts.tenant_id, sync.tenantId))),
+    ...rows.map((row) =>
+      db
+        .insert(attemptCalls)
+        .values({ ...row, attempt_id: sync.attemptId, tenant_id: sync.tenantId })
+        .onConflictDoNothing(),
+    ),
+  ]);
+}
+
+/** Evidence in seq order, after `afterSeq`, at most `limit` rows. */
+export async function listEvidence(db: Database, attemptId: string, afterSeq: number, limit: number): Promise<EvidenceRow[]> {
+  const rows = await db
+    .select()
+    .from(attemptCalls)
+    .where(and(eq(attemptCalls.attempt_id, attemptId), gt(attemptCalls.seq, afterSeq)))
+    .orderBy(asc(attemptCalls.seq))
+    .limit(limit)
+    .all();
+  return rows.map((row) => ({
+    seq: row.seq,
+    call_id: row.call_id,
+    tool: row.tool,
+    operation_id: row.operation_id,
+    revision: row.revision,
+    variant: row.variant,
+    rule: row.rule,
+    arguments: row.arguments,
+    outcome: row.outcome === "tool_input_error" || row.outcome === "harness_error" ? row.outcome : "result",
+    result: row.result,
+    error: row.error,
+    delay_ms: row.delay_ms,
+    at: row.at,
+  }));
+}
+
+export interface CallCounts {
+  calls: number;
+  tool_input_errors: number;
+  harness_errors: number;
+}
+
+export async function countEvidence(db: Database, attemptId: string): Promise<CallCounts> {
+  const row = await db
+    .select({
+      calls: sql<number>`count(*)`,
+      tool_input_errors: sql<number>`coalesce(sum(case when ${attemptCalls.outcome} = 'tool_input_error' then 1 else 0 end), 0)`,
+      harness_errors: sql<number>`coalesce(sum(case when ${attemptCalls.outcome} = 'harness_error' then 1 else 0 end), 0)`,
+    })
+    .from(attemptCalls)
+    .where(eq(attemptCalls.attempt_id, attemptId))
+    .get();
+  return { calls: row?.calls ?? 0, tool_input_errors: row?.tool_input_errors ?? 0, harness_errors: row?.harness_errors ?? 0 };
+}

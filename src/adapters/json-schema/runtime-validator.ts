@@ -1,0 +1,118 @@
+/**
+ * The Workers-safe SchemaValidator: @cfworker/json-schema, which interprets schemas instead of
+ * compiling them to code, so it runs inside a Workers request (where ajv's code generation throws
+ * EvalError). No eval, no `new Function`, no node: imports.
+ *
+ * Formats: asserted. A string with a "format" that cfworker knows (date, time, date-time,
+ * duration, email, hostname, ipv4, ipv6, uri, uri-reference, uri-template, url, uuid, regex,
+ * json-pointer, json-pointer-uri-fragment, relative-json-pointer) must be valid for it; any
+ * other format is an annotation only. Tool contracts use "format" to say what a tool accepts
+ * ("date-time", "email"), and a mock that accepted "tomorrow" as a date-time would hide exactly
+ * the agent mistakes toolproof exists to catch. The ajv validator asserts the same list (see
+ * formats.ts) so the CLI and the Worker agree.
+ *
+ * @example
+ * const validator = createRuntimeValidator();
+ * validator.checkSchema({ type: 12 }); // [{ path: "/type", message: "must match at least one of …" }]
+ * validator.validate({ type: "object", required: ["q"] }, {}); // [{ path: "", message: 'missing required property "q"' }]
+ */
+import { validate as cfworkerValidate } from "@cfworker/json-schema";
+import { isJsonObject, type Problem } from "../../core/json.js";
+import type { JsonSchema } from "../../core/ports.js";
+import { baseLookup, prepareDocument, type CfworkerDocument, type Lookup } from "./cfworker-prepare.js";
+import { cfworkerProblems } from "./cfworker-problems.js";
+import { DEFAULT_DRAFT, selectDraft, type Draft } from "./drafts.js";
+import { errorMessage, notASchemaProblem, notJsonValueProblem, unusableSchemaProblem } from "./messages.js";
+import { META_SCHEMA } from "./meta-schemas.js";
+import type { CachingSchemaValidator, ValidatorOptions } from "./options.js";
+import { createPreparedCache, DEFAULT_CACHE_SIZE } from "./prepared-cache.js";
+import { referenceProblems } from "./references.js";
+
+/** A prepared schema: what validate needs, or why the schema cannot be used. */
+type Prepared =
+  | { draft: Draft; document: CfworkerDocument; schemaProblems?: Problem[] }
+  | { unusable: Problem[] };
+
+let metaLookup: Lookup | undefined;
+/** The meta-schemas' lookup table, built on first use and shared by all validators. */
+function metaSchemaLookup(): Lookup {
+  metaLookup ??= baseLookup();
+  return metaLookup;
+}
+
+export type { CachingSchemaValidator, ValidatorOptions };
+
+export function createRuntimeValidator(options: ValidatorOptions = {}): CachingSchemaValidator {
+  const defaultDraft = options.defaultDraft ?? DEFAULT_DRAFT;
+  const base = options.knownSchemas === undefined ? metaSchemaLookup() : baseLookup(options.knownSchemas);
+
+  const prepare = (schema: object | boolean): Prepared => {
+    const selection = selectDraft(schema, defaultDraft);
+    if ("problem" in selection) return { unusable: [selection.problem] };
+    try {
+      return { draft: selection.draft, document: prepareDocument(schema, base) };
+    } catch (error) {
+      return { unusable: [{ path: "", message: errorMessage(error) }] };
+    }
+  };
+  const cache = createPreparedCache(prepare, options.cacheSize ?? DEFAULT_CACHE_SIZE);
+
+  /** The cache entry, or a problem when the schema is not even JSON (so it cannot be keyed). */
+  const lookUp = (schema: object | boolean): Prepared => {
+    try {
+      return cache.get(schema);
+    } catch (error) {
+      return { unusable: [{ path: "", message: `not a JSON document: ${errorMessage(error)}` }] };
+    }
+  };
+
+  const schemaProblemsOf = (prepared: Prepared): Problem[] => {
+    if ("unusable" in prepared) return prepared.unusable;
+    if (prepared.schemaProblems !== undefined) return prepared.schemaProblems;
+    const { draft, document } = prepared;
+    let problems: Problem[];
+    try {
+      // The copy, not the caller's object: it is plain JSON, checked when it was made.
+      const result = cfworkerValidate(document.root, META_SCHEMA[draft], draft, metaSchemaLookup(), false);
+      problems = result.valid
+        ? []
+        : cfworkerProblems(result.errors, { root: META_SCHEMA[draft], lookup: metaSchemaLookup(), value: document.root });
+    } catch (error) {
+      problems = [{ path: "", message: `the schema could not be checked: ${errorMessage(error)}` }];
+    }
+    problems = [...problems, ...referenceProblems(document)];
+    prepared.schemaProblems = problems;
+    return problems;
+  };
+
+  return {
+    checkSchema(schema) {
+      if (typeof schema !== "boolean" && !isJsonObject(schema)) {
+        return [notASchemaProblem(schema)];
+      }
+      return schemaProblemsOf(lookUp(schema));
+    },
+
+    validate(schema: JsonSchema, value: unknown): Problem[] {
+      const notJson = notJsonValueProblem(value);
+      if (notJson !== undefined) return [notJson];
+      const prepared = lookUp(schema);
+      if ("unusable" in prepared) return [unusableSchemaProblem(prepared.unusable)];
+      const { draft, document } = prepared;
+      let result: ReturnType<typeof cfworkerValidate>;
+      try {
+        // Not short-circuited: every failing property is reported, and a valid value (the hot
+        // path) costs the same either way.
+        result = cfworkerValidate(value, document.root, draft, document.lookup, false);
+      } catch (error) {
+        // cfworker throws on values JSON cannot carry (undefined, functions) and on schemas that
+        // should have failed checkSchema (an unresolved $ref, an invalid pattern).
+        return [{ path: "", message: `could not validate: ${errorMessage(error)}` }];
+      }
+      if (result.valid) return [];
+      return cfworkerProblems(result.errors, { root: document.root, lookup: document.lookup, value });
+    },
+
+    cachedSchemas: () => cache.size,
+  };
+}

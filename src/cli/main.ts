@@ -1,0 +1,50 @@
+/**
+ * The toolproof command line: dispatches to a command and maps every outcome to an exit code.
+ * bin/toolproof.mjs calls `run` with the process's arguments; tests spawn that bin.
+ */
+import { MAIN_HELP, POLICY_CHECK_HELP } from "./help.js";
+import { EXIT_OK, EXIT_UNUSABLE, processIo, UnusableInput, type CliIo } from "./io.js";
+import { permissionCommand } from "./permission-command.js";
+import { policyCheckCommand } from "./policy-check-command.js";
+import { renderUnusable } from "./render.js";
+
+export async function run(argv: readonly string[], io: CliIo = processIo): Promise<number> {
+  const args = [...argv];
+  try {
+    return await dispatch(args, io);
+  } catch (error) {
+    if (error instanceof UnusableInput) {
+      io.err(renderUnusable(error));
+      // With --json a pipeline parses stdout, so the error goes there too, in the API's error shape.
+      if (args.includes("--json")) {
+        io.out(`${JSON.stringify({ error: { code: "unusable_input", message: error.message, source: error.source, problems: error.problems } }, null, 2)}\n`);
+      }
+      return EXIT_UNUSABLE;
+    }
+    io.err(`toolproof: internal error: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+    return EXIT_UNUSABLE;
+  }
+}
+
+async function dispatch(args: string[], io: CliIo): Promise<number> {
+  const [command, ...rest] = args;
+  if (command === undefined) {
+    io.err(MAIN_HELP);
+    return EXIT_UNUSABLE;
+  }
+  if (command === "--help" || command === "-h" || command === "help") {
+    io.out(MAIN_HELP);
+    return EXIT_OK;
+  }
+  if (command === "policy") {
+    const [sub, ...subArgs] = rest;
+    if (sub === "check") return policyCheckCommand(subArgs, io);
+    if (sub === undefined || sub === "--help" || sub === "-h") {
+      (sub === undefined ? io.err : io.out)(POLICY_CHECK_HELP);
+      return sub === undefined ? EXIT_UNUSABLE : EXIT_OK;
+    }
+    throw new UnusableInput("command line", `unknown command "policy ${sub}"; did you mean "policy check"?`);
+  }
+  if (command === "permission") return permissionCommand(rest, io);
+  throw new UnusableInput("command line", `unknown command "${command}"; run "toolproof --help" for the commands`);
+}

@@ -1,0 +1,118 @@
+/**
+ * A definition compiled for calls: paths split, templates classified, literals folded. Compiled
+ * once per definition object and cached by identity, so a call never re-parses anything.
+ *
+ * The cache assumes what the rest of the system already does: a definition is an immutable value
+ * once it is parsed or used. Changing a definition object in place after a call would leave the
+ * cached form stale; build a new object (or parse again) instead.
+ */
+import { pointer } from "../json.js";
+import { compileCondition, type CompiledCondition } from "./conditions.js";
+import { compileTemplate, Template } from "./expressions.js";
+import { LIMITS } from "./limits.js";
+import { splitPath, type Segments } from "./paths.js";
+import { buildRuleIndex, type RuleIndex } from "./rule-index.js";
+import type { MockDefinition } from "./types.js";
+
+export interface CompiledSetEntry {
+  readonly key: string;
+  readonly segments: Segments;
+  readonly template: Template;
+  /** JSON Pointer of this key in the definition, for error details. */
+  readonly at: string;
+}
+
+/** set_state in key order; empty when nothing is set. */
+export type CompiledSetState = readonly CompiledSetEntry[];
+
+/** A delay_ms that is absent (inherit), valid, or broken (only without the parser). */
+export type CompiledDelay = { readonly ok: true; readonly ms: number | undefined } | { readonly ok: false; readonly at: string };
+
+export interface CompiledRule {
+  readonly when: readonly CompiledCondition[];
+  readonly result: Template | undefined;
+  readonly setState: CompiledSetState | undefined;
+  readonly delay: CompiledDelay;
+}
+
+export interface CompiledVariant {
+  readonly name: string;
+  readonly result: Template;
+  readonly setState: CompiledSetState;
+  readonly delay: CompiledDelay;
+  readonly rules: readonly CompiledRule[];
+  /** Narrows the rules to check on a call; null when the variant has too few rules to bother. */
+  readonly ruleIndex: RuleIndex | null;
+}
+
+export interface CompiledDefinition {
+  readonly variants: ReadonlyMap<string, CompiledVariant>;
+}
+
+const cache = new WeakMap<object, CompiledDefinition>();
+
+function asRecord(value: unknown): Record<string, unknown> | undefined {
+  // SAFETY: a non-null, non-array object is read as a record of unknown values.
+  return value !== null && typeof value === "object" && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined;
+}
+
+function compileSetState(raw: unknown, at: string): CompiledSetState {
+  const record = asRecord(raw);
+  if (!record) return [];
+  return Object.keys(record).map((key) => {
+    const keyAt = `${at}${pointer(key)}`;
+    return { key, segments: splitPath(key), template: compileTemplate(record[key], keyAt, null), at: keyAt };
+  });
+}
+
+function compileDelay(owner: Record<string, unknown>, at: string): CompiledDelay {
+  if (!Object.hasOwn(owner, "delay_ms")) return { ok: true, ms: undefined };
+  const ms = owner.delay_ms;
+  if (typeof ms === "number" && Number.isInteger(ms) && ms >= LIMITS.minDelayMs && ms <= LIMITS.maxDelayMs) {
+    return { ok: true, ms };
+  }
+  return { ok: false, at: `${at}/delay_ms` };
+}
+
+function compileVariant(name: string, raw: Record<string, unknown>): CompiledVariant {
+  const at = `/variants${pointer(name)}`;
+  const rawRules = Array.isArray(raw.rules) ? raw.rules : [];
+  const rules = rawRules.map((rule: unknown, index: number): CompiledRule => {
+    const ruleAt = `${at}/rules/${index}`;
+    const record = asRecord(rule) ?? {};
+    return {
+      when: Array.isArray(record.when) ? record.when.map(compileCondition) : [],
+      result: Object.hasOwn(record, "result") ? compileTemplate(record.result, `${ruleAt}/result`, null) : undefined,
+      // A rule's own "set_state": {} overrides the variant's, so presence (not content) decides.
+      setState: Object.hasOwn(record, "set_state") ? compileSetState(record.set_state, `${ruleAt}/set_state`) : undefined,
+      delay: compileDelay(record, ruleAt),
+    };
+  });
+  return {
+    name,
+    result: Object.hasOwn(raw, "result")
+      ? compileTemplate(raw.result, `${at}/result`, null)
+      : new Template("invalid", null, [], [], [], `variant "${name}" has no result`, 0, 0, at),
+    setState: compileSetState(raw.set_state, `${at}/set_state`),
+    delay: compileDelay(raw, at),
+    rules,
+    ruleIndex: buildRuleIndex(rules),
+  };
+}
+
+/** The compiled form of `definition`, built on first use and then reused. */
+export function compileDefinition(definition: MockDefinition): CompiledDefinition {
+  const cached = cache.get(definition);
+  if (cached) return cached;
+  const variants = new Map<string, CompiledVariant>();
+  const rawVariants = asRecord(definition.variants);
+  if (rawVariants) {
+    for (const name of Object.keys(rawVariants)) {
+      const variant = asRecord(rawVariants[name]);
+      if (variant) variants.set(name, compileVariant(name, variant));
+    }
+  }
+  const compiled: CompiledDefinition = { variants };
+  cache.set(definition, compiled);
+  return compiled;
+}

@@ -1,0 +1,62 @@
+/**
+ * The dispatch request body, `{tool, operation_id?, arguments, call_id?}`, parsed by hand: it is on
+ * the hot path, and a generic schema library walking every argument value costs more than the
+ * call itself. Every problem names its field.
+ */
+import { isJsonObject, type JsonObject, type Problem } from "../json.js";
+
+export interface DispatchRequest {
+  tool: string;
+  operation_id?: string;
+  arguments: JsonObject;
+  call_id?: string;
+}
+
+/** Long enough for any real name or idempotency key, short enough to keep evidence rows small. */
+export const MAX_NAME_LENGTH = 200;
+const FIELDS = new Set(["tool", "operation_id", "arguments", "call_id"]);
+
+export type ParsedDispatch = { ok: true; request: DispatchRequest } | { ok: false; problems: Problem[] };
+
+/** Parses the JSON text of a dispatch body. */
+export function parseDispatchText(text: string): ParsedDispatch {
+  let raw: unknown;
+  try {
+    raw = JSON.parse(text);
+  } catch (error) {
+    const reason = error instanceof Error ? error.message : String(error);
+    return { ok: false, problems: [{ path: "", message: `the request body is not valid JSON: ${reason}` }] };
+  }
+  return parseDispatchRequest(raw);
+}
+
+export function parseDispatchRequest(raw: unknown): ParsedDispatch {
+  if (!isJsonObject(raw)) return { ok: false, problems: [{ path: "", message: "expected a JSON object {tool, operation_id?, arguments, call_id?}" }] };
+  const problems: Problem[] = [];
+  for (const key of Object.keys(raw)) {
+    if (!FIELDS.has(key)) problems.push({ path: `/${key.replace(/~/g, "~0").replace(/\//g, "~1")}`, message: `unknown field "${key}"` });
+  }
+  const tool = name(raw.tool, "/tool", true, problems);
+  const operationId = name(raw.operation_id, "/operation_id", false, problems);
+  const callId = name(raw.call_id, "/call_id", false, problems);
+  const args = raw.arguments;
+  if (args === undefined) problems.push({ path: "/arguments", message: "required: the tool's arguments as a JSON object ({} when it takes none)" });
+  else if (!isJsonObject(args)) problems.push({ path: "/arguments", message: "expected a JSON object" });
+  if (problems.length > 0 || tool === undefined || !isJsonObject(args)) return { ok: false, problems };
+  const request: DispatchRequest = { tool, arguments: args };
+  if (operationId !== undefined) request.operation_id = operationId;
+  if (callId !== undefined) request.call_id = callId;
+  return { ok: true, request };
+}
+
+function name(value: unknown, path: string, required: boolean, problems: Problem[]): string | undefined {
+  if (value === undefined) {
+    if (required) problems.push({ path, message: "required" });
+    return undefined;
+  }
+  if (typeof value !== "string" || value.length === 0 || value.length > MAX_NAME_LENGTH) {
+    problems.push({ path, message: `expected a string of 1 to ${MAX_NAME_LENGTH} characters` });
+    return undefined;
+  }
+  return value;
+}

@@ -1,0 +1,91 @@
+/**
+ * Evidence: one record per call, numbered without gaps from 1. The same row shape lives in the
+ * attempt object's SQLite (where it is written, in the same step as the state change) and in D1
+ * (where it is flushed in batches and read back after the object is gone). JSON documents stay
+ * text in rows, so a result is serialized once and that same text is the HTTP response body.
+ */
+import type { JsonValue, Problem } from "../json.js";
+
+export type CallOutcomeKind = "result" | "tool_input_error" | "harness_error";
+
+/** The error half of an answer, exactly as the dispatch error body carries it. */
+export interface EvidenceError {
+  code: "tool_input_error" | "harness_error";
+  /** The harness error kind (unknown_tool, missing_reference, output_schema, lease_expired, ...). */
+  kind?: string;
+  message: string;
+  details: Problem[];
+}
+
+export interface EvidenceRow {
+  seq: number;
+  call_id: string | null;
+  tool: string;
+  operation_id: string;
+  revision: number | null;
+  variant: string | null;
+  rule: number | null;
+  /** JSON text of the call's arguments. */
+  arguments: string;
+  outcome: CallOutcomeKind;
+  /** JSON text of the rendered result (outcome "result"). */
+  result: string | null;
+  /** JSON text of an EvidenceError (the other outcomes). */
+  error: string | null;
+  delay_ms: number;
+  /** When the call was applied, ISO 8601 UTC. */
+  at: string;
+}
+
+/** One call as GET /api/attempts/:id/evidence shows it. */
+export interface EvidenceCall {
+  seq: number;
+  call_id: string | null;
+  tool: string;
+  operation_id: string;
+  revision: number | null;
+  variant: string | null;
+  rule: number | null;
+  arguments: JsonValue;
+  outcome: CallOutcomeKind;
+  result?: JsonValue;
+  error?: EvidenceError;
+  delay_ms: number;
+  at: string;
+}
+
+export function isOutcomeKind(value: unknown): value is CallOutcomeKind {
+  return value === "result" || value === "tool_input_error" || value === "harness_error";
+}
+
+export function toEvidenceCall(row: EvidenceRow): EvidenceCall {
+  const call: EvidenceCall = {
+    seq: row.seq,
+    call_id: row.call_id,
+    tool: row.tool,
+    operation_id: row.operation_id,
+    revision: row.revision,
+    variant: row.variant,
+    rule: row.rule,
+    arguments: parseStored(row.arguments),
+    outcome: row.outcome,
+    delay_ms: row.delay_ms,
+    at: row.at,
+  };
+  if (row.result !== null) call.result = parseStored(row.result);
+  if (row.error !== null) call.error = parseEvidenceError(row.error);
+  return call;
+}
+
+export function parseEvidenceError(text: string): EvidenceError {
+  const value: unknown = JSON.parse(text);
+  if (typeof value !== "object" || value === null) return { code: "harness_error", kind: "internal", message: "unreadable error record", details: [] };
+  // SAFETY: the text was produced by JSON.stringify of an EvidenceError in the attempt object;
+  // this only reads back what toolproof itself wrote.
+  return value as EvidenceError;
+}
+
+function parseStored(text: string): JsonValue {
+  // SAFETY: stored text is always the output of JSON.stringify on a JSON value.
+  return JSON.parse(text) as JsonValue;
+}

@@ -1,0 +1,50 @@
+/**
+ * The Hono application: services per request, one error mapping, and the routes mounted by resource.
+ * Kept free of Durable Object classes so tests and tools can import it on its own.
+ */
+import { drizzle } from "drizzle-orm/d1";
+import { Hono } from "hono";
+import { HTTPException } from "hono/http-exception";
+import * as schema from "../adapters/d1/schema.js";
+import type { AppEnv } from "./env.js";
+import { ApiError } from "./http-error.js";
+import { authenticate } from "./middleware/auth.js";
+import { inlineTestingRoutes } from "./routes/inline-testing.js";
+import { toolTestingRoutes } from "./routes/tool-testing.js";
+import { toolRoutes } from "./routes/tools.js";
+import { attemptRoutes } from "./routes/attempts.js";
+import { simulationRoutes } from "./routes/simulations.js";
+
+export function createApp(): Hono<AppEnv> {
+  const app = new Hono<AppEnv>();
+
+  app.use("*", async (c, next) => {
+    c.set("db", drizzle(c.env.DB, { schema }));
+    await next();
+  });
+
+  app.get("/health", (c) => c.json({ ok: true }));
+
+  // Capability-token routes (attempts) are mounted before the API-key middleware.
+  // -- attempt routes mount here --
+  app.route("/api/attempts", attemptRoutes);
+
+  const api = new Hono<AppEnv>();
+  api.use("*", authenticate);
+  api.route("/tools/testing", inlineTestingRoutes);
+  api.route("/tools", toolTestingRoutes);
+  api.route("/tools", toolRoutes);
+  // -- management routes mount here --
+  api.route("/simulations", simulationRoutes);
+  app.route("/api", api);
+
+  app.notFound((c) => c.json(new ApiError(404, "not_found", `no route for ${c.req.method} ${new URL(c.req.url).pathname}`).toBody(), 404));
+  app.onError((error, c) => {
+    if (error instanceof ApiError) return c.json(error.toBody(), error.status);
+    if (error instanceof HTTPException) return error.getResponse();
+    console.error("unhandled error", error);
+    return c.json(new ApiError(500, "internal_error", "an internal error occurred").toBody(), 500);
+  });
+
+  return app;
+}

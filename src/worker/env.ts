@@ -1,0 +1,31 @@
+/** Bindings the Worker receives (wrangler.toml) and the per-request variables set by middleware. */
+import type { DrizzleD1Database } from "drizzle-orm/d1";
+import type * as schema from "../adapters/d1/schema.js";
+
+export interface Env {
+  DB: D1Database;
+  ATTEMPTS: DurableObjectNamespace;
+  TOOLPROOF_ENV?: string;
+  /** Scales simulated delay_ms waits: 1 (default) honours them, 0 skips them (tests), 0..1 compresses. */
+  DELAY_SCALE?: string;
+}
+
+export type Permission = "AIManager:ManageTools" | "AIManager:RunEvals" | "AIManager:Admin";
+export const ALL_PERMISSIONS: readonly Permission[] = ["AIManager:ManageTools", "AIManager:RunEvals", "AIManager:Admin"];
+
+/** Who is calling a management route: resolved from the API key by the auth middleware. */
+export interface Principal {
+  tenantId: string;
+  keyId: string;
+  permissions: ReadonlySet<Permission>;
+}
+
+export type Database = DrizzleD1Database<typeof schema>;
+
+export interface AppEnv {
+  Bindings: Env;
+  Variables: {
+    db: Database;
+    principal: Principal;
+  };
+}

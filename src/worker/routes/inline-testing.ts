@@ -1,0 +1,61 @@
+/**
+ * POST /api/tools/testing — check or draft the mock of an agent-local (inline) tool.
+ * Nothing is stored: this is the same engine the library uses, answered in place.
+ */
+import { Hono } from "hono";
+import { z } from "zod";
+import { checkDefinition, generateDraft } from "../../core/contract/index.js";
+import type { OperationContract } from "../../core/contract/types.js";
+import type { AppEnv } from "../env.js";
+import { ApiError } from "../http-error.js";
+import { readBody } from "../middleware/json-body.js";
+import { requirePermission } from "../middleware/auth.js";
+import { assertUsableSchemas, description, jsonSchemaField, toolName } from "../schema-fields.js";
+import { schemaValidator } from "../services.js";
+
+/** A definition may be 100 KB; schemas and the rest of the tool fit comfortably in the remainder. */
+export const INLINE_TESTING_BODY_LIMIT = 512 * 1024;
+
+const inlineTool = {
+  name: toolName,
+  operation_id: toolName.optional(),
+  description,
+  input_schema: jsonSchemaField,
+  output_schema: jsonSchemaField,
+};
+
+const checkRequest = z.strictObject({ action: z.literal("check"), ...inlineTool, testing: z.unknown() });
+const generateRequest = z.strictObject({ action: z.literal("generate"), ...inlineTool, instructions: z.string().optional() });
+const request = z.discriminatedUnion("action", [checkRequest, generateRequest], {
+  error: 'expected "action" to be "check" or "generate"',
+});
+
+export const inlineTestingRoutes = new Hono<AppEnv>();
+
+inlineTestingRoutes.post("/", requirePermission("AIManager:ManageTools"), async (c) => {
+  const body = await readBody(c, request, INLINE_TESTING_BODY_LIMIT);
+  const validator = schemaValidator();
+  assertUsableSchemas(validator, { "/input_schema": body.input_schema, "/output_schema": body.output_schema });
+  const contract: OperationContract = {
+    tool: body.name,
+    operation: body.operation_id ?? body.name,
+    description: body.description,
+    input_schema: body.input_schema,
+    output_schema: body.output_schema,
+  };
+  if (body.action === "check") {
+    return c.json(await checkDefinition(contract, body.testing, validator));
+  }
+  if (body.instructions !== undefined) {
+    throw new ApiError(
+      422,
+      "model_connection_required",
+      "instructions are turned into a draft by a model, and inline checks have no model connection; leave out instructions to get the schema-derived draft",
+    );
+  }
+  const draft = await generateDraft(contract, validator);
+  if (!draft.ok) {
+    throw new ApiError(422, "needs_authored_mock", draft.message, { construct: draft.construct });
+  }
+  return c.json({ definition: draft.definition, report: draft.report });
+});

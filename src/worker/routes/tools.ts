@@ -1,0 +1,166 @@
+/**
+ * The tool library: register, list, read and change tools, and import them from MCP `tools/list`
+ * results or platform parameter lists. Every route needs AIManager:ManageTools; another tenant's
+ * tool answers 404 exactly like a missing one.
+ */
+import { Hono } from "hono";
+import { z } from "zod";
+import { encodeCursor } from "../../adapters/d1/json-column.js";
+import { ToolNameTakenError, getTool, insertTool, listTools, replaceTool } from "../../adapters/d1/tools.js";
+import { newId } from "../../adapters/crypto.js";
+import { pointer } from "../../core/json.js";
+import { toolFromMcpToolsList } from "../../core/tools/import-mcp.js";
+import { PLATFORM_PARAMETER_TYPES, toolFromPlatformOperations } from "../../core/tools/import-platform.js";
+import { TOOL_KINDS, type ToolSpec } from "../../core/tools/types.js";
+import type { AppEnv } from "../env.js";
+import { ApiError, invalidRequest, notFound } from "../http-error.js";
+import { requirePermission } from "../middleware/auth.js";
+import { readBody } from "../middleware/json-body.js";
+import { pageCursor, pageLimit } from "../pagination.js";
+import { description, jsonObject, jsonSchemaField, toolName } from "../schema-fields.js";
+import { schemaValidator } from "../services.js";
+import { prepareTool } from "../tool-registration.js";
+import { toolView } from "../tool-view.js";
+
+/** Tool bodies carry whole schemas for up to 100 operations; 1 MiB is generous and still bounded. */
+export const TOOL_BODY_LIMIT = 1024 * 1024;
+export const MAX_OPERATIONS = 100;
+
+const operationBody = z.strictObject({
+  operation_id: toolName,
+  description,
+  input_schema: jsonSchemaField,
+  output_schema: jsonSchemaField.optional(),
+  annotations: jsonObject.optional(),
+});
+
+const toolBody = z.strictObject({
+  name: toolName,
+  description,
+  kind: z.enum(TOOL_KINDS),
+  output_schema: jsonSchemaField.optional(),
+  operations: z.array(operationBody).min(1, "expected at least one operation").max(MAX_OPERATIONS, `expected at most ${MAX_OPERATIONS} operations`),
+});
+
+const mcpImportBody = z.strictObject({
+  name: toolName,
+  description: description.optional(),
+  output_schema: jsonSchemaField.optional(),
+  allowed_tools: z.array(z.string().min(1)).min(1, "expected at least one tool name; leave the field out to import every tool").optional(),
+  tools_list: z.unknown(),
+});
+
+const platformParameter = z.strictObject({
+  name: z.string().min(1).max(128),
+  type: z.enum(PLATFORM_PARAMETER_TYPES),
+  description: z.string().max(4000).optional(),
+  required: z.boolean().optional(),
+  options: z.array(z.union([z.string(), z.number(), z.boolean(), z.null()])).min(1).optional(),
+});
+
+const platformImportBody = z.strictObject({
+  name: toolName,
+  description,
+  output_schema: jsonSchemaField.optional(),
+  coerce: z.record(z.string(), z.enum(["object", "string"])).optional(),
+  operations: z
+    .array(
+      z.strictObject({
+        operation_id: toolName,
+        description,
+        required: z.array(z.string()).optional(),
+        parameters: z.array(platformParameter).max(200),
+        response: z.strictObject({ status: z.number().int().min(100).max(599).optional(), schema: jsonSchemaField }).optional(),
+      }),
+    )
+    .min(1, "expected at least one operation")
+    .max(MAX_OPERATIONS),
+});
+
+export const toolRoutes = new Hono<AppEnv>();
+toolRoutes.use("*", requirePermission("AIManager:ManageTools"));
+
+toolRoutes.post("/", async (c) => {
+  const body = await readBody(c, toolBody, TOOL_BODY_LIMIT);
+  return c.json(await registerTool(c.var.db, c.var.principal.tenantId, body), 201);
+});
+
+toolRoutes.post("/import/mcp", async (c) => {
+  const body = await readBody(c, mcpImportBody, TOOL_BODY_LIMIT);
+  const imported = toolFromMcpToolsList(body);
+  if (!imported.ok) throw invalidRequest(imported.problems);
+  const operationIndex = mcpOperationIndex(body.tools_list);
+  return c.json(
+    await registerTool(c.var.db, c.var.principal.tenantId, imported.tool, (index) => {
+      const name = imported.tool.operations[index]?.operation_id ?? "";
+      return pointer("tools_list", "tools", operationIndex.get(name) ?? index);
+    }),
+    201,
+  );
+});
+
+toolRoutes.post("/import/platform", async (c) => {
+  const body = await readBody(c, platformImportBody, TOOL_BODY_LIMIT);
+  const imported = toolFromPlatformOperations(body);
+  if (!imported.ok) throw invalidRequest(imported.problems);
+  return c.json(await registerTool(c.var.db, c.var.principal.tenantId, imported.tool), 201);
+});
+
+toolRoutes.get("/", async (c) => {
+  const limit = pageLimit(c);
+  const after = pageCursor(c, ([created_at, id]) => (typeof created_at === "string" && typeof id === "string" ? { created_at, id } : undefined));
+  const page = await listTools(c.var.db, c.var.principal.tenantId, { limit, after });
+  return c.json({ items: page.items.map(toolView), next_cursor: page.next ? encodeCursor([page.next.created_at, page.next.id]) : null });
+});
+
+toolRoutes.get("/:id", async (c) => {
+  const tool = await getTool(c.var.db, c.var.principal.tenantId, c.req.param("id"));
+  if (!tool) throw notFound("tool");
+  return c.json(toolView(tool));
+});
+
+toolRoutes.put("/:id", async (c) => {
+  const id = c.req.param("id");
+  const tenantId = c.var.principal.tenantId;
+  const body = await readBody(c, toolBody, TOOL_BODY_LIMIT);
+  const existing = await getTool(c.var.db, tenantId, id);
+  if (!existing) throw notFound("tool");
+  const spec: ToolSpec = { ...body, source: existing.source };
+  const hashes = await prepareTool(id, spec, schemaValidator());
+  await replaceTool(c.var.db, tenantId, id, spec, hashes).catch(nameTaken);
+  const updated = await getTool(c.var.db, tenantId, id);
+  if (!updated) throw notFound("tool");
+  return c.json(toolView(updated));
+});
+
+async function registerTool(
+  db: AppEnv["Variables"]["db"],
+  tenantId: string,
+  spec: ToolSpec,
+  operationsPath?: (index: number) => string,
+): Promise<ReturnType<typeof toolView>> {
+  const id = newId("tool");
+  const hashes = await prepareTool(id, spec, schemaValidator(), operationsPath);
+  await insertTool(db, tenantId, id, spec, hashes).catch(nameTaken);
+  const stored = await getTool(db, tenantId, id);
+  if (!stored) throw new Error("tool vanished right after insert");
+  return toolView(stored);
+}
+
+function nameTaken(error: unknown): never {
+  if (error instanceof ToolNameTakenError) {
+    throw new ApiError(409, "tool_name_taken", error.message, { problems: [{ path: "/name", message: error.message }] });
+  }
+  throw error;
+}
+
+/** Where each MCP tool sits in the submitted list, so problems point at the right entry after filtering. */
+function mcpOperationIndex(toolsList: unknown): Map<string, number> {
+  const index = new Map<string, number>();
+  if (typeof toolsList === "object" && toolsList !== null && "tools" in toolsList && Array.isArray(toolsList.tools)) {
+    toolsList.tools.forEach((tool: unknown, i: number) => {
+      if (typeof tool === "object" && tool !== null && "name" in tool && typeof tool.name === "string") index.set(tool.name, i);
+    });
+  }
+  return index;
+}

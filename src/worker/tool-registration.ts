@@ -1,0 +1,55 @@
+/**
+ * What every way of registering a tool (plain, MCP import, platform import, replacement) shares:
+ * the checks a stored tool must pass, and the contract hash of each operation.
+ */
+import { contractHash } from "../core/contract/index.js";
+import { pointer, type Problem } from "../core/json.js";
+import type { SchemaValidator } from "../core/ports.js";
+import { operationContract } from "../core/tools/effective-contract.js";
+import type { ToolSpec } from "../core/tools/types.js";
+import { invalidRequest } from "./http-error.js";
+
+/** Problem paths are relative to the request body; `operationsPath` says where its operations sit. */
+export async function prepareTool(
+  toolId: string,
+  spec: ToolSpec,
+  validator: SchemaValidator,
+  operationsPath: (index: number) => string = (index) => pointer("operations", index),
+): Promise<string[]> {
+  const problems: Problem[] = [];
+  for (const problem of validator.checkSchema(spec.output_schema ?? true)) {
+    problems.push({ path: `/output_schema${problem.path}`, message: `not a valid JSON Schema: ${problem.message}` });
+  }
+  const seen = new Map<string, number>();
+  spec.operations.forEach((operation, index) => {
+    const at = operationsPath(index);
+    const earlier = seen.get(operation.operation_id);
+    if (earlier !== undefined) {
+      problems.push({ path: `${at}/operation_id`, message: `duplicate operation_id "${operation.operation_id}" (also at index ${earlier})` });
+    }
+    seen.set(operation.operation_id, index);
+    for (const problem of validator.checkSchema(operation.input_schema)) {
+      problems.push({ path: `${at}/input_schema${problem.path}`, message: `not a valid JSON Schema: ${problem.message}` });
+    }
+    if (operation.output_schema === undefined) {
+      if (spec.output_schema === undefined) {
+        problems.push({
+          path: `${at}/output_schema`,
+          message: "required: a mock needs an output schema, and the tool declares no output_schema to fall back to",
+        });
+      }
+    } else {
+      for (const problem of validator.checkSchema(operation.output_schema)) {
+        problems.push({ path: `${at}/output_schema${problem.path}`, message: `not a valid JSON Schema: ${problem.message}` });
+      }
+    }
+  });
+  if (problems.length > 0) throw invalidRequest(problems);
+  return Promise.all(
+    spec.operations.map((operation) => {
+      const contract = operationContract(toolId, operation, spec);
+      if (!contract) throw new Error("unreachable: output schema presence was checked above");
+      return contractHash(contract);
+    }),
+  );
+}

@@ -1,0 +1,121 @@
+import { beforeAll, describe, expect, it } from "vitest";
+import { invoiceTool } from "../fixtures/invoice-tools.js";
+import { type TestTenant, call, newTenant } from "./helpers.js";
+
+let tenant: TestTenant;
+beforeAll(async () => {
+  tenant = await newTenant();
+});
+
+async function expectError(response: Response, status: number, error: unknown): Promise<void> {
+  expect({ status: response.status, body: await response.json() }).toEqual({ status, body: { error } });
+}
+
+describe("malformed requests", () => {
+  it("refuses a body that is not JSON", async () => {
+    await expectError(await call("POST", "/api/tools", { key: tenant.key, body: "{not json" }), 400, {
+      code: "malformed_json",
+      message: expect.stringMatching(/^the request body is not valid JSON: /),
+    });
+  });
+
+  it("refuses a wrong content type", async () => {
+    await expectError(await call("POST", "/api/tools", { key: tenant.key, body: JSON.stringify(invoiceTool), headers: { "content-type": "text/plain" } }), 415, {
+      code: "unsupported_media_type",
+      message: 'expected Content-Type: application/json, got "text/plain"',
+    });
+  });
+
+  it("refuses a body over the limit", async () => {
+    const huge = { ...invoiceTool, description: "x".repeat(1024 * 1024 + 10) };
+    await expectError(await call("POST", "/api/tools", { key: tenant.key, body: huge }), 413, {
+      code: "payload_too_large",
+      message: "the request body exceeds the limit of 1048576 bytes",
+      details: { limit_bytes: 1048576 },
+    });
+  });
+});
+
+describe("invalid fields", () => {
+  it("names every bad field at once: unknown fields, wrong types, missing ones", async () => {
+    const response = await call("POST", "/api/tools", {
+      key: tenant.key,
+      body: { name: "bad name!", kind: "ftp", color: "red", operations: [{ operation_id: "x", description: 5, input_schema: "no" }] },
+    });
+    expect(response.status).toBe(400);
+    // SAFETY: the error body shape.
+    const body = (await response.json()) as { error: { code: string; details: { problems: Array<{ path: string }> } } };
+    expect(body.error.code).toBe("invalid_request");
+    expect(body.error.details.problems.map((p) => p.path).sort()).toEqual(
+      ["/color", "/description", "/kind", "/name", "/operations/0/description", "/operations/0/input_schema"].sort(),
+    );
+  });
+
+  it("refuses a schema that is not valid JSON Schema, naming the place inside it", async () => {
+    const ops = [{ ...invoiceTool.operations[0]!, input_schema: { type: "object", properties: { a: { type: 12 } } } }];
+    const response = await call("POST", "/api/tools", { key: tenant.key, body: { ...invoiceTool, operations: ops } });
+    expect(response.status).toBe(400);
+    // SAFETY: the error body shape.
+    const body = (await response.json()) as { error: { details: { problems: Array<{ path: string; message: string }> } } };
+    expect(body.error.details.problems.length).toBeGreaterThan(0);
+    for (const problem of body.error.details.problems) {
+      expect(problem.path.startsWith("/operations/0/input_schema")).toBe(true);
+      expect(problem.message.startsWith("not a valid JSON Schema: ")).toBe(true);
+    }
+  });
+
+  it("refuses duplicate operation ids and operations without any output schema", async () => {
+    const op = { operation_id: "same", description: "An operation", input_schema: { type: "object" } };
+    const response = await call("POST", "/api/tools", { key: tenant.key, body: { name: "dups", description: "d", kind: "http", operations: [op, op] } });
+    await expectError(response, 400, {
+      code: "invalid_request",
+      message: "/operations/0/output_schema: required: a mock needs an output schema, and the tool declares no output_schema to fall back to (and 2 more problems)",
+      details: {
+        problems: [
+          { path: "/operations/0/output_schema", message: "required: a mock needs an output schema, and the tool declares no output_schema to fall back to" },
+          { path: "/operations/1/operation_id", message: 'duplicate operation_id "same" (also at index 0)' },
+          { path: "/operations/1/output_schema", message: "required: a mock needs an output schema, and the tool declares no output_schema to fall back to" },
+        ],
+      },
+    });
+  });
+
+  it("refuses a second tool with the same name in one tenant", async () => {
+    expect((await call("POST", "/api/tools", { key: tenant.key, body: { ...invoiceTool, name: "twice" } })).status).toBe(201);
+    await expectError(await call("POST", "/api/tools", { key: tenant.key, body: { ...invoiceTool, name: "twice" } }), 409, {
+      code: "tool_name_taken",
+      message: 'a tool named "twice" already exists',
+      details: { problems: [{ path: "/name", message: 'a tool named "twice" already exists' }] },
+    });
+  });
+
+  it("refuses an MCP import whose filter names a missing tool", async () => {
+    const response = await call("POST", "/api/tools/import/mcp", {
+      key: tenant.key,
+      body: { name: "mcp_bad", tools_list: { tools: [{ name: "a", inputSchema: { type: "object" }, outputSchema: { type: "object" } }] }, allowed_tools: ["b"] },
+    });
+    await expectError(response, 400, {
+      code: "invalid_request",
+      message: '/allowed_tools/0: the server lists no tool named "b"',
+      details: { problems: [{ path: "/allowed_tools/0", message: 'the server lists no tool named "b"' }] },
+    });
+  });
+
+  it("refuses an unreadable cursor and a bad limit", async () => {
+    await expectError(await call("GET", "/api/tools?cursor=%%%", { key: tenant.key }), 400, {
+      code: "invalid_request",
+      message: "/query/cursor: not a cursor this list handed out",
+      details: { problems: [{ path: "/query/cursor", message: "not a cursor this list handed out" }] },
+    });
+    await expectError(await call("GET", "/api/tools?limit=0", { key: tenant.key }), 400, {
+      code: "invalid_request",
+      message: "/query/limit: expected a whole number from 1 to 200",
+      details: { problems: [{ path: "/query/limit", message: "expected a whole number from 1 to 200" }] },
+    });
+  });
+
+  it("answers 404 for a tool that does not exist", async () => {
+    await expectError(await call("GET", "/api/tools/tool_nope", { key: tenant.key }), 404, { code: "not_found", message: "tool not found" });
+    await expectError(await call("PUT", "/api/tools/tool_nope", { key: tenant.key, body: invoiceTool }), 404, { code: "not_found", message: "tool not found" });
+  });
+});
