@@ -28,8 +28,8 @@ async function main(): Promise<number> {
 
 function report(error: unknown): number {
   if (error instanceof UsageError) {
-    const body = { error: { code: "bad_argument", message: error.message, details: { argument: error.argument } } };
-    process.stderr.write(`${JSON.stringify(body, null, 2)}\nRun "npm run admin -- --help" for usage.\n`);
+    const body = { error: { code: "bad_argument", message: error.message, details: { argument: error.argument, usage: "npm run admin -- --help" } } };
+    process.stderr.write(`${JSON.stringify(body, null, 2)}\n`);
     return USAGE_EXIT_CODE;
   }
   const message = error instanceof Error ? error.message : String(error);

@@ -11,6 +11,7 @@
  * await fetch(`${server.url}/api/tools`, { headers: { authorization: `Bearer ${server.demoKey}` } });
  * await server.stop();
  */
+import { rmSync } from "node:fs";
 import { mkdir, mkdtemp, rm } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
@@ -20,10 +21,10 @@ import { ensureDemoTenant } from "./local/demo-tenant.js";
 import { createMiniflare, type LocalMiniflare } from "./local/miniflare.js";
 import { resolveStateDir, resourcePersistencePath, WRANGLER_CONFIG } from "./local/paths.js";
 import { seedDemoTools, type SeededTool } from "./local/seed-demo.js";
+import { DEFAULT_HOST, DEFAULT_PORT } from "./local/server-args.js";
 import { readWorkerConfig } from "./local/wrangler-config.js";
 
-export const DEFAULT_PORT = 8787;
-export const DEFAULT_HOST = "127.0.0.1";
+export { DEFAULT_HOST, DEFAULT_PORT } from "./local/server-args.js";
 
 export interface StartOptions {
   /** 0 lets the OS pick a free port (tests). Default 8787. */
@@ -66,22 +67,26 @@ export async function startToolproof(options: StartOptions = {}): Promise<Runnin
 
   // A fresh build directory per start, so two servers (a test beside a developer's) never share one.
   const buildDir = await mkdtemp(path.join(os.tmpdir(), "toolproof-build-"));
+  // Miniflare kills workerd when the process exits, however it exits (its own exit hook); the
+  // build directory is ours to remove on the same occasions.
+  const removeBuildDir = () => rmSync(buildDir, { recursive: true, force: true });
+  process.on("exit", removeBuildDir);
   let miniflare: LocalMiniflare | undefined;
   const cleanUp = async (): Promise<void> => {
     await miniflare?.dispose().catch(() => undefined);
     miniflare = undefined;
+    process.removeListener("exit", removeBuildDir);
     await rm(buildDir, { recursive: true, force: true });
   };
 
   try {
     log("Bundling the Worker (wrangler deploy --dry-run)…");
     // The bundler is a child process; reading the config loads wrangler in this one meanwhile.
-    const bundled = bundleWorker({ configPath, outDir: buildDir });
-    const config = await readWorkerConfig(configPath).catch(async (error: unknown) => {
-      await bundled.catch(() => undefined);
-      throw error;
-    });
-    await bundled;
+    // Both settle before anything is cleaned up, so a failure of one never removes files under the other.
+    const [bundled, configRead] = await Promise.allSettled([bundleWorker({ configPath, outDir: buildDir }), readWorkerConfig(configPath)]);
+    if (configRead.status === "rejected") throw configRead.reason;
+    if (bundled.status === "rejected") throw bundled.reason;
+    const config = configRead.value;
     const modules = await bundledModules(buildDir, config.main);
     // wrangler's module rules were applied while bundling; Miniflare gets the resulting module list.
     const { modulesRules: _rules, ...bindings } = config.workerOptions;

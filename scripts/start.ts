@@ -2,74 +2,50 @@
  * `npm start`: toolproof on the local Workers runtime (see scripts/local-server.ts), with the
  * demo tenant, key and tools, until Ctrl-C or SIGTERM.
  */
-import { parseArgs } from "node:util";
+import os from "node:os";
 import { banner } from "./local/banner.js";
-import { fromParseArgsError, integerArgument, USAGE_EXIT_CODE, UsageError } from "./local/usage-error.js";
-import { DEFAULT_HOST, DEFAULT_PORT, startToolproof, type StartOptions } from "./local-server.js";
+import { isLoopback, parseServerArgs, serverHelp, type ServerArgs } from "./local/server-args.js";
+import { USAGE_EXIT_CODE, UsageError } from "./local/usage-error.js";
+import { startToolproof } from "./local-server.js";
 
-const HELP = `Usage: npm start -- [options]
-
-Serves toolproof on the local Workers runtime (workerd through Miniflare, no dev proxy) with
-local D1 and Durable Objects, applies migrations, and seeds a demo tenant, key and tools.
-
-Options:
-  --port <n>         port to listen on (default ${DEFAULT_PORT}, or the PORT environment variable; 0 picks a free one)
-  --host <address>   address to listen on (default ${DEFAULT_HOST})
-  --state-dir <dir>  local state (default .toolproof/state)
-  --no-demo          do not register the demo tools (the demo tenant and key are still ensured)
-  -h, --help         show this help
-`;
-
-function parse(argv: string[]): StartOptions | "help" {
-  const { values } = parseArgs({
-    args: argv,
-    options: {
-      port: { type: "string" },
-      host: { type: "string" },
-      "state-dir": { type: "string" },
-      "no-demo": { type: "boolean" },
-      help: { type: "boolean", short: "h" },
-    },
-    strict: true,
-    allowPositionals: false,
-  });
-  if (values.help) return "help";
-  const options: StartOptions = { seedDemo: !values["no-demo"] };
-  const port = values.port ?? process.env.PORT;
-  if (port !== undefined) options.port = integerArgument(values.port !== undefined ? "--port" : "PORT", port, 0, 65535);
-  if (values.host !== undefined) {
-    if (values.host.trim() === "") throw new UsageError("--host", "--host must name an address, e.g. 127.0.0.1");
-    options.host = values.host;
-  }
-  if (values["state-dir"] !== undefined) {
-    if (values["state-dir"].trim() === "") throw new UsageError("--state-dir", "--state-dir must name a directory");
-    options.stateDir = values["state-dir"];
-  }
-  return options;
-}
+const HELP = serverHelp(
+  "npm start",
+  `Serves toolproof on the local Workers runtime (workerd through Miniflare, no dev proxy) with
+local D1 and Durable Objects, applies migrations, and seeds a demo tenant, key and tools.`,
+);
 
 async function main(): Promise<void> {
-  let options: StartOptions | "help";
+  let args: ServerArgs | "help";
   try {
-    options = parse(process.argv.slice(2));
+    args = parseServerArgs(process.argv.slice(2));
   } catch (error) {
-    const usage = fromParseArgsError(error);
-    if (usage instanceof UsageError) {
-      console.error(`error: ${usage.message}\n\n${HELP}`);
-      process.exit(USAGE_EXIT_CODE);
-    }
-    throw usage;
+    if (!(error instanceof UsageError)) throw error;
+    console.error(`error: ${error.message}\n\n${HELP}`);
+    process.exit(USAGE_EXIT_CODE);
   }
-  if (options === "help") {
+  if (args === "help") {
     process.stdout.write(HELP);
     return;
   }
-
-  const host = options.host ?? DEFAULT_HOST;
-  if (!isLoopback(host)) {
-    console.warn(`warning: listening on ${host}, reachable beyond this machine; the demo key is for local development only.`);
+  if (!isLoopback(args.host)) {
+    console.warn(`warning: listening on ${args.host}, reachable beyond this machine; the demo key is for local development only.`);
   }
-  const server = await startToolproof(options);
+
+  // Miniflare's own exit hook answers SIGINT/SIGTERM by killing workerd and exiting 130/143 at
+  // once, so nothing asynchronous can run after a signal. This handler goes first and exits
+  // itself: 0 once the server runs (a requested stop is not a failure, and npm then prints no
+  // error), 128+n while still starting. Exiting still runs Miniflare's exit hook, which stops
+  // workerd, and ours, which removes the build directory.
+  let running = false;
+  const stop = (signal: NodeJS.Signals) => {
+    console.log(`\n${signal}: toolproof stopped.`);
+    process.exit(running ? 0 : 128 + (os.constants.signals[signal] ?? 0));
+  };
+  process.prependListener("SIGINT", stop);
+  process.prependListener("SIGTERM", stop);
+
+  const server = await startToolproof(args);
+  running = true;
   console.log(
     banner({
       url: server.url,
@@ -80,29 +56,6 @@ async function main(): Promise<void> {
       servedBy: "Workers runtime via Miniflare, no dev proxy",
     }),
   );
-
-  let stopping = false;
-  const stop = (signal: NodeJS.Signals) => {
-    if (stopping) {
-      // A second Ctrl-C while stopping: the user wants out now.
-      process.exit(130);
-    }
-    stopping = true;
-    console.log(`\n${signal}: stopping toolproof…`);
-    server.stop().then(
-      () => process.exit(0),
-      (error: unknown) => {
-        console.error("error while stopping:", error);
-        process.exit(1);
-      },
-    );
-  };
-  process.on("SIGINT", stop);
-  process.on("SIGTERM", stop);
-}
-
-function isLoopback(host: string): boolean {
-  return host === "localhost" || host === "::1" || host === "[::1]" || /^127\./.test(host);
 }
 
 main().catch((error: unknown) => {

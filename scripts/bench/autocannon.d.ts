@@ -1,13 +1,13 @@
 /** The small part of autocannon 8's API the benchmarks use (the package ships no types). */
 declare module "autocannon" {
-  interface AutocannonRequest {
+  export interface AutocannonRequest {
     method?: string;
     path?: string;
     headers?: Record<string, string>;
     body?: string;
     setupRequest?: (request: AutocannonRequest, context: Record<string, unknown>) => AutocannonRequest;
   }
-  interface Histogram {
+  export interface Histogram {
     average: number;
     mean: number;
     p50: number;
@@ -16,7 +16,7 @@ declare module "autocannon" {
     max: number;
     total: number;
   }
-  interface AutocannonResult {
+  export interface AutocannonResult {
     requests: Histogram;
     latency: Histogram;
     throughput: Histogram;
@@ -28,7 +28,7 @@ declare module "autocannon" {
     "4xx": number;
     "5xx": number;
   }
-  interface AutocannonOptions {
+  export interface AutocannonOptions {
     url: string;
     connections?: number;
     pipelining?: number;
@@ -40,6 +40,5 @@ declare module "autocannon" {
     body?: string;
     requests?: AutocannonRequest[];
   }
-  function autocannon(options: AutocannonOptions): Promise<AutocannonResult>;
-  export default autocannon;
+  export default function autocannon(options: AutocannonOptions): Promise<AutocannonResult>;
 }

@@ -163,7 +163,7 @@ const writeDefinition = {
   ],
 };
 
-async function registerWithRevision(t: Target, tool: typeof lookupTool, definition: unknown): Promise<string> {
+async function registerWithRevision(t: Target, tool: { name: string; operations: Array<{ operation_id: string }> }, definition: unknown): Promise<string> {
   const created = await api(t, "POST", "/api/tools", tool);
   const id = String(field(created, "id"));
   const operations = field(created, "operations");
@@ -199,14 +199,21 @@ interface Phase {
 }
 
 async function load(t: Target, name: string, amount: number, next: () => { path: string; headers: Record<string, string>; body?: string; method: string }): Promise<Phase> {
+  progress(`${name}: ${amount} requests`);
   const first = next();
+  // autocannon drops its own Host header once a request carries headers; workerd needs one to build the URL.
+  const host = new URL(t.url).host;
+  const withHost = () => {
+    const request = next();
+    return { ...request, headers: { ...request.headers, host } };
+  };
   const result = await autocannon({
     url: t.url,
     connections: CONNECTIONS,
     amount,
     duration: PHASE_SECONDS_MAX,
     timeout: 30,
-    requests: [{ ...first, setupRequest: () => next() }],
+    requests: [{ ...first, headers: { ...first.headers, host }, setupRequest: withHost }],
   });
   return { name, requests: amount, result };
 }
@@ -267,6 +274,11 @@ async function verify(t: Target, attempts: Attempt[], answered: number, booking:
   return { answered, recorded, problems };
 }
 
+/** Progress goes to stderr, so --json output stays parseable. */
+function progress(line: string): void {
+  process.stderr.write(`… ${line}\n`);
+}
+
 function row(phase: Phase): string {
   const r = phase.result;
   const cells = [
@@ -289,11 +301,13 @@ async function main(): Promise<void> {
     const writeToolId = await registerWithRevision(t, writeTool, writeDefinition);
     const lookupAttempts = await attemptsFor(t, lookupToolId, ATTEMPTS);
     const writeAttempts = await attemptsFor(t, writeToolId, ATTEMPTS);
+    progress(`created ${lookupAttempts.length + writeAttempts.length} attempts`);
 
     const health = await load(t, "bare route /health", HEALTH, () => ({ method: "GET", path: "/health", headers: {} }));
     const lookups = await load(t, "validated lookup", LOOKUPS, roundRobin(lookupAttempts, lookupTool.name, { patient_id: "P-0042", include: "status" }));
     const writes = await load(t, "stateful write", WRITES, roundRobin(writeAttempts, writeTool.name, { slot: "2026-03-02T09:00", patient_id: "P-0042" }));
 
+    progress("reading every attempt's evidence back");
     const lookupCheck = await verify(t, lookupAttempts, lookups.result["2xx"], false);
     const writeCheck = await verify(t, writeAttempts, writes.result["2xx"], true);
 

@@ -50,7 +50,9 @@ export async function policyCheckCommand(args: string[], io: CliIo): Promise<num
 
   const report = checkManifest(policy.policy, manifest.manifest);
   const context = { policy: displayName(policyPath), manifest: displayName(manifestPath), format };
-  io.out(flags.json ? `${JSON.stringify({ ...report, ...context }, null, 2)}\n` : renderCheck(report, context));
+  // File names under *_file keys: the API's "policy" field is {name, version}, and one key should mean one thing.
+  const json = { ...report, policy_file: context.policy, manifest_file: context.manifest, format };
+  io.out(flags.json ? `${JSON.stringify(json, null, 2)}\n` : renderCheck(report, context));
   return report.passed ? EXIT_OK : EXIT_FAILED;
 }
 

@@ -9,6 +9,8 @@ import * as schema from "../adapters/d1/schema.js";
 import type { AppEnv } from "./env.js";
 import { ApiError } from "./http-error.js";
 import { authenticate } from "./middleware/auth.js";
+import { metricRoutes } from "./routes/metrics.js";
+import { policyRoutes } from "./routes/policies.js";
 import { inlineTestingRoutes } from "./routes/inline-testing.js";
 import { toolTestingRoutes } from "./routes/tool-testing.js";
 import { toolRoutes } from "./routes/tools.js";
@@ -35,6 +37,8 @@ export function createApp(): Hono<AppEnv> {
   api.route("/tools", toolTestingRoutes);
   api.route("/tools", toolRoutes);
   // -- management routes mount here --
+  api.route("/policies", policyRoutes);
+  api.route("/metrics", metricRoutes);
   api.route("/simulations", simulationRoutes);
   app.route("/api", api);
 

@@ -47,7 +47,7 @@ export async function findPinCandidates(db: Database, tenantId: string, toolIds:
   const newest = new Map<string, NewestRevision>();
   if (toolIds.length === 0) return { pinnable, newest };
   const ids = [...toolIds];
-  const [current, latest] = await db.batch([
+  const [current, latest] = await Promise.all([
     db.all<{ tool_id: string; operation_id: string; revision: number; contract_hash: string; definition: string }>(sql`
       select r.tool_id, r.operation_id, r.revision, r.contract_hash, r.definition
       from tool_mock_revisions r

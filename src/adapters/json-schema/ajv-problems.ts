@@ -11,6 +11,7 @@ import type { ErrorObject } from "ajv";
 import { isJsonObject, pointer, type Problem } from "../../core/json.js";
 import {
   alternativesMessage,
+  containsMessage,
   describeKeyword,
   falseSchemaMessage,
   finishProblems,
@@ -123,16 +124,6 @@ function extraItems(error: ErrorObject, keyword: string): Problem[] {
   return problems;
 }
 
-function containsMessage(error: ErrorObject): string[] {
-  const parent = isJsonObject(error.parentSchema) ? error.parentSchema : {};
-  // ajv reports minContains/maxContains failures under "contains"; name the bound that applies.
-  if (parent["maxContains"] !== undefined && parent["minContains"] === undefined) {
-    return describeKeyword("maxContains", parent["maxContains"], error.data);
-  }
-  if (parent["minContains"] !== undefined) return describeKeyword("minContains", parent["minContains"], error.data);
-  return describeKeyword("contains", error.schema, error.data);
-}
-
 function render(node: ErrorNode, value: unknown): Problem[] {
   const { error } = node;
   const path = error.instancePath;
@@ -151,7 +142,7 @@ function render(node: ErrorNode, value: unknown): Problem[] {
       return [{ path, message: `property name ${quote(name)} is invalid${because}` }];
     }
     case "contains":
-      return containsMessage(error).map((message) => ({ path, message }));
+      return [{ path, message: containsMessage(error.parentSchema) }];
     case "if":
       // "must match "then" schema": the then/else errors themselves are already listed.
       return [];

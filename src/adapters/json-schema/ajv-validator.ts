@@ -17,8 +17,9 @@ import addFormats from "ajv-formats";
 import { isJsonObject, type JsonValue, type Problem } from "../../core/json.js";
 import type { JsonSchema } from "../../core/ports.js";
 import { ajvProblems, type RefResolver } from "./ajv-problems.js";
-import { baseLookup, copyJson, prepareDocument, type Lookup } from "./cfworker-prepare.js";
+import { baseLookup, copyJson, notJsonReason, prepareDocument, type Lookup } from "./cfworker-prepare.js";
 import { createMetaValidator, type MetaValidator } from "./ajv-meta.js";
+import { normalizeDraft07 } from "./draft07.js";
 import { DEFAULT_DRAFT, selectDraft, type Draft } from "./drafts.js";
 import { ASSERTED_FORMATS } from "./formats.js";
 import { errorMessage, notASchemaProblem, notJsonValueProblem, unusableSchemaProblem, valueAt } from "./messages.js";
@@ -116,7 +117,9 @@ export function createAjvValidator(options: ValidatorOptions = {}): CachingSchem
     if ("problem" in selection) return { unusable: [selection.problem] };
     let copy: AnySchema;
     try {
-      copy = asAjvSchema(copyJson(schema));
+      const json = copyJson(schema);
+      if (selection.draft === "7") normalizeDraft07(json);
+      copy = asAjvSchema(json);
     } catch (error) {
       return { unusable: [{ path: "", message: `not a JSON document: ${errorMessage(error)}` }] };
     }
@@ -133,21 +136,23 @@ export function createAjvValidator(options: ValidatorOptions = {}): CachingSchem
     try {
       return cache.get(schema);
     } catch (error) {
-      return { unusable: [{ path: "", message: `not a JSON document: ${errorMessage(error)}` }] };
+      return { unusable: [{ path: "", message: `not a JSON document: ${notJsonReason(schema, error)}` }] };
     }
   };
 
-  const schemaProblemsOf = (prepared: Prepared): Problem[] => {
+  const schemaProblemsOf = (schema: object | boolean, prepared: Prepared): Problem[] => {
     if ("unusable" in prepared) return prepared.unusable;
     if (prepared.schemaProblems !== undefined) return prepared.schemaProblems;
-    const { copy, draft } = prepared;
+    const { draft } = prepared;
     let problems: Problem[] = [];
+    // A fresh copy as written (the compiled one may be normalized, see draft07.ts).
+    const written = copyJson(schema);
     const meta = metaValidator(draft);
-    if (meta.validate(copy) !== true) {
-      problems = ajvProblems(meta.validate.errors ?? [], copy, refResolver(meta.ajv, meta.schema));
+    if (meta.validate(written) !== true) {
+      problems = ajvProblems(meta.validate.errors ?? [], written, refResolver(meta.ajv, meta.schema));
     }
     try {
-      problems = [...problems, ...referenceProblems(prepareDocument(copy, referenceBase))];
+      problems = [...problems, ...referenceProblems(prepareDocument(written, referenceBase, draft))];
     } catch (error) {
       problems = [...problems, { path: "", message: errorMessage(error) }];
     }
@@ -161,7 +166,7 @@ export function createAjvValidator(options: ValidatorOptions = {}): CachingSchem
   return {
     checkSchema(schema) {
       if (typeof schema !== "boolean" && !isJsonObject(schema)) return [notASchemaProblem(schema)];
-      return schemaProblemsOf(lookUp(schema));
+      return schemaProblemsOf(schema, lookUp(schema));
     },
 
     validate(schema: JsonSchema, value: unknown): Problem[] {

@@ -5,6 +5,8 @@
  */
 import { dereference, type Schema } from "@cfworker/json-schema";
 import { isJsonObject, type JsonValue } from "../../core/json.js";
+import type { Draft } from "./drafts.js";
+import { normalizeDraft07 } from "./draft07.js";
 import { META_SCHEMA_DOCUMENTS } from "./meta-schemas.js";
 
 export type Lookup = Record<string, Schema | boolean>;
@@ -12,6 +14,8 @@ export type Lookup = Record<string, Schema | boolean>;
 export interface CfworkerDocument {
   /** The private copy: cfworker annotates the objects it dereferences, so the caller's stays clean. */
   root: Schema | boolean;
+  /** The same copy, typed as the JSON it is. */
+  json: JsonValue;
   lookup: Lookup;
 }
 
@@ -78,17 +82,56 @@ export function baseLookup(known: Readonly<Record<string, unknown>> = {}): Looku
 }
 
 /**
- * Copies and dereferences `schema`. Throws when cfworker cannot index it (a duplicate or
- * malformed URI); the message is meant for a schema problem.
+ * Dereferences `json`, a private copy (copyJson) that this takes over: a draft-07 copy is
+ * normalized first (see draft07.ts), and cfworker annotates its objects. Throws when cfworker
+ * cannot index it (a duplicate or malformed URI); the message is meant for a schema problem.
  */
-export function prepareDocument(schema: unknown, base: Lookup): CfworkerDocument {
-  const root = asSchema(copyJson(schema));
+export function prepareDocument(json: JsonValue, base: Lookup, draft: Draft): CfworkerDocument {
+  if (draft === "7") normalizeDraft07(json);
+  const root = asSchema(json);
   // The document first, then the shared entries it does not define itself: its own "$id"s win,
   // and the shared table is never written to.
   const lookup = dereference(root, emptyLookup());
-  for (const uri in base) {
+  // Only the shared entries the document reaches, directly or through other shared documents:
+  // a small table keeps every "$ref" lookup on the hot path cheap (most tool schemas reach none).
+  const pending = referencedUris(root);
+  while (pending.length > 0) {
+    const uri = pending.pop();
+    if (uri === undefined || lookup[uri] !== undefined) continue;
     const shared = base[uri];
-    if (lookup[uri] === undefined && shared !== undefined) lookup[uri] = shared;
+    if (shared === undefined) continue;
+    lookup[uri] = shared;
+    pending.push(...referencedUris(shared));
   }
-  return { root, lookup };
+  return { root, json, lookup };
+}
+
+/** The absolute URIs of every "$ref" in a dereferenced schema (cfworker records them on the objects). */
+function referencedUris(schema: Schema | boolean): string[] {
+  const uris: string[] = [];
+  const visit = (value: unknown): void => {
+    if (Array.isArray(value)) {
+      value.forEach(visit);
+      return;
+    }
+    if (typeof value !== "object" || value === null) return;
+    const absolute: unknown = Reflect.get(value, "__absolute_ref__");
+    if (typeof absolute === "string") uris.push(absolute);
+    Object.values(value).forEach(visit);
+  };
+  visit(schema);
+  return uris;
+}
+
+/**
+ * Why `value` is not JSON, for a failure while keying or copying it: copyJson's precise reason
+ * (a cycle at a path, a NaN) rather than a bare stack overflow from hashing a cyclic object.
+ */
+export function notJsonReason(value: unknown, error: unknown): string {
+  try {
+    copyJson(value);
+  } catch (precise) {
+    return precise instanceof Error ? precise.message : String(precise);
+  }
+  return error instanceof Error ? error.message : String(error);
 }

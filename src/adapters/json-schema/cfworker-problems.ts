@@ -11,6 +11,7 @@ import type { OutputUnit, Schema } from "@cfworker/json-schema";
 import { isJsonObject, type Problem } from "../../core/json.js";
 import {
   alternativesMessage,
+  containsMessage,
   describeKeyword,
   falseSchemaMessage,
   finishProblems,
@@ -144,7 +145,8 @@ function keywordValueAt(root: Schema | boolean, lookup: Record<string, Schema | 
   for (let i = 0; i < tokens.length; i++) {
     let token = tokens[i] ?? "";
     if (i === tokens.length - 1 && token === "dependantRequired") token = "dependentRequired"; // cfworker's spelling
-    if (token === "$ref" && i < tokens.length - 1 && isJsonObject(current)) {
+    // A "$ref" keyword (a string), not a property that happens to be named "$ref".
+    if (token === "$ref" && i < tokens.length - 1 && isJsonObject(current) && typeof current["$ref"] === "string") {
       const target: unknown = Reflect.get(current, "__absolute_ref__") ?? current["$ref"];
       current = typeof target === "string" ? lookup[target] : undefined;
       continue;
@@ -161,6 +163,8 @@ export interface CfworkerErrorContext {
   root: Schema | boolean;
   lookup: Record<string, Schema | boolean>;
   value: unknown;
+  /** Inside "propertyNames" the instance is a property name, not the value at the path. */
+  propertyName?: string;
 }
 
 function render(node: ErrorNode, parentKeyword: string | undefined, context: CfworkerErrorContext): Problem[] {
@@ -174,7 +178,8 @@ function render(node: ErrorNode, parentKeyword: string | undefined, context: Cfw
   }
   if (unit.keyword === "propertyNames") {
     const name = /^Property name "(.*)" does not match schema\.$/s.exec(unit.error)?.[1] ?? "";
-    const reasons = node.children.flatMap((child) => render(child, unit.keyword, context)).map((p) => p.message);
+    const nameContext = { ...context, propertyName: name };
+    const reasons = node.children.flatMap((child) => render(child, unit.keyword, nameContext)).map((p) => p.message);
     const because = reasons.length > 0 ? `: ${[...new Set(reasons)].join("; ")}` : "";
     return [{ path, message: `property name ${quote(name)} is invalid${because}` }];
   }
@@ -183,8 +188,13 @@ function render(node: ErrorNode, parentKeyword: string | undefined, context: Cfw
     // A wrapper always has children (cfworker only wraps failed subschemas); this is a guard.
     return problems.length > 0 ? problems : [{ path, message: unit.error }];
   }
+  if (unit.keyword === "contains" || unit.keyword === "minContains" || unit.keyword === "maxContains") {
+    const parentLocation = unit.keywordLocation.slice(0, -unit.keyword.length - 1);
+    return [{ path, message: containsMessage(keywordValueAt(context.root, context.lookup, parentLocation)) }];
+  }
   const keywordValue = keywordValueAt(context.root, context.lookup, unit.keywordLocation);
-  const messages = describeKeyword(unit.keyword, keywordValue, valueAt(context.value, path));
+  const data = context.propertyName ?? valueAt(context.value, path);
+  const messages = describeKeyword(unit.keyword, keywordValue, data);
   return messages.length > 0 ? messages.map((message) => ({ path, message })) : [{ path, message: unit.error }];
 }
 

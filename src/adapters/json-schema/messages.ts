@@ -115,17 +115,27 @@ export function describeKeyword(keyword: string, keywordValue: unknown, data: un
       }
       return out;
     }
-    case "contains":
-      return ['must contain at least one item matching the "contains" schema'];
-    case "minContains":
-      return [`must contain at least ${plural(Number(keywordValue), "item")} matching the "contains" schema`];
-    case "maxContains":
-      return [`must contain at most ${plural(Number(keywordValue), "item")} matching the "contains" schema`];
     case "not":
       return ['must not match the "not" schema'];
     default:
       return [];
   }
+}
+
+/**
+ * The message for a failed "contains" (with its "minContains"/"maxContains"), from the schema
+ * that holds them. It names the whole accepted range rather than the bound that failed: ajv does
+ * not say which bound failed, and the range is what the agent needs anyway.
+ */
+export function containsMessage(parentSchema: unknown): string {
+  const parent = isJsonObject(parentSchema) ? parentSchema : {};
+  const min = typeof parent["minContains"] === "number" ? parent["minContains"] : 1;
+  const max = typeof parent["maxContains"] === "number" ? parent["maxContains"] : undefined;
+  const what = 'matching the "contains" schema';
+  if (max === undefined) return min === 1 ? `must contain at least one item ${what}` : `must contain at least ${plural(min, "item")} ${what}`;
+  if (min === max) return `must contain exactly ${plural(min, "item")} ${what}`;
+  if (min === 0) return `must contain at most ${plural(max, "item")} ${what}`;
+  return `must contain between ${min} and ${max} items ${what}`;
 }
 
 /** The message for an instance location where the schema is `false`, by what led there. */
@@ -147,6 +157,10 @@ export function falseSchemaMessage(parentKeyword: string | undefined, path: stri
   }
 }
 
+function NOT_ALLOWED(path: string): string {
+  return falseSchemaMessage("properties", path);
+}
+
 const MAX_DETAIL = 400;
 const TYPE_MESSAGE = /^must be (.+), got (\w+)$/;
 
@@ -161,7 +175,8 @@ export function alternativesMessage(
   matches: number,
 ): string {
   if (keyword === "oneOf" && matches > 1) {
-    return `must match exactly one of the "oneOf" alternatives, but matched ${matches}`;
+    // No count: ajv stops counting at the second match.
+    return 'must match exactly one of the "oneOf" alternatives, but matched more than one';
   }
   const head =
     keyword === "anyOf"
@@ -229,6 +244,9 @@ export function finishProblems(problems: readonly Problem[]): Problem[] {
   for (const problem of problems) {
     const key = `${problem.path}\u0000${problem.message}`;
     if (seen.has(key)) continue;
+    // "unevaluatedProperties" also rejects a property whose own value failed (a failed subschema
+    // evaluates nothing); the problems inside that value are the useful ones.
+    if (problem.message === NOT_ALLOWED(problem.path) && problems.some((p) => p.path.startsWith(`${problem.path}/`))) continue;
     seen.add(key);
     out.push({ path: problem.path, message: problem.message });
   }
@@ -246,8 +264,10 @@ export function unusableSchemaProblem(problems: readonly Problem[]): Problem {
   return { path: "", message: `the schema cannot be used: ${details}` };
 }
 
+/** An exception's message, first line only (cfworker appends every known URI to some). */
 export function errorMessage(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
+  const text = error instanceof Error ? error.message : String(error);
+  return text.split("\n", 1)[0]?.trim() ?? text;
 }
 
 /** validate's answer for a value JSON cannot carry at all (undefined, a function, a bigint). */

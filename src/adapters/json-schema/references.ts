@@ -4,28 +4,10 @@
  * from the same walk over the same cfworker lookup table, so they agree on which schemas are
  * usable.
  */
-import { isJsonObject, pointer, type Problem } from "../../core/json.js";
+import { pointer, type Problem } from "../../core/json.js";
 import type { CfworkerDocument } from "./cfworker-prepare.js";
 import { quote } from "./messages.js";
-
-/** Keywords whose value is one subschema. */
-const SCHEMA_KEYWORDS = [
-  "additionalItems",
-  "unevaluatedItems",
-  "items",
-  "contains",
-  "additionalProperties",
-  "unevaluatedProperties",
-  "propertyNames",
-  "not",
-  "if",
-  "then",
-  "else",
-] as const;
-/** Keywords whose value is an array of subschemas. */
-const ARRAY_KEYWORDS = ["prefixItems", "items", "allOf", "anyOf", "oneOf"] as const;
-/** Keywords whose value maps names to subschemas. */
-const MAP_KEYWORDS = ["$defs", "definitions", "properties", "patternProperties", "dependentSchemas", "dependencies"] as const;
+import { walkSchemas } from "./schema-walk.js";
 
 /**
  * Walks every subschema reachable through applicator keywords (unknown keywords and annotations
@@ -33,8 +15,7 @@ const MAP_KEYWORDS = ["$defs", "definitions", "properties", "patternProperties",
  */
 export function referenceProblems(document: CfworkerDocument): Problem[] {
   const problems: Problem[] = [];
-  const visit = (schema: unknown, tokens: Array<string | number>): void => {
-    if (!isJsonObject(schema)) return;
+  walkSchemas(document.json, (schema, tokens) => {
     const ref = schema["$ref"];
     if (typeof ref === "string") {
       // cfworker resolves "$ref" through exactly this absolute URI, set when it dereferenced the copy.
@@ -54,20 +35,6 @@ export function referenceProblems(document: CfworkerDocument): Problem[] {
         });
       }
     }
-    for (const keyword of SCHEMA_KEYWORDS) {
-      const child = schema[keyword];
-      if (child !== undefined && !Array.isArray(child)) visit(child, [...tokens, keyword]);
-    }
-    for (const keyword of ARRAY_KEYWORDS) {
-      const children = schema[keyword];
-      if (Array.isArray(children)) children.forEach((child, i) => visit(child, [...tokens, keyword, i]));
-    }
-    for (const keyword of MAP_KEYWORDS) {
-      const children = schema[keyword];
-      if (!isJsonObject(children)) continue;
-      for (const [name, child] of Object.entries(children)) visit(child, [...tokens, keyword, name]);
-    }
-  };
-  visit(document.root, []);
+  });
   return problems;
 }

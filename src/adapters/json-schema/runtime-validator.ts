@@ -17,9 +17,9 @@
  * validator.validate({ type: "object", required: ["q"] }, {}); // [{ path: "", message: 'missing required property "q"' }]
  */
 import { validate as cfworkerValidate } from "@cfworker/json-schema";
-import { isJsonObject, type Problem } from "../../core/json.js";
+import { isJsonObject, type JsonValue, type Problem } from "../../core/json.js";
 import type { JsonSchema } from "../../core/ports.js";
-import { baseLookup, prepareDocument, type CfworkerDocument, type Lookup } from "./cfworker-prepare.js";
+import { baseLookup, copyJson, notJsonReason, prepareDocument, type CfworkerDocument, type Lookup } from "./cfworker-prepare.js";
 import { cfworkerProblems } from "./cfworker-problems.js";
 import { DEFAULT_DRAFT, selectDraft, type Draft } from "./drafts.js";
 import { errorMessage, notASchemaProblem, notJsonValueProblem, unusableSchemaProblem } from "./messages.js";
@@ -49,8 +49,14 @@ export function createRuntimeValidator(options: ValidatorOptions = {}): CachingS
   const prepare = (schema: object | boolean): Prepared => {
     const selection = selectDraft(schema, defaultDraft);
     if ("problem" in selection) return { unusable: [selection.problem] };
+    let json: JsonValue;
     try {
-      return { draft: selection.draft, document: prepareDocument(schema, base) };
+      json = copyJson(schema);
+    } catch (error) {
+      return { unusable: [{ path: "", message: `not a JSON document: ${errorMessage(error)}` }] };
+    }
+    try {
+      return { draft: selection.draft, document: prepareDocument(json, base, selection.draft) };
     } catch (error) {
       return { unusable: [{ path: "", message: errorMessage(error) }] };
     }
@@ -62,21 +68,23 @@ export function createRuntimeValidator(options: ValidatorOptions = {}): CachingS
     try {
       return cache.get(schema);
     } catch (error) {
-      return { unusable: [{ path: "", message: `not a JSON document: ${errorMessage(error)}` }] };
+      return { unusable: [{ path: "", message: `not a JSON document: ${notJsonReason(schema, error)}` }] };
     }
   };
 
-  const schemaProblemsOf = (prepared: Prepared): Problem[] => {
+  const schemaProblemsOf = (schema: object | boolean, prepared: Prepared): Problem[] => {
     if ("unusable" in prepared) return prepared.unusable;
     if (prepared.schemaProblems !== undefined) return prepared.schemaProblems;
     const { draft, document } = prepared;
     let problems: Problem[];
     try {
-      // The copy, not the caller's object: it is plain JSON, checked when it was made.
-      const result = cfworkerValidate(document.root, META_SCHEMA[draft], draft, metaSchemaLookup(), false);
+      // A fresh copy as written (the prepared one may be normalized, see draft07.ts); it is plain
+      // JSON, which preparing it already proved.
+      const written = copyJson(schema);
+      const result = cfworkerValidate(written, META_SCHEMA[draft], draft, metaSchemaLookup(), false);
       problems = result.valid
         ? []
-        : cfworkerProblems(result.errors, { root: META_SCHEMA[draft], lookup: metaSchemaLookup(), value: document.root });
+        : cfworkerProblems(result.errors, { root: META_SCHEMA[draft], lookup: metaSchemaLookup(), value: written });
     } catch (error) {
       problems = [{ path: "", message: `the schema could not be checked: ${errorMessage(error)}` }];
     }
@@ -90,7 +98,7 @@ export function createRuntimeValidator(options: ValidatorOptions = {}): CachingS
       if (typeof schema !== "boolean" && !isJsonObject(schema)) {
         return [notASchemaProblem(schema)];
       }
-      return schemaProblemsOf(lookUp(schema));
+      return schemaProblemsOf(schema, lookUp(schema));
     },
 
     validate(schema: JsonSchema, value: unknown): Problem[] {

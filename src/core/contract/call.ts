@@ -115,8 +115,9 @@ export function runCall(request: CallRequest, trace: CallTrace | null): CallOutc
     const candidates = variant.ruleIndex === null ? null : candidateRules(variant.ruleIndex, args, state);
     const count = candidates === null ? rules.length : candidates.length;
     for (let c = 0; c < count; c++) {
+      // SAFETY: c < count, the length of whichever list is walked; candidate lists only hold
+      // indices below rules.length, so both lookups hit an element.
       const index = candidates === null ? c : (candidates[c] as number);
-      // SAFETY: index is below rules.length (candidate lists only hold rule indices).
       const rule = rules[index] as CompiledRule;
       if (allHold(rule.when, args, state)) {
         ruleIndex = index;

@@ -22,6 +22,7 @@ export interface CompiledCondition {
 export function compileCondition(raw: unknown): CompiledCondition {
   // SAFETY: only read through typeof checks below; a non-object yields a never-holding condition.
   const record = (raw !== null && typeof raw === "object" ? raw : {}) as Record<string, unknown>;
+  // SAFETY: CONDITION_OPS holds exactly the ConditionOp strings.
   const op = typeof record.op === "string" && CONDITION_OPS.has(record.op) ? (record.op as ConditionOp) : null;
   const path = typeof record.path === "string" ? record.path : null;
   return {

@@ -116,6 +116,7 @@ function typeOf(schema: JsonObject): string {
 function mergeSchemas(base: JsonObject, extra: JsonObject): JsonObject {
   const merged: JsonObject = { ...base };
   for (const key of Object.keys(extra)) {
+    // SAFETY: key is one of extra's own keys, so the lookup is defined.
     const value = extra[key] as JsonValue;
     const existing = merged[key];
     if (key === "properties" && isJsonObject(existing) && isJsonObject(value)) {
@@ -150,11 +151,14 @@ function derive(schema: unknown, at: string, instance: string, context: Context,
     if (!isJsonObject(target.schema)) return derive(target.schema, target.at, instance, context, depth + 1);
     return derive(mergeSchemas(target.schema, siblings), at, instance, context, depth + 1);
   }
+  // SAFETY (the four casts below): each value is read only after checking it is present (a
+  // non-empty array, or an own key), and a schema document is JSON.
   if (Array.isArray(schema.examples) && schema.examples.length > 0) return ok(copyJson(schema.examples[0] as JsonValue));
   if (Object.hasOwn(schema, "default")) return ok(copyJson(schema.default as JsonValue));
   if (Object.hasOwn(schema, "const")) return ok(copyJson(schema.const as JsonValue));
   if (Array.isArray(schema.enum)) {
     if (schema.enum.length === 0) return fail(`${at}/enum`, "an empty enum accepts no value");
+    // SAFETY: the enum is a non-empty array (checked just above).
     return ok(copyJson(schema.enum[0] as JsonValue));
   }
   for (const keyword of ["not", "if", "dependentSchemas", "contains", "patternProperties", "propertyNames", "unevaluatedProperties", "$dynamicRef", "$recursiveRef"]) {

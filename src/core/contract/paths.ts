@@ -51,6 +51,7 @@ export function segmentsPointer(segments: Segments): string {
 export function resolvePath(root: unknown, segments: Segments): JsonValue | undefined {
   let current: unknown = root;
   for (let i = 0; i < segments.length; i++) {
+    // SAFETY: i < segments.length.
     const segment = segments[i] as string;
     if (current === null || typeof current !== "object") return undefined;
     if (Array.isArray(current)) {
@@ -84,6 +85,7 @@ export function setPath(root: JsonObject, segments: Segments, value: JsonValue):
   let container: JsonObject | JsonValue[] = root;
   const last = segments.length - 1;
   for (let i = 0; i <= last; i++) {
+    // SAFETY: i <= last < segments.length.
     const segment = segments[i] as string;
     const isLast = i === last;
     if (Array.isArray(container)) {

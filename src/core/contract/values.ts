@@ -28,10 +28,12 @@ export function copyJson(value: JsonValue): JsonValue {
   if (value === null || typeof value !== "object") return value;
   if (Array.isArray(value)) {
     const out: JsonValue[] = new Array<JsonValue>(value.length);
+    // SAFETY: i < value.length, and JSON arrays have no holes.
     for (let i = 0; i < value.length; i++) out[i] = copyJson(value[i] as JsonValue);
     return out;
   }
   const out: JsonObject = {};
+  // SAFETY: key is one of the object's own keys.
   for (const key of Object.keys(value)) setOwn(out, key, copyJson(value[key] as JsonValue));
   return out;
 }
@@ -79,6 +81,7 @@ export function firstDifference(expected: JsonValue, actual: JsonValue, tokens: 
     const n = Math.max(e.length, a.length);
     for (let i = 0; i < n; i++) {
       if (i >= e.length || i >= a.length) return { path: pointer(...tokens, i), expected: e[i], actual: a[i] };
+      // SAFETY: i is below both lengths (checked on the line above).
       const diff = firstDifference(e[i] as JsonValue, a[i] as JsonValue, [...tokens, String(i)]);
       if (diff) return diff;
     }
@@ -89,6 +92,7 @@ export function firstDifference(expected: JsonValue, actual: JsonValue, tokens: 
     const [e, a] = [expected as JsonObject, actual as JsonObject];
     for (const key of Object.keys(e)) {
       if (!Object.hasOwn(a, key)) return { path: pointer(...tokens, key), expected: e[key], actual: undefined };
+      // SAFETY: key is an own key of both objects (checked on the line above).
       const diff = firstDifference(e[key] as JsonValue, a[key] as JsonValue, [...tokens, key]);
       if (diff) return diff;
     }

@@ -29,7 +29,8 @@ const NAME_PATTERN = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,127}$/;
 const YAML_TYPES = /^(application|text)\/(x-)?yaml\b/i;
 
 const checkBody = z.strictObject({
-  manifest: z.unknown(),
+  // Optional here so its absence gets the explanatory message below rather than a bare "required".
+  manifest: z.unknown().optional(),
   format: z.enum(MANIFEST_FORMATS, { error: `expected one of ${MANIFEST_FORMATS.join(", ")}` }).optional(),
   version: z.number().int().positive().optional(),
 });
@@ -157,7 +158,7 @@ async function readTextWithin(request: Request, maxBytes: number): Promise<strin
     offset += chunk.byteLength;
   }
   try {
-    return new TextDecoder("utf-8", { fatal: true }).decode(bytes);
+    return new TextDecoder("utf-8", { fatal: true, ignoreBOM: false }).decode(bytes);
   } catch {
     throw new ApiError(400, "malformed_yaml", "the request body is not valid UTF-8");
   }

@@ -1,0 +1,69 @@
+/**
+ * Keeps docs/mock-definition.md honest: its worked example must check, behave as its table says,
+ * and its limits must be the engine's.
+ */
+import { readFileSync } from "node:fs";
+import { fileURLToPath } from "node:url";
+import { describe, expect, it } from "vitest";
+import { checkDefinition, executeCall, initialState, LIMITS } from "../../../src/core/contract/index.js";
+import type { OperationContract } from "../../../src/core/contract/index.js";
+import type { JsonObject } from "../../../src/core/json.js";
+import { parsed, validator } from "./helpers.js";
+
+const doc = readFileSync(fileURLToPath(new URL("../../../docs/mock-definition.md", import.meta.url)), "utf8");
+
+function block(name: string): unknown {
+  const start = doc.indexOf(`<!-- docs-example: ${name} -->`);
+  if (start < 0) throw new Error(`no docs example "${name}"`);
+  const open = doc.indexOf("```json\n", start) + "```json\n".length;
+  return JSON.parse(doc.slice(open, doc.indexOf("\n```", open)));
+}
+
+// SAFETY: the contract block is an object with the five contract fields; checkDefinition would fail loudly otherwise.
+const contract = block("contract") as OperationContract;
+const raw = block("definition");
+
+describe("docs/mock-definition.md", () => {
+  it("has a worked example that checks, with the hash the page shows", async () => {
+    const report = await checkDefinition(contract, raw, validator);
+    expect(report.valid).toBe(true);
+    expect(doc).toContain(report.contract_hash);
+  });
+
+  it("behaves as the call table says", () => {
+    const definition = parsed(raw);
+    const args: JsonObject = { patient_id: "P-1", from_date: "2025-03-01", deposit: "25.00" };
+    const call = (a: JsonObject, state: JsonObject) =>
+      executeCall({ input_schema: contract.input_schema, output_schema: contract.output_schema, definition, args: a, state, validator });
+    const start = initialState(definition);
+    const first = call({ ...args, deposit: 25 }, start);
+    expect(first.kind === "tool_input_error" && first.details).toEqual(validator.validate(contract.input_schema, { ...args, deposit: 25 }));
+    const second = call({ ...args, deposit: "25,00" }, start);
+    expect(second.kind === "tool_input_error" && second.details).toEqual([{ path: "/deposit", message: expect.stringContaining('got "25,00"') }]);
+    const afterThird = { next_reference: "APT-1001", booked: true, last_booking: { patient_id: "P-1" } };
+    expect(call(args, start)).toEqual({
+      kind: "result",
+      result: { status: 201, data: { reference: "APT-1001", starts_at: "2025-03-08T09:00:00.000Z", deposit: 25 } },
+      state: afterThird,
+      state_changed: true,
+      variant: "success",
+      rule: null,
+      delay_ms: 250,
+    });
+    expect(call(args, afterThird)).toEqual({
+      kind: "result", result: { status: 409, error: "already booked" }, state: afterThird, state_changed: false, variant: "success", rule: 1, delay_ms: 250,
+    });
+  });
+
+  it("states the engine's limits", () => {
+    const fmt = (n: number) => n.toLocaleString("en-US");
+    expect(doc).toContain(`| whole definition, as compact UTF-8 JSON | ${fmt(LIMITS.maxDefinitionBytes)} bytes |`);
+    expect(doc).toContain(`| variants | ${LIMITS.minVariants} to ${LIMITS.maxVariants} |`);
+    expect(doc).toContain(`| rules per variant | at most ${LIMITS.maxRulesPerVariant} |`);
+    expect(doc).toContain(`| conditions per rule | ${LIMITS.minConditionsPerRule} to ${LIMITS.maxConditionsPerRule} |`);
+    expect(doc).toContain(`| examples | ${LIMITS.minExamples} to ${LIMITS.maxExamples}, and at least one per variant |`);
+    expect(doc).toContain(`| \`delay_ms\` | integer ${LIMITS.minDelayMs} to ${fmt(LIMITS.maxDelayMs)} |`);
+    expect(doc).toContain(`| \`$dateAdd\` \`days\` / \`hours\` | integers −${-LIMITS.minDays} to ${LIMITS.maxDays} / −${-LIMITS.minHours} to ${LIMITS.maxHours} |`);
+    expect(doc).toContain(`| nesting depth | ${LIMITS.maxNesting} levels`);
+  });
+});

@@ -1,0 +1,28 @@
+import { describe, expect, it } from "vitest";
+import { toEvidenceCall, type EvidenceRow } from "../../../src/core/simulation/evidence.js";
+
+const row: EvidenceRow = {
+  seq: 3,
+  call_id: null,
+  tool: "counter",
+  operation_id: "counter",
+  revision: null,
+  variant: "swap",
+  rule: null,
+  arguments: '{"n":1}',
+  outcome: "result",
+  result: '{"previous":0}',
+  error: null,
+  delay_ms: 0,
+  at: "2026-01-01T00:00:00.000Z",
+};
+
+describe("toEvidenceCall", () => {
+  it("parses the stored JSON text and leaves out the half that does not apply", () => {
+    const { result: _result, error: _error, ...common } = row;
+    expect(toEvidenceCall(row)).toStrictEqual({ ...common, arguments: { n: 1 }, result: { previous: 0 } });
+    const error = { code: "harness_error", kind: "unknown_tool", message: "no", details: [] };
+    const failed = toEvidenceCall({ ...row, outcome: "harness_error", result: null, error: JSON.stringify(error) });
+    expect(failed).toStrictEqual({ ...common, arguments: { n: 1 }, outcome: "harness_error", error });
+  });
+});
