@@ -6,13 +6,13 @@
  * once it is parsed or used. Changing a definition object in place after a call would leave the
  * cached form stale; build a new object (or parse again) instead.
  */
-import { pointer } from "../json.js";
 import { compileCondition, type CompiledCondition } from "./conditions.js";
 import { compileTemplate, Template } from "./expressions.js";
 import { LIMITS } from "./limits.js";
 import { splitPath, type Segments } from "./paths.js";
 import { buildRuleIndex, type RuleIndex } from "./rule-index.js";
 import type { MockDefinition } from "./types.js";
+import { child } from "./values.js";
 
 export interface CompiledSetEntry {
   readonly key: string;
@@ -60,7 +60,7 @@ function compileSetState(raw: unknown, at: string): CompiledSetState {
   const record = asRecord(raw);
   if (!record) return [];
   return Object.keys(record).map((key) => {
-    const keyAt = `${at}${pointer(key)}`;
+    const keyAt = child(at, key);
     return { key, segments: splitPath(key), template: compileTemplate(record[key], keyAt, null), at: keyAt };
   });
 }
@@ -75,7 +75,7 @@ function compileDelay(owner: Record<string, unknown>, at: string): CompiledDelay
 }
 
 function compileVariant(name: string, raw: Record<string, unknown>): CompiledVariant {
-  const at = `/variants${pointer(name)}`;
+  const at = child("/variants", name);
   const rawRules = Array.isArray(raw.rules) ? raw.rules : [];
   const rules = rawRules.map((rule: unknown, index: number): CompiledRule => {
     const ruleAt = `${at}/rules/${index}`;

@@ -7,7 +7,7 @@
  */
 import type { JsonObject, JsonValue } from "../json.js";
 import { isJsonObject, pointer } from "../json.js";
-import { copyJson, setOwn } from "./values.js";
+import { child, copyJson, setOwn } from "./values.js";
 
 export type Derived = { ok: true; value: JsonValue } | { ok: false; construct: string; message: string };
 
@@ -163,7 +163,7 @@ function derive(schema: unknown, at: string, instance: string, context: Context,
   }
   for (const keyword of ["not", "if", "dependentSchemas", "contains", "patternProperties", "propertyNames", "unevaluatedProperties", "$dynamicRef", "$recursiveRef"]) {
     if (Object.hasOwn(schema, keyword) && !(keyword === "unevaluatedProperties" && schema[keyword] === true)) {
-      return fail(`${at}${pointer(keyword)}`, `a value satisfying "${keyword}" cannot be derived automatically; author the mock, or give the schema examples, a default, a const or an enum`);
+      return fail(child(at, keyword), `a value satisfying "${keyword}" cannot be derived automatically; author the mock, or give the schema examples, a default, a const or an enum`);
     }
   }
   if (Array.isArray(schema.allOf)) {
@@ -310,10 +310,10 @@ function deriveObject(schema: JsonObject, at: string, instance: string, context:
   if (keys.length < minProperties) return fail(`${at}/minProperties`, `${minProperties} properties cannot be derived from the declared ones`);
   const value: JsonObject = {};
   for (const key of keys) {
-    const childInstance = `${instance}${pointer(key)}`;
+    const childInstance = child(instance, key);
     let derived: Derived;
     if (Object.hasOwn(properties, key)) {
-      derived = derive(properties[key], `${at}/properties${pointer(key)}`, childInstance, context, depth + 1);
+      derived = derive(properties[key], child(`${at}/properties`, key), childInstance, context, depth + 1);
     } else if (schema.additionalProperties === false) {
       return fail(`${at}/required`, `required property "${key}" is not in properties and additionalProperties is false`);
     } else if (isJsonObject(schema.additionalProperties)) {

@@ -9,11 +9,10 @@
  */
 import type { HarnessErrorKind } from "./types.js";
 import type { JsonObject, JsonValue, Problem } from "../json.js";
-import { pointer } from "../json.js";
 import { dateAdd, EXPECTED_DATE } from "./datetime.js";
 import { LIMITS } from "./limits.js";
 import { pathProblem, resolvePath, segmentsPointer, splitPath, type Segments } from "./paths.js";
-import { copyJson, describe, setOwn } from "./values.js";
+import { child, copyJson, describe, setOwn } from "./values.js";
 
 export const OPERATORS: ReadonlySet<string> = new Set(["$input", "$state", "$number", "$dateAdd"]);
 
@@ -133,7 +132,7 @@ export function compileTemplate(value: unknown, at: string, sink: Problem[] | nu
   if (operator !== null) {
     // SAFETY: expressionOperator only answers for plain objects with exactly this own key.
     const argument = (value as Record<string, unknown>)[operator];
-    const argAt = `${at}${pointer(operator)}`;
+    const argAt = child(at, operator);
     switch (operator) {
       case "$input":
       case "$state":
@@ -152,7 +151,7 @@ export function compileTemplate(value: unknown, at: string, sink: Problem[] | nu
   const keys = Object.keys(value);
   // SAFETY: a non-array object; its own keys are read as a record.
   const record = value as Record<string, unknown>;
-  const values = keys.map((key) => compileTemplate(record[key], `${at}${pointer(key)}`, sink, depth + 1));
+  const values = keys.map((key) => compileTemplate(record[key], child(at, key), sink, depth + 1));
   // SAFETY: as for arrays, a subtree without expressions is plain JSON.
   return values.every(isLiteral) ? new Template("copy", value as JsonValue) : new Template("object", null, keys, values);
 }
@@ -199,7 +198,7 @@ function compileDateAdd(argument: unknown, argAt: string, at: string, sink: Prob
   let broken = false;
   for (const key of Object.keys(record)) {
     if (!DATE_ADD_KEYS.has(key)) {
-      report(sink, `${argAt}${pointer(key)}`, `unknown key "${key}" in $dateAdd; expected only value, days and hours`);
+      report(sink, child(argAt, key), `unknown key "${key}" in $dateAdd; expected only value, days and hours`);
       broken = true;
     }
   }

@@ -11,7 +11,7 @@ import { compileTemplate } from "./expressions.js";
 import { LIMITS, SCHEMA_VERSION, VARIANT_NAME } from "./limits.js";
 import { pathProblem, splitPath } from "./paths.js";
 import type { MockDefinition } from "./types.js";
-import { copyJson, describe, jsonTypeOf } from "./values.js";
+import { child, copyJson, describe, jsonTypeOf } from "./values.js";
 
 export type ParseResult = { ok: true; definition: MockDefinition } | { ok: false; errors: Problem[] };
 
@@ -44,7 +44,7 @@ export function parseDefinition(raw: unknown): ParseResult {
 
 function parse(raw: unknown): ParseResult {
   const nonJson: Problem[] = [];
-  checkJson(raw, "", 0, new Set<object>(), nonJson);
+  checkJson(raw, [], new Set<object>(), nonJson);
   if (nonJson.length > 0) return { ok: false, errors: nonJson };
 
   const errors: Problem[] = [];
@@ -89,7 +89,7 @@ function parse(raw: unknown): ParseResult {
     for (const name of variantNames) {
       if (!exampled.has(name)) {
         errors.push({
-          path: `/variants${pointer(name)}`,
+          path: child("/variants", name),
           message: `expected at least one example with "variant": "${name}" (every variant needs a checked example)`,
         });
       }
@@ -123,41 +123,49 @@ export function utf8Length(text: string): number {
 
 /**
  * Refuses anything JSON text could not have produced (undefined, functions, NaN, class
- * instances, holes, cycles) and nesting deep enough to threaten the recursive walks.
+ * instances, holes, cycles) and nesting deep enough to threaten the recursive walks. The path is
+ * kept as a stack of tokens and only turned into a pointer when there is something to report.
  */
-function checkJson(value: unknown, at: string, depth: number, ancestors: Set<object>, problems: Problem[]): void {
+function checkJson(value: unknown, tokens: string[], ancestors: Set<object>, problems: Problem[]): void {
   if (problems.length >= MAX_NON_JSON_PROBLEMS) return;
   if (value === null || typeof value === "string" || typeof value === "boolean") return;
+  const report = (message: string) => problems.push({ path: pointer(...tokens), message });
   if (typeof value === "number") {
-    if (!Number.isFinite(value)) problems.push({ path: at, message: `expected a finite JSON number; got ${String(value)}` });
+    if (!Number.isFinite(value)) report(`expected a finite JSON number; got ${String(value)}`);
     return;
   }
   if (typeof value !== "object") {
-    problems.push({ path: at, message: `expected a JSON value; got ${typeof value}` });
+    report(`expected a JSON value; got ${typeof value}`);
     return;
   }
-  if (depth >= LIMITS.maxNesting) {
-    problems.push({ path: at, message: `expected at most ${LIMITS.maxNesting} levels of nesting` });
+  if (tokens.length >= LIMITS.maxNesting) {
+    report(`expected at most ${LIMITS.maxNesting} levels of nesting`);
     return;
   }
   if (ancestors.has(value)) {
-    problems.push({ path: at, message: "expected a JSON value; this object contains itself" });
+    report("expected a JSON value; this object contains itself");
     return;
   }
   ancestors.add(value);
   if (Array.isArray(value)) {
     for (let i = 0; i < value.length; i++) {
-      if (!(i in value)) problems.push({ path: `${at}/${i}`, message: "expected a JSON value; the array has a hole here" });
-      else checkJson(value[i], `${at}/${i}`, depth + 1, ancestors, problems);
+      tokens.push(String(i));
+      if (!(i in value)) report("expected a JSON value; the array has a hole here");
+      else checkJson(value[i], tokens, ancestors, problems);
+      tokens.pop();
     }
   } else {
     const proto: unknown = Object.getPrototypeOf(value);
     if (proto !== Object.prototype && proto !== null) {
-      problems.push({ path: at, message: "expected a plain JSON object; got an instance of a class" });
+      report("expected a plain JSON object; got an instance of a class");
     } else {
       // SAFETY: a plain object, read as a record.
       const record = value as Record<string, unknown>;
-      for (const key of Object.keys(record)) checkJson(record[key], `${at}${pointer(key)}`, depth + 1, ancestors, problems);
+      for (const key of Object.keys(record)) {
+        tokens.push(key);
+        checkJson(record[key], tokens, ancestors, problems);
+        tokens.pop();
+      }
     }
   }
   ancestors.delete(value);
@@ -166,7 +174,7 @@ function checkJson(value: unknown, at: string, depth: number, ancestors: Set<obj
 function unknownKeys(record: JsonObject, at: string, allowed: readonly string[], errors: Problem[]): void {
   for (const key of Object.keys(record)) {
     if (!allowed.includes(key)) {
-      errors.push({ path: `${at}${pointer(key)}`, message: `unknown key "${key}"; expected only ${allowed.join(", ")}` });
+      errors.push({ path: child(at, key), message: `unknown key "${key}"; expected only ${allowed.join(", ")}` });
     }
   }
 }
@@ -191,7 +199,7 @@ function checkVariants(root: JsonObject, errors: Problem[]): string[] | null {
   const count = countProblem("variants", LIMITS.minVariants, LIMITS.maxVariants, names.length);
   if (count !== null) errors.push({ path: "/variants", message: count });
   for (const name of names) {
-    const at = `/variants${pointer(name)}`;
+    const at = child("/variants", name);
     if (!VARIANT_NAME.test(name)) {
       errors.push({ path: at, message: `expected a variant name of 1 to 64 characters from A-Z a-z 0-9 _ . -; got ${describe(name)}` });
     }
@@ -290,7 +298,7 @@ function checkSetState(setState: unknown, at: string, errors: Problem[]): void {
   }
   const usable = new Map<string, string[]>();
   for (const key of Object.keys(setState)) {
-    const keyAt = `${at}${pointer(key)}`;
+    const keyAt = child(at, key);
     const problem = pathProblem(key, false);
     if (problem !== null) errors.push({ path: keyAt, message: problem });
     else usable.set(key, splitPath(key));
@@ -303,7 +311,7 @@ function checkSetState(setState: unknown, at: string, errors: Problem[]): void {
       const prefix = segments.slice(0, length).join(".");
       if (usable.has(prefix)) {
         errors.push({
-          path: `${at}${pointer(key)}`,
+          path: child(at, key),
           message: `expected keys that are not prefixes of one another; "${prefix}" already sets a value containing "${key}"`,
         });
         break;

@@ -38,6 +38,17 @@ export function copyJson(value: JsonValue): JsonValue {
   return out;
 }
 
+/**
+ * The JSON Pointer of `key` inside the value at pointer `at`. Same result as json.ts's pointer(),
+ * but without running two regular expressions on keys that need no escaping (nearly all of them):
+ * parsing a large definition builds a pointer for every node, and that was most of its time.
+ */
+export function child(at: string, key: string | number): string {
+  if (typeof key === "number") return `${at}/${key}`;
+  if (key.indexOf("~") < 0 && key.indexOf("/") < 0) return `${at}/${key}`;
+  return `${at}/${key.replace(/~/g, "~0").replace(/\//g, "~1")}`;
+}
+
 /** A short rendering of a value for error messages: never more than about 80 characters. */
 export function describe(value: unknown): string {
   if (value === undefined) return "nothing";

@@ -1,6 +1,6 @@
 /**
- * Reads a JSON request body defensively: content type, size limit while streaming, parse errors and
- * field validation all become 4xx answers that say what was wrong, never a 500.
+ * Reads request bodies defensively: content type, size limit while streaming, UTF-8, parse errors
+ * and field validation all become 4xx answers that say what was wrong, never a 500.
  */
 import type { Context } from "hono";
 import type { z } from "zod";
@@ -9,15 +9,50 @@ import { zodProblems } from "../validation.js";
 
 export const DEFAULT_BODY_LIMIT = 256 * 1024;
 
-export async function readJson(c: Context, maxBytes: number = DEFAULT_BODY_LIMIT): Promise<unknown> {
+const JSON_TYPE = /^application\/([a-z0-9.+-]*\+)?json\b/i;
+
+/** The body as text, refused with 413 past `maxBytes` (counted while streaming) and 400 when not UTF-8. */
+export async function readBodyText(request: Request, maxBytes: number): Promise<string> {
+  const declared = Number(request.headers.get("content-length"));
+  if (Number.isFinite(declared) && declared > maxBytes) throw tooLarge(maxBytes);
+  if (!request.body) return "";
+  // Counting while streaming means a client that lies about (or omits) Content-Length still cannot
+  // make us buffer more than the limit.
+  const reader = request.body.getReader();
+  const decoder = new TextDecoder("utf-8", { fatal: true, ignoreBOM: false });
+  let total = 0;
+  let text = "";
+  try {
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      total += value.byteLength;
+      if (total > maxBytes) {
+        await reader.cancel();
+        throw tooLarge(maxBytes);
+      }
+      text += decoder.decode(value, { stream: true });
+    }
+    return text + decoder.decode();
+  } catch (error) {
+    if (error instanceof ApiError) throw error;
+    throw new ApiError(400, "invalid_encoding", "the request body is not valid UTF-8");
+  }
+}
+
+/** A JSON body's text, unparsed: for callers that hand it on (the attempt object parses it itself). */
+export async function readJsonText(c: Context, maxBytes: number = DEFAULT_BODY_LIMIT): Promise<string> {
   const contentType = c.req.header("content-type") ?? "";
-  if (!/^application\/([a-z0-9.+-]*\+)?json\b/i.test(contentType.trim())) {
+  if (!JSON_TYPE.test(contentType.trim())) {
     throw new ApiError(415, "unsupported_media_type", `expected Content-Type: application/json, got ${contentType ? `"${contentType}"` : "none"}`);
   }
-  const declared = Number(c.req.header("content-length"));
-  if (Number.isFinite(declared) && declared > maxBytes) throw tooLarge(maxBytes);
-  const text = await readTextWithin(c.req.raw, maxBytes);
+  const text = await readBodyText(c.req.raw, maxBytes);
   if (text.trim() === "") throw new ApiError(400, "malformed_json", "the request body is empty; expected a JSON object");
+  return text;
+}
+
+export async function readJson(c: Context, maxBytes: number = DEFAULT_BODY_LIMIT): Promise<unknown> {
+  const text = await readJsonText(c, maxBytes);
   try {
     return JSON.parse(text);
   } catch (error) {
@@ -36,34 +71,4 @@ export async function readBody<T extends z.ZodType>(c: Context, schema: T, maxBy
 
 function tooLarge(maxBytes: number): ApiError {
   return new ApiError(413, "payload_too_large", `the request body exceeds the limit of ${maxBytes} bytes`, { limit_bytes: maxBytes });
-}
-
-// Counting while streaming means a client that lies about (or omits) Content-Length still cannot
-// make us buffer more than the limit.
-async function readTextWithin(request: Request, maxBytes: number): Promise<string> {
-  if (!request.body) return "";
-  const reader = request.body.getReader();
-  const chunks: Uint8Array[] = [];
-  let total = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    total += value.byteLength;
-    if (total > maxBytes) {
-      await reader.cancel();
-      throw tooLarge(maxBytes);
-    }
-    chunks.push(value);
-  }
-  const bytes = new Uint8Array(total);
-  let offset = 0;
-  for (const chunk of chunks) {
-    bytes.set(chunk, offset);
-    offset += chunk.byteLength;
-  }
-  try {
-    return new TextDecoder("utf-8", { fatal: true, ignoreBOM: false }).decode(bytes);
-  } catch {
-    throw new ApiError(400, "malformed_json", "the request body is not valid UTF-8");
-  }
 }

@@ -17,7 +17,7 @@ import { MANIFEST_FORMATS, type Policy } from "../../core/policy/types.js";
 import type { AppEnv } from "../env.js";
 import { ApiError, invalidRequest, notFound } from "../http-error.js";
 import { requirePermission } from "../middleware/auth.js";
-import { readBody, readJson } from "../middleware/json-body.js";
+import { readBody, readBodyText, readJson } from "../middleware/json-body.js";
 import { pageCursor, pageLimit } from "../pagination.js";
 
 /** A policy is a few dozen names and rules; 128 KiB leaves room for large MCP allow lists. */
@@ -117,7 +117,7 @@ async function readPolicyDocument(c: Context<AppEnv>): Promise<JsonValue> {
     const value = await readJson(c, POLICY_BODY_LIMIT);
     return asJson(value);
   }
-  const text = await readTextWithin(c.req.raw, POLICY_BODY_LIMIT);
+  const text = await readBodyText(c.req.raw, POLICY_BODY_LIMIT);
   const parsed = parseText(text, "yaml");
   if (!parsed.ok) throw new ApiError(400, "malformed_yaml", `the request body is ${parsed.message.startsWith("not") ? parsed.message : `not usable: ${parsed.message}`}`);
   return parsed.value;
@@ -127,39 +127,4 @@ function asJson(value: unknown): JsonValue {
   // JSON.parse only produces JSON values; the guard gives the value its type without a cast.
   if (isJsonValue(value)) return value;
   throw invalidRequest([{ path: "", message: "expected a policy document" }]);
-}
-
-function tooLarge(maxBytes: number): ApiError {
-  return new ApiError(413, "payload_too_large", `the request body exceeds the limit of ${maxBytes} bytes`, { limit_bytes: maxBytes });
-}
-
-/** Counts bytes while streaming, so a body without (or lying about) Content-Length stays bounded. */
-async function readTextWithin(request: Request, maxBytes: number): Promise<string> {
-  const declared = Number(request.headers.get("content-length"));
-  if (Number.isFinite(declared) && declared > maxBytes) throw tooLarge(maxBytes);
-  if (!request.body) return "";
-  const reader = request.body.getReader();
-  const chunks: Uint8Array[] = [];
-  let total = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    total += value.byteLength;
-    if (total > maxBytes) {
-      await reader.cancel();
-      throw tooLarge(maxBytes);
-    }
-    chunks.push(value);
-  }
-  const bytes = new Uint8Array(total);
-  let offset = 0;
-  for (const chunk of chunks) {
-    bytes.set(chunk, offset);
-    offset += chunk.byteLength;
-  }
-  try {
-    return new TextDecoder("utf-8", { fatal: true, ignoreBOM: false }).decode(bytes);
-  } catch {
-    throw new ApiError(400, "malformed_yaml", "the request body is not valid UTF-8");
-  }
 }
