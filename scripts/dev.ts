@@ -5,15 +5,16 @@
  * use `npm start` for agents and benchmarks.
  */
 import { spawn } from "node:child_process";
-import { createRequire } from "node:module";
-import path from "node:path";
+import { mkdir } from "node:fs/promises";
 import { banner } from "./local/banner.js";
 import { openLocalDatabase } from "./local/database.js";
 import { type DemoCredentials, ensureDemoTenant } from "./local/demo-tenant.js";
 import { resolveStateDir, WRANGLER_CONFIG } from "./local/paths.js";
 import { seedDemoTools, type SeededTool } from "./local/seed-demo.js";
 import { isLoopback, parseServerArgs, serverHelp, type ServerArgs } from "./local/server-args.js";
+import { lockStateDir } from "./local/state-lock.js";
 import { USAGE_EXIT_CODE, UsageError } from "./local/usage-error.js";
+import { wranglerBin } from "./local/wrangler-api.js";
 import { readWorkerConfig } from "./local/wrangler-config.js";
 
 const HELP = serverHelp(
@@ -42,6 +43,9 @@ async function main(): Promise<void> {
   if (!isLoopback(args.host)) console.warn(`warning: listening on ${args.host}, reachable beyond this machine.`);
 
   const stateDir = resolveStateDir(args.stateDir);
+  await mkdir(stateDir, { recursive: true });
+  // Held until this process exits (the lock removes itself then), like npm start's.
+  lockStateDir(stateDir, `npm run dev on ${args.host}:${args.port}`);
   const config = await readWorkerConfig(WRANGLER_CONFIG);
   // Prepare the database before wrangler opens it, so only one process migrates.
   const database = await openLocalDatabase(stateDir, config);
@@ -53,11 +57,9 @@ async function main(): Promise<void> {
     await database.close();
   }
 
-  const require = createRequire(import.meta.url);
-  const wranglerBin = path.join(path.dirname(require.resolve("wrangler/package.json")), "bin", "wrangler.js");
   const child = spawn(
     process.execPath,
-    [wranglerBin, "dev", "--config", WRANGLER_CONFIG, "--persist-to", stateDir, "--ip", args.host, "--port", String(args.port)],
+    [wranglerBin(), "dev", "--config", WRANGLER_CONFIG, "--persist-to", stateDir, "--ip", args.host, "--port", String(args.port)],
     { stdio: "inherit", env: { ...process.env, WRANGLER_SEND_METRICS: "false" } },
   );
   const forward = (signal: NodeJS.Signals) => child.kill(signal);

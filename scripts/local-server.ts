@@ -22,6 +22,7 @@ import { createMiniflare, type LocalMiniflare } from "./local/miniflare.js";
 import { resolveStateDir, resourcePersistencePath, WRANGLER_CONFIG } from "./local/paths.js";
 import { seedDemoTools, type SeededTool } from "./local/seed-demo.js";
 import { DEFAULT_HOST, DEFAULT_PORT } from "./local/server-args.js";
+import { lockStateDir } from "./local/state-lock.js";
 import { readWorkerConfig } from "./local/wrangler-config.js";
 
 export { DEFAULT_HOST, DEFAULT_PORT } from "./local/server-args.js";
@@ -64,9 +65,13 @@ export async function startToolproof(options: StartOptions = {}): Promise<Runnin
   const port = options.port ?? DEFAULT_PORT;
   const configPath = options.configPath ?? WRANGLER_CONFIG;
   await mkdir(stateDir, { recursive: true });
+  const lock = lockStateDir(stateDir, `toolproof server on ${host}:${port === 0 ? "(a free port)" : port}`);
 
   // A fresh build directory per start, so two servers (a test beside a developer's) never share one.
-  const buildDir = await mkdtemp(path.join(os.tmpdir(), "toolproof-build-"));
+  const buildDir = await mkdtemp(path.join(os.tmpdir(), "toolproof-build-")).catch((error: unknown) => {
+    lock.release();
+    throw error;
+  });
   // Miniflare kills workerd when the process exits, however it exits (its own exit hook); the
   // build directory is ours to remove on the same occasions.
   const removeBuildDir = () => rmSync(buildDir, { recursive: true, force: true });
@@ -77,6 +82,7 @@ export async function startToolproof(options: StartOptions = {}): Promise<Runnin
     miniflare = undefined;
     process.removeListener("exit", removeBuildDir);
     await rm(buildDir, { recursive: true, force: true });
+    lock.release();
   };
 
   try {

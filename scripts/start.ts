@@ -46,6 +46,7 @@ async function main(): Promise<void> {
 
   const server = await startToolproof(args);
   running = true;
+  stopWhenOrphaned();
   console.log(
     banner({
       url: server.url,
@@ -56,6 +57,22 @@ async function main(): Promise<void> {
       servedBy: "Workers runtime via Miniflare, no dev proxy",
     }),
   );
+}
+
+/**
+ * `npm start` runs this script under npm and a shell. A SIGTERM sent to npm alone (a process
+ * manager stopping "npm start") ends npm, but the shell in between does not pass it on, which
+ * would leave this server running, holding its port, with no parent. So a changed parent means
+ * the session that started us is gone, and we stop.
+ */
+function stopWhenOrphaned(): void {
+  const parent = process.ppid;
+  setInterval(() => {
+    if (process.ppid !== parent) {
+      console.log("\nThe process that started toolproof has gone: toolproof stopped.");
+      process.exit(0);
+    }
+  }, 1000).unref();
 }
 
 main().catch((error: unknown) => {

@@ -17,12 +17,18 @@
  * unless every answered call is there (and every write attempt booked exactly once).
  *
  * Flags: --attempts 1000 --connections 32 --lookups 60000 --writes 40000 --health 60000 --json
+ *        --state-parent <dir> (where a self-started server keeps its state; /dev/shm puts it in memory)
  * Numbers only: this is never a test (timings on shared machines are noise).
  */
 import { mkdtemp, rm } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import autocannon, { type AutocannonResult } from "autocannon";
+
+function stringFlag(name: string): string | undefined {
+  const index = process.argv.indexOf(`--${name}`);
+  return index >= 0 ? process.argv[index + 1] : undefined;
+}
 
 function flag(name: string, fallback: number): number {
   const index = process.argv.indexOf(`--${name}`);
@@ -36,6 +42,8 @@ const LOOKUPS = flag("lookups", 60_000);
 const WRITES = flag("writes", 40_000);
 const HEALTH = flag("health", 60_000);
 const AS_JSON = process.argv.includes("--json");
+/** Where a server started by the benchmark keeps its state (default: a fresh directory under the OS temp dir). */
+const STATE_PARENT = stringFlag("state-parent") ?? os.tmpdir();
 /** No phase may run longer than this, whatever the counts say. */
 const PHASE_SECONDS_MAX = 120;
 const ATTEMPTS_PER_SIMULATION = 100;
@@ -56,7 +64,7 @@ async function target(): Promise<Target> {
   }
   if (url || key) throw new Error("set both TOOLPROOF_URL and TOOLPROOF_KEY, or neither (to start a server for the run)");
   const { startToolproof } = await import("../local-server.js");
-  const stateDir = await mkdtemp(path.join(os.tmpdir(), "toolproof-bench-"));
+  const stateDir = await mkdtemp(path.join(STATE_PARENT, "toolproof-bench-"));
   const server = await startToolproof({ port: 0, stateDir, quiet: true, seedDemo: false });
   return {
     url: server.url,

@@ -5,10 +5,8 @@
  */
 import { spawn } from "node:child_process";
 import { readdir } from "node:fs/promises";
-import { createRequire } from "node:module";
 import path from "node:path";
-
-const require = createRequire(import.meta.url);
+import { wranglerBin } from "./wrangler-api.js";
 
 export interface BundledModule {
   type: "ESModule" | "CompiledWasm" | "Text" | "Data";
@@ -28,8 +26,7 @@ const MODULE_TYPES: Record<string, BundledModule["type"]> = {
 
 /** Runs `wrangler deploy --dry-run --outdir <outDir>`; rejects with wrangler's output when it fails. */
 export async function bundleWorker(options: { configPath: string; outDir: string }): Promise<void> {
-  const wranglerBin = path.join(path.dirname(require.resolve("wrangler/package.json")), "bin", "wrangler.js");
-  const args = [wranglerBin, "deploy", "--dry-run", "--outdir", options.outDir, "--config", options.configPath];
+  const args = [wranglerBin(), "deploy", "--dry-run", "--outdir", options.outDir, "--config", options.configPath];
   // process.execPath is the Node the npm script runs on (22, which wrangler requires).
   const { code, output } = await run(process.execPath, args, path.dirname(options.configPath));
   if (code !== 0) {

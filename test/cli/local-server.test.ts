@@ -111,7 +111,7 @@ describe("npm start", () => {
   );
 
   it(
-    "starts again on the same state without duplicating the demo data, and keeps the demo key",
+    "starts again on the same state without duplicating the demo data, keeps the demo key, and refuses a second server on it",
     async () => {
       expect(firstRun, "needs the first start").toBeDefined();
       const server = await startToolproof({ port: 0, stateDir, quiet: true });
@@ -120,6 +120,9 @@ describe("npm start", () => {
       expect(server.migrationsApplied).toEqual([]);
       expect(server.demoKey).toBe(firstRun?.key);
       expect(server.demoTools.every((tool) => !tool.created)).toBe(true);
+
+      // One server per state directory: a second one would run its own copy of every Durable Object.
+      await expect(startToolproof({ port: 0, stateDir, quiet: true })).rejects.toThrow(/in use by another toolproof server/);
 
       const tools = await demoTools(server.url, server.demoKey);
       expect(tools.map((tool) => tool.id).sort()).toEqual(firstRun?.toolIds);

@@ -3,7 +3,7 @@
  * (../shared/data/json-schema-test-suite, an unchanged copy; see its SOURCE.txt and LICENSE),
  * and the list of cases each validator is known to fail.
  */
-import { readdirSync, readFileSync, statSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import path from "node:path";
 import type { Draft } from "../../src/adapters/json-schema/drafts.js";
 import { isJsonObject } from "../../src/core/json.js";
@@ -63,8 +63,15 @@ function text(value: unknown, what: string): string {
   return value;
 }
 
+function requireSuite(): void {
+  if (!existsSync(path.join(SUITE_DIR, "tests"))) {
+    throw new Error(`JSON-Schema-Test-Suite not found at ${SUITE_DIR}: the shared data folder must sit beside the repository (../shared)`);
+  }
+}
+
 /** Every case of one draft, in file order. Descriptions repeated within a file get a "#n" suffix. */
 export function loadCases(draft: SuiteDraftName): SuiteCase[] {
+  requireSuite();
   const root = path.join(SUITE_DIR, "tests", draft);
   const cases: SuiteCase[] = [];
   for (const file of jsonFiles(root)) {
@@ -97,6 +104,7 @@ export function loadCases(draft: SuiteDraftName): SuiteCase[] {
  * (http://localhost:1234/...). All of them: the cross-draft tests reach into other drafts' folders.
  */
 export function loadRemotes(): Record<string, unknown> {
+  requireSuite();
   const root = path.join(SUITE_DIR, "remotes");
   const remotes: Record<string, unknown> = {};
   for (const file of jsonFiles(root)) remotes[`http://localhost:1234/${file}`] = readJson(path.join(root, file));

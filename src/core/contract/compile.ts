@@ -51,17 +51,27 @@ export interface CompiledDefinition {
 
 const cache = new WeakMap<object, CompiledDefinition>();
 
+/**
+ * Templates the parser already compiled, keyed by the template value's identity, so a freshly
+ * parsed definition is not compiled twice. Scalars are not worth caching and are simply recompiled.
+ */
+export type TemplateCache = Map<unknown, Template>;
+
+function templateOf(value: unknown, at: string, templates: TemplateCache | undefined): Template {
+  return (value !== null && typeof value === "object" ? templates?.get(value) : undefined) ?? compileTemplate(value, at, null);
+}
+
 function asRecord(value: unknown): Record<string, unknown> | undefined {
   // SAFETY: a non-null, non-array object is read as a record of unknown values.
   return value !== null && typeof value === "object" && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined;
 }
 
-function compileSetState(raw: unknown, at: string): CompiledSetState {
+function compileSetState(raw: unknown, at: string, templates: TemplateCache | undefined): CompiledSetState {
   const record = asRecord(raw);
   if (!record) return [];
   return Object.keys(record).map((key) => {
     const keyAt = child(at, key);
-    return { key, segments: splitPath(key), template: compileTemplate(record[key], keyAt, null), at: keyAt };
+    return { key, segments: splitPath(key), template: templateOf(record[key], keyAt, templates), at: keyAt };
   });
 }
 
@@ -74,7 +84,7 @@ function compileDelay(owner: Record<string, unknown>, at: string): CompiledDelay
   return { ok: false, at: `${at}/delay_ms` };
 }
 
-function compileVariant(name: string, raw: Record<string, unknown>): CompiledVariant {
+function compileVariant(name: string, raw: Record<string, unknown>, templates: TemplateCache | undefined): CompiledVariant {
   const at = child("/variants", name);
   const rawRules = Array.isArray(raw.rules) ? raw.rules : [];
   const rules = rawRules.map((rule: unknown, index: number): CompiledRule => {
@@ -82,18 +92,18 @@ function compileVariant(name: string, raw: Record<string, unknown>): CompiledVar
     const record = asRecord(rule) ?? {};
     return {
       when: Array.isArray(record.when) ? record.when.map(compileCondition) : [],
-      result: Object.hasOwn(record, "result") ? compileTemplate(record.result, `${ruleAt}/result`, null) : undefined,
+      result: Object.hasOwn(record, "result") ? templateOf(record.result, `${ruleAt}/result`, templates) : undefined,
       // A rule's own "set_state": {} overrides the variant's, so presence (not content) decides.
-      setState: Object.hasOwn(record, "set_state") ? compileSetState(record.set_state, `${ruleAt}/set_state`) : undefined,
+      setState: Object.hasOwn(record, "set_state") ? compileSetState(record.set_state, `${ruleAt}/set_state`, templates) : undefined,
       delay: compileDelay(record, ruleAt),
     };
   });
   return {
     name,
     result: Object.hasOwn(raw, "result")
-      ? compileTemplate(raw.result, `${at}/result`, null)
+      ? templateOf(raw.result, `${at}/result`, templates)
       : new Template("invalid", null, [], [], [], `variant "${name}" has no result`, 0, 0, at),
-    setState: compileSetState(raw.set_state, `${at}/set_state`),
+    setState: compileSetState(raw.set_state, `${at}/set_state`, templates),
     delay: compileDelay(raw, at),
     rules,
     ruleIndex: buildRuleIndex(rules),
@@ -101,7 +111,7 @@ function compileVariant(name: string, raw: Record<string, unknown>): CompiledVar
 }
 
 /** The compiled form of `definition`, built on first use and then reused. */
-export function compileDefinition(definition: MockDefinition): CompiledDefinition {
+export function compileDefinition(definition: MockDefinition, templates?: TemplateCache): CompiledDefinition {
   const cached = cache.get(definition);
   if (cached) return cached;
   const variants = new Map<string, CompiledVariant>();
@@ -109,7 +119,7 @@ export function compileDefinition(definition: MockDefinition): CompiledDefinitio
   if (rawVariants) {
     for (const name of Object.keys(rawVariants)) {
       const variant = asRecord(rawVariants[name]);
-      if (variant) variants.set(name, compileVariant(name, variant));
+      if (variant) variants.set(name, compileVariant(name, variant, templates));
     }
   }
   const compiled: CompiledDefinition = { variants };

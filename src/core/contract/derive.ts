@@ -161,8 +161,12 @@ function derive(schema: unknown, at: string, instance: string, context: Context,
     // SAFETY: the enum is a non-empty array (checked just above).
     return ok(copyJson(schema.enum[0] as JsonValue));
   }
-  for (const keyword of ["not", "if", "dependentSchemas", "contains", "patternProperties", "propertyNames", "unevaluatedProperties", "$dynamicRef", "$recursiveRef"]) {
-    if (Object.hasOwn(schema, keyword) && !(keyword === "unevaluatedProperties" && schema[keyword] === true)) {
+  // These cannot be honoured by construction, so they are refused up front with a precise
+  // location. Keywords that usually hold for a minimal value anyway (patternProperties,
+  // propertyNames, dependentSchemas, unevaluatedProperties) are left to the validation that every
+  // draft goes through, which locates any failure at the subschema that produced the value.
+  for (const keyword of ["not", "if", "contains", "$dynamicRef", "$recursiveRef"]) {
+    if (Object.hasOwn(schema, keyword)) {
       return fail(child(at, keyword), `a value satisfying "${keyword}" cannot be derived automatically; author the mock, or give the schema examples, a default, a const or an enum`);
     }
   }

@@ -144,16 +144,32 @@ export function compileTemplate(value: unknown, at: string, sink: Problem[] | nu
     }
   }
   if (Array.isArray(value)) {
-    const items = value.map((item, i) => compileTemplate(item, `${at}/${i}`, sink, depth + 1));
+    // Plain loops rather than map(): bundlers that keep function names (tsx, wrangler) wrap every
+    // closure they create, which made per-node closures a visible cost on large definitions.
+    const items: Template[] = new Array<Template>(value.length);
+    let literal = true;
+    for (let i = 0; i < value.length; i++) {
+      const item = compileTemplate(value[i], `${at}/${i}`, sink, depth + 1);
+      items[i] = item;
+      literal &&= isLiteral(item);
+    }
     // SAFETY: every item is literal, so the array is a JSON value with no expression in it.
-    return items.every(isLiteral) ? new Template("copy", value as JsonValue) : new Template("array", null, NO_KEYS, items);
+    return literal ? new Template("copy", value as JsonValue) : new Template("array", null, NO_KEYS, items);
   }
   const keys = Object.keys(value);
   // SAFETY: a non-array object; its own keys are read as a record.
   const record = value as Record<string, unknown>;
-  const values = keys.map((key) => compileTemplate(record[key], child(at, key), sink, depth + 1));
+  const values: Template[] = new Array<Template>(keys.length);
+  let literal = true;
+  for (let i = 0; i < keys.length; i++) {
+    // SAFETY: i < keys.length.
+    const key = keys[i] as string;
+    const item = compileTemplate(record[key], child(at, key), sink, depth + 1);
+    values[i] = item;
+    literal &&= isLiteral(item);
+  }
   // SAFETY: as for arrays, a subtree without expressions is plain JSON.
-  return values.every(isLiteral) ? new Template("copy", value as JsonValue) : new Template("object", null, keys, values);
+  return literal ? new Template("copy", value as JsonValue) : new Template("object", null, keys, values);
 }
 
 function compileReference(

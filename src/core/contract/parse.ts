@@ -3,9 +3,9 @@
  * or into the complete list of what is wrong with it. It never stops at the first problem,
  * because an author fixing a fixture wants every error in one round trip, and it never throws.
  */
-import type { JsonObject, Problem } from "../json.js";
+import type { JsonObject, JsonValue, Problem } from "../json.js";
 import { isJsonObject, pointer } from "../json.js";
-import { compileDefinition } from "./compile.js";
+import { compileDefinition, type TemplateCache } from "./compile.js";
 import { CONDITION_OPS, CONDITION_SOURCES } from "./conditions.js";
 import { compileTemplate } from "./expressions.js";
 import { LIMITS, SCHEMA_VERSION, VARIANT_NAME } from "./limits.js";
@@ -44,47 +44,53 @@ export function parseDefinition(raw: unknown): ParseResult {
 
 function parse(raw: unknown): ParseResult {
   const nonJson: Problem[] = [];
-  checkJson(raw, [], new Set<object>(), nonJson);
+  checkJson(raw, [], [], nonJson);
   if (nonJson.length > 0) return { ok: false, errors: nonJson };
+  // From here on the checks read a private copy, so the copy that is returned is exactly what was
+  // checked (even if the caller changes `raw` later) and its compiled templates can be kept.
+  // SAFETY: checkJson found nothing that JSON text could not express.
+  const copy = copyJson(raw as JsonValue);
+  const templates: TemplateCache = new Map();
 
   const errors: Problem[] = [];
-  const bytes = utf8Length(JSON.stringify(raw));
+  const bytes = utf8Length(JSON.stringify(copy));
   if (bytes > LIMITS.maxDefinitionBytes) {
     errors.push({
       path: "",
       message: `expected at most ${LIMITS.maxDefinitionBytes} bytes of UTF-8 JSON; the definition is ${bytes} bytes`,
     });
   }
-  if (!isJsonObject(raw)) {
-    errors.push({ path: "", message: `expected a JSON object (the mock definition); got ${jsonTypeOf(raw)}` });
+  if (!isJsonObject(copy)) {
+    errors.push({ path: "", message: `expected a JSON object (the mock definition); got ${jsonTypeOf(copy)}` });
     return { ok: false, errors };
   }
-  unknownKeys(raw, "", ROOT_KEYS, errors);
+  const root: JsonObject = copy;
+  unknownKeys(root, "", ROOT_KEYS, errors);
 
-  if (!Object.hasOwn(raw, "schema_version")) {
+  if (!Object.hasOwn(root, "schema_version")) {
     errors.push({ path: "/schema_version", message: `required: expected ${SCHEMA_VERSION}` });
-  } else if (raw.schema_version !== SCHEMA_VERSION) {
-    errors.push({ path: "/schema_version", message: `expected ${SCHEMA_VERSION}; got ${describe(raw.schema_version)}` });
+  } else if (root.schema_version !== SCHEMA_VERSION) {
+    errors.push({ path: "/schema_version", message: `expected ${SCHEMA_VERSION}; got ${describe(root.schema_version)}` });
   }
 
-  const variantNames = checkVariants(raw, errors);
+  const variantNames = checkVariants(root, errors, templates);
 
-  if (!Object.hasOwn(raw, "default_variant")) {
+  if (!Object.hasOwn(root, "default_variant")) {
     errors.push({ path: "/default_variant", message: "required: expected the name of one of the variants" });
-  } else if (typeof raw.default_variant !== "string") {
-    errors.push({ path: "/default_variant", message: `expected a variant name (string); got ${jsonTypeOf(raw.default_variant)}` });
-  } else if (variantNames !== null && !variantNames.includes(raw.default_variant)) {
+  } else if (typeof root.default_variant !== "string") {
+    errors.push({ path: "/default_variant", message: `expected a variant name (string); got ${jsonTypeOf(root.default_variant)}` });
+  } else if (variantNames !== null && !variantNames.includes(root.default_variant)) {
     errors.push({
       path: "/default_variant",
-      message: `expected the name of one of the variants (${variantNames.join(", ")}); got "${raw.default_variant}"`,
+      message: `expected the name of one of the variants (${variantNames.join(", ")}); got "${root.default_variant}"`,
     });
   }
 
-  if (Object.hasOwn(raw, "initial_state") && !isJsonObject(raw.initial_state)) {
-    errors.push({ path: "/initial_state", message: `expected an object; got ${jsonTypeOf(raw.initial_state)}` });
+  if (Object.hasOwn(root, "initial_state") && !isJsonObject(root.initial_state)) {
+    errors.push({ path: "/initial_state", message: `expected an object; got ${jsonTypeOf(root.initial_state)}` });
   }
 
-  const exampled = checkExamples(raw, variantNames, errors);
+  const exampled = checkExamples(root, variantNames, errors);
   if (variantNames !== null && exampled !== null) {
     for (const name of variantNames) {
       if (!exampled.has(name)) {
@@ -97,9 +103,9 @@ function parse(raw: unknown): ParseResult {
   }
 
   if (errors.length > 0) return { ok: false, errors };
-  // SAFETY: every field was checked above against the MockDefinition shape; copyJson keeps it.
-  const definition = copyJson(raw) as unknown as MockDefinition;
-  compileDefinition(definition);
+  // SAFETY: every field was checked above against the MockDefinition shape.
+  const definition = root as unknown as MockDefinition;
+  compileDefinition(definition, templates);
   return { ok: true, definition };
 }
 
@@ -121,43 +127,48 @@ export function utf8Length(text: string): number {
   return bytes;
 }
 
+/** Records a non-JSON problem at the current token path (a function, not a closure per node). */
+function note(problems: Problem[], tokens: readonly string[], message: string): void {
+  problems.push({ path: pointer(...tokens), message });
+}
+
 /**
  * Refuses anything JSON text could not have produced (undefined, functions, NaN, class
  * instances, holes, cycles) and nesting deep enough to threaten the recursive walks. The path is
  * kept as a stack of tokens and only turned into a pointer when there is something to report.
  */
-function checkJson(value: unknown, tokens: string[], ancestors: Set<object>, problems: Problem[]): void {
+function checkJson(value: unknown, tokens: string[], ancestors: object[], problems: Problem[]): void {
   if (problems.length >= MAX_NON_JSON_PROBLEMS) return;
   if (value === null || typeof value === "string" || typeof value === "boolean") return;
-  const report = (message: string) => problems.push({ path: pointer(...tokens), message });
   if (typeof value === "number") {
-    if (!Number.isFinite(value)) report(`expected a finite JSON number; got ${String(value)}`);
+    if (!Number.isFinite(value)) note(problems, tokens, `expected a finite JSON number; got ${String(value)}`);
     return;
   }
   if (typeof value !== "object") {
-    report(`expected a JSON value; got ${typeof value}`);
+    note(problems, tokens, `expected a JSON value; got ${typeof value}`);
+    return;
+  }
+  // The ancestors are a short array (the nesting bound keeps it under 64), cheaper than a Set.
+  if (ancestors.includes(value)) {
+    note(problems, tokens, "expected a JSON value; this object contains itself");
     return;
   }
   if (tokens.length >= LIMITS.maxNesting) {
-    report(`expected at most ${LIMITS.maxNesting} levels of nesting`);
+    note(problems, tokens, `expected at most ${LIMITS.maxNesting} levels of nesting`);
     return;
   }
-  if (ancestors.has(value)) {
-    report("expected a JSON value; this object contains itself");
-    return;
-  }
-  ancestors.add(value);
+  ancestors.push(value);
   if (Array.isArray(value)) {
     for (let i = 0; i < value.length; i++) {
       tokens.push(String(i));
-      if (!(i in value)) report("expected a JSON value; the array has a hole here");
+      if (!(i in value)) note(problems, tokens, "expected a JSON value; the array has a hole here");
       else checkJson(value[i], tokens, ancestors, problems);
       tokens.pop();
     }
   } else {
     const proto: unknown = Object.getPrototypeOf(value);
     if (proto !== Object.prototype && proto !== null) {
-      report("expected a plain JSON object; got an instance of a class");
+      note(problems, tokens, "expected a plain JSON object; got an instance of a class");
     } else {
       // SAFETY: a plain object, read as a record.
       const record = value as Record<string, unknown>;
@@ -168,7 +179,7 @@ function checkJson(value: unknown, tokens: string[], ancestors: Set<object>, pro
       }
     }
   }
-  ancestors.delete(value);
+  ancestors.pop();
 }
 
 function unknownKeys(record: JsonObject, at: string, allowed: readonly string[], errors: Problem[]): void {
@@ -185,7 +196,7 @@ function countProblem(what: string, min: number, max: number, found: number): st
 }
 
 /** Checks /variants; answers the variant names when /variants is an object (for cross-checks). */
-function checkVariants(root: JsonObject, errors: Problem[]): string[] | null {
+function checkVariants(root: JsonObject, errors: Problem[], templates: TemplateCache): string[] | null {
   if (!Object.hasOwn(root, "variants")) {
     errors.push({ path: "/variants", message: "required: expected an object of named variants" });
     return null;
@@ -203,12 +214,18 @@ function checkVariants(root: JsonObject, errors: Problem[]): string[] | null {
     if (!VARIANT_NAME.test(name)) {
       errors.push({ path: at, message: `expected a variant name of 1 to 64 characters from A-Z a-z 0-9 _ . -; got ${describe(name)}` });
     }
-    checkVariant(variants[name], at, errors);
+    checkVariant(variants[name], at, errors, templates);
   }
   return names;
 }
 
-function checkVariant(variant: unknown, at: string, errors: Problem[]): void {
+/** Compiles a template for its problems, and keeps the compiled form for compileDefinition. */
+function checkTemplate(value: JsonValue | undefined, at: string, errors: Problem[], templates: TemplateCache): void {
+  const template = compileTemplate(value, at, errors);
+  if (value !== null && typeof value === "object") templates.set(value, template);
+}
+
+function checkVariant(variant: unknown, at: string, errors: Problem[], templates: TemplateCache): void {
   if (!isJsonObject(variant)) {
     errors.push({ path: at, message: `expected a variant object {result, set_state?, delay_ms?, rules?}; got ${jsonTypeOf(variant)}` });
     return;
@@ -217,9 +234,9 @@ function checkVariant(variant: unknown, at: string, errors: Problem[]): void {
   if (!Object.hasOwn(variant, "result")) {
     errors.push({ path: `${at}/result`, message: "required: expected the result template (any JSON value)" });
   } else {
-    compileTemplate(variant.result, `${at}/result`, errors);
+    checkTemplate(variant.result, `${at}/result`, errors, templates);
   }
-  if (Object.hasOwn(variant, "set_state")) checkSetState(variant.set_state, `${at}/set_state`, errors);
+  if (Object.hasOwn(variant, "set_state")) checkSetState(variant.set_state, `${at}/set_state`, errors, templates);
   if (Object.hasOwn(variant, "delay_ms")) checkDelay(variant.delay_ms, `${at}/delay_ms`, errors);
   if (Object.hasOwn(variant, "rules")) {
     const rules = variant.rules;
@@ -229,11 +246,11 @@ function checkVariant(variant: unknown, at: string, errors: Problem[]): void {
     }
     const count = countProblem("rules per variant", 0, LIMITS.maxRulesPerVariant, rules.length);
     if (count !== null) errors.push({ path: `${at}/rules`, message: count });
-    rules.forEach((rule, index) => checkRule(rule, `${at}/rules/${index}`, errors));
+    rules.forEach((rule, index) => checkRule(rule, `${at}/rules/${index}`, errors, templates));
   }
 }
 
-function checkRule(rule: unknown, at: string, errors: Problem[]): void {
+function checkRule(rule: unknown, at: string, errors: Problem[], templates: TemplateCache): void {
   if (!isJsonObject(rule)) {
     errors.push({ path: at, message: `expected a rule object {when, result?, set_state?, delay_ms?}; got ${jsonTypeOf(rule)}` });
     return;
@@ -248,8 +265,8 @@ function checkRule(rule: unknown, at: string, errors: Problem[]): void {
     if (count !== null) errors.push({ path: `${at}/when`, message: count });
     rule.when.forEach((condition, index) => checkCondition(condition, `${at}/when/${index}`, errors));
   }
-  if (Object.hasOwn(rule, "result")) compileTemplate(rule.result, `${at}/result`, errors);
-  if (Object.hasOwn(rule, "set_state")) checkSetState(rule.set_state, `${at}/set_state`, errors);
+  if (Object.hasOwn(rule, "result")) checkTemplate(rule.result, `${at}/result`, errors, templates);
+  if (Object.hasOwn(rule, "set_state")) checkSetState(rule.set_state, `${at}/set_state`, errors, templates);
   if (Object.hasOwn(rule, "delay_ms")) checkDelay(rule.delay_ms, `${at}/delay_ms`, errors);
 }
 
@@ -291,7 +308,7 @@ function checkCondition(condition: unknown, at: string, errors: Problem[]): void
   }
 }
 
-function checkSetState(setState: unknown, at: string, errors: Problem[]): void {
+function checkSetState(setState: unknown, at: string, errors: Problem[], templates: TemplateCache): void {
   if (!isJsonObject(setState)) {
     errors.push({ path: at, message: `expected an object of state paths to value templates; got ${jsonTypeOf(setState)}` });
     return;
@@ -302,7 +319,7 @@ function checkSetState(setState: unknown, at: string, errors: Problem[]): void {
     const problem = pathProblem(key, false);
     if (problem !== null) errors.push({ path: keyAt, message: problem });
     else usable.set(key, splitPath(key));
-    compileTemplate(setState[key], keyAt, errors);
+    checkTemplate(setState[key], keyAt, errors, templates);
   }
   // All keys are applied after rendering, so "a" and "a.b" together would make the outcome
   // depend on key order: refuse the pair and name the shorter key.

@@ -185,3 +185,23 @@ describe("generateDraft names what it cannot derive", () => {
     });
   });
 });
+
+describe("generateDraft leaves keywords that a minimal value satisfies to validation", () => {
+  it("derives despite patternProperties, propertyNames and unevaluatedProperties", async () => {
+    const output: JsonSchema = {
+      type: "object",
+      required: ["id"],
+      properties: { id: { type: "string" } },
+      patternProperties: { "^x-": { type: "string" } },
+      propertyNames: { maxLength: 10 },
+      unevaluatedProperties: false,
+    };
+    expect(await draftOf(output)).toEqual(await expectedDraft(output, anyInput, { id: "example" }, {}));
+  });
+
+  it("and names the subschema when the value still fails them", async () => {
+    const output: JsonSchema = { type: "object", required: ["identifier"], properties: { identifier: { type: "string" } }, propertyNames: { maxLength: 3 } };
+    const draft = await draftOf(output);
+    expect(draft.ok === false && { construct: draft.construct, schema: draft.schema }).toEqual({ construct: "", schema: "output_schema" });
+  });
+});

@@ -1,0 +1,133 @@
+/**
+ * How the fast path (fast-path.ts) reads instance values: the same JSON type a value has for
+ * @cfworker/json-schema, its members read the way cfworker reads them, and the check that a
+ * value is JSON all the way down. Values arrive as `unknown` (the SchemaValidator port accepts
+ * anything), so nothing here assumes the value came from JSON.parse.
+ */
+import { jsonEqual } from "../../core/json.js";
+
+/**
+ * A value's JSON type as a small number, so a schema's allowed types fit in a bit mask. Plain
+ * constants, not an enum: nothing to compile away, and every bundler reads them the same.
+ */
+export type Kind = 0 | 1 | 2 | 3 | 4 | 5 | 6;
+/** undefined, a function, a symbol or a bigint: cfworker throws on these. */
+export const KIND_NOT_JSON = 0;
+export const KIND_NULL = 1;
+export const KIND_BOOLEAN = 2;
+export const KIND_NUMBER = 3;
+export const KIND_STRING = 4;
+export const KIND_ARRAY = 5;
+export const KIND_OBJECT = 6;
+/** How many kinds there are (the length of a per-kind table). */
+export const KIND_COUNT = 7;
+
+/** The JSON type cfworker gives a value (its `instanceType`), or KIND_NOT_JSON where it would throw. */
+export function kindOf(value: unknown): Kind {
+  switch (typeof value) {
+    case "string":
+      return KIND_STRING;
+    case "number":
+      return KIND_NUMBER;
+    case "boolean":
+      return KIND_BOOLEAN;
+    case "object":
+      return value === null ? KIND_NULL : Array.isArray(value) ? KIND_ARRAY : KIND_OBJECT;
+    default:
+      return KIND_NOT_JSON;
+  }
+}
+
+/**
+ * cfworker's "integer": a number with no fractional part that is not NaN, written exactly as
+ * cfworker tests it (`instance % 1 || instance !== instance` rejects), so 1.0 is an integer and
+ * so is Infinity (which JSON cannot carry anyway).
+ */
+export function isIntegerValue(value: unknown): boolean {
+  return typeof value === "number" && !(value % 1) && value === value;
+}
+
+/** A member of an object instance, read as cfworker reads it (`instance[key]`). */
+export function member(object: object, key: string): unknown {
+  // SAFETY: reading a property of an object; the result is typed unknown and narrowed by callers.
+  return (object as Record<string, unknown>)[key];
+}
+
+/** An own property check, as cfworker's `hasOwnProperty(instance, key)`. */
+export function hasOwn(object: object, key: string): boolean {
+  return Object.prototype.hasOwnProperty.call(object, key);
+}
+
+/**
+ * Nesting beyond which isJsonTree gives up (answers false): a false answer only sends the value
+ * to cfworker, and a bound keeps a cyclic value from overflowing the stack here.
+ */
+const MAX_TREE_DEPTH = 200;
+
+/**
+ * Whether cfworker could walk all of `value` without meeting a value it throws on: every item
+ * (holes read as undefined) and every key a `for…in` visits (inherited enumerable ones too, as
+ * cfworker's loops do) holds a string, number, boolean, null, array or object, recursively.
+ */
+export function isJsonTree(value: unknown, depth = 0): boolean {
+  switch (typeof value) {
+    case "string":
+    case "number":
+    case "boolean":
+      return true;
+    case "object": {
+      if (value === null) return true;
+      if (depth >= MAX_TREE_DEPTH) return false;
+      if (Array.isArray(value)) {
+        for (let i = 0; i < value.length; i++) if (!isJsonTree(value[i], depth + 1)) return false;
+        return true;
+      }
+      for (const key in value) if (!isJsonTree(member(value, key), depth + 1)) return false;
+      return true;
+    }
+    default:
+      return false;
+  }
+}
+
+/** Arrays up to this length are compared pair by pair; longer ones index primitives in a Set. */
+const PAIRWISE_LIMIT = 16;
+
+function isObjectLike(value: unknown): value is object {
+  return typeof value === "object" && value !== null;
+}
+
+/**
+ * Whether two items of `items` are equal as cfworker's "uniqueItems" sees it: `a === b`, or both
+ * objects/arrays and deeply equal (jsonEqual is the same relation as cfworker's
+ * deepCompareStrict: key order ignored, no cross-type equality, 1 and 1.0 are one number).
+ * The Set used for long arrays treats NaN as equal to itself where `===` does not; JSON has no
+ * NaN, and a wrong "duplicate" only sends the value to cfworker, which answers exactly.
+ */
+export function hasDuplicates(items: readonly unknown[]): boolean {
+  const n = items.length;
+  if (n < 2) return false;
+  if (n <= PAIRWISE_LIMIT) {
+    for (let j = 0; j < n; j++) {
+      const a = items[j];
+      const aObject = isObjectLike(a);
+      for (let k = j + 1; k < n; k++) {
+        const b = items[k];
+        if (a === b || (aObject && isObjectLike(b) && jsonEqual(a, b))) return true;
+      }
+    }
+    return false;
+  }
+  const primitives = new Set<unknown>();
+  const objects: object[] = [];
+  for (const item of items) {
+    if (isObjectLike(item)) {
+      for (const seen of objects) if (seen === item || jsonEqual(seen, item)) return true;
+      objects.push(item);
+    } else {
+      if (primitives.has(item)) return true;
+      primitives.add(item);
+    }
+  }
+  return false;
+}
