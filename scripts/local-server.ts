@@ -101,14 +101,22 @@ export async function startToolproof(options: StartOptions = {}): Promise<Runnin
       name: config.name,
       modules,
       modulesRoot: buildDir,
-      host,
-      port,
+      // Clients reach the Worker through a direct socket, one hop fewer per request than through
+      // Miniflare's entry worker (routing, request.cf, pretty error pages: nothing this API needs;
+      // measured 2 to 2.5 times the requests/s). The entry stays on a free loopback port, where
+      // Miniflare serves its own bindings API (getD1Database).
+      unsafeDirectSockets: [{ host, port }],
+      host: "127.0.0.1",
+      port: 0,
       resourcePersistencePath: resourcePersistencePath(stateDir),
+      // No per-request log line: it costs a round trip through this Node process per request.
+      logRequests: false,
     });
-    const ready = await miniflare.ready.catch((error: unknown) => {
+    const worker = miniflare;
+    const direct = await worker.ready.then(() => worker.unsafeGetDirectURL(config.name)).catch((error: unknown) => {
       throw explainStartFailure(error, host, port);
     });
-    const url = ready.href.replace(/\/$/, "");
+    const url = direct.href.replace(/\/$/, "");
 
     const { db, applied } = await prepareDatabase(miniflare, config, config.name);
     if (applied.length > 0) log(`Applied migrations: ${applied.join(", ")}`);

@@ -1,15 +1,21 @@
 /**
- * Validations per second of the two SchemaValidator implementations on a realistic tool input
- * schema, warm cache (the dispatch hot path: the same contract object validated again and again).
+ * Validations per second of the SchemaValidator implementations on realistic tool schemas, warm
+ * cache (the dispatch hot path: the same contract object validated again and again).
  *
  *   npm run bench:validators [-- --seconds 2 --json]
  *
- * Four workloads per validator: a valid call, an invalid call (problems rendered), a valid call
- * whose schema is a structurally equal copy (the canonical-JSON cache path), and the cold cost
- * of preparing a schema once (cache miss). Numbers only: this is never a test (timings on shared
- * machines are noise).
+ * Validators: the runtime one as deployed (compiled fast path, cfworker for the rest), the same
+ * with its fast path turned off (cfworker alone, as before the fast path), ajv (compiled code,
+ * CLI only), and the bare fast-path closure (what the runtime validator's valid path costs
+ * without the cache lookup around it).
+ *
+ * Workloads per validator: a valid call on each tool schema, an invalid call (problems
+ * rendered), a valid call whose schema is a structurally equal copy (the canonical-JSON cache
+ * path), and the cold cost of preparing a schema once (cache miss). Numbers only: this is never
+ * a test (timings on shared machines are noise).
  */
 import { createAjvValidator } from "../../src/adapters/json-schema/ajv-validator.js";
+import { compileFastPath } from "../../src/adapters/json-schema/fast-path.js";
 import { createRuntimeValidator } from "../../src/adapters/json-schema/runtime-validator.js";
 import type { JsonObject } from "../../src/core/json.js";
 import type { SchemaValidator } from "../../src/core/ports.js";
@@ -87,6 +93,80 @@ const INVALID = {
   coupon: "FREE",
 };
 
+/** An e-mail tool (the workerd test's): arrays of formats, a $ref to an enum. */
+const SEND_EMAIL: JsonObject = {
+  $schema: "https://json-schema.org/draft/2020-12/schema",
+  type: "object",
+  required: ["to", "subject"],
+  additionalProperties: false,
+  properties: {
+    to: { type: "array", minItems: 1, items: { type: "string", format: "email" } },
+    cc: { type: "array", items: { type: "string", format: "email" } },
+    subject: { type: "string", maxLength: 80 },
+    body: { type: "string", maxLength: 10000 },
+    sendAt: { type: "string", format: "date-time" },
+    priority: { $ref: "#/$defs/priority" },
+  },
+  $defs: { priority: { enum: ["low", "normal", "high"] } },
+};
+
+const SEND_EMAIL_VALID = {
+  to: ["ada@example.com", "grace@example.org"],
+  subject: "Quarterly numbers",
+  body: "Hi both, the figures are attached. Let me know what you think before Friday.",
+  sendAt: "2025-06-01T09:30:00Z",
+  priority: "normal",
+};
+
+/**
+ * A search tool as strict function-calling schemas are written (every property required,
+ * nullable ones as anyOf with null), draft-07 with "definitions" as generators emit them.
+ */
+const SEARCH_ORDERS: JsonObject = {
+  $schema: "http://json-schema.org/draft-07/schema#",
+  type: "object",
+  required: ["query", "status", "placedAfter", "limit", "sort"],
+  additionalProperties: false,
+  properties: {
+    query: { type: "string", minLength: 1, maxLength: 200 },
+    status: { anyOf: [{ type: "array", items: { $ref: "#/definitions/status" }, uniqueItems: true }, { type: "null" }] },
+    placedAfter: { anyOf: [{ type: "string", format: "date" }, { type: "null" }] },
+    customerId: { type: "string", pattern: "^cus_[A-Za-z0-9]{8,24}$" },
+    total: {
+      type: "object",
+      additionalProperties: false,
+      properties: { min: { type: "number", minimum: 0 }, max: { type: "number", minimum: 0 }, currency: { type: "string", pattern: "^[A-Z]{3}$" } },
+    },
+    limit: { type: "integer", minimum: 1, maximum: 100 },
+    sort: { $ref: "#/definitions/sort" },
+  },
+  definitions: {
+    status: { enum: ["pending", "paid", "shipped", "delivered", "refunded"] },
+    sort: {
+      type: "object",
+      required: ["field", "direction"],
+      additionalProperties: false,
+      properties: { field: { enum: ["placedAt", "total"] }, direction: { enum: ["asc", "desc"] } },
+    },
+  },
+};
+
+const SEARCH_ORDERS_VALID = {
+  query: "blue ceramic mug",
+  status: ["paid", "shipped"],
+  placedAfter: "2025-01-01",
+  customerId: "cus_A1b2C3d4E5",
+  total: { min: 10, max: 250.5, currency: "EUR" },
+  limit: 20,
+  sort: { field: "placedAt", direction: "desc" },
+};
+
+const TOOLS: ReadonlyArray<[name: string, schema: JsonObject, valid: unknown]> = [
+  ["booking", BOOKING, VALID],
+  ["send_email", SEND_EMAIL, SEND_EMAIL_VALID],
+  ["search_orders (draft-07)", SEARCH_ORDERS, SEARCH_ORDERS_VALID],
+];
+
 interface Row {
   validator: string;
   workload: string;
@@ -127,7 +207,8 @@ function coldRate(create: () => SchemaValidator): number {
 }
 
 const factories: Array<[string, () => SchemaValidator]> = [
-  ["runtime (@cfworker/json-schema)", () => createRuntimeValidator()],
+  ["runtime (fast path + cfworker)", () => createRuntimeValidator()],
+  ["runtime, fast path off (cfworker)", () => createRuntimeValidator({ fastPath: false })],
   ["ajv 8 (compiled)", () => createAjvValidator()],
 ];
 
@@ -136,9 +217,11 @@ for (const [name, create] of factories) {
   const validator = create();
   const copy = structuredClone(BOOKING);
   const problems = validator.validate(BOOKING, INVALID).length;
-  if (validator.validate(BOOKING, VALID).length !== 0) throw new Error(`${name} rejects the valid call`);
-  rows.push({ validator: name, workload: "valid call", perSecond: rate(() => validator.validate(BOOKING, VALID)), problems: 0 });
-  rows.push({ validator: name, workload: "invalid call", perSecond: rate(() => validator.validate(BOOKING, INVALID)), problems });
+  for (const [tool, schema, valid] of TOOLS) {
+    if (validator.validate(schema, valid).length !== 0) throw new Error(`${name} rejects the valid ${tool} call`);
+    rows.push({ validator: name, workload: `valid call: ${tool}`, perSecond: rate(() => validator.validate(schema, valid)), problems: 0 });
+  }
+  rows.push({ validator: name, workload: "invalid call: booking", perSecond: rate(() => validator.validate(BOOKING, INVALID)), problems });
   rows.push({
     validator: name,
     workload: "valid call, equal schema copy",
@@ -148,6 +231,15 @@ for (const [name, create] of factories) {
   rows.push({ validator: name, workload: "cold: new schema each call", perSecond: coldRate(create), problems: 0 });
 }
 
+// The bare closure tree, without the cache lookup and the port around it.
+for (const [tool, schema, valid] of TOOLS) {
+  const draft = schema["$schema"] === "http://json-schema.org/draft-07/schema#" ? "7" : "2020-12";
+  const fast = compileFastPath(schema, draft);
+  if (fast === undefined) throw new Error(`the fast path does not compile the ${tool} schema`);
+  if (!fast(valid)) throw new Error(`the fast path rejects the valid ${tool} call`);
+  rows.push({ validator: "fast path closure alone", workload: `valid call: ${tool}`, perSecond: rate(() => fast(valid)), problems: 0 });
+}
+
 if (AS_JSON) {
   console.log(JSON.stringify({ seconds: SECONDS, node: process.version, rows }, null, 2));
 } else {
@@ -155,7 +247,7 @@ if (AS_JSON) {
   const width = Math.max(...rows.map((r) => r.validator.length));
   for (const row of rows) {
     const note = row.problems > 0 ? ` (${row.problems} problems)` : "";
-    console.log(`${row.validator.padEnd(width)}  ${row.workload.padEnd(30)} ${row.perSecond.toLocaleString("en-US").padStart(12)}/s${note}`);
+    console.log(`${row.validator.padEnd(width)}  ${row.workload.padEnd(36)} ${row.perSecond.toLocaleString("en-US").padStart(12)}/s${note}`);
   }
   console.log("The 'equal schema copy' workload includes structuredClone of the schema on every call.");
 }

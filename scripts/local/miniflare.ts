@@ -10,6 +10,8 @@ import { createRequire } from "node:module";
 export interface LocalMiniflare {
   readonly ready: Promise<URL>;
   getD1Database(bindingName: string, workerName?: string): Promise<D1Database>;
+  /** Where a worker's `unsafeDirectSockets` socket listens (the port it really got, when 0 was asked). */
+  unsafeGetDirectURL(workerName?: string, entrypoint?: string): Promise<URL>;
   dispose(): Promise<void>;
 }
 

@@ -1,10 +1,10 @@
-import { env, runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
+import { runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { getInvoiceDefinition, invoiceTool, placeOnHoldDefinition } from "../fixtures/invoice-tools.js";
 import type { AttemptObject } from "../../src/worker/attempt-object.js";
 import { RETENTION_MS } from "../../src/worker/attempt-object.js";
 import { call, newTenant } from "./helpers.js";
-import { counterTool, createSimulation, dispatch, dispatchJson, evidence, ledgerTool, libraryTool, readAttempt, type CreatedAttempt } from "./simulation-helpers.js";
+import { counterTool, createSimulation, dispatch, dispatchJson, evidence, ledgerTool, libraryTool, readAttempt, stubOf, type CreatedAttempt } from "./simulation-helpers.js";
 
 const tenantPromise = newTenant();
 
@@ -18,9 +18,6 @@ async function freshAttempt(): Promise<CreatedAttempt> {
   return { ...attempt, tool_name: tool.id } as CreatedAttempt & { tool_name: string };
 }
 
-function stubOf(attempt: CreatedAttempt): DurableObjectStub {
-  return env.ATTEMPTS.get(env.ATTEMPTS.idFromName(attempt.id));
-}
 
 const toolInputError = { code: "tool_input_error", message: expect.any(String), details: expect.any(Array) };
 
@@ -61,7 +58,7 @@ describe("the error table over HTTP: harness errors (5xx, attempt marked harness
 
   it("internal: a failure inside the object (here a corrupt state row) is a harness error, not a crash", async () => {
     const attempt = await freshAttempt();
-    await runInDurableObject(stubOf(attempt), (_instance: AttemptObject, state) => {
+    await runInDurableObject<AttemptObject, void>(stubOf(attempt), (_instance, state) => {
       state.storage.sql.exec(`INSERT OR REPLACE INTO state (tool, value) VALUES ('counter', 'not json')`);
     });
     const answer = await dispatchJson(attempt, { tool: "counter", arguments: { n: 1 } });
@@ -75,7 +72,7 @@ describe("the error table over HTTP: harness errors (5xx, attempt marked harness
     expect((await dispatchJson(attempt, { tool: "counter", arguments: { n: 5 } })).status).toBe(200);
     const stub = stubOf(attempt);
     // Move the lease end into the past, as time passing would, then let the alarm notice.
-    await runInDurableObject(stub, (_instance: AttemptObject, state) => {
+    await runInDurableObject<AttemptObject, void>(stub, (_instance, state) => {
       state.storage.sql.exec(`UPDATE attempt SET expires_at = ?`, Date.now() - 1000);
     });
     expect(await runDurableObjectAlarm(stub)).toBe(true);
@@ -86,7 +83,7 @@ describe("the error table over HTTP: harness errors (5xx, attempt marked harness
       body: { error: { code: "harness_error", kind: "lease_expired", message: "the attempt's lease has ended; no further calls are answered", details: [] } },
     });
     // Alarms may fire twice: running it again changes nothing.
-    await runInDurableObject(stub, async (instance: AttemptObject) => {
+    await runInDurableObject<AttemptObject, void>(stub, async (instance) => {
       await instance.alarm();
       await instance.alarm();
     });
@@ -108,11 +105,11 @@ describe("after the attempt object is gone", () => {
     await dispatch(attempt, { tool: "ledger", arguments: { mode: "ok" } });
     const stub = stubOf(attempt);
     // Long past the lease and the retention time: the alarm flushes, then retires the storage.
-    await runInDurableObject(stub, (_instance: AttemptObject, state) => {
+    await runInDurableObject<AttemptObject, void>(stub, (_instance, state) => {
       state.storage.sql.exec(`UPDATE attempt SET expires_at = ?`, Date.now() - RETENTION_MS - 1000);
     });
     expect(await runDurableObjectAlarm(stub)).toBe(true);
-    const tables = await runInDurableObject(stub, (_instance: AttemptObject, state) => state.storage.sql.exec(`SELECT name FROM sqlite_master WHERE type = 'table' AND name IN ('attempt', 'calls', 'state')`).toArray());
+    const tables = await runInDurableObject<AttemptObject, unknown[]>(stub, (_instance, state) => state.storage.sql.exec(`SELECT name FROM sqlite_master WHERE type = 'table' AND name IN ('attempt', 'calls', 'state')`).toArray());
     expect(tables).toEqual([]);
 
     expect((await evidence(attempt, tenant.key)).map((c) => ({ seq: c.seq, tool: c.tool, result: c.result }))).toEqual([

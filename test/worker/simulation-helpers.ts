@@ -2,8 +2,10 @@
  * Fixtures for simulation, attempt and MCP tests: inline tools whose definitions exercise the call
  * algorithm and every row of the error table, and small wrappers over the real HTTP routes.
  */
+import { env } from "cloudflare:test";
 import { expect } from "vitest";
 import type { JsonObject } from "../../src/core/json.js";
+import type { AttemptObject } from "../../src/worker/attempt-object.js";
 import { call, type TestTenant } from "./helpers.js";
 
 /** Swaps the stored number for the argument and answers the previous one: lost or interleaved updates show at once. */
@@ -156,4 +158,11 @@ export async function libraryTool(
     expect({ operationId, status: saved.status, body: await saved.json() }).toMatchObject({ status: 201 });
   }
   return tool;
+}
+
+/** The attempt's Durable Object, for runInDurableObject and runDurableObjectAlarm. */
+export function stubOf(attempt: Pick<CreatedAttempt, "id">): DurableObjectStub<AttemptObject> {
+  // SAFETY: wrangler.toml binds ATTEMPTS to AttemptObject; the test env types the namespace untyped.
+  const namespace = env.ATTEMPTS as unknown as DurableObjectNamespace<AttemptObject>;
+  return namespace.get(namespace.idFromName(attempt.id));
 }

@@ -81,6 +81,16 @@ export function baseLookup(known: Readonly<Record<string, unknown>> = {}): Looku
   return lookup;
 }
 
+let metaLookup: Lookup | undefined;
+/**
+ * baseLookup() with no known documents (the meta-schemas only), built on first use and shared:
+ * validators and the fast path that add no documents of their own all read this one table.
+ */
+export function sharedMetaLookup(): Lookup {
+  metaLookup ??= baseLookup();
+  return metaLookup;
+}
+
 /**
  * Dereferences `json`, a private copy (copyJson) that this takes over: a draft-07 copy is
  * normalized first (see draft07.ts), and cfworker annotates its objects. Throws when cfworker

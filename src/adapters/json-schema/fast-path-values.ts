@@ -19,8 +19,6 @@ export const KIND_NUMBER = 3;
 export const KIND_STRING = 4;
 export const KIND_ARRAY = 5;
 export const KIND_OBJECT = 6;
-/** How many kinds there are (the length of a per-kind table). */
-export const KIND_COUNT = 7;
 
 /** The JSON type cfworker gives a value (its `instanceType`), or KIND_NOT_JSON where it would throw. */
 export function kindOf(value: unknown): Kind {
@@ -59,17 +57,13 @@ export function hasOwn(object: object, key: string): boolean {
 }
 
 /**
- * Nesting beyond which isJsonTree gives up (answers false): a false answer only sends the value
- * to cfworker, and a bound keeps a cyclic value from overflowing the stack here.
- */
-const MAX_TREE_DEPTH = 200;
-
-/**
  * Whether cfworker could walk all of `value` without meeting a value it throws on: every item
  * (holes read as undefined) and every key a `for…in` visits (inherited enumerable ones too, as
- * cfworker's loops do) holds a string, number, boolean, null, array or object, recursively.
+ * cfworker's loops do) holds a string, number, boolean, null, array or object, recursively, and
+ * arrays and objects nest at most `levels` deep (a scalar is 0 deep, `[1]` is 1). The bound keeps
+ * cfworker's recursion on the value within its stack, and a cyclic value from looping here.
  */
-export function isJsonTree(value: unknown, depth = 0): boolean {
+export function isJsonTree(value: unknown, levels: number): boolean {
   switch (typeof value) {
     case "string":
     case "number":
@@ -77,12 +71,12 @@ export function isJsonTree(value: unknown, depth = 0): boolean {
       return true;
     case "object": {
       if (value === null) return true;
-      if (depth >= MAX_TREE_DEPTH) return false;
+      if (levels < 1) return false;
       if (Array.isArray(value)) {
-        for (let i = 0; i < value.length; i++) if (!isJsonTree(value[i], depth + 1)) return false;
+        for (let i = 0; i < value.length; i++) if (!isJsonTree(value[i], levels - 1)) return false;
         return true;
       }
-      for (const key in value) if (!isJsonTree(member(value, key), depth + 1)) return false;
+      for (const key in value) if (!isJsonTree(member(value, key), levels - 1)) return false;
       return true;
     }
     default:

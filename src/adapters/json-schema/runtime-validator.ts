@@ -11,6 +11,13 @@
  * the agent mistakes toolproof exists to catch. The ajv validator asserts the same list (see
  * formats.ts) so the CLI and the Worker agree.
  *
+ * Speed: cfworker interprets the schema on every call (~100-200 µs for a tool contract), so a
+ * prepared schema also gets a fast path (fast-path.ts), closures compiled once that decide valid
+ * or invalid exactly as cfworker does. A value the fast path accepts is valid without cfworker;
+ * any other value (invalid ones, or ones the fast path cannot vouch for) goes through cfworker
+ * as before, which gives the problems. Schemas the fast path does not implement use cfworker
+ * alone. Either way the answer is cfworker's.
+ *
  * @example
  * const validator = createRuntimeValidator();
  * validator.checkSchema({ type: 12 }); // [{ path: "/type", message: "must match at least one of …" }]
@@ -19,32 +26,51 @@
 import { validate as cfworkerValidate } from "@cfworker/json-schema";
 import { isJsonObject, type JsonValue, type Problem } from "../../core/json.js";
 import type { JsonSchema } from "../../core/ports.js";
-import { baseLookup, copyJson, notJsonReason, prepareDocument, type CfworkerDocument, type Lookup } from "./cfworker-prepare.js";
+import { baseLookup, copyJson, notJsonReason, prepareDocument, sharedMetaLookup, type CfworkerDocument } from "./cfworker-prepare.js";
 import { cfworkerProblems } from "./cfworker-problems.js";
 import { DEFAULT_DRAFT, selectDraft, type Draft } from "./drafts.js";
+import { compilePreparedFastPath, type FastPath } from "./fast-path.js";
 import { errorMessage, notASchemaProblem, notJsonValueProblem, unusableSchemaProblem } from "./messages.js";
 import { META_SCHEMA } from "./meta-schemas.js";
 import type { CachingSchemaValidator, ValidatorOptions } from "./options.js";
 import { createPreparedCache, DEFAULT_CACHE_SIZE } from "./prepared-cache.js";
 import { referenceProblems } from "./references.js";
 
-/** A prepared schema: what validate needs, or why the schema cannot be used. */
+/**
+ * A prepared schema: what validate needs, or why the schema cannot be used. `fast` is compiled
+ * on the first validate (checkSchema alone never needs it), and null when the fast path does
+ * not implement the schema or is turned off.
+ */
 type Prepared =
-  | { draft: Draft; document: CfworkerDocument; schemaProblems?: Problem[] }
+  | { draft: Draft; document: CfworkerDocument; fast?: FastPath | null; schemaProblems?: Problem[] }
   | { unusable: Problem[] };
 
-let metaLookup: Lookup | undefined;
-/** The meta-schemas' lookup table, built on first use and shared by all validators. */
-function metaSchemaLookup(): Lookup {
-  metaLookup ??= baseLookup();
-  return metaLookup;
-}
+/** The meta-schemas' lookup table, shared by all validators. */
+const metaSchemaLookup = sharedMetaLookup;
 
 export type { CachingSchemaValidator, ValidatorOptions };
 
-export function createRuntimeValidator(options: ValidatorOptions = {}): CachingSchemaValidator {
+export interface RuntimeValidatorOptions extends ValidatorOptions {
+  /**
+   * Whether valid values may be decided by the compiled fast path (default true). Off, every
+   * value goes through cfworker: the reference the fast path's tests and benchmark compare with.
+   */
+  fastPath?: boolean;
+}
+
+/** The fast path's verdict; one that throws (a getter on an odd value) means "ask cfworker". */
+function fastAccepts(fast: FastPath, value: unknown): boolean {
+  try {
+    return fast(value);
+  } catch {
+    return false;
+  }
+}
+
+export function createRuntimeValidator(options: RuntimeValidatorOptions = {}): CachingSchemaValidator {
   const defaultDraft = options.defaultDraft ?? DEFAULT_DRAFT;
   const base = options.knownSchemas === undefined ? metaSchemaLookup() : baseLookup(options.knownSchemas);
+  const useFastPath = options.fastPath ?? true;
 
   const prepare = (schema: object | boolean): Prepared => {
     const selection = selectDraft(schema, defaultDraft);
@@ -56,7 +82,7 @@ export function createRuntimeValidator(options: ValidatorOptions = {}): CachingS
       return { unusable: [{ path: "", message: `not a JSON document: ${errorMessage(error)}` }] };
     }
     try {
-      return { draft: selection.draft, document: prepareDocument(json, base, selection.draft) };
+      return { draft: selection.draft, document: prepareDocument(json, base, selection.draft), fast: useFastPath ? undefined : null };
     } catch (error) {
       return { unusable: [{ path: "", message: errorMessage(error) }] };
     }
@@ -102,9 +128,17 @@ export function createRuntimeValidator(options: ValidatorOptions = {}): CachingS
     },
 
     validate(schema: JsonSchema, value: unknown): Problem[] {
+      const prepared = lookUp(schema);
+      if (!("unusable" in prepared)) {
+        // Compiled from the very document and lookup table cfworker validates against (null,
+        // remembered, when the fast path does not implement the schema).
+        if (prepared.fast === undefined) prepared.fast = compilePreparedFastPath(prepared.document, prepared.draft) ?? null;
+        // The hot path: a valid value, decided without cfworker. The fast path refuses a
+        // top-level value that is not JSON, so the check below still answers for one.
+        if (prepared.fast !== null && fastAccepts(prepared.fast, value)) return [];
+      }
       const notJson = notJsonValueProblem(value);
       if (notJson !== undefined) return [notJson];
-      const prepared = lookUp(schema);
       if ("unusable" in prepared) return [unusableSchemaProblem(prepared.unusable)];
       const { draft, document } = prepared;
       let result: ReturnType<typeof cfworkerValidate>;

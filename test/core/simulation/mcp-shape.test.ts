@@ -5,9 +5,9 @@ const base = { function_name: "crm__get", description: "Get one customer." };
 
 describe("MCP tool shapes", () => {
   it("passes object schemas as they are and declares object output schemas", () => {
-    const input = { type: "object", properties: { id: { type: "string" } }, required: ["id"] } as const;
-    const output = { type: "object", properties: { name: { type: "string" } } } as const;
-    expect(mcpTool({ ...base, input_schema: { ...input }, output_schema: { ...output }, annotations: { readOnlyHint: true, destructiveHint: "no", custom: 1 } })).toEqual({
+    const input = { type: "object", properties: { id: { type: "string" } }, required: ["id"] };
+    const output = { type: "object", properties: { name: { type: "string" } } };
+    expect(mcpTool({ ...base, input_schema: input, output_schema: output, annotations: { readOnlyHint: true, destructiveHint: "no", custom: 1 } })).toEqual({
       name: "crm__get",
       description: "Get one customer.",
       inputSchema: input,
