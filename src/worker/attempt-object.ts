@@ -303,6 +303,8 @@ export class AttemptObject extends DurableObject<Env> implements AttemptMethods 
       return;
     }
     const now = Date.now();
+    // The alarm set below is not a flush alarm: the next call must set its own.
+    live.flushScheduled = false;
     if (!live.leaseEnded) {
       this.scheduleAlarm(live.expiresAt);
     } else if (now >= live.expiresAt + RETENTION_MS) {

@@ -67,7 +67,15 @@ describe("the mock lifecycle of a library tool", () => {
     // Changing the operation's input schema changes its hash: the saved revision is now stale.
     const changed = invoiceTool.operations.map((op) =>
       op.operation_id === "get_invoice"
-        ? { ...op, input_schema: { ...op.input_schema, properties: { invoice_id: { type: "string", minLength: 3 } } } }
+        ? {
+            ...op,
+            input_schema: {
+              type: "object",
+              properties: { invoice_id: { type: "string", minLength: 3 } },
+              required: ["invoice_id"],
+              additionalProperties: false,
+            },
+          }
         : op,
     );
     const put = await call("PUT", `/api/tools/${tool.id}`, { key: tenant.key, body: { ...invoiceTool, name: "lifecycle", operations: changed } });

@@ -51,9 +51,21 @@ export function member(object: object, key: string): unknown {
   return (object as Record<string, unknown>)[key];
 }
 
-/** An own property check, as cfworker's `hasOwnProperty(instance, key)`. */
+/** An own property check, as cfworker's `hasOwnProperty(instance, key)` (same semantics). */
 export function hasOwn(object: object, key: string): boolean {
-  return Object.prototype.hasOwnProperty.call(object, key);
+  return Object.hasOwn(object, key);
+}
+
+/** Whether `object` has every one of `names` as an own property. */
+export function hasAll(object: object, names: readonly string[]): boolean {
+  for (const name of names) if (!Object.hasOwn(object, name)) return false;
+  return true;
+}
+
+/** Whether some regex of `regexes` matches `text`. A loop, not `some`: no closure per call. */
+export function matchesAny(regexes: readonly RegExp[], text: string): boolean {
+  for (const regex of regexes) if (regex.test(text)) return true;
+  return false;
 }
 
 /**
@@ -61,7 +73,9 @@ export function hasOwn(object: object, key: string): boolean {
  * (holes read as undefined) and every key a `for…in` visits (inherited enumerable ones too, as
  * cfworker's loops do) holds a string, number, boolean, null, array or object, recursively, and
  * arrays and objects nest at most `levels` deep (a scalar is 0 deep, `[1]` is 1). The bound keeps
- * cfworker's recursion on the value within its stack, and a cyclic value from looping here.
+ * cfworker's recursion on the value within its stack, and a cyclic value from looping here. An
+ * object with a non-enumerable own property (never one from JSON.parse) is not vouched for:
+ * `for…in` misses it, but cfworker's "properties" would read it.
  */
 export function isJsonTree(value: unknown, levels: number): boolean {
   switch (typeof value) {
@@ -76,8 +90,12 @@ export function isJsonTree(value: unknown, levels: number): boolean {
         for (let i = 0; i < value.length; i++) if (!isJsonTree(value[i], levels - 1)) return false;
         return true;
       }
-      for (const key in value) if (!isJsonTree(member(value, key), levels - 1)) return false;
-      return true;
+      let own = 0;
+      for (const key in value) {
+        if (!isJsonTree(member(value, key), levels - 1)) return false;
+        if (Object.hasOwn(value, key)) own++;
+      }
+      return own === Object.getOwnPropertyNames(value).length;
     }
     default:
       return false;

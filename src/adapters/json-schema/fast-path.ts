@@ -10,22 +10,24 @@
  * draft-07 copy is already normalized there). Where it cannot be exact it does not guess:
  * - compiling returns undefined for a schema using anything it does not implement (the caller
  *   then uses cfworker alone), and
- * - a closure may answer "invalid" for a value cfworker would accept, never the reverse. The
- *   caller runs cfworker on every "invalid" anyway (for the problems), so such an answer costs
- *   time, not correctness. This is how values that are not JSON are handled: cfworker throws on
- *   undefined, functions, symbols and bigints wherever it meets them, and the fast path answers
- *   "invalid" wherever it could not rule that out (see compileApplicators).
+ * - it may answer "invalid" for a value cfworker would accept, never the reverse. The caller
+ *   runs cfworker on every "invalid" anyway (for the problems), so such an answer costs time,
+ *   not correctness. That is how it handles what cfworker does not answer at all but throws on:
+ *   undefined, functions, symbols and bigints inside a value, and recursion deeper than its
+ *   stack. The fast path stops early where cfworker evaluates everything, so it answers "invalid"
+ *   unless it can rule those out, even in the parts it skipped (see State and vouch).
  *
  * Every keyword cfworker reads is either implemented (IMPLEMENTED_KEYWORDS) or makes the schema
  * fall back (FALLBACK_KEYWORDS); cfworker ignores every other keyword, and so does this.
  */
 import { ucs2length } from "@cfworker/json-schema";
 import { isJsonObject, jsonEqual, type JsonObject, type JsonValue } from "../../core/json.js";
-import { copyJson, prepareDocument, sharedMetaLookup, baseLookup, type CfworkerDocument, type Lookup } from "./cfworker-prepare.js";
+import { baseLookup, copyJson, prepareDocument, sharedMetaLookup, type CfworkerDocument, type Lookup } from "./cfworker-prepare.js";
 import type { Draft } from "./drafts.js";
 import { formatRule } from "./fast-path-formats.js";
 import { multipleOfTest } from "./fast-path-numbers.js";
 import {
+  hasAll,
   hasDuplicates,
   hasOwn,
   isIntegerValue,
@@ -38,6 +40,7 @@ import {
   KIND_NUMBER,
   KIND_OBJECT,
   KIND_STRING,
+  matchesAny,
   member,
 } from "./fast-path-values.js";
 
@@ -167,8 +170,10 @@ interface Compiler {
 /** A schema the fast path does not implement exactly. */
 class Unsupported extends Error {}
 
-const ACCEPT: Node = { check: () => true, typed: false, descends: false };
-const REJECT: Node = { check: () => false, typed: false, descends: false };
+const acceptAll: Check = () => true;
+const rejectAll: Check = () => false;
+const ACCEPT: Node = { check: acceptAll, typed: false, descends: false };
+const REJECT: Node = { check: rejectAll, typed: false, descends: false };
 
 /** Told why a schema falls back to cfworker (for tests and diagnostics). */
 export type FallbackListener = (reason: string) => void;
@@ -262,8 +267,9 @@ function longestChain(edges: ReadonlyMap<object, readonly object[]>): number {
  * must not hide a value cfworker throws on, nor nest deeper than cfworker's stack allows.
  */
 function vouch(value: unknown, state: State): boolean {
-  // cfworker nests at most `chain` frames per level of the value, one more for the subschema.
-  const levels = Math.floor((FRAME_BUDGET - state.frames - 1) / state.chain) - 1;
+  // Per level of the value cfworker nests at most `chain` schemas' frames, plus a boolean
+  // subschema's; the value itself is one level more than the `levels` below it.
+  const levels = Math.floor((FRAME_BUDGET - state.frames) / (state.chain + 1)) - 1;
   if (levels >= 0 && isJsonTree(value, levels)) return true;
   state.gaveUp = true;
   return false;
@@ -277,7 +283,7 @@ function compile(schema: unknown, compiler: Compiler): Node {
   if (known !== undefined) return known;
   // Registered before its subschemas compile, so a recursive "$ref" finds it; refs read
   // `node.check` at call time, by when it is the real one.
-  const node: Node = { check: () => false, typed: true, descends: true };
+  const node: Node = { check: rejectAll, typed: true, descends: true };
   compiler.nodes.set(schema, node);
   const built = compileSchemaObject(schema, compiler);
   node.check = built.check;
@@ -512,9 +518,11 @@ function compileValueKeywords(schema: JsonObject, parts: Parts): void {
     // A Set finds primitives as `===` does (they differ only on NaN, which JSON cannot hold).
     const primitives = new Set<unknown>(members.filter((m) => typeof m !== "object" || m === null));
     const structured = members.filter((m) => typeof m === "object" && m !== null);
-    parts.any.push((value) =>
-      typeof value === "object" && value !== null ? structured.some((m) => jsonEqual(value, m)) : primitives.has(value),
-    );
+    parts.any.push((value) => {
+      if (typeof value !== "object" || value === null) return primitives.has(value);
+      for (const m of structured) if (jsonEqual(value, m)) return true;
+      return false;
+    });
   }
 }
 
@@ -533,7 +541,12 @@ function othersDescend(nodes: readonly Node[]): boolean[] {
 function compileApplicators(schema: JsonObject, parts: Parts): void {
   const state = parts.compiler.state;
   const allOf = schemaArray(schema, "allOf")?.map((s) => sameValue(s, parts).check);
-  if (allOf !== undefined) parts.any.push((value) => allOf.every((check) => check(value)));
+  if (allOf !== undefined) {
+    parts.any.push((value) => {
+      for (const check of allOf) if (!check(value)) return false;
+      return true;
+    });
+  }
 
   const anyOf = schemaArray(schema, "anyOf")?.map((s) => sameValue(s, parts));
   if (anyOf !== undefined) {
@@ -584,7 +597,7 @@ function compileApplicators(schema: JsonObject, parts: Parts): void {
 function compileObjectKeywords(schema: JsonObject, parts: Parts): void {
   const required = schema["required"] === undefined ? undefined : stringArray(schema["required"], '"required"');
   if (required !== undefined && required.length > 0) {
-    parts.object.push((object) => required.every((name) => hasOwn(object, name)));
+    parts.object.push((object) => hasAll(object, required));
   }
 
   const minProperties = numberValue(schema, "minProperties");
@@ -609,13 +622,19 @@ function compileObjectKeywords(schema: JsonObject, parts: Parts): void {
   const dependentRequired = schemaMap(schema, "dependentRequired");
   if (dependentRequired !== undefined) {
     const rules = Object.entries(dependentRequired).map(([name, needs]) => [name, stringArray(needs, '"dependentRequired"')] as const);
-    parts.object.push((object) => rules.every(([name, needs]) => !hasOwn(object, name) || needs.every((need) => hasOwn(object, need))));
+    parts.object.push((object) => {
+      for (const [name, needs] of rules) if (hasOwn(object, name) && !hasAll(object, needs)) return false;
+      return true;
+    });
   }
 
   const dependentSchemas = schemaMap(schema, "dependentSchemas");
   if (dependentSchemas !== undefined) {
     const rules = Object.entries(dependentSchemas).map(([name, s]) => [name, sameValue(s, parts).check] as const);
-    parts.object.push((object) => rules.every(([name, check]) => !hasOwn(object, name) || check(object)));
+    parts.object.push((object) => {
+      for (const [name, check] of rules) if (hasOwn(object, name) && !check(object)) return false;
+      return true;
+    });
   }
 
   // Draft-07's keyword, which cfworker also applies in 2020-12: a list of names or a schema.
@@ -624,13 +643,16 @@ function compileObjectKeywords(schema: JsonObject, parts: Parts): void {
     const rules = Object.entries(dependencies).map(([name, rule]): readonly [string, ObjectCheck] => {
       if (Array.isArray(rule)) {
         const needs = stringArray(rule, '"dependencies"');
-        return [name, (object) => needs.every((need) => hasOwn(object, need))];
+        return [name, (object) => hasAll(object, needs)];
       }
       if (typeof rule !== "boolean" && !isJsonObject(rule)) throw new Unsupported('a "dependencies" entry that is neither a list nor a schema');
       const check = sameValue(rule, parts).check;
       return [name, (object) => check(object)];
     });
-    parts.object.push((object) => rules.every(([name, check]) => !hasOwn(object, name) || check(object)));
+    parts.object.push((object) => {
+      for (const [name, check] of rules) if (hasOwn(object, name) && !check(object)) return false;
+      return true;
+    });
   }
 
   compilePropertySchemas(schema, parts);
@@ -639,23 +661,29 @@ function compileObjectKeywords(schema: JsonObject, parts: Parts): void {
 /** "properties", "patternProperties" and "additionalProperties", which depend on each other. */
 function compilePropertySchemas(schema: JsonObject, parts: Parts): void {
   const properties = schemaMap(schema, "properties");
-  const propertyChecks = Object.entries(properties ?? {}).map(([name, s]) => [name, inside(s, parts).check] as const);
-  if (propertyChecks.length > 0) {
+  // Parallel arrays and index loops: the hot path destructures no tuples.
+  const names = Object.keys(properties ?? {});
+  const nameChecks = names.map((name) => inside(properties?.[name], parts).check);
+  if (names.length > 0) {
     parts.object.push((object) => {
-      for (const [name, check] of propertyChecks) if (hasOwn(object, name) && !check(member(object, name))) return false;
+      for (let i = 0; i < names.length; i++) {
+        const name = names[i] ?? "";
+        if (hasOwn(object, name) && nameChecks[i]?.(member(object, name)) !== true) return false;
+      }
       return true;
     });
   }
 
   const patternProperties = schemaMap(schema, "patternProperties");
-  const patterns = Object.entries(patternProperties ?? {}).map(
-    ([pattern, s]) => [unicodeRegExp(pattern), inside(s, parts).check] as const,
-  );
-  if (patterns.length > 0) {
+  const regexes = Object.keys(patternProperties ?? {}).map(unicodeRegExp);
+  const patternChecks = Object.keys(patternProperties ?? {}).map((pattern) => inside(patternProperties?.[pattern], parts).check);
+  if (regexes.length > 0) {
     parts.object.push((object) => {
       // for…in, as cfworker: inherited enumerable names count too.
       for (const key in object) {
-        for (const [regex, check] of patterns) if (regex.test(key) && !check(member(object, key))) return false;
+        for (let i = 0; i < regexes.length; i++) {
+          if (regexes[i]?.test(key) === true && patternChecks[i]?.(member(object, key)) !== true) return false;
+        }
       }
       return true;
     });
@@ -665,12 +693,11 @@ function compilePropertySchemas(schema: JsonObject, parts: Parts): void {
     const additional = inside(schema["additionalProperties"], parts).check;
     // cfworker skips the names "properties" evaluated (the instance's own ones it lists) and the
     // names any pattern matches.
-    const named = new Set(propertyChecks.map(([name]) => name));
-    const regexes = patterns.map(([regex]) => regex);
+    const named = new Set(names);
     parts.object.push((object) => {
       for (const key in object) {
         if (named.has(key) && hasOwn(object, key)) continue;
-        if (regexes.some((regex) => regex.test(key))) continue;
+        if (regexes.length > 0 && matchesAny(regexes, key)) continue;
         if (!additional(member(object, key))) return false;
       }
       return true;
@@ -704,7 +731,7 @@ function compileArrayKeywords(schema: JsonObject, parts: Parts): void {
       for (let i = 0; i < length; i++) {
         const item = array[i];
         if (contains.check(item)) contained++;
-        // A failing item is tolerated, so it must not be one cfworker throws on (see compileApplicators).
+        // A failing item is tolerated: what the fast path skipped in it must be vouched for.
         else if (contains.typed && !vouch(item, state)) return false;
       }
       if (minContains === undefined ? contained === 0 : contained < minContains) return false;
@@ -801,52 +828,74 @@ function compileStringKeywords(schema: JsonObject, parts: Parts): void {
 // ---------------------------------------------------------------------------------------------
 // Assembly
 
-function assemble(parts: Parts): Built {
-  const { typeMask, integer, any, object, array, string, number } = parts;
-  const state = parts.compiler.state;
-  const decide = (value: unknown, kind: number): boolean => {
-    if (typeMask !== -1 && (typeMask & (1 << kind)) === 0 && !(integer && isIntegerValue(value))) return false;
-    for (const test of any) if (!test(value)) return false;
-    switch (typeof value) {
-      case "string":
-        for (const test of string) if (!test(value)) return false;
+/** The checks of one schema object, ready to run. */
+interface Plan {
+  typeMask: number;
+  integer: boolean;
+  any: readonly Check[];
+  object: readonly ObjectCheck[];
+  array: readonly ArrayCheck[];
+  string: readonly StringCheck[];
+  number: readonly NumberCheck[];
+}
+
+/** One schema object's verdict on a value of JSON type `kind`. */
+function decide(plan: Plan, value: unknown, kind: number): boolean {
+  if (plan.typeMask !== -1 && (plan.typeMask & (1 << kind)) === 0 && !(plan.integer && isIntegerValue(value))) return false;
+  for (const test of plan.any) if (!test(value)) return false;
+  switch (typeof value) {
+    case "string":
+      for (const test of plan.string) if (!test(value)) return false;
+      return true;
+    case "number":
+      for (const test of plan.number) if (!test(value)) return false;
+      return true;
+    case "object":
+      if (value === null) return true;
+      if (Array.isArray(value)) {
+        for (const test of plan.array) if (!test(value)) return false;
         return true;
-      case "number":
-        for (const test of number) if (!test(value)) return false;
-        return true;
-      case "object":
-        if (value === null) return true;
-        if (Array.isArray(value)) {
-          for (const test of array) if (!test(value)) return false;
-          return true;
-        }
-        for (const test of object) if (!test(value)) return false;
-        return true;
-      default:
-        return true;
-    }
-  };
-  const check: Check = parts.nests
-    ? (value) => {
-        const kind = kindOf(value);
-        // cfworker throws on these before reading any keyword; and stops on a deep stack.
-        if (kind === KIND_NOT_JSON || state.frames >= FRAME_BUDGET) {
-          state.gaveUp = true;
-          return false;
-        }
-        state.frames++;
-        const valid = decide(value, kind);
-        state.frames--;
-        return valid;
       }
-    : // A schema without subschemas nests nothing: no frames to count.
-      (value) => {
-        const kind = kindOf(value);
-        if (kind === KIND_NOT_JSON) {
-          state.gaveUp = true;
-          return false;
-        }
-        return decide(value, kind);
-      };
-  return { check, descends: parts.descends };
+      for (const test of plan.object) if (!test(value)) return false;
+      return true;
+    default:
+      return true;
+  }
+}
+
+/** The check of a schema object with subschemas: it counts the cfworker frame it stands for. */
+function nestingCheck(plan: Plan, state: State): Check {
+  return (value) => {
+    const kind = kindOf(value);
+    // cfworker throws on these before reading any keyword; and stops on a deep stack.
+    if (kind === KIND_NOT_JSON || state.frames >= FRAME_BUDGET) {
+      state.gaveUp = true;
+      return false;
+    }
+    state.frames++;
+    const valid = decide(plan, value, kind);
+    state.frames--;
+    return valid;
+  };
+}
+
+/** The check of a schema object without subschemas: it nests nothing, no frames to count. */
+function leafCheck(plan: Plan, state: State): Check {
+  return (value) => {
+    const kind = kindOf(value);
+    if (kind === KIND_NOT_JSON) {
+      state.gaveUp = true;
+      return false;
+    }
+    return decide(plan, value, kind);
+  };
+}
+
+function assemble(parts: Parts): Built {
+  // Closures are returned from functions rather than assigned to names: bundlers that keep
+  // function names (wrangler does) would otherwise rename every closure made here, per schema.
+  const { typeMask, integer, any, object, array, string, number } = parts;
+  const plan: Plan = { typeMask, integer, any, object, array, string, number };
+  const state = parts.compiler.state;
+  return { check: parts.nests ? nestingCheck(plan, state) : leafCheck(plan, state), descends: parts.descends };
 }

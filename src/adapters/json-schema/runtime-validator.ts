@@ -12,8 +12,8 @@
  * formats.ts) so the CLI and the Worker agree.
  *
  * Speed: cfworker interprets the schema on every call (~100-200 µs for a tool contract), so a
- * prepared schema also gets a fast path (fast-path.ts), closures compiled once that decide valid
- * or invalid exactly as cfworker does. A value the fast path accepts is valid without cfworker;
+ * schema validated against more than once also gets a fast path (fast-path.ts), closures
+ * compiled once that decide valid or invalid exactly as cfworker does. A value the fast path accepts is valid without cfworker;
  * any other value (invalid ones, or ones the fast path cannot vouch for) goes through cfworker
  * as before, which gives the problems. Schemas the fast path does not implement use cfworker
  * alone. Either way the answer is cfworker's.
@@ -38,11 +38,12 @@ import { referenceProblems } from "./references.js";
 
 /**
  * A prepared schema: what validate needs, or why the schema cannot be used. `fast` is compiled
- * on the first validate (checkSchema alone never needs it), and null when the fast path does
- * not implement the schema or is turned off.
+ * when the schema is validated against a second time: a schema used once (checkSchema alone, a
+ * one-off validation) never pays for compiling, one used twice is a contract about to be used
+ * many times. Null when the fast path does not implement the schema or is turned off.
  */
 type Prepared =
-  | { draft: Draft; document: CfworkerDocument; fast?: FastPath | null; schemaProblems?: Problem[] }
+  | { draft: Draft; document: CfworkerDocument; fast?: FastPath | null; validated?: boolean; schemaProblems?: Problem[] }
   | { unusable: Problem[] };
 
 /** The meta-schemas' lookup table, shared by all validators. */
@@ -132,10 +133,13 @@ export function createRuntimeValidator(options: RuntimeValidatorOptions = {}): C
       if (!("unusable" in prepared)) {
         // Compiled from the very document and lookup table cfworker validates against (null,
         // remembered, when the fast path does not implement the schema).
-        if (prepared.fast === undefined) prepared.fast = compilePreparedFastPath(prepared.document, prepared.draft) ?? null;
+        if (prepared.fast === undefined && prepared.validated === true) {
+          prepared.fast = compilePreparedFastPath(prepared.document, prepared.draft) ?? null;
+        }
+        prepared.validated = true;
         // The hot path: a valid value, decided without cfworker. The fast path refuses a
         // top-level value that is not JSON, so the check below still answers for one.
-        if (prepared.fast !== null && fastAccepts(prepared.fast, value)) return [];
+        if (prepared.fast !== undefined && prepared.fast !== null && fastAccepts(prepared.fast, value)) return [];
       }
       const notJson = notJsonValueProblem(value);
       if (notJson !== undefined) return [notJson];

@@ -6,7 +6,7 @@ import { baseLookup, copyJson, prepareDocument, sharedMetaLookup, type Lookup } 
 import { selectDraft, type Draft } from "../../../src/adapters/json-schema/drafts.js";
 import { compilePreparedFastPath, type FallbackListener, type FastPath } from "../../../src/adapters/json-schema/fast-path.js";
 import { createRuntimeValidator, type RuntimeValidatorOptions } from "../../../src/adapters/json-schema/runtime-validator.js";
-import { isJsonObject } from "../../../src/core/json.js";
+import { isJsonObject, type Problem } from "../../../src/core/json.js";
 import type { JsonSchema, SchemaValidator } from "../../../src/core/ports.js";
 
 export function asSchema(value: unknown): JsonSchema {
@@ -40,6 +40,15 @@ export function fastPathFor(
     onFallback?.(`unusable: ${String(error)}`);
     return undefined;
   }
+}
+
+/**
+ * The runtime validator's answer once its fast path is in use: the validator compiles it when a
+ * schema is validated against a second time, so the first call only warms it up.
+ */
+export function validateWarm(validator: SchemaValidator, schema: JsonSchema, value: unknown): Problem[] {
+  validator.validate(schema, value);
+  return validator.validate(schema, value);
 }
 
 /** cfworker alone: the runtime validator with its fast path turned off. */
