@@ -40,5 +40,9 @@ declare module "autocannon" {
     body?: string;
     requests?: AutocannonRequest[];
   }
-  export default function autocannon(options: AutocannonOptions): Promise<AutocannonResult>;
+  /** The running benchmark: awaitable for its result, stoppable early. */
+  export interface AutocannonInstance extends PromiseLike<AutocannonResult> {
+    stop(): void;
+  }
+  export default function autocannon(options: AutocannonOptions): AutocannonInstance;
 }

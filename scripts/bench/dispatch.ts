@@ -215,15 +215,20 @@ async function load(t: Target, name: string, amount: number, next: () => { path:
     const request = next();
     return { ...request, headers: { ...request.headers, host } };
   };
-  const result = await autocannon({
+  const running = autocannon({
     url: t.url,
     connections: CONNECTIONS,
     amount,
-    duration: PHASE_SECONDS_MAX,
     timeout: 30,
     requests: [{ ...first, headers: { ...first.headers, host }, setupRequest: withHost }],
   });
-  return { name, requests: amount, result };
+  // autocannon ignores `duration` once `amount` is set: bound the time here.
+  const timer = setTimeout(() => running.stop(), PHASE_SECONDS_MAX * 1000);
+  try {
+    return { name, requests: amount, result: await running };
+  } finally {
+    clearTimeout(timer);
+  }
 }
 
 function roundRobin(attempts: Attempt[], tool: string, args: unknown): () => { path: string; headers: Record<string, string>; body: string; method: string } {

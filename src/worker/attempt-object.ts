@@ -124,6 +124,8 @@ export interface ToolListing {
 export type DescribeReply = { kind: "unauthorized" } | { kind: "ok"; tools: ToolListing[]; lease_ended: boolean };
 
 export interface AttemptSnapshot {
+  id: string;
+  simulation_id: string;
   status: AttemptStatus;
   /** Per tool name, the state now. */
   state: JsonObject;
@@ -459,6 +461,8 @@ export class AttemptObject extends DurableObject<Env> implements AttemptMethods 
       .one();
     const completion = this.sql.exec<{ completion: string | null }>(`SELECT completion FROM attempt`).one().completion;
     return {
+      id: live.setup.attempt_id,
+      simulation_id: live.setup.simulation_id,
       status: live.status,
       state: this.allStates(live),
       calls: counts.calls,

@@ -11,24 +11,23 @@
  * by the object in the same RPC, and the rendered result text comes back as the response body
  * without being parsed or serialized again.
  */
-import { Hono, type Context } from "hono";
+import { Hono } from "hono";
 import { z } from "zod";
-import { constantTimeEqual } from "../../adapters/crypto.js";
-import { KEY_PREFIX } from "../../adapters/d1/api-keys.js";
-import { countEvidence, findAttempt, listEvidence, type AttemptRow } from "../../adapters/d1/simulations.js";
+import { countEvidence, listEvidence } from "../../adapters/d1/simulations.js";
 import { isJsonObject, type JsonObject, type JsonValue } from "../../core/json.js";
 import { systemClock } from "../../core/ports.js";
 import { parseDelayScale, waitSimulatedDelay } from "../../core/simulation/delay.js";
 import { toEvidenceCall } from "../../core/simulation/evidence.js";
 import { isAttemptStatus, mayPass } from "../../core/simulation/status.js";
-import { attemptStub, attemptUnauthorized, capabilityTokenHash, isAttemptId } from "../attempt-access.js";
-import type { Answer, AttemptSnapshot } from "../attempt-object.js";
+import { attemptStub, attemptUnauthorized, capabilityTokenHash } from "../attempt-access.js";
+import type { AttemptSnapshot } from "../attempt-object.js";
+import { authorizedReader } from "../attempt-reader.js";
 import type { AppEnv } from "../env.js";
 import { ApiError, invalidRequest } from "../http-error.js";
 import { mcpHandler } from "../mcp.js";
-import { authenticate } from "../middleware/auth.js";
 import { readBody } from "../middleware/json-body.js";
 import { jsonObject } from "../schema-fields.js";
+import { httpAnswer } from "./dispatch-answer.js";
 import { readDispatchText } from "./dispatch-body.js";
 
 export const attemptRoutes = new Hono<AppEnv>();
@@ -68,12 +67,14 @@ attemptRoutes.post("/:id/dispatch", async (c) => {
 attemptRoutes.get("/:id", async (c) => {
   const attempt = await authorizedReader(c);
   const reply = await attemptStub(c.env, attempt.id).snapshot();
-  if (reply.kind === "ok") return c.json(attemptView(attempt, reply.snapshot));
+  if (reply.kind === "ok") return c.json(attemptView(reply.snapshot));
   // The object is gone (retired after its lease): D1 holds what it last reported.
   const counts = await countEvidence(c.var.db, attempt.id);
   const status = isAttemptStatus(attempt.status) ? attempt.status : "harness_failed";
   return c.json(
-    attemptView(attempt, {
+    attemptView({
+      id: attempt.id,
+      simulation_id: attempt.simulation_id,
       status,
       state: parseObjectColumn(attempt.state),
       ...counts,
@@ -128,67 +129,17 @@ attemptRoutes.post("/:id/complete", async (c) => {
       throw new ApiError(401, "token_expired", "the attempt's lease has ended, and its token with it");
     case "already_completed":
       throw new ApiError(409, "already_completed", "this attempt has already been completed");
-    case "ok": {
-      const attempt = await findAttempt(c.var.db, attemptId);
-      if (!attempt) throw attemptUnauthorized();
-      return c.json(attemptView(attempt, reply.snapshot));
-    }
+    case "ok":
+      return c.json(attemptView(reply.snapshot));
   }
 });
 
 attemptRoutes.all("/:id/mcp", mcpHandler);
 
-/**
- * The result exactly as rendered, as the whole body; everything else in headers. Errors carry the
- * body shapes of the error table: 422 tool_input_error (the agent's to fix), 500 harness_error.
- */
-export function httpAnswer(answer: Answer): Response {
-  const headers = new Headers({ "content-type": "application/json; charset=utf-8" });
-  headers.set("x-toolproof-seq", String(answer.seq));
-  headers.set("x-toolproof-tool", encodeURIComponent(answer.tool));
-  headers.set("x-toolproof-operation", encodeURIComponent(answer.operation_id));
-  if (answer.revision !== null) headers.set("x-toolproof-revision", String(answer.revision));
-  if (answer.variant !== null) headers.set("x-toolproof-variant", encodeURIComponent(answer.variant));
-  headers.set("x-toolproof-rule", answer.rule === null ? "none" : String(answer.rule));
-  headers.set("x-toolproof-delay-ms", String(answer.delay_ms));
-  headers.set("x-toolproof-outcome", answer.outcome);
-  if (answer.replayed) headers.set("x-toolproof-replayed", "true");
-  if (answer.outcome === "result" && answer.result !== null) return new Response(answer.result, { status: 200, headers });
-  const status = answer.outcome === "tool_input_error" ? 422 : 500;
-  return new Response(`{"error":${answer.error ?? '{"code":"harness_error","kind":"internal","message":"no answer was recorded"}'}}`, { status, headers });
-}
-
-/**
- * Who may read an attempt: its own token while the lease lasts, or at any time an API key of the
- * attempt's tenant with AIManager:RunEvals. Checked against D1, which outlives the object.
- */
-async function authorizedReader(c: Context<AppEnv>): Promise<AttemptRow> {
-  const attemptId = c.req.param("id") ?? "";
-  const bearer = c.req.header("authorization");
-  const presented = /^Bearer\s+(\S+)\s*$/i.exec(bearer ?? "")?.[1];
-  if (presented?.startsWith(KEY_PREFIX)) {
-    await authenticate(c, async () => undefined);
-    const { tenantId, permissions } = c.var.principal;
-    if (!permissions.has("AIManager:RunEvals") && !permissions.has("AIManager:Admin")) {
-      throw new ApiError(403, "forbidden", "this API key lacks the permission AIManager:RunEvals", { required_permission: "AIManager:RunEvals" });
-    }
-    const attempt = isAttemptId(attemptId) ? await findAttempt(c.var.db, attemptId) : undefined;
-    if (!attempt || attempt.tenant_id !== tenantId) throw new ApiError(404, "not_found", "attempt not found");
-    return attempt;
-  }
-  const tokenHash = await capabilityTokenHash(c, attemptId);
-  const attempt = await findAttempt(c.var.db, attemptId);
-  if (!attempt || !constantTimeEqual(attempt.token_hash, tokenHash)) throw attemptUnauthorized();
-  if (Date.parse(attempt.expires_at) <= Date.now() || attempt.status === "expired") {
-    throw new ApiError(401, "token_expired", "the attempt's lease has ended, and its token with it; read it with an API key instead");
-  }
-  return attempt;
-}
-
-function attemptView(attempt: AttemptRow, snapshot: AttemptSnapshot) {
+function attemptView(snapshot: AttemptSnapshot) {
   return {
-    id: attempt.id,
-    simulation_id: attempt.simulation_id,
+    id: snapshot.id,
+    simulation_id: snapshot.simulation_id,
     status: snapshot.status,
     may_pass: mayPass(snapshot.status),
     state: snapshot.state,

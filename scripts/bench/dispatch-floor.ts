@@ -1,0 +1,84 @@
+/**
+ * The floor under dispatch: what the runtime itself costs for the steps every call must take,
+ * measured on a throwaway Worker with no toolproof code in it. Compare its numbers with
+ * `npm run bench:dispatch` to see how much of a dispatch is toolproof's own work.
+ *
+ *   npx tsx scripts/bench/dispatch-floor.ts [--requests 20000] [--state-parent /dev/shm]
+ *
+ * Phases, each at 32 connections over 1,000 objects (round-robin), after one warm-up pass:
+ *   bare     a Worker route that answers at once
+ *   rpc      one Durable Object RPC that only reads memory
+ *   write    the same RPC plus one SQLite INSERT (one durable commit per call)
+ * Numbers only: never a test.
+ */
+import { mkdtemp, rm } from "node:fs/promises";
+import os from "node:os";
+import path from "node:path";
+import autocannon from "autocannon";
+import { createMiniflare } from "../local/miniflare.js";
+
+function option(name: string): string | undefined {
+  const index = process.argv.indexOf(`--${name}`);
+  return index >= 0 ? process.argv[index + 1] : undefined;
+}
+
+const REQUESTS = Number(option("requests") ?? 20_000);
+const OBJECTS = 1000;
+
+const script = `
+import { DurableObject } from "cloudflare:workers";
+export class Probe extends DurableObject {
+  constructor(ctx, env) {
+    super(ctx, env);
+    ctx.storage.sql.exec("CREATE TABLE IF NOT EXISTS calls (seq INTEGER PRIMARY KEY, body TEXT NOT NULL)");
+    this.calls = 0;
+  }
+  read(n) { this.calls++; return "ok " + n; }
+  write(n) { this.calls++; this.ctx.storage.sql.exec("INSERT INTO calls (body) VALUES (?)", ROW + n); return "ok " + n; }
+}
+const ROW = JSON.stringify({ tool: "patients", arguments: { patient_id: "P-0042" }, result: { patient_id: "P-0042", name: "Ada Lovelace", status: "active" } });
+export default {
+  async fetch(request, env) {
+    const url = new URL(request.url);
+    if (url.pathname === "/bare") return new Response('{"ok":true}', { headers: { "content-type": "application/json" } });
+    const stub = env.PROBE.get(env.PROBE.idFromName(url.searchParams.get("o") ?? "0"));
+    const answer = url.pathname === "/write" ? await stub.write(1) : await stub.read(1);
+    return new Response(JSON.stringify({ answer }), { headers: { "content-type": "application/json" } });
+  },
+};`;
+
+const stateDir = await mkdtemp(path.join(option("state-parent") ?? os.tmpdir(), "toolproof-floor-"));
+const miniflare = createMiniflare({
+  name: "floor",
+  modules: true,
+  script,
+  compatibilityDate: "2026-10-01",
+  durableObjects: { PROBE: { className: "Probe", useSQLite: true } },
+  durableObjectsPersist: stateDir,
+  unsafeDirectSockets: [{ host: "127.0.0.1", port: 0 }],
+  port: 0,
+});
+try {
+  await miniflare.ready;
+  const url = (await miniflare.unsafeGetDirectURL("floor")).href.replace(/\/$/, "");
+  const host = new URL(url).host;
+  let next = 0;
+  const run = async (route: string, amount: number) => {
+    const result = await autocannon({
+      url,
+      connections: 32,
+      amount,
+      requests: [{ method: "GET", path: `/${route}`, headers: { host }, setupRequest: (request) => ({ ...request, path: `/${route}?o=${next++ % OBJECTS}` }) }],
+    });
+    return result;
+  };
+  console.log(`dispatch floor: 32 connections, ${OBJECTS} objects, ${REQUESTS} requests per phase, state in ${stateDir}`);
+  for (const route of ["bare", "rpc", "write"]) {
+    await run(route, OBJECTS * 2); // warm-up: every object exists and is loaded
+    const result = await run(route, REQUESTS);
+    console.log(`${route.padEnd(6)} ${result.requests.average.toFixed(0).padStart(6)} req/s  p50 ${result.latency.p50} ms  p99 ${result.latency.p99} ms  non-2xx ${result.non2xx}`);
+  }
+} finally {
+  await miniflare.dispose();
+  await rm(stateDir, { recursive: true, force: true });
+}

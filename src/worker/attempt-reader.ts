@@ -1,0 +1,35 @@
+/**
+ * Who may read an attempt (GET /api/attempts/:id and its evidence): its own capability token while
+ * the lease lasts, or at any time an API key of the attempt's tenant with AIManager:RunEvals.
+ * Checked against D1, which outlives the attempt's object.
+ */
+import type { Context } from "hono";
+import { constantTimeEqual } from "../adapters/crypto.js";
+import { KEY_PREFIX } from "../adapters/d1/api-keys.js";
+import { findAttempt, type AttemptRow } from "../adapters/d1/simulations.js";
+import { attemptUnauthorized, capabilityTokenHash, isAttemptId } from "./attempt-access.js";
+import type { AppEnv } from "./env.js";
+import { ApiError } from "./http-error.js";
+import { authenticate, bearerToken } from "./middleware/auth.js";
+
+export async function authorizedReader(c: Context<AppEnv>): Promise<AttemptRow> {
+  const attemptId = c.req.param("id") ?? "";
+  if (bearerToken(c.req.header("authorization"))?.startsWith(KEY_PREFIX)) {
+    await authenticate(c, async () => undefined);
+    const { tenantId, permissions } = c.var.principal;
+    if (!permissions.has("AIManager:RunEvals") && !permissions.has("AIManager:Admin")) {
+      throw new ApiError(403, "forbidden", "this API key lacks the permission AIManager:RunEvals", { required_permission: "AIManager:RunEvals" });
+    }
+    const attempt = isAttemptId(attemptId) ? await findAttempt(c.var.db, attemptId) : undefined;
+    if (!attempt || attempt.tenant_id !== tenantId) throw new ApiError(404, "not_found", "attempt not found");
+    return attempt;
+  }
+  const tokenHash = await capabilityTokenHash(c, attemptId);
+  const attempt = await findAttempt(c.var.db, attemptId);
+  if (!attempt || !constantTimeEqual(attempt.token_hash, tokenHash)) throw attemptUnauthorized();
+  // D1's status says "expired" once the object's alarm has ended the lease and flushed.
+  if (Date.parse(attempt.expires_at) <= Date.now() || attempt.status === "expired") {
+    throw new ApiError(401, "token_expired", "the attempt's lease has ended, and its token with it; read it with an API key instead");
+  }
+  return attempt;
+}
