@@ -11,7 +11,7 @@ import { openLocalDatabase } from "./local/database.js";
 import { type DemoCredentials, ensureDemoTenant } from "./local/demo-tenant.js";
 import { resolveStateDir, WRANGLER_CONFIG } from "./local/paths.js";
 import { seedDemoTools, type SeededTool } from "./local/seed-demo.js";
-import { isLoopback, parseServerArgs, serverHelp, type ServerArgs } from "./local/server-args.js";
+import { isLoopback, serverArgsOrExit, serverHelp } from "./local/server-args.js";
 import { lockStateDir } from "./local/state-lock.js";
 import { USAGE_EXIT_CODE, UsageError } from "./local/usage-error.js";
 import { wranglerBin } from "./local/wrangler-api.js";
@@ -27,18 +27,8 @@ after applying migrations and ensuring the demo tenant, key and tools.`,
 const READY_TIMEOUT_MS = 120_000;
 
 async function main(): Promise<void> {
-  let args: ServerArgs | "help";
-  try {
-    args = parseServerArgs(process.argv.slice(2));
-  } catch (error) {
-    if (!(error instanceof UsageError)) throw error;
-    console.error(`error: ${error.message}\n\n${HELP}`);
-    process.exit(USAGE_EXIT_CODE);
-  }
-  if (args === "help") {
-    process.stdout.write(HELP);
-    return;
-  }
+  const args = serverArgsOrExit(HELP);
+  if (!args) return;
   if (args.port === 0) throw new UsageError("--port", "npm run dev needs a fixed port (wrangler dev does not report a picked one)");
   if (!isLoopback(args.host)) console.warn(`warning: listening on ${args.host}, reachable beyond this machine.`);
 

@@ -4,8 +4,7 @@
  */
 import os from "node:os";
 import { banner } from "./local/banner.js";
-import { isLoopback, parseServerArgs, serverHelp, type ServerArgs } from "./local/server-args.js";
-import { USAGE_EXIT_CODE, UsageError } from "./local/usage-error.js";
+import { isLoopback, serverArgsOrExit, serverHelp } from "./local/server-args.js";
 import { startToolproof } from "./local-server.js";
 
 const HELP = serverHelp(
@@ -15,18 +14,8 @@ local D1 and Durable Objects, applies migrations, and seeds a demo tenant, key a
 );
 
 async function main(): Promise<void> {
-  let args: ServerArgs | "help";
-  try {
-    args = parseServerArgs(process.argv.slice(2));
-  } catch (error) {
-    if (!(error instanceof UsageError)) throw error;
-    console.error(`error: ${error.message}\n\n${HELP}`);
-    process.exit(USAGE_EXIT_CODE);
-  }
-  if (args === "help") {
-    process.stdout.write(HELP);
-    return;
-  }
+  const args = serverArgsOrExit(HELP);
+  if (!args) return;
   if (!isLoopback(args.host)) {
     console.warn(`warning: listening on ${args.host}, reachable beyond this machine; the demo key is for local development only.`);
   }

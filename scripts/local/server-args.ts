@@ -1,6 +1,6 @@
 /** The options `npm start` and `npm run dev` share: where to listen, where state lives, whether to seed. */
 import { parseArgs } from "node:util";
-import { fromParseArgsError, integerArgument, UsageError } from "./usage-error.js";
+import { fromParseArgsError, integerArgument, USAGE_EXIT_CODE, UsageError } from "./usage-error.js";
 
 export const DEFAULT_PORT = 8787;
 export const DEFAULT_HOST = "127.0.0.1";
@@ -64,4 +64,24 @@ function parseOptions(argv: readonly string[]) {
 
 export function isLoopback(host: string): boolean {
   return host === "localhost" || host === "::1" || host === "[::1]" || /^127\./.test(host);
+}
+
+/**
+ * The command line of `npm start` and `npm run dev`: the parsed arguments, or undefined after
+ * --help was answered. A bad argument prints the error and the help, then exits 2.
+ */
+export function serverArgsOrExit(help: string, argv: readonly string[] = process.argv.slice(2)): ServerArgs | undefined {
+  let args: ServerArgs | "help";
+  try {
+    args = parseServerArgs(argv);
+  } catch (error) {
+    if (!(error instanceof UsageError)) throw error;
+    console.error(`error: ${error.message}\n\n${help}`);
+    process.exit(USAGE_EXIT_CODE);
+  }
+  if (args === "help") {
+    process.stdout.write(help);
+    return undefined;
+  }
+  return args;
 }

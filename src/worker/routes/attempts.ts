@@ -25,21 +25,22 @@ import { authorizedReader } from "../attempt-reader.js";
 import type { AppEnv } from "../env.js";
 import { ApiError, invalidRequest } from "../http-error.js";
 import { mcpHandler } from "../mcp.js";
-import { readBody } from "../middleware/json-body.js";
+import { readBody, readJsonText } from "../middleware/json-body.js";
 import { jsonObject } from "../schema-fields.js";
 import { httpAnswer } from "./dispatch-answer.js";
-import { readDispatchText } from "./dispatch-body.js";
 
 export const attemptRoutes = new Hono<AppEnv>();
 
 /** Evidence pages: large enough that most attempts fit in one, small enough to bound a response. */
 const EVIDENCE_PAGE_MAX = 1000;
 const COMPLETE_BODY_LIMIT = 1024 * 1024;
+/** Arguments of one tool call: far above any real call, far below what could hurt the object. */
+const DISPATCH_BODY_LIMIT = 256 * 1024;
 
 attemptRoutes.post("/:id/dispatch", async (c) => {
   const attemptId = c.req.param("id");
   const tokenHash = await capabilityTokenHash(c, attemptId);
-  const body = await readDispatchText(c);
+  const body = await readJsonText(c, DISPATCH_BODY_LIMIT);
   const reply = await attemptStub(c.env, attemptId).dispatch(tokenHash, body);
   switch (reply.kind) {
     case "unauthorized":
