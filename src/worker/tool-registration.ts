@@ -9,12 +9,22 @@ import { operationContract } from "../core/tools/effective-contract.js";
 import type { ToolSpec } from "../core/tools/types.js";
 import { invalidRequest } from "./http-error.js";
 
-/** Problem paths are relative to the request body; `operationsPath` says where its operations sit. */
+export type OperationField = "operation_id" | "input_schema" | "output_schema";
+
+/**
+ * Where a field of operation `index` sits in the request body. Imports say so themselves: an MCP
+ * tools/list spells the fields `name`, `inputSchema` and `outputSchema`.
+ */
+export type LocateOperationField = (index: number, field: OperationField) => string;
+
+const inOperationsArray: LocateOperationField = (index, field) => pointer("operations", index, field);
+
+/** Problem paths are relative to the request body, located by `locate`. */
 export async function prepareTool(
   toolId: string,
   spec: ToolSpec,
   validator: SchemaValidator,
-  operationsPath: (index: number) => string = (index) => pointer("operations", index),
+  locate: LocateOperationField = inOperationsArray,
 ): Promise<string[]> {
   const problems: Problem[] = [];
   for (const problem of validator.checkSchema(spec.output_schema ?? true)) {
@@ -22,25 +32,25 @@ export async function prepareTool(
   }
   const seen = new Map<string, number>();
   spec.operations.forEach((operation, index) => {
-    const at = operationsPath(index);
+    const at = (field: OperationField) => locate(index, field);
     const earlier = seen.get(operation.operation_id);
     if (earlier !== undefined) {
-      problems.push({ path: `${at}/operation_id`, message: `duplicate operation_id "${operation.operation_id}" (also at index ${earlier})` });
+      problems.push({ path: at("operation_id"), message: `duplicate operation_id "${operation.operation_id}" (also at index ${earlier})` });
     }
     seen.set(operation.operation_id, index);
     for (const problem of validator.checkSchema(operation.input_schema)) {
-      problems.push({ path: `${at}/input_schema${problem.path}`, message: `not a valid JSON Schema: ${problem.message}` });
+      problems.push({ path: `${at("input_schema")}${problem.path}`, message: `not a valid JSON Schema: ${problem.message}` });
     }
     if (operation.output_schema === undefined) {
       if (spec.output_schema === undefined) {
         problems.push({
-          path: `${at}/output_schema`,
+          path: at("output_schema"),
           message: "required: a mock needs an output schema, and the tool declares no output_schema to fall back to",
         });
       }
     } else {
       for (const problem of validator.checkSchema(operation.output_schema)) {
-        problems.push({ path: `${at}/output_schema${problem.path}`, message: `not a valid JSON Schema: ${problem.message}` });
+        problems.push({ path: `${at("output_schema")}${problem.path}`, message: `not a valid JSON Schema: ${problem.message}` });
       }
     }
   });

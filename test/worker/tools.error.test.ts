@@ -101,6 +101,26 @@ describe("invalid fields", () => {
     });
   });
 
+  it("names an MCP tool's own fields when its schemas are missing or invalid", async () => {
+    const response = await call("POST", "/api/tools/import/mcp", {
+      key: tenant.key,
+      body: {
+        name: "mcp_fields",
+        tools_list: {
+          tools: [
+            { name: "fine", inputSchema: { type: "object" }, outputSchema: { type: "object" } },
+            { name: "bad_input", inputSchema: { type: "object", minProperties: -1 }, outputSchema: { type: "object" } },
+            { name: "no_output", inputSchema: { type: "object" } },
+          ],
+        },
+      },
+    });
+    expect(response.status).toBe(400);
+    // SAFETY: the error body shape.
+    const body = (await response.json()) as { error: { details: { problems: Array<{ path: string; message: string }> } } };
+    expect(body.error.details.problems.map((p) => p.path)).toEqual(["/tools_list/tools/1/inputSchema/minProperties", "/tools_list/tools/2/outputSchema"]);
+  });
+
   it("refuses an unreadable cursor and a bad limit", async () => {
     await expectError(await call("GET", "/api/tools?cursor=%%%", { key: tenant.key }), 400, {
       code: "invalid_request",

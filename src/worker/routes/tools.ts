@@ -19,7 +19,7 @@ import { readBody } from "../middleware/json-body.js";
 import { pageCursor, pageLimit } from "../pagination.js";
 import { description, jsonObject, jsonSchemaField, toolName } from "../schema-fields.js";
 import { schemaValidator } from "../services.js";
-import { prepareTool } from "../tool-registration.js";
+import { type LocateOperationField, prepareTool } from "../tool-registration.js";
 import { toolView } from "../tool-view.js";
 
 /** Tool bodies carry whole schemas for up to 100 operations; 1 MiB is generous and still bounded. */
@@ -90,10 +90,11 @@ toolRoutes.post("/import/mcp", async (c) => {
   const imported = toolFromMcpToolsList(body);
   if (!imported.ok) throw invalidRequest(imported.problems);
   const operationIndex = mcpOperationIndex(body.tools_list);
+  const mcpField = { operation_id: "name", input_schema: "inputSchema", output_schema: "outputSchema" } as const;
   return c.json(
-    await registerTool(c.var.db, c.var.principal.tenantId, imported.tool, (index) => {
+    await registerTool(c.var.db, c.var.principal.tenantId, imported.tool, (index, field) => {
       const name = imported.tool.operations[index]?.operation_id ?? "";
-      return pointer("tools_list", "tools", operationIndex.get(name) ?? index);
+      return pointer("tools_list", "tools", operationIndex.get(name) ?? index, mcpField[field]);
     }),
     201,
   );
@@ -137,10 +138,10 @@ async function registerTool(
   db: AppEnv["Variables"]["db"],
   tenantId: string,
   spec: ToolSpec,
-  operationsPath?: (index: number) => string,
+  locate?: LocateOperationField,
 ): Promise<ReturnType<typeof toolView>> {
   const id = newId("tool");
-  const hashes = await prepareTool(id, spec, schemaValidator(), operationsPath);
+  const hashes = await prepareTool(id, spec, schemaValidator(), locate);
   await insertTool(db, tenantId, id, spec, hashes).catch(nameTaken);
   const stored = await getTool(db, tenantId, id);
   if (!stored) throw new Error("tool vanished right after insert");
