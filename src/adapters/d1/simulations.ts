@@ -5,7 +5,7 @@
  */
 import { and, asc, eq, gt, sql } from "drizzle-orm";
 import type { JsonValue } from "../../core/json.js";
-import type { EvidenceRow } from "../../core/simulation/evidence.js";
+import { type EvidenceRow, isOutcomeKind } from "../../core/simulation/evidence.js";
 import type { PinnedRecord } from "../../core/simulation/setup.js";
 import type { Database } from "../../worker/env.js";
 import { parseJsonColumn } from "./json-column.js";
@@ -146,20 +146,11 @@ export async function listEvidence(db: Database, attemptId: string, afterSeq: nu
     .orderBy(asc(attemptCalls.seq))
     .limit(limit)
     .all();
-  return rows.map((row) => ({
-    seq: row.seq,
-    call_id: row.call_id,
-    tool: row.tool,
-    operation_id: row.operation_id,
-    revision: row.revision,
-    variant: row.variant,
-    rule: row.rule,
-    arguments: row.arguments,
-    outcome: row.outcome === "tool_input_error" || row.outcome === "harness_error" ? row.outcome : "result",
-    result: row.result,
-    error: row.error,
-    delay_ms: row.delay_ms,
-    at: row.at,
+  // An outcome this code did not write is read as a harness error, as the attempt object reads
+  // its own rows: an unreadable record must never pass as a successful call.
+  return rows.map(({ attempt_id: _attempt, tenant_id: _tenant, outcome, ...row }) => ({
+    ...row,
+    outcome: isOutcomeKind(outcome) ? outcome : "harness_error",
   }));
 }
 

@@ -17,14 +17,14 @@ import addFormats from "ajv-formats";
 import { isJsonObject, type JsonValue, type Problem } from "../../core/json.js";
 import type { JsonSchema } from "../../core/ports.js";
 import { ajvProblems, type RefResolver } from "./ajv-problems.js";
-import { baseLookup, copyJson, notJsonReason, prepareDocument, type Lookup } from "./cfworker-prepare.js";
+import { baseLookup, copyJson, prepareDocument, type Lookup } from "./cfworker-prepare.js";
 import { createMetaValidator, type MetaValidator } from "./ajv-meta.js";
 import { normalizeDraft07 } from "./draft07.js";
 import { DEFAULT_DRAFT, selectDraft, type Draft } from "./drafts.js";
 import { ASSERTED_FORMATS } from "./formats.js";
 import { errorMessage, notASchemaProblem, notJsonValueProblem, unusableSchemaProblem, valueAt } from "./messages.js";
 import type { CachingSchemaValidator, ValidatorOptions } from "./options.js";
-import { createPreparedCache, DEFAULT_CACHE_SIZE } from "./prepared-cache.js";
+import { createPreparedCache, DEFAULT_CACHE_SIZE, preparedOrUnkeyable } from "./prepared-cache.js";
 import { referenceProblems } from "./references.js";
 
 type AjvInstance = Ajv | Ajv2020;
@@ -132,13 +132,7 @@ export function createAjvValidator(options: ValidatorOptions = {}): CachingSchem
   };
   const cache = createPreparedCache(prepare, options.cacheSize ?? DEFAULT_CACHE_SIZE);
 
-  const lookUp = (schema: object | boolean): Prepared => {
-    try {
-      return cache.get(schema);
-    } catch (error) {
-      return { unusable: [{ path: "", message: `not a JSON document: ${notJsonReason(schema, error)}` }] };
-    }
-  };
+  const lookUp = (schema: object | boolean): Prepared => preparedOrUnkeyable(cache, schema);
 
   const schemaProblemsOf = (schema: object | boolean, prepared: Prepared): Problem[] => {
     if ("unusable" in prepared) return prepared.unusable;

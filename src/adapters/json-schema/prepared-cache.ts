@@ -7,7 +7,8 @@
  * reuses the prepared form). Schemas are treated as immutable once validated: mutating a schema
  * object after use is not noticed by the identity cache.
  */
-import { canonicalJson } from "../../core/json.js";
+import { canonicalJson, type Problem } from "../../core/json.js";
+import { notJsonReason } from "./cfworker-prepare.js";
 
 export const DEFAULT_CACHE_SIZE = 500;
 
@@ -65,4 +66,16 @@ export function createPreparedCache<T>(
       return byCanonical.size;
     },
   };
+}
+
+/**
+ * The cache entry for `schema`, or an unusable entry when the schema is not even JSON (a cycle, a
+ * NaN), so it cannot be keyed: both validators answer that case the same way.
+ */
+export function preparedOrUnkeyable<T>(cache: PreparedCache<T>, schema: object | boolean): T | { unusable: Problem[] } {
+  try {
+    return cache.get(schema);
+  } catch (error) {
+    return { unusable: [{ path: "", message: `not a JSON document: ${notJsonReason(schema, error)}` }] };
+  }
 }

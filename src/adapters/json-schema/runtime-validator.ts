@@ -26,14 +26,14 @@
 import { validate as cfworkerValidate } from "@cfworker/json-schema";
 import { isJsonObject, type JsonValue, type Problem } from "../../core/json.js";
 import type { JsonSchema } from "../../core/ports.js";
-import { baseLookup, copyJson, notJsonReason, prepareDocument, sharedMetaLookup, type CfworkerDocument } from "./cfworker-prepare.js";
+import { baseLookup, copyJson, prepareDocument, sharedMetaLookup, type CfworkerDocument } from "./cfworker-prepare.js";
 import { cfworkerProblems } from "./cfworker-problems.js";
 import { DEFAULT_DRAFT, selectDraft, type Draft } from "./drafts.js";
 import { compilePreparedFastPath, type FastPath } from "./fast-path.js";
 import { errorMessage, notASchemaProblem, notJsonValueProblem, unusableSchemaProblem } from "./messages.js";
 import { META_SCHEMA } from "./meta-schemas.js";
 import type { CachingSchemaValidator, ValidatorOptions } from "./options.js";
-import { createPreparedCache, DEFAULT_CACHE_SIZE } from "./prepared-cache.js";
+import { createPreparedCache, DEFAULT_CACHE_SIZE, preparedOrUnkeyable } from "./prepared-cache.js";
 import { referenceProblems } from "./references.js";
 
 /**
@@ -90,14 +90,7 @@ export function createRuntimeValidator(options: RuntimeValidatorOptions = {}): C
   };
   const cache = createPreparedCache(prepare, options.cacheSize ?? DEFAULT_CACHE_SIZE);
 
-  /** The cache entry, or a problem when the schema is not even JSON (so it cannot be keyed). */
-  const lookUp = (schema: object | boolean): Prepared => {
-    try {
-      return cache.get(schema);
-    } catch (error) {
-      return { unusable: [{ path: "", message: `not a JSON document: ${notJsonReason(schema, error)}` }] };
-    }
-  };
+  const lookUp = (schema: object | boolean): Prepared => preparedOrUnkeyable(cache, schema);
 
   const schemaProblemsOf = (schema: object | boolean, prepared: Prepared): Problem[] => {
     if ("unusable" in prepared) return prepared.unusable;
