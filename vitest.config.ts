@@ -20,7 +20,8 @@ export default defineConfig(async () => {
           plugins: [
             cloudflareTest({
               wrangler: { configPath: "./wrangler.toml" },
-              miniflare: { bindings: { TEST_MIGRATIONS: migrations } },
+              // A short idle flush, so evidence copying runs beside every attempt test, not only in its own.
+              miniflare: { bindings: { TEST_MIGRATIONS: migrations, EVIDENCE_IDLE_FLUSH_MS: "50" } },
             }),
           ],
           test: {

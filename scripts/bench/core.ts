@@ -12,7 +12,7 @@
  *   - checkDefinition/s on the same definition (10 examples).
  */
 import { performance } from "node:perf_hooks";
-import type { JsonObject, JsonValue, Problem } from "../../src/core/json.js";
+import type { JsonObject, JsonValue } from "../../src/core/json.js";
 import type { JsonSchema, SchemaValidator } from "../../src/core/ports.js";
 import { checkDefinition, executeCall, initialState, parseDefinition } from "../../src/core/contract/index.js";
 import type { MockDefinition, OperationContract, Rule, Variant } from "../../src/core/contract/index.js";

@@ -3,9 +3,10 @@
  * measured on a throwaway Worker with no toolproof code in it. Compare its numbers with
  * `npm run bench:dispatch` to see how much of a dispatch is toolproof's own work.
  *
- *   npx tsx scripts/bench/dispatch-floor.ts [--requests 20000] [--state-parent /dev/shm]
+ *   npm run bench:dispatch-floor [-- --seconds 10 --state-parent /dev/shm]
  *
- * Phases, each at 32 connections over 1,000 objects (round-robin), after one warm-up pass:
+ * Phases, each from wrk at 32 connections over 1,000 objects (round-robin), after a warm-up,
+ * with the server and the load on separate cores as in bench:dispatch:
  *   bare     a Worker route that answers at once
  *   rpc      one Durable Object RPC that only reads memory
  *   write    the same RPC plus one SQLite INSERT (one durable commit per call)
@@ -14,15 +15,15 @@
 import { mkdtemp, rm } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
-import autocannon from "autocannon";
 import { createMiniflare } from "../local/miniflare.js";
+import { pinThisProcess, planCores, requireWrk, runWrk } from "./wrk.js";
 
 function option(name: string): string | undefined {
   const index = process.argv.indexOf(`--${name}`);
   return index >= 0 ? process.argv[index + 1] : undefined;
 }
 
-const REQUESTS = Number(option("requests") ?? 20_000);
+const SECONDS = Number(option("seconds") ?? 10);
 const OBJECTS = 1000;
 
 const script = `
@@ -47,6 +48,9 @@ export default {
   },
 };`;
 
+requireWrk();
+const cores = planCores();
+pinThisProcess(cores.server);
 const stateDir = await mkdtemp(path.join(option("state-parent") ?? os.tmpdir(), "toolproof-floor-"));
 const miniflare = createMiniflare({
   name: "floor",
@@ -54,7 +58,7 @@ const miniflare = createMiniflare({
   script,
   compatibilityDate: "2026-10-01",
   durableObjects: { PROBE: { className: "Probe", useSQLite: true } },
-  durableObjectsPersist: stateDir,
+  resourcePersistencePath: stateDir,
   unsafeDirectSockets: [{ host: "127.0.0.1", port: 0 }],
   port: 0,
 });
@@ -62,21 +66,12 @@ try {
   await miniflare.ready;
   const url = (await miniflare.unsafeGetDirectURL("floor")).href.replace(/\/$/, "");
   const host = new URL(url).host;
-  let next = 0;
-  const run = async (route: string, amount: number) => {
-    const result = await autocannon({
-      url,
-      connections: 32,
-      amount,
-      requests: [{ method: "GET", path: `/${route}`, headers: { host }, setupRequest: (request) => ({ ...request, path: `/${route}?o=${next++ % OBJECTS}` }) }],
-    });
-    return result;
-  };
-  console.log(`dispatch floor: 32 connections, ${OBJECTS} objects, ${REQUESTS} requests per phase, state in ${stateDir}`);
+  console.log(`dispatch floor: wrk with 32 connections, ${OBJECTS} objects, ${SECONDS} s per phase, state in ${stateDir}; ${cores.note}`);
   for (const route of ["bare", "rpc", "write"]) {
-    await run(route, OBJECTS * 2); // warm-up: every object exists and is loaded
-    const result = await run(route, REQUESTS);
-    console.log(`${route.padEnd(6)} ${result.requests.average.toFixed(0).padStart(6)} req/s  p50 ${result.latency.p50} ms  p99 ${result.latency.p99} ms  non-2xx ${result.non2xx}`);
+    const requests = Array.from({ length: OBJECTS }, (_, o) => ({ method: "GET", path: `/${route}?o=${o}`, headers: { Host: host } }));
+    await runWrk({ url, requests, seconds: 3, connections: 32, core: cores.load }); // warm-up: every object exists and is loaded
+    const load = await runWrk({ url, requests, seconds: SECONDS, connections: 32, core: cores.load });
+    console.log(`${route.padEnd(6)} ${load.requests_per_second.toFixed(0).padStart(6)} req/s  p50 ${load.p50_ms.toFixed(1)} ms  p99 ${load.p99_ms.toFixed(1)} ms  non-2xx ${load.non_2xx}`);
   }
 } finally {
   await miniflare.dispose();

@@ -25,7 +25,7 @@ export async function ensureDemoTenant(db: Database, stateDir: string): Promise<
   const tenant = await ensureTenant(db, DEMO_TENANT);
   const stored = await readStoredKey(demoKeyFile(stateDir));
   if (stored) {
-    const active = await findActiveKeyByHash(db, await sha256Hex(stored.key));
+    const active = await findActiveKeyByHash(db, sha256Hex(stored.key));
     if (active && active.tenant_id === tenant.id) return { tenantId: tenant.id, keyId: active.id, key: stored.key, created: false };
   }
   // No file, or its key was revoked or belongs to a database that was reset: issue a new one.

@@ -2,12 +2,11 @@
  * The Hono application: services per request, one error mapping, and the routes mounted by resource.
  * Kept free of Durable Object classes so tests and tools can import it on its own.
  */
-import { drizzle } from "drizzle-orm/d1";
 import { Hono } from "hono";
 import { HTTPException } from "hono/http-exception";
-import * as schema from "../adapters/d1/schema.js";
+import { databaseOf } from "../adapters/d1/database.js";
 import type { AppEnv } from "./env.js";
-import { ApiError } from "./http-error.js";
+import { ApiError, errorResponse } from "./http-error.js";
 import { authenticate } from "./middleware/auth.js";
 import { metricRoutes } from "./routes/metrics.js";
 import { policyRoutes } from "./routes/policies.js";
@@ -21,7 +20,7 @@ export function createApp(): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
 
   app.use("*", async (c, next) => {
-    c.set("db", drizzle(c.env.DB, { schema }));
+    c.set("db", databaseOf(c.env.DB));
     await next();
   });
 
@@ -43,12 +42,7 @@ export function createApp(): Hono<AppEnv> {
   app.route("/api", api);
 
   app.notFound((c) => c.json(new ApiError(404, "not_found", `no route for ${c.req.method} ${new URL(c.req.url).pathname}`).toBody(), 404));
-  app.onError((error, c) => {
-    if (error instanceof ApiError) return c.json(error.toBody(), error.status);
-    if (error instanceof HTTPException) return error.getResponse();
-    console.error("unhandled error", error);
-    return c.json(new ApiError(500, "internal_error", "an internal error occurred").toBody(), 500);
-  });
+  app.onError((error) => (error instanceof HTTPException ? error.getResponse() : errorResponse(error)));
 
   return app;
 }

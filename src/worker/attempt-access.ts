@@ -30,8 +30,13 @@ export function attemptStub(env: Env, attemptId: string): AttemptRpc {
 }
 
 /** The SHA-256 of the request's capability token, or a 401 before anything is contacted. */
-export async function capabilityTokenHash(c: Context<AppEnv>, attemptId: string): Promise<string> {
-  const token = bearerToken(c.req.header("authorization"));
+export function capabilityTokenHash(c: Context<AppEnv>, attemptId: string): string {
+  return requestTokenHash(c.req.raw, attemptId);
+}
+
+/** capabilityTokenHash for a plain Request (the dispatch path runs without a Hono context). */
+export function requestTokenHash(request: Request, attemptId: string): string {
+  const token = bearerToken(request.headers.get("authorization") ?? undefined);
   if (!token) throw attemptUnauthorized("missing capability token: send Authorization: Bearer <attempt token>");
   if (!token.startsWith(ATTEMPT_TOKEN_PREFIX) || !isAttemptId(attemptId)) throw attemptUnauthorized();
   return sha256Hex(token);

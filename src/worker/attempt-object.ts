@@ -11,15 +11,15 @@
  *   object was set up with: a dispatch costs one RPC and no D1 read.
  * - delay_ms is returned to the Worker, which waits; the object is never held across a delay.
  * - Evidence is written to the object's SQLite with the state change, then copied to D1 in
- *   batches by the alarm (INSERT OR IGNORE by (attempt_id, seq)), so dispatch never waits on D1
- *   and a flush that runs twice changes nothing.
+ *   batches (ON CONFLICT DO NOTHING by (attempt_id, seq)) when the attempt goes quiet, by the
+ *   alarm while it stays busy, and before every evidence read: dispatch never waits on D1 and a
+ *   flush that runs twice changes nothing.
  * - RPC drops custom error fields, so every method returns a result object instead of throwing.
  */
 import { DurableObject } from "cloudflare:workers";
-import { drizzle } from "drizzle-orm/d1";
 import { constantTimeEqual } from "../adapters/crypto.js";
-import * as schema from "../adapters/d1/schema.js";
-import { writeEvidence } from "../adapters/d1/simulations.js";
+import { databaseOf } from "../adapters/d1/database.js";
+import { flushableRows, writeEvidence } from "../adapters/d1/simulations.js";
 import { executeCall } from "../core/contract/index.js";
 import type { CallOutcome } from "../core/contract/types.js";
 import { cloneJson, isJsonObject, jsonEqual, type JsonObject, type JsonValue, type Problem } from "../core/json.js";
@@ -39,14 +39,29 @@ import { schemaValidator } from "./services.js";
  * at once, a short interval turns into one D1 batch per call (measured: it halves throughput).
  */
 export const FLUSH_INTERVAL_MS = 30_000;
+/**
+ * How long an attempt must go without calls before an in-memory timer copies its evidence to D1.
+ * A pending timer keeps the object loaded (checked in workerd: an idle object is otherwise unloaded
+ * after about ten seconds locally), so this flush never pays for loading the object again, which
+ * cost several times the flush itself when the alarm did it after a burst over 1,000 attempts.
+ * Long enough that an agent thinking between calls, or a slow sweep over many attempts, does not
+ * turn into one flush per call; a busy attempt is flushed by the alarm every FLUSH_INTERVAL_MS.
+ */
+export const IDLE_FLUSH_MS = 10_000;
+
+/** EVIDENCE_IDLE_FLUSH_MS when it is a whole number from 10 ms to a minute, else IDLE_FLUSH_MS. */
+export function idleFlushMs(setting: string | undefined): number {
+  const value = Number(setting);
+  return setting !== undefined && Number.isInteger(value) && value >= 10 && value <= 60_000 ? value : IDLE_FLUSH_MS;
+}
 /** When a flush to D1 fails, try again after this long (nothing is dropped meanwhile). */
 export const FLUSH_RETRY_MS = 10_000;
 /** How long after the lease ends the object keeps its storage (D1 keeps the evidence forever). */
 export const RETENTION_MS = 24 * 60 * 60 * 1000;
 /** Calls one attempt may make; bounds what a runaway agent (or a leaked token) can store. */
 export const MAX_CALLS = 10_000;
-/** Rows per D1 batch: each row is one INSERT statement in the batch. */
-const FLUSH_BATCH_ROWS = 100;
+/** Rows read per flush round; writeEvidence sends them as one statement, cut down further by size. */
+const FLUSH_BATCH_ROWS = 500;
 
 const SCHEMA_SQL = [
   `CREATE TABLE IF NOT EXISTS attempt (
@@ -180,6 +195,8 @@ interface Live {
   nextSeq: number;
   /** An alarm is set that will flush what is written now. */
   flushScheduled: boolean;
+  /** When the last call was answered (ms since the epoch). */
+  lastCallAt: number;
 }
 
 type SqlRow = Record<string, SqlStorageValue>;
@@ -190,11 +207,15 @@ export class AttemptObject extends DurableObject<Env> implements AttemptMethods 
   /** undefined: storage not read yet; null: this object was never set up (or was retired). */
   private live: Live | null | undefined;
   private flushing: Promise<void> | null = null;
+  /** The in-memory idle-flush timer, when one is armed. */
+  private idleTimer: ReturnType<typeof setTimeout> | null = null;
+  private readonly idleFlushMs: number;
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
     this.sql = ctx.storage.sql;
-    this.db = drizzle(env.DB, { schema });
+    this.db = databaseOf(env.DB);
+    this.idleFlushMs = idleFlushMs(env.EVIDENCE_IDLE_FLUSH_MS);
   }
 
   /** Stores the attempt's pinned definitions, token hash and lease. Repeating the same setup is harmless. */
@@ -370,7 +391,9 @@ export class AttemptObject extends DurableObject<Env> implements AttemptMethods 
     live.nextSeq++;
     if (nextState && operation) live.states.set(operation.tool_name, nextState);
     live.status = status;
+    live.lastCallAt = Date.now();
     this.scheduleFlush(live);
+    this.armIdleFlush();
     return { kind: "answer", answer: answerOf(row, false) };
   }
 
@@ -507,10 +530,12 @@ export class AttemptObject extends DurableObject<Env> implements AttemptMethods 
           `SELECT flushed_seq, changes, flushed_changes, completion FROM attempt`,
         )
         .one();
-      const rows = this.sql
-        .exec<SqlRow>(`SELECT * FROM calls WHERE seq > ? ORDER BY seq LIMIT ?`, marks.flushed_seq, FLUSH_BATCH_ROWS)
-        .toArray()
-        .map(toEvidenceRow);
+      const rows = flushableRows(
+        this.sql
+          .exec<SqlRow>(`SELECT * FROM calls WHERE seq > ? ORDER BY seq LIMIT ?`, marks.flushed_seq, FLUSH_BATCH_ROWS)
+          .toArray()
+          .map(toEvidenceRow),
+      );
       if (rows.length === 0 && marks.changes === marks.flushed_changes) return;
       await writeEvidence(
         this.db,
@@ -535,6 +560,36 @@ export class AttemptObject extends DurableObject<Env> implements AttemptMethods 
       )
       .one();
     return row.pending > 0;
+  }
+
+  /**
+   * Arms the idle timer once; while calls keep coming it re-arms itself for the rest of the idle
+   * period, so a busy attempt costs no timer work per call. Memory only: the durable alarm set by
+   * scheduleFlush still covers an object unloaded before the timer fires.
+   */
+  private armIdleFlush(): void {
+    if (this.idleTimer !== null) return;
+    this.idleTimer = setTimeout(() => this.onIdleTimer(), this.idleFlushMs);
+  }
+
+  private onIdleTimer(): void {
+    this.idleTimer = null;
+    const live = this.live;
+    if (!live) return;
+    const quietFor = Date.now() - live.lastCallAt;
+    if (quietFor < this.idleFlushMs) {
+      this.idleTimer = setTimeout(() => this.onIdleTimer(), this.idleFlushMs - quietFor);
+      return;
+    }
+    this.flushAll(live)
+      .then(() => {
+        // Everything is in D1: the flush alarm would only wake (and reload) the object for nothing.
+        if (!this.hasUnflushed() && live.flushScheduled) {
+          live.flushScheduled = false;
+          this.scheduleAlarm(live.leaseEnded ? live.expiresAt + RETENTION_MS : live.expiresAt);
+        }
+      })
+      .catch((error: unknown) => console.error("idle evidence flush to D1 failed; the alarm will retry", error));
   }
 
   private scheduleFlush(live: Live): void {
@@ -590,6 +645,7 @@ export class AttemptObject extends DurableObject<Env> implements AttemptMethods 
       completed: row.completion !== null,
       nextSeq: maxSeq + 1,
       flushScheduled: false,
+      lastCallAt: 0,
     };
     return this.live;
   }

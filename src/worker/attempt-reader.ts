@@ -24,7 +24,7 @@ export async function authorizedReader(c: Context<AppEnv>): Promise<AttemptRow> 
     if (!attempt || attempt.tenant_id !== tenantId) throw new ApiError(404, "not_found", "attempt not found");
     return attempt;
   }
-  const tokenHash = await capabilityTokenHash(c, attemptId);
+  const tokenHash = capabilityTokenHash(c, attemptId);
   const attempt = await findAttempt(c.var.db, attemptId);
   if (!attempt || !constantTimeEqual(attempt.token_hash, tokenHash)) throw attemptUnauthorized();
   // D1's status says "expired" once the object's alarm has ended the lease and flushed.

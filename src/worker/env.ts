@@ -1,6 +1,5 @@
 /** Bindings the Worker receives (wrangler.toml) and the per-request variables set by middleware. */
-import type { DrizzleD1Database } from "drizzle-orm/d1";
-import type * as schema from "../adapters/d1/schema.js";
+import type { Database } from "../adapters/d1/database.js";
 
 export interface Env {
   DB: D1Database;
@@ -8,6 +7,8 @@ export interface Env {
   TOOLPROOF_ENV?: string;
   /** Scales simulated delay_ms waits: 1 (default) honours them, 0 skips them (tests), 0..1 compresses. */
   DELAY_SCALE?: string;
+  /** Milliseconds an attempt must be quiet before its evidence is copied to D1 (default 10000; tests shorten it). */
+  EVIDENCE_IDLE_FLUSH_MS?: string;
 }
 
 export type Permission = "AIManager:ManageTools" | "AIManager:RunEvals" | "AIManager:Admin";
@@ -20,7 +21,7 @@ export interface Principal {
   permissions: ReadonlySet<Permission>;
 }
 
-export type Database = DrizzleD1Database<typeof schema>;
+export type { Database };
 
 export interface AppEnv {
   Bindings: Env;

@@ -21,6 +21,16 @@ export class ApiError extends Error {
   }
 }
 
+/**
+ * The response for anything a handler threw: an ApiError as its own status and body, anything
+ * else as a 500 that reveals nothing (and is logged).
+ */
+export function errorResponse(error: unknown): Response {
+  if (error instanceof ApiError) return Response.json(error.toBody(), { status: error.status });
+  console.error("unhandled error", error);
+  return Response.json(new ApiError(500, "internal_error", "an internal error occurred").toBody(), { status: 500 });
+}
+
 /** A request whose fields are wrong: every problem at once, each naming its field as a JSON Pointer. */
 export function invalidRequest(problems: Problem[]): ApiError {
   const first = problems[0];

@@ -39,7 +39,7 @@ export const CALL_ID_META_KEY = "toolproof/call_id";
 
 export async function mcpHandler(c: Context<AppEnv>): Promise<Response> {
   const attemptId = c.req.param("id") ?? "";
-  const tokenHash = await capabilityTokenHash(c, attemptId);
+  const tokenHash = capabilityTokenHash(c, attemptId);
   if (c.req.method !== "POST") {
     // Stateless server: no standalone SSE stream to GET, no session to DELETE.
     throw new ApiError(405, "method_not_allowed", "this MCP endpoint is stateless: send JSON-RPC messages with POST");

@@ -43,7 +43,7 @@ export async function createApiKey(
     tenant_id: input.tenantId,
     name: input.name,
     prefix: key.slice(0, VISIBLE_PREFIX_LENGTH),
-    key_hash: await sha256Hex(key),
+    key_hash: sha256Hex(key),
     permissions: JSON.stringify([...input.permissions]),
   };
   await db.insert(apiKeys).values(row);

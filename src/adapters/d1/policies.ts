@@ -6,7 +6,7 @@
  */
 import { and, desc, eq, lt, sql } from "drizzle-orm";
 import type { JsonValue } from "../../core/json.js";
-import type { Database } from "../../worker/env.js";
+import type { Database } from "./database.js";
 import { parseJsonColumn } from "./json-column.js";
 import { policyVersions } from "./schema.js";
 

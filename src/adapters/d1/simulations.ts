@@ -7,7 +7,7 @@ import { and, asc, eq, gt, sql } from "drizzle-orm";
 import type { JsonValue } from "../../core/json.js";
 import { type EvidenceRow, isOutcomeKind } from "../../core/simulation/evidence.js";
 import type { PinnedRecord } from "../../core/simulation/setup.js";
-import type { Database } from "../../worker/env.js";
+import type { Database } from "./database.js";
 import { parseJsonColumn } from "./json-column.js";
 import { attemptCalls, attempts, simulations } from "./schema.js";
 
@@ -123,18 +123,47 @@ export interface AttemptSync {
  * alarm that fired twice, a flush racing a read) changes nothing.
  */
 export async function writeEvidence(db: Database, sync: AttemptSync, rows: readonly EvidenceRow[]): Promise<void> {
-  await db.batch([
-    db
-      .update(attempts)
-      .set({ status: sync.status, state: sync.state, completion: sync.completion })
-      .where(and(eq(attempts.id, sync.attemptId), eq(attempts.tenant_id, sync.tenantId))),
-    ...rows.map((row) =>
-      db
-        .insert(attemptCalls)
-        .values({ ...row, attempt_id: sync.attemptId, tenant_id: sync.tenantId })
-        .onConflictDoNothing(),
-    ),
-  ]);
+  const d1 = db.$client;
+  const update = d1
+    .prepare(`UPDATE attempts SET status = ?, state = ?, completion = ? WHERE id = ? AND tenant_id = ?`)
+    .bind(sync.status, sync.state, sync.completion, sync.attemptId, sync.tenantId);
+  if (rows.length === 0) {
+    await update.run();
+    return;
+  }
+  // All rows travel as one JSON array in one statement: a flush costs two statements whatever its
+  // size (one INSERT per row made the flush of a busy attempt cost more than its calls).
+  const insert = d1
+    .prepare(
+      `INSERT INTO attempt_calls (attempt_id, tenant_id, seq, call_id, tool, operation_id, revision, variant, rule, arguments, outcome, result, error, delay_ms, at)
+       SELECT ?1, ?2, value ->> 0, value ->> 1, value ->> 2, value ->> 3, value ->> 4, value ->> 5, value ->> 6,
+              value ->> 7, value ->> 8, value ->> 9, value ->> 10, value ->> 11, value ->> 12
+       FROM json_each(?3) WHERE true
+       ON CONFLICT DO NOTHING`,
+    )
+    .bind(sync.attemptId, sync.tenantId, JSON.stringify(rows.map(evidenceTuple)));
+  await d1.batch([update, insert]);
+}
+
+/** One evidence row as the positional array the flush statement reads (order: the SELECT above). */
+function evidenceTuple(row: EvidenceRow): Array<string | number | null> {
+  return [row.seq, row.call_id, row.tool, row.operation_id, row.revision, row.variant, row.rule, row.arguments, row.outcome, row.result, row.error, row.delay_ms, row.at];
+}
+
+/** About how many bytes of evidence one flush statement may carry (D1 bounds a bound value at 2 MB). */
+export const EVIDENCE_FLUSH_BYTES = 512 * 1024;
+
+/** The first rows whose JSON stays under EVIDENCE_FLUSH_BYTES (always at least one row). */
+export function flushableRows(rows: readonly EvidenceRow[]): EvidenceRow[] {
+  let bytes = 0;
+  const taken: EvidenceRow[] = [];
+  for (const row of rows) {
+    const size = row.arguments.length + (row.result?.length ?? 0) + (row.error?.length ?? 0) + 200;
+    if (taken.length > 0 && bytes + size > EVIDENCE_FLUSH_BYTES) break;
+    bytes += size;
+    taken.push(row);
+  }
+  return taken;
 }
 
 /** Evidence in seq order, after `afterSeq`, at most `limit` rows. */

@@ -7,7 +7,7 @@ import { and, desc, eq, lt, or, sql } from "drizzle-orm";
 import type { JsonObject, JsonValue } from "../../core/json.js";
 import type { JsonSchema } from "../../core/ports.js";
 import type { OperationSpec, ToolKind, ToolSpec } from "../../core/tools/types.js";
-import type { Database } from "../../worker/env.js";
+import type { Database } from "./database.js";
 import { parseJsonColumn, parseJsonObjectColumn } from "./json-column.js";
 import { toolMockRevisions, toolOperations, tools } from "./schema.js";
 

@@ -2,7 +2,7 @@
  * An MCP server's `tools/list` result becomes one library tool with one operation per MCP tool.
  * Annotations are kept as declared, because policy checks read readOnlyHint and destructiveHint.
  */
-import type { JsonObject, JsonValue, Problem } from "../json.js";
+import type { JsonObject, Problem } from "../json.js";
 import { isJsonObject, pointer } from "../json.js";
 import type { JsonSchema } from "../ports.js";
 import type { OperationSpec, ToolSpec } from "./types.js";

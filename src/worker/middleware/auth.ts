@@ -19,7 +19,7 @@ export function bearerToken(header: string | undefined): string | undefined {
 export const authenticate = createMiddleware<AppEnv>(async (c, next) => {
   const key = bearerToken(c.req.header("authorization"));
   if (!key) throw unauthorized("missing API key: send Authorization: Bearer <key>");
-  const keyHash = await sha256Hex(key);
+  const keyHash = sha256Hex(key);
   const stored = await findActiveKeyByHash(c.var.db, keyHash);
   // The lookup is by hash, so a near-miss key finds nothing; the explicit comparison keeps the
   // final decision free of early exits as well.

@@ -7,16 +7,12 @@
  * - POST /api/attempts/:id/complete  the agent's final output and transcript
  * - /api/attempts/:id/mcp            the same tools over MCP (src/worker/mcp.ts)
  *
- * Dispatch is the hot path: the body crosses to the attempt object as text, the token is checked
- * by the object in the same RPC, and the rendered result text comes back as the response body
- * without being parsed or serialized again.
+ * Dispatch is the hot path; it lives in dispatch.ts.
  */
 import { Hono } from "hono";
 import { z } from "zod";
 import { countEvidence, listEvidence } from "../../adapters/d1/simulations.js";
 import { isJsonObject, type JsonObject, type JsonValue } from "../../core/json.js";
-import { systemClock } from "../../core/ports.js";
-import { parseDelayScale, waitSimulatedDelay } from "../../core/simulation/delay.js";
 import { toEvidenceCall } from "../../core/simulation/evidence.js";
 import { isAttemptStatus, mayPass } from "../../core/simulation/status.js";
 import { attemptStub, attemptUnauthorized, capabilityTokenHash } from "../attempt-access.js";
@@ -25,45 +21,17 @@ import { authorizedReader } from "../attempt-reader.js";
 import type { AppEnv } from "../env.js";
 import { ApiError, invalidRequest } from "../http-error.js";
 import { mcpHandler } from "../mcp.js";
-import { readBody, readJsonText } from "../middleware/json-body.js";
+import { readBody } from "../middleware/json-body.js";
 import { jsonObject } from "../schema-fields.js";
-import { httpAnswer } from "./dispatch-answer.js";
+import { dispatchCall } from "./dispatch.js";
 
 export const attemptRoutes = new Hono<AppEnv>();
 
 /** Evidence pages: large enough that most attempts fit in one, small enough to bound a response. */
 const EVIDENCE_PAGE_MAX = 1000;
 const COMPLETE_BODY_LIMIT = 1024 * 1024;
-/** Arguments of one tool call: far above any real call, far below what could hurt the object. */
-const DISPATCH_BODY_LIMIT = 256 * 1024;
 
-attemptRoutes.post("/:id/dispatch", async (c) => {
-  const attemptId = c.req.param("id");
-  const tokenHash = await capabilityTokenHash(c, attemptId);
-  const body = await readJsonText(c, DISPATCH_BODY_LIMIT);
-  const reply = await attemptStub(c.env, attemptId).dispatch(tokenHash, body);
-  switch (reply.kind) {
-    case "unauthorized":
-      throw attemptUnauthorized();
-    case "invalid_request":
-      throw invalidRequest(reply.problems);
-    case "ambiguous":
-      throw new ApiError(400, "invalid_request", `/operation_id: ${reply.message}`, {
-        problems: [{ path: "/operation_id", message: reply.message }],
-        operation_ids: reply.operation_ids,
-      });
-    case "call_id_conflict":
-      throw new ApiError(409, "call_id_reused", `/call_id: "${reply.call_id}" was already used by call ${reply.seq} with a different tool or arguments`, {
-        call_id: reply.call_id,
-        seq: reply.seq,
-      });
-    case "call_limit":
-      throw new ApiError(429, "call_limit", `this attempt has made the most calls one attempt may make (${reply.limit})`, { limit: reply.limit });
-    case "answer":
-      await waitSimulatedDelay(reply.answer.delay_ms, parseDelayScale(c.env.DELAY_SCALE), systemClock);
-      return httpAnswer(reply.answer);
-  }
-});
+attemptRoutes.post("/:id/dispatch", (c) => dispatchCall(c.req.raw, c.env, c.req.param("id")));
 
 attemptRoutes.get("/:id", async (c) => {
   const attempt = await authorizedReader(c);
@@ -117,7 +85,7 @@ const completeRequest = z.strictObject({
 
 attemptRoutes.post("/:id/complete", async (c) => {
   const attemptId = c.req.param("id");
-  const tokenHash = await capabilityTokenHash(c, attemptId);
+  const tokenHash = capabilityTokenHash(c, attemptId);
   const body = await readBody(c, completeRequest, COMPLETE_BODY_LIMIT);
   const completion: JsonObject = { output: toJson(body.output) };
   if (body.transcript) completion.transcript = body.transcript;

@@ -292,7 +292,7 @@ simulationRoutes.post("/", requirePermission("AIManager:RunEvals"), async (c) =>
   const attempts = await Promise.all(
     Array.from({ length: body.attempts }, async () => {
       const token = newAttemptToken();
-      return { id: newId("att"), token, token_hash: await sha256Hex(token), expires_at: new Date(expiresAt).toISOString() };
+      return { id: newId("att"), token, token_hash: sha256Hex(token), expires_at: new Date(expiresAt).toISOString() };
     }),
   );
   const records: PinnedRecord[] = pinned.map((op) => ({

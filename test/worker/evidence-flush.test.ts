@@ -1,0 +1,147 @@
+/**
+ * How evidence reaches D1: on its own once an attempt goes quiet (an in-memory timer, while the
+ * object is still loaded), and in statements that carry many rows of any size exactly.
+ * The worker test project sets EVIDENCE_IDLE_FLUSH_MS to 50 ms (vitest.config.ts).
+ */
+import { runInDurableObject } from "cloudflare:test";
+import { asc, eq } from "drizzle-orm";
+import { describe, expect, it } from "vitest";
+import { attemptCalls } from "../../src/adapters/d1/schema.js";
+import { flushableRows, EVIDENCE_FLUSH_BYTES } from "../../src/adapters/d1/simulations.js";
+import type { EvidenceRow } from "../../src/core/simulation/evidence.js";
+import { IDLE_FLUSH_MS, idleFlushMs, type AttemptObject } from "../../src/worker/attempt-object.js";
+import { db, newTenant } from "./helpers.js";
+import { counterTool, createSimulation, dispatch, evidence, stubOf, type CreatedAttempt } from "./simulation-helpers.js";
+
+const tenantPromise = newTenant();
+
+const echoTool = {
+  name: "echo",
+  description: "Answer the text it was given.",
+  input_schema: { type: "object", properties: { text: { type: "string" } }, required: ["text"], additionalProperties: false },
+  output_schema: { type: "object", properties: { text: { type: "string" } }, required: ["text"], additionalProperties: false },
+  testing: {
+    schema_version: 1,
+    default_variant: "echo",
+    variants: { echo: { result: { text: { $input: "text" } } } },
+    examples: [{ variant: "echo", input: { text: "hi" }, expected: { text: "hi" } }],
+  },
+};
+
+async function attemptWith(tools: unknown[]): Promise<CreatedAttempt> {
+  const [attempt] = (await createSimulation(await tenantPromise, { tools, lease_seconds: 600 })).attempts;
+  if (!attempt) throw new Error("no attempt");
+  return attempt;
+}
+
+/** D1's rows for the attempt, read directly (the evidence route would flush first). */
+async function rowsInD1(attemptId: string) {
+  return db().select().from(attemptCalls).where(eq(attemptCalls.attempt_id, attemptId)).orderBy(asc(attemptCalls.seq)).all();
+}
+
+async function waitFor<T>(read: () => Promise<T>, done: (value: T) => boolean, timeoutMs = 5000): Promise<T> {
+  const until = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await read();
+    if (done(value) || Date.now() > until) return value;
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
+
+describe("the idle flush", () => {
+  it("copies a quiet attempt's evidence to D1 without anyone reading it, then points the alarm at the lease end", async () => {
+    const attempt = await attemptWith([{ inline: counterTool }]);
+    for (const n of [4, 5, 6]) expect((await dispatch(attempt, { tool: "counter", arguments: { n } })).status).toBe(200);
+
+    const rows = await waitFor(() => rowsInD1(attempt.id), (r) => r.length === 3);
+    expect(rows.map((r) => ({ seq: r.seq, tool: r.tool, arguments: r.arguments, outcome: r.outcome, result: r.result }))).toEqual([
+      { seq: 1, tool: "counter", arguments: '{"n":4}', outcome: "result", result: '{"previous":0}' },
+      { seq: 2, tool: "counter", arguments: '{"n":5}', outcome: "result", result: '{"previous":4}' },
+      { seq: 3, tool: "counter", arguments: '{"n":6}', outcome: "result", result: '{"previous":5}' },
+    ]);
+    const alarm = await waitFor(
+      () => runInDurableObject<AttemptObject, number | null>(stubOf(attempt), (_instance, state) => state.storage.getAlarm()),
+      (at) => at === Date.parse(attempt.expires_at),
+    );
+    expect(alarm).toBe(Date.parse(attempt.expires_at));
+  });
+
+  it("reads its period from EVIDENCE_IDLE_FLUSH_MS, within 10 ms to a minute", () => {
+    expect([idleFlushMs("50"), idleFlushMs(undefined), idleFlushMs("5"), idleFlushMs("60001"), idleFlushMs("1.5"), idleFlushMs("soon")]).toEqual([
+      50,
+      IDLE_FLUSH_MS,
+      IDLE_FLUSH_MS,
+      IDLE_FLUSH_MS,
+      IDLE_FLUSH_MS,
+      IDLE_FLUSH_MS,
+    ]);
+  });
+});
+
+describe("flushing many rows at once", () => {
+  it("carries every row exactly: odd text, large arguments, tool input errors and harness errors", async () => {
+    const attempt = await attemptWith([{ inline: echoTool }]);
+    const texts = [
+      'quote " backslash \\ slash / newline \n tab \t',
+      "unicode: é ß 中文 🚀 \u2028",
+      "",
+      '{"looks":"like json"}',
+      "null",
+      ...Array.from({ length: 120 }, (_, i) => `call ${i}`),
+      // Four arguments of 150 KB: more than one flush statement's worth (EVIDENCE_FLUSH_BYTES).
+      ...Array.from({ length: 4 }, (_, i) => String(i).repeat(150 * 1024)),
+    ];
+    const sent: Array<{ body: unknown; status: number }> = [];
+    // Concurrent, so many rows wait in the object at once and go to D1 together.
+    const answers = await Promise.all(
+      [...texts.map((text) => ({ tool: "echo", arguments: { text } })), { tool: "echo", arguments: {} }, { tool: "nothing", arguments: {} }].map(async (body) => {
+        const response = await dispatch(attempt, body);
+        sent.push({ body, status: response.status });
+        return { seq: Number(response.headers.get("x-toolproof-seq")), body, status: response.status, answer: await response.text() };
+      }),
+    );
+    expect(sent.filter((s) => s.status === 200)).toHaveLength(texts.length);
+
+    const recorded = await evidence(attempt);
+    const expected = answers
+      .sort((a, b) => a.seq - b.seq)
+      .map((a) => {
+        const request = a.body as { tool: string; arguments: Record<string, unknown> };
+        return {
+          seq: a.seq,
+          tool: request.tool,
+          arguments: request.arguments,
+          outcome: a.status === 200 ? "result" : a.status === 422 ? "tool_input_error" : "harness_error",
+          answer: a.status === 200 ? JSON.parse(a.answer) : (JSON.parse(a.answer) as { error: unknown }).error,
+        };
+      });
+    expect(recorded.map((c) => ({ seq: c.seq, tool: c.tool, arguments: c.arguments, outcome: c.outcome, answer: c.outcome === "result" ? c.result : c.error }))).toEqual(expected);
+    expect(recorded.map((c) => c.seq)).toEqual(Array.from({ length: texts.length + 2 }, (_, i) => i + 1));
+  });
+});
+
+describe("flushableRows", () => {
+  const row = (seq: number, size: number): EvidenceRow => ({
+    seq,
+    call_id: null,
+    tool: "echo",
+    operation_id: "echo",
+    revision: null,
+    variant: "echo",
+    rule: null,
+    arguments: "x".repeat(size),
+    outcome: "result",
+    result: null,
+    error: null,
+    delay_ms: 0,
+    at: "2026-11-30T00:00:00.000Z",
+  });
+
+  it("takes rows in order while they fit, and always at least one", () => {
+    const half = EVIDENCE_FLUSH_BYTES / 2;
+    expect(flushableRows([row(1, 10), row(2, 10), row(3, 10)]).map((r) => r.seq)).toEqual([1, 2, 3]);
+    expect(flushableRows([row(1, half), row(2, half), row(3, 10)]).map((r) => r.seq)).toEqual([1]);
+    expect(flushableRows([row(1, EVIDENCE_FLUSH_BYTES * 2), row(2, 10)]).map((r) => r.seq)).toEqual([1]);
+    expect(flushableRows([])).toEqual([]);
+  });
+});
