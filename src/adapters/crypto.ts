@@ -30,10 +30,9 @@ export function newId(prefix: string): string {
  * secret matched. Length is not secret here (hashes have a fixed length).
  */
 export function constantTimeEqual(a: string, b: string): boolean {
-  const left = new TextEncoder().encode(a);
-  const right = new TextEncoder().encode(b);
-  let diff = left.length ^ right.length;
-  const length = Math.max(left.length, right.length);
-  for (let i = 0; i < length; i++) diff |= (left[i] ?? 0) ^ (right[i] ?? 0);
+  // Over UTF-16 code units, with no encoding step: this runs on every dispatch (token hashes).
+  let diff = a.length ^ b.length;
+  const length = Math.max(a.length, b.length);
+  for (let i = 0; i < length; i++) diff |= (i < a.length ? a.charCodeAt(i) : 0) ^ (i < b.length ? b.charCodeAt(i) : 0);
   return diff === 0;
 }
