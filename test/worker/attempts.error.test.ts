@@ -1,4 +1,4 @@
-import { runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
+import { env, runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { getInvoiceDefinition, invoiceTool, placeOnHoldDefinition } from "../fixtures/invoice-tools.js";
 import type { AttemptObject } from "../../src/worker/attempt-object.js";
@@ -104,10 +104,13 @@ describe("after the attempt object is gone", () => {
     await dispatch(attempt, { tool: "counter", arguments: { n: 9 } });
     await dispatch(attempt, { tool: "ledger", arguments: { mode: "ok" } });
     const stub = stubOf(attempt);
-    // Long past the lease and the retention time: the alarm flushes, then retires the storage.
+    // Long past the lease and the retention time (in the object and in D1 alike): the alarm
+    // flushes, then retires the storage.
+    const longAgo = Date.now() - RETENTION_MS - 1000;
     await runInDurableObject<AttemptObject, void>(stub, (_instance, state) => {
-      state.storage.sql.exec(`UPDATE attempt SET expires_at = ?`, Date.now() - RETENTION_MS - 1000);
+      state.storage.sql.exec(`UPDATE attempt SET expires_at = ?`, longAgo);
     });
+    await env.DB.prepare(`UPDATE attempts SET expires_at = ? WHERE id = ?`).bind(new Date(longAgo).toISOString(), attempt.id).run();
     expect(await runDurableObjectAlarm(stub)).toBe(true);
     const tables = await runInDurableObject<AttemptObject, unknown[]>(stub, (_instance, state) => state.storage.sql.exec(`SELECT name FROM sqlite_master WHERE type = 'table' AND name IN ('attempt', 'calls', 'state')`).toArray());
     expect(tables).toEqual([]);
@@ -124,6 +127,24 @@ describe("after the attempt object is gone", () => {
     });
     // The token opens nothing any more.
     expect((await dispatch(attempt, { tool: "counter", arguments: { n: 1 } })).status).toBe(401);
+  });
+
+  it("an attempt whose object lost its storage during the lease can no longer pass", async () => {
+    const attempt = await freshAttempt();
+    const tenant = await tenantPromise;
+    await dispatch(attempt, { tool: "counter", arguments: { n: 3 } });
+    await evidence(attempt, tenant.key); // copies the call to D1
+    // Storage deleted from outside (say, a state directory in memory across a reboot), then the
+    // object loaded afresh: its in-memory copy is dropped as a reload would drop it.
+    await runInDurableObject<AttemptObject, void>(stubOf(attempt), async (instance, state) => {
+      await state.storage.deleteAll();
+      Reflect.set(instance, "live", undefined);
+    });
+    const read = await readAttempt(attempt, tenant.key);
+    expect({ status: read.status, body: read.body }).toMatchObject({
+      status: 200,
+      body: { status: "harness_failed", may_pass: false, lease_ended: true, calls: 1, state: { counter: { last: 3 } } },
+    });
   });
 });
 

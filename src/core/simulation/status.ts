@@ -35,3 +35,15 @@ export function afterLeaseEnd(status: AttemptStatus): AttemptStatus {
 export function mayPass(status: AttemptStatus): boolean {
   return status !== "harness_failed";
 }
+
+/**
+ * The status to report when the attempt's object has no storage any more and only D1's last copy
+ * is left. An object gives up its storage on its own only once the lease and the retention time
+ * after it are over; missing any earlier, its storage was lost (deleted from outside, or kept in
+ * memory across a reboot), along with calls that may not have reached D1, so the attempt can no
+ * longer pass. A stored value this code did not write reads as harness_failed too.
+ */
+export function statusWithoutObject(stored: string, expiresAtMs: number, retentionMs: number, nowMs: number): AttemptStatus {
+  if (nowMs < expiresAtMs + retentionMs) return "harness_failed";
+  return isAttemptStatus(stored) ? stored : "harness_failed";
+}

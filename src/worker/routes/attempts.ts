@@ -14,9 +14,9 @@ import { z } from "zod";
 import { countEvidence, listEvidence } from "../../adapters/d1/simulations.js";
 import { isJsonObject, type JsonObject, type JsonValue } from "../../core/json.js";
 import { toEvidenceCall } from "../../core/simulation/evidence.js";
-import { isAttemptStatus, mayPass } from "../../core/simulation/status.js";
+import { mayPass, statusWithoutObject } from "../../core/simulation/status.js";
 import { attemptStub, attemptUnauthorized, capabilityTokenHash } from "../attempt-access.js";
-import type { AttemptSnapshot } from "../attempt-object.js";
+import { RETENTION_MS, type AttemptSnapshot } from "../attempt-object.js";
 import { authorizedReader } from "../attempt-reader.js";
 import type { AppEnv } from "../env.js";
 import { ApiError, invalidRequest } from "../http-error.js";
@@ -37,9 +37,9 @@ attemptRoutes.get("/:id", async (c) => {
   const attempt = await authorizedReader(c);
   const reply = await attemptStub(c.env, attempt.id).snapshot();
   if (reply.kind === "ok") return c.json(attemptView(reply.snapshot));
-  // The object is gone (retired after its lease): D1 holds what it last reported.
+  // The object is gone (retired after its lease, or its storage lost): D1 holds what it last reported.
   const counts = await countEvidence(c.var.db, attempt.id);
-  const status = isAttemptStatus(attempt.status) ? attempt.status : "harness_failed";
+  const status = statusWithoutObject(attempt.status, Date.parse(attempt.expires_at), RETENTION_MS, Date.now());
   return c.json(
     attemptView({
       id: attempt.id,

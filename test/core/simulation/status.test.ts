@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { afterCompletion, afterHarnessError, afterLeaseEnd, mayPass, type AttemptStatus } from "../../../src/core/simulation/status.js";
+import { afterCompletion, afterHarnessError, afterLeaseEnd, mayPass, statusWithoutObject, type AttemptStatus } from "../../../src/core/simulation/status.js";
 
 const all: AttemptStatus[] = ["active", "completed", "harness_failed", "expired"];
 
@@ -20,5 +20,15 @@ describe("attempt status rules", () => {
     status = afterLeaseEnd(status);
     expect({ status, mayPass: mayPass(status) }).toEqual({ status: "harness_failed", mayPass: false });
     expect(all.map(mayPass)).toEqual([true, true, false, true]);
+  });
+
+  it("without the object, D1's status stands only once the object could have retired itself", () => {
+    const expires = 1_000_000;
+    const retention = 500;
+    expect(all.map((s) => statusWithoutObject(s, expires, retention, expires + retention))).toEqual(all);
+    expect(statusWithoutObject("mystery", expires, retention, expires + retention)).toBe("harness_failed");
+    // Storage gone during the lease or the retention time after it: lost, so it can no longer pass.
+    expect(all.map((s) => statusWithoutObject(s, expires, retention, expires + retention - 1))).toEqual(all.map(() => "harness_failed"));
+    expect(statusWithoutObject("active", expires, retention, expires - 60_000)).toBe("harness_failed");
   });
 });
