@@ -195,8 +195,8 @@ interface Live {
   nextSeq: number;
   /** An alarm is set that will flush what is written now. */
   flushScheduled: boolean;
-  /** When the last call was answered (ms since the epoch). */
-  lastCallAt: number;
+  /** When evidence, state, status or completion last changed (ms since the epoch). */
+  lastChangeAt: number;
 }
 
 type SqlRow = Record<string, SqlStorageValue>;
@@ -325,19 +325,22 @@ export class AttemptObject extends DurableObject<Env> implements AttemptMethods 
       this.scheduleFlush(live);
       return;
     }
-    const now = Date.now();
     // The alarm set below is not a flush alarm: the next call must set its own.
     live.flushScheduled = false;
-    if (!live.leaseEnded) {
-      this.scheduleAlarm(live.expiresAt);
-    } else if (now >= live.expiresAt + RETENTION_MS) {
+    const next = this.quietAlarmAt(live);
+    if (live.leaseEnded && Date.now() >= next) {
       // Everything is in D1: the object's copy is no longer needed.
       await this.ctx.storage.deleteAlarm();
       await this.ctx.storage.deleteAll();
       this.live = null;
     } else {
-      this.scheduleAlarm(live.expiresAt + RETENTION_MS);
+      this.scheduleAlarm(next);
     }
+  }
+
+  /** The next alarm when nothing waits for D1: the lease end, or once it has passed, the end of retention. */
+  private quietAlarmAt(live: Live): number {
+    return live.leaseEnded ? live.expiresAt + RETENTION_MS : live.expiresAt;
   }
 
   // -- the call ------------------------------------------------------------------------------
@@ -391,9 +394,7 @@ export class AttemptObject extends DurableObject<Env> implements AttemptMethods 
     live.nextSeq++;
     if (nextState && operation) live.states.set(operation.tool_name, nextState);
     live.status = status;
-    live.lastCallAt = Date.now();
     this.scheduleFlush(live);
-    this.armIdleFlush();
     return { kind: "answer", answer: answerOf(row, false) };
   }
 
@@ -576,7 +577,7 @@ export class AttemptObject extends DurableObject<Env> implements AttemptMethods 
     this.idleTimer = null;
     const live = this.live;
     if (!live) return;
-    const quietFor = Date.now() - live.lastCallAt;
+    const quietFor = Date.now() - live.lastChangeAt;
     if (quietFor < this.idleFlushMs) {
       this.idleTimer = setTimeout(() => this.onIdleTimer(), this.idleFlushMs - quietFor);
       return;
@@ -586,13 +587,16 @@ export class AttemptObject extends DurableObject<Env> implements AttemptMethods 
         // Everything is in D1: the flush alarm would only wake (and reload) the object for nothing.
         if (!this.hasUnflushed() && live.flushScheduled) {
           live.flushScheduled = false;
-          this.scheduleAlarm(live.leaseEnded ? live.expiresAt + RETENTION_MS : live.expiresAt);
+          this.scheduleAlarm(this.quietAlarmAt(live));
         }
       })
       .catch((error: unknown) => console.error("idle evidence flush to D1 failed; the alarm will retry", error));
   }
 
+  /** Every change goes to D1 when the attempt goes quiet, or by the alarm within FLUSH_INTERVAL_MS. */
   private scheduleFlush(live: Live): void {
+    live.lastChangeAt = Date.now();
+    this.armIdleFlush();
     if (live.flushScheduled) return;
     live.flushScheduled = true;
     this.scheduleAlarm(Math.min(Date.now() + FLUSH_INTERVAL_MS, live.leaseEnded ? Number.POSITIVE_INFINITY : live.expiresAt));
@@ -645,7 +649,7 @@ export class AttemptObject extends DurableObject<Env> implements AttemptMethods 
       completed: row.completion !== null,
       nextSeq: maxSeq + 1,
       flushScheduled: false,
-      lastCallAt: 0,
+      lastChangeAt: 0,
     };
     return this.live;
   }
