@@ -118,6 +118,7 @@ export interface Answer {
 export type DispatchReply =
   | { kind: "unauthorized" }
   | { kind: "invalid_request"; problems: Problem[] }
+  | { kind: "malformed_json"; message: string }
   | { kind: "ambiguous"; message: string; operation_ids: string[] }
   | { kind: "call_id_conflict"; call_id: string; seq: number }
   | { kind: "call_limit"; limit: number }
@@ -240,7 +241,8 @@ export class AttemptObject extends DurableObject<Env> implements AttemptMethods 
     const live = this.authorized(tokenHash);
     if (!live) return { kind: "unauthorized" };
     const parsed = parseDispatchText(body);
-    return parsed.ok ? this.apply(live, parsed.request) : { kind: "invalid_request", problems: parsed.problems };
+    if (parsed.ok) return this.apply(live, parsed.request);
+    return "malformed" in parsed ? { kind: "malformed_json", message: parsed.malformed } : { kind: "invalid_request", problems: parsed.problems };
   }
 
   /** tools/call over MCP: the same call algorithm, state and evidence as dispatch. */

@@ -84,6 +84,8 @@ async function callResult(reply: DispatchReply, delayScale: string | undefined):
       throw new McpError(ErrorCode.InvalidRequest, "this token does not grant access to this attempt");
     case "invalid_request":
       throw new McpError(ErrorCode.InvalidParams, `invalid tools/call: ${reply.problems.map((p) => `${p.path || "/"}: ${p.message}`).join("; ")}`);
+    case "malformed_json": // tools/call arguments arrive parsed; kept so every reply has an answer
+      throw new McpError(ErrorCode.ParseError, reply.message);
     case "ambiguous":
       throw new McpError(ErrorCode.InvalidParams, reply.message);
     case "call_id_conflict":

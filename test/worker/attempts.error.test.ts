@@ -190,7 +190,7 @@ describe("requests that are not calls (never recorded)", () => {
       { status: wrongType.status, body: await wrongType.json() },
       { status: huge.status, body: await huge.json() },
     ]).toEqual([
-      { status: 400, body: { error: { code: "invalid_request", message: expect.stringContaining("not valid JSON"), details: { problems: [{ path: "", message: expect.stringContaining("not valid JSON") }] } } } },
+      { status: 400, body: { error: { code: "malformed_json", message: expect.stringMatching(/^the request body is not valid JSON: /) } } },
       { status: 415, body: { error: { code: "unsupported_media_type", message: 'expected Content-Type: application/json, got "text/plain"' } } },
       { status: 413, body: { error: { code: "payload_too_large", message: "the request body exceeds the limit of 262144 bytes", details: { limit_bytes: 262144 } } } },
     ]);

@@ -16,7 +16,11 @@ export interface DispatchRequest {
 export const MAX_NAME_LENGTH = 200;
 const FIELDS = new Set(["tool", "operation_id", "arguments", "call_id"]);
 
-export type ParsedDispatch = { ok: true; request: DispatchRequest } | { ok: false; problems: Problem[] };
+export type ParsedDispatch =
+  | { ok: true; request: DispatchRequest }
+  | { ok: false; problems: Problem[] }
+  /** Not JSON at all: answered as malformed_json, as every other route answers it. */
+  | { ok: false; malformed: string };
 
 /** Parses the JSON text of a dispatch body. */
 export function parseDispatchText(text: string): ParsedDispatch {
@@ -25,12 +29,12 @@ export function parseDispatchText(text: string): ParsedDispatch {
     raw = JSON.parse(text);
   } catch (error) {
     const reason = error instanceof Error ? error.message : String(error);
-    return { ok: false, problems: [{ path: "", message: `the request body is not valid JSON: ${reason}` }] };
+    return { ok: false, malformed: `the request body is not valid JSON: ${reason}` };
   }
   return parseDispatchRequest(raw);
 }
 
-export function parseDispatchRequest(raw: unknown): ParsedDispatch {
+export function parseDispatchRequest(raw: unknown): Exclude<ParsedDispatch, { malformed: string }> {
   if (!isJsonObject(raw)) return { ok: false, problems: [{ path: "", message: "expected a JSON object {tool, operation_id?, arguments, call_id?}" }] };
   const problems: Problem[] = [];
   for (const key of Object.keys(raw)) {

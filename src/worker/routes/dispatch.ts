@@ -54,6 +54,8 @@ export async function dispatchCall(request: Request, env: Env, attemptId: string
       throw attemptUnauthorized();
     case "invalid_request":
       throw invalidRequest(reply.problems);
+    case "malformed_json":
+      throw new ApiError(400, "malformed_json", reply.message);
     case "ambiguous":
       throw new ApiError(400, "invalid_request", `/operation_id: ${reply.message}`, {
         problems: [{ path: "/operation_id", message: reply.message }],
