@@ -117,6 +117,8 @@ export interface Answer {
 
 export type DispatchReply =
   | { kind: "unauthorized" }
+  /** This object holds no attempt: never set up, retired, or its storage lost (the Worker asks D1 which). */
+  | { kind: "missing" }
   | { kind: "invalid_request"; problems: Problem[] }
   | { kind: "malformed_json"; message: string }
   | { kind: "ambiguous"; message: string; operation_ids: string[] }
@@ -238,6 +240,7 @@ export class AttemptObject extends DurableObject<Env> implements AttemptMethods 
 
   /** POST /api/attempts/:id/dispatch: the body's JSON text, parsed here so it crosses the RPC boundary as one string. */
   dispatch(tokenHash: string, body: string): DispatchReply {
+    if (!this.load()) return { kind: "missing" };
     const live = this.authorized(tokenHash);
     if (!live) return { kind: "unauthorized" };
     const parsed = parseDispatchText(body);

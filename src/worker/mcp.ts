@@ -81,6 +81,7 @@ export async function mcpHandler(c: Context<AppEnv>): Promise<Response> {
 async function callResult(reply: DispatchReply, delayScale: string | undefined): Promise<CallToolResult> {
   switch (reply.kind) {
     case "unauthorized":
+    case "missing": // tools/call comes after tools/list or initialize, which already checked the token
       throw new McpError(ErrorCode.InvalidRequest, "this token does not grant access to this attempt");
     case "invalid_request":
       throw new McpError(ErrorCode.InvalidParams, `invalid tools/call: ${reply.problems.map((p) => `${p.path || "/"}: ${p.message}`).join("; ")}`);

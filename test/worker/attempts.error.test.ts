@@ -145,6 +145,19 @@ describe("after the attempt object is gone", () => {
       status: 200,
       body: { status: "harness_failed", may_pass: false, lease_ended: true, calls: 1, state: { counter: { last: 3 } } },
     });
+    // A call now is the harness failing, not a bad token; D1 records the attempt as failed.
+    const lostCall = await dispatch(attempt, { tool: "counter", arguments: { n: 4 } });
+    expect({ status: lostCall.status, outcome: lostCall.headers.get("x-toolproof-outcome"), body: await lostCall.json() }).toEqual({
+      status: 500,
+      outcome: "harness_error",
+      body: { error: { code: "harness_error", kind: "internal", message: expect.stringContaining("stored state is gone"), details: [] } },
+    });
+    const stored = await env.DB.prepare(`SELECT status FROM attempts WHERE id = ?`).bind(attempt.id).first<{ status: string }>();
+    expect(stored).toEqual({ status: "harness_failed" });
+    // Someone else's token still learns nothing.
+    const [other] = (await createSimulation(tenant, { tools: [{ inline: counterTool }] })).attempts;
+    if (!other) throw new Error("no attempt");
+    expect((await dispatch(attempt, { tool: "counter", arguments: { n: 4 } }, other.token)).status).toBe(401);
   });
 });
 

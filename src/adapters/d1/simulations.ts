@@ -107,6 +107,11 @@ export async function findAttempt(db: Database, attemptId: string): Promise<Atte
   return db.select().from(attempts).where(eq(attempts.id, attemptId)).get();
 }
 
+/** Marks an attempt as failed by the harness in D1, whatever its object last reported. */
+export async function markAttemptHarnessFailed(db: Database, attemptId: string): Promise<void> {
+  await db.update(attempts).set({ status: "harness_failed" }).where(eq(attempts.id, attemptId)).run();
+}
+
 export interface AttemptSync {
   attemptId: string;
   tenantId: string;

@@ -44,6 +44,11 @@ export function mayPass(status: AttemptStatus): boolean {
  * longer pass. A stored value this code did not write reads as harness_failed too.
  */
 export function statusWithoutObject(stored: string, expiresAtMs: number, retentionMs: number, nowMs: number): AttemptStatus {
-  if (nowMs < expiresAtMs + retentionMs) return "harness_failed";
+  if (objectStorageLost(expiresAtMs, retentionMs, nowMs)) return "harness_failed";
   return isAttemptStatus(stored) ? stored : "harness_failed";
+}
+
+/** Whether an attempt's object, found without storage now, must have lost it (see statusWithoutObject). */
+export function objectStorageLost(expiresAtMs: number, retentionMs: number, nowMs: number): boolean {
+  return nowMs < expiresAtMs + retentionMs;
 }

@@ -11,6 +11,7 @@ import { systemClock } from "../../core/ports.js";
 import { attemptStub, attemptUnauthorized, requestTokenHash } from "../attempt-access.js";
 import type { Env } from "../env.js";
 import { ApiError, invalidRequest } from "../http-error.js";
+import { lostAttemptAnswer } from "../lost-attempt.js";
 import { readRequestJsonText } from "../middleware/json-body.js";
 import { httpAnswer } from "./dispatch-answer.js";
 
@@ -52,6 +53,8 @@ export async function dispatchCall(request: Request, env: Env, attemptId: string
   switch (reply.kind) {
     case "unauthorized":
       throw attemptUnauthorized();
+    case "missing":
+      return lostAttemptAnswer(env, attemptId, tokenHash);
     case "invalid_request":
       throw invalidRequest(reply.problems);
     case "malformed_json":

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { afterCompletion, afterHarnessError, afterLeaseEnd, mayPass, statusWithoutObject, type AttemptStatus } from "../../../src/core/simulation/status.js";
+import { afterCompletion, afterHarnessError, afterLeaseEnd, mayPass, objectStorageLost, statusWithoutObject, type AttemptStatus } from "../../../src/core/simulation/status.js";
 
 const all: AttemptStatus[] = ["active", "completed", "harness_failed", "expired"];
 
@@ -30,5 +30,6 @@ describe("attempt status rules", () => {
     // Storage gone during the lease or the retention time after it: lost, so it can no longer pass.
     expect(all.map((s) => statusWithoutObject(s, expires, retention, expires + retention - 1))).toEqual(all.map(() => "harness_failed"));
     expect(statusWithoutObject("active", expires, retention, expires - 60_000)).toBe("harness_failed");
+    expect([objectStorageLost(expires, retention, expires - 1), objectStorageLost(expires, retention, expires + retention - 1), objectStorageLost(expires, retention, expires + retention)]).toEqual([true, true, false]);
   });
 });
