@@ -305,6 +305,7 @@ export class AttemptObject extends DurableObject<Env> implements AttemptMethods 
     const live = this.load();
     if (!live) return { kind: "missing" };
     await this.flushAll(live);
+    this.settleAlarm(live);
     return { kind: "flushed", last_seq: live.nextSeq - 1 };
   }
 
@@ -588,14 +589,19 @@ export class AttemptObject extends DurableObject<Env> implements AttemptMethods 
       return;
     }
     this.flushAll(live)
-      .then(() => {
-        // Everything is in D1: the flush alarm would only wake (and reload) the object for nothing.
-        if (!this.hasUnflushed() && live.flushScheduled) {
-          live.flushScheduled = false;
-          this.scheduleAlarm(this.quietAlarmAt(live));
-        }
-      })
+      .then(() => this.settleAlarm(live))
       .catch((error: unknown) => console.error("idle evidence flush to D1 failed; the alarm will retry", error));
+  }
+
+  /**
+   * After a flush outside the alarm: once everything is in D1, a pending flush alarm would only
+   * wake (and perhaps reload) the object for nothing, so it moves to the lease end. Done here,
+   * right after the flush, rather than later by the idle timer in the middle of other work.
+   */
+  private settleAlarm(live: Live): void {
+    if (!live.flushScheduled || this.hasUnflushed()) return;
+    live.flushScheduled = false;
+    this.scheduleAlarm(this.quietAlarmAt(live));
   }
 
   /** Every change goes to D1 when the attempt goes quiet, or by the alarm within FLUSH_INTERVAL_MS. */
