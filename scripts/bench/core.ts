@@ -16,15 +16,10 @@ import type { JsonObject, JsonValue } from "../../src/core/json.js";
 import type { JsonSchema, SchemaValidator } from "../../src/core/ports.js";
 import { checkDefinition, executeCall, initialState, parseDefinition } from "../../src/core/contract/index.js";
 import type { MockDefinition, OperationContract, Rule, Variant } from "../../src/core/contract/index.js";
+import { positiveFlag } from "./flags.js";
 
-function argValue(name: string, fallback: number): number {
-  const index = process.argv.indexOf(name);
-  const value = index >= 0 ? Number(process.argv[index + 1]) : Number.NaN;
-  return Number.isFinite(value) && value > 0 ? value : fallback;
-}
-
-const CALLS = argValue("--calls", 200_000);
-const CHECKS = argValue("--checks", 2_000);
+const CALLS = positiveFlag("calls", 200_000);
+const CHECKS = positiveFlag("checks", 2_000);
 
 const inputSchema: JsonSchema = {
   type: "object",

@@ -16,14 +16,10 @@ import { mkdtemp, rm } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { createMiniflare } from "../local/miniflare.js";
+import { positiveFlag, stringFlag } from "./flags.js";
 import { pinThisProcess, planCores, requireWrk, runWrk } from "./wrk.js";
 
-function option(name: string): string | undefined {
-  const index = process.argv.indexOf(`--${name}`);
-  return index >= 0 ? process.argv[index + 1] : undefined;
-}
-
-const SECONDS = Number(option("seconds") ?? 10);
+const SECONDS = positiveFlag("seconds", 10, true); // wrk takes whole seconds
 const OBJECTS = 1000;
 
 const script = `
@@ -51,7 +47,7 @@ export default {
 requireWrk();
 const cores = planCores();
 pinThisProcess(cores.server);
-const stateDir = await mkdtemp(path.join(option("state-parent") ?? os.tmpdir(), "toolproof-floor-"));
+const stateDir = await mkdtemp(path.join(stringFlag("state-parent") ?? os.tmpdir(), "toolproof-floor-"));
 const miniflare = createMiniflare({
   name: "floor",
   modules: true,

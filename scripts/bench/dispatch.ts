@@ -24,23 +24,13 @@
 import { mkdtemp, rm } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
+import { positiveFlag, stringFlag } from "./flags.js";
 import { assertLoopback, type Load, pinThisProcess, planCores, requireWrk, runWrk, type WrkRequest } from "./wrk.js";
 
-function stringFlag(name: string): string | undefined {
-  const index = process.argv.indexOf(`--${name}`);
-  return index >= 0 ? process.argv[index + 1] : undefined;
-}
-
-function flag(name: string, fallback: number): number {
-  const index = process.argv.indexOf(`--${name}`);
-  const value = index >= 0 ? Number(process.argv[index + 1]) : Number.NaN;
-  return Number.isInteger(value) && value > 0 ? value : fallback;
-}
-
-const ATTEMPTS = flag("attempts", 1000);
-const CONNECTIONS = flag("connections", 32);
-const SECONDS = flag("seconds", 15);
-const WARMUP_SECONDS = flag("warmup", 3);
+const ATTEMPTS = positiveFlag("attempts", 1000, true);
+const CONNECTIONS = positiveFlag("connections", 32, true);
+const SECONDS = positiveFlag("seconds", 15, true);
+const WARMUP_SECONDS = positiveFlag("warmup", 3, true);
 const AS_JSON = process.argv.includes("--json");
 /** Where a server started by the benchmark keeps its state (default: a fresh directory under the OS temp dir). */
 const STATE_PARENT = stringFlag("state-parent") ?? os.tmpdir();

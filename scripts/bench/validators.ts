@@ -19,14 +19,9 @@ import { compileFastPath } from "../../src/adapters/json-schema/fast-path.js";
 import { createRuntimeValidator } from "../../src/adapters/json-schema/runtime-validator.js";
 import type { JsonObject } from "../../src/core/json.js";
 import type { SchemaValidator } from "../../src/core/ports.js";
+import { positiveFlag } from "./flags.js";
 
-function flag(name: string, fallback: number): number {
-  const index = process.argv.indexOf(`--${name}`);
-  const value = index >= 0 ? Number(process.argv[index + 1]) : Number.NaN;
-  return Number.isFinite(value) && value > 0 ? value : fallback;
-}
-
-const SECONDS = flag("seconds", 2);
+const SECONDS = positiveFlag("seconds", 2);
 const AS_JSON = process.argv.includes("--json");
 
 /** A booking tool's input contract, of the size and shape agents' tools have. */

@@ -1,12 +1,11 @@
 /** Shared setup for workerd tests: real tenants and keys in the test file's D1, requests through the real app. */
 import { env } from "cloudflare:test";
 import { exports } from "cloudflare:workers";
-import { drizzle } from "drizzle-orm/d1";
-import * as schema from "../../src/adapters/d1/schema.js";
+import { databaseOf } from "../../src/adapters/d1/database.js";
 import { createApiKey, createTenant } from "../../src/adapters/d1/api-keys.js";
 import { ALL_PERMISSIONS, type Permission } from "../../src/worker/env.js";
 
-export const db = () => drizzle(env.DB, { schema });
+export const db = () => databaseOf(env.DB);
 
 export interface TestTenant {
   id: string;
