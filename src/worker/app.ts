@@ -6,7 +6,7 @@ import { Hono } from "hono";
 import { HTTPException } from "hono/http-exception";
 import { databaseOf } from "../adapters/d1/database.js";
 import type { AppEnv } from "./env.js";
-import { ApiError, errorResponse } from "./http-error.js";
+import { ApiError, errorResponse, fromHttpException } from "./http-error.js";
 import { authenticate } from "./middleware/auth.js";
 import { metricRoutes } from "./routes/metrics.js";
 import { policyRoutes } from "./routes/policies.js";
@@ -41,8 +41,8 @@ export function createApp(): Hono<AppEnv> {
   api.route("/simulations", simulationRoutes);
   app.route("/api", api);
 
-  app.notFound((c) => c.json(new ApiError(404, "not_found", `no route for ${c.req.method} ${new URL(c.req.url).pathname}`).toBody(), 404));
-  app.onError((error) => (error instanceof HTTPException ? error.getResponse() : errorResponse(error)));
+  app.notFound((c) => new ApiError("not_found", `no route for ${c.req.method} ${new URL(c.req.url).pathname}`).toResponse());
+  app.onError((error) => errorResponse(error instanceof HTTPException ? fromHttpException(error) : error));
 
   return app;
 }

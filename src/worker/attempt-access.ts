@@ -43,5 +43,5 @@ export function requestTokenHash(request: Request, attemptId: string): string {
 }
 
 export function attemptUnauthorized(message = "this token does not grant access to this attempt"): ApiError {
-  return new ApiError(401, "unauthorized", message);
+  return new ApiError("unauthorized", message);
 }

@@ -42,7 +42,7 @@ export async function mcpHandler(c: Context<AppEnv>): Promise<Response> {
   const tokenHash = capabilityTokenHash(c, attemptId);
   if (c.req.method !== "POST") {
     // Stateless server: no standalone SSE stream to GET, no session to DELETE.
-    throw new ApiError(405, "method_not_allowed", "this MCP endpoint is stateless: send JSON-RPC messages with POST");
+    throw new ApiError("method_not_allowed", "this MCP endpoint is stateless: send JSON-RPC messages with POST");
   }
   const stub = attemptStub(c.env, attemptId);
   const described = await stub.describe(tokenHash);

@@ -38,12 +38,12 @@ export function requirePermission(permission: Permission) {
   return createMiddleware<AppEnv>(async (c, next) => {
     const granted = c.var.principal.permissions;
     if (!granted.has(permission) && !granted.has("AIManager:Admin")) {
-      throw new ApiError(403, "forbidden", `this API key lacks the permission ${permission}`, { required_permission: permission });
+      throw new ApiError("forbidden", `this API key lacks the permission ${permission}`, { required_permission: permission });
     }
     await next();
   });
 }
 
 function unauthorized(message: string): ApiError {
-  return new ApiError(401, "unauthorized", message);
+  return new ApiError("unauthorized", message);
 }

@@ -24,7 +24,7 @@ export async function readBodyText(request: Request, maxBytes: number): Promise<
     try {
       return new TextDecoder("utf-8", { fatal: true, ignoreBOM: false }).decode(bytes);
     } catch {
-      throw new ApiError(400, "invalid_encoding", "the request body is not valid UTF-8");
+      throw new ApiError("invalid_encoding", "the request body is not valid UTF-8");
     }
   }
   // Counting while streaming means a client that lies about (or omits) Content-Length still cannot
@@ -47,7 +47,7 @@ export async function readBodyText(request: Request, maxBytes: number): Promise<
     return text + decoder.decode();
   } catch (error) {
     if (error instanceof ApiError) throw error;
-    throw new ApiError(400, "invalid_encoding", "the request body is not valid UTF-8");
+    throw new ApiError("invalid_encoding", "the request body is not valid UTF-8");
   }
 }
 
@@ -60,10 +60,10 @@ export async function readJsonText(c: Context, maxBytes: number = DEFAULT_BODY_L
 export async function readRequestJsonText(request: Request, maxBytes: number = DEFAULT_BODY_LIMIT): Promise<string> {
   const contentType = request.headers.get("content-type") ?? "";
   if (!JSON_TYPE.test(contentType.trim())) {
-    throw new ApiError(415, "unsupported_media_type", `expected Content-Type: application/json, got ${contentType ? `"${contentType}"` : "none"}`);
+    throw new ApiError("unsupported_media_type", `expected Content-Type: application/json, got ${contentType ? `"${contentType}"` : "none"}`);
   }
   const text = await readBodyText(request, maxBytes);
-  if (text.trim() === "") throw new ApiError(400, "malformed_json", "the request body is empty; expected a JSON object");
+  if (text.trim() === "") throw new ApiError("malformed_json", "the request body is empty; expected a JSON object");
   return text;
 }
 
@@ -73,7 +73,7 @@ export async function readJson(c: Context, maxBytes: number = DEFAULT_BODY_LIMIT
     return JSON.parse(text);
   } catch (error) {
     const reason = error instanceof Error ? error.message : String(error);
-    throw new ApiError(400, "malformed_json", `the request body is not valid JSON: ${reason}`);
+    throw new ApiError("malformed_json", `the request body is not valid JSON: ${reason}`);
   }
 }
 
@@ -86,5 +86,5 @@ export async function readBody<T extends z.ZodType>(c: Context, schema: T, maxBy
 }
 
 function tooLarge(maxBytes: number): ApiError {
-  return new ApiError(413, "payload_too_large", `the request body exceeds the limit of ${maxBytes} bytes`, { limit_bytes: maxBytes });
+  return new ApiError("payload_too_large", `the request body exceeds the limit of ${maxBytes} bytes`, { limit_bytes: maxBytes });
 }

@@ -95,9 +95,9 @@ attemptRoutes.post("/:id/complete", async (c) => {
     case "unauthorized":
       throw attemptUnauthorized();
     case "lease_expired":
-      throw new ApiError(401, "token_expired", "the attempt's lease has ended, and its token with it");
+      throw new ApiError("token_expired", "the attempt's lease has ended, and its token with it");
     case "already_completed":
-      throw new ApiError(409, "already_completed", "this attempt has already been completed");
+      throw new ApiError("already_completed", "this attempt has already been completed");
     case "ok":
       return c.json(attemptView(reply.snapshot));
   }

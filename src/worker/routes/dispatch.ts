@@ -58,19 +58,19 @@ export async function dispatchCall(request: Request, env: Env, attemptId: string
     case "invalid_request":
       throw invalidRequest(reply.problems);
     case "malformed_json":
-      throw new ApiError(400, "malformed_json", reply.message);
+      throw new ApiError("malformed_json", reply.message);
     case "ambiguous":
-      throw new ApiError(400, "invalid_request", `/operation_id: ${reply.message}`, {
+      throw new ApiError("invalid_request", `/operation_id: ${reply.message}`, {
         problems: [{ path: "/operation_id", message: reply.message }],
         operation_ids: reply.operation_ids,
       });
     case "call_id_conflict":
-      throw new ApiError(409, "call_id_reused", `/call_id: "${reply.call_id}" was already used by call ${reply.seq} with a different tool or arguments`, {
+      throw new ApiError("call_id_reused", `/call_id: "${reply.call_id}" was already used by call ${reply.seq} with a different tool or arguments`, {
         call_id: reply.call_id,
         seq: reply.seq,
       });
     case "call_limit":
-      throw new ApiError(429, "call_limit", `this attempt has made the most calls one attempt may make (${reply.limit})`, { limit: reply.limit });
+      throw new ApiError("call_limit", `this attempt has made the most calls one attempt may make (${reply.limit})`, { limit: reply.limit });
     case "answer":
       await waitSimulatedDelay(reply.answer.delay_ms, parseDelayScale(env.DELAY_SCALE), systemClock);
       return httpAnswer(reply.answer);

@@ -47,15 +47,13 @@ inlineTestingRoutes.post("/", requirePermission("AIManager:ManageTools"), async 
     return c.json(await checkDefinition(contract, body.testing, validator));
   }
   if (body.instructions !== undefined) {
-    throw new ApiError(
-      422,
-      "model_connection_required",
+    throw new ApiError("model_connection_required",
       "instructions are turned into a draft by a model, and inline checks have no model connection; leave out instructions to get the schema-derived draft",
     );
   }
   const draft = await generateDraft(contract, validator);
   if (!draft.ok) {
-    throw new ApiError(422, "needs_authored_mock", draft.message, { construct: draft.construct });
+    throw new ApiError("needs_authored_mock", draft.message, { construct: draft.construct });
   }
   return c.json({ definition: draft.definition, report: draft.report });
 });

@@ -92,7 +92,7 @@ policyRoutes.post("/:name/check", async (c) => {
 export function storedPolicy(stored: StoredPolicyVersion): Policy {
   const parsed = parsePolicy(stored.document);
   if (parsed.ok) return parsed.policy;
-  throw new ApiError(409, "stored_policy_invalid", `policy "${stored.name}" version ${stored.version} no longer passes validation; PUT a corrected version`, { problems: parsed.problems });
+  throw new ApiError("stored_policy_invalid", `policy "${stored.name}" version ${stored.version} no longer passes validation; PUT a corrected version`, { problems: parsed.problems });
 }
 
 export function policyName(raw: string): string {
@@ -119,7 +119,7 @@ async function readPolicyDocument(c: Context<AppEnv>): Promise<JsonValue> {
   }
   const text = await readBodyText(c.req.raw, POLICY_BODY_LIMIT);
   const parsed = parseText(text, "yaml");
-  if (!parsed.ok) throw new ApiError(400, "malformed_yaml", `the request body is ${parsed.message.startsWith("not") ? parsed.message : `not usable: ${parsed.message}`}`);
+  if (!parsed.ok) throw new ApiError("malformed_yaml", `the request body is ${parsed.message.startsWith("not") ? parsed.message : `not usable: ${parsed.message}`}`);
   return parsed.value;
 }
 

@@ -164,7 +164,7 @@ simulationRoutes.post("/", requirePermission("AIManager:RunEvals"), async (c) =>
       selections.push(selection);
     }
   }
-  if (missing.length > 0) throw new ApiError(404, "not_found", summarize(missing), { problems: missing });
+  if (missing.length > 0) throw new ApiError("not_found", summarize(missing), { problems: missing });
   if (problems.length > 0) throw invalidRequest(problems);
 
   // 422: inline tools are checked exactly as the inline testing route checks them.
@@ -185,7 +185,7 @@ simulationRoutes.post("/", requirePermission("AIManager:RunEvals"), async (c) =>
   }
   const firstInvalid = invalid[0];
   if (firstInvalid) {
-    throw new ApiError(422, "invalid_definition", `the mock definition at ${invalid.map((i) => i.path).join(", ")} does not pass its check`, {
+    throw new ApiError("invalid_definition", `the mock definition at ${invalid.map((i) => i.path).join(", ")} does not pass its check`, {
       path: firstInvalid.path,
       ...firstInvalid.report,
       invalid: invalid.map((i) => i.path),
@@ -239,7 +239,7 @@ simulationRoutes.post("/", requirePermission("AIManager:RunEvals"), async (c) =>
   }
   if (offenders.length > 0) {
     const names = offenders.map((o) => `${o.tool_id}/${o.operation_id} (${o.reason})`).join(", ");
-    throw new ApiError(409, "no_current_revision", `these operations have no mock revision checked against their current contract: ${names}; save one first`, { offenders });
+    throw new ApiError("no_current_revision", `these operations have no mock revision checked against their current contract: ${names}; save one first`, { offenders });
   }
 
   // 400: variants the pinned definitions do not have, and names agents could not tell apart.
@@ -283,7 +283,7 @@ simulationRoutes.post("/", requirePermission("AIManager:RunEvals"), async (c) =>
       initial_state: merged.state,
     });
   }
-  if (conflicts.length > 0) throw new ApiError(422, "initial_state_conflict", summarize(conflicts), { problems: conflicts });
+  if (conflicts.length > 0) throw new ApiError("initial_state_conflict", summarize(conflicts), { problems: conflicts });
 
   // Record, then set up the objects: D1 is the source of truth for who may use which attempt.
   const simulationId = newId("sim");

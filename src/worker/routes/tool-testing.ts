@@ -75,21 +75,19 @@ toolTestingRoutes.post("/:id/testing", async (c) => {
 
   if (body.action === "generate") {
     if (body.instructions !== undefined) {
-      throw new ApiError(
-        422,
-        "model_connection_required",
+      throw new ApiError("model_connection_required",
         "instructions are turned into a draft by a model, and this tenant has no model connection configured; leave out instructions to get the schema-derived draft",
       );
     }
     const draft = await generateDraft(contract, validator);
-    if (!draft.ok) throw new ApiError(422, "needs_authored_mock", draft.message, { construct: draft.construct });
+    if (!draft.ok) throw new ApiError("needs_authored_mock", draft.message, { construct: draft.construct });
     return c.json({ operation_id: body.operation_id, contract_hash: currentHash, definition: draft.definition, report: draft.report });
   }
 
   if (body.contract_hash !== currentHash) throw staleContract(body.contract_hash, currentHash);
   const report = await checkDefinition(contract, body.definition, validator);
   if (!report.valid) {
-    throw new ApiError(422, "invalid_definition", "the definition does not pass its check; see details for every problem", report);
+    throw new ApiError("invalid_definition", "the definition does not pass its check; see details for every problem", report);
   }
   const saved = await appendRevision(c.var.db, {
     tenantId,
@@ -132,7 +130,7 @@ async function ownTool(db: AppEnv["Variables"]["db"], tenantId: string, id: stri
 function contractOf(tool: StoredTool, operationId: string): { contract: OperationContract; currentHash: string } {
   const operation = tool.operations.find((op) => op.operation_id === operationId);
   if (!operation) {
-    throw new ApiError(404, "not_found", `the tool has no operation "${operationId}"`, {
+    throw new ApiError("not_found", `the tool has no operation "${operationId}"`, {
       problems: [{ path: "/operation_id", message: `expected one of: ${tool.operations.map((op) => op.operation_id).join(", ")}` }],
     });
   }
@@ -142,7 +140,7 @@ function contractOf(tool: StoredTool, operationId: string): { contract: Operatio
 }
 
 function staleContract(sent: string, current: string | null): ApiError {
-  return new ApiError(409, "stale_contract", "the contract changed since this hash was read: check the definition against the current contract and save again", {
+  return new ApiError("stale_contract", "the contract changed since this hash was read: check the definition against the current contract and save again", {
     sent_contract_hash: sent,
     current_contract_hash: current,
   });

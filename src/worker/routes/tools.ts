@@ -150,7 +150,7 @@ async function registerTool(
 
 function nameTaken(error: unknown): never {
   if (error instanceof ToolNameTakenError) {
-    throw new ApiError(409, "tool_name_taken", error.message, { problems: [{ path: "/name", message: error.message }] });
+    throw new ApiError("tool_name_taken", error.message, { problems: [{ path: "/name", message: error.message }] });
   }
   throw error;
 }
