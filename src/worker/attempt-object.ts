@@ -23,7 +23,7 @@ import { flushableRows, writeEvidence } from "../adapters/d1/simulations.js";
 import { executeCall } from "../core/contract/index.js";
 import type { CallOutcome } from "../core/contract/types.js";
 import { cloneJson, isJsonObject, jsonEqual, type JsonObject, type JsonValue, type Problem } from "../core/json.js";
-import { parseDispatchRequest, parseDispatchText, type DispatchRequest } from "../core/simulation/dispatch-request.js";
+import { parseDispatchRequest, parseDispatchText, unusableArgumentsMessage, type DispatchRequest } from "../core/simulation/dispatch-request.js";
 import type { EvidenceError, EvidenceRow } from "../core/simulation/evidence.js";
 import { isOutcomeKind } from "../core/simulation/evidence.js";
 import type { AttemptSetup, PinnedOperation } from "../core/simulation/setup.js";
@@ -120,6 +120,8 @@ export type DispatchReply =
   /** This object holds no attempt: never set up, retired, or its storage lost (the Worker asks D1 which). */
   | { kind: "missing" }
   | { kind: "invalid_request"; problems: Problem[] }
+  /** Arguments no call can use (too deep, non-finite numbers): refused before any call is made or recorded. */
+  | { kind: "unusable_arguments"; message: string; problems: Problem[] }
   | { kind: "malformed_json"; message: string }
   | { kind: "ambiguous"; message: string; operation_ids: string[] }
   | { kind: "call_id_conflict"; call_id: string; seq: number }
@@ -245,7 +247,7 @@ export class AttemptObject extends DurableObject<Env> implements AttemptMethods 
     if (!live) return { kind: "unauthorized" };
     const parsed = parseDispatchText(body);
     if (parsed.ok) return this.apply(live, parsed.request);
-    return "malformed" in parsed ? { kind: "malformed_json", message: parsed.malformed } : { kind: "invalid_request", problems: parsed.problems };
+    return "malformed" in parsed ? { kind: "malformed_json", message: parsed.malformed } : refusal(parsed);
   }
 
   /** tools/call over MCP: the same call algorithm, state and evidence as dispatch. */
@@ -253,7 +255,7 @@ export class AttemptObject extends DurableObject<Env> implements AttemptMethods 
     const live = this.authorized(tokenHash);
     if (!live) return { kind: "unauthorized" };
     const parsed = parseDispatchRequest(request);
-    return parsed.ok ? this.apply(live, parsed.request) : { kind: "invalid_request", problems: parsed.problems };
+    return parsed.ok ? this.apply(live, parsed.request) : refusal(parsed);
   }
 
   /** The pinned tools, for MCP tools/list (and the token check every MCP request starts with). */
@@ -669,6 +671,13 @@ export class AttemptObject extends DurableObject<Env> implements AttemptMethods 
     const row = this.sql.exec<SqlRow>(`SELECT * FROM calls WHERE call_id = ?`, callId).toArray()[0];
     return row ? toEvidenceRow(row) : undefined;
   }
+}
+
+function refusal(parsed: { ok: false; problems: Problem[] } | { ok: false; unusableArguments: Problem[] }): DispatchReply {
+  if ("unusableArguments" in parsed) {
+    return { kind: "unusable_arguments", message: unusableArgumentsMessage(parsed.unusableArguments), problems: parsed.unusableArguments };
+  }
+  return { kind: "invalid_request", problems: parsed.problems };
 }
 
 function harness(kind: Extract<CallOutcome, { kind: "harness_error" }>["harness_kind"], message: string, variant: string): CallOutcome {

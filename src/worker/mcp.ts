@@ -23,7 +23,7 @@ import type { Context } from "hono";
 import { isJsonObject, type JsonValue } from "../core/json.js";
 import { systemClock } from "../core/ports.js";
 import { parseDelayScale, waitSimulatedDelay } from "../core/simulation/delay.js";
-import type { DispatchRequest } from "../core/simulation/dispatch-request.js";
+import { argumentProblems, unusableArgumentsMessage, type DispatchRequest } from "../core/simulation/dispatch-request.js";
 import { parseEvidenceError } from "../core/simulation/evidence.js";
 import { mcpTool, structuredContent } from "../core/simulation/mcp-shape.js";
 import { attemptStub, attemptUnauthorized, capabilityTokenHash } from "./attempt-access.js";
@@ -58,6 +58,10 @@ export async function mcpHandler(c: Context<AppEnv>): Promise<Response> {
   server.setRequestHandler(CallToolRequestSchema, async (request) => {
     const call: DispatchRequest = { tool: request.params.name, arguments: {} };
     const args: unknown = request.params.arguments ?? {};
+    // Checked before the RPC too: arguments nested deep enough to overflow a walk must not reach
+    // the serializer that carries them to the attempt object.
+    const unusable = argumentProblems(args);
+    if (unusable.length > 0) return callResult({ kind: "unusable_arguments", message: unusableArgumentsMessage(unusable), problems: unusable }, c.env.DELAY_SCALE);
     if (isJsonObject(args)) call.arguments = args;
     const callId = request.params._meta?.[CALL_ID_META_KEY];
     if (typeof callId === "string") call.call_id = callId;
@@ -85,6 +89,10 @@ async function callResult(reply: DispatchReply, delayScale: string | undefined):
       throw new McpError(ErrorCode.InvalidRequest, "this token does not grant access to this attempt");
     case "invalid_request":
       throw new McpError(ErrorCode.InvalidParams, `invalid tools/call: ${reply.problems.map((p) => `${p.path || "/"}: ${p.message}`).join("; ")}`);
+    case "unusable_arguments": {
+      const error = { code: "tool_input_error", message: reply.message, details: reply.problems };
+      return { content: [{ type: "text", text: JSON.stringify({ error }) }], isError: true };
+    }
     case "malformed_json": // tools/call arguments arrive parsed; kept so every reply has an answer
       throw new McpError(ErrorCode.ParseError, reply.message);
     case "ambiguous":

@@ -1,13 +1,20 @@
 /** Request-field schemas shared by several routes (zod, strict objects so unknown fields are refused). */
 import { z } from "zod";
-import type { JsonObject, JsonValue, Problem } from "../core/json.js";
+import { isJsonObject, type JsonObject, type Problem } from "../core/json.js";
 import type { JsonSchema, SchemaValidator } from "../core/ports.js";
 import { invalidRequest } from "./http-error.js";
+import { describeType } from "./validation.js";
 
-const jsonValue: z.ZodType<JsonValue> = z.lazy(() =>
-  z.union([z.string(), z.number(), z.boolean(), z.null(), z.array(jsonValue), z.record(z.string(), jsonValue)]),
-);
-export const jsonObject: z.ZodType<JsonObject> = z.record(z.string(), jsonValue);
+/**
+ * A JSON object field, handed on exactly as parsed. The body reader has already checked the whole
+ * body is JSON (bounded depth, finite numbers, well-formed strings), so only the shape is checked
+ * here. Deliberately not z.record: zod rebuilds a record by assignment, and assigning "__proto__"
+ * sets a prototype instead of storing the key, which silently dropped a schema's "__proto__"
+ * property and hashed the contract without it.
+ */
+export const jsonObject: z.ZodType<JsonObject> = z.custom<JsonObject>(isJsonObject, {
+  error: (issue) => (issue.input === undefined ? "required" : `expected object, got ${describeType(issue.input)}`),
+});
 export const jsonSchemaField: z.ZodType<JsonSchema> = z.union([z.boolean(), jsonObject], {
   error: "expected a JSON Schema (an object or a boolean)",
 });

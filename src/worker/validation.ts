@@ -13,7 +13,7 @@ z.config({
   },
 });
 
-function describeType(value: unknown): string {
+export function describeType(value: unknown): string {
   if (value === null) return "null";
   if (Array.isArray(value)) return "array";
   return typeof value;

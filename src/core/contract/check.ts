@@ -5,15 +5,15 @@
  */
 import type { Problem } from "../json.js";
 import type { SchemaValidator } from "../ports.js";
-import { exampleProblem, runExample } from "./examples.js";
+import { exampleProblems, runExample } from "./examples.js";
 import { contractHash } from "./hash.js";
 import { parseDefinition } from "./parse.js";
 import type { CheckReport, ExampleReport, OperationContract } from "./types.js";
 
 /**
  * Parses `raw` and runs every checked example in memory against the contract's schemas.
- * `errors` lists parse errors followed by one entry per failing example (so a client that only
- * shows `errors` still shows everything); `examples` has one report per example.
+ * `errors` lists parse errors followed by one entry per problem of each failing example (so a
+ * client that only shows `errors` still shows everything); `examples` has one report per example.
  * The schemas must already be usable (routes call validator.checkSchema first).
  */
 export async function checkDefinition(contract: OperationContract, raw: unknown, validator: SchemaValidator): Promise<CheckReport> {
@@ -25,8 +25,7 @@ export async function checkDefinition(contract: OperationContract, raw: unknown,
   for (let index = 0; index < parsed.definition.examples.length; index++) {
     const report = runExample(contract, parsed.definition, index, validator);
     examples.push(report);
-    const problem = exampleProblem(report);
-    if (problem !== null) errors.push(problem);
+    errors.push(...exampleProblems(report));
   }
   return { valid: errors.length === 0 && examples.every((e) => e.passed), errors, examples, contract_hash };
 }

@@ -34,7 +34,8 @@ export function runExample(
 ): ExampleReport {
   const example = definition.examples[index];
   if (example === undefined) {
-    const error: ExampleError = { kind: "harness_error", path: `/examples/${index}`, message: "there is no such example" };
+    const missing: Problem = { path: `/examples/${index}`, message: "there is no such example" };
+    const error: ExampleError = { kind: "harness_error", ...missing, details: [missing] };
     return { index, variant: "", passed: false, error };
   }
   const at = `/examples/${index}`;
@@ -51,43 +52,52 @@ export function runExample(
   }, trace);
   switch (outcome.kind) {
     case "tool_input_error": {
-      const first: Problem = outcome.details[0] ?? { path: "", message: outcome.message };
-      return fail({
-        kind: trace.inputSchemaFailed ? "input_schema" : "tool_input_error",
-        path: `${at}/input${first.path}`,
-        message: `${first.message}${more(outcome.details.length)}`,
-      });
+      const problems: Problem[] = outcome.details.length > 0 ? outcome.details : [{ path: "", message: outcome.message }];
+      const details = problems.map((p) => ({ path: `${at}/input${p.path}`, message: p.message }));
+      return fail(summarized(trace.inputSchemaFailed ? "input_schema" : "tool_input_error", details));
     }
     case "harness_error": {
       if (outcome.harness_kind === "output_schema") {
-        const first: Problem = outcome.details[0] ?? { path: "", message: outcome.message };
-        return fail({
-          kind: "output_schema",
-          path: `${resultTemplateAt(definition, example.variant, outcome.rule)}${first.path}`,
-          message: `the rendered result at "${first.path || "/"}" does not match the output schema: ${first.message}${more(outcome.details.length)}`,
-        });
+        const base = resultTemplateAt(definition, example.variant, outcome.rule);
+        const problems: Problem[] = outcome.details.length > 0 ? outcome.details : [{ path: "", message: outcome.message }];
+        const details = problems.map((p) => ({
+          path: `${base}${p.path}`,
+          message: `the rendered result at "${p.path || "/"}" does not match the output schema: ${p.message}`,
+        }));
+        return fail(summarized("output_schema", details));
       }
-      const first: Problem | undefined = outcome.details[0];
-      return fail({ kind: "harness_error", path: first?.path ?? at, message: `${outcome.harness_kind}: ${outcome.message}` });
+      const problems: Problem[] = outcome.details.length > 0 ? outcome.details : [{ path: at, message: outcome.message }];
+      const details = problems.map((p) => ({ path: p.path, message: `${outcome.harness_kind}: ${p.message}` }));
+      // The harness message already describes the whole failure; details locate each part.
+      const first = details[0] as Problem;
+      return fail({ kind: "harness_error", path: first.path, message: `${outcome.harness_kind}: ${outcome.message}`, details });
     }
     case "result": {
       const diff = firstDifference(example.expected, outcome.result);
       if (diff === null) return { index, variant: example.variant, passed: true };
-      return fail({
-        kind: "mismatch",
-        path: `${at}/expected${diff.path}`,
-        message: `expected ${describe(diff.expected)} but the call rendered ${describe(diff.actual)}`,
-      });
+      const path = `${at}/expected${diff.path}`;
+      const message = `expected ${describe(diff.expected)} but the call rendered ${describe(diff.actual)}`;
+      return fail({ kind: "mismatch", path, message, details: [{ path, message }] });
     }
   }
 }
 
-/** The example's failure as a problem for the report's flat error list. */
-export function exampleProblem(report: ExampleReport): Problem | null {
-  if (report.passed || report.error === undefined) return null;
-  return {
-    path: report.error.path,
-    message: `example ${report.index} (variant "${report.variant}") failed, ${report.error.kind}: ${report.error.message}`,
-  };
+/** An error led by its first problem, with every problem in `details` (none is left out). */
+function summarized(kind: ExampleError["kind"], details: Problem[]): ExampleError {
+  // SAFETY: callers pass at least one problem.
+  const first = details[0] as Problem;
+  return { kind, path: first.path, message: `${first.message}${more(details.length)}`, details };
 }
 
+/**
+ * The example's failure as problems for the report's flat error list: one per problem in its
+ * details, so a client that shows only `errors` still shows every problem.
+ */
+export function exampleProblems(report: ExampleReport): Problem[] {
+  if (report.passed || report.error === undefined) return [];
+  const error = report.error;
+  return error.details.map((detail) => ({
+    path: detail.path,
+    message: `example ${report.index} (variant "${report.variant}") failed, ${error.kind}: ${detail.message}`,
+  }));
+}

@@ -1,7 +1,9 @@
 /**
  * Templates: JSON values that may contain the four expressions ($input, $state, $number,
  * $dateAdd). A template is compiled once into a small tree so that a call only walks the parts
- * that can vary; fully literal subtrees are copied, never re-inspected.
+ * that can vary; fully literal subtrees are copied, never re-inspected. An expression whose
+ * operands are all literals is evaluated once, here (constant folding), and its value (never the
+ * expression object) becomes part of the literal around it.
  *
  * The same compiler serves the parser (with a problem sink, to refuse a definition at save time)
  * and the call path (without one, where a malformed expression in a definition that skipped the
@@ -148,28 +150,44 @@ export function compileTemplate(value: unknown, at: string, sink: Problem[] | nu
     // closure they create, which made per-node closures a visible cost on large definitions.
     const items: Template[] = new Array<Template>(value.length);
     let literal = true;
+    let folded = false;
     for (let i = 0; i < value.length; i++) {
       const item = compileTemplate(value[i], `${at}/${i}`, sink, depth + 1);
       items[i] = item;
       literal &&= isLiteral(item);
+      folded ||= item.value !== value[i];
     }
-    // SAFETY: every item is literal, so the array is a JSON value with no expression in it.
-    return literal ? new Template("copy", value as JsonValue) : new Template("array", null, NO_KEYS, items);
+    if (!literal) return new Template("array", null, NO_KEYS, items);
+    // SAFETY: every item is literal, so the array is a JSON value with no expression left in it.
+    if (!folded) return new Template("copy", value as JsonValue);
+    // An expression inside was folded to its value: the literal is made of the folded items,
+    // never of the expression objects they came from.
+    const out: JsonValue[] = new Array<JsonValue>(items.length);
+    // SAFETY: i < items.length.
+    for (let i = 0; i < items.length; i++) out[i] = (items[i] as Template).value;
+    return new Template("copy", out);
   }
   const keys = Object.keys(value);
   // SAFETY: a non-array object; its own keys are read as a record.
   const record = value as Record<string, unknown>;
   const values: Template[] = new Array<Template>(keys.length);
   let literal = true;
+  let folded = false;
   for (let i = 0; i < keys.length; i++) {
     // SAFETY: i < keys.length.
     const key = keys[i] as string;
     const item = compileTemplate(record[key], child(at, key), sink, depth + 1);
     values[i] = item;
     literal &&= isLiteral(item);
+    folded ||= item.value !== record[key];
   }
+  if (!literal) return new Template("object", null, keys, values);
   // SAFETY: as for arrays, a subtree without expressions is plain JSON.
-  return literal ? new Template("copy", value as JsonValue) : new Template("object", null, keys, values);
+  if (!folded) return new Template("copy", value as JsonValue);
+  const out: JsonObject = {};
+  // SAFETY: keys and values are parallel (filled together above).
+  for (let i = 0; i < keys.length; i++) setOwn(out, keys[i] as string, (values[i] as Template).value);
+  return new Template("copy", out);
 }
 
 function compileReference(

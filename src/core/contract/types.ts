@@ -103,8 +103,16 @@ export interface ExampleReport {
   index: number;
   variant: string;
   passed: boolean;
-  /** Present when the example failed: where (a JSON Pointer) and why. */
-  error?: { kind: "input_schema" | "output_schema" | "mismatch" | "tool_input_error" | "harness_error"; path: string; message: string };
+  /**
+   * Present when the example failed: where (a JSON Pointer) and why, led by the first problem;
+   * `details` holds every problem (an output that breaks two fields of the schema lists both).
+   */
+  error?: {
+    kind: "input_schema" | "output_schema" | "mismatch" | "tool_input_error" | "harness_error";
+    path: string;
+    message: string;
+    details: Problem[];
+  };
 }
 
 /** The full check report, as POST /api/tools/testing and refused saves answer it. */

@@ -1,16 +1,29 @@
 /**
  * Policy and manifest files as text: JSON, or YAML (YAML 1.2 core schema, so `yes` stays a string).
- * Either way the result must be plain JSON data; YAML-only values such as `.inf` are refused.
+ * Either way the result must be plain JSON data that passes the client-JSON check (json-input.ts):
+ * YAML-only values such as `.inf`, aliases that contain themselves (`&a [*a]`), nesting past the
+ * limit and lone surrogates are refused with a message, never a stack overflow.
  */
 import { parseDocument } from "yaml";
+import { jsonInputProblems, MAX_JSON_DEPTH, NOT_FINITE, problemSummary, tooDeepMessage } from "../json-input.js";
 import type { JsonValue } from "../json.js";
 import { isJsonValue } from "./fields.js";
 
 export type TextSyntax = "json" | "yaml";
 export type TextParse = { ok: true; value: JsonValue } | { ok: false; message: string };
 
+export interface TextLimits {
+  /**
+   * Most bytes the document may take as compact JSON. YAML aliases repeat a node without
+   * repeating its text, so a small file can stand for a huge document: this bounds what it
+   * expands to (default 1 MiB).
+   */
+  maxJsonBytes?: number;
+}
+
 /** Guards against alias bombs ("billion laughs") in YAML from untrusted sources. */
 const MAX_YAML_ALIASES = 100;
+const DEFAULT_MAX_JSON_BYTES = 1024 * 1024;
 
 /**
  * Picks the syntax from a file name: .yaml/.yml are YAML, .json is JSON, and anything else is
@@ -23,37 +36,57 @@ export function syntaxFor(fileName: string, text: string): TextSyntax {
   return /^\s*[[{]/.test(text) ? "json" : "yaml";
 }
 
-export function parseText(text: string, syntax: TextSyntax): TextParse {
+export function parseText(text: string, syntax: TextSyntax, limits: TextLimits = {}): TextParse {
   if (text.trim() === "") return { ok: false, message: "the document is empty" };
-  return syntax === "json" ? parseJsonText(text) : parseYamlText(text);
+  const parsed = syntax === "json" ? parseJsonText(text) : parseYamlText(text);
+  if (!parsed.ok) return parsed;
+  const problems = jsonInputProblems(parsed.value, { wellFormed: true });
+  if (problems.length > 0) {
+    if (syntax === "yaml" && problems.some((p) => p.message.startsWith(NOT_FINITE))) {
+      return { ok: false, message: `the YAML holds values JSON cannot represent (such as .inf or .nan): ${problemSummary(problems)}` };
+    }
+    return { ok: false, message: problemSummary(problems) };
+  }
+  // Safe now: the value is acyclic and at most MAX_JSON_DEPTH deep.
+  const maxJsonBytes = limits.maxJsonBytes ?? DEFAULT_MAX_JSON_BYTES;
+  const bytes = new TextEncoder().encode(JSON.stringify(parsed.value)).byteLength;
+  if (bytes > maxJsonBytes) {
+    return { ok: false, message: `the document stands for ${bytes} bytes of JSON (YAML aliases repeat what they name); the limit is ${maxJsonBytes} bytes` };
+  }
+  if (!isJsonValue(parsed.value)) return { ok: false, message: "not a JSON document" };
+  return { ok: true, value: parsed.value };
 }
 
-function parseJsonText(text: string): TextParse {
+type RawParse = { ok: true; value: unknown } | { ok: false; message: string };
+
+function parseJsonText(text: string): RawParse {
   try {
-    const value: unknown = JSON.parse(text);
-    // JSON.parse only yields JSON values; the guard narrows the type without a cast.
-    if (isJsonValue(value)) return { ok: true, value };
-    return { ok: false, message: "not a JSON document" };
+    return { ok: true, value: JSON.parse(text) };
   } catch (error) {
     return { ok: false, message: `not valid JSON: ${error instanceof Error ? error.message : String(error)}` };
   }
 }
 
-function parseYamlText(text: string): TextParse {
+/** The yaml parser and toJS recurse; a stack overflow inside them is nesting past any limit. */
+function overflowed(message: string): boolean {
+  return message.includes("Maximum call stack size exceeded") || message.includes("too much recursion");
+}
+
+function parseYamlText(text: string): RawParse {
   const document = parseDocument(text, { uniqueKeys: true, prettyErrors: true });
   const first = document.errors[0];
   if (first) {
+    if (overflowed(first.message)) return { ok: false, message: tooDeepMessage("the document", MAX_JSON_DEPTH) };
     // The first line names the problem and its line and column; the rest is a code frame.
     const summary = first.message.split("\n")[0] ?? first.message;
     const more = document.errors.length > 1 ? ` (and ${document.errors.length - 1} more YAML error${document.errors.length > 2 ? "s" : ""})` : "";
     return { ok: false, message: `not valid YAML: ${summary}${more}` };
   }
-  let value: unknown;
   try {
-    value = document.toJS({ maxAliasCount: MAX_YAML_ALIASES });
+    return { ok: true, value: document.toJS({ maxAliasCount: MAX_YAML_ALIASES }) };
   } catch (error) {
-    return { ok: false, message: `not usable YAML: ${error instanceof Error ? error.message : String(error)}` };
+    const message = error instanceof Error ? error.message : String(error);
+    if (overflowed(message)) return { ok: false, message: tooDeepMessage("the document", MAX_JSON_DEPTH) };
+    return { ok: false, message: `not usable YAML: ${message}` };
   }
-  if (!isJsonValue(value)) return { ok: false, message: "the YAML holds values JSON cannot represent (such as .inf or .nan)" };
-  return { ok: true, value };
 }

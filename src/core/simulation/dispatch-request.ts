@@ -3,7 +3,8 @@
  * the hot path, and a generic schema library walking every argument value costs more than the
  * call itself. Every problem names its field.
  */
-import { isJsonObject, type JsonObject, type Problem } from "../json.js";
+import { isWellFormedText, jsonInputProblems, NOT_WELL_FORMED } from "../json-input.js";
+import { isJsonObject, pointerToken, type JsonObject, type Problem } from "../json.js";
 
 export interface DispatchRequest {
   tool: string;
@@ -20,7 +21,22 @@ export type ParsedDispatch =
   | { ok: true; request: DispatchRequest }
   | { ok: false; problems: Problem[] }
   /** Not JSON at all: answered as malformed_json, as every other route answers it. */
-  | { ok: false; malformed: string };
+  | { ok: false; malformed: string }
+  /**
+   * A well-formed request whose arguments no call can use (nested past the limit, or a number
+   * JSON cannot carry): the agent's to fix, so a tool input error. Paths are into the arguments.
+   */
+  | { ok: false; unusableArguments: Problem[] };
+
+/** Why the arguments of a call cannot be used (empty when they can), with paths into the arguments. */
+export function argumentProblems(args: unknown): Problem[] {
+  return jsonInputProblems(args, { what: "the arguments" });
+}
+
+/** The message of a tool input error over unusable arguments, the same over HTTP and MCP. */
+export function unusableArgumentsMessage(problems: readonly Problem[]): string {
+  return `the arguments cannot be used: ${problems.map((p) => `${p.path || "/"}: ${p.message}`).join("; ")}`;
+}
 
 /** Parses the JSON text of a dispatch body. */
 export function parseDispatchText(text: string): ParsedDispatch {
@@ -34,11 +50,15 @@ export function parseDispatchText(text: string): ParsedDispatch {
   return parseDispatchRequest(raw);
 }
 
+/**
+ * Names (tool, operation_id, call_id) become keys, headers and stored ids, so they must be
+ * well-formed Unicode: two different lone surrogates would otherwise be stored as the same bytes.
+ */
 export function parseDispatchRequest(raw: unknown): Exclude<ParsedDispatch, { malformed: string }> {
   if (!isJsonObject(raw)) return { ok: false, problems: [{ path: "", message: "expected a JSON object {tool, operation_id?, arguments, call_id?}" }] };
   const problems: Problem[] = [];
   for (const key of Object.keys(raw)) {
-    if (!FIELDS.has(key)) problems.push({ path: `/${key.replace(/~/g, "~0").replace(/\//g, "~1")}`, message: `unknown field "${key}"` });
+    if (!FIELDS.has(key)) problems.push({ path: `/${pointerToken(key)}`, message: `unknown field "${key}"` });
   }
   const tool = name(raw.tool, "/tool", true, problems);
   const operationId = name(raw.operation_id, "/operation_id", false, problems);
@@ -47,6 +67,8 @@ export function parseDispatchRequest(raw: unknown): Exclude<ParsedDispatch, { ma
   if (args === undefined) problems.push({ path: "/arguments", message: "required: the tool's arguments as a JSON object ({} when it takes none)" });
   else if (!isJsonObject(args)) problems.push({ path: "/arguments", message: "expected a JSON object" });
   if (problems.length > 0 || tool === undefined || !isJsonObject(args)) return { ok: false, problems };
+  const unusable = argumentProblems(args);
+  if (unusable.length > 0) return { ok: false, unusableArguments: unusable };
   const request: DispatchRequest = { tool, arguments: args };
   if (operationId !== undefined) request.operation_id = operationId;
   if (callId !== undefined) request.call_id = callId;
@@ -60,6 +82,10 @@ function name(value: unknown, path: string, required: boolean, problems: Problem
   }
   if (typeof value !== "string" || value.length === 0 || value.length > MAX_NAME_LENGTH) {
     problems.push({ path, message: `expected a string of 1 to ${MAX_NAME_LENGTH} characters` });
+    return undefined;
+  }
+  if (!isWellFormedText(value)) {
+    problems.push({ path, message: NOT_WELL_FORMED });
     return undefined;
   }
   return value;

@@ -10,6 +10,7 @@ import { pointer } from "../json.js";
 import type { JsonSchema } from "../ports.js";
 import type { ImportResult } from "./import-mcp.js";
 import type { OperationSpec } from "./types.js";
+import { setOwn } from "../contract/values.js";
 
 export type PlatformParameterType = "string" | "number" | "integer" | "boolean" | "object" | "array" | "date" | "datetime" | "json";
 export const PLATFORM_PARAMETER_TYPES: readonly PlatformParameterType[] = ["string", "number", "integer", "boolean", "object", "array", "date", "datetime", "json"];
@@ -82,7 +83,9 @@ function normalizeOperation(
     if (Object.prototype.hasOwnProperty.call(properties, parameter.name)) {
       problems.push({ path: at("parameters", index, "name"), message: `duplicate parameter "${parameter.name}"` });
     }
-    properties[parameter.name] = parameterSchema(parameter, coercions[parameter.name]);
+    // setOwn and hasOwn: a parameter may be called "__proto__", and it must stay a property of
+    // the schema rather than become its prototype (or read Object.prototype as a coercion).
+    setOwn(properties, parameter.name, parameterSchema(parameter, Object.hasOwn(coercions, parameter.name) ? coercions[parameter.name] : undefined));
     if (parameter.required) required.push(parameter.name);
   });
   (operation.required ?? []).forEach((name, index) => {

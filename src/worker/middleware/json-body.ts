@@ -1,9 +1,11 @@
 /**
- * Reads request bodies defensively: content type, size limit while streaming, UTF-8, parse errors
- * and field validation all become 4xx answers that say what was wrong, never a 500.
+ * Reads request bodies defensively: content type, size limit while streaming, UTF-8, parse errors,
+ * nesting depth, non-finite numbers, lone surrogates and field validation all become 4xx answers
+ * that say what was wrong, never a 500.
  */
 import type { Context } from "hono";
 import type { z } from "zod";
+import { jsonInputProblems } from "../../core/json-input.js";
 import { ApiError, invalidRequest } from "../http-error.js";
 import { zodProblems } from "../validation.js";
 
@@ -51,30 +53,48 @@ export async function readBodyText(request: Request, maxBytes: number): Promise<
   }
 }
 
+/**
+ * Content types a route takes besides JSON (read by the route itself), named in its 415 answer so
+ * a client that forgot the header learns every way in.
+ */
+export type OtherBodyTypes = readonly string[];
+
 /** A JSON body's text, unparsed: for callers that hand it on (the attempt object parses it itself). */
-export async function readJsonText(c: Context, maxBytes: number = DEFAULT_BODY_LIMIT): Promise<string> {
-  return readRequestJsonText(c.req.raw, maxBytes);
+export async function readJsonText(c: Context, maxBytes: number = DEFAULT_BODY_LIMIT, others: OtherBodyTypes = []): Promise<string> {
+  return readRequestJsonText(c.req.raw, maxBytes, others);
 }
 
 /** readJsonText for a plain Request (the dispatch path runs without a Hono context). */
-export async function readRequestJsonText(request: Request, maxBytes: number = DEFAULT_BODY_LIMIT): Promise<string> {
+export async function readRequestJsonText(request: Request, maxBytes: number = DEFAULT_BODY_LIMIT, others: OtherBodyTypes = []): Promise<string> {
   const contentType = request.headers.get("content-type") ?? "";
   if (!JSON_TYPE.test(contentType.trim())) {
-    throw new ApiError("unsupported_media_type", `expected Content-Type: application/json, got ${contentType ? `"${contentType}"` : "none"}`);
+    const accepted = ["application/json", ...others].join(" or ");
+    throw new ApiError("unsupported_media_type", `expected Content-Type: ${accepted}, got ${contentType ? `"${contentType}"` : "none"}`);
   }
   const text = await readBodyText(request, maxBytes);
   if (text.trim() === "") throw new ApiError("malformed_json", "the request body is empty; expected a JSON object");
   return text;
 }
 
-export async function readJson(c: Context, maxBytes: number = DEFAULT_BODY_LIMIT): Promise<unknown> {
-  const text = await readJsonText(c, maxBytes);
+/**
+ * The parsed body, refused with 400 invalid_request (naming each place) when it nests past
+ * MAX_JSON_DEPTH, holds a number JSON cannot carry (1e400) or a string or key that is not
+ * well-formed Unicode. Past this point every walk over the body may be recursive.
+ */
+export async function readJson(c: Context, maxBytes: number = DEFAULT_BODY_LIMIT, others: OtherBodyTypes = []): Promise<unknown> {
+  const text = await readJsonText(c, maxBytes, others);
+  let value: unknown;
   try {
-    return JSON.parse(text);
+    // JSON.parse itself is iterative in V8: any depth parses, and the check below bounds it.
+    value = JSON.parse(text);
   } catch (error) {
     const reason = error instanceof Error ? error.message : String(error);
-    throw new ApiError("malformed_json", `the request body is not valid JSON: ${reason}`);
+    const hint = others.length > 0 ? ` (a body in another format needs its Content-Type: ${others.join(" or ")})` : "";
+    throw new ApiError("malformed_json", `the request body is not valid JSON: ${reason}${hint}`);
   }
+  const problems = jsonInputProblems(value, { wellFormed: true, what: "the request body" });
+  if (problems.length > 0) throw invalidRequest(problems);
+  return value;
 }
 
 /** Reads and validates a JSON body against a zod schema; unknown fields are the schema's concern (strict objects). */

@@ -57,6 +57,8 @@ export async function dispatchCall(request: Request, env: Env, attemptId: string
       return lostAttemptAnswer(env, attemptId, tokenHash);
     case "invalid_request":
       throw invalidRequest(reply.problems);
+    case "unusable_arguments":
+      throw new ApiError("tool_input_error", reply.message, reply.problems);
     case "malformed_json":
       throw new ApiError("malformed_json", reply.message);
     case "ambiguous":

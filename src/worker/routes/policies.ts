@@ -114,11 +114,11 @@ function versionView(stored: StoredPolicyVersion): { version: number; document: 
 async function readPolicyDocument(c: Context<AppEnv>): Promise<JsonValue> {
   const contentType = c.req.header("content-type") ?? "";
   if (!YAML_TYPES.test(contentType.trim())) {
-    const value = await readJson(c, POLICY_BODY_LIMIT);
+    const value = await readJson(c, POLICY_BODY_LIMIT, ["application/yaml"]);
     return asJson(value);
   }
   const text = await readBodyText(c.req.raw, POLICY_BODY_LIMIT);
-  const parsed = parseText(text, "yaml");
+  const parsed = parseText(text, "yaml", { maxJsonBytes: POLICY_BODY_LIMIT });
   if (!parsed.ok) throw new ApiError("malformed_yaml", `the request body is ${parsed.message.startsWith("not") ? parsed.message : `not usable: ${parsed.message}`}`);
   return parsed.value;
 }

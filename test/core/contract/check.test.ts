@@ -87,16 +87,36 @@ describe("checkDefinition", () => {
     const numberMessage =
       'argument "amount" must be a finite JSON number or a decimal string such as "12.50" (no exponent, sign "+", spaces or hex) (it feeds $number); got "1e3"';
     const more = outputProblems.length > 1 ? ` (and ${outputProblems.length - 1} more problem${outputProblems.length > 2 ? "s" : ""})` : "";
+    const failed = (kind: NonNullable<CheckReport["examples"][number]["error"]>["kind"], path: string, message: string) => ({
+      kind,
+      path,
+      message,
+      details: [{ path, message }],
+    });
+    const outputDetails = outputProblems.map((p) => ({
+      path: `/variants/ok/rules/0/result${p.path}`,
+      message: `the rendered result at "${p.path || "/"}" does not match the output schema: ${p.message}`,
+    }));
     const expected: CheckReport = {
       valid: false,
       errors: [],
       examples: [
         { index: 0, variant: "ok", passed: true },
-        { index: 1, variant: "ok", passed: false, error: { kind: "input_schema", path: `/examples/1/input${missingProblem.path}`, message: missingProblem.message } },
-        { index: 2, variant: "ok", passed: false, error: { kind: "input_schema", path: `/examples/2/input${formatProblem.path}`, message: formatProblem.message } },
-        { index: 3, variant: "ok", passed: false, error: { kind: "tool_input_error", path: "/examples/3/input/amount", message: numberMessage } },
-        { index: 4, variant: "ok", passed: false, error: { kind: "mismatch", path: "/examples/4/expected/total", message: "expected 12.51 but the call rendered 12.5" } },
-        { index: 5, variant: "ok", passed: false, error: { kind: "harness_error", path: "/variants/ok/result/reference", message: 'missing_reference: $state "reference" does not resolve in the pre-call state' } },
+        { index: 1, variant: "ok", passed: false, error: failed("input_schema", `/examples/1/input${missingProblem.path}`, missingProblem.message) },
+        { index: 2, variant: "ok", passed: false, error: failed("input_schema", `/examples/2/input${formatProblem.path}`, formatProblem.message) },
+        { index: 3, variant: "ok", passed: false, error: failed("tool_input_error", "/examples/3/input/amount", numberMessage) },
+        { index: 4, variant: "ok", passed: false, error: failed("mismatch", "/examples/4/expected/total", "expected 12.51 but the call rendered 12.5") },
+        {
+          index: 5,
+          variant: "ok",
+          passed: false,
+          error: {
+            kind: "harness_error",
+            path: "/variants/ok/result/reference",
+            message: 'missing_reference: $state "reference" does not resolve in the pre-call state',
+            details: [{ path: "/variants/ok/result/reference", message: 'missing_reference: $state "reference" does not resolve in the pre-call state' }],
+          },
+        },
         { index: 6, variant: "ok", passed: true },
         {
           index: 7,
@@ -106,14 +126,15 @@ describe("checkDefinition", () => {
             kind: "output_schema",
             path: `/variants/ok/rules/0/result${outputProblems[0].path}`,
             message: `the rendered result at "${outputProblems[0].path || "/"}" does not match the output schema: ${outputProblems[0].message}${more}`,
+            details: outputDetails,
           },
         },
-        { index: 8, variant: "ok", passed: false, error: { kind: "mismatch", path: "/examples/8/expected/extra", message: "expected true but the call rendered nothing" } },
+        { index: 8, variant: "ok", passed: false, error: failed("mismatch", "/examples/8/expected/extra", "expected true but the call rendered nothing") },
       ],
       contract_hash: hash,
     };
     expected.errors = expected.examples.flatMap((e) =>
-      e.error ? [{ path: e.error.path, message: `example ${e.index} (variant "ok") failed, ${e.error.kind}: ${e.error.message}` }] : [],
+      (e.error?.details ?? []).map((d) => ({ path: d.path, message: `example ${e.index} (variant "ok") failed, ${e.error?.kind}: ${d.message}` })),
     );
     expect(report).toEqual(expected);
   });
@@ -132,12 +153,45 @@ describe("checkDefinition", () => {
       ],
     };
     const report = await checkDefinition(simple, raw, validator);
+    const mismatch = (path: string, message: string) => ({ kind: "mismatch", path, message, details: [{ path, message }] });
     expect(report.examples).toEqual([
-      { index: 0, variant: "ok", passed: false, error: { kind: "mismatch", path: "/examples/0/expected/list/1/a", message: "expected 3 but the call rendered 2" } },
-      { index: 1, variant: "ok", passed: false, error: { kind: "mismatch", path: "/examples/1/expected/list/1", message: 'expected nothing but the call rendered {"a":2}' } },
-      { index: 2, variant: "ok", passed: false, error: { kind: "mismatch", path: "/examples/2/expected/extra", message: "expected nothing but the call rendered 1" } },
+      { index: 0, variant: "ok", passed: false, error: mismatch("/examples/0/expected/list/1/a", "expected 3 but the call rendered 2") },
+      { index: 1, variant: "ok", passed: false, error: mismatch("/examples/1/expected/list/1", 'expected nothing but the call rendered {"a":2}') },
+      { index: 2, variant: "ok", passed: false, error: mismatch("/examples/2/expected/extra", "expected nothing but the call rendered 1") },
       { index: 3, variant: "ok", passed: true },
     ]);
     expect(report.valid).toBe(false);
+  });
+
+  it("lists every output-schema problem of an example in its details and in errors, not only the first", async () => {
+    const pair = contract(
+      { type: "object" },
+      { type: "object", required: ["a", "b"], properties: { a: { type: "string" }, b: { type: "integer" } } },
+    );
+    const raw = {
+      schema_version: 1,
+      default_variant: "ok",
+      variants: { ok: { result: { a: 1, b: "two" } } },
+      examples: [{ variant: "ok", input: {}, expected: { a: 1, b: "two" } }],
+    };
+    const problems = validator.validate(pair.output_schema, { a: 1, b: "two" });
+    expect(problems.map((p) => p.path)).toEqual(["/a", "/b"]);
+    const details = problems.map((p) => ({
+      path: `/variants/ok/result${p.path}`,
+      message: `the rendered result at "${p.path}" does not match the output schema: ${p.message}`,
+    }));
+    expect(await checkDefinition(pair, raw, validator)).toEqual({
+      valid: false,
+      errors: details.map((d) => ({ path: d.path, message: `example 0 (variant "ok") failed, output_schema: ${d.message}` })),
+      examples: [
+        {
+          index: 0,
+          variant: "ok",
+          passed: false,
+          error: { kind: "output_schema", path: "/variants/ok/result/a", message: `${details[0]?.message} (and 1 more problem)`, details },
+        },
+      ],
+      contract_hash: await contractHash(pair),
+    });
   });
 });

@@ -4,7 +4,8 @@ import { EXPECTED_NUMBER } from "../../../src/core/contract/expressions.js";
 import { executeCall, parseDefinition } from "../../../src/core/contract/index.js";
 import type { CallOutcome } from "../../../src/core/contract/index.js";
 import type { JsonObject, JsonValue } from "../../../src/core/json.js";
-import { parsed, rawDefinition, request, unparsed } from "./helpers.js";
+import { runExample } from "../../../src/core/contract/examples.js";
+import { acceptAll, parsed, rawDefinition, request, unparsed } from "./helpers.js";
 
 /** Renders `result` (a template) for one call with `args` and `state`, through executeCall. */
 function run(result: JsonValue, args: JsonObject = {}, state: JsonObject = {}): CallOutcome {
@@ -239,3 +240,41 @@ describe("provenance of a refused value", () => {
     });
   });
 });
+
+describe("constant folding", () => {
+  const literalOnly: JsonValue = { n: { $number: "12.50" }, d: { $dateAdd: { value: "2025-03-01", days: 7 } } };
+
+  it("evaluates expressions whose operands are all literals, in objects and arrays, rather than copying them", () => {
+    expect(run(literalOnly)).toEqual(ok({ n: 12.5, d: "2025-03-08T00:00:00.000Z" }));
+    expect(run([{ $number: "1" }, "x", [{ $dateAdd: { value: "2025-03-01", hours: 1 } }]])).toEqual(ok([1, "x", ["2025-03-01T01:00:00.000Z"]]));
+    // A folded key named "__proto__" stays a key of the rendered object.
+    const protoKey = JSON.parse('{"__proto__": {"$number": "2"}, "keep": {"a": 1}}') as JsonValue;
+    const rendered = run(protoKey);
+    expect(rendered.kind === "result" && Object.keys(rendered.result as object)).toEqual(["__proto__", "keep"]);
+    expect(rendered.kind === "result" && JSON.stringify(rendered.result)).toBe('{"__proto__":2,"keep":{"a":1}}');
+  });
+
+  it("never hands out the folded literal itself: each call gets its own copy", () => {
+    const definition = parsed(rawDefinition(literalOnly));
+    const first = executeCall(request(definition, {}));
+    if (first.kind !== "result") throw new Error("expected a result");
+    (first.result as JsonObject).n = 0;
+    expect(executeCall(request(definition, {}))).toEqual(ok({ n: 12.5, d: "2025-03-08T00:00:00.000Z" }));
+  });
+
+  it("refuses a definition whose example expects the unevaluated expression objects", () => {
+    const raw = { ...rawDefinition(literalOnly), examples: [{ variant: "ok", input: {}, expected: literalOnly }] };
+    expect(checkDefinitionSync(raw)).toEqual({
+      kind: "mismatch",
+      path: "/examples/0/expected/n",
+      message: 'expected {"$number":"12.50"} but the call rendered 12.5',
+      details: [{ path: "/examples/0/expected/n", message: 'expected {"$number":"12.50"} but the call rendered 12.5' }],
+    });
+  });
+});
+
+/** The first example's error, through the real example runner. */
+function checkDefinitionSync(raw: JsonObject): unknown {
+  const definition = parsed(raw);
+  return runExample({ tool: "t", operation: "t", description: "", input_schema: true, output_schema: true }, definition, 0, acceptAll).error;
+}

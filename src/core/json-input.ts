@@ -1,0 +1,164 @@
+/**
+ * What every piece of client JSON must satisfy before anything else walks it: bounded nesting,
+ * numbers JSON can carry, and (where it becomes a key, a header or a stored id) well-formed
+ * Unicode. Every parser of client input (request bodies, dispatch arguments, policy files) runs
+ * this one check, so the rest of the code may walk a document recursively without fear of a
+ * stack overflow. The check itself is iterative: a value nested a million levels deep (or a YAML
+ * alias that contains itself) is refused, never a crash.
+ */
+import { pointerToken, type Problem } from "./json.js";
+
+/**
+ * Levels of arrays and objects a JSON document may nest: a request body, and the arguments of a
+ * call. The document itself is level 1, so `{"a": [1]}` nests 2 levels. A mock definition keeps
+ * its own, lower bound (LIMITS.maxNesting) inside this one.
+ */
+export const MAX_JSON_DEPTH = 100;
+
+/** A few problems locate the mistake; a document with thousands of them needs no full list. */
+const MAX_PROBLEMS = 20;
+
+/** Lone UTF-16 surrogates: in a `u` regular expression a well-formed pair is one code point and never matches. */
+const LONE_SURROGATE = /\p{Surrogate}/u;
+
+/** The problems as one line: the first in full, and how many more there are. */
+export function problemSummary(problems: readonly Problem[]): string {
+  const first = problems[0];
+  if (first === undefined) return "no problem";
+  const more = problems.length > 1 ? ` (and ${problems.length - 1} more problem${problems.length > 2 ? "s" : ""})` : "";
+  return `${first.path || "/"}: ${first.message}${more}`;
+}
+
+export interface JsonInputOptions {
+  /** Deepest nesting allowed (default MAX_JSON_DEPTH). */
+  maxDepth?: number;
+  /** Refuse strings and object keys that are not well-formed Unicode (String.prototype.isWellFormed). */
+  wellFormed?: boolean;
+  /** What the value is called in the depth message ("the request body", "the arguments"). */
+  what?: string;
+}
+
+/** Is `text` well-formed Unicode (no lone surrogate), as String.prototype.isWellFormed answers? */
+export function isWellFormedText(text: string): boolean {
+  return !LONE_SURROGATE.test(text);
+}
+
+export const NOT_WELL_FORMED =
+  "expected well-formed Unicode; this string holds a lone surrogate (an unpaired \\ud800-\\udfff escape), which cannot be stored or compared faithfully";
+
+/** How every non-finite number is refused (the start of the message). */
+export const NOT_FINITE = "expected a finite number";
+
+/** The depth message, naming the limit, so every route says it the same way. */
+export function tooDeepMessage(what: string, maxDepth: number): string {
+  return `${what} nests deeper than ${maxDepth} levels of arrays and objects (the limit is ${maxDepth})`;
+}
+
+interface Frame {
+  readonly value: object;
+  readonly depth: number;
+  readonly parent: Frame | null;
+  /** The reference token from the parent to this value. */
+  readonly token: string;
+}
+
+function isAncestor(frame: Frame | null, value: object): boolean {
+  for (let f = frame; f !== null; f = f.parent) if (f.value === value) return true;
+  return false;
+}
+
+function pathOf(frame: Frame | null, token?: string): string {
+  let path = token === undefined ? "" : `/${pointerToken(token)}`;
+  for (let f = frame; f !== null && f.parent !== null; f = f.parent) path = `/${pointerToken(f.token)}${path}`;
+  return path;
+}
+
+/**
+ * Everything wrong with `value` as client JSON (up to 20 problems, each at a JSON Pointer into
+ * the value): nesting past the limit, numbers that are not finite (JSON.parse reads 1e400 as
+ * Infinity, which JSON.stringify would silently write as null), values JSON cannot express
+ * (undefined, functions, class instances: only reachable from callers that did not parse JSON)
+ * and, with `wellFormed`, lone surrogates in strings and keys. An empty list means it is fine.
+ */
+export function jsonInputProblems(value: unknown, options: JsonInputOptions = {}): Problem[] {
+  const maxDepth = options.maxDepth ?? MAX_JSON_DEPTH;
+  const wellFormed = options.wellFormed === true;
+  const what = options.what ?? "the document";
+  const problems: Problem[] = [];
+  const report = (parent: Frame | null, token: string | undefined, message: string): void => {
+    if (problems.length < MAX_PROBLEMS) problems.push({ path: pathOf(parent, token), message });
+  };
+  const checkScalar = (item: unknown, parent: Frame | null, token: string | undefined): object | null => {
+    switch (typeof item) {
+      case "string":
+        if (wellFormed && !isWellFormedText(item)) report(parent, token, NOT_WELL_FORMED);
+        return null;
+      case "number":
+        if (!Number.isFinite(item)) {
+          report(parent, token, `${NOT_FINITE}; this one is out of the range a JSON number can carry (it reads as ${String(item)})`);
+        }
+        return null;
+      case "boolean":
+        return null;
+      case "object":
+        if (item === null) return null;
+        if (Array.isArray(item)) return item;
+        {
+          const proto: unknown = Object.getPrototypeOf(item);
+          if (proto === Object.prototype || proto === null) return item;
+        }
+        report(parent, token, "expected a JSON value; got an instance of a class");
+        return null;
+      default:
+        report(parent, token, `expected a JSON value; got ${typeof item}`);
+        return null;
+    }
+  };
+  const root = checkScalar(value, null, undefined);
+  if (root === null) return problems;
+  const stack: Frame[] = [{ value: root, depth: 1, parent: null, token: "" }];
+  // JSON.parse never shares a container; YAML aliases do. A container met twice is walked again
+  // (its depth depends on the path), unless it is its own ancestor: a cycle, which would
+  // otherwise multiply the walk before the depth bound stops it.
+  const seen = new Set<object>([root]);
+  while (stack.length > 0 && problems.length < MAX_PROBLEMS) {
+    // SAFETY: the stack is not empty (checked by the loop condition).
+    const frame = stack.pop() as Frame;
+    if (frame.depth > maxDepth) {
+      report(frame.parent, frame.token, tooDeepMessage(what, maxDepth));
+      continue;
+    }
+    // Scalars are checked in document order; containers go on the stack reversed, so they are
+    // visited in document order too.
+    const containers: Frame[] = [];
+    if (Array.isArray(frame.value)) {
+      const items: unknown[] = frame.value;
+      for (let i = 0; i < items.length; i++) {
+        const container = checkScalar(items[i], frame, String(i));
+        if (container !== null) containers.push({ value: container, depth: frame.depth + 1, parent: frame, token: String(i) });
+      }
+    } else {
+      // SAFETY: a plain object (checkScalar let only arrays and plain objects through), read as a record.
+      const record = frame.value as Record<string, unknown>;
+      for (const key of Object.keys(record)) {
+        if (wellFormed && !isWellFormedText(key)) {
+          report(frame, key, `${NOT_WELL_FORMED} (in the key)`);
+          continue;
+        }
+        const container = checkScalar(record[key], frame, key);
+        if (container !== null) containers.push({ value: container, depth: frame.depth + 1, parent: frame, token: key });
+      }
+    }
+    for (let i = containers.length - 1; i >= 0; i--) {
+      // SAFETY: i < containers.length.
+      const next = containers[i] as Frame;
+      if (seen.has(next.value) && isAncestor(frame, next.value)) {
+        report(frame, next.token, "expected a JSON value; this value contains itself (a YAML alias inside its own anchor)");
+        continue;
+      }
+      seen.add(next.value);
+      stack.push(next);
+    }
+  }
+  return problems;
+}
