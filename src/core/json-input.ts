@@ -34,7 +34,7 @@ export interface JsonInputOptions {
   maxDepth?: number;
   /** Refuse strings and object keys that are not well-formed Unicode (String.prototype.isWellFormed). */
   wellFormed?: boolean;
-  /** What the value is called in the depth message ("the request body", "the arguments"). */
+  /** What the value is, for the depth message ("a request body", "the arguments"). */
   what?: string;
 }
 
@@ -51,7 +51,7 @@ export const NOT_FINITE = "expected a finite number";
 
 /** The depth message, naming the limit, so every route says it the same way. */
 export function tooDeepMessage(what: string, maxDepth: number): string {
-  return `${what} nests deeper than ${maxDepth} levels of arrays and objects (the limit is ${maxDepth})`;
+  return `nested deeper than ${maxDepth} levels of arrays and objects (the limit for ${what})`;
 }
 
 interface Frame {
@@ -83,7 +83,7 @@ function pathOf(frame: Frame | null, token?: string): string {
 export function jsonInputProblems(value: unknown, options: JsonInputOptions = {}): Problem[] {
   const maxDepth = options.maxDepth ?? MAX_JSON_DEPTH;
   const wellFormed = options.wellFormed === true;
-  const what = options.what ?? "the document";
+  const what = options.what ?? "a JSON document";
   const problems: Problem[] = [];
   const report = (parent: Frame | null, token: string | undefined, message: string): void => {
     if (problems.length < MAX_PROBLEMS) problems.push({ path: pathOf(parent, token), message });
@@ -149,16 +149,16 @@ export function jsonInputProblems(value: unknown, options: JsonInputOptions = {}
         if (container !== null) containers.push({ value: container, depth: frame.depth + 1, parent: frame, token: key });
       }
     }
-    for (let i = containers.length - 1; i >= 0; i--) {
-      // SAFETY: i < containers.length.
-      const next = containers[i] as Frame;
+    const walk: Frame[] = [];
+    for (const next of containers) {
       if (seen.has(next.value) && isAncestor(frame, next.value)) {
         report(frame, next.token, "expected a JSON value; this value contains itself (a YAML alias inside its own anchor)");
         continue;
       }
       seen.add(next.value);
-      stack.push(next);
+      walk.push(next);
     }
+    for (let i = walk.length - 1; i >= 0; i--) stack.push(walk[i] as Frame);
   }
   return problems;
 }

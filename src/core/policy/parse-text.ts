@@ -76,7 +76,7 @@ function parseYamlText(text: string): RawParse {
   const document = parseDocument(text, { uniqueKeys: true, prettyErrors: true });
   const first = document.errors[0];
   if (first) {
-    if (overflowed(first.message)) return { ok: false, message: tooDeepMessage("the document", MAX_JSON_DEPTH) };
+    if (overflowed(first.message)) return { ok: false, message: tooDeepMessage("a JSON document", MAX_JSON_DEPTH) };
     // The first line names the problem and its line and column; the rest is a code frame.
     const summary = first.message.split("\n")[0] ?? first.message;
     const more = document.errors.length > 1 ? ` (and ${document.errors.length - 1} more YAML error${document.errors.length > 2 ? "s" : ""})` : "";
@@ -86,7 +86,7 @@ function parseYamlText(text: string): RawParse {
     return { ok: true, value: document.toJS({ maxAliasCount: MAX_YAML_ALIASES }) };
   } catch (error) {
     const message = error instanceof Error ? error.message : String(error);
-    if (overflowed(message)) return { ok: false, message: tooDeepMessage("the document", MAX_JSON_DEPTH) };
+    if (overflowed(message)) return { ok: false, message: tooDeepMessage("a JSON document", MAX_JSON_DEPTH) };
     return { ok: false, message: `not usable YAML: ${message}` };
   }
 }

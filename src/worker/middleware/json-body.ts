@@ -92,7 +92,7 @@ export async function readJson(c: Context, maxBytes: number = DEFAULT_BODY_LIMIT
     const hint = others.length > 0 ? ` (a body in another format needs its Content-Type: ${others.join(" or ")})` : "";
     throw new ApiError("malformed_json", `the request body is not valid JSON: ${reason}${hint}`);
   }
-  const problems = jsonInputProblems(value, { wellFormed: true, what: "the request body" });
+  const problems = jsonInputProblems(value, { wellFormed: true, what: "a request body" });
   if (problems.length > 0) throw invalidRequest(problems);
   return value;
 }

@@ -20,6 +20,16 @@ const CANONICAL =
   '"tool":"tool_123"}';
 
 describe("contractHash", () => {
+  it("hashes a schema property named __proto__ as the data it is", async () => {
+    const withProto: OperationContract = {
+      ...base,
+      input_schema: JSON.parse('{"type":"object","properties":{"__proto__":{"type":"string"},"a":{"type":"integer"}}}') as OperationContract["input_schema"],
+    };
+    const without: OperationContract = { ...base, input_schema: { type: "object", properties: { a: { type: "integer" } } } };
+    expect(contractCanonicalJson(withProto)).toContain('"properties":{"__proto__":{"type":"string"},"a":{"type":"integer"}}');
+    expect(await contractHash(withProto)).not.toBe(await contractHash(without));
+  });
+
   it("hashes the canonical JSON of the five contract fields (known vector)", async () => {
     expect(contractCanonicalJson(base)).toBe(CANONICAL);
     const independent = createHash("sha256").update(CANONICAL, "utf8").digest("hex");

@@ -35,3 +35,56 @@ describe("parseDispatchText", () => {
     expect(parseDispatchText("{")).toEqual({ ok: false, malformed: expect.stringMatching(/^the request body is not valid JSON: /) });
   });
 });
+
+describe("parseDispatchText: input hygiene", () => {
+  const lone = "expected well-formed Unicode; this string holds a lone surrogate (an unpaired \\ud800-\\udfff escape), which cannot be stored or compared faithfully";
+
+  it("refuses lone surrogates in tool, operation_id and call_id (they would collide once stored)", () => {
+    for (const surrogate of ["\\ud800", "\\udbff", "a\\udc00b"]) {
+      expect(parseDispatchText(`{"tool":"t${surrogate}","operation_id":"${surrogate}","arguments":{},"call_id":"${surrogate}"}`)).toEqual({
+        ok: false,
+        problems: [
+          { path: "/tool", message: lone },
+          { path: "/operation_id", message: lone },
+          { path: "/call_id", message: lone },
+        ],
+      });
+    }
+    // A surrogate pair (an emoji) is well-formed and kept as sent.
+    expect(parseDispatchText('{"tool":"t","arguments":{},"call_id":"\\ud83d\\ude00"}')).toEqual({ ok: true, request: { tool: "t", arguments: {}, call_id: "😀" } });
+  });
+
+  it("keeps lone surrogates inside argument values: they are the tool's data, stored escaped", () => {
+    expect(parseDispatchText('{"tool":"t","arguments":{"s":"\\ud800"}}')).toEqual({ ok: true, request: { tool: "t", arguments: { s: "\ud800" } } });
+  });
+
+  it("answers arguments nested past the limit as unusable (a tool input error), however deep, naming the limit", () => {
+    for (const levels of [101, 8_000, 100_000]) {
+      const text = `{"tool":"t","arguments":{"a":${"[".repeat(levels - 1)}${"]".repeat(levels - 1)}}}`;
+      const path = `/a${"/0".repeat(99)}`;
+      expect(parseDispatchText(text)).toEqual({
+        ok: false,
+        unusableArguments: [{ path, message: "nested deeper than 100 levels of arrays and objects (the limit for the arguments)" }],
+      });
+    }
+    const atLimit = `{"tool":"t","arguments":{"a":${"[".repeat(99)}${"]".repeat(99)}}}`;
+    expect(parseDispatchText(atLimit).ok).toBe(true);
+  });
+
+  it("answers numbers JSON cannot carry (1e400 reads as Infinity) as unusable, never as null", () => {
+    expect(parseDispatchText('{"tool":"t","arguments":{"n":1e400,"m":[-1e999]}}')).toEqual({
+      ok: false,
+      unusableArguments: [
+        { path: "/n", message: "expected a finite number; this one is out of the range a JSON number can carry (it reads as Infinity)" },
+        { path: "/m/0", message: "expected a finite number; this one is out of the range a JSON number can carry (it reads as -Infinity)" },
+      ],
+    });
+  });
+
+  it("reports a wrong name before unusable arguments: the request is not a call at all", () => {
+    expect(parseDispatchText('{"tool":"","arguments":{"n":1e400}}')).toEqual({
+      ok: false,
+      problems: [{ path: "/tool", message: "expected a string of 1 to 200 characters" }],
+    });
+  });
+});

@@ -72,6 +72,20 @@ describe("toolFromPlatformOperations", () => {
     });
   });
 
+  it("keeps a parameter named __proto__ as a property of the input schema (and reads no coercion from Object.prototype)", () => {
+    const result = toolFromPlatformOperations({
+      name: "odd",
+      description: "Odd names",
+      operations: [{ operation_id: "op", description: "d", parameters: [{ name: "__proto__", type: "string", required: true }, { name: "constructor", type: "integer" }] }],
+    });
+    expect(result.ok).toBe(true);
+    if (!result.ok) return;
+    const schema = result.tool.operations[0]?.input_schema;
+    expect(JSON.stringify(schema)).toBe(
+      '{"type":"object","properties":{"__proto__":{"type":"string"},"constructor":{"type":"integer"}},"additionalProperties":false,"required":["__proto__"]}',
+    );
+  });
+
   it("lets declared coercions override the defaults", () => {
     const result = toolFromPlatformOperations({
       name: "crm",
