@@ -38,7 +38,7 @@ describe("PUT /api/policies/:name", () => {
   it("refuses other content types, broken JSON or YAML, and oversized bodies", async () => {
     expect(await answer(await call("PUT", "/api/policies/ap-agent", { key: tenant.key, body: "tools: {}", headers: { "content-type": "text/plain" } }))).toEqual({
       status: 415,
-      body: { error: { code: "unsupported_media_type", message: 'expected Content-Type: application/json, got "text/plain"' } },
+      body: { error: { code: "unsupported_media_type", message: 'expected Content-Type: application/json or application/yaml, got "text/plain"' } },
     });
     const brokenJson = await answer(await call("PUT", "/api/policies/ap-agent", { key: tenant.key, body: '{"tools": ' }));
     // SAFETY: every error answer has the documented {"error": {"code"}} shape; the code is what is asserted.
