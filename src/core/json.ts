@@ -20,43 +20,90 @@ export function isJsonObject(value: unknown): value is JsonObject {
 
 /**
  * Deep JSON equality: object key order is ignored, numbers compare by value (so 1 and 1.0 are
- * equal), and values of different JSON types are never equal (1 and "1" differ).
+ * equal), and values of different JSON types are never equal (1 and "1" differ). Iterative, so
+ * no nesting depth can overflow the stack.
  */
 export function jsonEqual(a: unknown, b: unknown): boolean {
   if (a === b) return true;
-  if (typeof a !== typeof b || a === null || b === null) return false;
-  if (Array.isArray(a)) {
-    if (!Array.isArray(b) || a.length !== b.length) return false;
-    for (let i = 0; i < a.length; i++) if (!jsonEqual(a[i], b[i])) return false;
-    return true;
-  }
-  if (Array.isArray(b) || typeof a !== "object") return false;
-  const left = a as Record<string, unknown>;
-  const right = b as Record<string, unknown>;
-  const keys = Object.keys(left);
-  if (keys.length !== Object.keys(right).length) return false;
-  for (const key of keys) {
-    if (!Object.prototype.hasOwnProperty.call(right, key)) return false;
-    if (!jsonEqual(left[key], right[key])) return false;
+  if (!sameShape(a, b)) return false;
+  const pending: unknown[] = [a, b];
+  while (pending.length > 0) {
+    const right = pending.pop();
+    const left = pending.pop();
+    if (left === right) continue;
+    if (!sameShape(left, right)) return false;
+    if (Array.isArray(left)) {
+      // SAFETY: sameShape answered true, so right is an array of the same length.
+      const other = right as unknown[];
+      for (let i = 0; i < left.length; i++) pending.push(left[i], other[i]);
+      continue;
+    }
+    // SAFETY: sameShape answered true for two non-array objects, read as records.
+    const l = left as Record<string, unknown>;
+    const r = right as Record<string, unknown>;
+    const keys = Object.keys(l);
+    if (keys.length !== Object.keys(r).length) return false;
+    for (const key of keys) {
+      if (!Object.prototype.hasOwnProperty.call(r, key)) return false;
+      pending.push(l[key], r[key]);
+    }
   }
   return true;
+}
+
+/** Could `a` and `b` still be equal: both containers of the same kind (and length), or equal scalars? */
+function sameShape(a: unknown, b: unknown): boolean {
+  if (a === b) return true;
+  if (typeof a !== "object" || typeof b !== "object" || a === null || b === null) return false;
+  if (Array.isArray(a)) return Array.isArray(b) && a.length === b.length;
+  return !Array.isArray(b);
 }
 
 /**
  * Canonical JSON: object keys sorted by UTF-16 code units, no insignificant whitespace.
  * Two documents that are jsonEqual serialize to the same string, which is what makes
- * contract hashes stable across runtimes.
+ * contract hashes stable across runtimes. Iterative, so no nesting depth can overflow the stack.
  */
 export function canonicalJson(value: unknown): string {
-  if (value === null || typeof value !== "object") {
-    const text = JSON.stringify(value);
-    if (text === undefined) throw new TypeError(`not a JSON value: ${typeof value}`);
-    return text;
+  let out = "";
+  // Each entry is either a value still to write or a literal piece of text (a comma, a key, a bracket).
+  const work: Array<{ text: string } | { value: unknown }> = [{ value }];
+  while (work.length > 0) {
+    // SAFETY: the stack is not empty (checked by the loop condition).
+    const next = work.pop() as { text: string } | { value: unknown };
+    if ("text" in next) {
+      out += next.text;
+      continue;
+    }
+    const item = next.value;
+    if (item === null || typeof item !== "object") {
+      const text = JSON.stringify(item);
+      if (text === undefined) throw new TypeError(`not a JSON value: ${typeof item}`);
+      out += text;
+      continue;
+    }
+    const parts: Array<{ text: string } | { value: unknown }> = [];
+    if (Array.isArray(item)) {
+      parts.push({ text: "[" });
+      item.forEach((element: unknown, i) => {
+        if (i > 0) parts.push({ text: "," });
+        parts.push({ value: element });
+      });
+      parts.push({ text: "]" });
+    } else {
+      // SAFETY: a non-null, non-array object, read as a record of its own keys.
+      const record = item as Record<string, unknown>;
+      parts.push({ text: "{" });
+      Object.keys(record)
+        .sort()
+        .forEach((key, i) => {
+          parts.push({ text: `${i > 0 ? "," : ""}${JSON.stringify(key)}:` }, { value: record[key] });
+        });
+      parts.push({ text: "}" });
+    }
+    for (let i = parts.length - 1; i >= 0; i--) work.push(parts[i] as { text: string } | { value: unknown });
   }
-  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(",")}]`;
-  const record = value as Record<string, unknown>;
-  const keys = Object.keys(record).sort();
-  return `{${keys.map((key) => `${JSON.stringify(key)}:${canonicalJson(record[key])}`).join(",")}}`;
+  return out;
 }
 
 /** A structural copy of a JSON value (no prototype tricks survive it). */

@@ -1,6 +1,7 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { jsonInputProblems, MAX_JSON_DEPTH, NOT_WELL_FORMED } from "../../src/core/json-input.js";
+import { canonicalJson, jsonEqual } from "../../src/core/json.js";
 import { parseText } from "../../src/core/policy/parse-text.js";
 
 const tooDeep = (what: string) => `nested deeper than ${MAX_JSON_DEPTH} levels of arrays and objects (the limit for ${what})`;
@@ -103,5 +104,32 @@ describe("parseText hygiene", () => {
       ok: false,
       message: `/a: ${NOT_WELL_FORMED} (and 1 more problem)`,
     });
+  });
+});
+
+describe("json.ts walks never overflow the stack", () => {
+  it("compares and serializes 200,000 levels", () => {
+    const text = `${"[".repeat(200_000)}${"]".repeat(200_000)}`;
+    const a: unknown = JSON.parse(text);
+    expect(jsonEqual(a, JSON.parse(text))).toBe(true);
+    expect(jsonEqual(a, JSON.parse(`${"[".repeat(200_000)}1${"]".repeat(200_000)}`))).toBe(false);
+    expect(canonicalJson(a)).toBe(text);
+  });
+
+  it("agree with the recursive definitions on any JSON value", () => {
+    const sortedStringify = (value: unknown): string => {
+      if (value === null || typeof value !== "object") return JSON.stringify(value);
+      if (Array.isArray(value)) return `[${value.map(sortedStringify).join(",")}]`;
+      const record = value as Record<string, unknown>;
+      return `{${Object.keys(record).sort().map((k) => `${JSON.stringify(k)}:${sortedStringify(record[k])}`).join(",")}}`;
+    };
+    fc.assert(
+      fc.property(fc.jsonValue({ maxDepth: 6 }), fc.jsonValue({ maxDepth: 6 }), (a, b) => {
+        expect(canonicalJson(a)).toBe(sortedStringify(a));
+        expect(jsonEqual(a, b)).toBe(sortedStringify(a) === sortedStringify(b));
+        expect(jsonEqual(a, JSON.parse(JSON.stringify(a)))).toBe(true);
+      }),
+      { numRuns: 300 },
+    );
   });
 });

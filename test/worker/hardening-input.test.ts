@@ -6,6 +6,7 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import { contractHash } from "../../src/core/contract/index.js";
 import { MAX_JSON_DEPTH, NOT_WELL_FORMED } from "../../src/core/json-input.js";
+import type { JsonObject } from "../../src/core/json.js";
 import { invoiceTool } from "../fixtures/invoice-tools.js";
 import { call, newTenant, type TestTenant } from "./helpers.js";
 import { createSimulation, dispatch, evidence, readAttempt, type CreatedAttempt } from "./simulation-helpers.js";
@@ -238,7 +239,7 @@ describe("a schema property named __proto__", () => {
       tool: tool.id,
       operation: "get",
       description: "Get",
-      input_schema: JSON.parse(inputText) as object,
+      input_schema: JSON.parse(inputText) as JsonObject,
       output_schema: { type: "object" },
     });
     expect(tool.operations[0]?.contract_hash).toBe(expectedHash);
