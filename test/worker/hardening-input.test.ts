@@ -246,3 +246,34 @@ describe("a schema property named __proto__", () => {
     expect(Object.keys((tool.operations[0]?.input_schema as { properties: object }).properties)).toEqual(["__proto__", "id"]);
   });
 });
+
+describe("MCP tools/call with arguments no call can use", () => {
+  /** One raw JSON-RPC request: the SDK client would write 1e400 as null before it left. */
+  async function rpc(attempt: CreatedAttempt, text: string): Promise<{ status: number; body: unknown }> {
+    const response = await call("POST", `/api/attempts/${attempt.id}/mcp`, {
+      key: attempt.token,
+      body: text,
+      headers: { "content-type": "application/json", accept: "application/json, text/event-stream" },
+    });
+    return answer(response);
+  }
+
+  it.each([
+    ["1e400", '{"n":1e400}', "/n", "expected a finite number; this one is out of the range a JSON number can carry (it reads as Infinity)"],
+    [
+      "8,000 levels",
+      `{"a":${"[".repeat(8_000)}${"]".repeat(8_000)}}`,
+      `/a${"/0".repeat(MAX_JSON_DEPTH - 1)}`,
+      `nested deeper than ${MAX_JSON_DEPTH} levels of arrays and objects (the limit for the arguments)`,
+    ],
+  ])("answers %s as a tool result with isError, as HTTP answers 422", async (_name, args, path, message) => {
+    const attempt = await echoAttempt();
+    const reply = await rpc(attempt, `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","arguments":${args}}}`);
+    const error = { code: "tool_input_error", message: `the arguments cannot be used: ${path}: ${message}`, details: [{ path, message }] };
+    expect(reply).toEqual({
+      status: 200,
+      body: { jsonrpc: "2.0", id: 1, result: { content: [{ type: "text", text: JSON.stringify({ error }) }], isError: true } },
+    });
+    expect((await readAttempt(attempt)).body).toMatchObject({ status: "active", calls: 0 });
+  });
+});
