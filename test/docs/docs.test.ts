@@ -20,6 +20,8 @@
  *   `ts`...). A command block that cannot run here is marked right above its fence with
  *   `<!-- docs-test: skip: <reason> -->`; it shows as skipped, with the reason, in the test output.
  *   Every fence names its language, so nothing escapes the test by accident.
+ *
+ * `DOCS_TEST_OUTPUT=1 npx vitest run test/docs` prints what every block printed.
  */
 import { readdirSync, readFileSync, rmSync } from "node:fs";
 import { mkdtempSync } from "node:fs";
@@ -100,6 +102,7 @@ for (const document of documents) {
           session ??= new ShellSession(ROOT, readerEnvironment());
           const run = await session.run(prepared.script, { file: document, line: block.line }, BLOCK_TIMEOUT_MS);
           const report = `${run.timedOut ? `timed out after ${BLOCK_TIMEOUT_MS} ms\n` : ""}exit ${run.code}; output:\n${run.output}`;
+          if (process.env.DOCS_TEST_OUTPUT) console.log(`${title}\n${run.output}`);
           expect(run.code === 0 && !run.timedOut, report).toBe(true);
           failedAt = undefined;
         },

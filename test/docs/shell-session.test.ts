@@ -96,6 +96,10 @@ describe("a docs shell session", () => {
       "line 1: a placeholder a reader cannot paste: TOOL=tool_...   # from the answer",
       "line 2: a placeholder a reader cannot paste: HASH=...",
     ]);
+    expect(prepareBlock("npm ci && npm start\nnpm run bench:dispatch -- --json\nnpm run admin -- tenant list   # npm test is fine in a comment\n", values).problems).toEqual([
+      'line 1: "npm ci" cannot run under the test; mark the block <!-- docs-test: skip: <reason> -->',
+      'line 2: "npm run bench:dispatch" cannot run under the test; mark the block <!-- docs-test: skip: <reason> -->',
+    ]);
     expect(prepareBlock("# expect: 200\n# expect: 201\ncurl -s x\n# expect: exit 1\n", values).problems).toEqual([
       'line 1: "# expect:" is followed by another "# expect:" instead of a command',
       'line 4: "# expect:" is not followed by a command',

@@ -26,6 +26,11 @@ export interface PreparedBlock {
 }
 
 const EXPECT = /^(\s*)#\s*expect:\s*(?:(exit)\s+(\d+)|(\d{3}))\b/;
+/**
+ * Commands that would change the project under the running test (reinstall its dependencies,
+ * run the suite again) or serve until stopped. A block with one must be marked as skipped.
+ */
+const NOT_HERE = /\bnpm\s+(?:ci|install|i|test|start|run\s+(?:dev|bench[\w:-]*))(?=\s|;|&|\||$)/;
 /** `tool_...`, `att_…`, `HASH=...`: a value the reader would have to type in by hand. */
 const PLACEHOLDER = /\b[a-z]+_(?:\.\.\.|…)|=(?:\.\.\.|…)(?=\s|$)/;
 
@@ -49,6 +54,8 @@ export function prepareBlock(text: string, values: ReaderValues): PreparedBlock 
       return line;
     }
     const code = withoutComment(line);
+    const unsafe = NOT_HERE.exec(code);
+    if (unsafe) problems.push(`line ${index + 1}: "${unsafe[0]}" cannot run under the test; mark the block <!-- docs-test: skip: <reason> -->`);
     if (PLACEHOLDER.test(code)) problems.push(`line ${index + 1}: a placeholder a reader cannot paste: ${line.trim()}`);
     if (pending && code.trim() !== "") {
       const [, indent = ""] = /^(\s*)/.exec(line) ?? [];
