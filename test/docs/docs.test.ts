@@ -19,7 +19,10 @@
  * - Blocks that are not commands to run are fenced as what they are (`json`, `yaml`, `text`,
  *   `ts`...). A command block that cannot run here is marked right above its fence with
  *   `<!-- docs-test: skip: <reason> -->`; it shows as skipped, with the reason, in the test output.
- *   Every fence names its language, so nothing escapes the test by accident.
+ *   A block that would change the project under the test or serve until stopped (`npm ci`,
+ *   `npm install`, `npm test`, `npm start`, `npm run dev`, `npm run bench...`) must be marked so;
+ *   it is refused, not run, otherwise. Every fence names its language, so nothing escapes the test
+ *   by accident.
  *
  * `DOCS_TEST_OUTPUT=1 npx vitest run test/docs` prints what every block printed.
  */
@@ -49,7 +52,11 @@ beforeAll(async () => {
   expect(server.seedError).toBeUndefined();
 }, START_TIMEOUT_MS);
 
+/** Skipped blocks, printed at the end so a CI log shows them whatever the reporter. */
+const skipped: string[] = [];
+
 afterAll(async () => {
+  if (skipped.length) console.info(`docs test: ${skipped.length} command blocks not run, by their docs-test markers:\n${skipped.map((line) => `  ${line}`).join("\n")}`);
   await server?.stop();
   rmSync(stateDir, { recursive: true, force: true });
 }, 60_000);
@@ -88,6 +95,7 @@ for (const document of documents) {
     for (const block of commands) {
       const title = `${document}:${block.line}: ${firstCommand(block)}`;
       if (block.skipReason) {
+        skipped.push(`${document}:${block.line}: ${block.skipReason}`);
         it.skip(`${title} (skipped: ${block.skipReason})`, () => undefined);
         continue;
       }

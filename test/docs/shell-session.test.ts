@@ -100,9 +100,11 @@ describe("a docs shell session", () => {
       'line 1: "npm ci" cannot run under the test; mark the block <!-- docs-test: skip: <reason> -->',
       'line 2: "npm run bench:dispatch" cannot run under the test; mark the block <!-- docs-test: skip: <reason> -->',
     ]);
-    expect(prepareBlock("# expect: 200\n# expect: 201\ncurl -s x\n# expect: exit 1\n", values).problems).toEqual([
+    expect(prepareBlock("# expect: 200\n# expect: 201\ncurl -s x\n# expect: a refusal\n# expect: 409\nX=$(curl -s x)\n# expect: exit 1\n", values).problems).toEqual([
       'line 1: "# expect:" is followed by another "# expect:" instead of a command',
-      'line 4: "# expect:" is not followed by a command',
+      'line 4: "# expect: a refusal" is neither "# expect: <HTTP status>" nor "# expect: exit <code>"',
+      'line 6: "# expect:" applies to a command, not to an assignment',
+      'line 7: "# expect:" is not followed by a command',
     ]);
   });
 });
