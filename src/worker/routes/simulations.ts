@@ -15,7 +15,7 @@
  */
 import { Hono } from "hono";
 import { z } from "zod";
-import { newId, sha256Hex } from "../../adapters/crypto.js";
+import { sha256Hex } from "../../adapters/crypto.js";
 import { encodeCursor } from "../../adapters/d1/json-column.js";
 import { getSimulation, insertSimulation, listSimulations, toolLibrary, type AttemptRow, type SimulationRecord } from "../../adapters/d1/simulations.js";
 import type { Problem } from "../../core/json.js";
@@ -86,11 +86,11 @@ simulationRoutes.post("/", requirePermission("AIManager:RunEvals"), async (c) =>
   if (!planned.ok) throw refusalError(planned.refusal);
   const plan = planned.plan;
 
-  const simulationId = newId("sim");
+  const simulationId = c.var.ids.id("sim");
   const expiresAt = Date.now() + body.lease_seconds * 1000;
   const attempts = Array.from({ length: body.attempts }, () => {
     const token = newAttemptToken();
-    return { id: newId("att"), token, token_hash: sha256Hex(token), expires_at: new Date(expiresAt).toISOString() };
+    return { id: c.var.ids.id("att"), token, token_hash: sha256Hex(token), expires_at: new Date(expiresAt).toISOString() };
   });
   // Objects first, D1 after: see the header.
   const replies = await Promise.all(
