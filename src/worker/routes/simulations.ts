@@ -122,7 +122,7 @@ simulationRoutes.get("/", requirePermission("AIManager:RunEvals"), async (c) => 
   const after = pageCursor(c, ([created_at, id]) => (typeof created_at === "string" && typeof id === "string" ? { created_at, id } : undefined));
   const page = await listSimulations(c.var.db, c.var.principal.tenantId, { limit, after });
   return c.json({
-    items: page.items.map((simulation) => ({ ...simulationView(simulation), attempts: simulation.attempt_count })),
+    items: page.items.map((simulation) => ({ ...simulationView(simulation), attempt_count: simulation.attempt_count })),
     next_cursor: page.next ? encodeCursor([page.next.created_at, page.next.id]) : null,
   });
 });
