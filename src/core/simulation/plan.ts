@@ -24,7 +24,7 @@
  */
 import { checkDefinition, initialState, parseDefinition } from "../contract/index.js";
 import type { CheckReport, MockDefinition, OperationContract } from "../contract/types.js";
-import type { JsonObject, Problem } from "../json.js";
+import { pointer, type JsonObject, type Problem } from "../json.js";
 import type { JsonSchema, SchemaValidator } from "../ports.js";
 import { effectiveOutputSchema } from "../tools/effective-contract.js";
 import { mergeInitialStates } from "./initial-state.js";
@@ -163,7 +163,7 @@ export async function planSimulation(entries: readonly ToolEntry[], inputs: Plan
       problems.push({ path: `${path}/variant`, message: `this entry pins ${operations.length} operations; choose their variants with variants: {"<operation_id>": "<variant>"}` });
     }
     for (const key of Object.keys(entry.variants ?? {})) {
-      if (!operations.some((op) => op.operation_id === key)) problems.push({ path: `${path}/variants/${key}`, message: `this entry pins no operation "${key}"` });
+      if (!operations.some((op) => op.operation_id === key)) problems.push({ path: `${path}${pointer("variants", key)}`, message: `this entry pins no operation "${key}"` });
     }
     for (const operation of operations) {
       const key = operationKey(tool.id, operation.operation_id);
@@ -176,7 +176,7 @@ export async function planSimulation(entries: readonly ToolEntry[], inputs: Plan
       const fromMap = entry.variants?.[operation.operation_id];
       selections.push({
         path,
-        variantPath: fromMap !== undefined ? `${path}/variants/${operation.operation_id}` : `${path}/variant`,
+        variantPath: fromMap !== undefined ? `${path}${pointer("variants", operation.operation_id)}` : `${path}/variant`,
         variant: fromMap ?? entry.variant,
         source: { kind: "library", tool, operation },
       });

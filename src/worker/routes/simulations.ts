@@ -72,7 +72,6 @@ const simulationRequest = z.strictObject({
     .default(DEFAULT_LEASE_SECONDS),
 });
 
-
 export const simulationRoutes = new Hono<AppEnv>();
 
 simulationRoutes.post("/", requirePermission("AIManager:RunEvals"), async (c) => {
@@ -131,14 +130,13 @@ simulationRoutes.get("/:id", requirePermission("AIManager:RunEvals"), async (c) 
   const found = await getSimulation(c.var.db, c.var.principal.tenantId, c.req.param("id"));
   if (!found) throw notFound("simulation");
   const origin = new URL(c.req.url).origin;
-  const statuses = await Promise.all(found.attempts.map((attempt) => attemptStatus(c.env, attempt)));
-  return c.json({
-    ...simulationView(found.simulation),
-    attempts: found.attempts.map((attempt, index) => {
-      const status = statuses[index] ?? "harness_failed";
+  const attempts = await Promise.all(
+    found.attempts.map(async (attempt) => {
+      const status = await attemptStatus(c.env, attempt);
       return { id: attempt.id, status, may_pass: mayPass(status), expires_at: attempt.expires_at, ...attemptUrls(origin, attempt.id) };
     }),
-  });
+  );
+  return c.json({ ...simulationView(found.simulation), attempts });
 });
 
 /** Each entry's shape, and what planning would find wrong with the entries that have it, all at once. */

@@ -174,8 +174,11 @@ describe("planSimulation", () => {
     expect(await plan([{ tool_id: "tool_calendar", variant: "open" }])).toEqual(
       refusal("invalid_request", [{ path: "/tools/0/variant", message: 'this entry pins 2 operations; choose their variants with variants: {"<operation_id>": "<variant>"}' }]),
     );
-    expect(await plan([{ tool_id: "tool_calendar", operation_id: "book", variants: { cancel: "done" } }])).toEqual(
-      refusal("invalid_request", [{ path: "/tools/0/variants/cancel", message: 'this entry pins no operation "cancel"' }]),
+    expect(await plan([{ tool_id: "tool_calendar", operation_id: "book", variants: { cancel: "done", "a/b~c": "x" } }])).toEqual(
+      refusal("invalid_request", [
+        { path: "/tools/0/variants/cancel", message: 'this entry pins no operation "cancel"' },
+        { path: "/tools/0/variants/a~1b~0c", message: 'this entry pins no operation "a/b~c"' },
+      ]),
     );
     expect(await plan([{ tool_id: "tool_calendar", operation_id: "cancel" }, { tool_id: "tool_calendar" }])).toEqual(
       refusal("invalid_request", [{ path: "/tools/1", message: 'operation "cancel" of tool "calendar" is already pinned by /tools/0' }]),
