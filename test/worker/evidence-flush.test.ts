@@ -9,7 +9,8 @@ import { describe, expect, it } from "vitest";
 import { attemptCalls } from "../../src/adapters/d1/schema.js";
 import { flushableRows, EVIDENCE_FLUSH_BYTES } from "../../src/adapters/d1/simulations.js";
 import type { EvidenceRow } from "../../src/core/simulation/evidence.js";
-import { IDLE_FLUSH_MS, idleFlushMs, type AttemptObject } from "../../src/worker/attempt-object.js";
+import type { AttemptObject } from "../../src/worker/attempt-object.js";
+import { IDLE_FLUSH_MS, idleFlushMs } from "../../src/worker/attempt/lifetimes.js";
 import { db, newTenant } from "./helpers.js";
 import { counterTool, createSimulation, dispatch, evidence, stubOf, type CreatedAttempt } from "./simulation-helpers.js";
 

@@ -5,7 +5,7 @@
  */
 import { and, asc, eq, gt, sql } from "drizzle-orm";
 import type { JsonValue } from "../../core/json.js";
-import { type EvidenceRow, isOutcomeKind } from "../../core/simulation/evidence.js";
+import { EVIDENCE_COLUMNS, type EvidenceRow, evidenceValues, isOutcomeKind } from "../../core/simulation/evidence.js";
 import type { PinnedRecord } from "../../core/simulation/setup.js";
 import type { Database } from "./database.js";
 import { parseJsonColumn } from "./json-column.js";
@@ -124,8 +124,11 @@ export interface AttemptSync {
 
 /**
  * Writes a batch of evidence and the attempt's latest status in one atomic D1 batch.
- * INSERT OR IGNORE keyed by (attempt_id, seq): flushing the same rows again (a retried alarm, an
- * alarm that fired twice, a flush racing a read) changes nothing.
+ *
+ * A row already in D1 exactly as sent (a retried alarm, an alarm that fired twice, a flush racing
+ * a read) is left alone, so flushing the same rows again changes nothing. Any other clash on
+ * (attempt_id, seq) or (attempt_id, call_id) is not skipped: the statement fails, the whole batch
+ * with it, and the object keeps the rows and retries. A row is never dropped silently.
  */
 export async function writeEvidence(db: Database, sync: AttemptSync, rows: readonly EvidenceRow[]): Promise<void> {
   const d1 = db.$client;
@@ -138,22 +141,19 @@ export async function writeEvidence(db: Database, sync: AttemptSync, rows: reado
   }
   // All rows travel as one JSON array in one statement: a flush costs two statements whatever its
   // size (one INSERT per row made the flush of a busy attempt cost more than its calls).
-  const insert = d1
-    .prepare(
-      `INSERT INTO attempt_calls (attempt_id, tenant_id, seq, call_id, tool, operation_id, revision, variant, rule, arguments, outcome, result, error, delay_ms, at)
-       SELECT ?1, ?2, value ->> 0, value ->> 1, value ->> 2, value ->> 3, value ->> 4, value ->> 5, value ->> 6,
-              value ->> 7, value ->> 8, value ->> 9, value ->> 10, value ->> 11, value ->> 12
-       FROM json_each(?3) WHERE true
-       ON CONFLICT DO NOTHING`,
-    )
-    .bind(sync.attemptId, sync.tenantId, JSON.stringify(rows.map(evidenceTuple)));
+  const insert = d1.prepare(INSERT_EVIDENCE).bind(sync.attemptId, sync.tenantId, JSON.stringify(rows.map(evidenceValues)));
   await d1.batch([update, insert]);
 }
 
-/** One evidence row as the positional array the flush statement reads (order: the SELECT above). */
-function evidenceTuple(row: EvidenceRow): Array<string | number | null> {
-  return [row.seq, row.call_id, row.tool, row.operation_id, row.revision, row.variant, row.rule, row.arguments, row.outcome, row.result, row.error, row.delay_ms, row.at];
-}
+/** The flush statement, derived from the one evidence column list (positions as evidenceValues). */
+const INSERT_EVIDENCE = `INSERT INTO attempt_calls (attempt_id, tenant_id, ${EVIDENCE_COLUMNS.join(", ")})
+  SELECT ?1, ?2, ${EVIDENCE_COLUMNS.map((_, i) => `value ->> ${i}`).join(", ")}
+  FROM json_each(?3)
+  WHERE NOT EXISTS (
+    SELECT 1 FROM attempt_calls AS stored
+    WHERE stored.attempt_id = ?1 AND stored.seq = value ->> 0 AND stored.tenant_id IS ?2
+      AND ${EVIDENCE_COLUMNS.map((column, i) => `stored.${column} IS value ->> ${i}`).join(" AND ")}
+  )`;
 
 /** About how many bytes of evidence one flush statement may carry (D1 bounds a bound value at 2 MB). */
 export const EVIDENCE_FLUSH_BYTES = 512 * 1024;

@@ -37,6 +37,36 @@ export interface EvidenceRow {
   at: string;
 }
 
+/**
+ * Every column of an evidence row, in the one order the object's insert, its reads and the flush
+ * to D1 all use: a column added here reaches each of them (the `satisfies` below fails to compile
+ * while one is missing).
+ */
+export const EVIDENCE_COLUMNS = [
+  "seq",
+  "call_id",
+  "tool",
+  "operation_id",
+  "revision",
+  "variant",
+  "rule",
+  "arguments",
+  "outcome",
+  "result",
+  "error",
+  "delay_ms",
+  "at",
+] as const satisfies ReadonlyArray<keyof EvidenceRow>;
+
+/** Compiles only while EVIDENCE_COLUMNS names every field of EvidenceRow. */
+const everyColumnListed: Record<Exclude<keyof EvidenceRow, (typeof EVIDENCE_COLUMNS)[number]>, never> = {};
+void everyColumnListed;
+
+/** One row as its column values, in EVIDENCE_COLUMNS order. */
+export function evidenceValues(row: EvidenceRow): Array<string | number | null> {
+  return EVIDENCE_COLUMNS.map((column) => row[column]);
+}
+
 /** One call as GET /api/attempts/:id/evidence shows it. */
 export interface EvidenceCall {
   seq: number;

@@ -15,11 +15,15 @@ import { countEvidence, listEvidence } from "../../adapters/d1/simulations.js";
 import { isJsonObject, type JsonObject, type JsonValue } from "../../core/json.js";
 import { toEvidenceCall } from "../../core/simulation/evidence.js";
 import { mayPass, statusWithoutObject } from "../../core/simulation/status.js";
-import { attemptStub, attemptUnauthorized, capabilityTokenHash } from "../attempt-access.js";
-import { RETENTION_MS, type AttemptSnapshot } from "../attempt-object.js";
+import { systemClock } from "../../core/ports.js";
+import { attemptStub, capabilityTokenHash } from "../attempt-access.js";
+import { RETENTION_MS } from "../attempt/lifetimes.js";
+import type { AttemptSnapshot } from "../attempt/replies.js";
+import { leaseEndedError, refusalError } from "../attempt/reply-errors.js";
 import { authorizedReader } from "../attempt-reader.js";
 import type { AppEnv } from "../env.js";
 import { ApiError, invalidRequest } from "../http-error.js";
+import { errorHeaders, lostAttemptError } from "../lost-attempt.js";
 import { mcpHandler } from "../mcp.js";
 import { readBody } from "../middleware/json-body.js";
 import { jsonObject } from "../schema-fields.js";
@@ -39,7 +43,7 @@ attemptRoutes.get("/:id", async (c) => {
   if (reply.kind === "ok") return c.json(attemptView(reply.snapshot));
   // The object is gone (retired after its lease, or its storage lost): D1 holds what it last reported.
   const counts = await countEvidence(c.var.db, attempt.id);
-  const status = statusWithoutObject(attempt.status, Date.parse(attempt.expires_at), RETENTION_MS, Date.now());
+  const status = statusWithoutObject(attempt.status, Date.parse(attempt.expires_at), RETENTION_MS, systemClock.now());
   return c.json(
     attemptView({
       id: attempt.id,
@@ -93,9 +97,13 @@ attemptRoutes.post("/:id/complete", async (c) => {
   const reply = await attemptStub(c.env, attemptId).complete(tokenHash, completion);
   switch (reply.kind) {
     case "unauthorized":
-      throw attemptUnauthorized();
+      throw refusalError(reply);
+    case "missing": {
+      const error = await lostAttemptError(c.env, attemptId, tokenHash, systemClock);
+      return error.toResponse(errorHeaders(error));
+    }
     case "lease_expired":
-      throw new ApiError("token_expired", "the attempt's lease has ended, and its token with it");
+      throw leaseEndedError();
     case "already_completed":
       throw new ApiError("already_completed", "this attempt has already been completed");
     case "ok":
