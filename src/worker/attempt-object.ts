@@ -167,7 +167,12 @@ export class AttemptObject extends DurableObject<Env> implements AttemptMethods 
   async flush(): Promise<FlushReply> {
     const live = this.load();
     if (!live) return { kind: "missing" };
-    await this.flusher.flush();
+    try {
+      await this.flusher.flush();
+    } catch (error) {
+      console.error("evidence flush to D1 failed; the alarm will retry", error);
+      return { kind: "failed", message: error instanceof Error ? error.message : String(error) };
+    }
     this.settleAlarm(live);
     return { kind: "flushed", last_seq: live.nextSeq - 1 };
   }

@@ -77,12 +77,12 @@ export function resolveTarget(index: TargetIndex, tool: string, operationId: str
 function unknownTool(index: TargetIndex, tool: string): Target {
   const meant = meantFunctionName(index, tool);
   const names = index.functionNames.join(", ");
-  const hint = meant === undefined ? "" : `; did you mean "${meant}"?`;
+  const hint = meant === undefined ? "" : `did you mean "${meant}"? `;
   return {
     kind: "harness_error",
     harness_kind: "unknown_tool",
-    message: `no tool named "${tool}" is pinned in this attempt${hint} This attempt's tools: ${names}. The call was not forwarded anywhere`,
-    details: [{ path: "/tool", message: `${meant === undefined ? "" : `did you mean "${meant}"? `}expected one of: ${names}` }],
+    message: `no tool named "${tool}" is pinned in this attempt, so the call was not forwarded anywhere; ${hint}the attempt's tools: ${names}`,
+    details: [{ path: "/tool", message: `${hint}expected one of: ${names}` }],
   };
 }
 

@@ -81,7 +81,11 @@ export type CompleteReply =
   | { kind: "already_completed" }
   | { kind: "ok"; snapshot: AttemptSnapshot };
 
-export type FlushReply = MissingReply | { kind: "flushed"; last_seq: number };
+export type FlushReply =
+  | MissingReply
+  | { kind: "flushed"; last_seq: number }
+  /** D1 refused the copy; the object keeps every row and retries by its alarm. */
+  | { kind: "failed"; message: string };
 
 /** The object's RPC surface, as the class implements it. */
 export interface AttemptMethods {

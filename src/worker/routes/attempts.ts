@@ -70,7 +70,9 @@ attemptRoutes.get("/:id/evidence", async (c) => {
   }
   const attempt = await authorizedReader(c);
   // Copy whatever the object has not flushed yet, so D1 alone answers "every call".
-  await attemptStub(c.env, attempt.id).flush();
+  const flushed = await attemptStub(c.env, attempt.id).flush();
+  // Never answer from a D1 that is missing calls the object holds.
+  if (flushed.kind === "failed") throw evidenceNotCopied();
   const limit = query.data.limit ?? EVIDENCE_PAGE_MAX;
   const rows = await listEvidence(c.var.db, attempt.id, query.data.after ?? 0, limit);
   const last = rows[rows.length - 1];
@@ -112,6 +114,13 @@ attemptRoutes.post("/:id/complete", async (c) => {
 });
 
 attemptRoutes.all("/:id/mcp", mcpHandler);
+
+function evidenceNotCopied(): ApiError {
+  return new ApiError(
+    "internal_error",
+    "the attempt's evidence could not be copied to the database, so a complete answer cannot be given now; nothing is lost (the attempt keeps every call and retries the copy): try again later",
+  );
+}
 
 function attemptView(snapshot: AttemptSnapshot) {
   return {
