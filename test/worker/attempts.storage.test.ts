@@ -4,6 +4,7 @@
  */
 import { runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
+import { EVIDENCE_COLUMNS } from "../../src/core/simulation/evidence.js";
 import { MIGRATIONS, AttemptStorage } from "../../src/worker/attempt/storage.js";
 import type { AttemptObject } from "../../src/worker/attempt-object.js";
 import { newTenant } from "./helpers.js";
@@ -23,10 +24,13 @@ function tableColumns(sql: SqlStorage, table: string): string[] {
 }
 
 describe("the attempt object's schema version", () => {
-  it("a new object is created at the current version", async () => {
+  it("a new object is created at the current version, its calls table holding exactly the evidence columns", async () => {
     const attempt = await freshAttempt();
-    const meta = await runInDurableObject<AttemptObject, unknown[]>(stubOf(attempt), (_instance, state) => state.storage.sql.exec(`SELECT * FROM meta`).toArray());
-    expect(meta).toEqual([{ id: 1, schema_version: CURRENT }]);
+    const stored = await runInDurableObject<AttemptObject, unknown>(stubOf(attempt), (_instance, state) => ({
+      meta: state.storage.sql.exec(`SELECT * FROM meta`).toArray(),
+      columns: tableColumns(state.storage.sql, "calls"),
+    }));
+    expect(stored).toEqual({ meta: [{ id: 1, schema_version: CURRENT }], columns: [...EVIDENCE_COLUMNS] });
   });
 
   it("an object created before versioning (version 0: the tables, no meta) is migrated on load and keeps its calls", async () => {
