@@ -1,5 +1,4 @@
 /** Which requests take the dispatch path before the router, and that the rest still reach it. */
-import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { dispatchTarget } from "../../src/worker/routes/dispatch.js";
 import { headerText, httpAnswer } from "../../src/worker/routes/dispatch-answer.js";
@@ -74,7 +73,7 @@ describe("httpAnswer", () => {
     });
   });
 
-  it("never throws on a header value", () => {
+  it("never throws on a header value: lone high or low surrogates, reversed pairs, a pair cut short", () => {
     expect(["\ud800", "\udfff", "a\udc00\ud800b", "🚀", "\ud83d\ude80\ud83d", ""].map(headerText)).toEqual([
       "%EF%BF%BD",
       "%EF%BF%BD",
@@ -83,11 +82,5 @@ describe("httpAnswer", () => {
       "%F0%9F%9A%80%EF%BF%BD",
       "",
     ]);
-    fc.assert(
-      fc.property(fc.string({ unit: "binary", maxLength: 20 }), (text) => {
-        expect(decodeURIComponent(headerText(text))).toBe(text.replace(/\p{Cs}/gu, "\uFFFD"));
-      }),
-      { numRuns: 40 },
-    );
   });
 });
