@@ -2,11 +2,11 @@
  * The attempt object's SQLite schema is versioned: each load applies the migration steps the
  * storage lacks, so objects already alive (leases outlive deploys) get what a later version adds.
  */
-import { runInDurableObject } from "cloudflare:test";
+import { env, runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { EVIDENCE_COLUMNS } from "../../src/core/simulation/evidence.js";
 import { MIGRATIONS, AttemptStorage } from "../../src/worker/attempt/storage.js";
-import type { AttemptObject } from "../../src/worker/attempt-object.js";
+import { AttemptObject } from "../../src/worker/attempt-object.js";
 import { newTenant } from "./helpers.js";
 import { counterTool, createSimulation, dispatchJson, evidence, stubOf, type CreatedAttempt } from "./simulation-helpers.js";
 
@@ -75,5 +75,19 @@ describe("the attempt object's schema version", () => {
       return { failed: error.includes("no_such_table"), version: storage.schemaVersion(), hasNote: tableColumns(state.storage.sql, "calls").includes("note") };
     });
     expect(outcome).toEqual({ failed: true, version: CURRENT, hasNote: false });
+  });
+});
+
+describe("the attempt object's clock", () => {
+  it("reads time from the clock it is given: a clock past the lease ends it", async () => {
+    const attempt = await freshAttempt();
+    const later = Date.parse(attempt.expires_at) + 1000;
+    const clock = { now: () => later, sleep: async () => undefined };
+    const seen = await runInDurableObject<AttemptObject, unknown>(stubOf(attempt), (_instance, state) => {
+      const object = new AttemptObject(state, env, clock);
+      const reply = object.snapshot();
+      return reply.kind === "ok" ? { status: reply.snapshot.status, lease_ended: reply.snapshot.lease_ended } : reply;
+    });
+    expect(seen).toEqual({ status: "expired", lease_ended: true });
   });
 });
