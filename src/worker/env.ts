@@ -4,6 +4,7 @@
  * type, so the Worker and the workerd tests cannot drift apart.
  */
 import type { Database } from "../adapters/d1/database.js";
+import type { Ids } from "../core/ports.js";
 
 export interface Env {
   DB: D1Database;
@@ -31,6 +32,8 @@ export interface AppEnv {
   Bindings: Env;
   Variables: {
     db: Database;
+    /** Where new simulation and attempt ids come from (createApp's services). */
+    ids: Ids;
     principal: Principal;
   };
 }
