@@ -229,6 +229,11 @@ describe("evidence that cannot be hidden", () => {
     expect(await d1Rows(attempt.id)).toEqual(await rowsInObject(attempt));
   });
 
+  it("D1's evidence table holds exactly the evidence columns (beside the attempt and tenant)", async () => {
+    const { results } = await env.DB.prepare(`SELECT name FROM pragma_table_info('attempt_calls')`).all<{ name: string }>();
+    expect(results.map((r) => r.name).filter((name) => name !== "attempt_id" && name !== "tenant_id").sort()).toEqual([...EVIDENCE_COLUMNS].sort());
+  });
+
   it("the same rows flushed again change nothing", async () => {
     const attempt = await attemptWith([{ inline: counterTool }]);
     for (const n of [1, 2, 3]) await dispatch(attempt, { tool: "counter", arguments: { n }, call_id: `c${n}` });

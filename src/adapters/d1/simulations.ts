@@ -3,8 +3,8 @@
  * each attempt's token hash and lease, and every call flushed from the attempt objects (which may
  * be gone by the time someone reads the evidence).
  */
-import { and, asc, eq, gt, inArray, sql } from "drizzle-orm";
-import { EVIDENCE_COLUMNS, type EvidenceRow, evidenceValues, isOutcomeKind } from "../../core/simulation/evidence.js";
+import { and, eq, inArray, sql } from "drizzle-orm";
+import { EVIDENCE_COLUMNS, evidenceRowOf, type EvidenceRow, evidenceValues } from "../../core/simulation/evidence.js";
 import { operationKey, type NewestRevision, type PinCandidates, type PinnableRevision, type ToolLibrary } from "../../core/simulation/library.js";
 import type { PinnedRecord } from "../../core/simulation/setup.js";
 import type { Database } from "./database.js";
@@ -236,20 +236,12 @@ export function flushableRows(rows: readonly EvidenceRow[]): EvidenceRow[] {
 
 /** Evidence in seq order, after `afterSeq`, at most `limit` rows. */
 export async function listEvidence(db: Database, attemptId: string, afterSeq: number, limit: number): Promise<EvidenceRow[]> {
-  const rows = await db
-    .select()
-    .from(attemptCalls)
-    .where(and(eq(attemptCalls.attempt_id, attemptId), gt(attemptCalls.seq, afterSeq)))
-    .orderBy(asc(attemptCalls.seq))
-    .limit(limit)
-    .all();
-  // An outcome this code did not write is read as a harness error, as the attempt object reads
-  // its own rows: an unreadable record must never pass as a successful call.
-  return rows.map(({ attempt_id: _attempt, tenant_id: _tenant, outcome, ...row }) => ({
-    ...row,
-    outcome: isOutcomeKind(outcome) ? outcome : "harness_error",
-  }));
+  const { results } = await db.$client.prepare(SELECT_EVIDENCE).bind(attemptId, afterSeq, limit).all<Record<string, unknown>>();
+  return results.map(evidenceRowOf);
 }
+
+/** The evidence read, from the same column list as the flush that wrote it. */
+const SELECT_EVIDENCE = `SELECT ${EVIDENCE_COLUMNS.join(", ")} FROM attempt_calls WHERE attempt_id = ?1 AND seq > ?2 ORDER BY seq LIMIT ?3`;
 
 export interface CallCounts {
   calls: number;

@@ -67,6 +67,37 @@ export function evidenceValues(row: EvidenceRow): Array<string | number | null> 
   return EVIDENCE_COLUMNS.map((column) => row[column]);
 }
 
+/**
+ * A stored row read back, from the object's SQLite or from D1 (selected by EVIDENCE_COLUMNS). An
+ * outcome this code did not write reads as a harness error: an unreadable record must never pass
+ * as a successful call.
+ */
+export function evidenceRowOf(row: Readonly<Record<string, unknown>>): EvidenceRow {
+  return {
+    seq: Number(row.seq),
+    call_id: stringOrNull(row.call_id),
+    tool: String(row.tool),
+    operation_id: String(row.operation_id),
+    revision: numberOrNull(row.revision),
+    variant: stringOrNull(row.variant),
+    rule: numberOrNull(row.rule),
+    arguments: String(row.arguments),
+    outcome: isOutcomeKind(row.outcome) ? row.outcome : "harness_error",
+    result: stringOrNull(row.result),
+    error: stringOrNull(row.error),
+    delay_ms: Number(row.delay_ms),
+    at: String(row.at),
+  };
+}
+
+function numberOrNull(value: unknown): number | null {
+  return typeof value === "number" ? value : null;
+}
+
+function stringOrNull(value: unknown): string | null {
+  return typeof value === "string" ? value : null;
+}
+
 /** One call as GET /api/attempts/:id/evidence shows it. */
 export interface EvidenceCall {
   seq: number;

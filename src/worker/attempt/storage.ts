@@ -9,7 +9,7 @@
  * in order, in one transaction. Objects created before versioning have the version-1 tables and
  * no `meta` table; they count as version 0 and migrate like any other.
  */
-import { EVIDENCE_COLUMNS, evidenceValues, isOutcomeKind, type EvidenceRow } from "../../core/simulation/evidence.js";
+import { EVIDENCE_COLUMNS, evidenceRowOf, evidenceValues, type EvidenceRow } from "../../core/simulation/evidence.js";
 import type { AttemptSetup } from "../../core/simulation/setup.js";
 import type { AttemptStatus } from "../../core/simulation/status.js";
 
@@ -56,6 +56,8 @@ export const MIGRATIONS: readonly Migration[] = [
 
 const META_TABLE = `CREATE TABLE IF NOT EXISTS meta (id INTEGER PRIMARY KEY CHECK (id = 1), schema_version INTEGER NOT NULL)`;
 
+// The version-1 CREATE TABLE above lists the same columns by hand on purpose: a migration step must
+// never change once released. The insert and the reads derive from EVIDENCE_COLUMNS.
 const CALL_COLUMNS = EVIDENCE_COLUMNS.join(", ");
 const INSERT_CALL = `INSERT INTO calls (${CALL_COLUMNS}) VALUES (${EVIDENCE_COLUMNS.map(() => "?").join(", ")})`;
 const UPSERT_STATE = `INSERT INTO state (tool, value) VALUES (?, ?) ON CONFLICT (tool) DO UPDATE SET value = excluded.value`;
@@ -188,12 +190,12 @@ export class AttemptStorage {
 
   callById(callId: string): EvidenceRow | undefined {
     const row = this.sql.exec<SqlRow>(`SELECT ${CALL_COLUMNS} FROM calls WHERE call_id = ?`, callId).toArray()[0];
-    return row ? toEvidenceRow(row) : undefined;
+    return row ? evidenceRowOf(row) : undefined;
   }
 
   /** Every call in seq order, after `afterSeq`, at most `limit`. */
   callsAfter(afterSeq: number, limit: number): EvidenceRow[] {
-    return this.sql.exec<SqlRow>(`SELECT ${CALL_COLUMNS} FROM calls WHERE seq > ? ORDER BY seq LIMIT ?`, afterSeq, limit).toArray().map(toEvidenceRow);
+    return this.sql.exec<SqlRow>(`SELECT ${CALL_COLUMNS} FROM calls WHERE seq > ? ORDER BY seq LIMIT ?`, afterSeq, limit).toArray().map(evidenceRowOf);
   }
 
   counts(): CallCounts {
@@ -233,35 +235,4 @@ export class AttemptStorage {
       .one();
     return row.pending > 0;
   }
-}
-
-/** A stored row read back; an outcome this code did not write reads as a harness error, never as a result. */
-function toEvidenceRow(row: SqlRow): EvidenceRow {
-  return {
-    seq: numberOf(row.seq),
-    call_id: stringOrNull(row.call_id),
-    tool: String(row.tool),
-    operation_id: String(row.operation_id),
-    revision: numberOrNull(row.revision),
-    variant: stringOrNull(row.variant),
-    rule: numberOrNull(row.rule),
-    arguments: String(row.arguments),
-    outcome: isOutcomeKind(row.outcome) ? row.outcome : "harness_error",
-    result: stringOrNull(row.result),
-    error: stringOrNull(row.error),
-    delay_ms: numberOf(row.delay_ms),
-    at: String(row.at),
-  };
-}
-
-function numberOf(value: SqlStorageValue | undefined): number {
-  return typeof value === "number" ? value : Number(value);
-}
-
-function numberOrNull(value: SqlStorageValue | undefined): number | null {
-  return typeof value === "number" ? value : null;
-}
-
-function stringOrNull(value: SqlStorageValue | undefined): string | null {
-  return typeof value === "string" ? value : null;
 }
