@@ -133,6 +133,28 @@ describe("the error table over MCP", () => {
     });
   });
 
+  it("refusals are the HTTP error table's errors, their code in data: a lone surrogate in a name, a reused call id", async () => {
+    const attempt = await attemptWith([{ inline: counterTool }]);
+    const client = await connect(attempt);
+    const surrogate = await mcpError(client.callTool({ name: "count\ud800er", arguments: { n: 1 } }));
+    await client.callTool({ name: "counter", arguments: { n: 1 }, _meta: { "toolproof/call_id": "k" } });
+    const reused = await mcpError(client.callTool({ name: "counter", arguments: { n: 2 }, _meta: { "toolproof/call_id": "k" } }));
+    const wellFormed = "expected well-formed Unicode text: this string has a lone UTF-16 surrogate, which cannot be stored";
+    expect([surrogate, reused]).toEqual([
+      {
+        code: ErrorCode.InvalidParams,
+        message: `MCP error -32602: /tool: ${wellFormed}`,
+        data: { code: "invalid_request", details: { problems: [{ path: "/tool", message: wellFormed }] } },
+      },
+      {
+        code: ErrorCode.InvalidParams,
+        message: 'MCP error -32602: /call_id: "k" was already used by call 1 with a different tool or arguments',
+        data: { code: "call_id_reused", details: { call_id: "k", seq: 1 } },
+      },
+    ]);
+    expect((await readAttempt(attempt)).body).toMatchObject({ calls: 1, status: "active" });
+  });
+
   it("harness errors missing_definition and unknown_operation: names an MCP client cannot list fail closed the same way", async () => {
     const tenant = await tenantPromise;
     const tool = await libraryTool(tenant, { ...invoiceTool, name: "invoices_partial" }, { get_invoice: getInvoiceDefinition });
