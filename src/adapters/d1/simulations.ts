@@ -3,8 +3,8 @@
  * each attempt's token hash and lease, and every call flushed from the attempt objects (which may
  * be gone by the time someone reads the evidence).
  */
-import { and, asc, eq, gt, inArray, sql } from "drizzle-orm";
-import { type EvidenceRow, isOutcomeKind } from "../../core/simulation/evidence.js";
+import { and, eq, inArray, sql } from "drizzle-orm";
+import { EVIDENCE_COLUMNS, evidenceRowOf, type EvidenceRow, evidenceValues } from "../../core/simulation/evidence.js";
 import { operationKey, type NewestRevision, type PinCandidates, type PinnableRevision, type ToolLibrary } from "../../core/simulation/library.js";
 import type { PinnedRecord } from "../../core/simulation/setup.js";
 import type { Database } from "./database.js";
@@ -187,8 +187,11 @@ export interface AttemptSync {
 
 /**
  * Writes a batch of evidence and the attempt's latest status in one atomic D1 batch.
- * INSERT OR IGNORE keyed by (attempt_id, seq): flushing the same rows again (a retried alarm, an
- * alarm that fired twice, a flush racing a read) changes nothing.
+ *
+ * A row already in D1 exactly as sent (a retried alarm, an alarm that fired twice, a flush racing
+ * a read) is left alone, so flushing the same rows again changes nothing. Any other clash on
+ * (attempt_id, seq) or (attempt_id, call_id) is not skipped: the statement fails, the whole batch
+ * with it, and the object keeps the rows and retries. A row is never dropped silently.
  */
 export async function writeEvidence(db: Database, sync: AttemptSync, rows: readonly EvidenceRow[]): Promise<void> {
   const d1 = db.$client;
@@ -201,22 +204,19 @@ export async function writeEvidence(db: Database, sync: AttemptSync, rows: reado
   }
   // All rows travel as one JSON array in one statement: a flush costs two statements whatever its
   // size (one INSERT per row made the flush of a busy attempt cost more than its calls).
-  const insert = d1
-    .prepare(
-      `INSERT INTO attempt_calls (attempt_id, tenant_id, seq, call_id, tool, operation_id, revision, variant, rule, arguments, outcome, result, error, delay_ms, at)
-       SELECT ?1, ?2, value ->> 0, value ->> 1, value ->> 2, value ->> 3, value ->> 4, value ->> 5, value ->> 6,
-              value ->> 7, value ->> 8, value ->> 9, value ->> 10, value ->> 11, value ->> 12
-       FROM json_each(?3) WHERE true
-       ON CONFLICT DO NOTHING`,
-    )
-    .bind(sync.attemptId, sync.tenantId, JSON.stringify(rows.map(evidenceTuple)));
+  const insert = d1.prepare(INSERT_EVIDENCE).bind(sync.attemptId, sync.tenantId, JSON.stringify(rows.map(evidenceValues)));
   await d1.batch([update, insert]);
 }
 
-/** One evidence row as the positional array the flush statement reads (order: the SELECT above). */
-function evidenceTuple(row: EvidenceRow): Array<string | number | null> {
-  return [row.seq, row.call_id, row.tool, row.operation_id, row.revision, row.variant, row.rule, row.arguments, row.outcome, row.result, row.error, row.delay_ms, row.at];
-}
+/** The flush statement, derived from the one evidence column list (positions as evidenceValues). */
+const INSERT_EVIDENCE = `INSERT INTO attempt_calls (attempt_id, tenant_id, ${EVIDENCE_COLUMNS.join(", ")})
+  SELECT ?1, ?2, ${EVIDENCE_COLUMNS.map((_, i) => `value ->> ${i}`).join(", ")}
+  FROM json_each(?3)
+  WHERE NOT EXISTS (
+    SELECT 1 FROM attempt_calls AS stored
+    WHERE stored.attempt_id = ?1 AND stored.seq = value ->> 0 AND stored.tenant_id IS ?2
+      AND ${EVIDENCE_COLUMNS.map((column, i) => `stored.${column} IS value ->> ${i}`).join(" AND ")}
+  )`;
 
 /** About how many bytes of evidence one flush statement may carry (D1 bounds a bound value at 2 MB). */
 export const EVIDENCE_FLUSH_BYTES = 512 * 1024;
@@ -236,20 +236,12 @@ export function flushableRows(rows: readonly EvidenceRow[]): EvidenceRow[] {
 
 /** Evidence in seq order, after `afterSeq`, at most `limit` rows. */
 export async function listEvidence(db: Database, attemptId: string, afterSeq: number, limit: number): Promise<EvidenceRow[]> {
-  const rows = await db
-    .select()
-    .from(attemptCalls)
-    .where(and(eq(attemptCalls.attempt_id, attemptId), gt(attemptCalls.seq, afterSeq)))
-    .orderBy(asc(attemptCalls.seq))
-    .limit(limit)
-    .all();
-  // An outcome this code did not write is read as a harness error, as the attempt object reads
-  // its own rows: an unreadable record must never pass as a successful call.
-  return rows.map(({ attempt_id: _attempt, tenant_id: _tenant, outcome, ...row }) => ({
-    ...row,
-    outcome: isOutcomeKind(outcome) ? outcome : "harness_error",
-  }));
+  const { results } = await db.$client.prepare(SELECT_EVIDENCE).bind(attemptId, afterSeq, limit).all<Record<string, unknown>>();
+  return results.map(evidenceRowOf);
 }
+
+/** The evidence read, from the same column list as the flush that wrote it. */
+const SELECT_EVIDENCE = `SELECT ${EVIDENCE_COLUMNS.join(", ")} FROM attempt_calls WHERE attempt_id = ?1 AND seq > ?2 ORDER BY seq LIMIT ?3`;
 
 export interface CallCounts {
   calls: number;

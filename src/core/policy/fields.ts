@@ -136,7 +136,7 @@ export function readNameList(value: unknown, path: string, problems: ProblemList
  * The known word `word` plausibly stands for: a typo (edit distance ≤ 2), or else an abbreviation
  * sharing a prefix of at least five characters ("min_desc_length" → "min_description_length").
  */
-function closest(word: string, known: readonly string[]): string | undefined {
+export function closest(word: string, known: readonly string[]): string | undefined {
   const lower = word.toLowerCase();
   let best: string | undefined;
   let bestDistance = 3;

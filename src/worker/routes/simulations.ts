@@ -24,7 +24,7 @@ import { attemptSetup, entryProblems, pinnedRecord, planSimulation, type PlanRef
 import type { PinnedRecord } from "../../core/simulation/setup.js";
 import { mayPass, statusWithoutObject, type AttemptStatus } from "../../core/simulation/status.js";
 import { attemptStub, newAttemptToken } from "../attempt-access.js";
-import { RETENTION_MS } from "../attempt-object.js";
+import { RETENTION_MS } from "../attempt/lifetimes.js";
 import type { AppEnv, Env } from "../env.js";
 import { ApiError, invalidRequest, notFound } from "../http-error.js";
 import { requirePermission } from "../middleware/auth.js";
