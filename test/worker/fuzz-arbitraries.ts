@@ -120,8 +120,33 @@ const prototypeKeyObjectArb: fc.Arbitrary<Raw> = fc
   .constantFrom('{"__proto__":{"polluted":true}}', '{"constructor":{"prototype":{"polluted":true}}}', '{"__proto__":null}', '{"__proto__":[]}', '{"a":1,"a":2}')
   .map((text) => new Raw(text));
 
-/** A value put where a valid one was: wrong types, odd strings, big numbers, deep nesting, arbitrary JSON. */
+/**
+ * JSON Schemas that are valid but hostile: self-references, values too large to build, bounds no
+ * number meets, a backtracking pattern. Put where a schema belongs, they reach the validator, the
+ * draft deriver and the checker.
+ */
+export const hostileSchemas: Doc[] = [
+  { $ref: "#" },
+  { type: "object", properties: { a: { $ref: "#" } }, required: ["a"] },
+  { allOf: [{ $ref: "#" }] },
+  { type: "string", minLength: 1e9 },
+  { type: "array", minItems: 1e9 },
+  { type: "array", minItems: 1000, items: { type: "array", minItems: 1000 } },
+  { type: "object", required: ["s"], properties: { s: { type: "string", minLength: 1e9 } } },
+  { type: "object", required: ["l"], properties: { l: { type: "array", minItems: 1e9, items: { type: "integer" } } } },
+  { type: "number", minimum: 1e308, multipleOf: 1e-308 },
+  { type: "integer", exclusiveMinimum: 9007199254740991 },
+  { type: "string", pattern: "^(a+)+$" },
+  { type: "string", format: "no-such-format" },
+  toDoc(JSON.parse('{"type":"object","properties":{"__proto__":{"type":"string"}},"required":["__proto__"]}')),
+  { type: ["object", "null"], additionalProperties: { $ref: "#" } },
+  { anyOf: [] },
+  { enum: [] },
+];
+
+/** A value put where a valid one was: wrong types, odd strings, big numbers, deep nesting, hostile schemas, arbitrary JSON. */
 export const oddValueArb: fc.Arbitrary<Doc> = fc.oneof(
+  { weight: 2, arbitrary: fc.constantFrom(...hostileSchemas).map((schema) => toDoc(schema)) },
   { weight: 3, arbitrary: fc.constantFrom<Doc>(null, true, false, 0, -1, 1.5, 2 ** 53, -(2 ** 31), "", "x", [], {}, [null], { "": null }) },
   { weight: 3, arbitrary: oddStringArb },
   { weight: 2, arbitrary: numberTextArb },

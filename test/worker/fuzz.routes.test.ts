@@ -16,7 +16,7 @@ import manifest from "../../examples/policy/manifest.json" with { type: "json" }
 import openAiTools from "../../examples/policy/openai-tools.json" with { type: "json" };
 import policy from "../../examples/policy/policy.json" with { type: "json" };
 import called from "../../examples/policy/called.json" with { type: "json" };
-import { type BodyCase, type Doc, Raw, bodyArb, bodyPayload, contentTypeArb, docText, mutate, mutationArb, pathParamArb, toDoc, yamlArb } from "./fuzz-arbitraries.js";
+import { type BodyCase, type Doc, Raw, bodyArb, deep, bodyPayload, contentTypeArb, docText, mutate, mutationArb, pathParamArb, toDoc, yamlArb } from "./fuzz-arbitraries.js";
 import { echoDefinition, echoInline, type Fixtures, makeFixtures, orderLibraryTool, orderSearchInput, orderSearchOutput, validArguments } from "./fuzz-fixtures.js";
 import { type Allowance, expectDocumented, FUZZ_SCALE, fuzzParameters, printCounts, reportSurvey, send, type Sent } from "./fuzz-helpers.js";
 
@@ -51,7 +51,7 @@ interface RouteSpec {
   bodies?: (f: Fixtures) => fc.Arbitrary<BodyCase>;
   runs: number;
   /** Reproductions found by this suite, always run first (each names the issue-9 item that fixes it). */
-  examples?: Case[];
+  examples?: (f: Fixtures) => Case[];
 }
 
 const apiKey = (f: Fixtures) => f.tenant.key;
@@ -67,6 +67,31 @@ allowed_tools: [get_invoice, place_invoice_on_hold]
 denied_tools: [pay_invoice]
 `;
 
+/** An inline check whose one example makes "^(a+)+$" backtrack: 2^28 steps in a validator that does not bound them. */
+const slowPatternCheck = {
+  action: "check",
+  name: "slow",
+  description: "d",
+  input_schema: { type: "object", properties: { q: { type: "string", pattern: "^(a+)+$" } } },
+  output_schema: { type: "object" },
+  testing: { schema_version: 1, default_variant: "v", variants: { v: { result: {} } }, examples: [{ variant: "v", input: { q: `${"a".repeat(28)}!` }, expected: {} }] },
+};
+
+/** A reproduction: the route's valid body with the value at `path` replaced, sent as is. */
+function replaced(valid: unknown, path: ReadonlyArray<string | number>, value: Doc, param = ""): Case {
+  const root = toDoc(valid);
+  let parent: Doc = root;
+  for (const key of path.slice(0, -1)) parent = (parent as Record<string | number, Doc>)[key] ?? null;
+  const last = path[path.length - 1];
+  if (last === undefined) return { body: { kind: "json", value }, contentType: "application/json", param, auth: "right" };
+  (parent as Record<string | number, Doc>)[last] = value;
+  return { body: { kind: "json", value: root }, contentType: "application/json", param, auth: "right" };
+}
+
+function rawBody(text: string, param = "", contentType = "application/json"): Case {
+  return { body: { kind: "text", text: new Raw(text) }, contentType, param, auth: "right" };
+}
+
 const routes: RouteSpec[] = [
   {
     name: "POST /api/tools",
@@ -75,6 +100,8 @@ const routes: RouteSpec[] = [
     valid: () => ({ ...orderLibraryTool, name: "fuzz_tool" }),
     token: apiKey,
     runs: 45,
+    // Issue 9 item 3 (helper A): a schema nested 5,000 levels (2,000 is enough) overflows the stack in zod's jsonValue.
+    examples: () => [replaced({ ...orderLibraryTool, name: "deep_tool" }, ["operations", 0, "input_schema", "properties", "x"], deep(5000, "array"))],
   },
   {
     name: "POST /api/tools/import/mcp",
@@ -110,6 +137,8 @@ const routes: RouteSpec[] = [
     }),
     token: apiKey,
     runs: 35,
+    // Issue 9 item 3 (helper A): a response schema nested 5,000 levels (1,500 is enough).
+    examples: () => [replaced({ name: "deep_platform", description: "d", operations: [{ operation_id: "o", description: "d", parameters: [], response: { schema: {} } }] }, ["operations", 0, "response", "schema"], deep(5000, "object"))],
   },
   {
     name: "PUT /api/tools/:id",
@@ -119,6 +148,8 @@ const routes: RouteSpec[] = [
     valid: () => ({ ...orderLibraryTool, name: "mutable_orders" }),
     token: apiKey,
     runs: 35,
+    // Issue 9 item 3 (helper A).
+    examples: (f) => [replaced({ ...orderLibraryTool, name: "mutable_orders" }, ["operations", 0, "input_schema", "properties", "x"], deep(5000, "array"), f.mutable.id)],
   },
   {
     name: "POST /api/tools/:id/testing",
@@ -138,6 +169,14 @@ const routes: RouteSpec[] = [
     alternatives: () => [{ action: "generate", name: "echo", description: "d", input_schema: orderSearchInput, output_schema: orderSearchOutput }],
     token: apiKey,
     runs: 40,
+    examples: () => [
+      // Issue 9 item 3 (helper A).
+      replaced({ action: "check", ...echoInline }, ["input_schema", "properties", "x"], deep(5000, "array")),
+      // Found by this suite, fixed here (src/core/contract/derive.ts): a draft of minLength 1e9 threw RangeError, a 500.
+      replaced({ action: "generate", name: "echo", description: "d", input_schema: orderSearchInput, output_schema: orderSearchOutput }, ["input_schema", "properties", "query"], { type: "string", minLength: 1e9 }),
+      // Issue 9 item 4 (helper B): a backtracking pattern holds the Worker for seconds on a 28-character example.
+      replaced({}, [], toDoc(slowPatternCheck)),
+    ],
   },
   {
     name: "POST /api/simulations",
@@ -147,6 +186,8 @@ const routes: RouteSpec[] = [
     alternatives: (f) => [{ tools: [{ tool_id: f.orders.id, operation_id: "search_orders", variants: { search_orders: "echo" } }] }],
     token: apiKey,
     runs: 40,
+    // Issue 9 item 3 (helpers A and E).
+    examples: () => [replaced({ tools: [{ inline: echoInline }] }, ["tools", 0, "inline", "input_schema", "properties", "x"], deep(5000, "array"))],
   },
   {
     name: "PUT /api/policies/:name (JSON)",
@@ -156,6 +197,8 @@ const routes: RouteSpec[] = [
     valid: () => policy,
     token: apiKey,
     runs: 35,
+    // Issue 9 item 3 (helper A): 5,000 levels overflow isJsonValue.
+    examples: () => [replaced(policy, ["closed_enums"], deep(5000, "array"), "fuzz-json")],
   },
   {
     name: "PUT /api/policies/:name (YAML)",
@@ -164,6 +207,8 @@ const routes: RouteSpec[] = [
     param: () => ["fuzz-yaml"],
     valid: () => policy,
     contentType: "application/yaml",
+    // Issue 9 item 3 (helper A): a YAML alias to itself.
+    examples: () => [rawBody("&a [*a]", "fuzz-yaml", "application/yaml"), rawBody("&a {x: *a}", "fuzz-yaml", "application/yaml")],
     bodies: () =>
       fc.oneof(
         { weight: 1, arbitrary: fc.constant<BodyCase>({ kind: "text", text: new Raw(policyYaml, "the valid policy YAML") }) },
@@ -183,6 +228,8 @@ const routes: RouteSpec[] = [
     alternatives: () => [{ manifest: openAiTools, format: "openai" }, { manifest: toolsList, format: "mcp", version: 1 }],
     token: apiKey,
     runs: 35,
+    // Issue 9 item 3 (helper A).
+    examples: (f) => [replaced({ manifest }, ["manifest", "tools", 0, "parameters"], deep(5000, "object"), f.policyName)],
   },
   {
     name: "POST /api/metrics/tool-permission",
@@ -203,6 +250,12 @@ const routes: RouteSpec[] = [
     token: attemptToken,
     allowance: { harnessKinds: NAMING_HARNESS_KINDS },
     runs: 45,
+    examples: (f) => [
+      // Issue 9 item 1 (helper A): a lone surrogate in tool: encodeURIComponent throws building the header, a 500 internal_error.
+      rawBody('{"tool":"\\ud800","arguments":{}}', f.attempts[0]?.id ?? ""),
+      // Issue 9 item 3 (helper A): an over-deep argument is a harness error, not the agent's tool input error.
+      replaced({ tool: "echo", arguments: { query: "q", filters: {} } }, ["arguments", "filters"], deep(8000, "object"), f.attempts[0]?.id ?? ""),
+    ],
   },
   {
     name: "POST /api/attempts/:id/mcp",
@@ -224,6 +277,11 @@ const routes: RouteSpec[] = [
     token: attemptToken,
     allowance: { mcp: true, harnessKinds: NAMING_HARNESS_KINDS },
     runs: 45,
+    // Not in issue 9 (MCP, helper C): tools/call params the SDK's schema refuses answer -32603 Internal error, not -32602.
+    examples: (f) => [
+      rawBody('{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":{},"arguments":{}}}', f.attempts[0]?.id ?? ""),
+      rawBody('{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","arguments":0}}', f.attempts[0]?.id ?? ""),
+    ],
   },
   {
     name: "POST /api/attempts/:id/complete",
@@ -233,6 +291,8 @@ const routes: RouteSpec[] = [
     valid: () => ({ output: { answer: "3 late orders" }, transcript: [{ role: "user", content: "find late orders" }], metadata: { model: "fuzz" } }),
     token: attemptToken,
     runs: 35,
+    // Issue 9 item 3 (helper A): 5,000 levels in output (3,000 is enough).
+    examples: (f) => [replaced({ output: 1 }, ["output"], deep(5000, "object"), f.attempts[0]?.id ?? "")],
   },
 ];
 
@@ -292,7 +352,7 @@ describe("fuzz: every POST and PUT route answers a client's input without a 5xx,
             const answer = await send(route.name, sent, { ...route.headers, ...authorization(route, f, c) });
             expectDocumented(route.name, sent, answer, route.allowance, c);
           }),
-          fuzzParameters(route.runs, (route.examples ?? []).map((example) => [example] as [Case])),
+          fuzzParameters(route.runs, (route.examples?.(f) ?? []).map((example) => [example] as [Case])),
         );
       },
       120_000 * FUZZ_SCALE,
