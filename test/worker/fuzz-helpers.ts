@@ -95,7 +95,7 @@ export interface Allowance {
 
 const CODES = new Set<string>(Object.keys(ERROR_STATUS));
 
-function parse(text: string): { ok: true; value: unknown } | { ok: false } {
+export function parse(text: string): { ok: true; value: unknown } | { ok: false } {
   try {
     return { ok: true, value: JSON.parse(text) };
   } catch {
@@ -103,7 +103,7 @@ function parse(text: string): { ok: true; value: unknown } | { ok: false } {
   }
 }
 
-function isRecord(value: unknown): value is Record<string, unknown> {
+export function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === "object" && value !== null && !Array.isArray(value);
 }
 

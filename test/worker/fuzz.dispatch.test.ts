@@ -11,9 +11,9 @@
  */
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type Doc, Raw, deep, docText, mutate, mutationArb, oddKeyArb, oddValueArb, toDoc } from "./fuzz-arbitraries.js";
+import { type Doc, Raw, deep, docText, mutate, mutationArb, oddKeyArb, oddValueArb, setKey, toDoc } from "./fuzz-arbitraries.js";
 import { type Fixtures, makeFixtures, validArguments } from "./fuzz-fixtures.js";
-import { type Answer, failOn, FUZZ_SCALE, fuzzParameters, printCounts, reportSurvey, send, type Sent, verdict } from "./fuzz-helpers.js";
+import { type Answer, failOn, FUZZ_SCALE, fuzzParameters, isRecord, parse, printCounts, reportSurvey, send, type Sent, verdict } from "./fuzz-helpers.js";
 import { DISPATCH_BODY_LIMIT } from "../../src/worker/routes/dispatch.js";
 import { evidence, readAttempt, type CreatedAttempt } from "./simulation-helpers.js";
 
@@ -47,7 +47,7 @@ const argumentsArb: fc.Arbitrary<Doc> = fc.oneof(
     weight: 3,
     arbitrary: fc.record({ key: oddKeyArb, value: oddValueArb }).map(({ key, value }) => {
       const filters: { [key: string]: Doc } = {};
-      Object.defineProperty(filters, key, { value, enumerable: true, writable: true, configurable: true });
+      setKey(filters, key, value);
       return toDocWith({ query: "q" }, "filters", filters);
     }),
   },
@@ -56,7 +56,7 @@ const argumentsArb: fc.Arbitrary<Doc> = fc.oneof(
 
 function toDocWith(base: Record<string, unknown>, key: string, value: Doc): Doc {
   const doc = toDoc(base);
-  if (doc !== null && typeof doc === "object" && !Array.isArray(doc) && !(doc instanceof Raw)) doc[key] = value;
+  if (doc !== null && typeof doc === "object" && !Array.isArray(doc) && !(doc instanceof Raw)) setKey(doc, key, value);
   return doc;
 }
 
@@ -81,15 +81,8 @@ function sameJson(a: unknown, b: unknown): boolean {
 }
 
 function parsed(text: string): unknown {
-  try {
-    return JSON.parse(text);
-  } catch {
-    return undefined;
-  }
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
+  const result = parse(text);
+  return result.ok ? result.value : undefined;
 }
 
 /** A tool input error body: exactly code, message and details, nothing else. */

@@ -67,14 +67,14 @@ allowed_tools: [get_invoice, place_invoice_on_hold]
 denied_tools: [pay_invoice]
 `;
 
-/** An inline check whose one example makes "^(a+)+$" backtrack: 2^28 steps in a validator that does not bound them. */
+/** An inline check whose one example makes "^(a+)+$" backtrack: 2^29 steps in a validator that does not bound them. */
 const slowPatternCheck = {
   action: "check",
   name: "slow",
   description: "d",
   input_schema: { type: "object", properties: { q: { type: "string", pattern: "^(a+)+$" } } },
   output_schema: { type: "object" },
-  testing: { schema_version: 1, default_variant: "v", variants: { v: { result: {} } }, examples: [{ variant: "v", input: { q: `${"a".repeat(28)}!` }, expected: {} }] },
+  testing: { schema_version: 1, default_variant: "v", variants: { v: { result: {} } }, examples: [{ variant: "v", input: { q: `${"a".repeat(29)}!` }, expected: {} }] },
 };
 
 /** A reproduction: the route's valid body with the value at `path` replaced, sent as is. */
@@ -174,7 +174,7 @@ const routes: RouteSpec[] = [
       replaced({ action: "check", ...echoInline }, ["input_schema", "properties", "x"], deep(5000, "array")),
       // Found by this suite, fixed here (src/core/contract/derive.ts): a draft of minLength 1e9 threw RangeError, a 500.
       replaced({ action: "generate", name: "echo", description: "d", input_schema: orderSearchInput, output_schema: orderSearchOutput }, ["input_schema", "properties", "query"], { type: "string", minLength: 1e9 }),
-      // Issue 9 item 4 (helper B): a backtracking pattern holds the Worker for seconds on a 28-character example.
+      // Issue 9 item 4 (helper B): a backtracking pattern holds the Worker for seconds on a 29-character example.
       replaced({}, [], toDoc(slowPatternCheck)),
     ],
   },
