@@ -7,7 +7,7 @@
  *
  * Deterministic by default (a fixed seed, printed with the request counts); set VITE_FUZZ_SEED
  * and VITE_FUZZ_RUNS (a multiplier) to explore further, VITE_FUZZ_SURVEY=1 to list every distinct
- * failure in one run instead of stopping at the first (docs/testing.md).
+ * failure in one run instead of stopping at the first (docs/fuzzing.md).
  */
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, it } from "vitest";
