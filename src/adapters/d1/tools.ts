@@ -3,7 +3,7 @@
  * Revision numbers are assigned inside the INSERT itself, so concurrent saves of one operation get
  * consecutive numbers with no gaps and no reuse (D1 runs each statement atomically and one at a time).
  */
-import { and, desc, eq, lt, or, sql } from "drizzle-orm";
+import { and, desc, eq, inArray, lt, or, sql } from "drizzle-orm";
 import type { JsonObject, JsonValue } from "../../core/json.js";
 import type { JsonSchema } from "../../core/ports.js";
 import type { OperationSpec, ToolKind, ToolSpec } from "../../core/tools/types.js";
@@ -105,36 +105,40 @@ export async function getTool(db: Database, tenantId: string, id: string): Promi
   return tool ? toStoredTool(tool, operations) : undefined;
 }
 
-/** Newest first; the cursor is the (created_at, id) of the last item of the previous page. */
+/**
+ * Newest first; the cursor is the (created_at, id) of the last item of the previous page.
+ * The operations are selected by the same page query as a subquery, not by an IN list of ids: D1
+ * binds at most 100 parameters per statement, and a page holds up to 200 tools.
+ */
 export async function listTools(
   db: Database,
   tenantId: string,
   page: { limit: number; after?: { created_at: string; id: string } | undefined },
 ): Promise<{ items: StoredTool[]; next?: { created_at: string; id: string } | undefined }> {
   const after = page.after;
-  const rows = await db
-    .select()
-    .from(tools)
-    .where(
-      and(
-        eq(tools.tenant_id, tenantId),
-        after ? or(lt(tools.created_at, after.created_at), and(eq(tools.created_at, after.created_at), lt(tools.id, after.id))) : undefined,
-      ),
-    )
-    .orderBy(desc(tools.created_at), desc(tools.id))
-    .limit(page.limit + 1)
-    .all();
+  const onPage = and(
+    eq(tools.tenant_id, tenantId),
+    after ? or(lt(tools.created_at, after.created_at), and(eq(tools.created_at, after.created_at), lt(tools.id, after.id))) : undefined,
+  );
+  const newestFirst = [desc(tools.created_at), desc(tools.id)] as const;
+  const pageIds = db.select({ id: tools.id }).from(tools).where(onPage).orderBy(...newestFirst).limit(page.limit);
+  // One batch, so the operations belong to the same snapshot as the tools (a PUT cannot fall between).
+  const [rows, operations] = await db.batch([
+    db.select().from(tools).where(onPage).orderBy(...newestFirst).limit(page.limit + 1),
+    db
+      .select()
+      .from(toolOperations)
+      .where(and(eq(toolOperations.tenant_id, tenantId), inArray(toolOperations.tool_id, pageIds)))
+      .orderBy(toolOperations.position),
+  ]);
+  const byTool = new Map<string, Array<typeof toolOperations.$inferSelect>>();
+  for (const op of operations) {
+    const list = byTool.get(op.tool_id);
+    if (list) list.push(op);
+    else byTool.set(op.tool_id, [op]);
+  }
   const pageRows = rows.slice(0, page.limit);
-  const ids = pageRows.map((r) => r.id);
-  const operations = ids.length
-    ? await db
-        .select()
-        .from(toolOperations)
-        .where(and(eq(toolOperations.tenant_id, tenantId), sql`${toolOperations.tool_id} in ${ids}`))
-        .orderBy(toolOperations.position)
-        .all()
-    : [];
-  const items = pageRows.map((row) => toStoredTool(row, operations.filter((op) => op.tool_id === row.id)));
+  const items = pageRows.map((row) => toStoredTool(row, byTool.get(row.id) ?? []));
   const last = pageRows[pageRows.length - 1];
   return { items, next: rows.length > page.limit && last ? { created_at: last.created_at, id: last.id } : undefined };
 }
