@@ -1,5 +1,5 @@
 /**
- * Policy versions in D1: append-only (triggers refuse UPDATE and DELETE), one row per PUT, always
+ * Policy versions in D1: append-only (triggers refuse UPDATE, DELETE and REPLACE), one row per PUT, always
  * read within a tenant. The version number is computed inside the INSERT itself, so PUTs that race
  * get consecutive numbers with no gaps and no reuse (D1 runs each statement atomically, one at a time,
  * and the primary key (tenant_id, name, version) would refuse a reuse anyway).

@@ -71,7 +71,7 @@ export const toolOperations = sqliteTable(
   (t) => [primaryKey({ columns: [t.tool_id, t.operation_id] })],
 );
 
-/** Append-only: triggers in migrations/ abort every UPDATE and DELETE. */
+/** Append-only: triggers in migrations/ abort every UPDATE, DELETE and insert over an existing key (REPLACE). */
 export const toolMockRevisions = sqliteTable(
   "tool_mock_revisions",
   {
@@ -87,7 +87,7 @@ export const toolMockRevisions = sqliteTable(
   (t) => [primaryKey({ columns: [t.tool_id, t.operation_id, t.revision] })],
 );
 
-/** Append-only like revisions: each PUT of a policy adds a version. */
+/** Append-only like revisions (the same triggers): each PUT of a policy adds a version. */
 export const policyVersions = sqliteTable(
   "policy_versions",
   {
