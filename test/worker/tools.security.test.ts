@@ -6,6 +6,8 @@ import { type TestTenant, call, db, keyWith, newTenant } from "./helpers.js";
 let owner: TestTenant;
 let other: TestTenant;
 let toolId: string;
+/** Archived by the DELETE row's last test (the owner's), so the other rows keep their tool. */
+let archivableId: string;
 let revokedKey: string;
 let evalsOnlyKey: string;
 
@@ -15,6 +17,9 @@ beforeAll(async () => {
   const response = await call("POST", "/api/tools", { key: owner.key, body: invoiceTool });
   // SAFETY: documented answer shape.
   toolId = ((await response.json()) as { id: string }).id;
+  const archivable = await call("POST", "/api/tools", { key: owner.key, body: { ...invoiceTool, name: "archivable" } });
+  // SAFETY: documented answer shape.
+  archivableId = ((await archivable.json()) as { id: string }).id;
   const revoked = await newTenant();
   await revokeKey(db(), revoked.id, revoked.keyId);
   revokedKey = revoked.key;
@@ -27,6 +32,7 @@ const routes: Array<{ method: string; path: () => string; body?: () => unknown; 
   { method: "GET", path: () => "/api/tools", takesId: false },
   { method: "GET", path: () => `/api/tools/${toolId}`, takesId: true },
   { method: "PUT", path: () => `/api/tools/${toolId}`, body: () => invoiceTool, takesId: true },
+  { method: "DELETE", path: () => `/api/tools/${archivableId}`, takesId: true },
   { method: "GET", path: () => `/api/tools/${toolId}/testing`, takesId: true },
   { method: "POST", path: () => `/api/tools/${toolId}/testing`, body: () => ({ action: "generate", operation_id: "get_invoice" }), takesId: true },
   { method: "GET", path: () => `/api/tools/${toolId}/operations/get_invoice/revisions`, takesId: true },

@@ -1,12 +1,12 @@
 /**
- * The tool library: register, list, read and change tools, and import them from MCP `tools/list`
- * results or platform parameter lists. Every route needs AIManager:ManageTools; another tenant's
+ * The tool library: register, list, read, change and archive tools, and import them from MCP
+ * `tools/list` results or platform parameter lists. Every route needs AIManager:ManageTools; another tenant's
  * tool answers 404 exactly like a missing one.
  */
 import { Hono } from "hono";
 import { z } from "zod";
 import { encodeCursor } from "../../adapters/d1/json-column.js";
-import { ToolNameTakenError, getTool, insertTool, listTools, replaceTool } from "../../adapters/d1/tools.js";
+import { ToolNameTakenError, archiveTool, getTool, insertTool, listTools, replaceTool } from "../../adapters/d1/tools.js";
 import { newId } from "../../adapters/crypto.js";
 import { pointer } from "../../core/json.js";
 import { toolFromMcpToolsList } from "../../core/tools/import-mcp.js";
@@ -132,6 +132,17 @@ toolRoutes.put("/:id", async (c) => {
   const updated = await getTool(c.var.db, tenantId, id);
   if (!updated) throw notFound("tool");
   return c.json(toolView(updated));
+});
+
+/**
+ * Archives the tool: it leaves the library (lists, reads, changes and new simulations no longer
+ * see it) and its name is free again. Its rows stay in D1, so simulations that pinned it keep
+ * dispatching and their evidence keeps naming it.
+ */
+toolRoutes.delete("/:id", async (c) => {
+  const archived = await archiveTool(c.var.db, c.var.principal.tenantId, c.req.param("id"));
+  if (!archived) throw notFound("tool");
+  return c.json(archived);
 });
 
 async function registerTool(
