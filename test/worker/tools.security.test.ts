@@ -99,3 +99,25 @@ describe.each(routes)("$method $path", (route) => {
     expect(response.status).toBeLessThan(300);
   });
 });
+
+describe("an Authorization header that is not Bearer <key>", () => {
+  it.each([
+    ["the key without a scheme", (key: string) => key, "the Authorization header holds an API key without the Bearer scheme: use Authorization: Bearer <key>"],
+    ["Bearer without a key", () => "Bearer", "the Authorization header has no key after Bearer: use Authorization: Bearer <key>"],
+    ["two values after Bearer", (key: string) => `Bearer ${key} extra`, "the Authorization header has more than one value after Bearer: use Authorization: Bearer <key>"],
+    ["another scheme", (key: string) => `Token ${key}`, 'the Authorization header uses the scheme "Token": use Authorization: Bearer <key>'],
+    ["an attempt token without a scheme", () => "tpa_abc", "the Authorization header holds an attempt token without the Bearer scheme, and this route needs an API key: use Authorization: Bearer <key>"],
+    ["something else", () => "x", "the Authorization header holds no Bearer key: use Authorization: Bearer <key>"],
+    ["an attempt token as Bearer", () => "Bearer tpa_abc", "this is an attempt token (tpa_...), which only /api/attempts/:id routes take; this route needs an API key (tpk_...)"],
+  ])("says how to send the key: %s", async (_, header, message) => {
+    const response = await call("GET", "/api/tools", { headers: { authorization: header(owner.key) } });
+    expect({ status: response.status, body: await response.json() }).toEqual({ status: 401, body: { error: { code: "unauthorized", message } } });
+  });
+
+  it("never echoes the key it was sent", async () => {
+    for (const header of [owner.key, `Token ${owner.key}`, `Bearer ${owner.key} ${owner.key}`, `${owner.key} ${owner.key}`]) {
+      const text = await (await call("GET", "/api/tools", { headers: { authorization: header } })).text();
+      expect(text.includes(owner.key.slice(4, 12))).toBe(false);
+    }
+  });
+});
