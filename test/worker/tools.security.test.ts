@@ -108,7 +108,7 @@ describe("an Authorization header that is not Bearer <key>", () => {
     ["another scheme", (key: string) => `Token ${key}`, 'the Authorization header uses the scheme "Token": use Authorization: Bearer <key>'],
     ["an attempt token without a scheme", () => "tpa_abc", "the Authorization header holds an attempt token without the Bearer scheme, and this route needs an API key: use Authorization: Bearer <key>"],
     ["something else", () => "x", "the Authorization header holds no Bearer key: use Authorization: Bearer <key>"],
-    ["an attempt token as Bearer", () => "Bearer tpa_abc", "this is an attempt token (tpa_...), which only /api/attempts/:id routes take; this route needs an API key (tpk_...)"],
+    ["an attempt token as Bearer", () => "Bearer tpa_abc", "this is an attempt token (tpa_...): it opens only its attempt's routes (dispatch, mcp, the attempt, evidence, complete); this route needs an API key (tpk_...)"],
   ])("says how to send the key: %s", async (_, header, message) => {
     const response = await call("GET", "/api/tools", { headers: { authorization: header(owner.key) } });
     expect({ status: response.status, body: await response.json() }).toEqual({ status: 401, body: { error: { code: "unauthorized", message } } });

@@ -9,6 +9,8 @@ import { ATTEMPT_TOKEN_PREFIX } from "../attempt-access.js";
 import { ALL_PERMISSIONS, type AppEnv, type Permission } from "../env.js";
 import { ApiError } from "../http-error.js";
 
+const ATTEMPT_TOKEN_HERE = `this is an attempt token (${ATTEMPT_TOKEN_PREFIX}...): it opens only its attempt's routes (dispatch, mcp, the attempt, evidence, complete); this route needs an API key (${KEY_PREFIX}...)`;
+
 /** last_used_at is advisory: writing it at most once a minute keeps D1 writes off the hot path. */
 const TOUCH_INTERVAL_MS = 60_000;
 
@@ -27,7 +29,7 @@ export const authenticate = createMiddleware<AppEnv>(async (c, next) => {
   // final decision free of early exits as well.
   if (!stored || !constantTimeEqual(stored.key_hash, keyHash)) {
     // An attempt's token is a capability for that attempt's routes only; say so rather than "unknown".
-    if (key.startsWith(ATTEMPT_TOKEN_PREFIX)) throw unauthorized(`this is an attempt token (${ATTEMPT_TOKEN_PREFIX}...), which only /api/attempts/:id routes take; this route needs an API key (${KEY_PREFIX}...)`);
+    if (key.startsWith(ATTEMPT_TOKEN_PREFIX)) throw unauthorized(ATTEMPT_TOKEN_HERE);
     throw unauthorized("unknown or revoked API key");
   }
   const permissions = new Set(stored.permissions.filter((p): p is Permission => (ALL_PERMISSIONS as readonly string[]).includes(p)));
