@@ -1,5 +1,6 @@
 /** Bindings the Worker receives (wrangler.toml) and the per-request variables set by middleware. */
 import type { Database } from "../adapters/d1/database.js";
+import type { Ids } from "../core/ports.js";
 
 export interface Env {
   DB: D1Database;
@@ -27,6 +28,8 @@ export interface AppEnv {
   Bindings: Env;
   Variables: {
     db: Database;
+    /** Where new simulation and attempt ids come from (createApp's services). */
+    ids: Ids;
     principal: Principal;
   };
 }

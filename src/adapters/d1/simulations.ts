@@ -3,39 +3,34 @@
  * each attempt's token hash and lease, and every call flushed from the attempt objects (which may
  * be gone by the time someone reads the evidence).
  */
-import { and, asc, eq, gt, sql } from "drizzle-orm";
-import type { JsonValue } from "../../core/json.js";
+import { and, asc, eq, gt, inArray, sql } from "drizzle-orm";
 import { type EvidenceRow, isOutcomeKind } from "../../core/simulation/evidence.js";
+import { operationKey, type NewestRevision, type PinCandidates, type PinnableRevision, type ToolLibrary } from "../../core/simulation/library.js";
 import type { PinnedRecord } from "../../core/simulation/setup.js";
 import type { Database } from "./database.js";
 import { parseJsonColumn } from "./json-column.js";
-import { attemptCalls, attempts, simulations } from "./schema.js";
+import { attemptCalls, attempts, simulations, tools } from "./schema.js";
+import { getTool, type StoredTool } from "./tools.js";
 
-/** The revision a new simulation may pin: the newest one checked against the operation's current contract. */
-export interface PinnableRevision {
-  tool_id: string;
-  operation_id: string;
-  revision: number;
-  contract_hash: string;
-  definition: JsonValue;
-}
-
-/** The newest revision of an operation whatever its hash, to say why nothing was pinnable. */
-export interface NewestRevision {
-  tool_id: string;
-  operation_id: string;
-  revision: number;
-  contract_hash: string;
-}
-
-export interface PinCandidates {
-  /** Keyed `${tool_id}\u0000${operation_id}`. */
-  pinnable: Map<string, PinnableRevision>;
-  newest: Map<string, NewestRevision>;
-}
-
-export function operationKey(toolId: string, operationId: string): string {
-  return `${toolId}\u0000${operationId}`;
+/** The planning port (src/core/simulation/library.ts) over one tenant's rows. */
+export function toolLibrary(db: Database, tenantId: string): ToolLibrary {
+  return {
+    async toolsById(ids) {
+      const found = new Map<string, StoredTool>();
+      for (const tool of await Promise.all(ids.map((id) => getTool(db, tenantId, id)))) if (tool) found.set(tool.id, tool);
+      return found;
+    },
+    async toolIdsByName(names) {
+      if (names.length === 0) return new Map();
+      const rows = await db
+        .select({ id: tools.id, name: tools.name })
+        .from(tools)
+        .where(and(eq(tools.tenant_id, tenantId), inArray(tools.name, [...names])))
+        .all();
+      return new Map(rows.map((row) => [row.name, row.id]));
+    },
+    pinCandidates: (toolIds) => findPinCandidates(db, tenantId, toolIds),
+  };
 }
 
 /**
@@ -102,6 +97,74 @@ export async function insertSimulation(
 }
 
 export type AttemptRow = typeof attempts.$inferSelect;
+
+/** A simulation as its list and read routes show it: what it pinned, without inline definitions. */
+export interface SimulationRecord {
+  id: string;
+  created_at: string;
+  created_by: string;
+  lease_seconds: number;
+  pinned: Array<Omit<PinnedRecord, "inline">>;
+  attempt_count: number;
+}
+
+interface SimulationSqlRow {
+  id: string;
+  created_at: string;
+  created_by: string;
+  lease_seconds: number;
+  pinned: string;
+  attempt_count: number;
+}
+
+/**
+ * The columns of a SimulationRecord. Inline definitions (up to 100 KB each) are dropped in SQL,
+ * so a page of simulations never carries them out of D1.
+ */
+const simulationColumns = sql`s.id, s.created_at, s.created_by, s.lease_seconds,
+  (select json_group_array(json(json_remove(p.value, '$.inline'))) from (select value from json_each(s.pinned) order by key) p) as pinned,
+  (select count(*) from attempts a where a.simulation_id = s.id) as attempt_count`;
+
+/** Newest first; the cursor is the (created_at, id) of the last item of the previous page. */
+export async function listSimulations(
+  db: Database,
+  tenantId: string,
+  page: { limit: number; after?: { created_at: string; id: string } | undefined },
+): Promise<{ items: SimulationRecord[]; next?: { created_at: string; id: string } | undefined }> {
+  const after = page.after;
+  const rows = await db.all<SimulationSqlRow>(sql`
+    select ${simulationColumns}
+    from simulations s
+    where s.tenant_id = ${tenantId}
+      ${after ? sql`and (s.created_at < ${after.created_at} or (s.created_at = ${after.created_at} and s.id < ${after.id}))` : sql``}
+    order by s.created_at desc, s.id desc
+    limit ${page.limit + 1}`);
+  const items = rows.slice(0, page.limit).map(toSimulationRecord);
+  const last = items[items.length - 1];
+  return { items, next: rows.length > page.limit && last ? { created_at: last.created_at, id: last.id } : undefined };
+}
+
+/** One simulation of the tenant with its attempts in the order they were created, or undefined. */
+export async function getSimulation(db: Database, tenantId: string, id: string): Promise<{ simulation: SimulationRecord; attempts: AttemptRow[] } | undefined> {
+  const [rows, attemptRows] = await Promise.all([
+    db.all<SimulationSqlRow>(sql`select ${simulationColumns} from simulations s where s.id = ${id} and s.tenant_id = ${tenantId}`),
+    db
+      .select()
+      .from(attempts)
+      .where(and(eq(attempts.simulation_id, id), eq(attempts.tenant_id, tenantId)))
+      .orderBy(sql`rowid`)
+      .all(),
+  ]);
+  const row = rows[0];
+  return row ? { simulation: toSimulationRecord(row), attempts: attemptRows } : undefined;
+}
+
+function toSimulationRecord(row: SimulationSqlRow): SimulationRecord {
+  const pinned = parseJsonColumn(row.pinned);
+  // SAFETY: the pinned column is written only by insertSimulation, from PinnedRecord values.
+  return { ...row, pinned: (Array.isArray(pinned) ? pinned : []) as unknown as SimulationRecord["pinned"] };
+}
+
 
 export async function findAttempt(db: Database, attemptId: string): Promise<AttemptRow | undefined> {
   return db.select().from(attempts).where(eq(attempts.id, attemptId)).get();
