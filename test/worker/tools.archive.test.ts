@@ -76,6 +76,20 @@ describe("DELETE /api/tools/:id", () => {
     });
   });
 
+  it("points a name given where an id belongs at the library's tool of that name, never an archived one", async () => {
+    const tenant = await tenantPromise;
+    // The archived tool is the newer row, so whichever row a lookup meets last, it would meet that one.
+    const kept = await libraryTool(tenant, { ...invoiceTool, name: "kept_first" }, {});
+    const archived = await libraryTool(tenant, { ...invoiceTool, name: "renamed" }, {});
+    expect((await call("DELETE", `/api/tools/${archived.id}`, { key: tenant.key })).status).toBe(200);
+    expect((await call("PUT", `/api/tools/${kept.id}`, { key: tenant.key, body: { ...invoiceTool, name: "renamed" } })).status).toBe(200);
+    expect(await answer(await call("GET", "/api/tools/renamed", { key: tenant.key }))).toMatchObject({ status: 404, body: { error: { details: { tool_id: kept.id } } } });
+    expect(await answer(await call("POST", "/api/simulations", { key: tenant.key, body: { tools: [{ tool_id: "renamed" }] } }))).toMatchObject({
+      status: 404,
+      body: { error: { details: { problems: [{ path: "/tools/0/tool_id", message: expect.stringContaining(`has id "${kept.id}"`) }] } } },
+    });
+  });
+
   it("answers 404 for another tenant's tool and leaves it in its owner's library", async () => {
     const owner = await tenantPromise;
     const other = await newTenant();
