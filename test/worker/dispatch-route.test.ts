@@ -22,6 +22,9 @@ describe("dispatchTarget", () => {
   });
 });
 
+const attemptTokenHere =
+  "this is an attempt token (tpa_...): it opens only its attempt's routes (dispatch, mcp, the attempt, evidence, complete); this route needs an API key (tpk_...)";
+
 describe("requests the dispatch path leaves to the router", () => {
   it("answer as any other unknown /api route (the API-key check comes first) or bad token does", async () => {
     const trailing = await call("POST", "/api/attempts/att_aaaaaaaaaaaaaaaaaaaaaa/dispatch/", { key: "tpa_x", body: {} });
@@ -32,8 +35,8 @@ describe("requests the dispatch path leaves to the router", () => {
       { status: get.status, body: await get.json() },
       { status: badEncoding.status, code: ((await badEncoding.json()) as { error: { code: string } }).error.code },
     ]).toEqual([
-      { status: 401, body: { error: { code: "unauthorized", message: "unknown or revoked API key" } } },
-      { status: 401, body: { error: { code: "unauthorized", message: "unknown or revoked API key" } } },
+      { status: 401, body: { error: { code: "unauthorized", message: attemptTokenHere } } },
+      { status: 401, body: { error: { code: "unauthorized", message: attemptTokenHere } } },
       { status: 401, code: "unauthorized" },
     ]);
   });

@@ -52,7 +52,15 @@ describe("GET /api/simulations and /api/simulations/:id access", () => {
         path,
         answers: [
           { status: 401, body: { error: { code: "unauthorized", message: "missing API key: send Authorization: Bearer <key>" } } },
-          { status: 401, body: { error: { code: "unauthorized", message: "unknown or revoked API key" } } },
+          {
+            status: 401,
+            body: {
+              error: {
+                code: "unauthorized",
+                message: "this is an attempt token (tpa_...): it opens only its attempt's routes (dispatch, mcp, the attempt, evidence, complete); this route needs an API key (tpk_...)",
+              },
+            },
+          },
           { status: 403, body: forbidden },
           { status: 200, body: "ok" },
           { status: 200, body: "ok" },

@@ -3,7 +3,7 @@
  * each attempt's token hash and lease, and every call flushed from the attempt objects (which may
  * be gone by the time someone reads the evidence).
  */
-import { and, eq, inArray, sql } from "drizzle-orm";
+import { and, eq, inArray, isNull, sql } from "drizzle-orm";
 import { EVIDENCE_COLUMNS, evidenceRowOf, type EvidenceRow, evidenceValues } from "../../core/simulation/evidence.js";
 import { operationKey, type NewestRevision, type PinCandidates, type PinnableRevision, type ToolLibrary } from "../../core/simulation/library.js";
 import type { PinnedRecord } from "../../core/simulation/setup.js";
@@ -25,7 +25,8 @@ export function toolLibrary(db: Database, tenantId: string): ToolLibrary {
       const rows = await db
         .select({ id: tools.id, name: tools.name })
         .from(tools)
-        .where(and(eq(tools.tenant_id, tenantId), inArray(tools.name, [...names])))
+        // Only the library's tools: an archived tool has given its name up (to a newer tool, perhaps).
+        .where(and(eq(tools.tenant_id, tenantId), inArray(tools.name, [...names]), isNull(tools.archived_at)))
         .all();
       return new Map(rows.map((row) => [row.name, row.id]));
     },

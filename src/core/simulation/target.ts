@@ -6,7 +6,7 @@
  */
 import type { HarnessErrorKind } from "../contract/types.js";
 import type { Problem } from "../json.js";
-import { closest } from "../policy/fields.js";
+import { closestName as closest } from "../field-names.js";
 import type { PinnedOperation, PinnedTool } from "./setup.js";
 
 export type Target =
