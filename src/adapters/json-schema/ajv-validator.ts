@@ -25,6 +25,7 @@ import { ASSERTED_FORMATS } from "./formats.js";
 import { errorMessage, notASchemaProblem, notJsonValueProblem, unusableSchemaProblem, valueAt } from "./messages.js";
 import type { CachingSchemaValidator, ValidatorOptions } from "./options.js";
 import { createPreparedCache, DEFAULT_CACHE_SIZE, preparedOrUnkeyable } from "./prepared-cache.js";
+import { patternProblems } from "./pattern-problems.js";
 import { referenceProblems } from "./references.js";
 
 type AjvInstance = Ajv | Ajv2020;
@@ -146,7 +147,8 @@ export function createAjvValidator(options: ValidatorOptions = {}): CachingSchem
       problems = ajvProblems(meta.validate.errors ?? [], written, refResolver(meta.ajv, meta.schema));
     }
     try {
-      problems = [...problems, ...referenceProblems(prepareDocument(written, referenceBase, draft))];
+      const document = prepareDocument(written, referenceBase, draft);
+      problems = [...problems, ...referenceProblems(document), ...patternProblems(document)];
     } catch (error) {
       problems = [...problems, { path: "", message: errorMessage(error) }];
     }
