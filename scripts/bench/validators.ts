@@ -14,7 +14,7 @@
  * path), and the cold cost of preparing a schema once (cache miss). Numbers only: this is never
  * a test (timings on shared machines are noise).
  */
-import { createAjvValidator } from "../../src/adapters/json-schema/ajv-validator.js";
+import { createAjvValidator } from "../../test/support/ajv/ajv-validator.js";
 import { compileFastPath } from "../../src/adapters/json-schema/fast-path.js";
 import { createRuntimeValidator } from "../../src/adapters/json-schema/runtime-validator.js";
 import type { JsonObject } from "../../src/core/json.js";
