@@ -4,8 +4,10 @@
  * engine (RegExp) can take exponential time on one (`^(a+)+$` on 30 "a"s and a "b": seconds),
  * stalling every tenant served by the same isolate. So:
  *
- * - Every pattern RE2 can express runs on re2js, a linear-time engine, after a faithful
- *   translation (pattern-translate.ts): the time of one match is bounded by construction.
+ * - A pattern RegExp provably matches in linear time (pattern-backtracking.ts: no groups, no
+ *   alternation, quantifiers on single characters only, within counted limits) keeps RegExp.
+ * - Every other pattern RE2 can express runs on re2js, a linear-time engine, after a faithful
+ *   translation (pattern-translate.ts). Either way the time of one match is bounded by construction.
  * - A pattern RE2 cannot express (lookaround, backreferences, repetition counts over 1,000, some
  *   Unicode properties) is refused when a schema is saved (patternRefusal). One stored before that
  *   rule existed still runs on RegExp, but only when safe-regex2 finds no nested repetition in it;
@@ -18,6 +20,7 @@
  */
 import { RE2JS } from "re2js";
 import safeRegex from "safe-regex2";
+import { backtracksLinearly } from "./pattern-backtracking.js";
 import { translatePattern } from "./pattern-translate.js";
 
 export interface PatternMatcher {
@@ -55,6 +58,7 @@ export function patternRefusal(pattern: string): string | undefined {
   } catch {
     return undefined;
   }
+  if (backtracksLinearly(pattern)) return undefined;
   const plan = linearPlan(pattern);
   if ("unsupported" in plan) {
     const hint = HINTS.find(([test]) => test.test(plan.unsupported))?.[1] ?? "";
@@ -72,6 +76,7 @@ export class UnsafePatternError extends Error {}
 function compile(pattern: string): PatternMatcher {
   // RegExp first: its SyntaxError is the one cfworker has always reported for a bad pattern.
   const native = new RegExp(pattern, "u");
+  if (backtracksLinearly(pattern)) return native;
   const plan = linearPlan(pattern);
   if ("linear" in plan) return plan.linear;
   if (safeRegex(pattern)) return native;

@@ -5,15 +5,18 @@
  * backtrack catastrophically is not run at all.
  */
 import fc from "fast-check";
+import { RE2JS } from "re2js";
 import { describe, expect, it } from "vitest";
+import { backtracksLinearly } from "../../../src/adapters/json-schema/pattern-backtracking.js";
 import { compilePattern, patternRefusal, UnsafePatternError } from "../../../src/adapters/json-schema/pattern-engine.js";
 import { translatePattern } from "../../../src/adapters/json-schema/pattern-translate.js";
 
 const native = (pattern: string, text: string): boolean => new RegExp(pattern, "u").test(text);
+/** The translation run on re2js directly (compilePattern keeps RegExp for the simplest patterns). */
 const linear = (pattern: string, text: string): boolean => {
   const translation = translatePattern(pattern);
   if ("unsupported" in translation) throw new Error(`not translated: ${translation.unsupported}`);
-  return compilePattern(pattern).test(text);
+  return RE2JS.compile(translation.re2).test(text);
 };
 
 describe("the linear-time engine reads ECMAScript, not RE2", () => {
@@ -102,8 +105,10 @@ describe("what is refused when a schema is saved", () => {
     ["(?<!a)b", 'uses a lookbehind, which toolproof\'s linear-time pattern engine cannot run: write each condition as its own "pattern" inside "allOf"'],
     ["^(a)\\1$", "uses a backreference, which toolproof's linear-time pattern engine cannot run"],
     ["^[a-z]{1,2000}$", 'uses what RE2 refuses (invalid repeat count: `{1,2000}`), which toolproof\'s linear-time pattern engine cannot run: for a length limit use "minLength"/"maxLength"'],
-    ["\\p{sc=Grek}", "uses what RE2 refuses (invalid character class range: `\\p{Grek}`), which toolproof's linear-time pattern engine cannot run"],
-    ["\\p{Alphabetic}", "uses the Unicode property \\p{Alphabetic}, which toolproof's linear-time pattern engine cannot run"],
+    ["^\\p{sc=Grek}+\\d+$", "uses what RE2 refuses (invalid character class range: `\\p{Grek}`), which toolproof's linear-time pattern engine cannot run"],
+    ["^\\p{Alphabetic}+\\d+$", "uses the Unicode property \\p{Alphabetic}, which toolproof's linear-time pattern engine cannot run"],
+    // RE2 cannot express it, but RegExp provably runs it in linear time (see below).
+    ["^\\p{Alphabetic}+$", undefined],
     ["(", undefined],
     ["^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$", undefined],
     ["^[^@\\s]+@[^@\\s]+\\.[a-z]{2,}$", undefined],
@@ -111,6 +116,35 @@ describe("what is refused when a schema is saved", () => {
     ["^\\p{Lu}\\p{Ll}*$", undefined],
   ])("%j: %s", (pattern, why) => {
     expect(patternRefusal(pattern)).toBe(why);
+  });
+});
+
+describe("which patterns keep RegExp (provably linear on a backtracking engine)", () => {
+  it.each<[string, boolean]>([
+    ["^[A-Z]{3}$", true],
+    ["^L[0-9]{8}$", true],
+    ["^\\+?[0-9 ()-]{7,20}$", true],
+    ["^cus_[A-Za-z0-9]{8,24}$", true],
+    ["^[a-z0-9-]+$", true],
+    ["^R-", true],
+    ["\\d{3}-\\d{4}", true],
+    ["^\\p{Alphabetic}+$", true],
+    ["", true],
+    // Unbounded and unanchored: `a+b` on n "a"s is quadratic.
+    ["[a-z]+$", false],
+    ["^a*b*$", false],
+    ["^[a-z]{0,20}[0-9]{0,20}$", false],
+    ["^(?:ab)+$", false],
+    ["^a|b$", false],
+    ["^(a)$", false],
+    ["^(?=a)a+$", false],
+    ["(", false],
+  ])("%j: %s", (pattern, keeps) => {
+    expect(backtracksLinearly(pattern)).toBe(keeps);
+  });
+
+  it("compilePattern keeps RegExp for those, and uses re2js for the rest", () => {
+    expect(["^[A-Z]{3}$", "^[a-z0-9-]+$", "^(?:ab)+$", "[a-z]+$"].map((p) => compilePattern(p) instanceof RegExp)).toEqual([true, true, false, false]);
   });
 });
 
