@@ -13,7 +13,7 @@ export default defineConfig(async () => {
           test: {
             name: "core",
             environment: "node",
-            include: ["test/core/**/*.test.ts", "test/cli/**/*.test.ts", "test/conformance/**/*.test.ts"],
+            include: ["test/core/**/*.test.ts", "test/cli/**/*.test.ts", "test/conformance/**/*.test.ts", "test/docs/**/*.test.ts"],
           },
         },
         {

@@ -216,7 +216,7 @@ async function loadValidators(): Promise<Array<[string, SchemaValidator]>> {
   const runtime = await import("../../src/adapters/json-schema/runtime-validator.js");
   validators.push(["runtime (@cfworker/json-schema)", runtime.createRuntimeValidator()]);
   try {
-    const ajv = await import("../../src/adapters/json-schema/ajv-validator.js");
+    const ajv = await import("../../test/support/ajv/ajv-validator.js");
     validators.push(["ajv (Node only)", ajv.createAjvValidator()]);
   } catch (error) {
     console.log(`ajv validator not available: ${error instanceof Error ? error.message : String(error)}`);

@@ -6,15 +6,16 @@
  *
  * Validators: the runtime one as deployed (compiled fast path, cfworker for the rest), the same
  * with its fast path turned off (cfworker alone, as before the fast path), ajv (compiled code,
- * CLI only), and the bare fast-path closure (what the runtime validator's valid path costs
+ * tests and benchmarks only), and the bare fast-path closure (what the runtime validator's valid path costs
  * without the cache lookup around it).
  *
  * Workloads per validator: a valid call on each tool schema, an invalid call (problems
  * rendered), a valid call whose schema is a structurally equal copy (the canonical-JSON cache
- * path), and the cold cost of preparing a schema once (cache miss). Numbers only: this is never
- * a test (timings on shared machines are noise).
+ * path), the cold cost of preparing a schema once (cache miss), and, for the runtime validator,
+ * a pattern that would backtrack exponentially over a long string (bounded by the linear-time
+ * pattern engine). Numbers only: this is never a test (timings on shared machines are noise).
  */
-import { createAjvValidator } from "../../src/adapters/json-schema/ajv-validator.js";
+import { createAjvValidator } from "../../test/support/ajv/ajv-validator.js";
 import { compileFastPath } from "../../src/adapters/json-schema/fast-path.js";
 import { createRuntimeValidator } from "../../src/adapters/json-schema/runtime-validator.js";
 import type { JsonObject } from "../../src/core/json.js";
@@ -224,6 +225,17 @@ for (const [name, create] of factories) {
     problems: 0,
   });
   rows.push({ validator: name, workload: "cold: new schema each call", perSecond: coldRate(create), problems: 0 });
+}
+
+// A pattern checkSchema accepts (no nested repetition) for which a backtracking engine takes 2^n
+// steps on n "a"s and a "b". The linear-time engine bounds it; ajv's RegExp would never return,
+// so only the runtime validator is measured.
+const AMBIGUOUS: JsonObject = { type: "object", properties: { s: { type: "string", pattern: "^(a|a)*$" } } };
+const LONG_MISMATCH = { s: `${"a".repeat(10_000)}b` };
+for (const [name, create] of factories.filter(([validator]) => validator.startsWith("runtime"))) {
+  const validator = create();
+  const problems = validator.validate(AMBIGUOUS, LONG_MISMATCH).length;
+  rows.push({ validator: name, workload: "hostile pattern, 10,000 chars", perSecond: rate(() => validator.validate(AMBIGUOUS, LONG_MISMATCH)), problems });
 }
 
 // The bare closure tree, without the cache lookup and the port around it.

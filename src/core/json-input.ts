@@ -43,8 +43,8 @@ export function isWellFormedText(text: string): boolean {
   return !LONE_SURROGATE.test(text);
 }
 
-export const NOT_WELL_FORMED =
-  "expected well-formed Unicode; this string holds a lone surrogate (an unpaired \\ud800-\\udfff escape), which cannot be stored or compared faithfully";
+/** How every string that is not well-formed is refused (stored keys use it too: stored-keys.ts). */
+export const NOT_WELL_FORMED = "expected well-formed Unicode text: this string has a lone UTF-16 surrogate, which cannot be stored";
 
 /** How every non-finite number is refused (the start of the message). */
 export const NOT_FINITE = "expected a finite number";

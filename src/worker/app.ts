@@ -4,7 +4,9 @@
  */
 import { Hono } from "hono";
 import { HTTPException } from "hono/http-exception";
+import { newId, randomSecret } from "../adapters/crypto.js";
 import { databaseOf } from "../adapters/d1/database.js";
+import type { Ids } from "../core/ports.js";
 import type { AppEnv } from "./env.js";
 import { ApiError, errorResponse, fromHttpException } from "./http-error.js";
 import { authenticate } from "./middleware/auth.js";
@@ -16,11 +18,20 @@ import { toolRoutes } from "./routes/tools.js";
 import { attemptRoutes } from "./routes/attempts.js";
 import { simulationRoutes } from "./routes/simulations.js";
 
-export function createApp(): Hono<AppEnv> {
+/** What the app is built with; tests may steer it (ids, to make two requests meet one object). */
+export interface AppServices {
+  ids: Ids;
+}
+
+const systemIds: Ids = { id: newId, secret: randomSecret };
+
+export function createApp(services: Partial<AppServices> = {}): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
+  const ids = services.ids ?? systemIds;
 
   app.use("*", async (c, next) => {
     c.set("db", databaseOf(c.env.DB));
+    c.set("ids", ids);
     await next();
   });
 

@@ -6,7 +6,8 @@
  */
 import type { Context } from "hono";
 import { randomSecret, sha256Hex } from "../adapters/crypto.js";
-import type { AttemptRpc } from "./attempt-object.js";
+import { KEY_PREFIX } from "../adapters/d1/api-keys.js";
+import type { AttemptRpc } from "./attempt/replies.js";
 import type { AppEnv, Env } from "./env.js";
 import { ApiError } from "./http-error.js";
 import { bearerToken } from "./middleware/auth.js";
@@ -38,6 +39,11 @@ export function capabilityTokenHash(c: Context<AppEnv>, attemptId: string): stri
 export function requestTokenHash(request: Request, attemptId: string): string {
   const token = bearerToken(request.headers.get("authorization") ?? undefined);
   if (!token) throw attemptUnauthorized("missing capability token: send Authorization: Bearer <attempt token>");
+  if (token.startsWith(KEY_PREFIX)) {
+    throw attemptUnauthorized(
+      `this route is opened by the attempt's capability token (${ATTEMPT_TOKEN_PREFIX}…, from the simulation's 201 answer), not by an API key (${KEY_PREFIX}…)`,
+    );
+  }
   if (!token.startsWith(ATTEMPT_TOKEN_PREFIX) || !isAttemptId(attemptId)) throw attemptUnauthorized();
   return sha256Hex(token);
 }

@@ -7,6 +7,7 @@ import type { Context } from "hono";
 import { constantTimeEqual } from "../adapters/crypto.js";
 import { KEY_PREFIX } from "../adapters/d1/api-keys.js";
 import { findAttempt, type AttemptRow } from "../adapters/d1/simulations.js";
+import { systemClock } from "../core/ports.js";
 import { attemptUnauthorized, capabilityTokenHash, isAttemptId } from "./attempt-access.js";
 import type { AppEnv } from "./env.js";
 import { ApiError } from "./http-error.js";
@@ -28,7 +29,7 @@ export async function authorizedReader(c: Context<AppEnv>): Promise<AttemptRow> 
   const attempt = await findAttempt(c.var.db, attemptId);
   if (!attempt || !constantTimeEqual(attempt.token_hash, tokenHash)) throw attemptUnauthorized();
   // D1's status says "expired" once the object's alarm has ended the lease and flushed.
-  if (Date.parse(attempt.expires_at) <= Date.now() || attempt.status === "expired") {
+  if (Date.parse(attempt.expires_at) <= systemClock.now() || attempt.status === "expired") {
     throw new ApiError("token_expired", "the attempt's lease has ended, and its token with it; read it with an API key instead");
   }
   return attempt;

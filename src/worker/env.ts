@@ -1,5 +1,10 @@
-/** Bindings the Worker receives (wrangler.toml) and the per-request variables set by middleware. */
+/**
+ * Bindings the Worker receives (wrangler.toml) and the per-request variables set by middleware.
+ * The one declaration of Env: globals.d.ts makes the Workers types' global Cloudflare.Env this same
+ * type, so the Worker and the workerd tests cannot drift apart.
+ */
 import type { Database } from "../adapters/d1/database.js";
+import type { Ids } from "../core/ports.js";
 
 export interface Env {
   DB: D1Database;
@@ -27,6 +32,8 @@ export interface AppEnv {
   Bindings: Env;
   Variables: {
     db: Database;
+    /** Where new simulation and attempt ids come from (createApp's services). */
+    ids: Ids;
     principal: Principal;
   };
 }

@@ -1,11 +1,9 @@
-// The Worker's bindings (see wrangler.toml) and main module, declared once for the Workers types:
-// `env` and `exports` are then typed the same in the Worker and in workerd tests.
+// The Workers types' global Env is the Worker's own Env (src/worker/env.ts, the one declaration of
+// the bindings in wrangler.toml), so `env` from cloudflare:test and cloudflare:workers is typed the
+// same as the Worker's. The main module types `exports` in workerd tests.
 declare namespace Cloudflare {
-  interface Env {
-    DB: D1Database;
-    ATTEMPTS: DurableObjectNamespace<import("./attempt-object.js").AttemptObject>;
-    TOOLPROOF_ENV?: string;
-  }
+  type WorkerBindings = import("./env.js").Env;
+  interface Env extends WorkerBindings {}
   interface GlobalProps {
     mainModule: typeof import("./index.js");
     durableNamespaces: "AttemptObject";

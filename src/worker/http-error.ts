@@ -49,6 +49,8 @@ export class ApiError extends Error {
     readonly code: ErrorCode,
     message: string,
     readonly details?: unknown,
+    /** Fields beside code in the body (a harness error's kind). */
+    readonly extra?: Record<string, unknown>,
   ) {
     super(message);
     this.name = "ApiError";
@@ -56,7 +58,7 @@ export class ApiError extends Error {
   }
 
   toBody(): ErrorBody {
-    return errorBody(this.code, this.message, this.details);
+    return errorBody(this.code, this.message, this.details, this.extra);
   }
 
   toResponse(headers?: Record<string, string>): Response {

@@ -13,23 +13,26 @@
  * - a tool input error: a normal tool result with isError: true, so the agent can read and recover;
  * - a harness error: a JSON-RPC error (-32603) whose message starts with "harness error" and whose
  *   data is {code: "harness_error", kind}: it is not the agent's to recover from, and a client must
- *   not mistake it for the tool's answer.
+ *   not mistake it for the tool's answer;
+ * - every refusal: the ApiError of the shared table (attempt/reply-errors.ts), its code in data;
+ *   before any MCP is spoken (a bad token, lost storage) the same HTTP answer as dispatch.
  */
 import { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
-import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError, type CallToolResult, type ListToolsResult } from "@modelcontextprotocol/sdk/types.js";
+import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, type CallToolResult, type ListToolsResult } from "@modelcontextprotocol/sdk/types.js";
 import { CfWorkerJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/cfworker";
 import type { Context } from "hono";
 import { isJsonObject, type JsonValue } from "../core/json.js";
 import { systemClock } from "../core/ports.js";
 import { parseDelayScale, waitSimulatedDelay } from "../core/simulation/delay.js";
 import { argumentProblems, unusableArgumentsMessage, type DispatchRequest } from "../core/simulation/dispatch-request.js";
-import { parseEvidenceError } from "../core/simulation/evidence.js";
 import { mcpTool, structuredContent } from "../core/simulation/mcp-shape.js";
-import { attemptStub, attemptUnauthorized, capabilityTokenHash } from "./attempt-access.js";
-import type { DispatchReply } from "./attempt-object.js";
+import { attemptStub, capabilityTokenHash } from "./attempt-access.js";
+import type { Answer } from "./attempt/replies.js";
+import { answerError, leaseEndedError, refusalError } from "./attempt/reply-errors.js";
 import type { AppEnv } from "./env.js";
 import { ApiError } from "./http-error.js";
+import { errorHeaders, lostAttemptError } from "./lost-attempt.js";
 
 const SERVER_INFO = { name: "toolproof-attempt", version: "0.1.0" };
 /** A JSON-RPC batch of tool calls is still small; this bounds what the transport will read. */
@@ -46,7 +49,12 @@ export async function mcpHandler(c: Context<AppEnv>): Promise<Response> {
   }
   const stub = attemptStub(c.env, attemptId);
   const described = await stub.describe(tokenHash);
-  if (described.kind === "unauthorized") throw attemptUnauthorized();
+  if (described.kind === "unauthorized") throw refusalError(described);
+  if (described.kind === "missing") {
+    // Before any MCP is spoken, as for a bad token: the same answer HTTP dispatch gives.
+    const error = await lostAttemptError(c.env, attemptId, tokenHash, systemClock);
+    return error.toResponse(errorHeaders(error));
+  }
 
   const server = new Server(SERVER_INFO, {
     capabilities: { tools: { listChanged: false } },
@@ -54,18 +62,33 @@ export async function mcpHandler(c: Context<AppEnv>): Promise<Response> {
     jsonSchemaValidator: new CfWorkerJsonSchemaValidator(),
   });
   const listing: ListToolsResult = { tools: described.tools.map(mcpTool) };
-  server.setRequestHandler(ListToolsRequestSchema, () => listing);
+  server.setRequestHandler(ListToolsRequestSchema, () => {
+    // A read, like GET /api/attempts/:id: the token no longer opens it. Calls still reach the
+    // object, which answers them with the lease_expired harness error and records it.
+    if (described.lease_ended) throw jsonRpcError(leaseEndedError());
+    return listing;
+  });
   server.setRequestHandler(CallToolRequestSchema, async (request) => {
     const call: DispatchRequest = { tool: request.params.name, arguments: {} };
     const args: unknown = request.params.arguments ?? {};
     // Checked before the RPC too: arguments nested deep enough to overflow a walk must not reach
     // the serializer that carries them to the attempt object.
     const unusable = argumentProblems(args);
-    if (unusable.length > 0) return callResult({ kind: "unusable_arguments", message: unusableArgumentsMessage(unusable), problems: unusable }, c.env.DELAY_SCALE);
+    if (unusable.length > 0) return toolInputResult(refusalError({ kind: "unusable_arguments", message: unusableArgumentsMessage(unusable), problems: unusable }));
     if (isJsonObject(args)) call.arguments = args;
     const callId = request.params._meta?.[CALL_ID_META_KEY];
     if (typeof callId === "string") call.call_id = callId;
-    return callResult(await stub.dispatchRequest(tokenHash, call), c.env.DELAY_SCALE);
+    const reply = await stub.dispatchRequest(tokenHash, call);
+    switch (reply.kind) {
+      case "answer":
+        return callResult(reply.answer, c.env.DELAY_SCALE);
+      case "unusable_arguments": // the agent's to fix, as a recorded tool input error is
+        return toolInputResult(refusalError(reply));
+      case "missing": // the storage went between the token check and the call
+        throw jsonRpcError(await lostAttemptError(c.env, attemptId, tokenHash, systemClock));
+      default:
+        throw jsonRpcError(refusalError(reply));
+    }
   });
 
   const transport = new WebStandardStreamableHTTPServerTransport({
@@ -82,43 +105,47 @@ export async function mcpHandler(c: Context<AppEnv>): Promise<Response> {
   }
 }
 
-async function callResult(reply: DispatchReply, delayScale: string | undefined): Promise<CallToolResult> {
-  switch (reply.kind) {
-    case "unauthorized":
-    case "missing": // tools/call comes after tools/list or initialize, which already checked the token
-      throw new McpError(ErrorCode.InvalidRequest, "this token does not grant access to this attempt");
-    case "invalid_request":
-      throw new McpError(ErrorCode.InvalidParams, `invalid tools/call: ${reply.problems.map((p) => `${p.path || "/"}: ${p.message}`).join("; ")}`);
-    case "unusable_arguments": {
-      const error = { code: "tool_input_error", message: reply.message, details: reply.problems };
-      return { content: [{ type: "text", text: JSON.stringify({ error }) }], isError: true };
-    }
-    case "malformed_json": // tools/call arguments arrive parsed; kept so every reply has an answer
-      throw new McpError(ErrorCode.ParseError, reply.message);
-    case "ambiguous":
-      throw new McpError(ErrorCode.InvalidParams, reply.message);
-    case "call_id_conflict":
-      throw new McpError(ErrorCode.InvalidParams, `call id "${reply.call_id}" was already used by call ${reply.seq} with a different tool or arguments`);
-    case "call_limit":
-      throw new McpError(ErrorCode.InvalidRequest, `this attempt has made the most calls one attempt may make (${reply.limit})`);
-    case "answer": {
-      const answer = reply.answer;
-      await waitSimulatedDelay(answer.delay_ms, parseDelayScale(delayScale), systemClock);
-      if (answer.outcome === "result" && answer.result !== null) {
-        // SAFETY: the attempt object produced this text with JSON.stringify of the rendered result.
-        const result = JSON.parse(answer.result) as JsonValue;
-        return { content: [{ type: "text", text: answer.result }], structuredContent: structuredContent(result) };
-      }
-      const error = parseEvidenceError(answer.error ?? '{"code":"harness_error","kind":"internal","message":"no answer was recorded","details":[]}');
-      if (error.code === "tool_input_error") {
-        return { content: [{ type: "text", text: JSON.stringify({ error }) }], isError: true };
-      }
-      throw new McpError(ErrorCode.InternalError, `harness error (${error.kind ?? "internal"}): ${error.message}`, {
-        code: "harness_error",
-        kind: error.kind ?? "internal",
-        seq: answer.seq,
-      });
-    }
+async function callResult(answer: Answer, delayScale: string | undefined): Promise<CallToolResult> {
+  await waitSimulatedDelay(answer.delay_ms, parseDelayScale(delayScale), systemClock);
+  if (answer.outcome === "result" && answer.result !== null) {
+    // SAFETY: the attempt object produced this text with JSON.stringify of the rendered result.
+    const result = JSON.parse(answer.result) as JsonValue;
+    return { content: [{ type: "text", text: answer.result }], structuredContent: structuredContent(result) };
+  }
+  const error = answerError(answer);
+  if (error.code === "tool_input_error") return toolInputResult(error);
+  throw jsonRpcError(error, answer.seq);
+}
+
+/** A tool input error is the agent's to read and recover from: a tool result, not a protocol error. */
+function toolInputResult(error: ApiError): CallToolResult {
+  return { content: [{ type: "text", text: JSON.stringify(error.toBody()) }], isError: true };
+}
+
+/**
+ * A JSON-RPC error as the SDK sends it: code, message and data exactly as given. (The SDK's
+ * McpError prefixes its message with "MCP error <code>: ", and its client adds that prefix again
+ * when it rebuilds the error, so a client would read it twice.)
+ */
+class JsonRpcError extends Error {
+  constructor(
+    readonly code: number,
+    message: string,
+    readonly data: Record<string, unknown>,
+  ) {
+    super(message);
   }
 }
 
+/** The error table's ApiError as MCP carries it: the same code in data, the status's nearest JSON-RPC code. */
+function jsonRpcError(error: ApiError, seq?: number): JsonRpcError {
+  if (error.code === "harness_error") {
+    const kind = typeof error.extra?.kind === "string" ? error.extra.kind : "internal";
+    return new JsonRpcError(ErrorCode.InternalError, `harness error (${kind}): ${error.message}`, { code: "harness_error", kind, ...(seq === undefined ? {} : { seq }) });
+  }
+  const data = { code: error.code, ...(error.details === undefined ? {} : { details: error.details }) };
+  if (error.code === "malformed_json") return new JsonRpcError(ErrorCode.ParseError, error.message, data);
+  if (error.status === 400 || error.status === 409) return new JsonRpcError(ErrorCode.InvalidParams, error.message, data);
+  if (error.status < 500) return new JsonRpcError(ErrorCode.InvalidRequest, error.message, data);
+  return new JsonRpcError(ErrorCode.InternalError, error.message, data);
+}

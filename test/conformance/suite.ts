@@ -9,7 +9,8 @@ import type { Draft } from "../../src/adapters/json-schema/drafts.js";
 import { isJsonObject } from "../../src/core/json.js";
 
 export const REPO_ROOT = path.resolve(import.meta.dirname, "../..");
-export const SUITE_DIR = path.resolve(REPO_ROOT, "../shared/data/json-schema-test-suite");
+// JSON_SCHEMA_TEST_SUITE points elsewhere, for a checkout that does not sit beside shared/ (a worktree).
+export const SUITE_DIR = process.env["JSON_SCHEMA_TEST_SUITE"] ?? path.resolve(REPO_ROOT, "../shared/data/json-schema-test-suite");
 export const KNOWN_FAILURES_FILE = path.join(import.meta.dirname, "known-failures.json");
 
 export type SuiteDraftName = "draft2020-12" | "draft7";

@@ -1,7 +1,7 @@
 /**
  * Both SchemaValidator implementations set up for the suite, and how a suite case is judged.
  */
-import { createAjvValidator } from "../../src/adapters/json-schema/ajv-validator.js";
+import { createAjvValidator } from "../support/ajv/ajv-validator.js";
 import type { ValidatorOptions } from "../../src/adapters/json-schema/options.js";
 import { createRuntimeValidator } from "../../src/adapters/json-schema/runtime-validator.js";
 import { isJsonObject, type Problem } from "../../src/core/json.js";

@@ -2,7 +2,7 @@ import { env, runDurableObjectAlarm, runInDurableObject } from "cloudflare:test"
 import { describe, expect, it } from "vitest";
 import { getInvoiceDefinition, invoiceTool, placeOnHoldDefinition } from "../fixtures/invoice-tools.js";
 import type { AttemptObject } from "../../src/worker/attempt-object.js";
-import { RETENTION_MS } from "../../src/worker/attempt-object.js";
+import { RETENTION_MS } from "../../src/worker/attempt/lifetimes.js";
 import { call, newTenant } from "./helpers.js";
 import { counterTool, createSimulation, dispatch, dispatchJson, evidence, ledgerTool, libraryTool, readAttempt, stubOf, type CreatedAttempt } from "./simulation-helpers.js";
 
@@ -56,6 +56,31 @@ describe("the error table over HTTP: harness errors (5xx, attempt marked harness
     expect((await evidence(attempt))[0]).toMatchObject({ outcome: "harness_error", error: { code: "harness_error", kind } });
   });
 
+  it("unknown_tool names the attempt's function names and the one most likely meant (an operation id given for the function name)", async () => {
+    const tenant = await tenantPromise;
+    const name = `invoices_${crypto.randomUUID().slice(0, 8)}`;
+    const tool = await libraryTool(tenant, { ...invoiceTool, name }, { get_invoice: getInvoiceDefinition });
+    const [attempt] = (await createSimulation(tenant, { tools: [{ inline: counterTool }, { tool_id: tool.id, operation_id: "get_invoice" }] })).attempts;
+    if (!attempt) throw new Error("no attempt");
+    const names = `${name}__get_invoice, counter`;
+    const meant = `did you mean "${name}__get_invoice"? `;
+    const response = await dispatch(attempt, { tool: "get_invoice", arguments: { invoice_id: "INV-1" } });
+    expect({ status: response.status, outcome: response.headers.get("x-toolproof-outcome"), body: await response.json() }).toEqual({
+      status: 500,
+      outcome: "harness_error",
+      body: {
+        error: {
+          code: "harness_error",
+          kind: "unknown_tool",
+          message: `no tool named "get_invoice" is pinned in this attempt, so the call was not forwarded anywhere; ${meant}the attempt's tools: ${names}`,
+          details: [{ path: "/tool", message: `${meant}expected one of: ${names}` }],
+        },
+      },
+    });
+    // Still fail closed: recorded as a harness error, and the attempt can no longer pass.
+    expect((await readAttempt(attempt)).body).toMatchObject({ status: "harness_failed", may_pass: false, harness_errors: 1 });
+  });
+
   it("internal: a failure inside the object (here a corrupt state row) is a harness error, not a crash", async () => {
     const attempt = await freshAttempt();
     await runInDurableObject<AttemptObject, void>(stubOf(attempt), (_instance, state) => {
@@ -88,7 +113,7 @@ describe("the error table over HTTP: harness errors (5xx, attempt marked harness
       await instance.alarm();
     });
     const view = await readAttempt(attempt, tenant.key);
-    expect(view.body).toMatchObject({ status: "expired", may_pass: true, lease_ended: true, calls: 2, harness_errors: 1, state: { counter: { last: 5 } } });
+    expect(view.body).toMatchObject({ status: "expired", may_pass: false, lease_ended: true, calls: 2, harness_errors: 1, state: { counter: { last: 5 } } });
     const calls = await evidence(attempt, tenant.key);
     expect(calls.map((c) => [c.seq, c.outcome, c.error?.kind ?? null])).toEqual([
       [1, "result", null],
@@ -96,6 +121,20 @@ describe("the error table over HTTP: harness errors (5xx, attempt marked harness
     ]);
   });
 });
+
+/**
+ * One call made and copied to D1, then the object's storage deleted from outside (say, a state
+ * directory in memory across a reboot) and the object loaded afresh: its in-memory copy is
+ * dropped as a reload would drop it.
+ */
+async function withLostStorage(attempt: CreatedAttempt): Promise<void> {
+  await dispatch(attempt, { tool: "counter", arguments: { n: 3 } });
+  await evidence(attempt, (await tenantPromise).key);
+  await runInDurableObject<AttemptObject, void>(stubOf(attempt), async (instance, state) => {
+    await state.storage.deleteAll();
+    Reflect.set(instance, "live", undefined);
+  });
+}
 
 describe("after the attempt object is gone", () => {
   it("evidence and the last state are read from D1", async () => {
@@ -132,32 +171,53 @@ describe("after the attempt object is gone", () => {
   it("an attempt whose object lost its storage during the lease can no longer pass", async () => {
     const attempt = await freshAttempt();
     const tenant = await tenantPromise;
-    await dispatch(attempt, { tool: "counter", arguments: { n: 3 } });
-    await evidence(attempt, tenant.key); // copies the call to D1
-    // Storage deleted from outside (say, a state directory in memory across a reboot), then the
-    // object loaded afresh: its in-memory copy is dropped as a reload would drop it.
-    await runInDurableObject<AttemptObject, void>(stubOf(attempt), async (instance, state) => {
-      await state.storage.deleteAll();
-      Reflect.set(instance, "live", undefined);
-    });
+    await withLostStorage(attempt);
     const read = await readAttempt(attempt, tenant.key);
     expect({ status: read.status, body: read.body }).toMatchObject({
       status: 200,
       body: { status: "harness_failed", may_pass: false, lease_ended: true, calls: 1, state: { counter: { last: 3 } } },
     });
-    // A call now is the harness failing, not a bad token; D1 records the attempt as failed.
-    const lostCall = await dispatch(attempt, { tool: "counter", arguments: { n: 4 } });
-    expect({ status: lostCall.status, outcome: lostCall.headers.get("x-toolproof-outcome"), body: await lostCall.json() }).toEqual({
-      status: 500,
-      outcome: "harness_error",
-      body: { error: { code: "harness_error", kind: "internal", message: expect.stringContaining("stored state is gone"), details: [] } },
-    });
-    const stored = await env.DB.prepare(`SELECT status FROM attempts WHERE id = ?`).bind(attempt.id).first<{ status: string }>();
-    expect(stored).toEqual({ status: "harness_failed" });
-    // Someone else's token still learns nothing.
+    // What each path answers it is below (lost storage answers the same on every path).
+  });
+});
+
+describe("lost storage answers the same on every path that opens the attempt with its token", () => {
+  const lostAnswer = {
+    status: 500,
+    outcome: "harness_error",
+    body: {
+      error: {
+        code: "harness_error",
+        kind: "internal",
+        message:
+          "this attempt's stored state is gone (its Durable Object storage was lost); the call was not answered or recorded, and the attempt can no longer pass",
+        details: [],
+      },
+    },
+  };
+  const mcpPost = (attempt: CreatedAttempt, key: string, message: Record<string, unknown>) =>
+    call("POST", `/api/attempts/${attempt.id}/mcp`, { key, body: { jsonrpc: "2.0", id: 1, ...message }, headers: { accept: "application/json, text/event-stream" } });
+  const paths: Array<[string, (attempt: CreatedAttempt, key: string) => Promise<Response>]> = [
+    ["POST …/dispatch", (attempt, key) => dispatch(attempt, { tool: "counter", arguments: { n: 4 } }, key)],
+    ["POST …/complete", (attempt, key) => call("POST", `/api/attempts/${attempt.id}/complete`, { key, body: { output: "done" } })],
+    ["MCP initialize", (attempt, key) => mcpPost(attempt, key, { method: "initialize", params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "t", version: "1" } } })],
+    ["MCP tools/list", (attempt, key) => mcpPost(attempt, key, { method: "tools/list" })],
+    ["MCP tools/call", (attempt, key) => mcpPost(attempt, key, { method: "tools/call", params: { name: "counter", arguments: { n: 4 } } })],
+  ];
+
+  it.each(paths)("%s: a harness error, and the attempt is marked harness_failed in D1; another token still gets 401", async (_path, send) => {
+    const attempt = await freshAttempt();
+    const tenant = await tenantPromise;
+    await withLostStorage(attempt);
     const [other] = (await createSimulation(tenant, { tools: [{ inline: counterTool }] })).attempts;
     if (!other) throw new Error("no attempt");
-    expect((await dispatch(attempt, { tool: "counter", arguments: { n: 4 } }, other.token)).status).toBe(401);
+    const stranger = await send(attempt, other.token);
+    expect({ status: stranger.status, body: await stranger.json() }).toEqual({ status: 401, body: { error: { code: "unauthorized", message: "this token does not grant access to this attempt" } } });
+    expect((await env.DB.prepare(`SELECT status FROM attempts WHERE id = ?`).bind(attempt.id).first<{ status: string }>())?.status).toBe("active");
+
+    const lost = await send(attempt, attempt.token);
+    expect({ status: lost.status, outcome: lost.headers.get("x-toolproof-outcome"), body: await lost.json() }).toEqual(lostAnswer);
+    expect(await env.DB.prepare(`SELECT status FROM attempts WHERE id = ?`).bind(attempt.id).first<{ status: string }>()).toEqual({ status: "harness_failed" });
   });
 });
 

@@ -9,6 +9,9 @@ import { counterTool, createSimulation, dispatch, dispatchJson, readAttempt, stu
 
 const tenantPromise = newTenant();
 const unauthorized = { error: { code: "unauthorized", message: "this token does not grant access to this attempt" } };
+const apiKeyRefused = {
+  error: { code: "unauthorized", message: "this route is opened by the attempt's capability token (tpa_…, from the simulation's 201 answer), not by an API key (tpk_…)" },
+};
 
 async function twoAttempts() {
   const tenant = await tenantPromise;
@@ -46,12 +49,23 @@ describe("capability tokens", () => {
     ]);
     expect(await Promise.all(answers.map(async (r) => ({ status: r.status, body: await r.json() })))).toEqual([
       { status: 401, body: { error: { code: "unauthorized", message: "missing capability token: send Authorization: Bearer <attempt token>" } } },
-      { status: 401, body: unauthorized },
+      { status: 401, body: apiKeyRefused },
       { status: 401, body: unauthorized },
       { status: 401, body: unauthorized },
       { status: 401, body: unauthorized },
     ]);
     expect((await readAttempt(a)).body).toMatchObject({ calls: 0 });
+  });
+
+  it("an API key on a route only the attempt token opens says which token is needed (dispatch, complete, MCP)", async () => {
+    const { tenant, a } = await twoAttempts();
+    const answers = await Promise.all([
+      dispatch(a, { tool: "counter", arguments: { n: 1 } }, tenant.key),
+      call("POST", `/api/attempts/${a.id}/complete`, { key: tenant.key, body: { output: "x" } }),
+      call("POST", `/api/attempts/${a.id}/mcp`, { key: tenant.key, body: { jsonrpc: "2.0", id: 1, method: "tools/list" }, headers: { accept: "application/json, text/event-stream" } }),
+    ]);
+    expect(await Promise.all(answers.map(async (r) => ({ status: r.status, body: await r.json() })))).toEqual(Array.from({ length: 3 }, () => ({ status: 401, body: apiKeyRefused })));
+    expect((await readAttempt(a)).body).toMatchObject({ calls: 0, status: "active" });
   });
 
   it("grants nothing on the management API", async () => {

@@ -3,14 +3,15 @@
  * object is still loaded), and in statements that carry many rows of any size exactly.
  * The worker test project sets EVIDENCE_IDLE_FLUSH_MS to 50 ms (vitest.config.ts).
  */
-import { runInDurableObject } from "cloudflare:test";
+import { env, runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { asc, eq } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
 import { attemptCalls } from "../../src/adapters/d1/schema.js";
 import { flushableRows, EVIDENCE_FLUSH_BYTES } from "../../src/adapters/d1/simulations.js";
-import type { EvidenceRow } from "../../src/core/simulation/evidence.js";
-import { IDLE_FLUSH_MS, idleFlushMs, type AttemptObject } from "../../src/worker/attempt-object.js";
-import { db, newTenant } from "./helpers.js";
+import { EVIDENCE_COLUMNS, type EvidenceRow } from "../../src/core/simulation/evidence.js";
+import type { AttemptObject } from "../../src/worker/attempt-object.js";
+import { IDLE_FLUSH_MS, idleFlushMs } from "../../src/worker/attempt/lifetimes.js";
+import { call, db, newTenant } from "./helpers.js";
 import { counterTool, createSimulation, dispatch, evidence, stubOf, type CreatedAttempt } from "./simulation-helpers.js";
 
 const tenantPromise = newTenant();
@@ -143,5 +144,107 @@ describe("flushableRows", () => {
     expect(flushableRows([row(1, half), row(2, half), row(3, 10)]).map((r) => r.seq)).toEqual([1]);
     expect(flushableRows([row(1, EVIDENCE_FLUSH_BYTES * 2), row(2, 10)]).map((r) => r.seq)).toEqual([1]);
     expect(flushableRows([])).toEqual([]);
+  });
+});
+
+/** The object's own evidence rows, read straight from its SQLite. */
+async function rowsInObject(attempt: CreatedAttempt): Promise<Array<Record<string, unknown>>> {
+  return runInDurableObject<AttemptObject, Array<Record<string, unknown>>>(stubOf(attempt), (_instance, state) =>
+    state.storage.sql.exec(`SELECT ${EVIDENCE_COLUMNS.join(", ")} FROM calls ORDER BY seq`).toArray(),
+  );
+}
+
+async function d1Rows(attemptId: string): Promise<Array<Record<string, unknown>>> {
+  return (await rowsInD1(attemptId)).map(({ attempt_id: _attempt, tenant_id: _tenant, ...row }) => row);
+}
+
+describe("evidence that cannot be hidden", () => {
+  it("three call_id values that are different lone surrogates: refused up front, or every one of them in D1 exactly", async () => {
+    const attempt = await attemptWith([{ inline: counterTool }]);
+    const answers = [];
+    for (const [n, callId] of ["\ud800", "\ud801", "\udbff"].entries()) {
+      const response = await dispatch(attempt, { tool: "counter", arguments: { n }, call_id: callId });
+      answers.push({ status: response.status, body: await response.json() });
+    }
+    await evidence(attempt); // flushes
+    const inObject = await rowsInObject(attempt);
+    expect({ inD1: await d1Rows(attempt.id), answers }).toEqual({
+      inD1: inObject,
+      answers: Array.from({ length: 3 }, () => ({
+        status: 400,
+        body: {
+          error: {
+            code: "invalid_request",
+            message: expect.stringMatching(/^\/call_id: /),
+            details: { problems: [{ path: "/call_id", message: expect.stringContaining("well-formed") }] },
+          },
+        },
+      })),
+    });
+    expect(inObject).toEqual([]);
+  });
+
+  it("a lone surrogate in tool is a 400 naming the field, with the documented body", async () => {
+    const attempt = await attemptWith([{ inline: counterTool }]);
+    const response = await dispatch(attempt, { tool: "count\udc00er", arguments: { n: 1 } });
+    expect({ status: response.status, body: await response.json() }).toEqual({
+      status: 400,
+      body: { error: { code: "invalid_request", message: expect.stringMatching(/^\/tool: /), details: { problems: [{ path: "/tool", message: expect.stringContaining("well-formed") }] } } },
+    });
+  });
+
+  it("a row D1 already holds differently is never skipped: the flush fails loudly, keeps the rows, and succeeds once D1 can take them", async () => {
+    const tenant = await tenantPromise;
+    const attempt = await attemptWith([{ inline: counterTool }]);
+    // Something else already sits at seq 1 of this attempt in D1 (say, a row written by hand).
+    await env.DB.prepare(
+      `INSERT INTO attempt_calls (attempt_id, tenant_id, seq, call_id, tool, operation_id, arguments, outcome, delay_ms, at) VALUES (?, ?, 1, NULL, 'other', 'other', '{}', 'result', 0, 'then')`,
+    )
+      .bind(attempt.id, tenant.id)
+      .run();
+    expect((await dispatch(attempt, { tool: "counter", arguments: { n: 7 }, call_id: "seven" })).status).toBe(200);
+    expect((await dispatch(attempt, { tool: "counter", arguments: { n: 8 } })).status).toBe(200);
+
+    const refused = await call("GET", `/api/attempts/${attempt.id}/evidence`, { key: attempt.token });
+    expect({ status: refused.status, body: await refused.json() }).toEqual({
+      status: 500,
+      body: {
+        error: {
+          code: "internal_error",
+          message:
+            "the attempt's evidence could not be copied to the database, so a complete answer cannot be given now; nothing is lost (the attempt keeps every call and retries the copy): try again later",
+        },
+      },
+    });
+    // The alarm fails too, and retries: nothing is marked flushed.
+    expect(await runDurableObjectAlarm(stubOf(attempt))).toBe(true);
+    const marks = await runInDurableObject<AttemptObject, unknown>(stubOf(attempt), (_instance, state) => state.storage.sql.exec(`SELECT flushed_seq FROM attempt`).one());
+    expect(marks).toEqual({ flushed_seq: 0 });
+
+    await env.DB.prepare(`DELETE FROM attempt_calls WHERE attempt_id = ?`).bind(attempt.id).run();
+    expect((await evidence(attempt)).map((c) => [c.seq, c.call_id, c.result])).toEqual([
+      [1, "seven", { previous: 0 }],
+      [2, null, { previous: 7 }],
+    ]);
+    expect(await d1Rows(attempt.id)).toEqual(await rowsInObject(attempt));
+  });
+
+  it("D1's evidence table holds exactly the evidence columns (beside the attempt and tenant)", async () => {
+    const { results } = await env.DB.prepare(`SELECT name FROM pragma_table_info('attempt_calls')`).all<{ name: string }>();
+    expect(results.map((r) => r.name).filter((name) => name !== "attempt_id" && name !== "tenant_id").sort()).toEqual([...EVIDENCE_COLUMNS].sort());
+  });
+
+  it("the same rows flushed again change nothing", async () => {
+    const attempt = await attemptWith([{ inline: counterTool }]);
+    for (const n of [1, 2, 3]) await dispatch(attempt, { tool: "counter", arguments: { n }, call_id: `c${n}` });
+    await evidence(attempt);
+    const first = await d1Rows(attempt.id);
+    // As if the object crashed after D1 took the batch but before it marked it flushed.
+    await runInDurableObject<AttemptObject, void>(stubOf(attempt), (_instance, state) => {
+      state.storage.sql.exec(`UPDATE attempt SET flushed_seq = 0, flushed_changes = 0`);
+    });
+    await evidence(attempt);
+    expect({ rows: await d1Rows(attempt.id), object: await rowsInObject(attempt) }).toEqual({ rows: first, object: first });
+    expect(first).toHaveLength(3);
   });
 });

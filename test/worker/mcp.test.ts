@@ -120,6 +120,41 @@ describe("the error table over MCP", () => {
     expect((await readAttempt(attempt)).body).toMatchObject({ status: "harness_failed", may_pass: false, harness_errors: 1 });
   });
 
+  it("an unknown tool names the attempt's tools and the closest one, and the client reads each part of the message once", async () => {
+    const tenant = await tenantPromise;
+    const tool = await libraryTool(tenant, { ...invoiceTool, name: "invoices_hint" }, { get_invoice: getInvoiceDefinition, place_invoice_on_hold: placeOnHoldDefinition });
+    const attempt = await attemptWith([{ tool_id: tool.id }, { inline: counterTool }]);
+    const client = await connect(attempt);
+    expect(await mcpError(client.callTool({ name: "place_invoice_on_hold", arguments: {} }))).toEqual({
+      code: ErrorCode.InternalError,
+      message:
+        'MCP error -32603: harness error (unknown_tool): no tool named "place_invoice_on_hold" is pinned in this attempt, so the call was not forwarded anywhere; did you mean "invoices_hint__place_invoice_on_hold"? the attempt\'s tools: invoices_hint__get_invoice, invoices_hint__place_invoice_on_hold, counter',
+      data: { code: "harness_error", kind: "unknown_tool", seq: 1 },
+    });
+  });
+
+  it("refusals are the HTTP error table's errors, their code in data: a lone surrogate in a name, a reused call id", async () => {
+    const attempt = await attemptWith([{ inline: counterTool }]);
+    const client = await connect(attempt);
+    const surrogate = await mcpError(client.callTool({ name: "count\ud800er", arguments: { n: 1 } }));
+    await client.callTool({ name: "counter", arguments: { n: 1 }, _meta: { "toolproof/call_id": "k" } });
+    const reused = await mcpError(client.callTool({ name: "counter", arguments: { n: 2 }, _meta: { "toolproof/call_id": "k" } }));
+    const wellFormed = "expected well-formed Unicode text: this string has a lone UTF-16 surrogate, which cannot be stored";
+    expect([surrogate, reused]).toEqual([
+      {
+        code: ErrorCode.InvalidParams,
+        message: `MCP error -32602: /tool: ${wellFormed}`,
+        data: { code: "invalid_request", details: { problems: [{ path: "/tool", message: wellFormed }] } },
+      },
+      {
+        code: ErrorCode.InvalidParams,
+        message: 'MCP error -32602: /call_id: "k" was already used by call 1 with a different tool or arguments',
+        data: { code: "call_id_reused", details: { call_id: "k", seq: 1 } },
+      },
+    ]);
+    expect((await readAttempt(attempt)).body).toMatchObject({ calls: 1, status: "active" });
+  });
+
   it("harness errors missing_definition and unknown_operation: names an MCP client cannot list fail closed the same way", async () => {
     const tenant = await tenantPromise;
     const tool = await libraryTool(tenant, { ...invoiceTool, name: "invoices_partial" }, { get_invoice: getInvoiceDefinition });
@@ -160,6 +195,23 @@ describe("the error table over MCP", () => {
 });
 
 describe("MCP access", () => {
+  it("after the lease, tools/list is refused as every read is (token_expired); a call is still the recorded lease_expired harness error", async () => {
+    const attempt = await attemptWith([{ inline: counterTool }]);
+    const stub = stubOf(attempt);
+    await runInDurableObject<AttemptObject, void>(stub, (_instance, state) => {
+      state.storage.sql.exec(`UPDATE attempt SET expires_at = ?`, Date.now() - 1000);
+    });
+    expect(await runDurableObjectAlarm(stub)).toBe(true);
+    const client = await connect(attempt);
+    expect(await mcpError(client.listTools())).toEqual({
+      code: ErrorCode.InvalidRequest,
+      message: "MCP error -32600: the attempt's lease has ended, and its token with it",
+      data: { code: "token_expired" },
+    });
+    expect(await mcpError(client.callTool({ name: "counter", arguments: { n: 1 } }))).toMatchObject({ data: { code: "harness_error", kind: "lease_expired", seq: 1 } });
+  });
+
+
   it("refuses another attempt's token before any MCP is spoken", async () => {
     const simulation = await createSimulation(await tenantPromise, { tools: [{ inline: counterTool }], attempts: 2 });
     const [a, b] = simulation.attempts;

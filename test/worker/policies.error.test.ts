@@ -108,7 +108,7 @@ describe("POST /api/policies/:name/check", () => {
   });
 
   it("names unknown fields, bad formats and bad versions", async () => {
-    expect(await answer(await check({ manifest: { tools: [] }, fromat: "openai" }))).toEqual(invalid([{ path: "/fromat", message: 'unknown field "fromat"' }]));
+    expect(await answer(await check({ manifest: { tools: [] }, fromat: "openai" }))).toEqual(invalid([{ path: "/fromat", message: 'unknown field "fromat"; did you mean "format"?' }]));
     expect(await answer(await check({ manifest: { tools: [] }, format: "anthropic" }))).toEqual(invalid([{ path: "/format", message: "expected one of toolproof, openai, mcp" }]));
     const badVersion = await answer(await check({ manifest: { tools: [] }, version: 0 }));
     expect(badVersion.status).toBe(400);

@@ -206,3 +206,40 @@ describe("POST /api/metrics/tool-permission", () => {
     });
   });
 });
+
+describe("GET /api/policies", () => {
+  it("lists the tenant's policies by name with their latest version and times, page by page", async () => {
+    const own = await newTenant();
+    const other = await newTenant();
+    await call("PUT", "/api/policies/b-desk", { key: own.key, body: policy });
+    await call("PUT", "/api/policies/a-desk", { key: own.key, body: policy });
+    await call("PUT", "/api/policies/c-desk", { key: own.key, body: policy });
+    await call("PUT", "/api/policies/a-desk", { key: own.key, body: { ...policy, min_description_length: 10 } });
+    await call("PUT", "/api/policies/a-other", { key: other.key, body: policy });
+    const versions = async (name: string) => {
+      // SAFETY: the documented GET /api/policies/:name shape.
+      const view = (await (await call("GET", `/api/policies/${name}`, { key: own.key })).json()) as { items: Array<{ version: number; created_at: string }> };
+      return view.items;
+    };
+    const entry = async (name: string) => {
+      const items = await versions(name);
+      return { name, latest_version: items[0]!.version, created_at: items[items.length - 1]!.created_at, updated_at: items[0]!.created_at };
+    };
+    const expected = [await entry("a-desk"), await entry("b-desk"), await entry("c-desk")];
+    expect(expected.map((e) => e.latest_version)).toEqual([2, 1, 1]);
+
+    const first = await answer(await call("GET", "/api/policies?limit=2", { key: own.key }));
+    expect(first).toEqual({ status: 200, body: { items: expected.slice(0, 2), next_cursor: expect.any(String) } });
+    const cursor = (first.body as { next_cursor: string }).next_cursor;
+    expect(await answer(await call("GET", `/api/policies?limit=2&cursor=${cursor}`, { key: own.key }))).toEqual({
+      status: 200,
+      body: { items: expected.slice(2), next_cursor: null },
+    });
+    expect(await answer(await call("GET", "/api/policies", { key: own.key }))).toEqual({ status: 200, body: { items: expected, next_cursor: null } });
+  });
+
+  it("answers an empty list for a tenant without policies", async () => {
+    const empty = await newTenant();
+    expect(await answer(await call("GET", "/api/policies", { key: empty.key }))).toEqual({ status: 200, body: { items: [], next_cursor: null } });
+  });
+});

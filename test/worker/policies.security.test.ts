@@ -20,6 +20,7 @@ async function answer(response: Response): Promise<{ status: number; body: unkno
 
 // Every policy and metric route, with a body its owner would get a 2xx for.
 const routes: Array<{ method: string; path: string; body?: unknown; ownsPolicy: boolean }> = [
+  { method: "GET", path: "/api/policies", ownsPolicy: false },
   { method: "PUT", path: "/api/policies/ap-agent", body: policy, ownsPolicy: false },
   { method: "GET", path: "/api/policies/ap-agent", ownsPolicy: true },
   { method: "GET", path: "/api/policies/ap-agent/versions/1", ownsPolicy: true },
@@ -57,6 +58,14 @@ describe.each(routes)("$method $path", (route) => {
 });
 
 describe("tenancy of policy names", () => {
+  it("lists only the tenant's own policies", async () => {
+    await call("PUT", "/api/policies/only-other", { key: other.key, body: { tools: {} } });
+    // SAFETY: the documented list shape.
+    const listed = (await (await call("GET", "/api/policies?limit=200", { key: owner.key })).json()) as { items: Array<{ name: string }> };
+    expect(listed.items.map((item) => item.name)).not.toContain("only-other");
+    expect(listed.items.map((item) => item.name)).toContain("ap-agent");
+  });
+
   it("gives another tenant its own history under the same name, leaving the owner's untouched", async () => {
     const put = await answer(await call("PUT", "/api/policies/shared-name", { key: other.key, body: { tools: {} } }));
     expect(put).toEqual({ status: 201, body: { name: "shared-name", version: 1, created_by: other.keyId, created_at: expect.any(String) } });

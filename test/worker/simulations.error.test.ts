@@ -149,3 +149,45 @@ describe("POST /api/simulations refuses, naming the field", () => {
     });
   });
 });
+
+describe("a tool's name where its id belongs", () => {
+  it("404 that says it looks like a tool name and gives the id of the tool so named", async () => {
+    const tenant = await tenantPromise;
+    const tool = await libraryTool(tenant, { ...invoiceTool, name: "refunds" }, {});
+    expect(await post({ tools: [{ tool_id: "refunds" }, { tool_id: "payouts" }] })).toEqual({
+      status: 404,
+      body: {
+        error: {
+          code: "not_found",
+          message: `/tools/0/tool_id: no tool "refunds": that looks like a tool name, and tool_id takes the tool's id; the tool named "refunds" has id "${tool.id}" (and 1 more)`,
+          details: {
+            problems: [
+              { path: "/tools/0/tool_id", message: `no tool "refunds": that looks like a tool name, and tool_id takes the tool's id; the tool named "refunds" has id "${tool.id}"` },
+              { path: "/tools/1/tool_id", message: 'no tool "payouts": tool_id takes a tool\'s id (tool_…, as GET /api/tools lists them), and no tool is named "payouts" either' },
+            ],
+          },
+        },
+      },
+    });
+  });
+});
+
+describe("GET /api/simulations refuses, naming the parameter", () => {
+  it.each([
+    ["a limit of 0", "?limit=0", "/query/limit", "expected a whole number from 1 to 200"],
+    ["a limit past 200", "?limit=201", "/query/limit", "expected a whole number from 1 to 200"],
+    ["a limit that is not a number", "?limit=ten", "/query/limit", "expected a whole number from 1 to 200"],
+    ["a cursor it never handed out", "?cursor=bm90LWEtY3Vyc29y", "/query/cursor", "not a cursor this list handed out"],
+    ["a cursor of the wrong shape", `?cursor=${btoa(JSON.stringify([1, 2])).replace(/=+$/, "")}`, "/query/cursor", "not a cursor this list handed out"],
+  ])("%s", async (_name, query, path, message) => {
+    const tenant = await tenantPromise;
+    const response = await call("GET", `/api/simulations${query}`, { key: tenant.key });
+    expect({ status: response.status, body: await response.json() }).toEqual({ status: 400, body: invalid([{ path, message }]) });
+  });
+
+  it("404 for a simulation that does not exist", async () => {
+    const tenant = await tenantPromise;
+    const response = await call("GET", "/api/simulations/sim_doesnotexist", { key: tenant.key });
+    expect({ status: response.status, body: await response.json() }).toEqual({ status: 404, body: { error: { code: "not_found", message: "simulation not found" } } });
+  });
+});

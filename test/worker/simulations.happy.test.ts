@@ -1,9 +1,9 @@
 import { eq } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
-import { simulations } from "../../src/adapters/d1/schema.js";
+import { attempts, simulations } from "../../src/adapters/d1/schema.js";
 import { getInvoiceDefinition, invoiceTool, placeOnHoldDefinition } from "../fixtures/invoice-tools.js";
 import { call, db, newTenant } from "./helpers.js";
-import { counterTool, createSimulation, dispatch, dispatchJson, evidence, libraryTool } from "./simulation-helpers.js";
+import { counterTool, createSimulation, dispatch, dispatchJson, evidence, libraryTool, type CreatedAttempt, type CreatedSimulation } from "./simulation-helpers.js";
 
 const tenantPromise = newTenant();
 
@@ -124,5 +124,68 @@ describe("POST /api/simulations", () => {
     if (!attempt) throw new Error("no attempt");
     const view = await call("GET", `/api/attempts/${attempt.id}`, { key: attempt.token });
     expect(await view.json()).toMatchObject({ state: { invoices_merge: { status: "approved", holds: 0 } } });
+  });
+});
+
+describe("GET /api/simulations/:id", () => {
+  it("answers what was pinned and every attempt with its live status, and no token anywhere", async () => {
+    const tenant = await tenantPromise;
+    const tool = await libraryTool(tenant, { ...invoiceTool, name: "invoices_read" }, { get_invoice: getInvoiceDefinition, place_invoice_on_hold: placeOnHoldDefinition });
+    const simulation = await createSimulation(tenant, { tools: [{ tool_id: tool.id, operation_id: "get_invoice" }, { inline: counterTool }], attempts: 3, lease_seconds: 300 });
+    const [done, failed, active] = simulation.attempts;
+    if (!done || !failed || !active) throw new Error("three attempts expected");
+    expect((await call("POST", `/api/attempts/${done.id}/complete`, { key: done.token, body: { output: "done" } })).status).toBe(200);
+    expect((await dispatch(failed, { tool: "no_such_tool", arguments: {} })).status).toBe(500);
+
+    const response = await call("GET", `/api/simulations/${simulation.id}`, { key: tenant.key });
+    const text = await response.text();
+    const view = (attempt: CreatedAttempt, status: string) => ({
+      id: attempt.id,
+      status,
+      may_pass: status !== "harness_failed",
+      expires_at: attempt.expires_at,
+      dispatch_url: attempt.dispatch_url,
+      mcp_url: attempt.mcp_url,
+    });
+    expect({ status: response.status, body: JSON.parse(text) }).toEqual({
+      status: 200,
+      body: {
+        id: simulation.id,
+        created_at: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/),
+        created_by: tenant.keyId,
+        lease_seconds: 300,
+        pinned: simulation.pinned,
+        attempts: [view(done, "completed"), view(failed, "harness_failed"), view(active, "active")],
+      },
+    });
+    const hashes = await Promise.all(simulation.attempts.map(async (a) => (await db().select().from(attempts).where(eq(attempts.id, a.id)).get())?.token_hash ?? "?"));
+    const secrets = [...simulation.attempts.map((a) => a.token), ...hashes];
+    expect(secrets.filter((secret) => text.includes(secret))).toEqual([]);
+  });
+});
+
+describe("GET /api/simulations", () => {
+  it("lists the tenant's simulations newest first, page by page, with what each pinned and how many attempts it has", async () => {
+    const tenant = await newTenant();
+    const created: CreatedSimulation[] = [];
+    for (const count of [1, 2, 3]) created.push(await createSimulation(tenant, { tools: [{ inline: counterTool }], attempts: count, lease_seconds: 60 }));
+    const item = (simulation: CreatedSimulation) => ({
+      id: simulation.id,
+      created_at: expect.stringMatching(/^\d{4}-\d\d-\d\dT/),
+      created_by: tenant.keyId,
+      lease_seconds: 60,
+      pinned: simulation.pinned,
+      attempt_count: simulation.attempts.length,
+    });
+    const [first, second, third] = created;
+    if (!first || !second || !third) throw new Error("three simulations expected");
+
+    const page1 = await call("GET", "/api/simulations?limit=2", { key: tenant.key });
+    const body1 = (await page1.json()) as { next_cursor: string };
+    expect({ status: page1.status, body: body1 }).toEqual({ status: 200, body: { items: [item(third), item(second)], next_cursor: expect.any(String) } });
+    const page2 = await call("GET", `/api/simulations?limit=2&cursor=${body1.next_cursor}`, { key: tenant.key });
+    expect({ status: page2.status, body: await page2.json() }).toEqual({ status: 200, body: { items: [item(first)], next_cursor: null } });
+    const all = await call("GET", "/api/simulations", { key: tenant.key });
+    expect(await all.json()).toEqual({ items: [item(third), item(second), item(first)], next_cursor: null });
   });
 });

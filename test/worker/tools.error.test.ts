@@ -139,3 +139,71 @@ describe("invalid fields", () => {
     await expectError(await call("PUT", "/api/tools/tool_nope", { key: tenant.key, body: invoiceTool }), 404, { code: "not_found", message: "tool not found" });
   });
 });
+
+describe("errors that say how to fix them", () => {
+  it("suggests input_schema for an OpenAI function's parameters and operation_id for its name", async () => {
+    const openAiStyle = { name: "openai_style", description: "d", kind: "http", operations: [{ name: "get_invoice", description: "Read one invoice", parameters: { type: "object" }, output_schema: { type: "object" } }] };
+    const problems = [
+      { path: "/operations/0/operation_id", message: "required" },
+      { path: "/operations/0/input_schema", message: "expected a JSON Schema (an object or a boolean)" },
+      { path: "/operations/0/name", message: 'unknown field "name"; did you mean "operation_id"?' },
+      { path: "/operations/0/parameters", message: 'unknown field "parameters"; did you mean "input_schema"?' },
+    ];
+    await expectError(await call("POST", "/api/tools", { key: tenant.key, body: openAiStyle }), 400, {
+      code: "invalid_request",
+      message: "/operations/0/operation_id: required (and 3 more problems)",
+      details: { problems },
+    });
+  });
+
+  it("suggests the snake_case field for MCP-style camelCase ones", async () => {
+    const mcpStyle = { name: "mcp_style", description: "d", kind: "mcp", operations: [{ operationId: "get_invoice", description: "Read one invoice", inputSchema: { type: "object" }, outputSchema: { type: "object" } }] };
+    const response = await call("POST", "/api/tools", { key: tenant.key, body: mcpStyle });
+    // SAFETY: the error body shape.
+    const body = (await response.json()) as { error: { details: { problems: Array<{ path: string; message: string }> } } };
+    expect({ status: response.status, unknown: body.error.details.problems.filter((p) => p.message.startsWith("unknown field")) }).toEqual({
+      status: 400,
+      unknown: [
+        { path: "/operations/0/operationId", message: 'unknown field "operationId"; did you mean "operation_id"?' },
+        { path: "/operations/0/inputSchema", message: 'unknown field "inputSchema"; did you mean "input_schema"?' },
+        { path: "/operations/0/outputSchema", message: 'unknown field "outputSchema"; did you mean "output_schema"?' },
+      ],
+    });
+  });
+
+  it("lists the fields that exist when no known field is close", async () => {
+    await expectError(await call("POST", "/api/tools", { key: tenant.key, body: { ...invoiceTool, name: "colourful", colour: "red" } }), 400, {
+      code: "invalid_request",
+      message: '/colour: unknown field "colour"; expected one of: name, description, kind, output_schema, operations, id, source, created_at, updated_at',
+      details: { problems: [{ path: "/colour", message: 'unknown field "colour"; expected one of: name, description, kind, output_schema, operations, id, source, created_at, updated_at' }] },
+    });
+  });
+
+  it("keeps the import formats' own fields: parameters is right in a platform import, a typo there is not", async () => {
+    const body = { name: "pf_hint", description: "d", output_schema: { type: "object" }, operations: [{ operation_id: "a", description: "A", parameters: [], respnse: {} }] };
+    await expectError(await call("POST", "/api/tools/import/platform", { key: tenant.key, body }), 400, {
+      code: "invalid_request",
+      message: '/operations/0/respnse: unknown field "respnse"; did you mean "response"?',
+      details: { problems: [{ path: "/operations/0/respnse", message: 'unknown field "respnse"; did you mean "response"?' }] },
+    });
+  });
+
+  it("says that a tool name sits where the id belongs, with the id when this tenant has a tool by that name", async () => {
+    const own = await newTenant();
+    const created = await call("POST", "/api/tools", { key: own.key, body: { ...invoiceTool, name: "refunds" } });
+    // SAFETY: documented Tool shape.
+    const id = ((await created.json()) as { id: string }).id;
+    const named = {
+      code: "not_found",
+      message: `no tool has the id "refunds", but it looks like a tool name: this tenant's tool "refunds" has the id "${id}"`,
+      details: { tool_id: id },
+    };
+    await expectError(await call("GET", "/api/tools/refunds", { key: own.key }), 404, named);
+    await expectError(await call("PUT", "/api/tools/refunds", { key: own.key, body: invoiceTool }), 404, named);
+    await expectError(await call("DELETE", "/api/tools/refunds", { key: own.key }), 404, named);
+    await expectError(await call("GET", "/api/tools/refunds/testing", { key: own.key }), 404, named);
+    // Another tenant's names are never revealed: the same answer as for a name nobody has.
+    const unnamed = { code: "not_found", message: 'no tool has the id "refunds"; tool ids start with "tool_" (GET /api/tools lists them)' };
+    await expectError(await call("GET", "/api/tools/refunds", { key: tenant.key }), 404, unnamed);
+  });
+});

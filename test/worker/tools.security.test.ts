@@ -6,6 +6,8 @@ import { type TestTenant, call, db, keyWith, newTenant } from "./helpers.js";
 let owner: TestTenant;
 let other: TestTenant;
 let toolId: string;
+/** Archived by the DELETE row's last test (the owner's), so the other rows keep their tool. */
+let archivableId: string;
 let revokedKey: string;
 let evalsOnlyKey: string;
 
@@ -15,6 +17,9 @@ beforeAll(async () => {
   const response = await call("POST", "/api/tools", { key: owner.key, body: invoiceTool });
   // SAFETY: documented answer shape.
   toolId = ((await response.json()) as { id: string }).id;
+  const archivable = await call("POST", "/api/tools", { key: owner.key, body: { ...invoiceTool, name: "archivable" } });
+  // SAFETY: documented answer shape.
+  archivableId = ((await archivable.json()) as { id: string }).id;
   const revoked = await newTenant();
   await revokeKey(db(), revoked.id, revoked.keyId);
   revokedKey = revoked.key;
@@ -27,6 +32,7 @@ const routes: Array<{ method: string; path: () => string; body?: () => unknown; 
   { method: "GET", path: () => "/api/tools", takesId: false },
   { method: "GET", path: () => `/api/tools/${toolId}`, takesId: true },
   { method: "PUT", path: () => `/api/tools/${toolId}`, body: () => invoiceTool, takesId: true },
+  { method: "DELETE", path: () => `/api/tools/${archivableId}`, takesId: true },
   { method: "GET", path: () => `/api/tools/${toolId}/testing`, takesId: true },
   { method: "POST", path: () => `/api/tools/${toolId}/testing`, body: () => ({ action: "generate", operation_id: "get_invoice" }), takesId: true },
   { method: "GET", path: () => `/api/tools/${toolId}/operations/get_invoice/revisions`, takesId: true },
@@ -91,5 +97,27 @@ describe.each(routes)("$method $path", (route) => {
   it("succeeds for the owner (the route is reachable at all)", async () => {
     const response = await send(owner.key);
     expect(response.status).toBeLessThan(300);
+  });
+});
+
+describe("an Authorization header that is not Bearer <key>", () => {
+  it.each([
+    ["the key without a scheme", (key: string) => key, "the Authorization header holds an API key without the Bearer scheme: use Authorization: Bearer <key>"],
+    ["Bearer without a key", () => "Bearer", "the Authorization header has no key after Bearer: use Authorization: Bearer <key>"],
+    ["two values after Bearer", (key: string) => `Bearer ${key} extra`, "the Authorization header has more than one value after Bearer: use Authorization: Bearer <key>"],
+    ["another scheme", (key: string) => `Token ${key}`, 'the Authorization header uses the scheme "Token": use Authorization: Bearer <key>'],
+    ["an attempt token without a scheme", () => "tpa_abc", "the Authorization header holds an attempt token without the Bearer scheme, and this route needs an API key: use Authorization: Bearer <key>"],
+    ["something else", () => "x", "the Authorization header holds no Bearer key: use Authorization: Bearer <key>"],
+    ["an attempt token as Bearer", () => "Bearer tpa_abc", "this is an attempt token (tpa_...): it opens only its attempt's routes (dispatch, mcp, the attempt, evidence, complete); this route needs an API key (tpk_...)"],
+  ])("says how to send the key: %s", async (_, header, message) => {
+    const response = await call("GET", "/api/tools", { headers: { authorization: header(owner.key) } });
+    expect({ status: response.status, body: await response.json() }).toEqual({ status: 401, body: { error: { code: "unauthorized", message } } });
+  });
+
+  it("never echoes the key it was sent", async () => {
+    for (const header of [owner.key, `Token ${owner.key}`, `Bearer ${owner.key} ${owner.key}`, `${owner.key} ${owner.key}`]) {
+      const text = await (await call("GET", "/api/tools", { headers: { authorization: header } })).text();
+      expect(text.includes(owner.key.slice(4, 12))).toBe(false);
+    }
   });
 });

@@ -1,10 +1,10 @@
 /**
- * Policy versions in D1: append-only (triggers refuse UPDATE and DELETE), one row per PUT, always
+ * Policy versions in D1: append-only (triggers refuse UPDATE, DELETE and REPLACE), one row per PUT, always
  * read within a tenant. The version number is computed inside the INSERT itself, so PUTs that race
  * get consecutive numbers with no gaps and no reuse (D1 runs each statement atomically, one at a time,
  * and the primary key (tenant_id, name, version) would refuse a reuse anyway).
  */
-import { and, desc, eq, lt, sql } from "drizzle-orm";
+import { and, desc, eq, gt, lt, sql } from "drizzle-orm";
 import type { JsonValue } from "../../core/json.js";
 import type { Database } from "./database.js";
 import { parseJsonColumn } from "./json-column.js";
@@ -14,6 +14,16 @@ export interface PolicyVersionSummary {
   version: number;
   created_by: string;
   created_at: string;
+}
+
+/** One policy of a tenant, as a list shows it. */
+export interface PolicySummary {
+  name: string;
+  latest_version: number;
+  /** When version 1 was stored. */
+  created_at: string;
+  /** When the latest version was stored. */
+  updated_at: string;
 }
 
 export interface StoredPolicyVersion extends PolicyVersionSummary {
@@ -69,6 +79,34 @@ export async function listPolicyVersions(
   const items = rows.slice(0, page.limit).map(toStored);
   const last = items[items.length - 1];
   return { items, next: rows.length > page.limit && last ? last.version : undefined };
+}
+
+/**
+ * The tenant's policies by name; `after` is the name of the last item already seen. Names, not
+ * times, order the list, so a PUT while someone pages cannot move a policy past the cursor.
+ */
+export async function listPolicies(
+  db: Database,
+  tenantId: string,
+  page: { limit: number; after?: string | undefined },
+): Promise<{ items: PolicySummary[]; next?: string | undefined }> {
+  const rows = await db
+    .select({
+      name: policyVersions.name,
+      latest_version: sql<number>`max(${policyVersions.version})`,
+      // Versions are appended in order, so the newest time is the latest version's.
+      created_at: sql<string>`min(${policyVersions.created_at})`,
+      updated_at: sql<string>`max(${policyVersions.created_at})`,
+    })
+    .from(policyVersions)
+    .where(and(eq(policyVersions.tenant_id, tenantId), page.after === undefined ? undefined : gt(policyVersions.name, page.after)))
+    .groupBy(policyVersions.name)
+    .orderBy(policyVersions.name)
+    .limit(page.limit + 1)
+    .all();
+  const items = rows.slice(0, page.limit);
+  const last = items[items.length - 1];
+  return { items, next: rows.length > page.limit && last ? last.name : undefined };
 }
 
 function toStored(row: typeof policyVersions.$inferSelect): StoredPolicyVersion {

@@ -47,8 +47,17 @@ export const tools = sqliteTable(
     source: text("source"),
     created_at: createdAt(),
     updated_at: text("updated_at").notNull(),
+    /**
+     * When DELETE /api/tools/:id archived the tool, or null while it is in the library. The row
+     * stays, with its operations and revisions, for the simulations that pinned it.
+     */
+    archived_at: text("archived_at"),
   },
-  (t) => [index("tools_tenant_created").on(t.tenant_id, t.created_at, t.id), uniqueIndex("tools_tenant_name").on(t.tenant_id, t.name)],
+  (t) => [
+    index("tools_tenant_created").on(t.tenant_id, t.created_at, t.id),
+    // Partial: an archived tool no longer holds its name, so a new tool may take it.
+    uniqueIndex("tools_tenant_name").on(t.tenant_id, t.name).where(sql`archived_at IS NULL`),
+  ],
 );
 
 export const toolOperations = sqliteTable(
@@ -71,7 +80,7 @@ export const toolOperations = sqliteTable(
   (t) => [primaryKey({ columns: [t.tool_id, t.operation_id] })],
 );
 
-/** Append-only: triggers in migrations/ abort every UPDATE and DELETE. */
+/** Append-only: triggers in migrations/ abort every UPDATE, DELETE and insert over an existing key (REPLACE). */
 export const toolMockRevisions = sqliteTable(
   "tool_mock_revisions",
   {
@@ -87,7 +96,7 @@ export const toolMockRevisions = sqliteTable(
   (t) => [primaryKey({ columns: [t.tool_id, t.operation_id, t.revision] })],
 );
 
-/** Append-only like revisions: each PUT of a policy adds a version. */
+/** Append-only like revisions (the same triggers): each PUT of a policy adds a version. */
 export const policyVersions = sqliteTable(
   "policy_versions",
   {

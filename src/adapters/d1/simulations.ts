@@ -3,39 +3,35 @@
  * each attempt's token hash and lease, and every call flushed from the attempt objects (which may
  * be gone by the time someone reads the evidence).
  */
-import { and, asc, eq, gt, sql } from "drizzle-orm";
-import type { JsonValue } from "../../core/json.js";
-import { type EvidenceRow, isOutcomeKind } from "../../core/simulation/evidence.js";
+import { and, eq, inArray, isNull, sql } from "drizzle-orm";
+import { EVIDENCE_COLUMNS, evidenceRowOf, type EvidenceRow, evidenceValues } from "../../core/simulation/evidence.js";
+import { operationKey, type NewestRevision, type PinCandidates, type PinnableRevision, type ToolLibrary } from "../../core/simulation/library.js";
 import type { PinnedRecord } from "../../core/simulation/setup.js";
 import type { Database } from "./database.js";
 import { parseJsonColumn } from "./json-column.js";
-import { attemptCalls, attempts, simulations } from "./schema.js";
+import { attemptCalls, attempts, simulations, tools } from "./schema.js";
+import { getTool, type StoredTool } from "./tools.js";
 
-/** The revision a new simulation may pin: the newest one checked against the operation's current contract. */
-export interface PinnableRevision {
-  tool_id: string;
-  operation_id: string;
-  revision: number;
-  contract_hash: string;
-  definition: JsonValue;
-}
-
-/** The newest revision of an operation whatever its hash, to say why nothing was pinnable. */
-export interface NewestRevision {
-  tool_id: string;
-  operation_id: string;
-  revision: number;
-  contract_hash: string;
-}
-
-export interface PinCandidates {
-  /** Keyed `${tool_id}\u0000${operation_id}`. */
-  pinnable: Map<string, PinnableRevision>;
-  newest: Map<string, NewestRevision>;
-}
-
-export function operationKey(toolId: string, operationId: string): string {
-  return `${toolId}\u0000${operationId}`;
+/** The planning port (src/core/simulation/library.ts) over one tenant's rows. */
+export function toolLibrary(db: Database, tenantId: string): ToolLibrary {
+  return {
+    async toolsById(ids) {
+      const found = new Map<string, StoredTool>();
+      for (const tool of await Promise.all(ids.map((id) => getTool(db, tenantId, id)))) if (tool) found.set(tool.id, tool);
+      return found;
+    },
+    async toolIdsByName(names) {
+      if (names.length === 0) return new Map();
+      const rows = await db
+        .select({ id: tools.id, name: tools.name })
+        .from(tools)
+        // Only the library's tools: an archived tool has given its name up (to a newer tool, perhaps).
+        .where(and(eq(tools.tenant_id, tenantId), inArray(tools.name, [...names]), isNull(tools.archived_at)))
+        .all();
+      return new Map(rows.map((row) => [row.name, row.id]));
+    },
+    pinCandidates: (toolIds) => findPinCandidates(db, tenantId, toolIds),
+  };
 }
 
 /**
@@ -103,6 +99,74 @@ export async function insertSimulation(
 
 export type AttemptRow = typeof attempts.$inferSelect;
 
+/** A simulation as its list and read routes show it: what it pinned, without inline definitions. */
+export interface SimulationRecord {
+  id: string;
+  created_at: string;
+  created_by: string;
+  lease_seconds: number;
+  pinned: Array<Omit<PinnedRecord, "inline">>;
+  attempt_count: number;
+}
+
+interface SimulationSqlRow {
+  id: string;
+  created_at: string;
+  created_by: string;
+  lease_seconds: number;
+  pinned: string;
+  attempt_count: number;
+}
+
+/**
+ * The columns of a SimulationRecord. Inline definitions (up to 100 KB each) are dropped in SQL,
+ * so a page of simulations never carries them out of D1.
+ */
+const simulationColumns = sql`s.id, s.created_at, s.created_by, s.lease_seconds,
+  (select json_group_array(json(json_remove(p.value, '$.inline'))) from (select value from json_each(s.pinned) order by key) p) as pinned,
+  (select count(*) from attempts a where a.simulation_id = s.id) as attempt_count`;
+
+/** Newest first; the cursor is the (created_at, id) of the last item of the previous page. */
+export async function listSimulations(
+  db: Database,
+  tenantId: string,
+  page: { limit: number; after?: { created_at: string; id: string } | undefined },
+): Promise<{ items: SimulationRecord[]; next?: { created_at: string; id: string } | undefined }> {
+  const after = page.after;
+  const rows = await db.all<SimulationSqlRow>(sql`
+    select ${simulationColumns}
+    from simulations s
+    where s.tenant_id = ${tenantId}
+      ${after ? sql`and (s.created_at < ${after.created_at} or (s.created_at = ${after.created_at} and s.id < ${after.id}))` : sql``}
+    order by s.created_at desc, s.id desc
+    limit ${page.limit + 1}`);
+  const items = rows.slice(0, page.limit).map(toSimulationRecord);
+  const last = items[items.length - 1];
+  return { items, next: rows.length > page.limit && last ? { created_at: last.created_at, id: last.id } : undefined };
+}
+
+/** One simulation of the tenant with its attempts in the order they were created, or undefined. */
+export async function getSimulation(db: Database, tenantId: string, id: string): Promise<{ simulation: SimulationRecord; attempts: AttemptRow[] } | undefined> {
+  const [rows, attemptRows] = await Promise.all([
+    db.all<SimulationSqlRow>(sql`select ${simulationColumns} from simulations s where s.id = ${id} and s.tenant_id = ${tenantId}`),
+    db
+      .select()
+      .from(attempts)
+      .where(and(eq(attempts.simulation_id, id), eq(attempts.tenant_id, tenantId)))
+      .orderBy(sql`rowid`)
+      .all(),
+  ]);
+  const row = rows[0];
+  return row ? { simulation: toSimulationRecord(row), attempts: attemptRows } : undefined;
+}
+
+function toSimulationRecord(row: SimulationSqlRow): SimulationRecord {
+  const pinned = parseJsonColumn(row.pinned);
+  // SAFETY: the pinned column is written only by insertSimulation, from PinnedRecord values.
+  return { ...row, pinned: (Array.isArray(pinned) ? pinned : []) as unknown as SimulationRecord["pinned"] };
+}
+
+
 export async function findAttempt(db: Database, attemptId: string): Promise<AttemptRow | undefined> {
   return db.select().from(attempts).where(eq(attempts.id, attemptId)).get();
 }
@@ -124,8 +188,11 @@ export interface AttemptSync {
 
 /**
  * Writes a batch of evidence and the attempt's latest status in one atomic D1 batch.
- * INSERT OR IGNORE keyed by (attempt_id, seq): flushing the same rows again (a retried alarm, an
- * alarm that fired twice, a flush racing a read) changes nothing.
+ *
+ * A row already in D1 exactly as sent (a retried alarm, an alarm that fired twice, a flush racing
+ * a read) is left alone, so flushing the same rows again changes nothing. Any other clash on
+ * (attempt_id, seq) or (attempt_id, call_id) is not skipped: the statement fails, the whole batch
+ * with it, and the object keeps the rows and retries. A row is never dropped silently.
  */
 export async function writeEvidence(db: Database, sync: AttemptSync, rows: readonly EvidenceRow[]): Promise<void> {
   const d1 = db.$client;
@@ -138,22 +205,19 @@ export async function writeEvidence(db: Database, sync: AttemptSync, rows: reado
   }
   // All rows travel as one JSON array in one statement: a flush costs two statements whatever its
   // size (one INSERT per row made the flush of a busy attempt cost more than its calls).
-  const insert = d1
-    .prepare(
-      `INSERT INTO attempt_calls (attempt_id, tenant_id, seq, call_id, tool, operation_id, revision, variant, rule, arguments, outcome, result, error, delay_ms, at)
-       SELECT ?1, ?2, value ->> 0, value ->> 1, value ->> 2, value ->> 3, value ->> 4, value ->> 5, value ->> 6,
-              value ->> 7, value ->> 8, value ->> 9, value ->> 10, value ->> 11, value ->> 12
-       FROM json_each(?3) WHERE true
-       ON CONFLICT DO NOTHING`,
-    )
-    .bind(sync.attemptId, sync.tenantId, JSON.stringify(rows.map(evidenceTuple)));
+  const insert = d1.prepare(INSERT_EVIDENCE).bind(sync.attemptId, sync.tenantId, JSON.stringify(rows.map(evidenceValues)));
   await d1.batch([update, insert]);
 }
 
-/** One evidence row as the positional array the flush statement reads (order: the SELECT above). */
-function evidenceTuple(row: EvidenceRow): Array<string | number | null> {
-  return [row.seq, row.call_id, row.tool, row.operation_id, row.revision, row.variant, row.rule, row.arguments, row.outcome, row.result, row.error, row.delay_ms, row.at];
-}
+/** The flush statement, derived from the one evidence column list (positions as evidenceValues). */
+const INSERT_EVIDENCE = `INSERT INTO attempt_calls (attempt_id, tenant_id, ${EVIDENCE_COLUMNS.join(", ")})
+  SELECT ?1, ?2, ${EVIDENCE_COLUMNS.map((_, i) => `value ->> ${i}`).join(", ")}
+  FROM json_each(?3)
+  WHERE NOT EXISTS (
+    SELECT 1 FROM attempt_calls AS stored
+    WHERE stored.attempt_id = ?1 AND stored.seq = value ->> 0 AND stored.tenant_id IS ?2
+      AND ${EVIDENCE_COLUMNS.map((column, i) => `stored.${column} IS value ->> ${i}`).join(" AND ")}
+  )`;
 
 /** About how many bytes of evidence one flush statement may carry (D1 bounds a bound value at 2 MB). */
 export const EVIDENCE_FLUSH_BYTES = 512 * 1024;
@@ -173,20 +237,12 @@ export function flushableRows(rows: readonly EvidenceRow[]): EvidenceRow[] {
 
 /** Evidence in seq order, after `afterSeq`, at most `limit` rows. */
 export async function listEvidence(db: Database, attemptId: string, afterSeq: number, limit: number): Promise<EvidenceRow[]> {
-  const rows = await db
-    .select()
-    .from(attemptCalls)
-    .where(and(eq(attemptCalls.attempt_id, attemptId), gt(attemptCalls.seq, afterSeq)))
-    .orderBy(asc(attemptCalls.seq))
-    .limit(limit)
-    .all();
-  // An outcome this code did not write is read as a harness error, as the attempt object reads
-  // its own rows: an unreadable record must never pass as a successful call.
-  return rows.map(({ attempt_id: _attempt, tenant_id: _tenant, outcome, ...row }) => ({
-    ...row,
-    outcome: isOutcomeKind(outcome) ? outcome : "harness_error",
-  }));
+  const { results } = await db.$client.prepare(SELECT_EVIDENCE).bind(attemptId, afterSeq, limit).all<Record<string, unknown>>();
+  return results.map(evidenceRowOf);
 }
+
+/** The evidence read, from the same column list as the flush that wrote it. */
+const SELECT_EVIDENCE = `SELECT ${EVIDENCE_COLUMNS.join(", ")} FROM attempt_calls WHERE attempt_id = ?1 AND seq > ?2 ORDER BY seq LIMIT ?3`;
 
 export interface CallCounts {
   calls: number;

@@ -2,8 +2,10 @@
  * Library tools, their operations and their append-only mock revisions in D1.
  * Revision numbers are assigned inside the INSERT itself, so concurrent saves of one operation get
  * consecutive numbers with no gaps and no reuse (D1 runs each statement atomically and one at a time).
+ * An archived tool keeps its rows (simulations pinned it) but is no longer read, listed or changed
+ * here: every reader below looks at tools in the library only.
  */
-import { and, desc, eq, lt, or, sql } from "drizzle-orm";
+import { and, desc, eq, inArray, isNull, lt, or, sql } from "drizzle-orm";
 import type { JsonObject, JsonValue } from "../../core/json.js";
 import type { JsonSchema } from "../../core/ports.js";
 import type { OperationSpec, ToolKind, ToolSpec } from "../../core/tools/types.js";
@@ -70,7 +72,8 @@ export async function insertTool(db: Database, tenantId: string, id: string, spe
 
 /**
  * Replaces a tool's fields and operation set. The caller has already found the tool among the
- * tenant's (tools are never deleted or moved between tenants, so that answer cannot go stale).
+ * tenant's (tools are never moved between tenants). An archive that lands between that read and
+ * this write leaves the archived row's fields alone; the caller's re-read then finds no tool.
  */
 export async function replaceTool(db: Database, tenantId: string, id: string, spec: ToolSpec, hashes: readonly string[]): Promise<void> {
   const now = new Date().toISOString();
@@ -86,7 +89,7 @@ export async function replaceTool(db: Database, tenantId: string, id: string, sp
           source: jsonOrNull(spec.source),
           updated_at: now,
         })
-        .where(and(eq(tools.id, id), eq(tools.tenant_id, tenantId))),
+        .where(and(eq(tools.id, id), eq(tools.tenant_id, tenantId), isNull(tools.archived_at))),
       // Operations are the tool's current shape, not history: revisions keep the history.
       db.delete(toolOperations).where(and(eq(toolOperations.tool_id, id), eq(toolOperations.tenant_id, tenantId))),
       ...operationRows(id, tenantId, spec, hashes, now).map((row) => db.insert(toolOperations).values(row)),
@@ -96,45 +99,73 @@ export async function replaceTool(db: Database, tenantId: string, id: string, sp
   }
 }
 
+/**
+ * Archives a tool of the tenant: it leaves the library and frees its name, and its rows stay.
+ * Answers undefined when the tenant has no such tool in the library.
+ */
+export async function archiveTool(db: Database, tenantId: string, id: string): Promise<{ id: string; name: string; archived_at: string } | undefined> {
+  const [row] = await db
+    .update(tools)
+    .set({ archived_at: new Date().toISOString() })
+    .where(and(eq(tools.id, id), eq(tools.tenant_id, tenantId), isNull(tools.archived_at)))
+    .returning({ id: tools.id, name: tools.name, archived_at: tools.archived_at });
+  return row?.archived_at ? { id: row.id, name: row.name, archived_at: row.archived_at } : undefined;
+}
+
+/** The id of the tenant's library tool with this name, for errors that spot a name where an id belongs. */
+export async function findToolIdByName(db: Database, tenantId: string, name: string): Promise<string | undefined> {
+  const row = await db
+    .select({ id: tools.id })
+    .from(tools)
+    .where(and(eq(tools.tenant_id, tenantId), eq(tools.name, name), isNull(tools.archived_at)))
+    .get();
+  return row?.id;
+}
+
 export async function getTool(db: Database, tenantId: string, id: string): Promise<StoredTool | undefined> {
   const [row, operations] = await db.batch([
-    db.select().from(tools).where(and(eq(tools.id, id), eq(tools.tenant_id, tenantId))).limit(1),
+    db.select().from(tools).where(and(eq(tools.id, id), eq(tools.tenant_id, tenantId), isNull(tools.archived_at))).limit(1),
     db.select().from(toolOperations).where(and(eq(toolOperations.tool_id, id), eq(toolOperations.tenant_id, tenantId))).orderBy(toolOperations.position),
   ]);
   const tool = row[0];
   return tool ? toStoredTool(tool, operations) : undefined;
 }
 
-/** Newest first; the cursor is the (created_at, id) of the last item of the previous page. */
+/**
+ * Newest first; the cursor is the (created_at, id) of the last item of the previous page.
+ * The operations are selected by the same page query as a subquery, not by an IN list of ids: D1
+ * binds at most 100 parameters per statement, and a page holds up to 200 tools.
+ */
 export async function listTools(
   db: Database,
   tenantId: string,
   page: { limit: number; after?: { created_at: string; id: string } | undefined },
 ): Promise<{ items: StoredTool[]; next?: { created_at: string; id: string } | undefined }> {
   const after = page.after;
-  const rows = await db
-    .select()
-    .from(tools)
-    .where(
-      and(
-        eq(tools.tenant_id, tenantId),
-        after ? or(lt(tools.created_at, after.created_at), and(eq(tools.created_at, after.created_at), lt(tools.id, after.id))) : undefined,
-      ),
-    )
-    .orderBy(desc(tools.created_at), desc(tools.id))
-    .limit(page.limit + 1)
-    .all();
+  const onPage = and(
+    eq(tools.tenant_id, tenantId),
+    isNull(tools.archived_at),
+    after ? or(lt(tools.created_at, after.created_at), and(eq(tools.created_at, after.created_at), lt(tools.id, after.id))) : undefined,
+  );
+  const newestFirst = [desc(tools.created_at), desc(tools.id)] as const;
+  const pageIds = db.select({ id: tools.id }).from(tools).where(onPage).orderBy(...newestFirst).limit(page.limit);
+  // One batch, so the operations belong to the same snapshot as the tools (a PUT cannot fall between).
+  const [rows, operations] = await db.batch([
+    db.select().from(tools).where(onPage).orderBy(...newestFirst).limit(page.limit + 1),
+    db
+      .select()
+      .from(toolOperations)
+      .where(and(eq(toolOperations.tenant_id, tenantId), inArray(toolOperations.tool_id, pageIds)))
+      .orderBy(toolOperations.position),
+  ]);
+  const byTool = new Map<string, Array<typeof toolOperations.$inferSelect>>();
+  for (const op of operations) {
+    const list = byTool.get(op.tool_id);
+    if (list) list.push(op);
+    else byTool.set(op.tool_id, [op]);
+  }
   const pageRows = rows.slice(0, page.limit);
-  const ids = pageRows.map((r) => r.id);
-  const operations = ids.length
-    ? await db
-        .select()
-        .from(toolOperations)
-        .where(and(eq(toolOperations.tenant_id, tenantId), sql`${toolOperations.tool_id} in ${ids}`))
-        .orderBy(toolOperations.position)
-        .all()
-    : [];
-  const items = pageRows.map((row) => toStoredTool(row, operations.filter((op) => op.tool_id === row.id)));
+  const items = pageRows.map((row) => toStoredTool(row, byTool.get(row.id) ?? []));
   const last = pageRows[pageRows.length - 1];
   return { items, next: rows.length > page.limit && last ? { created_at: last.created_at, id: last.id } : undefined };
 }
@@ -164,7 +195,7 @@ export async function latestRevisions(db: Database, tenantId: string, toolId: st
 /**
  * Appends a revision when `contractHash` is still the operation's current hash, checked in the
  * same statement so a concurrent schema change cannot slip between check and write.
- * Answers undefined when the hash is no longer current (or the operation is gone).
+ * Answers undefined when the hash is no longer current (or the operation or the tool is gone).
  */
 export async function appendRevision(
   db: Database,
@@ -178,6 +209,7 @@ export async function appendRevision(
     where exists (select 1 from tool_operations
                   where tool_id = ${input.toolId} and operation_id = ${input.operationId}
                     and tenant_id = ${input.tenantId} and contract_hash = ${input.contractHash})
+      and exists (select 1 from tools where id = ${input.toolId} and archived_at is null)
     returning revision, contract_hash, created_at, created_by`);
   const row = result.results[0];
   if (!row) return undefined;

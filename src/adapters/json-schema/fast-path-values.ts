@@ -5,6 +5,7 @@
  * anything), so nothing here assumes the value came from JSON.parse.
  */
 import { jsonEqual } from "../../core/json.js";
+import type { PatternMatcher } from "./pattern-engine.js";
 
 /**
  * A value's JSON type as a small number, so a schema's allowed types fit in a bit mask. Plain
@@ -63,7 +64,7 @@ export function hasAll(object: object, names: readonly string[]): boolean {
 }
 
 /** Whether some regex of `regexes` matches `text`. A loop, not `some`: no closure per call. */
-export function matchesAny(regexes: readonly RegExp[], text: string): boolean {
+export function matchesAny(regexes: readonly PatternMatcher[], text: string): boolean {
   for (const regex of regexes) if (regex.test(text)) return true;
   return false;
 }

@@ -43,6 +43,7 @@ import {
   matchesAny,
   member,
 } from "./fast-path-values.js";
+import { compilePattern, type PatternMatcher } from "./pattern-engine.js";
 
 /** Valid (true) or "ask cfworker" (false) for one value. */
 export type FastPath = (value: unknown) => boolean;
@@ -451,14 +452,13 @@ function schemaMap(schema: JsonObject, keyword: string): JsonObject | undefined 
   return value;
 }
 
-/** A "pattern" as cfworker builds it (`new RegExp(pattern, "u")`), once instead of per call. */
-function unicodeRegExp(pattern: unknown): RegExp {
+/** A "pattern" as cfworker's copy runs it (pattern-engine.ts), compiled once instead of per call. */
+function patternMatcher(pattern: unknown): PatternMatcher {
   if (typeof pattern !== "string") throw new Unsupported("a pattern that is not a string");
   try {
-    // No "g" or "y" flag: test() keeps no state, so one instance serves every call.
-    return new RegExp(pattern, "u");
+    return compilePattern(pattern);
   } catch {
-    throw new Unsupported("a pattern cfworker cannot compile");
+    throw new Unsupported("a pattern cfworker cannot compile, or one pattern-engine.ts will not run");
   }
 }
 
@@ -675,7 +675,7 @@ function compilePropertySchemas(schema: JsonObject, parts: Parts): void {
   }
 
   const patternProperties = schemaMap(schema, "patternProperties");
-  const regexes = Object.keys(patternProperties ?? {}).map(unicodeRegExp);
+  const regexes = Object.keys(patternProperties ?? {}).map(patternMatcher);
   const patternChecks = Object.keys(patternProperties ?? {}).map((pattern) => inside(patternProperties?.[pattern], parts).check);
   if (regexes.length > 0) {
     parts.object.push((object) => {
@@ -815,7 +815,7 @@ function compileStringKeywords(schema: JsonObject, parts: Parts): void {
     });
   }
   if (schema["pattern"] !== undefined) {
-    const regex = unicodeRegExp(schema["pattern"]);
+    const regex = patternMatcher(schema["pattern"]);
     parts.string.push((s) => regex.test(s));
   }
   if (schema["format"] !== undefined) {

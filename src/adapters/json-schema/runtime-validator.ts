@@ -23,7 +23,6 @@
  * validator.checkSchema({ type: 12 }); // [{ path: "/type", message: "must match at least one of …" }]
  * validator.validate({ type: "object", required: ["q"] }, {}); // [{ path: "", message: 'missing required property "q"' }]
  */
-import { validate as cfworkerValidate } from "@cfworker/json-schema";
 import { isJsonObject, type JsonValue, type Problem } from "../../core/json.js";
 import type { JsonSchema } from "../../core/ports.js";
 import { baseLookup, copyJson, prepareDocument, sharedMetaLookup, type CfworkerDocument } from "./cfworker-prepare.js";
@@ -32,9 +31,11 @@ import { DEFAULT_DRAFT, selectDraft, type Draft } from "./drafts.js";
 import { compilePreparedFastPath, type FastPath } from "./fast-path.js";
 import { errorMessage, notASchemaProblem, notJsonValueProblem, unusableSchemaProblem } from "./messages.js";
 import { META_SCHEMA } from "./meta-schemas.js";
+import { patternProblems } from "./pattern-problems.js";
 import type { CachingSchemaValidator, ValidatorOptions } from "./options.js";
 import { createPreparedCache, DEFAULT_CACHE_SIZE, preparedOrUnkeyable } from "./prepared-cache.js";
 import { referenceProblems } from "./references.js";
+import { validate as cfworkerValidate } from "./vendor/cfworker-validate.js";
 
 /**
  * A prepared schema: what validate needs, or why the schema cannot be used. `fast` is compiled
@@ -108,7 +109,7 @@ export function createRuntimeValidator(options: RuntimeValidatorOptions = {}): C
     } catch (error) {
       problems = [{ path: "", message: `the schema could not be checked: ${errorMessage(error)}` }];
     }
-    problems = [...problems, ...referenceProblems(document)];
+    problems = [...problems, ...referenceProblems(document), ...patternProblems(document)];
     prepared.schemaProblems = problems;
     return problems;
   };
@@ -145,7 +146,8 @@ export function createRuntimeValidator(options: RuntimeValidatorOptions = {}): C
         result = cfworkerValidate(value, document.root, draft, document.lookup, false);
       } catch (error) {
         // cfworker throws on values JSON cannot carry (undefined, functions) and on schemas that
-        // should have failed checkSchema (an unresolved $ref, an invalid pattern).
+        // should have failed checkSchema (an unresolved $ref, an invalid pattern, a stored
+        // pattern pattern-engine.ts will not run).
         return [{ path: "", message: `could not validate: ${errorMessage(error)}` }];
       }
       if (result.valid) return [];

@@ -7,6 +7,7 @@
  */
 import type { JsonObject, JsonValue } from "../json.js";
 import { isJsonObject, pointer } from "../json.js";
+import { LIMITS } from "./limits.js";
 import { child, copyJson, setOwn } from "./values.js";
 
 export type Derived = { ok: true; value: JsonValue } | { ok: false; construct: string; message: string };
@@ -43,6 +44,17 @@ const MAX_DEPTH = 32;
 interface Context {
   root: unknown;
   provenance: Provenance;
+  /**
+   * Bytes the derived value may still take. A draft is a definition, so nothing larger than a
+   * definition can hold is worth building: a schema asking for a string of a billion characters,
+   * or a million items, is refused before the value exists, not after (it threw, or held the
+   * Worker for seconds).
+   */
+  budget: number;
+}
+
+function tooLarge(construct: string, size: number, unit: "characters" | "items"): Derived {
+  return fail(construct, `a value of at least ${size} ${unit} does not fit in a mock definition (at most ${LIMITS.maxDefinitionBytes} bytes); author the mock`);
 }
 
 function fail(construct: string, message: string): Derived {
@@ -58,7 +70,7 @@ function ok(value: JsonValue): Derived {
  * both tool arguments and most tool results are objects; deeper down it gets null.
  */
 export function deriveValue(schema: unknown, provenance: Provenance = new Map()): Derived {
-  const context: Context = { root: schema, provenance };
+  const context: Context = { root: schema, provenance, budget: LIMITS.maxDefinitionBytes };
   if (schema === true || (isJsonObject(schema) && Object.keys(schema).every((k) => ANNOTATIONS.has(k)))) {
     provenance.set("", "");
     return ok({});
@@ -191,7 +203,10 @@ function derive(schema: unknown, at: string, instance: string, context: Context,
     if (!Array.isArray(options)) continue;
     const rest = without(schema, keyword);
     let firstFailure: Derived | null = null;
+    const budget = context.budget;
     for (let i = 0; i < options.length; i++) {
+      // A branch that fails gives back what it spent.
+      context.budget = budget;
       const option = options[i];
       const candidate = isJsonObject(option) && typeof option.$ref !== "string" ? mergeSchemas(rest, option) : option;
       const derived = isJsonObject(option) && typeof option.$ref !== "string"
@@ -204,7 +219,7 @@ function derive(schema: unknown, at: string, instance: string, context: Context,
   }
   switch (typeOf(schema)) {
     case "string":
-      return deriveString(schema, at);
+      return deriveString(schema, at, context);
     case "integer":
       return deriveNumber(schema, at, true);
     case "number":
@@ -224,12 +239,13 @@ function derive(schema: unknown, at: string, instance: string, context: Context,
   }
 }
 
-function deriveString(schema: JsonObject, at: string): Derived {
+function deriveString(schema: JsonObject, at: string, context: Context): Derived {
   if (typeof schema.pattern === "string") {
     return fail(`${at}/pattern`, `a string matching the pattern ${JSON.stringify(schema.pattern)} cannot be derived automatically; author the mock, or give the schema examples, a default, a const or an enum`);
   }
   const format = typeof schema.format === "string" ? schema.format : undefined;
   let value = format !== undefined && FORMAT_VALUES[format] !== undefined ? FORMAT_VALUES[format] : "example";
+  if (typeof schema.minLength === "number" && schema.minLength > context.budget) return tooLarge(`${at}/minLength`, schema.minLength, "characters");
   if (typeof schema.minLength === "number" && [...value].length < schema.minLength) {
     if (format !== undefined && FORMAT_VALUES[format] !== undefined) return fail(`${at}/minLength`, `a "${format}" string of at least ${schema.minLength} characters cannot be derived`);
     value = value.padEnd(schema.minLength, "x");
@@ -238,6 +254,8 @@ function deriveString(schema: JsonObject, at: string): Derived {
     if (format !== undefined && FORMAT_VALUES[format] !== undefined) return fail(`${at}/maxLength`, `a "${format}" string of at most ${schema.maxLength} characters cannot be derived`);
     value = value.slice(0, schema.maxLength);
   }
+  context.budget -= value.length + 2;
+  if (context.budget < 0) return tooLarge(typeof schema.minLength === "number" ? `${at}/minLength` : at, value.length, "characters");
   return ok(value);
 }
 
@@ -269,6 +287,7 @@ function deriveNumber(schema: JsonObject, at: string, integer: boolean): Derived
 function deriveArray(schema: JsonObject, at: string, instance: string, context: Context, depth: number): Derived {
   const minItems = typeof schema.minItems === "number" ? schema.minItems : 0;
   const maxItems = typeof schema.maxItems === "number" ? schema.maxItems : Number.POSITIVE_INFINITY;
+  if (minItems > context.budget) return tooLarge(`${at}/minItems`, minItems, "items");
   if (schema.uniqueItems === true && minItems > 1) {
     return fail(`${at}/uniqueItems`, `${minItems} distinct items cannot be derived automatically`);
   }
@@ -284,6 +303,9 @@ function deriveArray(schema: JsonObject, at: string, instance: string, context: 
   const wanted = Math.min(Math.max(minItems, itemSchema(0) === null ? 0 : 1), maxItems);
   const items: JsonValue[] = [];
   for (let i = 0; i < wanted; i++) {
+    // Each item takes at least its separator.
+    context.budget -= 1;
+    if (context.budget < 0) return tooLarge(`${at}/minItems`, minItems, "items");
     const source = itemSchema(i);
     if (source === null) {
       items.push(null);

@@ -3,6 +3,7 @@
  * Problem at the field's JSON Pointer instead of throwing, so one pass reports every mistake at
  * once, and each message says what was expected and what was found.
  */
+import { unknownFieldMessage } from "../field-names.js";
 import { pointer, type JsonValue, type Problem } from "../json.js";
 
 /** Collects problems while a document is read. */
@@ -60,10 +61,7 @@ export function readObject(value: unknown, path: string, problems: ProblemList, 
  */
 export function refuseUnknownKeys(object: Record<string, unknown>, known: readonly string[], path: string, problems: ProblemList): void {
   for (const key of Object.keys(object)) {
-    if (known.includes(key)) continue;
-    const suggestion = closest(key, known);
-    const hint = suggestion ? `; did you mean "${suggestion}"?` : `; expected one of: ${known.join(", ")}`;
-    problems.add(at(path, key), `unknown field "${key}"${hint}`);
+    if (!known.includes(key)) problems.add(at(path, key), unknownFieldMessage(key, known));
   }
 }
 
@@ -130,51 +128,4 @@ export function readNameList(value: unknown, path: string, problems: ProblemList
     names.push(name);
   });
   return ok ? names : undefined;
-}
-
-/**
- * The known word `word` plausibly stands for: a typo (edit distance ≤ 2), or else an abbreviation
- * sharing a prefix of at least five characters ("min_desc_length" → "min_description_length").
- */
-function closest(word: string, known: readonly string[]): string | undefined {
-  const lower = word.toLowerCase();
-  let best: string | undefined;
-  let bestDistance = 3;
-  for (const candidate of known) {
-    const distance = editDistance(lower, candidate.toLowerCase());
-    if (distance < bestDistance) {
-      best = candidate;
-      bestDistance = distance;
-    }
-  }
-  if (best !== undefined) return best;
-  let longest = 4;
-  for (const candidate of known) {
-    const shared = commonPrefixLength(lower, candidate.toLowerCase());
-    if (shared > longest) {
-      best = candidate;
-      longest = shared;
-    }
-  }
-  return best;
-}
-
-function commonPrefixLength(a: string, b: string): number {
-  let i = 0;
-  while (i < a.length && i < b.length && a[i] === b[i]) i++;
-  return i;
-}
-
-function editDistance(a: string, b: string): number {
-  if (Math.abs(a.length - b.length) > 2) return 3;
-  let previous = Array.from({ length: b.length + 1 }, (_, j) => j);
-  for (let i = 1; i <= a.length; i++) {
-    const current = [i];
-    for (let j = 1; j <= b.length; j++) {
-      const substitution = (previous[j - 1] ?? 0) + (a[i - 1] === b[j - 1] ? 0 : 1);
-      current.push(Math.min((previous[j] ?? 0) + 1, (current[j - 1] ?? 0) + 1, substitution));
-    }
-    previous = current;
-  }
-  return previous[b.length] ?? 0;
 }

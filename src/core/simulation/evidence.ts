@@ -37,6 +37,67 @@ export interface EvidenceRow {
   at: string;
 }
 
+/**
+ * Every column of an evidence row, in the one order the object's insert, its reads and the flush
+ * to D1 all use: a column added here reaches each of them (the `satisfies` below fails to compile
+ * while one is missing).
+ */
+export const EVIDENCE_COLUMNS = [
+  "seq",
+  "call_id",
+  "tool",
+  "operation_id",
+  "revision",
+  "variant",
+  "rule",
+  "arguments",
+  "outcome",
+  "result",
+  "error",
+  "delay_ms",
+  "at",
+] as const satisfies ReadonlyArray<keyof EvidenceRow>;
+
+/** Compiles only while EVIDENCE_COLUMNS names every field of EvidenceRow. */
+const everyColumnListed: Record<Exclude<keyof EvidenceRow, (typeof EVIDENCE_COLUMNS)[number]>, never> = {};
+void everyColumnListed;
+
+/** One row as its column values, in EVIDENCE_COLUMNS order. */
+export function evidenceValues(row: EvidenceRow): Array<string | number | null> {
+  return EVIDENCE_COLUMNS.map((column) => row[column]);
+}
+
+/**
+ * A stored row read back, from the object's SQLite or from D1 (selected by EVIDENCE_COLUMNS). An
+ * outcome this code did not write reads as a harness error: an unreadable record must never pass
+ * as a successful call.
+ */
+export function evidenceRowOf(row: Readonly<Record<string, unknown>>): EvidenceRow {
+  return {
+    seq: Number(row.seq),
+    call_id: stringOrNull(row.call_id),
+    tool: String(row.tool),
+    operation_id: String(row.operation_id),
+    revision: numberOrNull(row.revision),
+    variant: stringOrNull(row.variant),
+    rule: numberOrNull(row.rule),
+    arguments: String(row.arguments),
+    outcome: isOutcomeKind(row.outcome) ? row.outcome : "harness_error",
+    result: stringOrNull(row.result),
+    error: stringOrNull(row.error),
+    delay_ms: Number(row.delay_ms),
+    at: String(row.at),
+  };
+}
+
+function numberOrNull(value: unknown): number | null {
+  return typeof value === "number" ? value : null;
+}
+
+function stringOrNull(value: unknown): string | null {
+  return typeof value === "string" ? value : null;
+}
+
 /** One call as GET /api/attempts/:id/evidence shows it. */
 export interface EvidenceCall {
   seq: number;

@@ -31,9 +31,13 @@ export function afterLeaseEnd(status: AttemptStatus): AttemptStatus {
   return status === "active" ? "expired" : status;
 }
 
-/** Whether an attempt in this status may still count as a passing agent run. */
+/**
+ * Whether an attempt in this status may still count as a passing agent run: one that is running,
+ * or that the agent completed. Not one the harness failed, and not one whose lease ended before
+ * the agent reported its output (`expired`): with no final output there is nothing to pass.
+ */
 export function mayPass(status: AttemptStatus): boolean {
-  return status !== "harness_failed";
+  return status === "active" || status === "completed";
 }
 
 /**

@@ -4,9 +4,12 @@
  */
 import { createMiddleware } from "hono/factory";
 import { constantTimeEqual, sha256Hex } from "../../adapters/crypto.js";
-import { findActiveKeyByHash, touchKey } from "../../adapters/d1/api-keys.js";
+import { KEY_PREFIX, findActiveKeyByHash, touchKey } from "../../adapters/d1/api-keys.js";
+import { ATTEMPT_TOKEN_PREFIX } from "../attempt-access.js";
 import { ALL_PERMISSIONS, type AppEnv, type Permission } from "../env.js";
 import { ApiError } from "../http-error.js";
+
+const ATTEMPT_TOKEN_HERE = `this is an attempt token (${ATTEMPT_TOKEN_PREFIX}...): it opens only its attempt's routes (dispatch, mcp, the attempt, evidence, complete); this route needs an API key (${KEY_PREFIX}...)`;
 
 /** last_used_at is advisory: writing it at most once a minute keeps D1 writes off the hot path. */
 const TOUCH_INTERVAL_MS = 60_000;
@@ -17,13 +20,18 @@ export function bearerToken(header: string | undefined): string | undefined {
 }
 
 export const authenticate = createMiddleware<AppEnv>(async (c, next) => {
-  const key = bearerToken(c.req.header("authorization"));
-  if (!key) throw unauthorized("missing API key: send Authorization: Bearer <key>");
+  const header = c.req.header("authorization");
+  const key = bearerToken(header);
+  if (!key) throw unauthorized(header === undefined || header.trim() === "" ? "missing API key: send Authorization: Bearer <key>" : malformedAuthorization(header));
   const keyHash = sha256Hex(key);
   const stored = await findActiveKeyByHash(c.var.db, keyHash);
   // The lookup is by hash, so a near-miss key finds nothing; the explicit comparison keeps the
   // final decision free of early exits as well.
-  if (!stored || !constantTimeEqual(stored.key_hash, keyHash)) throw unauthorized("unknown or revoked API key");
+  if (!stored || !constantTimeEqual(stored.key_hash, keyHash)) {
+    // An attempt's token is a capability for that attempt's routes only; say so rather than "unknown".
+    if (key.startsWith(ATTEMPT_TOKEN_PREFIX)) throw unauthorized(ATTEMPT_TOKEN_HERE);
+    throw unauthorized("unknown or revoked API key");
+  }
   const permissions = new Set(stored.permissions.filter((p): p is Permission => (ALL_PERMISSIONS as readonly string[]).includes(p)));
   c.set("principal", { tenantId: stored.tenant_id, keyId: stored.id, permissions });
   const now = Date.now();
@@ -42,6 +50,17 @@ export function requirePermission(permission: Permission) {
     }
     await next();
   });
+}
+
+/** What is wrong with an Authorization header that carries no bearer token, never echoing a secret. */
+function malformedAuthorization(header: string): string {
+  const [first = "", ...rest] = header.trim().split(/\s+/);
+  const fix = "use Authorization: Bearer <key>";
+  if (/^bearer$/i.test(first)) return rest.length === 0 ? `the Authorization header has no key after Bearer: ${fix}` : `the Authorization header has more than one value after Bearer: ${fix}`;
+  if (first.startsWith(KEY_PREFIX)) return `the Authorization header holds an API key without the Bearer scheme: ${fix}`;
+  if (first.startsWith(ATTEMPT_TOKEN_PREFIX)) return `the Authorization header holds an attempt token without the Bearer scheme, and this route needs an API key: ${fix}`;
+  if (rest.length > 0 && /^[A-Za-z][A-Za-z0-9-]{0,19}$/.test(first)) return `the Authorization header uses the scheme "${first}": ${fix}`;
+  return `the Authorization header holds no Bearer key: ${fix}`;
 }
 
 function unauthorized(message: string): ApiError {

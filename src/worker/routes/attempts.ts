@@ -15,11 +15,15 @@ import { countEvidence, listEvidence } from "../../adapters/d1/simulations.js";
 import { isJsonObject, type JsonObject, type JsonValue } from "../../core/json.js";
 import { toEvidenceCall } from "../../core/simulation/evidence.js";
 import { mayPass, statusWithoutObject } from "../../core/simulation/status.js";
-import { attemptStub, attemptUnauthorized, capabilityTokenHash } from "../attempt-access.js";
-import { RETENTION_MS, type AttemptSnapshot } from "../attempt-object.js";
+import { systemClock } from "../../core/ports.js";
+import { attemptStub, capabilityTokenHash } from "../attempt-access.js";
+import { RETENTION_MS } from "../attempt/lifetimes.js";
+import type { AttemptSnapshot } from "../attempt/replies.js";
+import { leaseEndedError, refusalError } from "../attempt/reply-errors.js";
 import { authorizedReader } from "../attempt-reader.js";
 import type { AppEnv } from "../env.js";
 import { ApiError, invalidRequest } from "../http-error.js";
+import { errorHeaders, lostAttemptError } from "../lost-attempt.js";
 import { mcpHandler } from "../mcp.js";
 import { readBody } from "../middleware/json-body.js";
 import { jsonObject } from "../schema-fields.js";
@@ -39,7 +43,7 @@ attemptRoutes.get("/:id", async (c) => {
   if (reply.kind === "ok") return c.json(attemptView(reply.snapshot));
   // The object is gone (retired after its lease, or its storage lost): D1 holds what it last reported.
   const counts = await countEvidence(c.var.db, attempt.id);
-  const status = statusWithoutObject(attempt.status, Date.parse(attempt.expires_at), RETENTION_MS, Date.now());
+  const status = statusWithoutObject(attempt.status, Date.parse(attempt.expires_at), RETENTION_MS, systemClock.now());
   return c.json(
     attemptView({
       id: attempt.id,
@@ -66,7 +70,9 @@ attemptRoutes.get("/:id/evidence", async (c) => {
   }
   const attempt = await authorizedReader(c);
   // Copy whatever the object has not flushed yet, so D1 alone answers "every call".
-  await attemptStub(c.env, attempt.id).flush();
+  const flushed = await attemptStub(c.env, attempt.id).flush();
+  // Never answer from a D1 that is missing calls the object holds.
+  if (flushed.kind === "failed") throw evidenceNotCopied();
   const limit = query.data.limit ?? EVIDENCE_PAGE_MAX;
   const rows = await listEvidence(c.var.db, attempt.id, query.data.after ?? 0, limit);
   const last = rows[rows.length - 1];
@@ -93,9 +99,13 @@ attemptRoutes.post("/:id/complete", async (c) => {
   const reply = await attemptStub(c.env, attemptId).complete(tokenHash, completion);
   switch (reply.kind) {
     case "unauthorized":
-      throw attemptUnauthorized();
+      throw refusalError(reply);
+    case "missing": {
+      const error = await lostAttemptError(c.env, attemptId, tokenHash, systemClock);
+      return error.toResponse(errorHeaders(error));
+    }
     case "lease_expired":
-      throw new ApiError("token_expired", "the attempt's lease has ended, and its token with it");
+      throw leaseEndedError();
     case "already_completed":
       throw new ApiError("already_completed", "this attempt has already been completed");
     case "ok":
@@ -104,6 +114,13 @@ attemptRoutes.post("/:id/complete", async (c) => {
 });
 
 attemptRoutes.all("/:id/mcp", mcpHandler);
+
+function evidenceNotCopied(): ApiError {
+  return new ApiError(
+    "internal_error",
+    "the attempt's evidence could not be copied to the database, so a complete answer cannot be given now; nothing is lost (the attempt keeps every call and retries the copy): try again later",
+  );
+}
 
 function attemptView(snapshot: AttemptSnapshot) {
   return {

@@ -8,10 +8,10 @@
  */
 import { parseDelayScale, waitSimulatedDelay } from "../../core/simulation/delay.js";
 import { systemClock } from "../../core/ports.js";
-import { attemptStub, attemptUnauthorized, requestTokenHash } from "../attempt-access.js";
+import { attemptStub, requestTokenHash } from "../attempt-access.js";
+import { refusalError } from "../attempt/reply-errors.js";
 import type { Env } from "../env.js";
-import { ApiError, invalidRequest } from "../http-error.js";
-import { lostAttemptAnswer } from "../lost-attempt.js";
+import { errorHeaders, lostAttemptError } from "../lost-attempt.js";
 import { readRequestJsonText } from "../middleware/json-body.js";
 import { httpAnswer } from "./dispatch-answer.js";
 
@@ -51,30 +51,14 @@ export async function dispatchCall(request: Request, env: Env, attemptId: string
   const body = await readRequestJsonText(request, DISPATCH_BODY_LIMIT);
   const reply = await attemptStub(env, attemptId).dispatch(tokenHash, body);
   switch (reply.kind) {
-    case "unauthorized":
-      throw attemptUnauthorized();
-    case "missing":
-      return lostAttemptAnswer(env, attemptId, tokenHash);
-    case "invalid_request":
-      throw invalidRequest(reply.problems);
-    case "unusable_arguments":
-      throw new ApiError("tool_input_error", reply.message, reply.problems);
-    case "malformed_json":
-      throw new ApiError("malformed_json", reply.message);
-    case "ambiguous":
-      throw new ApiError("invalid_request", `/operation_id: ${reply.message}`, {
-        problems: [{ path: "/operation_id", message: reply.message }],
-        operation_ids: reply.operation_ids,
-      });
-    case "call_id_conflict":
-      throw new ApiError("call_id_reused", `/call_id: "${reply.call_id}" was already used by call ${reply.seq} with a different tool or arguments`, {
-        call_id: reply.call_id,
-        seq: reply.seq,
-      });
-    case "call_limit":
-      throw new ApiError("call_limit", `this attempt has made the most calls one attempt may make (${reply.limit})`, { limit: reply.limit });
     case "answer":
       await waitSimulatedDelay(reply.answer.delay_ms, parseDelayScale(env.DELAY_SCALE), systemClock);
       return httpAnswer(reply.answer);
+    case "missing": {
+      const error = await lostAttemptError(env, attemptId, tokenHash, systemClock);
+      return error.toResponse(errorHeaders(error));
+    }
+    default:
+      throw refusalError(reply);
   }
 }

@@ -1,12 +1,13 @@
 /**
  * Reviewed tool policies: PUT keeps every change as a new version (author key and time), GET answers
- * the latest with the paginated history, and check runs the same core check as the offline CLI.
+ * the latest with the paginated history (or, without a name, the tenant's policies), and check runs
+ * the same core check as the offline CLI.
  * Every route needs AIManager:ManageTools; another tenant's policy answers 404 like a missing one.
  */
 import { Hono, type Context } from "hono";
 import { z } from "zod";
 import { encodeCursor } from "../../adapters/d1/json-column.js";
-import { appendPolicyVersion, findPolicyVersion, listPolicyVersions, type StoredPolicyVersion } from "../../adapters/d1/policies.js";
+import { appendPolicyVersion, findPolicyVersion, listPolicies, listPolicyVersions, type StoredPolicyVersion } from "../../adapters/d1/policies.js";
 import type { JsonValue } from "../../core/json.js";
 import { isJsonValue } from "../../core/policy/fields.js";
 import { checkManifest } from "../../core/policy/check.js";
@@ -17,7 +18,8 @@ import { MANIFEST_FORMATS, type Policy } from "../../core/policy/types.js";
 import type { AppEnv } from "../env.js";
 import { ApiError, invalidRequest, notFound } from "../http-error.js";
 import { requirePermission } from "../middleware/auth.js";
-import { readBody, readBodyText, readJson } from "../middleware/json-body.js";
+import { readBodyWithHints } from "../field-hints.js";
+import { readBodyText, readJson } from "../middleware/json-body.js";
 import { pageCursor, pageLimit } from "../pagination.js";
 
 /** A policy is a few dozen names and rules; 128 KiB leaves room for large MCP allow lists. */
@@ -38,6 +40,14 @@ const checkBody = z.strictObject({
 export const policyRoutes = new Hono<AppEnv>();
 
 policyRoutes.use("*", requirePermission("AIManager:ManageTools"));
+
+/** The tenant's policies by name, each with its latest version number and when it was last changed. */
+policyRoutes.get("/", async (c) => {
+  const limit = pageLimit(c);
+  const after = pageCursor(c, ([name]) => (typeof name === "string" && NAME_PATTERN.test(name) ? name : undefined));
+  const page = await listPolicies(c.var.db, c.var.principal.tenantId, { limit, after });
+  return c.json({ items: page.items, next_cursor: page.next === undefined ? null : encodeCursor([page.next]) });
+});
 
 policyRoutes.put("/:name", async (c) => {
   const name = policyName(c.req.param("name"));
@@ -75,7 +85,7 @@ policyRoutes.get("/:name/versions/:version", async (c) => {
 
 policyRoutes.post("/:name/check", async (c) => {
   const name = policyName(c.req.param("name"));
-  const body = await readBody(c, checkBody, CHECK_BODY_LIMIT);
+  const body = await readBodyWithHints(c, checkBody, CHECK_BODY_LIMIT);
   if (body.manifest === undefined) {
     throw invalidRequest([{ path: "/manifest", message: 'required: the agent\'s tool manifest (toolproof\'s shape, an OpenAI tools array with "format": "openai", or an MCP tools/list result with "format": "mcp")' }]);
   }

@@ -14,7 +14,8 @@ import { operationContract } from "../../core/tools/effective-contract.js";
 import type { AppEnv } from "../env.js";
 import { ApiError, notFound } from "../http-error.js";
 import { requirePermission } from "../middleware/auth.js";
-import { readBody } from "../middleware/json-body.js";
+import { readBodyWithHints } from "../field-hints.js";
+import { toolNotFound } from "../missing-tool.js";
 import { pageCursor, pageLimit } from "../pagination.js";
 import { toolName } from "../schema-fields.js";
 import { schemaValidator } from "../services.js";
@@ -68,7 +69,7 @@ toolTestingRoutes.get("/:id/testing", async (c) => {
 
 toolTestingRoutes.post("/:id/testing", async (c) => {
   const tenantId = c.var.principal.tenantId;
-  const body = await readBody(c, testingRequest, TESTING_BODY_LIMIT);
+  const body = await readBodyWithHints(c, testingRequest, TESTING_BODY_LIMIT);
   const tool = await ownTool(c.var.db, tenantId, c.req.param("id"));
   const { contract, currentHash } = contractOf(tool, body.operation_id);
   const validator = schemaValidator();
@@ -123,7 +124,7 @@ toolTestingRoutes.get("/:id/operations/:operation_id/revisions", async (c) => {
 
 async function ownTool(db: AppEnv["Variables"]["db"], tenantId: string, id: string): Promise<StoredTool> {
   const tool = await getTool(db, tenantId, id);
-  if (!tool) throw notFound("tool");
+  if (!tool) throw await toolNotFound(db, tenantId, id);
   return tool;
 }
 

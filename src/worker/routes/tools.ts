@@ -1,46 +1,31 @@
 /**
- * The tool library: register, list, read and change tools, and import them from MCP `tools/list`
- * results or platform parameter lists. Every route needs AIManager:ManageTools; another tenant's
+ * The tool library: register, list, read, change and archive tools, and import them from MCP
+ * `tools/list` results or platform parameter lists. Every route needs AIManager:ManageTools; another tenant's
  * tool answers 404 exactly like a missing one.
  */
 import { Hono } from "hono";
 import { z } from "zod";
 import { encodeCursor } from "../../adapters/d1/json-column.js";
-import { ToolNameTakenError, getTool, insertTool, listTools, replaceTool } from "../../adapters/d1/tools.js";
+import { ToolNameTakenError, archiveTool, getTool, insertTool, listTools, replaceTool } from "../../adapters/d1/tools.js";
 import { newId } from "../../adapters/crypto.js";
 import { pointer } from "../../core/json.js";
 import { toolFromMcpToolsList } from "../../core/tools/import-mcp.js";
 import { PLATFORM_PARAMETER_TYPES, toolFromPlatformOperations } from "../../core/tools/import-platform.js";
-import { TOOL_KINDS, type ToolSpec } from "../../core/tools/types.js";
+import type { ToolSpec } from "../../core/tools/types.js";
 import type { AppEnv } from "../env.js";
 import { ApiError, invalidRequest, notFound } from "../http-error.js";
 import { requirePermission } from "../middleware/auth.js";
-import { readBody } from "../middleware/json-body.js";
+import { readBodyWithHints } from "../field-hints.js";
+import { toolNotFound } from "../missing-tool.js";
 import { pageCursor, pageLimit } from "../pagination.js";
-import { description, jsonObject, jsonSchemaField, toolName } from "../schema-fields.js";
+import { description, jsonSchemaField, toolName } from "../schema-fields.js";
 import { schemaValidator } from "../services.js";
 import { type LocateOperationField, prepareTool } from "../tool-registration.js";
+import { MAX_OPERATIONS, toolBody, toolSpecFromBody } from "../tool-body.js";
 import { toolView } from "../tool-view.js";
 
 /** Tool bodies carry whole schemas for up to 100 operations; 1 MiB is generous and still bounded. */
 export const TOOL_BODY_LIMIT = 1024 * 1024;
-export const MAX_OPERATIONS = 100;
-
-const operationBody = z.strictObject({
-  operation_id: toolName,
-  description,
-  input_schema: jsonSchemaField,
-  output_schema: jsonSchemaField.optional(),
-  annotations: jsonObject.optional(),
-});
-
-const toolBody = z.strictObject({
-  name: toolName,
-  description,
-  kind: z.enum(TOOL_KINDS),
-  output_schema: jsonSchemaField.optional(),
-  operations: z.array(operationBody).min(1, "expected at least one operation").max(MAX_OPERATIONS, `expected at most ${MAX_OPERATIONS} operations`),
-});
 
 const mcpImportBody = z.strictObject({
   name: toolName,
@@ -81,12 +66,12 @@ export const toolRoutes = new Hono<AppEnv>();
 toolRoutes.use("*", requirePermission("AIManager:ManageTools"));
 
 toolRoutes.post("/", async (c) => {
-  const body = await readBody(c, toolBody, TOOL_BODY_LIMIT);
-  return c.json(await registerTool(c.var.db, c.var.principal.tenantId, body), 201);
+  const body = await readBodyWithHints(c, toolBody, TOOL_BODY_LIMIT);
+  return c.json(await registerTool(c.var.db, c.var.principal.tenantId, toolSpecFromBody(body)), 201);
 });
 
 toolRoutes.post("/import/mcp", async (c) => {
-  const body = await readBody(c, mcpImportBody, TOOL_BODY_LIMIT);
+  const body = await readBodyWithHints(c, mcpImportBody, TOOL_BODY_LIMIT);
   const imported = toolFromMcpToolsList(body);
   if (!imported.ok) throw invalidRequest(imported.problems);
   const operationIndex = mcpOperationIndex(body.tools_list);
@@ -101,7 +86,7 @@ toolRoutes.post("/import/mcp", async (c) => {
 });
 
 toolRoutes.post("/import/platform", async (c) => {
-  const body = await readBody(c, platformImportBody, TOOL_BODY_LIMIT);
+  const body = await readBodyWithHints(c, platformImportBody, TOOL_BODY_LIMIT);
   const imported = toolFromPlatformOperations(body);
   if (!imported.ok) throw invalidRequest(imported.problems);
   return c.json(await registerTool(c.var.db, c.var.principal.tenantId, imported.tool), 201);
@@ -115,23 +100,37 @@ toolRoutes.get("/", async (c) => {
 });
 
 toolRoutes.get("/:id", async (c) => {
-  const tool = await getTool(c.var.db, c.var.principal.tenantId, c.req.param("id"));
-  if (!tool) throw notFound("tool");
+  const id = c.req.param("id");
+  const tool = await getTool(c.var.db, c.var.principal.tenantId, id);
+  if (!tool) throw await toolNotFound(c.var.db, c.var.principal.tenantId, id);
   return c.json(toolView(tool));
 });
 
+/** Takes what GET answers, edited: see tool-body.ts for the read-only fields. */
 toolRoutes.put("/:id", async (c) => {
   const id = c.req.param("id");
   const tenantId = c.var.principal.tenantId;
-  const body = await readBody(c, toolBody, TOOL_BODY_LIMIT);
+  const body = await readBodyWithHints(c, toolBody, TOOL_BODY_LIMIT);
   const existing = await getTool(c.var.db, tenantId, id);
-  if (!existing) throw notFound("tool");
-  const spec: ToolSpec = { ...body, source: existing.source };
+  if (!existing) throw await toolNotFound(c.var.db, tenantId, id);
+  const spec = toolSpecFromBody(body, existing);
   const hashes = await prepareTool(id, spec, schemaValidator());
   await replaceTool(c.var.db, tenantId, id, spec, hashes).catch(nameTaken);
   const updated = await getTool(c.var.db, tenantId, id);
   if (!updated) throw notFound("tool");
   return c.json(toolView(updated));
+});
+
+/**
+ * Archives the tool: it leaves the library (lists, reads, changes and new simulations no longer
+ * see it) and its name is free again. Its rows stay in D1, so simulations that pinned it keep
+ * dispatching and their evidence keeps naming it.
+ */
+toolRoutes.delete("/:id", async (c) => {
+  const id = c.req.param("id");
+  const archived = await archiveTool(c.var.db, c.var.principal.tenantId, id);
+  if (!archived) throw await toolNotFound(c.var.db, c.var.principal.tenantId, id);
+  return c.json(archived);
 });
 
 async function registerTool(

@@ -12,15 +12,24 @@ import { parsed, validator } from "./helpers.js";
 
 const doc = readFileSync(fileURLToPath(new URL("../../../docs/mock-definition.md", import.meta.url)), "utf8");
 
+/** The JSON a worked-example block puts in a shell variable: `NAME='{...}'` in the sh block after the marker. */
 function block(name: string): unknown {
   const start = doc.indexOf(`<!-- docs-example: ${name} -->`);
   if (start < 0) throw new Error(`no docs example "${name}"`);
-  const open = doc.indexOf("```json\n", start) + "```json\n".length;
-  return JSON.parse(doc.slice(open, doc.indexOf("\n```", open)));
+  const open = doc.indexOf("```sh\n", start) + "```sh\n".length;
+  const text = doc.slice(open, doc.indexOf("\n```", open));
+  return JSON.parse(text.slice(text.indexOf("'") + 1, text.lastIndexOf("'")));
 }
 
-// SAFETY: the contract block is an object with the five contract fields; checkDefinition would fail loudly otherwise.
-const contract = block("contract") as OperationContract;
+/** The contract block holds an inline tool's fields; the hash covers them under the engine's names. */
+function contractOf(fields: unknown): OperationContract {
+  // SAFETY: the block is an object with the inline tool's fields; checkDefinition would fail loudly otherwise.
+  const tool = fields as { name: string; operation_id: string; description: string; input_schema: JsonObject; output_schema: JsonObject };
+  expect(Object.keys(tool).sort()).toEqual(["description", "input_schema", "name", "operation_id", "output_schema"]);
+  return { tool: tool.name, operation: tool.operation_id, description: tool.description, input_schema: tool.input_schema, output_schema: tool.output_schema };
+}
+
+const contract = contractOf(block("contract"));
 const raw = block("definition");
 
 describe("docs/mock-definition.md", () => {

@@ -13,6 +13,10 @@ const badType = (path: string, got: string): Problem => ({
   path,
   message: `must match at least one of the "anyOf" alternatives (must be one of ${TYPE_NAMES}; or must be array, got ${got})`,
 });
+const exponential = (path: string, pattern: string): Problem => ({
+  path,
+  message: `the pattern ${JSON.stringify(pattern)} can take exponential time to match (a repeated group that itself repeats, or more than 25 repetitions): rewrite it without nested repetition`,
+});
 const unresolved = (path: string, ref: string): Problem => ({
   path,
   message: `$ref "${ref}" cannot be resolved inside this document (remote schemas are not fetched)`,
@@ -93,6 +97,25 @@ describe.each(IMPLEMENTATIONS)("%s validator: checkSchema", (_name, create) => {
     ]],
     ["two subschemas with one $id", { $id: "https://x.test/a", $defs: { b: { $id: "https://x.test/a" } } }, [
       { path: "", message: 'Duplicate schema URI "https://x.test/a".' },
+    ]],
+    // Patterns are tenant input: see pattern-engine.ts and patterns.test.ts.
+    ["a pattern that can backtrack catastrophically, wherever it sits", {
+      properties: { x: { pattern: "^(a+)+$" } },
+      patternProperties: { "(\\d+)*": {} },
+      propertyNames: { pattern: "^([a-z]*)*$" },
+      items: { anyOf: [{ pattern: "^[a-z]+$" }, { pattern: "^(\\w+\\s?)*$" }] },
+    }, [
+      // In the order of the walk over subschemas (schema-walk.ts), as reference problems are.
+      exponential("/patternProperties/(\\d+)*", "(\\d+)*"),
+      exponential("/items/anyOf/1/pattern", "^(\\w+\\s?)*$"),
+      exponential("/propertyNames/pattern", "^([a-z]*)*$"),
+      exponential("/properties/x/pattern", "^(a+)+$"),
+    ]],
+    ["a pattern the linear-time engine cannot run", { properties: { x: { pattern: "^(a)\\1$" } } }, [
+      { path: "/properties/x/pattern", message: 'the pattern "^(a)\\\\1$" uses a backreference, which toolproof\'s linear-time pattern engine cannot run' },
+    ]],
+    ["draft-07: a pattern beside $ref is ignored by the draft, so not refused", { $schema: DRAFT_07, $ref: "#/definitions/a", definitions: { a: { pattern: "(a*)*" } }, pattern: "(b*)*" }, [
+      exponential("/definitions/a/pattern", "(a*)*"),
     ]],
   ])("rejects %s", (_what, schema, problems) => {
     expect(validator.checkSchema(schema)).toEqual(problems);

@@ -1,15 +1,16 @@
 /**
  * How the runtime validator uses its fast path: from a schema's second validation on, a valid
  * value never reaches cfworker, and an invalid one still does (cfworker renders the problems).
- * cfworker's validate is wrapped in a spy that delegates to it, to count the calls.
+ * cfworker's validate (toolproof's copy, vendor/cfworker-validate.js) is wrapped in a spy that
+ * delegates to it, to count the calls.
  */
-import * as cfworker from "@cfworker/json-schema";
+import * as cfworker from "../../../src/adapters/json-schema/vendor/cfworker-validate.js";
 import { beforeEach, describe, expect, it, vi } from "vitest";
 import { createRuntimeValidator } from "../../../src/adapters/json-schema/runtime-validator.js";
 import type { JsonSchema } from "../../../src/core/ports.js";
 
-vi.mock("@cfworker/json-schema", async (importOriginal) => {
-  const original = await importOriginal<typeof import("@cfworker/json-schema")>();
+vi.mock("../../../src/adapters/json-schema/vendor/cfworker-validate.js", async (importOriginal) => {
+  const original = await importOriginal<typeof import("../../../src/adapters/json-schema/vendor/cfworker-validate.js")>();
   return { ...original, validate: vi.fn(original.validate) };
 });
 

@@ -37,7 +37,7 @@ describe("parseDispatchText", () => {
 });
 
 describe("parseDispatchText: input hygiene", () => {
-  const lone = "expected well-formed Unicode; this string holds a lone surrogate (an unpaired \\ud800-\\udfff escape), which cannot be stored or compared faithfully";
+  const lone = "expected well-formed Unicode text: this string has a lone UTF-16 surrogate, which cannot be stored";
 
   it("refuses lone surrogates in tool, operation_id and call_id (they would collide once stored)", () => {
     for (const surrogate of ["\\ud800", "\\udbff", "a\\udc00b"]) {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { toEvidenceCall, type EvidenceRow } from "../../../src/core/simulation/evidence.js";
+import { EVIDENCE_COLUMNS, evidenceRowOf, evidenceValues, toEvidenceCall, type EvidenceRow } from "../../../src/core/simulation/evidence.js";
 
 const row: EvidenceRow = {
   seq: 3,
@@ -24,5 +24,18 @@ describe("toEvidenceCall", () => {
     const error = { code: "harness_error", kind: "unknown_tool", message: "no", details: [] };
     const failed = toEvidenceCall({ ...row, outcome: "harness_error", result: null, error: JSON.stringify(error) });
     expect(failed).toStrictEqual({ ...common, arguments: { n: 1 }, outcome: "harness_error", error });
+  });
+});
+
+describe("the evidence column list", () => {
+  it("names every field once, and a row written by its values reads back as the same row", () => {
+    expect([...EVIDENCE_COLUMNS].sort()).toEqual(Object.keys(row).sort());
+    const stored = Object.fromEntries(EVIDENCE_COLUMNS.map((column, i) => [column, evidenceValues(row)[i]]));
+    const withRevision = { ...row, revision: 4, rule: 0, call_id: "k" };
+    expect([evidenceRowOf(stored), evidenceRowOf(Object.fromEntries(EVIDENCE_COLUMNS.map((c, i) => [c, evidenceValues(withRevision)[i]])))]).toStrictEqual([row, withRevision]);
+  });
+
+  it("reads an outcome it did not write as a harness error, never as a result", () => {
+    expect(evidenceRowOf({ ...row, outcome: "success" })).toStrictEqual({ ...row, outcome: "harness_error" });
   });
 });

@@ -19,7 +19,12 @@ describe("attempt status rules", () => {
     status = afterCompletion(status);
     status = afterLeaseEnd(status);
     expect({ status, mayPass: mayPass(status) }).toEqual({ status: "harness_failed", mayPass: false });
-    expect(all.map(mayPass)).toEqual([true, true, false, true]);
+    expect(all.map(mayPass)).toEqual([true, true, false, false]);
+  });
+
+  it("an attempt whose lease ended before the agent completed can never pass", () => {
+    const status = afterLeaseEnd("active");
+    expect({ status, mayPass: mayPass(status), afterLateCompletion: mayPass(afterCompletion(status)) }).toEqual({ status: "expired", mayPass: false, afterLateCompletion: false });
   });
 
   it("without the object, D1's status stands only once the object could have retired itself", () => {

@@ -30,14 +30,41 @@ describe("resolveTarget", () => {
     expect(resolveTarget(index, "payments", undefined)).toEqual({
       kind: "harness_error",
       harness_kind: "unknown_tool",
-      message: 'no tool named "payments" is pinned in this attempt; the call was not forwarded anywhere',
+      message: 'no tool named "payments" is pinned in this attempt, so the call was not forwarded anywhere; the attempt\'s tools: invoices__get_invoice, invoices__place_on_hold, weather',
+      details: [{ path: "/tool", message: "expected one of: invoices__get_invoice, invoices__place_on_hold, weather" }],
     });
     expect(resolveTarget(index, "invoices", "pay")).toEqual({
       kind: "harness_error",
       harness_kind: "missing_definition",
       message: 'operation "pay" of tool "invoices" is not pinned in this simulation, so there is no definition to answer it; nothing was forwarded',
+      details: [{ path: "/operation_id", message: 'not pinned; pinned operations of "invoices": get_invoice, place_on_hold' }],
     });
-    expect(resolveTarget(index, "invoices", "refund")).toEqual({ kind: "harness_error", harness_kind: "unknown_operation", message: 'tool "invoices" has no operation "refund"; nothing was forwarded' });
+    expect(resolveTarget(index, "invoices", "refund")).toEqual({
+      kind: "harness_error",
+      harness_kind: "unknown_operation",
+      message: 'tool "invoices" has no operation "refund"; nothing was forwarded',
+      details: [{ path: "/operation_id", message: "expected one of: get_invoice, place_on_hold, pay" }],
+    });
+  });
+
+  it("names the function name an unknown tool most likely meant: the operation id's, or the nearest spelling", () => {
+    const hint = (tool: string) => {
+      const target = resolveTarget(index, tool, undefined);
+      return target.kind === "harness_error" ? { kind: target.harness_kind, details: target.details } : target;
+    };
+    const expected = (meant: string) => ({
+      kind: "unknown_tool",
+      details: [{ path: "/tool", message: `did you mean "${meant}"? expected one of: invoices__get_invoice, invoices__place_on_hold, weather` }],
+    });
+    expect([hint("get_invoice"), hint("invoices__get_invoce"), hint("Weather_")]).toEqual([
+      expected("invoices__get_invoice"),
+      expected("invoices__get_invoice"),
+      expected("weather"),
+    ]);
+    const unknown = resolveTarget(index, "get_invoice", undefined);
+    expect(unknown.kind === "harness_error" ? unknown.message : unknown).toBe(
+      'no tool named "get_invoice" is pinned in this attempt, so the call was not forwarded anywhere; did you mean "invoices__get_invoice"? the attempt\'s tools: invoices__get_invoice, invoices__place_on_hold, weather',
+    );
   });
 
   it("asks for operation_id when a tool has several pinned operations", () => {

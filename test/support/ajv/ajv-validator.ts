@@ -1,11 +1,14 @@
 /**
- * The ajv SchemaValidator, for Node only (tests, CLI, benchmarks): ajv compiles schemas to
- * JavaScript, which a Workers request forbids, so src/worker never imports this file.
+ * The ajv SchemaValidator, for tests and benchmarks only (ajv is a dev dependency): an
+ * independent implementation the conformance and differential tests compare the runtime
+ * validator with, and the speed reference of the benchmarks. ajv compiles schemas to JavaScript,
+ * which a Workers request forbids, so nothing under src/ imports this file.
  *
  * It answers exactly like the runtime validator: same draft selection (drafts.ts), same asserted
- * formats (formats.ts, via ajv-formats; any other format is an annotation), same reference
- * checks (references.ts), same messages and order (messages.ts). The conformance and
- * differential tests hold the two to that.
+ * formats (formats.ts, via ajv-formats; any other format is an annotation), same reference and
+ * pattern checks (references.ts, pattern-problems.ts), same messages and order (messages.ts).
+ * The conformance and differential tests hold the two to that. Its patterns run on ajv's RegExp,
+ * not the linear-time engine: it only ever sees schemas the tests and benchmarks choose.
  *
  * @example
  * const validator = createAjvValidator();
@@ -14,18 +17,19 @@
 import Ajv, { type AnySchema, type Options, type ValidateFunction } from "ajv";
 import Ajv2020 from "ajv/dist/2020.js";
 import addFormats from "ajv-formats";
-import { isJsonObject, type JsonValue, type Problem } from "../../core/json.js";
-import type { JsonSchema } from "../../core/ports.js";
+import { isJsonObject, type JsonValue, type Problem } from "../../../src/core/json.js";
+import type { JsonSchema } from "../../../src/core/ports.js";
 import { ajvProblems, type RefResolver } from "./ajv-problems.js";
-import { baseLookup, copyJson, prepareDocument, type Lookup } from "./cfworker-prepare.js";
+import { baseLookup, copyJson, prepareDocument, type Lookup } from "../../../src/adapters/json-schema/cfworker-prepare.js";
 import { createMetaValidator, type MetaValidator } from "./ajv-meta.js";
-import { normalizeDraft07 } from "./draft07.js";
-import { DEFAULT_DRAFT, selectDraft, type Draft } from "./drafts.js";
-import { ASSERTED_FORMATS } from "./formats.js";
-import { errorMessage, notASchemaProblem, notJsonValueProblem, unusableSchemaProblem, valueAt } from "./messages.js";
-import type { CachingSchemaValidator, ValidatorOptions } from "./options.js";
-import { createPreparedCache, DEFAULT_CACHE_SIZE, preparedOrUnkeyable } from "./prepared-cache.js";
-import { referenceProblems } from "./references.js";
+import { normalizeDraft07 } from "../../../src/adapters/json-schema/draft07.js";
+import { DEFAULT_DRAFT, selectDraft, type Draft } from "../../../src/adapters/json-schema/drafts.js";
+import { ASSERTED_FORMATS } from "../../../src/adapters/json-schema/formats.js";
+import { errorMessage, notASchemaProblem, notJsonValueProblem, unusableSchemaProblem, valueAt } from "../../../src/adapters/json-schema/messages.js";
+import type { CachingSchemaValidator, ValidatorOptions } from "../../../src/adapters/json-schema/options.js";
+import { createPreparedCache, DEFAULT_CACHE_SIZE, preparedOrUnkeyable } from "../../../src/adapters/json-schema/prepared-cache.js";
+import { patternProblems } from "../../../src/adapters/json-schema/pattern-problems.js";
+import { referenceProblems } from "../../../src/adapters/json-schema/references.js";
 
 type AjvInstance = Ajv | Ajv2020;
 
@@ -146,7 +150,8 @@ export function createAjvValidator(options: ValidatorOptions = {}): CachingSchem
       problems = ajvProblems(meta.validate.errors ?? [], written, refResolver(meta.ajv, meta.schema));
     }
     try {
-      problems = [...problems, ...referenceProblems(prepareDocument(written, referenceBase, draft))];
+      const document = prepareDocument(written, referenceBase, draft);
+      problems = [...problems, ...referenceProblems(document), ...patternProblems(document)];
     } catch (error) {
       problems = [...problems, { path: "", message: errorMessage(error) }];
     }

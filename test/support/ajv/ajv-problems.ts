@@ -8,7 +8,7 @@
  * raised by a subschema reachable from the umbrella's keyword value (following "$ref"s).
  */
 import type { ErrorObject } from "ajv";
-import { isJsonObject, pointer, type Problem } from "../../core/json.js";
+import { isJsonObject, pointer, type Problem } from "../../../src/core/json.js";
 import {
   alternativesMessage,
   containsMessage,
@@ -18,7 +18,7 @@ import {
   pointerTokens,
   quote,
   valueAt,
-} from "./messages.js";
+} from "../../../src/adapters/json-schema/messages.js";
 
 interface ErrorNode {
   error: ErrorObject;

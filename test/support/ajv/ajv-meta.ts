@@ -8,18 +8,18 @@
 import Ajv, { type AnySchema, type Options, type ValidateFunction } from "ajv";
 import Ajv2020 from "ajv/dist/2020.js";
 import addFormats from "ajv-formats";
-import type { Draft } from "./drafts.js";
-import { DRAFT_07_URI, DRAFT_2020_12_URI } from "./drafts.js";
-import { ASSERTED_FORMATS } from "./formats.js";
-import draft07 from "./meta/draft-07.json" with { type: "json" };
-import schema2020 from "./meta/2020-12/schema.json" with { type: "json" };
-import applicator2020 from "./meta/2020-12/applicator.json" with { type: "json" };
-import content2020 from "./meta/2020-12/content.json" with { type: "json" };
-import core2020 from "./meta/2020-12/core.json" with { type: "json" };
-import formatAnnotation2020 from "./meta/2020-12/format-annotation.json" with { type: "json" };
-import metaData2020 from "./meta/2020-12/meta-data.json" with { type: "json" };
-import unevaluated2020 from "./meta/2020-12/unevaluated.json" with { type: "json" };
-import validation2020 from "./meta/2020-12/validation.json" with { type: "json" };
+import type { Draft } from "../../../src/adapters/json-schema/drafts.js";
+import { DRAFT_07_URI, DRAFT_2020_12_URI } from "../../../src/adapters/json-schema/drafts.js";
+import { ASSERTED_FORMATS } from "../../../src/adapters/json-schema/formats.js";
+import draft07 from "../../../src/adapters/json-schema/meta/draft-07.json" with { type: "json" };
+import schema2020 from "../../../src/adapters/json-schema/meta/2020-12/schema.json" with { type: "json" };
+import applicator2020 from "../../../src/adapters/json-schema/meta/2020-12/applicator.json" with { type: "json" };
+import content2020 from "../../../src/adapters/json-schema/meta/2020-12/content.json" with { type: "json" };
+import core2020 from "../../../src/adapters/json-schema/meta/2020-12/core.json" with { type: "json" };
+import formatAnnotation2020 from "../../../src/adapters/json-schema/meta/2020-12/format-annotation.json" with { type: "json" };
+import metaData2020 from "../../../src/adapters/json-schema/meta/2020-12/meta-data.json" with { type: "json" };
+import unevaluated2020 from "../../../src/adapters/json-schema/meta/2020-12/unevaluated.json" with { type: "json" };
+import validation2020 from "../../../src/adapters/json-schema/meta/2020-12/validation.json" with { type: "json" };
 
 export interface MetaValidator {
   ajv: Ajv | Ajv2020;

@@ -1,0 +1,109 @@
+/**
+ * What the attempt object answers over RPC. RPC drops custom error fields, so every method returns
+ * one of these tagged results instead of throwing; the Worker turns them into HTTP or MCP answers
+ * through one table (reply-errors.ts).
+ */
+import type { JsonObject, JsonValue, Problem } from "../../core/json.js";
+import type { DispatchRequest } from "../../core/simulation/dispatch-request.js";
+import type { EvidenceRow } from "../../core/simulation/evidence.js";
+import type { AttemptSetup, PinnedOperation } from "../../core/simulation/setup.js";
+import type { AttemptStatus } from "../../core/simulation/status.js";
+
+/** A call's answer as the Worker turns it into HTTP or MCP. */
+export interface Answer {
+  seq: number;
+  tool: string;
+  operation_id: string;
+  revision: number | null;
+  variant: string | null;
+  rule: number | null;
+  outcome: EvidenceRow["outcome"];
+  /** JSON text of the result: the HTTP body as is. */
+  result: string | null;
+  /** JSON text of an EvidenceError. */
+  error: string | null;
+  delay_ms: number;
+  /** True when this is the stored answer to an earlier call with the same call_id. */
+  replayed: boolean;
+}
+
+/** This object holds no attempt: never set up, retired, or its storage lost (the Worker asks D1 which). */
+export type MissingReply = { kind: "missing" };
+export type UnauthorizedReply = { kind: "unauthorized" };
+
+/** Every way a call can be refused before (or instead of) being recorded. */
+export type CallRefusal =
+  | UnauthorizedReply
+  | MissingReply
+  | { kind: "invalid_request"; problems: Problem[] }
+  /** Arguments no call can use (too deep, non-finite numbers): the agent's tool input error, refused before any call is made or recorded. */
+  | { kind: "unusable_arguments"; message: string; problems: Problem[] }
+  | { kind: "malformed_json"; message: string }
+  | { kind: "ambiguous"; message: string; operation_ids: string[] }
+  | { kind: "call_id_conflict"; call_id: string; seq: number }
+  | { kind: "call_limit"; limit: number };
+
+export type DispatchReply = CallRefusal | { kind: "answer"; answer: Answer };
+
+export type SetupReply = { kind: "ok" } | { kind: "conflict"; message: string };
+
+/** What tools/list needs, without the definitions. */
+export interface ToolListing {
+  function_name: string;
+  tool_name: string;
+  operation_id: string;
+  description: string;
+  input_schema: PinnedOperation["input_schema"];
+  output_schema: PinnedOperation["output_schema"];
+  annotations: JsonObject | null;
+}
+
+export type DescribeReply = UnauthorizedReply | MissingReply | { kind: "ok"; tools: ToolListing[]; lease_ended: boolean };
+
+export interface AttemptSnapshot {
+  id: string;
+  simulation_id: string;
+  status: AttemptStatus;
+  /** Per tool name, the state now. */
+  state: JsonObject;
+  calls: number;
+  tool_input_errors: number;
+  harness_errors: number;
+  expires_at: string;
+  lease_ended: boolean;
+  completion: JsonValue | null;
+}
+
+export type SnapshotReply = MissingReply | { kind: "ok"; snapshot: AttemptSnapshot };
+
+export type CompleteReply =
+  | UnauthorizedReply
+  | MissingReply
+  | { kind: "lease_expired" }
+  | { kind: "already_completed" }
+  | { kind: "ok"; snapshot: AttemptSnapshot };
+
+export type FlushReply =
+  | MissingReply
+  | { kind: "flushed"; last_seq: number }
+  /** D1 refused the copy; the object keeps every row and retries by its alarm. */
+  | { kind: "failed"; message: string };
+
+/** The object's RPC surface, as the class implements it. */
+export interface AttemptMethods {
+  setup(setup: AttemptSetup): SetupReply;
+  dispatch(tokenHash: string, body: string): DispatchReply;
+  dispatchRequest(tokenHash: string, request: DispatchRequest): DispatchReply;
+  describe(tokenHash: string): DescribeReply;
+  snapshot(): SnapshotReply;
+  complete(tokenHash: string, completion: JsonObject): CompleteReply;
+  flush(): Promise<FlushReply>;
+}
+
+/**
+ * The same surface as a caller sees it through a stub: every answer arrives as a promise.
+ * Declared by hand because the runtime's generated stub types recurse without end on JSON values.
+ */
+export type AttemptRpc = {
+  [K in keyof AttemptMethods]: (...args: Parameters<AttemptMethods[K]>) => Promise<Awaited<ReturnType<AttemptMethods[K]>>>;
+};

@@ -1,0 +1,238 @@
+/**
+ * The attempt object's own SQLite: its schema, versioned and migrated on load, and every
+ * statement the object runs. Everything here is synchronous on purpose (see attempt-object.ts:
+ * a call's read → render → write must not await).
+ *
+ * Schema versions: the `meta` table records which migration steps an object's storage has had.
+ * Objects live for the lease and a day after it, across deploys, so a column added in a later
+ * version must reach objects that already exist: each load applies the steps the storage lacks,
+ * in order, in one transaction. Objects created before versioning have the version-1 tables and
+ * no `meta` table; they count as version 0 and migrate like any other.
+ */
+import { EVIDENCE_COLUMNS, evidenceRowOf, evidenceValues, type EvidenceRow } from "../../core/simulation/evidence.js";
+import type { AttemptSetup } from "../../core/simulation/setup.js";
+import type { AttemptStatus } from "../../core/simulation/status.js";
+
+/** One step of the object's schema: the statements that take storage from version - 1 to version. */
+export interface Migration {
+  version: number;
+  statements: readonly string[];
+}
+
+export const MIGRATIONS: readonly Migration[] = [
+  {
+    version: 1,
+    statements: [
+      `CREATE TABLE IF NOT EXISTS attempt (
+         id INTEGER PRIMARY KEY CHECK (id = 1),
+         setup TEXT NOT NULL,
+         status TEXT NOT NULL,
+         expires_at INTEGER NOT NULL,
+         lease_ended INTEGER NOT NULL DEFAULT 0,
+         completion TEXT,
+         changes INTEGER NOT NULL DEFAULT 0,
+         flushed_seq INTEGER NOT NULL DEFAULT 0,
+         flushed_changes INTEGER NOT NULL DEFAULT 0
+       )`,
+      `CREATE TABLE IF NOT EXISTS state (tool TEXT PRIMARY KEY, value TEXT NOT NULL)`,
+      `CREATE TABLE IF NOT EXISTS calls (
+         seq INTEGER PRIMARY KEY,
+         call_id TEXT UNIQUE,
+         tool TEXT NOT NULL,
+         operation_id TEXT NOT NULL,
+         revision INTEGER,
+         variant TEXT,
+         rule INTEGER,
+         arguments TEXT NOT NULL,
+         outcome TEXT NOT NULL,
+         result TEXT,
+         error TEXT,
+         delay_ms INTEGER NOT NULL,
+         at TEXT NOT NULL
+       )`,
+    ],
+  },
+];
+
+const META_TABLE = `CREATE TABLE IF NOT EXISTS meta (id INTEGER PRIMARY KEY CHECK (id = 1), schema_version INTEGER NOT NULL)`;
+
+// The version-1 CREATE TABLE above lists the same columns by hand on purpose: a migration step must
+// never change once released. The insert and the reads derive from EVIDENCE_COLUMNS.
+const CALL_COLUMNS = EVIDENCE_COLUMNS.join(", ");
+const INSERT_CALL = `INSERT INTO calls (${CALL_COLUMNS}) VALUES (${EVIDENCE_COLUMNS.map(() => "?").join(", ")})`;
+const UPSERT_STATE = `INSERT INTO state (tool, value) VALUES (?, ?) ON CONFLICT (tool) DO UPDATE SET value = excluded.value`;
+
+type SqlRow = Record<string, SqlStorageValue>;
+
+/** The attempt row as load() needs it. */
+export interface StoredAttempt {
+  setup: AttemptSetup;
+  status: string;
+  expiresAt: number;
+  leaseEnded: boolean;
+  completed: boolean;
+  maxSeq: number;
+}
+
+/** How far the flush to D1 has come, and what it still has to copy. */
+export interface FlushMarks {
+  flushedSeq: number;
+  changes: number;
+  flushedChanges: number;
+  completion: string | null;
+}
+
+export interface CallCounts {
+  calls: number;
+  tool_input_errors: number;
+  harness_errors: number;
+}
+
+export class AttemptStorage {
+  constructor(
+    private readonly sql: SqlStorage,
+    private readonly transactionSync: <T>(fn: () => T) => T,
+  ) {}
+
+  static of(storage: DurableObjectStorage): AttemptStorage {
+    return new AttemptStorage(storage.sql, (fn) => storage.transactionSync(fn));
+  }
+
+  /** Whether this object holds an attempt at all (it was set up, and neither retired nor lost). */
+  holdsAttempt(): boolean {
+    return this.sql.exec(`SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'attempt'`).toArray().length > 0;
+  }
+
+  /** The version the storage is at: 0 for tables made before versioning (or for none at all). */
+  schemaVersion(): number {
+    const hasMeta = this.sql.exec(`SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'meta'`).toArray().length > 0;
+    if (!hasMeta) return 0;
+    return this.sql.exec<{ schema_version: number }>(`SELECT schema_version FROM meta`).toArray()[0]?.schema_version ?? 0;
+  }
+
+  /** Applies, in order and in one transaction, every step newer than the storage's version. */
+  migrate(migrations: readonly Migration[] = MIGRATIONS): { from: number; to: number } {
+    return this.transactionSync(() => this.applyPending(migrations));
+  }
+
+  /** Creates the schema and the attempt row together. */
+  create(setup: AttemptSetup): void {
+    this.transactionSync(() => {
+      this.applyPending(MIGRATIONS);
+      this.sql.exec(`INSERT INTO attempt (id, setup, status, expires_at) VALUES (1, ?, 'active', ?)`, JSON.stringify(setup), setup.expires_at);
+    });
+  }
+
+  private applyPending(migrations: readonly Migration[]): { from: number; to: number } {
+    const from = this.schemaVersion();
+    const pending = migrations.filter((step) => step.version > from).sort((a, b) => a.version - b.version);
+    if (pending.length === 0) return { from, to: from };
+    for (const step of pending) for (const statement of step.statements) this.sql.exec(statement);
+    const to = pending[pending.length - 1]?.version ?? from;
+    this.sql.exec(META_TABLE);
+    this.sql.exec(`INSERT INTO meta (id, schema_version) VALUES (1, ?) ON CONFLICT (id) DO UPDATE SET schema_version = excluded.schema_version`, to);
+    return { from, to };
+  }
+
+  readAttempt(): StoredAttempt {
+    const row = this.sql
+      .exec<{ setup: string; status: string; expires_at: number; lease_ended: number; completion: string | null }>(
+        `SELECT setup, status, expires_at, lease_ended, completion FROM attempt`,
+      )
+      .one();
+    const maxSeq = this.sql.exec<{ seq: number | null }>(`SELECT max(seq) AS seq FROM calls`).one().seq ?? 0;
+    return {
+      // SAFETY: the setup column is written only by create(), from an AttemptSetup the Worker built.
+      setup: JSON.parse(row.setup) as AttemptSetup,
+      status: row.status,
+      expiresAt: row.expires_at,
+      leaseEnded: row.lease_ended === 1,
+      completed: row.completion !== null,
+      maxSeq,
+    };
+  }
+
+  /** The lease as storage has it (the alarm trusts storage, not memory). */
+  readLease(): { expiresAt: number; leaseEnded: boolean; status: string } {
+    const row = this.sql.exec<{ expires_at: number; lease_ended: number; status: string }>(`SELECT expires_at, lease_ended, status FROM attempt`).one();
+    return { expiresAt: row.expires_at, leaseEnded: row.lease_ended === 1, status: row.status };
+  }
+
+  /** Runs several writes as one: all of them or none. */
+  transaction(write: () => void): void {
+    this.transactionSync(write);
+  }
+
+  insertCall(row: EvidenceRow): void {
+    this.sql.exec(INSERT_CALL, ...evidenceValues(row));
+  }
+
+  writeState(toolName: string, state: string): void {
+    this.sql.exec(UPSERT_STATE, toolName, state);
+  }
+
+  writeStatus(status: AttemptStatus): void {
+    this.sql.exec(`UPDATE attempt SET status = ?`, status);
+  }
+
+  writeCompletion(completion: string, status: AttemptStatus): void {
+    this.sql.exec(`UPDATE attempt SET completion = ?, status = ?, changes = changes + 1`, completion, status);
+  }
+
+  writeLeaseEnd(status: AttemptStatus): void {
+    this.sql.exec(`UPDATE attempt SET lease_ended = 1, status = ?, changes = changes + 1`, status);
+  }
+
+  /** The JSON text of a tool's state, when a call has set it. */
+  readState(toolName: string): string | undefined {
+    return this.sql.exec<{ value: string }>(`SELECT value FROM state WHERE tool = ?`, toolName).toArray()[0]?.value;
+  }
+
+  callById(callId: string): EvidenceRow | undefined {
+    const row = this.sql.exec<SqlRow>(`SELECT ${CALL_COLUMNS} FROM calls WHERE call_id = ?`, callId).toArray()[0];
+    return row ? evidenceRowOf(row) : undefined;
+  }
+
+  /** Every call in seq order, after `afterSeq`, at most `limit`. */
+  callsAfter(afterSeq: number, limit: number): EvidenceRow[] {
+    return this.sql.exec<SqlRow>(`SELECT ${CALL_COLUMNS} FROM calls WHERE seq > ? ORDER BY seq LIMIT ?`, afterSeq, limit).toArray().map(evidenceRowOf);
+  }
+
+  counts(): CallCounts {
+    return this.sql
+      .exec<{ calls: number; tool_input_errors: number; harness_errors: number }>(
+        `SELECT count(*) AS calls,
+                coalesce(sum(outcome = 'tool_input_error'), 0) AS tool_input_errors,
+                coalesce(sum(outcome = 'harness_error'), 0) AS harness_errors
+         FROM calls`,
+      )
+      .one();
+  }
+
+  readCompletion(): string | null {
+    return this.sql.exec<{ completion: string | null }>(`SELECT completion FROM attempt`).one().completion;
+  }
+
+  flushMarks(): FlushMarks {
+    const row = this.sql
+      .exec<{ flushed_seq: number; changes: number; flushed_changes: number; completion: string | null }>(
+        `SELECT flushed_seq, changes, flushed_changes, completion FROM attempt`,
+      )
+      .one();
+    return { flushedSeq: row.flushed_seq, changes: row.changes, flushedChanges: row.flushed_changes, completion: row.completion };
+  }
+
+  /** Records that D1 holds every call up to `lastSeq` and every change up to `changes`. */
+  markFlushed(lastSeq: number, changes: number): void {
+    this.sql.exec(`UPDATE attempt SET flushed_seq = max(flushed_seq, ?), flushed_changes = max(flushed_changes, ?)`, lastSeq, changes);
+  }
+
+  hasUnflushed(): boolean {
+    const row = this.sql
+      .exec<{ pending: number }>(
+        `SELECT (SELECT count(*) FROM calls WHERE seq > attempt.flushed_seq) + (attempt.changes > attempt.flushed_changes) AS pending FROM attempt`,
+      )
+      .one();
+    return row.pending > 0;
+  }
+}
