@@ -19,9 +19,10 @@
  */
 import { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
-import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, type CallToolResult, type ListToolsResult } from "@modelcontextprotocol/sdk/types.js";
+import { ErrorCode, ListToolsRequestSchema, type CallToolRequest, type CallToolResult, type ListToolsResult } from "@modelcontextprotocol/sdk/types.js";
 import { CfWorkerJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/cfworker";
 import type { Context } from "hono";
+import { z } from "zod";
 import { isJsonObject, type JsonValue } from "../core/json.js";
 import { systemClock } from "../core/ports.js";
 import { parseDelayScale, waitSimulatedDelay } from "../core/simulation/delay.js";
@@ -39,6 +40,15 @@ const SERVER_INFO = { name: "toolproof-attempt", version: "0.1.0" };
 const MCP_BODY_LIMIT = 512 * 1024;
 /** Optional idempotency key for tools/call, in params._meta (MCP has no field of its own for it). */
 export const CALL_ID_META_KEY = "toolproof/call_id";
+
+/**
+ * tools/call as the handler receives it: params exactly as the client sent them. The SDK's own
+ * schema would rebuild `arguments` as a zod record, which drops an own "__proto__" key, so the call
+ * would be answered and recorded without an argument the agent did send; and a request its schema
+ * refused would surface as -32603, the code reserved for harness errors, instead of the -32602
+ * invalid params the SDK's tools/call wrapper answers when it validates first.
+ */
+const RawToolCallSchema = z.looseObject({ method: z.literal("tools/call") });
 
 export async function mcpHandler(c: Context<AppEnv>): Promise<Response> {
   const attemptId = c.req.param("id") ?? "";
@@ -68,15 +78,18 @@ export async function mcpHandler(c: Context<AppEnv>): Promise<Response> {
     if (described.lease_ended) throw jsonRpcError(leaseEndedError());
     return listing;
   });
-  server.setRequestHandler(CallToolRequestSchema, async (request) => {
-    const call: DispatchRequest = { tool: request.params.name, arguments: {} };
-    const args: unknown = request.params.arguments ?? {};
+  server.setRequestHandler(RawToolCallSchema, async (request) => {
+    // SAFETY: the SDK's tools/call wrapper has checked these params against CallToolRequestSchema
+    // (answering -32602 when they fail) before this handler runs; only the copy it made is discarded.
+    const params = request["params"] as CallToolRequest["params"];
+    const call: DispatchRequest = { tool: params.name, arguments: {} };
+    const args: unknown = params.arguments ?? {};
     // Checked before the RPC too: arguments nested deep enough to overflow a walk must not reach
     // the serializer that carries them to the attempt object.
     const unusable = argumentProblems(args);
     if (unusable.length > 0) return toolInputResult(refusalError({ kind: "unusable_arguments", message: unusableArgumentsMessage(unusable), problems: unusable }));
     if (isJsonObject(args)) call.arguments = args;
-    const callId = request.params._meta?.[CALL_ID_META_KEY];
+    const callId = params._meta?.[CALL_ID_META_KEY];
     if (typeof callId === "string") call.call_id = callId;
     const reply = await stub.dispatchRequest(tokenHash, call);
     switch (reply.kind) {

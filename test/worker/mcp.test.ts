@@ -194,6 +194,41 @@ describe("the error table over MCP", () => {
   });
 });
 
+/** One JSON-RPC message posted as raw text, so the test controls every byte the SDK receives. */
+async function postRaw(attempt: CreatedAttempt, text: string): Promise<unknown> {
+  const response = await exports.default.fetch(
+    new Request(attempt.mcp_url, {
+      method: "POST",
+      headers: { authorization: `Bearer ${attempt.token}`, "content-type": "application/json", accept: "application/json, text/event-stream" },
+      body: text,
+    }),
+  );
+  expect(response.status).toBe(200);
+  return response.json();
+}
+
+describe("MCP: tools/call params exactly as sent", () => {
+  it.each([
+    ["a name that is not a string", '{"name":{},"arguments":{}}'],
+    ["no name", '{"arguments":{"n":1}}'],
+    ["arguments that are not an object", '{"name":"counter","arguments":0}'],
+  ])("%s is -32602 invalid params (never -32603, which means a harness error), and nothing is recorded", async (_name, params) => {
+    const attempt = await attemptWith([{ inline: counterTool }]);
+    const answer = await postRaw(attempt, `{"jsonrpc":"2.0","id":7,"method":"tools/call","params":${params}}`);
+    expect(answer).toEqual({ jsonrpc: "2.0", id: 7, error: { code: ErrorCode.InvalidParams, message: expect.stringContaining("Invalid tools/call request: ") } });
+    expect((await readAttempt(attempt)).body).toMatchObject({ calls: 0, status: "active", may_pass: true });
+  });
+
+  it('an own "__proto__" argument reaches the input schema as HTTP dispatch sees it, not dropped on the way', async () => {
+    const attempt = await attemptWith([{ inline: counterTool }]);
+    const answer = await postRaw(attempt, '{"jsonrpc":"2.0","id":8,"method":"tools/call","params":{"name":"counter","arguments":{"n":1,"__proto__":{"x":1}}}}');
+    expect(answer).toEqual({ jsonrpc: "2.0", id: 8, result: { content: [{ type: "text", text: expect.stringContaining('"code":"tool_input_error"') }], isError: true } });
+    const [row] = await evidence(attempt);
+    // Compared as text: an own "__proto__" key is invisible to most object comparisons.
+    expect([row?.seq, row?.tool, row?.outcome, JSON.stringify(row?.arguments)]).toEqual([1, "counter", "tool_input_error", '{"n":1,"__proto__":{"x":1}}']);
+  });
+});
+
 describe("MCP access", () => {
   it("after the lease, tools/list is refused as every read is (token_expired); a call is still the recorded lease_expired harness error", async () => {
     const attempt = await attemptWith([{ inline: counterTool }]);
