@@ -66,13 +66,21 @@ function sameShape(a: unknown, b: unknown): boolean {
  */
 export function canonicalJson(value: unknown): string {
   let out = "";
-  // Each entry is either a value still to write or a literal piece of text (a comma, a key, a bracket).
-  const work: Array<{ text: string } | { value: unknown }> = [{ value }];
+  // Each entry is a value still to write, a literal piece of text (a comma, a key, a bracket), or
+  // the end of a container: the containers open on the current path, so a value that contains
+  // itself is refused instead of being written forever.
+  type Work = { text: string } | { value: unknown } | { close: object };
+  const work: Work[] = [{ value }];
+  const open = new Set<object>();
   while (work.length > 0) {
     // SAFETY: the stack is not empty (checked by the loop condition).
-    const next = work.pop() as { text: string } | { value: unknown };
+    const next = work.pop() as Work;
     if ("text" in next) {
       out += next.text;
+      continue;
+    }
+    if ("close" in next) {
+      open.delete(next.close);
       continue;
     }
     const item = next.value;
@@ -82,7 +90,9 @@ export function canonicalJson(value: unknown): string {
       out += text;
       continue;
     }
-    const parts: Array<{ text: string } | { value: unknown }> = [];
+    if (open.has(item)) throw new TypeError("not a JSON value: circular structure");
+    open.add(item);
+    const parts: Work[] = [];
     if (Array.isArray(item)) {
       parts.push({ text: "[" });
       item.forEach((element: unknown, i) => {
@@ -101,7 +111,8 @@ export function canonicalJson(value: unknown): string {
         });
       parts.push({ text: "}" });
     }
-    for (let i = parts.length - 1; i >= 0; i--) work.push(parts[i] as { text: string } | { value: unknown });
+    parts.push({ close: item });
+    for (let i = parts.length - 1; i >= 0; i--) work.push(parts[i] as Work);
   }
   return out;
 }

@@ -116,6 +116,14 @@ describe("json.ts walks never overflow the stack", () => {
     expect(canonicalJson(a)).toBe(text);
   });
 
+  it("refuses a value that contains itself, and writes a value shared by two places twice", () => {
+    const cyclic: Record<string, unknown> = { type: "object" };
+    cyclic["properties"] = { self: cyclic };
+    expect(() => canonicalJson(cyclic)).toThrow(new TypeError("not a JSON value: circular structure"));
+    const shared = { b: [1] };
+    expect(canonicalJson({ y: shared, x: [shared, shared] })).toBe('{"x":[{"b":[1]},{"b":[1]}],"y":{"b":[1]}}');
+  });
+
   it("agree with the recursive definitions on any JSON value", () => {
     const sortedStringify = (value: unknown): string => {
       if (value === null || typeof value !== "object") return JSON.stringify(value);
