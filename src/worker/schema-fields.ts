@@ -1,6 +1,6 @@
 /** Request-field schemas shared by several routes (zod, strict objects so unknown fields are refused). */
 import { z } from "zod";
-import { isJsonObject, type JsonObject, type Problem } from "../core/json.js";
+import { isJsonObject, type JsonObject, type JsonValue, type Problem } from "../core/json.js";
 import type { JsonSchema, SchemaValidator } from "../core/ports.js";
 import { invalidRequest } from "./http-error.js";
 import { describeType } from "./validation.js";
@@ -15,6 +15,27 @@ import { describeType } from "./validation.js";
 export const jsonObject: z.ZodType<JsonObject> = z.custom<JsonObject>(isJsonObject, {
   error: (issue) => (issue.input === undefined ? "required" : `expected object, got ${describeType(issue.input)}`),
 });
+/**
+ * A record of `value` from client JSON, handed on as parsed (same reason as jsonObject: z.record
+ * would drop a "__proto__" key). Each value is checked with `value`, which must not transform
+ * it, and a bad one is reported at its own key. Read it with Object.hasOwn: a client's key may be
+ * called "constructor".
+ */
+export function clientRecord<T extends z.ZodType<JsonValue, JsonValue>>(value: T): z.ZodType<Record<string, z.output<T>>> {
+  return z
+    .custom<Record<string, z.output<T>>>(isJsonObject, {
+      error: (issue) => (issue.input === undefined ? "required" : `expected object, got ${describeType(issue.input)}`),
+    })
+    .superRefine((record, ctx) => {
+      if (!isJsonObject(record)) return;
+      for (const [key, item] of Object.entries(record)) {
+        const parsed = value.safeParse(item);
+        if (parsed.success) continue;
+        for (const issue of parsed.error.issues) ctx.addIssue({ code: "custom", message: issue.message, path: [key, ...issue.path] });
+      }
+    });
+}
+
 export const jsonSchemaField: z.ZodType<JsonSchema> = z.union([z.boolean(), jsonObject], {
   error: "expected a JSON Schema (an object or a boolean)",
 });

@@ -173,7 +173,8 @@ export async function planSimulation(entries: readonly ToolEntry[], inputs: Plan
         continue;
       }
       pinnedBy.set(key, path);
-      const fromMap = entry.variants?.[operation.operation_id];
+      // Own keys only: an operation called "constructor" must not read Object.prototype's.
+      const fromMap = entry.variants !== undefined && Object.hasOwn(entry.variants, operation.operation_id) ? entry.variants[operation.operation_id] : undefined;
       selections.push({
         path,
         variantPath: fromMap !== undefined ? `${path}${pointer("variants", operation.operation_id)}` : `${path}/variant`,

@@ -30,7 +30,7 @@ import { ApiError, invalidRequest, notFound } from "../http-error.js";
 import { requirePermission } from "../middleware/auth.js";
 import { readBody } from "../middleware/json-body.js";
 import { pageCursor, pageLimit } from "../pagination.js";
-import { description, jsonObject, jsonSchemaField, toolName } from "../schema-fields.js";
+import { clientRecord, description, jsonObject, jsonSchemaField, toolName } from "../schema-fields.js";
 import { schemaValidator } from "../services.js";
 import { zodProblems } from "../validation.js";
 
@@ -47,7 +47,7 @@ const libraryEntry = z.strictObject({
   tool_id: z.string().min(1, "expected a tool id").max(200, "expected at most 200 characters"),
   operation_id: z.string().min(1).max(200).optional(),
   variant: variantName.optional(),
-  variants: z.record(z.string(), variantName).optional(),
+  variants: clientRecord(variantName).optional(),
 });
 const inlineEntry = z.strictObject({
   inline: z.strictObject({

@@ -18,7 +18,7 @@ import { requirePermission } from "../middleware/auth.js";
 import { readBodyWithHints } from "../field-hints.js";
 import { toolNotFound } from "../missing-tool.js";
 import { pageCursor, pageLimit } from "../pagination.js";
-import { description, jsonSchemaField, toolName } from "../schema-fields.js";
+import { clientRecord, description, jsonSchemaField, toolName } from "../schema-fields.js";
 import { schemaValidator } from "../services.js";
 import { type LocateOperationField, prepareTool } from "../tool-registration.js";
 import { MAX_OPERATIONS, toolBody, toolSpecFromBody } from "../tool-body.js";
@@ -47,7 +47,7 @@ const platformImportBody = z.strictObject({
   name: toolName,
   description,
   output_schema: jsonSchemaField.optional(),
-  coerce: z.record(z.string(), z.enum(["object", "string"])).optional(),
+  coerce: clientRecord(z.enum(["object", "string"])).optional(),
   operations: z
     .array(
       z.strictObject({
