@@ -6,7 +6,7 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import { getInvoiceDefinition, invoiceTool } from "../fixtures/invoice-tools.js";
 import { type TestTenant, call, newTenant } from "./helpers.js";
-import { libraryTool } from "./simulation-helpers.js";
+import { counterTool, createSimulation, dispatchJson, libraryTool, readAttempt } from "./simulation-helpers.js";
 
 let tenant: TestTenant;
 beforeAll(async () => {
@@ -98,5 +98,18 @@ describe("a platform import's coerce map", () => {
     const text = '{"name":"proto_coerce_bad","description":"d","coerce":{"__proto__":"number"},"operations":[{"operation_id":"a","description":"d","parameters":[]}]}';
     const response = await call("POST", "/api/tools/import/platform", { key: tenant.key, body: text, headers: { "content-type": "application/json" } });
     expect(await answer(response)).toEqual(invalid({ path: "/coerce/__proto__", message: 'Invalid option: expected one of "object"|"string"' }));
+  });
+});
+
+describe("an attempt's state, keyed by tool name", () => {
+  it('keeps the state of a tool called "__proto__" as a property of the answer', async () => {
+    const simulation = await createSimulation(tenant, { tools: [{ inline: { ...counterTool, name: "__proto__" } }] });
+    const attempt = simulation.attempts[0]!;
+    const dispatched = await dispatchJson(attempt, { tool: "__proto__", call_id: "c1", arguments: { n: 7 } });
+    const read = await readAttempt(attempt);
+    expect({ dispatched, state: JSON.stringify(read.body.state ?? read.body) }).toEqual({
+      dispatched: { status: 200, body: { previous: 0 } },
+      state: '{"__proto__":{"last":7}}',
+    });
   });
 });
