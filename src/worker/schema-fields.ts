@@ -37,7 +37,7 @@ export function clientRecord<T extends z.ZodType<JsonValue, JsonValue>>(value: T
 }
 
 export const jsonSchemaField: z.ZodType<JsonSchema> = z.union([z.boolean(), jsonObject], {
-  error: "expected a JSON Schema (an object or a boolean)",
+  error: (issue) => (issue.input === undefined ? "required" : "expected a JSON Schema (an object or a boolean)"),
 });
 
 export const toolName = z.string().regex(/^[A-Za-z0-9_-]{1,64}$/, "expected 1 to 64 letters, digits, '_' or '-'");

@@ -1,0 +1,51 @@
+/**
+ * What a refused field's message says: a missing required schema is "required", a schema of the
+ * wrong type says what a schema is, and unknown fields in every body name the field probably meant.
+ */
+import { beforeAll, describe, expect, it } from "vitest";
+import { getInvoiceDefinition, invoiceTool } from "../fixtures/invoice-tools.js";
+import { type TestTenant, call, newTenant } from "./helpers.js";
+import { counterTool } from "./simulation-helpers.js";
+
+let tenant: TestTenant;
+beforeAll(async () => {
+  tenant = await newTenant();
+});
+
+async function answer(response: Response): Promise<{ status: number; body: unknown }> {
+  return { status: response.status, body: await response.json() };
+}
+
+function invalid(...problems: Array<{ path: string; message: string }>): { status: number; body: unknown } {
+  const [first] = problems;
+  const more = problems.length > 1 ? ` (and ${problems.length - 1} more problem${problems.length > 2 ? "s" : ""})` : "";
+  return { status: 400, body: { error: { code: "invalid_request", message: `${first?.path}: ${first?.message}${more}`, details: { problems } } } };
+}
+
+const NOT_A_SCHEMA = "expected a JSON Schema (an object or a boolean)";
+const getInvoice = invoiceTool.operations[0]!;
+const inline = { name: "get_invoice", description: "Read one invoice", input_schema: getInvoice.input_schema, output_schema: getInvoice.output_schema };
+
+describe("a required schema field that is missing says it is required", () => {
+  it.each<[string, string, string, unknown, string]>([
+    ["a tool's input_schema", "POST", "/api/tools", { ...invoiceTool, name: "no_input", operations: [{ ...getInvoice, input_schema: undefined }] }, "/operations/0/input_schema"],
+    ["an inline check's input_schema", "POST", "/api/tools/testing", { action: "check", ...inline, input_schema: undefined, testing: getInvoiceDefinition }, "/input_schema"],
+    ["an inline check's output_schema", "POST", "/api/tools/testing", { action: "check", ...inline, output_schema: undefined, testing: getInvoiceDefinition }, "/output_schema"],
+    ["a simulation's inline input_schema", "POST", "/api/simulations", { tools: [{ inline: { ...counterTool, input_schema: undefined } }] }, "/tools/0/inline/input_schema"],
+    ["a simulation's inline output_schema", "POST", "/api/simulations", { tools: [{ inline: { ...counterTool, output_schema: undefined } }] }, "/tools/0/inline/output_schema"],
+    [
+      "a platform response's schema",
+      "POST",
+      "/api/tools/import/platform",
+      { name: "no_response_schema", description: "d", operations: [{ operation_id: "a", description: "d", parameters: [], response: { status: 200 } }] },
+      "/operations/0/response/schema",
+    ],
+  ])("%s", async (_name, method, path, body, field) => {
+    expect(await answer(await call(method, path, { key: tenant.key, body }))).toEqual(invalid({ path: field, message: "required" }));
+  });
+
+  it("and one of the wrong type still says what a schema is", async () => {
+    const body = { ...invoiceTool, name: "bad_input", operations: [{ ...getInvoice, input_schema: "object" }] };
+    expect(await answer(await call("POST", "/api/tools", { key: tenant.key, body }))).toEqual(invalid({ path: "/operations/0/input_schema", message: NOT_A_SCHEMA }));
+  });
+});
