@@ -2,6 +2,7 @@
 import { z } from "zod";
 import { isJsonObject, type JsonObject, type JsonValue, type Problem } from "../core/json.js";
 import type { JsonSchema, SchemaValidator } from "../core/ports.js";
+import { schemaFieldProblem } from "../core/schema-problems.js";
 import { invalidRequest } from "./http-error.js";
 import { describeType } from "./validation.js";
 
@@ -49,7 +50,7 @@ export function assertUsableSchemas(validator: SchemaValidator, fields: Record<s
   for (const [field, schema] of Object.entries(fields)) {
     if (schema === undefined) continue;
     for (const problem of validator.checkSchema(schema)) {
-      problems.push({ path: `${field}${problem.path}`, message: `not a valid JSON Schema: ${problem.message}` });
+      problems.push(schemaFieldProblem(field, problem));
     }
   }
   if (problems.length > 0) throw invalidRequest(problems);

@@ -26,6 +26,7 @@ import { checkDefinition, initialState, parseDefinition } from "../contract/inde
 import type { CheckReport, MockDefinition, OperationContract } from "../contract/types.js";
 import { pointer, type JsonObject, type Problem } from "../json.js";
 import type { JsonSchema, SchemaValidator } from "../ports.js";
+import { schemaFieldProblem } from "../schema-problems.js";
 import { effectiveOutputSchema } from "../tools/effective-contract.js";
 import { mergeInitialStates } from "./initial-state.js";
 import { operationKey, type LibraryOperation, type LibraryTool, type ToolLibrary } from "./library.js";
@@ -309,7 +310,7 @@ export function entryProblems(entry: ToolEntry, path: string, validator: SchemaV
       : [];
   }
   return (["input_schema", "output_schema"] as const).flatMap((field) =>
-    validator.checkSchema(entry.inline[field]).map((problem) => ({ path: `${path}/inline/${field}${problem.path}`, message: `not a valid JSON Schema: ${problem.message}` })),
+    validator.checkSchema(entry.inline[field]).map((problem) => schemaFieldProblem(`${path}/inline/${field}`, problem)),
   );
 }
 
