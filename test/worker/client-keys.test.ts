@@ -5,7 +5,7 @@
  */
 import { beforeAll, describe, expect, it } from "vitest";
 import { getInvoiceDefinition, invoiceTool } from "../fixtures/invoice-tools.js";
-import { type TestTenant, call, newTenant } from "./helpers.js";
+import { type TestTenant, answer, call, invalidAnswer, newTenant } from "./helpers.js";
 import { counterTool, createSimulation, dispatchJson, libraryTool, readAttempt } from "./simulation-helpers.js";
 
 let tenant: TestTenant;
@@ -13,15 +13,6 @@ beforeAll(async () => {
   tenant = await newTenant();
 });
 
-async function answer(response: Response): Promise<{ status: number; body: unknown }> {
-  return { status: response.status, body: await response.json() };
-}
-
-function invalid(...problems: Array<{ path: string; message: string }>): { status: number; body: unknown } {
-  const [first] = problems;
-  const more = problems.length > 1 ? ` (and ${problems.length - 1} more problem${problems.length > 2 ? "s" : ""})` : "";
-  return { status: 400, body: { error: { code: "invalid_request", message: `${first?.path}: ${first?.message}${more}`, details: { problems } } } };
-}
 
 describe("a simulation's variants map", () => {
   const getInvoice = invoiceTool.operations[0]!;
@@ -56,7 +47,7 @@ describe("a simulation's variants map", () => {
       body: `{"tools":[{"tool_id":${JSON.stringify(tool.id)},"variants":{"__proto__":"success"}}]}`,
       headers: { "content-type": "application/json" },
     });
-    expect(await answer(response)).toEqual(invalid({ path: "/tools/0/variants/__proto__", message: 'this entry pins no operation "__proto__"' }));
+    expect(await answer(response)).toEqual(invalidAnswer({ path: "/tools/0/variants/__proto__", message: 'this entry pins no operation "__proto__"' }));
   });
 
   it('checks the value under a "__proto__" key like any other', async () => {
@@ -65,7 +56,7 @@ describe("a simulation's variants map", () => {
       body: '{"tools":[{"tool_id":"tool_x","variants":{"__proto__":"not a name"}}]}',
       headers: { "content-type": "application/json" },
     });
-    expect(await answer(response)).toEqual(invalid({ path: "/tools/0/variants/__proto__", message: "expected a variant name (1 to 64 letters, digits, '_', '.' or '-')" }));
+    expect(await answer(response)).toEqual(invalidAnswer({ path: "/tools/0/variants/__proto__", message: "expected a variant name (1 to 64 letters, digits, '_', '.' or '-')" }));
   });
 });
 
@@ -97,7 +88,7 @@ describe("a platform import's coerce map", () => {
   it('checks the value under a "__proto__" key like any other', async () => {
     const text = '{"name":"proto_coerce_bad","description":"d","coerce":{"__proto__":"number"},"operations":[{"operation_id":"a","description":"d","parameters":[]}]}';
     const response = await call("POST", "/api/tools/import/platform", { key: tenant.key, body: text, headers: { "content-type": "application/json" } });
-    expect(await answer(response)).toEqual(invalid({ path: "/coerce/__proto__", message: 'Invalid option: expected one of "object"|"string"' }));
+    expect(await answer(response)).toEqual(invalidAnswer({ path: "/coerce/__proto__", message: 'Invalid option: expected one of "object"|"string"' }));
   });
 });
 

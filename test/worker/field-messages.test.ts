@@ -4,7 +4,7 @@
  */
 import { beforeAll, describe, expect, it } from "vitest";
 import { getInvoiceDefinition, invoiceTool } from "../fixtures/invoice-tools.js";
-import { type TestTenant, call, newTenant } from "./helpers.js";
+import { type TestTenant, answer, call, invalidAnswer, newTenant } from "./helpers.js";
 import { counterTool, createSimulation } from "./simulation-helpers.js";
 
 let tenant: TestTenant;
@@ -12,15 +12,6 @@ beforeAll(async () => {
   tenant = await newTenant();
 });
 
-async function answer(response: Response): Promise<{ status: number; body: unknown }> {
-  return { status: response.status, body: await response.json() };
-}
-
-function invalid(...problems: Array<{ path: string; message: string }>): { status: number; body: unknown } {
-  const [first] = problems;
-  const more = problems.length > 1 ? ` (and ${problems.length - 1} more problem${problems.length > 2 ? "s" : ""})` : "";
-  return { status: 400, body: { error: { code: "invalid_request", message: `${first?.path}: ${first?.message}${more}`, details: { problems } } } };
-}
 
 const NOT_A_SCHEMA = "expected a JSON Schema (an object or a boolean)";
 const getInvoice = invoiceTool.operations[0]!;
@@ -41,12 +32,12 @@ describe("a required schema field that is missing says it is required", () => {
       "/operations/0/response/schema",
     ],
   ])("%s", async (_name, method, path, body, field) => {
-    expect(await answer(await call(method, path, { key: tenant.key, body }))).toEqual(invalid({ path: field, message: "required" }));
+    expect(await answer(await call(method, path, { key: tenant.key, body }))).toEqual(invalidAnswer({ path: field, message: "required" }));
   });
 
   it("and one of the wrong type still says what a schema is", async () => {
     const body = { ...invoiceTool, name: "bad_input", operations: [{ ...getInvoice, input_schema: "object" }] };
-    expect(await answer(await call("POST", "/api/tools", { key: tenant.key, body }))).toEqual(invalid({ path: "/operations/0/input_schema", message: NOT_A_SCHEMA }));
+    expect(await answer(await call("POST", "/api/tools", { key: tenant.key, body }))).toEqual(invalidAnswer({ path: "/operations/0/input_schema", message: NOT_A_SCHEMA }));
   });
 });
 
@@ -71,18 +62,18 @@ describe("an unknown field names the field probably meant, in every body", () =>
     ["a tool-permission metric", "POST", "/api/metrics/tool-permission", { tools_called: [], allowed_tool: ["a"] }, [{ path: "/allowed_tool", message: 'unknown field "allowed_tool"; did you mean "allowed_tools"?' }]],
     ["a tool-permission metric's call", "POST", "/api/metrics/tool-permission", { tools_called: [{ name: "a", inputs: {} }] }, [{ path: "/tools_called/0/inputs", message: 'unknown field "inputs"; did you mean "input"?' }]],
   ])("%s", async (_name, method, path, body, problems) => {
-    expect(await answer(await call(method, path, { key: tenant.key, body }))).toEqual(invalid(...problems));
+    expect(await answer(await call(method, path, { key: tenant.key, body }))).toEqual(invalidAnswer(...problems));
   });
 
   it("completing an attempt", async () => {
     const simulation = await createSimulation(tenant, { tools: [{ inline: counterTool }] });
     const attempt = simulation.attempts[0]!;
     const response = await call("POST", `/api/attempts/${attempt.id}/complete`, { key: attempt.token, body: { output: "done", transcripts: [] } });
-    expect(await answer(response)).toEqual(invalid({ path: "/transcripts", message: 'unknown field "transcripts"; did you mean "transcript"?' }));
+    expect(await answer(response)).toEqual(invalidAnswer({ path: "/transcripts", message: 'unknown field "transcripts"; did you mean "transcript"?' }));
   });
 
   it("a policy document", async () => {
     const response = await call("PUT", "/api/policies/hinted", { key: tenant.key, body: { tools: {}, denied_tool: [] } });
-    expect(await answer(response)).toEqual(invalid({ path: "/denied_tool", message: 'unknown field "denied_tool"; did you mean "denied_tools"?' }));
+    expect(await answer(response)).toEqual(invalidAnswer({ path: "/denied_tool", message: 'unknown field "denied_tool"; did you mean "denied_tools"?' }));
   });
 });
