@@ -8,6 +8,15 @@ import type { JsonObject, Problem } from "./json.js";
 export type JsonSchema = JsonObject | boolean;
 
 /**
+ * A problem checkSchema found. `refused` marks a schema that is valid JSON Schema but that
+ * toolproof will not store (a pattern that could backtrack catastrophically, a dynamic
+ * reference): its message says why on its own, and must not be reported as an invalid schema.
+ */
+export interface SchemaProblem extends Problem {
+  refused?: true;
+}
+
+/**
  * Validates JSON values against JSON Schemas that arrive at run time. Implementations must not
  * generate code inside a Workers request (ajv's compile does), and should cache prepared schemas:
  * the same schema object is validated against many times on the dispatch hot path.
@@ -19,7 +28,7 @@ export interface SchemaValidator {
    * Problems with the schema document itself (not a valid JSON Schema of its draft, an unknown
    * draft, an unresolvable $ref). Empty when the schema is usable. Paths point into the schema.
    */
-  checkSchema(schema: unknown): Problem[];
+  checkSchema(schema: unknown): SchemaProblem[];
   /**
    * Problems with `value` against `schema`. Empty when valid. Paths are JSON Pointers into the
    * value (instance locations), messages say what the schema expected there.

@@ -22,6 +22,7 @@ import { DurableObject } from "cloudflare:workers";
 import { constantTimeEqual } from "../adapters/crypto.js";
 import { databaseOf } from "../adapters/d1/database.js";
 import { executeCall } from "../core/contract/index.js";
+import { setOwn } from "../core/contract/values.js";
 import type { CallOutcome } from "../core/contract/types.js";
 import { cloneJson, isJsonObject, jsonEqual, type JsonObject, type JsonValue, type Problem } from "../core/json.js";
 import { systemClock, type Clock } from "../core/ports.js";
@@ -367,12 +368,16 @@ export class AttemptObject extends DurableObject<Env> implements AttemptMethods 
 
   private allStates(live: Live): JsonObject {
     const all: JsonObject = {};
+    // setOwn: a tool may be called "__proto__", and its state must stay a property of the answer
+    // (assigned, it became the prototype and the snapshot could not be sent: a 500).
     for (const tool of live.setup.tools) {
+      let state: JsonValue;
       try {
-        all[tool.tool_name] = this.stateOf(live, tool.tool_name);
+        state = this.stateOf(live, tool.tool_name);
       } catch {
-        all[tool.tool_name] = null;
+        state = null;
       }
+      setOwn(all, tool.tool_name, state);
     }
     return all;
   }

@@ -1,7 +1,8 @@
 /** Request-field schemas shared by several routes (zod, strict objects so unknown fields are refused). */
 import { z } from "zod";
-import { isJsonObject, type JsonObject, type Problem } from "../core/json.js";
+import { isJsonObject, type JsonObject, type JsonValue, type Problem } from "../core/json.js";
 import type { JsonSchema, SchemaValidator } from "../core/ports.js";
+import { schemaFieldProblem } from "../core/schema-problems.js";
 import { invalidRequest } from "./http-error.js";
 import { describeType } from "./validation.js";
 
@@ -15,8 +16,29 @@ import { describeType } from "./validation.js";
 export const jsonObject: z.ZodType<JsonObject> = z.custom<JsonObject>(isJsonObject, {
   error: (issue) => (issue.input === undefined ? "required" : `expected object, got ${describeType(issue.input)}`),
 });
+/**
+ * A record of `value` from client JSON, handed on as parsed (same reason as jsonObject: z.record
+ * would drop a "__proto__" key). Each value is checked with `value`, which must not transform
+ * it, and a bad one is reported at its own key. Read it with Object.hasOwn: a client's key may be
+ * called "constructor".
+ */
+export function clientRecord<T extends z.ZodType<JsonValue, JsonValue>>(value: T): z.ZodType<Record<string, z.output<T>>> {
+  return z
+    .custom<Record<string, z.output<T>>>(isJsonObject, {
+      error: (issue) => (issue.input === undefined ? "required" : `expected object, got ${describeType(issue.input)}`),
+    })
+    .superRefine((record, ctx) => {
+      if (!isJsonObject(record)) return;
+      for (const [key, item] of Object.entries(record)) {
+        const parsed = value.safeParse(item);
+        if (parsed.success) continue;
+        for (const issue of parsed.error.issues) ctx.addIssue({ code: "custom", message: issue.message, path: [key, ...issue.path] });
+      }
+    });
+}
+
 export const jsonSchemaField: z.ZodType<JsonSchema> = z.union([z.boolean(), jsonObject], {
-  error: "expected a JSON Schema (an object or a boolean)",
+  error: (issue) => (issue.input === undefined ? "required" : "expected a JSON Schema (an object or a boolean)"),
 });
 
 export const toolName = z.string().regex(/^[A-Za-z0-9_-]{1,64}$/, "expected 1 to 64 letters, digits, '_' or '-'");
@@ -28,7 +50,7 @@ export function assertUsableSchemas(validator: SchemaValidator, fields: Record<s
   for (const [field, schema] of Object.entries(fields)) {
     if (schema === undefined) continue;
     for (const problem of validator.checkSchema(schema)) {
-      problems.push({ path: `${field}${problem.path}`, message: `not a valid JSON Schema: ${problem.message}` });
+      problems.push(schemaFieldProblem(field, problem));
     }
   }
   if (problems.length > 0) throw invalidRequest(problems);

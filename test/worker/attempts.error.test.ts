@@ -292,7 +292,7 @@ describe("completion errors", () => {
           message: expect.any(String),
           details: {
             problems: expect.arrayContaining([
-              { path: "/extra", message: 'unknown field "extra"' },
+              { path: "/extra", message: 'unknown field "extra"; expected one of: output, transcript, metadata' },
               { path: "/output", message: expect.any(String) },
               { path: "/transcript", message: expect.any(String) },
             ]),

@@ -42,3 +42,15 @@ export function call(method: string, path: string, options: { key?: string; body
 export async function json(response: Response): Promise<unknown> {
   return response.json();
 }
+
+/** A response as status and parsed body, for whole-answer assertions. */
+export async function answer(response: Response): Promise<{ status: number; body: unknown }> {
+  return { status: response.status, body: await response.json() };
+}
+
+/** The whole 400 invalid_request answer for `problems`, its message naming the first. */
+export function invalidAnswer(...problems: Array<{ path: string; message: string }>): { status: number; body: unknown } {
+  const [first] = problems;
+  const more = problems.length > 1 ? ` (and ${problems.length - 1} more problem${problems.length > 2 ? "s" : ""})` : "";
+  return { status: 400, body: { error: { code: "invalid_request", message: `${first?.path}: ${first?.message}${more}`, details: { problems } } } };
+}

@@ -138,7 +138,7 @@ describe("POST /api/metrics/tool-permission", () => {
       invalid([
         { path: "/tools_called/0/name", message: "expected a non-empty tool name" },
         { path: "/tools_called/1/name", message: "required" },
-        { path: "/tools_called/1/tool", message: 'unknown field "tool"' },
+        { path: "/tools_called/1/tool", message: 'unknown field "tool"; expected one of: name, input, input_parameters, output, description, reasoning' },
       ]),
     );
   });

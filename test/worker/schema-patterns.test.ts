@@ -15,7 +15,7 @@ beforeAll(async () => {
 });
 
 const CATASTROPHIC = "^(a+)+$";
-const catastrophic = `not a valid JSON Schema: the pattern "${CATASTROPHIC}" can take exponential time to match (a repeated group that itself repeats, or more than 25 repetitions): rewrite it without nested repetition`;
+const catastrophic = `toolproof refuses the pattern "${CATASTROPHIC}": it can take exponential time to match (a repeated group that itself repeats, or more than 25 repetitions): rewrite it without nested repetition`;
 const hostileSchema = { type: "object", properties: { x: { type: "string", pattern: CATASTROPHIC } } };
 
 async function answer(response: Response): Promise<{ status: number; body: unknown }> {
@@ -70,11 +70,11 @@ describe("a catastrophic pattern is refused when a schema is saved", () => {
     expect(await answer(response)).toEqual(refused(
       {
         path: "/tools_list/tools/0/inputSchema/patternProperties/^([a-z]*)*$",
-        message: 'not a valid JSON Schema: the pattern "^([a-z]*)*$" can take exponential time to match (a repeated group that itself repeats, or more than 25 repetitions): rewrite it without nested repetition',
+        message: 'toolproof refuses the pattern "^([a-z]*)*$": it can take exponential time to match (a repeated group that itself repeats, or more than 25 repetitions): rewrite it without nested repetition',
       },
       {
         path: "/tools_list/tools/0/outputSchema/propertyNames/pattern",
-        message: 'not a valid JSON Schema: the pattern "(\\\\d+)*" can take exponential time to match (a repeated group that itself repeats, or more than 25 repetitions): rewrite it without nested repetition',
+        message: 'toolproof refuses the pattern "(\\\\d+)*": it can take exponential time to match (a repeated group that itself repeats, or more than 25 repetitions): rewrite it without nested repetition',
       },
     ));
   });
@@ -95,9 +95,29 @@ describe("a catastrophic pattern is refused when a schema is saved", () => {
         ],
       },
     });
-    // The path names the schema as toolproof stores it (the response schema wrapped in the
-    // platform envelope), not the request's /operations/0/response/schema: see the report.
-    expect(await answer(response)).toEqual(refused({ path: "/operations/0/output_schema/properties/data/properties/id/pattern", message: catastrophic }));
+    // The client's own field, not the schema as stored (wrapped in the platform envelope).
+    expect(await answer(response)).toEqual(refused({ path: "/operations/0/response/schema/properties/id/pattern", message: catastrophic }));
+  });
+
+  it("importing platform tools: a response without a status, and a schema that is not JSON Schema, at the client's fields too", async () => {
+    const response = await call("POST", "/api/tools/import/platform", {
+      key: tenant.key,
+      body: {
+        name: "patterns_platform_plain",
+        description: "Platform adapter",
+        operations: [
+          { operation_id: "plain", description: "d", parameters: [], response: { schema: { type: "object", properties: { id: { type: "string", pattern: CATASTROPHIC } } } } },
+          { operation_id: "wrapped", description: "d", parameters: [], response: { status: 201, schema: { type: "objekt" } } },
+        ],
+      },
+    });
+    expect(await answer(response)).toEqual(refused(
+      { path: "/operations/0/response/schema/properties/id/pattern", message: catastrophic },
+      {
+        path: "/operations/1/response/schema/type",
+        message: 'not a valid JSON Schema: must match at least one of the "anyOf" alternatives (must be one of ["array","boolean","integer","null","number","object","string"]; or must be array, got string)',
+      },
+    ));
   });
 
   it("checking an inline tool (POST /api/tools/testing)", async () => {
@@ -117,7 +137,7 @@ describe("a catastrophic pattern is refused when a schema is saved", () => {
     const response = await call("POST", "/api/tools", { key: tenant.key, body: { ...invoiceTool, name: "patterns_lookahead", operations: [{ ...operation, input_schema: schema }] } });
     expect(await answer(response)).toEqual(refused({
       path: "/operations/0/input_schema/properties/password/pattern",
-      message: 'not a valid JSON Schema: the pattern "^(?=.*\\\\d).{8,}$" uses a lookahead, which toolproof\'s linear-time pattern engine cannot run: write each condition as its own "pattern" inside "allOf"',
+      message: 'toolproof refuses the pattern "^(?=.*\\\\d).{8,}$": it uses a lookahead, which toolproof\'s linear-time pattern engine cannot run: write each condition as its own "pattern" inside "allOf"',
     }));
   });
 });

@@ -145,7 +145,7 @@ describe("errors that say how to fix them", () => {
     const openAiStyle = { name: "openai_style", description: "d", kind: "http", operations: [{ name: "get_invoice", description: "Read one invoice", parameters: { type: "object" }, output_schema: { type: "object" } }] };
     const problems = [
       { path: "/operations/0/operation_id", message: "required" },
-      { path: "/operations/0/input_schema", message: "expected a JSON Schema (an object or a boolean)" },
+      { path: "/operations/0/input_schema", message: "required" },
       { path: "/operations/0/name", message: 'unknown field "name"; did you mean "operation_id"?' },
       { path: "/operations/0/parameters", message: 'unknown field "parameters"; did you mean "input_schema"?' },
     ];

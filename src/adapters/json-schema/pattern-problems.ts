@@ -4,20 +4,22 @@
  * backtrack catastrophically or need a backtracking engine to run (see pattern-engine.ts). Both
  * validators report exactly these, so a schema is usable for one exactly when it is for the other.
  */
-import { isJsonObject, pointer, type Problem } from "../../core/json.js";
+import { isJsonObject, pointer } from "../../core/json.js";
+import type { SchemaProblem } from "../../core/ports.js";
 import type { CfworkerDocument } from "./cfworker-prepare.js";
 import { quote } from "./messages.js";
 import { patternRefusal } from "./pattern-engine.js";
 import { walkSchemas } from "./schema-walk.js";
 
-const refusedPattern = (path: string, pattern: string, why: string): Problem => ({
+const refusedPattern = (path: string, pattern: string, why: string): SchemaProblem => ({
   path,
-  message: `the pattern ${quote(pattern)} ${why}`,
+  message: `toolproof refuses the pattern ${quote(pattern)}: it ${why}`,
+  refused: true,
 });
 
 /** The walk is over the prepared copy, so a draft-07 keyword the draft ignores is not reported. */
-export function patternProblems(document: CfworkerDocument): Problem[] {
-  const problems: Problem[] = [];
+export function patternProblems(document: CfworkerDocument): SchemaProblem[] {
+  const problems: SchemaProblem[] = [];
   walkSchemas(document.json, (schema, tokens) => {
     const pattern = schema["pattern"];
     if (typeof pattern === "string") {

@@ -4,7 +4,8 @@
  * from the same walk over the same cfworker lookup table, so they agree on which schemas are
  * usable.
  */
-import { pointer, type Problem } from "../../core/json.js";
+import { pointer } from "../../core/json.js";
+import type { SchemaProblem } from "../../core/ports.js";
 import type { CfworkerDocument } from "./cfworker-prepare.js";
 import { quote } from "./messages.js";
 import { walkSchemas } from "./schema-walk.js";
@@ -13,8 +14,8 @@ import { walkSchemas } from "./schema-walk.js";
  * Walks every subschema reachable through applicator keywords (unknown keywords and annotations
  * such as "examples" are data, not schemas) and reports references that cannot be followed.
  */
-export function referenceProblems(document: CfworkerDocument): Problem[] {
-  const problems: Problem[] = [];
+export function referenceProblems(document: CfworkerDocument): SchemaProblem[] {
+  const problems: SchemaProblem[] = [];
   walkSchemas(document.json, (schema, tokens) => {
     const ref = schema["$ref"];
     if (typeof ref === "string") {
@@ -32,6 +33,7 @@ export function referenceProblems(document: CfworkerDocument): Problem[] {
         problems.push({
           path: pointer(...tokens, keyword),
           message: `${keyword} is not supported by toolproof (its runtime validator cannot follow dynamic references); use $ref`,
+          refused: true,
         });
       }
     }

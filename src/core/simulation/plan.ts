@@ -26,6 +26,7 @@ import { checkDefinition, initialState, parseDefinition } from "../contract/inde
 import type { CheckReport, MockDefinition, OperationContract } from "../contract/types.js";
 import { pointer, type JsonObject, type Problem } from "../json.js";
 import type { JsonSchema, SchemaValidator } from "../ports.js";
+import { schemaFieldProblem } from "../schema-problems.js";
 import { effectiveOutputSchema } from "../tools/effective-contract.js";
 import { mergeInitialStates } from "./initial-state.js";
 import { operationKey, type LibraryOperation, type LibraryTool, type ToolLibrary } from "./library.js";
@@ -173,7 +174,8 @@ export async function planSimulation(entries: readonly ToolEntry[], inputs: Plan
         continue;
       }
       pinnedBy.set(key, path);
-      const fromMap = entry.variants?.[operation.operation_id];
+      // Own keys only: an operation called "constructor" must not read Object.prototype's.
+      const fromMap = entry.variants !== undefined && Object.hasOwn(entry.variants, operation.operation_id) ? entry.variants[operation.operation_id] : undefined;
       selections.push({
         path,
         variantPath: fromMap !== undefined ? `${path}${pointer("variants", operation.operation_id)}` : `${path}/variant`,
@@ -308,7 +310,7 @@ export function entryProblems(entry: ToolEntry, path: string, validator: SchemaV
       : [];
   }
   return (["input_schema", "output_schema"] as const).flatMap((field) =>
-    validator.checkSchema(entry.inline[field]).map((problem) => ({ path: `${path}/inline/${field}${problem.path}`, message: `not a valid JSON Schema: ${problem.message}` })),
+    validator.checkSchema(entry.inline[field]).map((problem) => schemaFieldProblem(`${path}/inline/${field}`, problem)),
   );
 }
 

@@ -135,3 +135,25 @@ function responseSchema(response: PlatformResponse): JsonSchema {
   };
 }
 
+
+/**
+ * Where a place in an imported operation's stored field was in the client's request, so a problem
+ * names the field the client sent: the output schema is `response.schema` (inside the envelope's
+ * `data` when a status is given), the input schema is built from `parameters`.
+ */
+export function platformFieldPointer(
+  request: PlatformImportRequest,
+  index: number,
+  field: "operation_id" | "input_schema" | "output_schema",
+  inner: string,
+): string {
+  const operation = request.operations[index];
+  if (field === "operation_id") return pointer("operations", index, "operation_id");
+  if (field === "input_schema") return pointer("operations", index, "parameters");
+  if (operation?.response === undefined) return pointer("operations", index, "response");
+  const envelopeData = "/properties/data";
+  const inSchema = operation.response.status === undefined ? inner : inner === envelopeData || inner.startsWith(`${envelopeData}/`) ? inner.slice(envelopeData.length) : undefined;
+  // Outside `data` is the envelope toolproof built: the response as a whole is the nearest field.
+  if (inSchema === undefined) return pointer("operations", index, "response");
+  return `${pointer("operations", index, "response", "schema")}${inSchema}`;
+}

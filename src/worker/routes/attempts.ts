@@ -25,7 +25,7 @@ import type { AppEnv } from "../env.js";
 import { ApiError, invalidRequest } from "../http-error.js";
 import { errorHeaders, lostAttemptError } from "../lost-attempt.js";
 import { mcpHandler } from "../mcp.js";
-import { readBody } from "../middleware/json-body.js";
+import { readBodyWithHints } from "../field-hints.js";
 import { jsonObject } from "../schema-fields.js";
 import { dispatchCall } from "./dispatch.js";
 
@@ -92,7 +92,7 @@ const completeRequest = z.strictObject({
 attemptRoutes.post("/:id/complete", async (c) => {
   const attemptId = c.req.param("id");
   const tokenHash = capabilityTokenHash(c, attemptId);
-  const body = await readBody(c, completeRequest, COMPLETE_BODY_LIMIT);
+  const body = await readBodyWithHints(c, completeRequest, COMPLETE_BODY_LIMIT);
   const completion: JsonObject = { output: toJson(body.output) };
   if (body.transcript) completion.transcript = body.transcript;
   if (body.metadata) completion.metadata = body.metadata;

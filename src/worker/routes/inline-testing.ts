@@ -8,7 +8,7 @@ import { checkDefinition, generateDraft } from "../../core/contract/index.js";
 import type { OperationContract } from "../../core/contract/types.js";
 import type { AppEnv } from "../env.js";
 import { ApiError } from "../http-error.js";
-import { readBody } from "../middleware/json-body.js";
+import { readBodyWithHints } from "../field-hints.js";
 import { requirePermission } from "../middleware/auth.js";
 import { assertUsableSchemas, description, jsonSchemaField, toolName } from "../schema-fields.js";
 import { schemaValidator } from "../services.js";
@@ -33,7 +33,7 @@ const request = z.discriminatedUnion("action", [checkRequest, generateRequest], 
 export const inlineTestingRoutes = new Hono<AppEnv>();
 
 inlineTestingRoutes.post("/", requirePermission("AIManager:ManageTools"), async (c) => {
-  const body = await readBody(c, request, INLINE_TESTING_BODY_LIMIT);
+  const body = await readBodyWithHints(c, request, INLINE_TESTING_BODY_LIMIT);
   const validator = schemaValidator();
   assertUsableSchemas(validator, { "/input_schema": body.input_schema, "/output_schema": body.output_schema });
   const contract: OperationContract = {

@@ -9,7 +9,7 @@ import { measureToolPermission, type ToolPermissionOptions } from "../../core/po
 import type { AppEnv } from "../env.js";
 import { invalidRequest, notFound } from "../http-error.js";
 import { requirePermission } from "../middleware/auth.js";
-import { readBody } from "../middleware/json-body.js";
+import { readBodyWithHints } from "../field-hints.js";
 import { policyName, storedPolicy } from "./policies.js";
 
 /** A long agent run is a few thousand calls; arguments ride along but are not used. */
@@ -46,7 +46,7 @@ export const metricRoutes = new Hono<AppEnv>();
 metricRoutes.use("*", requirePermission("AIManager:ManageTools"));
 
 metricRoutes.post("/tool-permission", async (c) => {
-  const body = await readBody(c, metricBody, METRIC_BODY_LIMIT);
+  const body = await readBodyWithHints(c, metricBody, METRIC_BODY_LIMIT);
   const lists = await permissionLists(c.var.db, c.var.principal.tenantId, body);
   const options: ToolPermissionOptions = {
     ...lists.lists,

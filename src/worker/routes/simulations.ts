@@ -27,12 +27,11 @@ import { attemptStub, newAttemptToken } from "../attempt-access.js";
 import { RETENTION_MS } from "../attempt/lifetimes.js";
 import type { AppEnv, Env } from "../env.js";
 import { ApiError, invalidRequest, notFound } from "../http-error.js";
+import { hintedProblems, readBodyWithHints } from "../field-hints.js";
 import { requirePermission } from "../middleware/auth.js";
-import { readBody } from "../middleware/json-body.js";
 import { pageCursor, pageLimit } from "../pagination.js";
-import { description, jsonObject, jsonSchemaField, toolName } from "../schema-fields.js";
+import { clientRecord, description, jsonObject, jsonSchemaField, toolName } from "../schema-fields.js";
 import { schemaValidator } from "../services.js";
-import { zodProblems } from "../validation.js";
 
 export const MAX_ATTEMPTS = 100;
 export const MIN_LEASE_SECONDS = 10;
@@ -47,7 +46,7 @@ const libraryEntry = z.strictObject({
   tool_id: z.string().min(1, "expected a tool id").max(200, "expected at most 200 characters"),
   operation_id: z.string().min(1).max(200).optional(),
   variant: variantName.optional(),
-  variants: z.record(z.string(), variantName).optional(),
+  variants: clientRecord(variantName).optional(),
 });
 const inlineEntry = z.strictObject({
   inline: z.strictObject({
@@ -75,7 +74,7 @@ const simulationRequest = z.strictObject({
 export const simulationRoutes = new Hono<AppEnv>();
 
 simulationRoutes.post("/", requirePermission("AIManager:RunEvals"), async (c) => {
-  const body = await readBody(c, simulationRequest, SIMULATION_BODY_LIMIT);
+  const body = await readBodyWithHints(c, simulationRequest, SIMULATION_BODY_LIMIT);
   const { tenantId, keyId } = c.var.principal;
   const validator = schemaValidator();
 
@@ -145,9 +144,10 @@ function parseEntries(raw: readonly unknown[], validator: SchemaValidator): { va
   const valid: ToolEntry[] = [];
   raw.forEach((entry, index) => {
     const isInline = typeof entry === "object" && entry !== null && "inline" in entry;
-    const parsed = isInline ? inlineEntry.safeParse(entry) : libraryEntry.safeParse(entry);
+    const schema = isInline ? inlineEntry : libraryEntry;
+    const parsed = schema.safeParse(entry);
     if (!parsed.success) {
-      for (const problem of zodProblems(parsed.error)) problems.push({ path: `/tools/${index}${problem.path}`, message: problem.message });
+      for (const problem of hintedProblems(parsed.error, schema)) problems.push({ path: `/tools/${index}${problem.path}`, message: problem.message });
     } else {
       problems.push(...entryProblems(parsed.data, `/tools/${index}`, validator));
       valid.push(parsed.data);

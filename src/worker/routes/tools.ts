@@ -10,7 +10,7 @@ import { ToolNameTakenError, archiveTool, getTool, insertTool, listTools, replac
 import { newId } from "../../adapters/crypto.js";
 import { pointer } from "../../core/json.js";
 import { toolFromMcpToolsList } from "../../core/tools/import-mcp.js";
-import { PLATFORM_PARAMETER_TYPES, toolFromPlatformOperations } from "../../core/tools/import-platform.js";
+import { PLATFORM_PARAMETER_TYPES, platformFieldPointer, toolFromPlatformOperations } from "../../core/tools/import-platform.js";
 import type { ToolSpec } from "../../core/tools/types.js";
 import type { AppEnv } from "../env.js";
 import { ApiError, invalidRequest, notFound } from "../http-error.js";
@@ -18,7 +18,7 @@ import { requirePermission } from "../middleware/auth.js";
 import { readBodyWithHints } from "../field-hints.js";
 import { toolNotFound } from "../missing-tool.js";
 import { pageCursor, pageLimit } from "../pagination.js";
-import { description, jsonSchemaField, toolName } from "../schema-fields.js";
+import { clientRecord, description, jsonSchemaField, toolName } from "../schema-fields.js";
 import { schemaValidator } from "../services.js";
 import { type LocateOperationField, prepareTool } from "../tool-registration.js";
 import { MAX_OPERATIONS, toolBody, toolSpecFromBody } from "../tool-body.js";
@@ -47,7 +47,7 @@ const platformImportBody = z.strictObject({
   name: toolName,
   description,
   output_schema: jsonSchemaField.optional(),
-  coerce: z.record(z.string(), z.enum(["object", "string"])).optional(),
+  coerce: clientRecord(z.enum(["object", "string"])).optional(),
   operations: z
     .array(
       z.strictObject({
@@ -77,9 +77,9 @@ toolRoutes.post("/import/mcp", async (c) => {
   const operationIndex = mcpOperationIndex(body.tools_list);
   const mcpField = { operation_id: "name", input_schema: "inputSchema", output_schema: "outputSchema" } as const;
   return c.json(
-    await registerTool(c.var.db, c.var.principal.tenantId, imported.tool, (index, field) => {
+    await registerTool(c.var.db, c.var.principal.tenantId, imported.tool, (index, field, inner) => {
       const name = imported.tool.operations[index]?.operation_id ?? "";
-      return pointer("tools_list", "tools", operationIndex.get(name) ?? index, mcpField[field]);
+      return `${pointer("tools_list", "tools", operationIndex.get(name) ?? index, mcpField[field])}${inner}`;
     }),
     201,
   );
@@ -89,7 +89,7 @@ toolRoutes.post("/import/platform", async (c) => {
   const body = await readBodyWithHints(c, platformImportBody, TOOL_BODY_LIMIT);
   const imported = toolFromPlatformOperations(body);
   if (!imported.ok) throw invalidRequest(imported.problems);
-  return c.json(await registerTool(c.var.db, c.var.principal.tenantId, imported.tool), 201);
+  return c.json(await registerTool(c.var.db, c.var.principal.tenantId, imported.tool, (index, field, inner) => platformFieldPointer(body, index, field, inner)), 201);
 });
 
 toolRoutes.get("/", async (c) => {
