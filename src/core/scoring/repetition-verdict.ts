@@ -1,0 +1,96 @@
+/**
+ * One repetition's verdict, from selection, the judge and anything that broke on the way. The rule
+ * is that nothing broken reads as a pass: a harness error, a judge error, an infrastructure error
+ * (a dead-lettered message, an unreachable model) or a judge that never answered makes the
+ * repetition `error`, with its cause, never `pass`. A forbidden call is the one thing that stands
+ * even next to an error: it was observed, needs no judge, and fails the run on its own.
+ */
+import type { ForbiddenCall, SelectionResult } from "./selection.js";
+
+/** What the judge produced for a repetition, if it was asked. */
+export type JudgeOutcome =
+  | { kind: "score"; score: number; reason: string; prompt_version: string }
+  | { kind: "error"; message: string };
+
+export interface RepetitionInputs {
+  selection: SelectionResult;
+  /** How many calls the repetition made (executed plus proposed). */
+  calls: number;
+  /** Pass at score >= threshold (api.md, Suite: judge.threshold, default 4). */
+  threshold: number;
+  judge?: JudgeOutcome;
+  /** The attempt's harness failed (see harnessErrorAmong), or the runner did. */
+  harness_error?: string | null;
+  /** The repetition could not be carried out at all (dead letter, model endpoint refused, deadline). */
+  infrastructure_error?: string | null;
+}
+
+export type RepetitionCause =
+  | "forbidden_call"
+  | "selection"
+  | "judge_score"
+  | "no_calls_expected"
+  | "harness_error"
+  | "judge_error"
+  | "infrastructure_error";
+
+export interface RepetitionVerdict {
+  outcome: "pass" | "fail" | "error";
+  /** The same as outcome === "pass", for promptfoo-style readers. */
+  pass: boolean;
+  /** The judge's 1–5 score, when it decided. */
+  score?: number;
+  prompt_version?: string;
+  reason: string;
+  cause: RepetitionCause;
+  /** A forbidden call was made: the run fails whatever its rate. */
+  hard_fail: boolean;
+  forbidden_calls: ForbiddenCall[];
+  /** The judge's score decided the outcome (what an uncalibrated judge cannot be trusted with). */
+  judge_decided: boolean;
+}
+
+/** The judge is asked only about repetitions that passed selection and made calls. */
+export function needsJudge(selection: SelectionResult, calls: number): boolean {
+  return selection.pass && calls > 0;
+}
+
+export function repetitionVerdict(inputs: RepetitionInputs): RepetitionVerdict {
+  const { selection } = inputs;
+  const base = { hard_fail: false, forbidden_calls: selection.forbidden_calls, judge_decided: false };
+  const broken = brokenCause(inputs);
+
+  if (selection.forbidden_calls.length > 0) {
+    const also = broken ? ` (also: ${broken.reason})` : "";
+    return { ...base, outcome: "fail", pass: false, reason: selection.reason + also, cause: "forbidden_call", hard_fail: true };
+  }
+  if (broken) return { ...base, outcome: "error", pass: false, ...broken };
+  if (!selection.pass) return { ...base, outcome: "fail", pass: false, reason: selection.reason, cause: "selection" };
+  if (inputs.calls === 0) return { ...base, outcome: "pass", pass: true, reason: selection.reason, cause: "no_calls_expected" };
+
+  // Selection passed and calls were made: brokenCause has already turned a missing or failed judge into an error.
+  const judge = inputs.judge as Extract<JudgeOutcome, { kind: "score" }>;
+  const pass = judge.score >= inputs.threshold;
+  return {
+    ...base,
+    outcome: pass ? "pass" : "fail",
+    pass,
+    score: judge.score,
+    prompt_version: judge.prompt_version,
+    reason: `Judge ${judge.score}/5 (${pass ? "at or above" : "below"} the threshold ${inputs.threshold}): ${judge.reason}`,
+    cause: "judge_score",
+    judge_decided: true,
+  };
+}
+
+function brokenCause(inputs: RepetitionInputs): { reason: string; cause: RepetitionCause } | null {
+  if (inputs.infrastructure_error) return { reason: `Infrastructure error: ${inputs.infrastructure_error}`, cause: "infrastructure_error" };
+  if (inputs.harness_error) return { reason: `Harness error: ${inputs.harness_error}`, cause: "harness_error" };
+  if (!needsJudge(inputs.selection, inputs.calls)) return null;
+  if (inputs.judge === undefined) return { reason: "Judge error: the judge was never asked or never answered.", cause: "judge_error" };
+  if (inputs.judge.kind === "error") return { reason: `Judge error: ${inputs.judge.message}`, cause: "judge_error" };
+  if (!Number.isInteger(inputs.judge.score) || inputs.judge.score < 1 || inputs.judge.score > 5) {
+    return { reason: `Judge error: score ${inputs.judge.score} is not an integer from 1 to 5.`, cause: "judge_error" };
+  }
+  return null;
+}
