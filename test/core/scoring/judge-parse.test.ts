@@ -1,0 +1,69 @@
+import Ajv from "ajv";
+import fc from "fast-check";
+import { describe, expect, it } from "vitest";
+import { type JudgeAnswer, judgeOutcomeOf, parseJudgeAnswer } from "../../../src/core/scoring/judge-parse.js";
+import { JUDGE_RESPONSE_FORMAT } from "../../../src/core/scoring/judge-prompt.js";
+
+describe("reading the judge's answer strictly", () => {
+  it.each<[string, string | null, JudgeAnswer]>([
+    ["a plain JSON answer", '{"score": 4, "reason": "Looked up INV-10431 as asked."}', { kind: "score", score: 4, reason: "Looked up INV-10431 as asked." }],
+    ["a fenced json block", '```json\n{"score": 5, "reason": "Optimal."}\n```', { kind: "score", score: 5, reason: "Optimal." }],
+    ["surrounding whitespace and a padded reason", '  \n{"reason": "  Two lookups of the same invoice. ", "score": 3}\n', { kind: "score", score: 3, reason: "Two lookups of the same invoice." }],
+    ["4.0 is the integer 4 in JSON", '{"score": 4.0, "reason": "ok"}', { kind: "score", score: 4, reason: "ok" }],
+    ["no answer", null, { kind: "unparseable", problem: "the judge gave no answer", raw: null }],
+    ["an empty answer", "  ", { kind: "unparseable", problem: "the judge gave no answer", raw: "  " }],
+    ["prose around the JSON", 'Here is my grade: {"score": 4, "reason": "ok"}', { kind: "unparseable", problem: "the answer is not JSON", raw: 'Here is my grade: {"score": 4, "reason": "ok"}' }],
+    ["prose after a fence", '```json\n{"score": 4, "reason": "ok"}\n```\nHope this helps', { kind: "unparseable", problem: "the answer is not JSON", raw: '```json\n{"score": 4, "reason": "ok"}\n```\nHope this helps' }],
+    ["a fence in another language", '```yaml\n{"score": 4, "reason": "ok"}\n```', { kind: "unparseable", problem: "the answer is not JSON", raw: '```yaml\n{"score": 4, "reason": "ok"}\n```' }],
+    ["a bare score", "4", { kind: "unparseable", problem: "the answer is not a JSON object", raw: "4" }],
+    ["a list", '[{"score": 4, "reason": "ok"}]', { kind: "unparseable", problem: "the answer is not a JSON object", raw: '[{"score": 4, "reason": "ok"}]' }],
+    ["a score as a string", '{"score": "4", "reason": "ok"}', { kind: "unparseable", problem: 'score must be an integer from 1 to 5, got "4"', raw: '{"score": "4", "reason": "ok"}' }],
+    ["a fractional score", '{"score": 3.5, "reason": "ok"}', { kind: "unparseable", problem: "score must be an integer from 1 to 5, got 3.5", raw: '{"score": 3.5, "reason": "ok"}' }],
+    ["a score off the scale", '{"score": 0, "reason": "ok"}', { kind: "unparseable", problem: "score must be an integer from 1 to 5, got 0", raw: '{"score": 0, "reason": "ok"}' }],
+    ["no score", '{"reason": "ok"}', { kind: "unparseable", problem: "score must be an integer from 1 to 5, got nothing", raw: '{"reason": "ok"}' }],
+    ["an empty reason", '{"score": 4, "reason": " "}', { kind: "unparseable", problem: "reason must be a non-empty string", raw: '{"score": 4, "reason": " "}' }],
+    ["no reason", '{"score": 4}', { kind: "unparseable", problem: "reason must be a non-empty string", raw: '{"score": 4}' }],
+    ["an extra field", '{"score": 4, "reason": "ok", "result": "pass"}', { kind: "unparseable", problem: "unexpected field result", raw: '{"score": 4, "reason": "ok", "result": "pass"}' }],
+  ])("%s", (_name, raw, expected) => {
+    expect(parseJudgeAnswer(raw)).toEqual(expected);
+  });
+
+  it("never throws, and accepts exactly what the structured-output schema accepts (with a non-blank reason)", () => {
+    const validate = new Ajv({ strict: false }).compile(JUDGE_RESPONSE_FORMAT.json_schema.schema);
+    const answer = fc.oneof(
+      fc.record({ score: fc.oneof(fc.integer({ min: -1, max: 7 }), fc.double(), fc.string()), reason: fc.oneof(fc.string(), fc.integer()) }, { requiredKeys: [] }),
+      fc.dictionary(fc.constantFrom("score", "reason", "result", "explanation"), fc.oneof(fc.integer({ min: 1, max: 5 }), fc.string())),
+      fc.jsonValue(),
+    );
+    fc.assert(
+      fc.property(answer, fc.boolean(), (value, fenced) => {
+        const json = JSON.stringify(value) ?? "null";
+        const parsed = parseJudgeAnswer(fenced ? "```json\n" + json + "\n```" : json);
+        const reason = typeof value === "object" && value !== null && !Array.isArray(value) ? (value as { reason?: unknown }).reason : undefined;
+        const expected = validate(value) && typeof reason === "string" && reason.trim() !== "";
+        expect(parsed.kind === "score").toBe(expected);
+      }),
+      { numRuns: 400 },
+    );
+    fc.assert(fc.property(fc.string(), (text) => void parseJudgeAnswer(text)), { numRuns: 300 });
+  });
+});
+
+describe("the judge's outcome after retries", () => {
+  it.each<[string, JudgeAnswer[], ReturnType<typeof judgeOutcomeOf>]>([
+    ["scored at once", [{ kind: "score", score: 4, reason: "ok" }], { kind: "score", score: 4, reason: "ok", prompt_version: "p1" }],
+    [
+      "scored on the retry",
+      [{ kind: "unparseable", problem: "the answer is not JSON", raw: "four" }, { kind: "score", score: 2, reason: "wrong invoice" }],
+      { kind: "score", score: 2, reason: "wrong invoice", prompt_version: "p1" },
+    ],
+    [
+      "never usable: a judge error naming each attempt",
+      [{ kind: "unparseable", problem: "the answer is not JSON", raw: "four" }, { kind: "unparseable", problem: "the judge gave no answer", raw: null }],
+      { kind: "error", message: "no usable answer after 2 attempts (1: the answer is not JSON; 2: the judge gave no answer)" },
+    ],
+    ["never asked", [], { kind: "error", message: "the judge was never asked" }],
+  ])("%s", (_name, attempts, expected) => {
+    expect(judgeOutcomeOf(attempts, "p1")).toEqual(expected);
+  });
+});
