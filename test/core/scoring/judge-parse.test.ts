@@ -5,27 +5,33 @@ import { type JudgeAnswer, judgeOutcomeOf, parseJudgeAnswer } from "../../../src
 import { JUDGE_RESPONSE_FORMAT } from "../../../src/core/scoring/judge-prompt.js";
 
 describe("reading the judge's answer strictly", () => {
-  it.each<[string, string | null, JudgeAnswer]>([
+  it.each<[string, string, JudgeAnswer]>([
     ["a plain JSON answer", '{"score": 4, "reason": "Looked up INV-10431 as asked."}', { kind: "score", score: 4, reason: "Looked up INV-10431 as asked." }],
     ["a fenced json block", '```json\n{"score": 5, "reason": "Optimal."}\n```', { kind: "score", score: 5, reason: "Optimal." }],
     ["surrounding whitespace and a padded reason", '  \n{"reason": "  Two lookups of the same invoice. ", "score": 3}\n', { kind: "score", score: 3, reason: "Two lookups of the same invoice." }],
     ["4.0 is the integer 4 in JSON", '{"score": 4.0, "reason": "ok"}', { kind: "score", score: 4, reason: "ok" }],
-    ["no answer", null, { kind: "unparseable", problem: "the judge gave no answer", raw: null }],
-    ["an empty answer", "  ", { kind: "unparseable", problem: "the judge gave no answer", raw: "  " }],
-    ["prose around the JSON", 'Here is my grade: {"score": 4, "reason": "ok"}', { kind: "unparseable", problem: "the answer is not JSON", raw: 'Here is my grade: {"score": 4, "reason": "ok"}' }],
-    ["prose after a fence", '```json\n{"score": 4, "reason": "ok"}\n```\nHope this helps', { kind: "unparseable", problem: "the answer is not JSON", raw: '```json\n{"score": 4, "reason": "ok"}\n```\nHope this helps' }],
-    ["a fence in another language", '```yaml\n{"score": 4, "reason": "ok"}\n```', { kind: "unparseable", problem: "the answer is not JSON", raw: '```yaml\n{"score": 4, "reason": "ok"}\n```' }],
-    ["a bare score", "4", { kind: "unparseable", problem: "the answer is not a JSON object", raw: "4" }],
-    ["a list", '[{"score": 4, "reason": "ok"}]', { kind: "unparseable", problem: "the answer is not a JSON object", raw: '[{"score": 4, "reason": "ok"}]' }],
-    ["a score as a string", '{"score": "4", "reason": "ok"}', { kind: "unparseable", problem: 'score must be an integer from 1 to 5, got "4"', raw: '{"score": "4", "reason": "ok"}' }],
-    ["a fractional score", '{"score": 3.5, "reason": "ok"}', { kind: "unparseable", problem: "score must be an integer from 1 to 5, got 3.5", raw: '{"score": 3.5, "reason": "ok"}' }],
-    ["a score off the scale", '{"score": 0, "reason": "ok"}', { kind: "unparseable", problem: "score must be an integer from 1 to 5, got 0", raw: '{"score": 0, "reason": "ok"}' }],
-    ["no score", '{"reason": "ok"}', { kind: "unparseable", problem: "score must be an integer from 1 to 5, got nothing", raw: '{"reason": "ok"}' }],
-    ["an empty reason", '{"score": 4, "reason": " "}', { kind: "unparseable", problem: "reason must be a non-empty string", raw: '{"score": 4, "reason": " "}' }],
-    ["no reason", '{"score": 4}', { kind: "unparseable", problem: "reason must be a non-empty string", raw: '{"score": 4}' }],
-    ["an extra field", '{"score": 4, "reason": "ok", "result": "pass"}', { kind: "unparseable", problem: "unexpected field result", raw: '{"score": 4, "reason": "ok", "result": "pass"}' }],
   ])("%s", (_name, raw, expected) => {
     expect(parseJudgeAnswer(raw)).toEqual(expected);
+  });
+
+  // Everything else is unparseable, and the answer is kept as it came for the repetition's record.
+  it.each<[string, string | null, string]>([
+    ["no answer", null, "the judge gave no answer"],
+    ["an empty answer", "  ", "the judge gave no answer"],
+    ["prose around the JSON", 'Here is my grade: {"score": 4, "reason": "ok"}', "the answer is not JSON"],
+    ["prose after a fence", '```json\n{"score": 4, "reason": "ok"}\n```\nHope this helps', "the answer is not JSON"],
+    ["a fence in another language", '```yaml\n{"score": 4, "reason": "ok"}\n```', "the answer is not JSON"],
+    ["a bare score", "4", "the answer is not a JSON object"],
+    ["a list", '[{"score": 4, "reason": "ok"}]', "the answer is not a JSON object"],
+    ["a score as a string", '{"score": "4", "reason": "ok"}', 'score must be an integer from 1 to 5, got "4"'],
+    ["a fractional score", '{"score": 3.5, "reason": "ok"}', "score must be an integer from 1 to 5, got 3.5"],
+    ["a score off the scale", '{"score": 0, "reason": "ok"}', "score must be an integer from 1 to 5, got 0"],
+    ["no score", '{"reason": "ok"}', "score must be an integer from 1 to 5, got nothing"],
+    ["an empty reason", '{"score": 4, "reason": " "}', "reason must be a non-empty string"],
+    ["no reason", '{"score": 4}', "reason must be a non-empty string"],
+    ["an extra field", '{"score": 4, "reason": "ok", "result": "pass"}', "unexpected field result"],
+  ])("%s is unparseable", (_name, raw, problem) => {
+    expect(parseJudgeAnswer(raw)).toEqual({ kind: "unparseable", problem, raw });
   });
 
   it("never throws, and accepts exactly what the structured-output schema accepts (with a non-blank reason)", () => {
