@@ -5,7 +5,7 @@
  * deduplicated by call id.
  */
 import type { JsonValue } from "../json.js";
-import type { CallOutcomeKind, EvidenceError } from "../simulation/evidence.js";
+import type { CallOutcomeKind, EvidenceCall, EvidenceError } from "../simulation/evidence.js";
 
 /** A call the attempt executed: one evidence row, reduced to what scoring reads. */
 export interface ExecutedCall {
@@ -16,6 +16,18 @@ export interface ExecutedCall {
   outcome: CallOutcomeKind;
   result?: JsonValue;
   error?: EvidenceError;
+}
+
+/**
+ * One evidence call as scoring reads it. Evidence names the tool and operation; the function name
+ * the model used (simulation/tool-names.ts) is the caller's to give, since it depends on how many
+ * operations the tool has.
+ */
+export function executedCallOf(evidence: EvidenceCall, functionName: string): ExecutedCall {
+  const call: ExecutedCall = { function: functionName, arguments: evidence.arguments, call_id: evidence.call_id, outcome: evidence.outcome };
+  if (evidence.result !== undefined) call.result = evidence.result;
+  if (evidence.error !== undefined) call.error = evidence.error;
+  return call;
 }
 
 /** A call the agent paused on for approval: proposed with its exact name and arguments, not executed. */

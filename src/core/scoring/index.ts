@@ -26,7 +26,7 @@
  */
 
 /** A repetition's calls: executed (evidence) plus proposed (approval requests), deduplicated by call id. */
-export { type ApprovalRequest, type ExecutedCall, harnessErrorAmong, type RepetitionCall, repetitionCalls } from "./calls.js";
+export { type ApprovalRequest, type ExecutedCall, executedCallOf, harnessErrorAmong, type RepetitionCall, repetitionCalls } from "./calls.js";
 
 /** Selection scored in code: forbidden functions (a hard fail), `expect: null`, every expected function. */
 export { describeCall, expectedFunctions, type ForbiddenCall, type ScenarioSelection, scoreSelection, type SelectionResult } from "./selection.js";

@@ -1,6 +1,6 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { type ApprovalRequest, type ExecutedCall, harnessErrorAmong, type RepetitionCall, repetitionCalls } from "../../../src/core/scoring/calls.js";
+import { type ApprovalRequest, type ExecutedCall, executedCallOf, harnessErrorAmong, type RepetitionCall, repetitionCalls } from "../../../src/core/scoring/calls.js";
 
 const lookup = (call_id: string | null, invoice_id = "INV-10431"): ExecutedCall => ({
   function: "get_invoice",
@@ -92,5 +92,19 @@ describe("a harness error among the calls", () => {
     ["without an error record", [{ kind: "executed", ...lookup(null), outcome: "harness_error" }], "the harness failed the call to get_invoice: no error record"],
   ])("%s", (_name, calls, expected) => {
     expect(harnessErrorAmong(calls)).toBe(expected);
+  });
+});
+
+describe("an evidence call as scoring reads it", () => {
+  const row = { seq: 1, call_id: "c1", tool: "invoices", operation_id: "get", revision: 1, variant: null, rule: 0, arguments: { invoice_id: "INV-1" }, delay_ms: 0, at: "2026-12-01T00:00:00.000Z" };
+  it.each<[string, Parameters<typeof executedCallOf>[0], ExecutedCall]>([
+    ["a result", { ...row, outcome: "result", result: { status: "approved" } }, { function: "invoices__get", arguments: { invoice_id: "INV-1" }, call_id: "c1", outcome: "result", result: { status: "approved" } }],
+    [
+      "a tool input error",
+      { ...row, outcome: "tool_input_error", error: { code: "tool_input_error", message: "bad id", details: [{ path: "/invoice_id", message: "bad id" }] } },
+      { function: "invoices__get", arguments: { invoice_id: "INV-1" }, call_id: "c1", outcome: "tool_input_error", error: { code: "tool_input_error", message: "bad id", details: [{ path: "/invoice_id", message: "bad id" }] } },
+    ],
+  ])("%s", (_name, evidence, expected) => {
+    expect(executedCallOf(evidence, "invoices__get")).toEqual(expected);
   });
 });
