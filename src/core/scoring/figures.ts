@@ -41,7 +41,14 @@ export interface SuiteFigures extends Counts {
   /** The mean over scenarios of each scenario's pass^k, for k up to the smallest scenario's runs. */
   pass_hat_k: Record<string, number>;
   pass_at_k: Record<string, number>;
-  detection_power: { misfire_rate: number; runs_per_scenario: number; power: number; runs_needed_95: number | null };
+  /** The misfire rate p the power is computed for (the suite's `misfire_rate`). */
+  misfire_rate: number;
+  /** n for detection power: the fewest repetitions any scenario had. */
+  runs_per_scenario: number;
+  /** 1 − (1 − p)^n: the chance this run saw at least one misfire of rate p in a scenario. */
+  detection_power: number;
+  /** The runs per scenario that would catch a misfire of rate p with 95% confidence. */
+  runs_needed_95: number | null;
 }
 
 export function countsOf(verdicts: readonly RepetitionVerdict[]): Counts {
@@ -83,12 +90,10 @@ export function suiteFigures(scenarios: readonly ScenarioResults[], misfireRate 
     scenarios: perScenario,
     pass_hat_k: meanPerK(perScenario.map((s) => s.pass_hat_k), runsPerScenario),
     pass_at_k: meanPerK(perScenario.map((s) => s.pass_at_k), runsPerScenario),
-    detection_power: {
-      misfire_rate: misfireRate,
-      runs_per_scenario: runsPerScenario,
-      power: detectionPower(misfireRate, runsPerScenario),
-      runs_needed_95: runsNeeded(misfireRate, 0.95),
-    },
+    misfire_rate: misfireRate,
+    runs_per_scenario: runsPerScenario,
+    detection_power: detectionPower(misfireRate, runsPerScenario),
+    runs_needed_95: runsNeeded(misfireRate, 0.95),
   };
 }
 

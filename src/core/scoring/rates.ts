@@ -51,7 +51,8 @@ export function passAtK(passed: number, runs: number, k: number): number {
 
 /** The chance that n runs see at least one misfire of rate p: 1 − (1 − p)^n. */
 export function detectionPower(misfireRate: number, runs: number): number {
-  if (misfireRate >= 1) return runs > 0 ? 1 : 0;
+  if (runs <= 0) return 0;
+  if (misfireRate >= 1) return 1;
   // −expm1(n·log1p(−p)) is 1 − (1 − p)^n without the cancellation for small p.
   return -Math.expm1(runs * Math.log1p(-misfireRate));
 }

@@ -2,6 +2,11 @@ import { describe, expect, it } from "vitest";
 import { countsOf, scenarioFigures, suiteFigures } from "../../../src/core/scoring/figures.js";
 import { scenarioOf, verdictOf } from "./helpers.js";
 
+/** Every number rounded to 6 decimals, so whole figures compare with hand-computed values. */
+function rounded<T>(value: T): T {
+  return JSON.parse(JSON.stringify(value, (_key, v: unknown) => (typeof v === "number" ? Math.round(v * 1e6) / 1e6 : v))) as T;
+}
+
 describe("a run's figures", () => {
   it("counts a scenario: an error is a run that did not pass", () => {
     // J J j E F: runs 5, passed 2, errors 1, failed 5 − 2 − 1 = 2, pass rate 2/5 = 0.4, one forbidden call
@@ -23,7 +28,6 @@ describe("a run's figures", () => {
     });
     expect(figures.interval?.low).toBeCloseTo(0.117621, 5);
     expect(figures.interval?.high).toBeCloseTo(0.769277, 5);
-    const rounded = (values: Record<string, number>) => Object.fromEntries(Object.entries(values).map(([k, v]) => [k, Math.round(v * 1e12) / 1e12]));
     expect(rounded(figures.pass_hat_k)).toEqual({ "1": 0.4, "2": 0.1, "3": 0, "4": 0, "5": 0 });
     expect(rounded(figures.pass_at_k)).toEqual({ "1": 0.4, "2": 0.7, "3": 0.9, "4": 1, "5": 1 });
   });
@@ -34,23 +38,34 @@ describe("a run's figures", () => {
     // pass^2 per scenario: 1, C(2,2)/C(3,2) = 1/3, 1, 1, 1/3 → mean (3 + 2/3)/5 = 11/15
     // pass^3: 1, 0, 1, 1, 0 → 3/5;  pass@3: all 1 → 1; pass@1 = pass^1 = mean(1, 2/3, 1, 1, 2/3) = 13/15
     // detection power at p = 0.1 over 3 runs per scenario: 1 − 0.9³ = 0.271; runs needed 29
+    // Wilson: 3/3 → [0.438503, 1]; 2/3 → [0.207660, 0.938508]; 13/15 → [0.621180, 0.962639]
     const figures = suiteFigures([scenarioOf("status", "JJJ"), scenarioOf("duplicate", "JJj"), scenarioOf("hold", "JJJ"), scenarioOf("pay", "NNN"), scenarioOf("ignore", "NNS")]);
-    expect([figures.runs, figures.passed, figures.failed, figures.errors, figures.forbidden_calls]).toEqual([15, 13, 2, 0, 0]);
-    expect(figures.pass_rate).toBeCloseTo(13 / 15, 12);
-    expect(figures.pass_hat_k["1"]).toBeCloseTo(13 / 15, 12);
-    expect(figures.pass_hat_k["2"]).toBeCloseTo(11 / 15, 12);
-    expect(figures.pass_hat_k["3"]).toBeCloseTo(3 / 5, 12);
-    expect(figures.pass_at_k["3"]).toBeCloseTo(1, 12);
-    expect(Object.keys(figures.pass_hat_k)).toEqual(["1", "2", "3"]);
-    expect(figures.scenarios.map((s) => [s.id, s.passed])).toEqual([["status", 3], ["duplicate", 2], ["hold", 3], ["pay", 3], ["ignore", 2]]);
-    expect(figures.detection_power.runs_per_scenario).toBe(3);
-    expect(figures.detection_power.power).toBeCloseTo(0.271, 12);
-    expect(figures.detection_power.runs_needed_95).toBe(29);
+    const all = { interval: { low: 0.438503, high: 1 }, pass_hat_k: { "1": 1, "2": 1, "3": 1 }, pass_at_k: { "1": 1, "2": 1, "3": 1 } };
+    // 2 of 3: pass^1 = 2/3, pass^2 = 1/3, pass^3 = 0; pass@1 = 2/3, pass@2 = 1 − C(1,2)/C(3,2) = 1, pass@3 = 1
+    const two = { interval: { low: 0.20766, high: 0.938508 }, pass_hat_k: { "1": 0.666667, "2": 0.333333, "3": 0 }, pass_at_k: { "1": 0.666667, "2": 1, "3": 1 } };
+    const scenario = (id: string, passed: number, shape: typeof all) => ({ id, runs: 3, passed, failed: 3 - passed, errors: 0, pass_rate: rounded(passed / 3), forbidden_calls: 0, ...shape });
+    expect(rounded(figures)).toEqual({
+      runs: 15,
+      passed: 13,
+      failed: 2,
+      errors: 0,
+      pass_rate: 0.866667,
+      interval: { low: 0.62118, high: 0.962639 },
+      forbidden_calls: 0,
+      scenarios: [scenario("status", 3, all), scenario("duplicate", 2, two), scenario("hold", 3, all), scenario("pay", 3, all), scenario("ignore", 2, two)],
+      pass_hat_k: { "1": 0.866667, "2": 0.733333, "3": 0.6 },
+      pass_at_k: { "1": 0.866667, "2": 1, "3": 1 },
+      misfire_rate: 0.1,
+      runs_per_scenario: 3,
+      detection_power: 0.271,
+      runs_needed_95: 29,
+    });
   });
 
   it("has no rate and no interval without runs", () => {
     expect(countsOf([])).toEqual({ runs: 0, passed: 0, failed: 0, errors: 0, pass_rate: null, interval: null, forbidden_calls: 0 });
-    expect(suiteFigures([]).detection_power).toEqual({ misfire_rate: 0.1, runs_per_scenario: 0, power: 0, runs_needed_95: 29 });
+    const empty = suiteFigures([]);
+    expect([empty.misfire_rate, empty.runs_per_scenario, empty.detection_power, empty.runs_needed_95]).toEqual([0.1, 0, 0, 29]);
   });
 
   it("counts forbidden calls per call", () => {
