@@ -68,8 +68,8 @@ export function repetitionVerdict(inputs: RepetitionInputs): RepetitionVerdict {
   if (!selection.pass) return { ...base, outcome: "fail", pass: false, reason: selection.reason, cause: "selection" };
   if (inputs.calls === 0) return { ...base, outcome: "pass", pass: true, reason: selection.reason, cause: "no_calls_expected" };
 
-  // Selection passed and calls were made: brokenCause has already turned a missing or failed judge into an error.
-  const judge = inputs.judge as Extract<JudgeOutcome, { kind: "score" }>;
+  const judge = usableScore(inputs.judge);
+  if (judge === null) return { ...base, outcome: "error", pass: false, ...judgeError(inputs.judge) };
   const pass = judge.score >= inputs.threshold;
   return {
     ...base,
@@ -83,14 +83,22 @@ export function repetitionVerdict(inputs: RepetitionInputs): RepetitionVerdict {
   };
 }
 
-function brokenCause(inputs: RepetitionInputs): { reason: string; cause: RepetitionCause } | null {
+type Broken = { reason: string; cause: RepetitionCause };
+
+/** Infrastructure and harness errors, which break a repetition whatever selection found. */
+function brokenCause(inputs: RepetitionInputs): Broken | null {
   if (inputs.infrastructure_error) return { reason: `Infrastructure error: ${inputs.infrastructure_error}`, cause: "infrastructure_error" };
   if (inputs.harness_error) return { reason: `Harness error: ${inputs.harness_error}`, cause: "harness_error" };
-  if (!needsJudge(inputs.selection, inputs.calls)) return null;
-  if (inputs.judge === undefined) return { reason: "Judge error: the judge was never asked or never answered.", cause: "judge_error" };
-  if (inputs.judge.kind === "error") return { reason: `Judge error: ${inputs.judge.message}`, cause: "judge_error" };
-  if (!Number.isInteger(inputs.judge.score) || inputs.judge.score < 1 || inputs.judge.score > 5) {
-    return { reason: `Judge error: score ${inputs.judge.score} is not an integer from 1 to 5.`, cause: "judge_error" };
-  }
   return null;
+}
+
+function usableScore(judge: JudgeOutcome | undefined): Extract<JudgeOutcome, { kind: "score" }> | null {
+  if (judge?.kind !== "score") return null;
+  return Number.isInteger(judge.score) && judge.score >= 1 && judge.score <= 5 ? judge : null;
+}
+
+function judgeError(judge: JudgeOutcome | undefined): Broken {
+  if (judge === undefined) return { reason: "Judge error: the judge was never asked or never answered.", cause: "judge_error" };
+  if (judge.kind === "error") return { reason: `Judge error: ${judge.message}`, cause: "judge_error" };
+  return { reason: `Judge error: score ${judge.score} is not an integer from 1 to 5.`, cause: "judge_error" };
 }
