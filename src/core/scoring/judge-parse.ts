@@ -5,6 +5,7 @@
  * number in the text, say) would turn a confused judge into a score; here it is an `unparseable`
  * answer, retried and then recorded as a judge error.
  */
+import { isJsonObject } from "../json.js";
 import type { JudgeOutcome } from "./repetition-verdict.js";
 
 export type JudgeAnswer =
@@ -26,11 +27,11 @@ export function parseJudgeAnswer(raw: string | null | undefined): JudgeAnswer {
   } catch {
     return unparseable("the answer is not JSON");
   }
-  if (typeof value !== "object" || value === null || Array.isArray(value)) return unparseable("the answer is not a JSON object");
+  if (!isJsonObject(value)) return unparseable("the answer is not a JSON object");
 
   const extra = Object.keys(value).filter((key) => key !== "score" && key !== "reason");
   if (extra.length > 0) return unparseable(`unexpected field${extra.length > 1 ? "s" : ""} ${extra.join(", ")}`);
-  const { score, reason } = value as { score?: unknown; reason?: unknown };
+  const { score, reason } = value;
   if (!isRubricScore(score)) return unparseable(`score must be an integer from 1 to 5, got ${score === undefined ? "nothing" : JSON.stringify(score)}`);
   if (typeof reason !== "string" || reason.trim() === "") return unparseable("reason must be a non-empty string");
   return { kind: "score", score, reason: reason.trim() };
