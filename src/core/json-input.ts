@@ -43,7 +43,7 @@ export function isWellFormedText(text: string): boolean {
   return !LONE_SURROGATE.test(text);
 }
 
-/** How every string that is not well-formed is refused (stored keys use it too: stored-keys.ts). */
+/** How every string that is not well-formed is refused (dispatch names use it too: dispatch-request.ts). */
 export const NOT_WELL_FORMED = "expected well-formed Unicode text: this string has a lone UTF-16 surrogate, which cannot be stored";
 
 /** How every non-finite number is refused (the start of the message). */

@@ -30,7 +30,6 @@ import { parseDispatchRequest, parseDispatchText, unusableArgumentsMessage, type
 import type { EvidenceError, EvidenceRow } from "../core/simulation/evidence.js";
 import type { AttemptSetup, PinnedOperation } from "../core/simulation/setup.js";
 import { afterCompletion, afterHarnessError, afterLeaseEnd, isAttemptStatus, type AttemptStatus } from "../core/simulation/status.js";
-import { storedKeyProblems } from "../core/simulation/stored-keys.js";
 import { indexTargets, resolveTarget, type TargetIndex } from "../core/simulation/target.js";
 import { d1EvidenceSink, evidenceFlusher, type EvidenceFlusher } from "./attempt/flusher.js";
 import { FLUSH_INTERVAL_MS, FLUSH_RETRY_MS, idleFlushMs, MAX_CALLS, RETENTION_MS } from "./attempt/lifetimes.js";
@@ -222,8 +221,6 @@ export class AttemptObject extends DurableObject<Env> implements AttemptMethods 
   // -- the call ------------------------------------------------------------------------------
 
   private apply(live: Live, request: DispatchRequest): DispatchReply {
-    const unstorable = storedKeyProblems(request);
-    if (unstorable.length > 0) return { kind: "invalid_request", problems: unstorable };
     const target = resolveTarget(live.index, request.tool, request.operation_id);
     if (target.kind === "ambiguous") return { kind: "ambiguous", message: target.message, operation_ids: target.operation_ids };
     const operation = target.kind === "operation" ? target.operation : null;

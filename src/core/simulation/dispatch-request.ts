@@ -52,7 +52,10 @@ export function parseDispatchText(text: string): ParsedDispatch {
 
 /**
  * Names (tool, operation_id, call_id) become keys, headers and stored ids, so they must be
- * well-formed Unicode: two different lone surrogates would otherwise be stored as the same bytes.
+ * well-formed Unicode: a lone UTF-16 surrogate has no UTF-8 form, and D1 turns each one into the
+ * same replacement bytes, so call ids the attempt object keeps apart would meet in D1's unique
+ * index. The attempt object runs this parse on every call, from HTTP and MCP alike, before storing
+ * anything, so this is the one place the rule is enforced.
  */
 export function parseDispatchRequest(raw: unknown): Exclude<ParsedDispatch, { malformed: string }> {
   if (!isJsonObject(raw)) return { ok: false, problems: [{ path: "", message: "expected a JSON object {tool, operation_id?, arguments, call_id?}" }] };

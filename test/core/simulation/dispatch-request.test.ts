@@ -1,5 +1,6 @@
+import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { parseDispatchText } from "../../../src/core/simulation/dispatch-request.js";
+import { parseDispatchRequest, parseDispatchText } from "../../../src/core/simulation/dispatch-request.js";
 
 describe("parseDispatchText", () => {
   it("accepts the four fields", () => {
@@ -52,6 +53,23 @@ describe("parseDispatchText: input hygiene", () => {
     }
     // A surrogate pair (an emoji) is well-formed and kept as sent.
     expect(parseDispatchText('{"tool":"t","arguments":{},"call_id":"\\ud83d\\ude00"}')).toEqual({ ok: true, request: { tool: "t", arguments: {}, call_id: "😀" } });
+  });
+
+  it("accepts any well-formed name and refuses any name around a lone surrogate (the same parse serves HTTP and MCP)", () => {
+    const loneSurrogate = fc.integer({ min: 0xd800, max: 0xdfff }).map((code) => String.fromCharCode(code));
+    fc.assert(
+      fc.property(fc.string({ unit: "grapheme", maxLength: 20 }), fc.string({ unit: "grapheme", maxLength: 20 }), loneSurrogate, (before, after, surrogate) => {
+        expect(parseDispatchRequest({ tool: `t${before}${after}`, call_id: `c${after}`, arguments: {} })).toEqual({
+          ok: true,
+          request: { tool: `t${before}${after}`, call_id: `c${after}`, arguments: {} },
+        });
+        expect(parseDispatchRequest({ tool: "t", call_id: `${before}${surrogate}${after}`, arguments: {} })).toEqual({
+          ok: false,
+          problems: [{ path: "/call_id", message: lone }],
+        });
+      }),
+      { numRuns: 300 },
+    );
   });
 
   it("keeps lone surrogates inside argument values: they are the tool's data, stored escaped", () => {
