@@ -3,15 +3,13 @@
  * (GET /api/tools/refunds) is the usual mistake, so the answer says so and gives the id when this
  * tenant has a tool by that name; names are looked up within the tenant only.
  */
-import { findToolIdByName } from "../adapters/d1/tools.js";
+import { findToolIdsByName } from "../adapters/d1/tools.js";
+import { TOOL_ID_PREFIX } from "../core/tools/types.js";
 import type { AppEnv } from "./env.js";
 import { ApiError, notFound } from "./http-error.js";
 
-/** What every id newId("tool") hands out starts with. */
-const TOOL_ID_PREFIX = "tool_";
-
 export async function toolNotFound(db: AppEnv["Variables"]["db"], tenantId: string, id: string): Promise<ApiError> {
-  const named = await findToolIdByName(db, tenantId, id);
+  const named = (await findToolIdsByName(db, tenantId, [id])).get(id);
   if (named !== undefined) {
     return new ApiError("not_found", `no tool has the id "${id}", but it looks like a tool name: this tenant's tool "${id}" has the id "${named}"`, {
       tool_id: named,

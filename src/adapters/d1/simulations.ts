@@ -3,14 +3,14 @@
  * each attempt's token hash and lease, and every call flushed from the attempt objects (which may
  * be gone by the time someone reads the evidence).
  */
-import { and, eq, inArray, isNull, sql } from "drizzle-orm";
+import { and, eq, sql } from "drizzle-orm";
 import { EVIDENCE_COLUMNS, evidenceRowOf, type EvidenceRow, evidenceValues } from "../../core/simulation/evidence.js";
 import { operationKey, type NewestRevision, type PinCandidates, type PinnableRevision, type ToolLibrary } from "../../core/simulation/library.js";
 import type { PinnedRecord } from "../../core/simulation/setup.js";
 import type { Database } from "./database.js";
 import { parseJsonColumn } from "./json-column.js";
-import { attemptCalls, attempts, simulations, tools } from "./schema.js";
-import { getTool, type StoredTool } from "./tools.js";
+import { attemptCalls, attempts, simulations } from "./schema.js";
+import { findToolIdsByName, getTool, type StoredTool } from "./tools.js";
 
 /** The planning port (src/core/simulation/library.ts) over one tenant's rows. */
 export function toolLibrary(db: Database, tenantId: string): ToolLibrary {
@@ -20,16 +20,7 @@ export function toolLibrary(db: Database, tenantId: string): ToolLibrary {
       for (const tool of await Promise.all(ids.map((id) => getTool(db, tenantId, id)))) if (tool) found.set(tool.id, tool);
       return found;
     },
-    async toolIdsByName(names) {
-      if (names.length === 0) return new Map();
-      const rows = await db
-        .select({ id: tools.id, name: tools.name })
-        .from(tools)
-        // Only the library's tools: an archived tool has given its name up (to a newer tool, perhaps).
-        .where(and(eq(tools.tenant_id, tenantId), inArray(tools.name, [...names]), isNull(tools.archived_at)))
-        .all();
-      return new Map(rows.map((row) => [row.name, row.id]));
-    },
+    toolIdsByName: (names) => findToolIdsByName(db, tenantId, names),
     pinCandidates: (toolIds) => findPinCandidates(db, tenantId, toolIds),
   };
 }

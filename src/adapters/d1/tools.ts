@@ -113,13 +113,15 @@ export async function archiveTool(db: Database, tenantId: string, id: string): P
 }
 
 /** The id of the tenant's library tool with this name, for errors that spot a name where an id belongs. */
-export async function findToolIdByName(db: Database, tenantId: string, name: string): Promise<string | undefined> {
-  const row = await db
-    .select({ id: tools.id })
+/** The ids of this tenant's library tools (archived ones have given their names up) by name. */
+export async function findToolIdsByName(db: Database, tenantId: string, names: readonly string[]): Promise<Map<string, string>> {
+  if (names.length === 0) return new Map();
+  const rows = await db
+    .select({ id: tools.id, name: tools.name })
     .from(tools)
-    .where(and(eq(tools.tenant_id, tenantId), eq(tools.name, name), isNull(tools.archived_at)))
-    .get();
-  return row?.id;
+    .where(and(eq(tools.tenant_id, tenantId), inArray(tools.name, [...names]), isNull(tools.archived_at)))
+    .all();
+  return new Map(rows.map((row) => [row.name, row.id]));
 }
 
 export async function getTool(db: Database, tenantId: string, id: string): Promise<StoredTool | undefined> {

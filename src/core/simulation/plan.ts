@@ -28,6 +28,7 @@ import { pointer, type JsonObject, type Problem } from "../json.js";
 import type { JsonSchema, SchemaValidator } from "../ports.js";
 import { schemaFieldProblem } from "../schema-problems.js";
 import { effectiveOutputSchema } from "../tools/effective-contract.js";
+import { TOOL_ID_PREFIX } from "../tools/types.js";
 import { mergeInitialStates } from "./initial-state.js";
 import { operationKey, type LibraryOperation, type LibraryTool, type ToolLibrary } from "./library.js";
 import type { AttemptSetup, PinnedOperation, PinnedRecord, PinnedTool } from "./setup.js";
@@ -332,9 +333,6 @@ export function pinnedRecord(op: PinnedOperation): PinnedRecord {
     ...(op.revision === null ? { inline: { description: op.description, input_schema: op.input_schema, output_schema: op.output_schema, definition: op.definition } } : {}),
   };
 }
-
-/** Library tool ids are issued with this prefix; anything else in tool_id is likely something else, often a name. */
-const TOOL_ID_PREFIX = "tool_";
 
 function unknownToolMessage(toolId: string, idOfNamedTool: string | undefined): string {
   if (idOfNamedTool !== undefined) {

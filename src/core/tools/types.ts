@@ -2,6 +2,9 @@
 import type { JsonObject } from "../json.js";
 import type { JsonSchema } from "../ports.js";
 
+/** Every library tool id starts with this; a tool_id without it is most often the tool's name. */
+export const TOOL_ID_PREFIX = "tool_";
+
 export type ToolKind = "http" | "mcp" | "platform";
 export const TOOL_KINDS: readonly ToolKind[] = ["http", "mcp", "platform"];
 
