@@ -20,6 +20,7 @@ const MAX_PROBLEMS = 20;
 
 /** Lone UTF-16 surrogates: in a `u` regular expression a well-formed pair is one code point and never matches. */
 const LONE_SURROGATE = /\p{Surrogate}/u;
+const EVERY_LONE_SURROGATE = /\p{Surrogate}/gu;
 
 /** The problems as one line: the first in full, and how many more there are. */
 export function problemSummary(problems: readonly Problem[]): string {
@@ -41,6 +42,11 @@ export interface JsonInputOptions {
 /** Is `text` well-formed Unicode (no lone surrogate), as String.prototype.isWellFormed answers? */
 export function isWellFormedText(text: string): boolean {
   return !LONE_SURROGATE.test(text);
+}
+
+/** `text` with each lone surrogate replaced by U+FFFD, as String.prototype.toWellFormed does. */
+export function toWellFormedText(text: string): string {
+  return text.replace(EVERY_LONE_SURROGATE, "\uFFFD");
 }
 
 /** How every string that is not well-formed is refused (dispatch names use it too: dispatch-request.ts). */

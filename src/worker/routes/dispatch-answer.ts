@@ -1,5 +1,6 @@
 /** A call's answer as HTTP: the rendered result as the whole body, everything else in headers. */
 import type { Answer } from "../attempt/replies.js";
+import { toWellFormedText } from "../../core/json-input.js";
 import { answerError } from "../attempt/reply-errors.js";
 
 /**
@@ -24,13 +25,11 @@ export function httpAnswer(answer: Answer): Response {
   return answerError(answer).toResponse(headers);
 }
 
-const LONE_SURROGATE = /\p{Cs}/gu;
-
 /**
  * A name as a header value: percent-encoded UTF-8. Total on purpose: encodeURIComponent throws
  * on a lone surrogate, which has no UTF-8 form, so one becomes U+FFFD first. A header must never
  * turn an answered call into a 500 without its body.
  */
 export function headerText(value: string): string {
-  return encodeURIComponent(value.replace(LONE_SURROGATE, "\uFFFD"));
+  return encodeURIComponent(toWellFormedText(value));
 }
