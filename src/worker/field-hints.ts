@@ -11,7 +11,7 @@ import { invalidRequest } from "./http-error.js";
 import { readJson } from "./middleware/json-body.js";
 import { zodProblems } from "./validation.js";
 
-/** readBody, with a "did you mean" on every unknown field. */
+/** Reads a JSON body and validates it against a zod schema, with a "did you mean" on every unknown field. */
 export async function readBodyWithHints<T extends z.ZodType>(c: Context, schema: T, maxBytes?: number): Promise<z.output<T>> {
   const parsed = schema.safeParse(await readJson(c, maxBytes));
   if (!parsed.success) throw invalidRequest(hintedProblems(parsed.error, schema));

@@ -1,13 +1,11 @@
 /**
  * Reads request bodies defensively: content type, size limit while streaming, UTF-8, parse errors,
- * nesting depth, non-finite numbers, lone surrogates and field validation all become 4xx answers
- * that say what was wrong, never a 500.
+ * nesting depth, non-finite numbers and lone surrogates all become 4xx answers that say what was
+ * wrong, never a 500. Field validation against a route's schema is field-hints.ts's readBodyWithHints.
  */
 import type { Context } from "hono";
-import type { z } from "zod";
 import { jsonInputProblems } from "../../core/json-input.js";
 import { ApiError, invalidRequest } from "../http-error.js";
-import { zodProblems } from "../validation.js";
 
 export const DEFAULT_BODY_LIMIT = 256 * 1024;
 
@@ -95,14 +93,6 @@ export async function readJson(c: Context, maxBytes: number = DEFAULT_BODY_LIMIT
   const problems = jsonInputProblems(value, { wellFormed: true, what: "a request body" });
   if (problems.length > 0) throw invalidRequest(problems);
   return value;
-}
-
-/** Reads and validates a JSON body against a zod schema; unknown fields are the schema's concern (strict objects). */
-export async function readBody<T extends z.ZodType>(c: Context, schema: T, maxBytes?: number): Promise<z.output<T>> {
-  const raw = await readJson(c, maxBytes);
-  const parsed = schema.safeParse(raw);
-  if (!parsed.success) throw invalidRequest(zodProblems(parsed.error));
-  return parsed.data;
 }
 
 function tooLarge(maxBytes: number): ApiError {
