@@ -56,3 +56,70 @@ export const systemClock: Clock = {
   now: () => Date.now(),
   sleep: (ms) => new Promise((resolve) => setTimeout(resolve, ms)),
 };
+
+// ---------------------------------------------------------------------------------------------
+// Model endpoints (the built-in agent runner, the judge, draft generation)
+
+/** A function the model may call: the attempt's function name, the operation's description and input schema. */
+export interface ChatTool {
+  name: string;
+  description: string;
+  parameters: JsonSchema;
+}
+
+/** A tool call as the model produced it. `arguments` is the raw text it sent, which may not even be JSON. */
+export interface ChatToolCall {
+  id: string;
+  name: string;
+  arguments: string;
+}
+
+export type ChatMessage =
+  | { role: "system" | "user"; content: string }
+  | { role: "assistant"; content: string | null; tool_calls?: ChatToolCall[] }
+  | { role: "tool"; tool_call_id: string; content: string };
+
+export interface ChatRequest {
+  messages: ChatMessage[];
+  tools?: ChatTool[];
+  temperature?: number;
+  seed?: number;
+  max_tokens?: number;
+  /** Ask for structured output: the answer's content must be JSON matching this schema (endpoints that support it). */
+  response_format?: { name: string; schema: JsonObject };
+}
+
+export interface ChatUsage {
+  prompt_tokens: number;
+  completion_tokens: number;
+}
+
+export interface ChatAnswer {
+  content: string | null;
+  tool_calls: ChatToolCall[];
+  finish_reason: string | null;
+  usage: ChatUsage | null;
+  /** Wall time of the call, retries included. */
+  latency_ms: number;
+}
+
+/**
+ * Why a model call failed, in words a person can act on. `retryable` failures (429, 5xx, timeouts,
+ * refused connections) were already retried by the client with backoff; `false` ones (401/403, an
+ * unknown model, a request the endpoint rejects) end the repetition at once.
+ */
+export interface ModelFailure {
+  kind: "unauthorized" | "unknown_model" | "rate_limited" | "server_error" | "unreachable" | "timeout" | "bad_request" | "invalid_answer";
+  /** The HTTP status the endpoint answered, when it answered. */
+  status: number | null;
+  /** What went wrong, naming the connection and what the endpoint said. */
+  message: string;
+  retryable: boolean;
+}
+
+export type ChatResult = { ok: true; answer: ChatAnswer } | { ok: false; failure: ModelFailure };
+
+/** One configured model endpoint (a connection), able to answer chat completions. */
+export interface ModelClient {
+  chat(request: ChatRequest, signal?: AbortSignal): Promise<ChatResult>;
+}

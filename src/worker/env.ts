@@ -14,6 +14,12 @@ export interface Env {
   DELAY_SCALE?: string;
   /** Milliseconds an attempt must be quiet before its evidence is copied to D1 (default 10000; tests shorten it). */
   EVIDENCE_IDLE_FLUSH_MS?: string;
+  /**
+   * The deployment secret (a Worker secret: `wrangler secret put TOOLPROOF_SECRET`; `npm start`
+   * makes one in its state folder): 32 random bytes as base64url, the key that seals connection
+   * API keys. Without it, routes that store or use a key answer 503 and say how to set it.
+   */
+  TOOLPROOF_SECRET?: string;
 }
 
 export type Permission = "AIManager:ManageTools" | "AIManager:RunEvals" | "AIManager:Admin";

@@ -4,7 +4,7 @@
  * JSON documents are stored as text and parsed at the repository boundary.
  */
 import { sql } from "drizzle-orm";
-import { index, integer, primaryKey, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
+import { index, integer, primaryKey, real, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
 
 const createdAt = () => text("created_at").notNull().default(sql`(strftime('%Y-%m-%dT%H:%M:%fZ','now'))`);
 
@@ -166,4 +166,105 @@ export const attemptCalls = sqliteTable(
     at: text("at").notNull(),
   },
   (t) => [primaryKey({ columns: [t.attempt_id, t.seq] }), uniqueIndex("attempt_calls_call_id").on(t.attempt_id, t.call_id)],
+);
+
+/**
+ * Model endpoints (OpenAI-compatible) the eval runner and judge call. Mutable: a PUT replaces the
+ * row. The API key and the header values are sealed together (AES-GCM under the deployment secret),
+ * so a copy of the database alone reveals neither.
+ */
+export const connections = sqliteTable(
+  "connections",
+  {
+    tenant_id: text("tenant_id").notNull(),
+    name: text("name").notNull(),
+    base_url: text("base_url").notNull(),
+    /** The model, or the Azure deployment. */
+    model: text("model").notNull(),
+    /** Azure's dated API version (AzureOpenAI), or null for the OpenAI-style /v1 API. */
+    api_version: text("api_version"),
+    /** JSON array of the extra headers' names; their values are sealed. */
+    header_names: text("header_names").notNull(),
+    /** base64url of IV + AES-GCM ciphertext of the JSON {api_key, headers}. */
+    sealed: text("sealed").notNull(),
+    timeout_ms: integer("timeout_ms").notNull(),
+    max_retries: integer("max_retries").notNull(),
+    max_concurrency: integer("max_concurrency").notNull(),
+    /** Whether to ask for structured output (response_format json_schema); off for endpoints without it. */
+    structured_output: integer("structured_output", { mode: "boolean" }).notNull(),
+    created_by: text("created_by").notNull(),
+    created_at: createdAt(),
+    updated_at: text("updated_at").notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.tenant_id, t.name] })],
+);
+
+/** Append-only like policy versions (the same triggers): each PUT of a suite adds a version. */
+export const suiteVersions = sqliteTable(
+  "suite_versions",
+  {
+    tenant_id: text("tenant_id").notNull(),
+    name: text("name").notNull(),
+    version: integer("version").notNull(),
+    /** The normalized suite (core/evals/suite-types.ts), defaults filled in. */
+    document: text("document").notNull(),
+    created_by: text("created_by").notNull(),
+    created_at: createdAt(),
+  },
+  (t) => [primaryKey({ columns: [t.tenant_id, t.name, t.version] })],
+);
+
+/**
+ * One row per eval run. The run's coordinator (a Durable Object per run) owns its progress and
+ * writes its status, verdict and figures here as they change; D1 is what lists and outlives it.
+ */
+export const runs = sqliteTable(
+  "runs",
+  {
+    id: text("id").primaryKey(),
+    tenant_id: text("tenant_id").notNull(),
+    suite_name: text("suite_name").notNull(),
+    suite_version: integer("suite_version").notNull(),
+    label: text("label"),
+    /** queued, running, finished, cancelled. */
+    status: text("status").notNull(),
+    /** pass, fail, error, uncalibrated; null until the run has ended. */
+    verdict: text("verdict"),
+    hard_fail: integer("hard_fail", { mode: "boolean" }).notNull().default(false),
+    pass_rate: real("pass_rate"),
+    runs_per_scenario: integer("runs_per_scenario").notNull(),
+    total_repetitions: integer("total_repetitions").notNull(),
+    finished_repetitions: integer("finished_repetitions").notNull().default(0),
+    /** JSON: what started the run ({kind: "api"} now; webhooks and CI add theirs). */
+    trigger: text("trigger").notNull(),
+    /** JSON: the pinned revisions per scenario. */
+    pinned: text("pinned").notNull(),
+    /** JSON: the verdict's figures and reasons (core/scoring RunVerdict), once there are any. */
+    summary: text("summary"),
+    created_by: text("created_by").notNull(),
+    created_at: createdAt(),
+    started_at: text("started_at"),
+    finished_at: text("finished_at"),
+  },
+  (t) => [index("runs_tenant_created").on(t.tenant_id, t.created_at, t.id), index("runs_tenant_suite").on(t.tenant_id, t.suite_name, t.created_at)],
+);
+
+/** Each finished repetition of a run, copied from its coordinator when the run ends. */
+export const runRepetitions = sqliteTable(
+  "run_repetitions",
+  {
+    run_id: text("run_id").notNull(),
+    /** 1..total, in scenario order then repetition order. */
+    seq: integer("seq").notNull(),
+    tenant_id: text("tenant_id").notNull(),
+    scenario_id: text("scenario_id").notNull(),
+    /** 1..runs_per_scenario within the scenario. */
+    repetition: integer("repetition").notNull(),
+    attempt_id: text("attempt_id").notNull(),
+    /** pass, fail, error. */
+    outcome: text("outcome").notNull(),
+    /** JSON: the whole repetition record (calls, approval requests, answer, judge, verdict, transcript). */
+    record: text("record").notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.run_id, t.seq] })],
 );

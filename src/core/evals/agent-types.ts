@@ -1,0 +1,97 @@
+/**
+ * What the built-in agent runner (agent-loop.ts) and the judge call (judge-call.ts) take and give.
+ * Both are pure: the model is reached through the ModelClient port, tools through `ToolDispatcher`
+ * (the queue consumer answers it from the attempt's Durable Object, with the same validation and
+ * evidence as a remote agent's call).
+ */
+import type { JsonValue } from "../json.js";
+import type { ApprovalMode } from "../policy/types.js";
+import type { ChatMessage, ChatTool, ChatUsage, ModelClient, ModelFailure } from "../ports.js";
+import type { ApprovalRequest } from "../scoring/calls.js";
+import type { JudgeOutcome } from "../scoring/repetition-verdict.js";
+import type { ModelParameters } from "./suite-types.js";
+
+/** What one tool call through the attempt answered, as the model is to be told. */
+export type ToolAnswer =
+  | { kind: "result"; result: JsonValue }
+  /** The agent's mistake (bad arguments, unknown operation): told to the model, which may recover. */
+  | { kind: "tool_input_error"; message: string; details: JsonValue }
+  /** The fixture or the harness broke: the repetition is an error, the loop stops. */
+  | { kind: "harness_error"; message: string };
+
+export interface ToolDispatcher {
+  /** One call of `function_name` with parsed JSON object arguments, under the model's call id. */
+  call(function_name: string, args: Record<string, JsonValue>, call_id: string): Promise<ToolAnswer>;
+}
+
+/** One model turn in the transcript, with what it cost. */
+export interface TranscriptTurn {
+  messages_sent: number;
+  answer: Extract<ChatMessage, { role: "assistant" }>;
+  latency_ms: number;
+  usage: ChatUsage | null;
+  finish_reason: string | null;
+}
+
+export type AgentStopReason =
+  /** The model answered without tool calls. */
+  | "final_answer"
+  /** The model called an `always_require` tool: recorded, not executed, and the run stops there. */
+  | "approval_request"
+  | "max_iterations"
+  | "max_function_calls"
+  /** A tool call came back as a harness error. */
+  | "harness_error"
+  /** The model endpoint failed (after the client's retries). */
+  | "model_error";
+
+export interface AgentRunInputs {
+  client: ModelClient;
+  /** The connection's name, to name it in errors. */
+  connection: string;
+  instructions: string;
+  query: string;
+  tools: ChatTool[];
+  /** Per function name; a function without an entry runs without approval. */
+  approval: Readonly<Record<string, ApprovalMode>>;
+  parameters: ModelParameters;
+  max_iterations: number;
+  max_function_calls: number;
+  dispatcher: ToolDispatcher;
+}
+
+export interface AgentRun {
+  stop_reason: AgentStopReason;
+  /** The last assistant text, or null when the run ended without one. */
+  final_answer: string | null;
+  approval_requests: ApprovalRequest[];
+  /** Every message in order (system, user, assistant, tool), exactly as sent and received. */
+  messages: ChatMessage[];
+  turns: TranscriptTurn[];
+  /** Set with stop_reason "model_error". */
+  model_failure?: ModelFailure;
+  /** Set with stop_reason "harness_error": which call broke and how. */
+  harness_error?: string;
+}
+
+export interface JudgeCallInputs {
+  client: ModelClient;
+  connection: string;
+  /** judgeMessages(...) from scoring/judge-prompt.ts. */
+  messages: ChatMessage[];
+  parameters: ModelParameters;
+  /** Answers tried before an unparseable answer becomes a judge error (default 2). */
+  attempts?: number;
+  /** Ask for structured output (JUDGE_RESPONSE_FORMAT) when the endpoint supports it. */
+  structured_output: boolean;
+}
+
+export interface JudgeCall {
+  outcome: JudgeOutcome;
+  /** Every raw answer text in order (null when the endpoint answered none), for the repetition's record. */
+  raw_answers: Array<string | null>;
+  latency_ms: number;
+  usage: ChatUsage | null;
+  /** The endpoint failed outright (not an unparseable answer): an infrastructure error for the repetition. */
+  model_failure?: ModelFailure;
+}

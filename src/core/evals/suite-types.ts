@@ -1,0 +1,85 @@
+/**
+ * A suite as stored and run: the agent under test, its scenarios and its gate. This is the
+ * normalized document (defaults filled in) that `parseSuite` (suite-parse.ts) produces from a
+ * client's JSON or YAML and that every later step reads. api.md (Suite) names the fields.
+ *
+ * Function names are the ones the model sees (simulation/tool-names.ts): `expect`, `forbid`,
+ * scenario `variants`, the policy and the evidence all use them.
+ */
+import type { JsonObject } from "../json.js";
+import type { ApprovalMode } from "../policy/types.js";
+import type { InlineTool } from "../simulation/plan.js";
+
+export const DEFAULT_RUNS_PER_SCENARIO = 3;
+export const DEFAULT_MAX_ITERATIONS = 4;
+export const DEFAULT_MAX_FUNCTION_CALLS = 6;
+export const DEFAULT_JUDGE_THRESHOLD = 4;
+
+/** Sampling parameters passed to the model as they are; unset ones are not sent. */
+export interface ModelParameters {
+  temperature?: number;
+  seed?: number;
+  max_tokens?: number;
+}
+
+/** A library tool (all its operations, or one), or an agent-local inline tool, with its approval mode. */
+export type SuiteTool =
+  | {
+      tool_id: string;
+      operation_id?: string;
+      /** The variant of the one operation this entry pins (the default variant otherwise). */
+      variant?: string;
+      /** Set when the agent names no policy; with a policy the policy decides. */
+      approval_mode?: ApprovalMode;
+    }
+  | { inline: InlineTool; variant?: string; approval_mode?: ApprovalMode };
+
+/** The built-in runner: chat completions against a stored connection, tools from the attempt. */
+export interface BuiltInAgent {
+  kind: "builtin";
+  /** Name of a stored model connection (PUT /api/connections/:name). */
+  connection: string;
+  parameters: ModelParameters;
+  /** The system prompt. */
+  instructions: string;
+  tools: SuiteTool[];
+  /** A stored policy whose approval modes are the agent's (the one source of truth when set). */
+  policy?: string;
+  max_iterations: number;
+  max_function_calls: number;
+}
+
+export type SuiteAgent = BuiltInAgent;
+
+export interface Scenario {
+  id: string;
+  query: string;
+  /** A function name, names that must all be called, or null: no tool call is correct. */
+  expect: string | string[] | null;
+  forbid: string[];
+  /** Function name → variant for this scenario only (the `not_found` fixture, say). */
+  variants?: Record<string, string>;
+  /** Tool name → state fields that replace the pinned initial state's, for this scenario only. */
+  initial_state?: Record<string, JsonObject>;
+}
+
+export interface JudgeSpec {
+  connection: string;
+  /** A repetition passes at score >= threshold (1..5). */
+  threshold: number;
+  parameters: ModelParameters;
+  /** Hold the verdict at `uncalibrated` until the judge agrees with hand labels (issue 11 stores the labels). */
+  require_calibration?: boolean;
+}
+
+export interface Suite {
+  description?: string;
+  agent: SuiteAgent;
+  scenarios: Scenario[];
+  runs_per_scenario: number;
+  pass_rate: number;
+  scenario_pass_rate?: number;
+  misfire_rate: number;
+  /** Required unless every scenario expects no call (then selection alone decides every repetition). */
+  judge?: JudgeSpec;
+}
