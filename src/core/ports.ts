@@ -121,5 +121,5 @@ export type ChatResult = { ok: true; answer: ChatAnswer } | { ok: false; failure
 
 /** One configured model endpoint (a connection), able to answer chat completions. */
 export interface ModelClient {
-  chat(request: ChatRequest, signal?: AbortSignal): Promise<ChatResult>;
+  chat(request: ChatRequest): Promise<ChatResult>;
 }
