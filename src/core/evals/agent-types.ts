@@ -7,9 +7,10 @@
 import type { JsonValue } from "../json.js";
 import type { ApprovalMode } from "../policy/types.js";
 import type { ChatMessage, ChatTool, ChatUsage, ModelClient, ModelFailure } from "../ports.js";
-import type { ApprovalRequest } from "../scoring/calls.js";
-import type { JudgeOutcome } from "../scoring/repetition-verdict.js";
-import type { ModelParameters } from "./suite-types.js";
+import type { ApprovalRequest, ExecutedCall, RepetitionCall } from "../scoring/calls.js";
+import type { JudgeOutcome, RepetitionVerdict } from "../scoring/repetition-verdict.js";
+import type { SelectionResult } from "../scoring/selection.js";
+import type { ModelParameters, Scenario } from "./suite-types.js";
 
 /** What one tool call through the attempt answered, as the model is to be told. */
 export type ToolAnswer =
@@ -94,4 +95,40 @@ export interface JudgeCall {
   usage: ChatUsage | null;
   /** The endpoint failed outright (not an unparseable answer): an infrastructure error for the repetition. */
   model_failure?: ModelFailure;
+}
+
+/** Everything one repetition produced and how it was scored: stored under its repetition id. */
+export interface RepetitionRecord {
+  scenario_id: string;
+  /** 1..runs_per_scenario within the scenario. */
+  repetition: number;
+  attempt_id: string;
+  /** Executed calls (evidence) and approval requests, as selection and the judge saw them. */
+  calls: RepetitionCall[];
+  approval_requests: ApprovalRequest[];
+  final_answer: string | null;
+  stop_reason: AgentStopReason | null;
+  selection: SelectionResult;
+  /** Null when the judge was not needed (or the repetition broke before it). */
+  judge: (JudgeCall & { prompt_version: string }) | null;
+  verdict: RepetitionVerdict;
+  /** The runner's messages and per-turn latency and usage; null for repetitions that never ran (dead letters). */
+  transcript: { messages: ChatMessage[]; turns: TranscriptTurn[] } | null;
+  started_at: string;
+  finished_at: string;
+}
+
+/** What evaluateRepetition (evaluate-repetition.ts) needs for one repetition of one scenario. */
+export interface RepetitionInputsForRun {
+  scenario: Pick<Scenario, "id" | "query" | "expect" | "forbid">;
+  repetition: number;
+  attempt_id: string;
+  agent: Omit<AgentRunInputs, "query" | "dispatcher">;
+  dispatcher: ToolDispatcher;
+  /** The attempt's executed calls after the agent finished, read from its evidence (with function names). */
+  executedCalls(): Promise<ExecutedCall[]>;
+  /** Null when the suite has no judge (every scenario expects no call). */
+  judge: { client: ModelClient; connection: string; threshold: number; parameters: ModelParameters; structured_output: boolean } | null;
+  /** Epoch milliseconds, for started_at / finished_at. */
+  now(): number;
 }
