@@ -32,7 +32,7 @@ import { requirePermission } from "../middleware/auth.js";
 import { pageCursor, pageLimit } from "../pagination.js";
 import { schemaValidator } from "../services.js";
 import { storedPolicy } from "./policies.js";
-import { refusalError } from "./simulations.js";
+import { refusalError } from "../plan-refusal.js";
 
 /** As a simulation's body: inline tools carry their mock definitions (up to 100 KB each). */
 export const SUITE_BODY_LIMIT = 4 * 1024 * 1024;
@@ -129,7 +129,7 @@ export async function connectionWarnings(db: Database, tenantId: string, suite: 
 }
 
 /** The planning port's companion: the tenant's policies, latest version, parsed. */
-function policySource(db: Database, tenantId: string): PolicySource {
+export function policySource(db: Database, tenantId: string): PolicySource {
   return {
     async latest(name) {
       const stored = await findPolicyVersion(db, tenantId, name);
