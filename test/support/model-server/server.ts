@@ -34,7 +34,7 @@ const BODY_LIMIT = 8 * 1024 * 1024;
 const OPENAI_PATHS = new Set(["/v1/chat/completions", "/chat/completions", "/openai/v1/chat/completions"]);
 const MODELS_PATHS = new Set(["/v1/models", "/models", "/openai/v1/models"]);
 /** Request headers too ordinary to be worth logging. */
-const UNLOGGED_HEADERS = new Set(["host", "connection", "content-length", "content-type", "accept", "accept-encoding", "accept-language", "user-agent", "keep-alive", "sec-fetch-mode"]);
+const UNLOGGED_HEADERS = new Set(["host", "connection", "content-length", "content-type", "accept", "accept-encoding", "accept-language", "user-agent", "keep-alive", "sec-fetch-mode", "cf-worker"]);
 
 interface Counters {
   requests_total: number;
