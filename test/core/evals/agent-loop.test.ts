@@ -219,7 +219,7 @@ describe("runAgent: the seed's flows", () => {
       approval_requests: [],
       messages: [...opening(STATUS), assistant(t1)],
       turns: [t1],
-      harness_error: 'the harness failed the call to get_supplier (call u1): unknown_tool: the attempt has no function "get_supplier"',
+      harness_error: 'the harness failed the call to get_supplier (call u1): the attempt has no function "get_supplier"',
     });
     // The unknown name went to the attempt, which decides (the contract); the lookup after it never ran.
     expect(attempt.dispatched.map((d) => d.call_id)).toEqual(["u1"]);
