@@ -57,12 +57,14 @@ const DELAY = { type: "integer", minimum: LIMITS.minDelayMs, maximum: LIMITS.max
 const SET_STATE = { type: "object", description: "State paths mapped to templates." };
 
 /**
- * The response format for endpoints with structured output. Not a "strict" schema in OpenAI's
- * sense: results and states are any JSON, which strict mode cannot express; endpoints that
- * constrain decoding (vLLM, Ollama, LM Studio) follow it as it is. The checker decides either way.
+ * The response format for endpoints with structured output. Not strict (OpenAI's strict mode
+ * needs every object closed and typed, and results and states are any JSON): it guides the answer,
+ * endpoints that constrain decoding to a schema (vLLM, Ollama, LM Studio) follow it as it is, and
+ * the checker decides either way.
  */
-export const DRAFT_RESPONSE_FORMAT: { name: string; schema: JsonObject } = {
+export const DRAFT_RESPONSE_FORMAT: { name: string; schema: JsonObject; strict: false } = {
   name: "mock_definition",
+  strict: false,
   schema: {
     type: "object",
     required: ["schema_version", "default_variant", "variants", "examples"],
