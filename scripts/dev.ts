@@ -11,7 +11,7 @@ import { openLocalDatabase } from "./local/database.js";
 import { type DemoCredentials, ensureDemoTenant } from "./local/demo-tenant.js";
 import { ensureDeploymentSecret } from "./local/deployment-secret.js";
 import { resolveStateDir, WRANGLER_CONFIG } from "./local/paths.js";
-import { seedDemoTools, type SeededTool } from "./local/seed-demo.js";
+import { seedDemoSuite, seedDemoTools, type SeededSuite, type SeededTool } from "./local/seed-demo.js";
 import { isLoopback, serverArgsOrExit, serverHelp } from "./local/server-args.js";
 import { lockStateDir } from "./local/state-lock.js";
 import { USAGE_EXIT_CODE, UsageError } from "./local/usage-error.js";
@@ -66,15 +66,17 @@ async function main(): Promise<void> {
     return;
   }
   let demoTools: SeededTool[] = [];
+  let demoSuite: SeededSuite | undefined;
   let seedError: string | undefined;
   if (args.seedDemo) {
     try {
       demoTools = await seedDemoTools(url, demo.key);
+      demoSuite = await seedDemoSuite(url, demo.key);
     } catch (error) {
       seedError = error instanceof Error ? error.message : String(error);
     }
   }
-  console.log(banner({ url, stateDir, demoKey: demo.key, demoTools, seedError, servedBy: "wrangler dev, live reload" }));
+  console.log(banner({ url, stateDir, demoKey: demo.key, demoTools, demoSuite, seedError, servedBy: "wrangler dev, live reload" }));
 }
 
 async function waitForHealth(url: string, timeoutMs: number): Promise<boolean> {

@@ -21,7 +21,7 @@ import { ensureDemoTenant } from "./local/demo-tenant.js";
 import { ensureDeploymentSecret, SECRET_BINDING } from "./local/deployment-secret.js";
 import { createMiniflare, type LocalMiniflare } from "./local/miniflare.js";
 import { resolveStateDir, resourcePersistencePath, WRANGLER_CONFIG } from "./local/paths.js";
-import { seedDemoTools, type SeededTool } from "./local/seed-demo.js";
+import { seedDemoSuite, seedDemoTools, type SeededSuite, type SeededTool } from "./local/seed-demo.js";
 import { DEFAULT_HOST, DEFAULT_PORT } from "./local/server-args.js";
 import { lockStateDir } from "./local/state-lock.js";
 import { readWorkerConfig } from "./local/wrangler-config.js";
@@ -55,6 +55,8 @@ export interface RunningToolproof {
   demoTools: SeededTool[];
   /** The file holding this state directory's deployment secret (TOOLPROOF_SECRET), made on the first start. */
   secretFile: string;
+  /** The demo InvoiceDesk suite, when it could be saved (it needs the demo tools). */
+  demoSuite?: SeededSuite;
   /** Why seeding the demo tools failed; the server runs anyway. */
   seedError?: string;
   /** Migrations applied by this start (empty when the database was current). */
@@ -132,10 +134,12 @@ export async function startToolproof(options: StartOptions = {}): Promise<Runnin
     const demo = await ensureDemoTenant(db, stateDir);
 
     let demoTools: SeededTool[] = [];
+    let demoSuite: SeededSuite | undefined;
     let seedError: string | undefined;
     if (options.seedDemo ?? true) {
       try {
         demoTools = await seedDemoTools(url, demo.key);
+        demoSuite = await seedDemoSuite(url, demo.key);
       } catch (error) {
         seedError = error instanceof Error ? error.message : String(error);
       }
@@ -152,6 +156,7 @@ export async function startToolproof(options: StartOptions = {}): Promise<Runnin
       stop: cleanUp,
     };
     if (seedError !== undefined) running.seedError = seedError;
+    if (demoSuite !== undefined) running.demoSuite = demoSuite;
     return running;
   } catch (error) {
     await cleanUp();

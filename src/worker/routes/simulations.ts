@@ -156,7 +156,8 @@ function parseEntries(raw: readonly unknown[], validator: SchemaValidator): { va
   return { valid, problems };
 }
 
-function refusalError(refusal: PlanRefusal): ApiError {
+/** The error a planning refusal is answered with (simulations, and suites planning their agent's tools). */
+export function refusalError(refusal: PlanRefusal): ApiError {
   switch (refusal.kind) {
     case "invalid_request":
       return invalidRequest(refusal.problems);
