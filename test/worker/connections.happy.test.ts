@@ -35,7 +35,9 @@ describe("PUT and GET /api/connections/:name", () => {
   it("creates a connection with defaults (201), answers it without the key, and replaces it (200)", async () => {
     const created = await call("PUT", "/api/connections/agent-model", { key: tenant.key, body: { base_url: "https://api.openai.com/v1", model: "gpt-4o-mini", api_key: "sk-live-1" } });
     expect([created.status, created.headers.get("location")]).toEqual([201, "/api/connections/agent-model"]);
-    expect(await created.json()).toEqual(view("agent-model", { base_url: "https://api.openai.com/v1", model: "gpt-4o-mini" }));
+    const createdBody = (await created.json()) as { created_at: string; updated_at: string };
+    expect(createdBody).toEqual(view("agent-model", { base_url: "https://api.openai.com/v1", model: "gpt-4o-mini" }));
+    expect(createdBody.updated_at).toBe(createdBody.created_at);
 
     const replaced = await call("PUT", "/api/connections/agent-model", {
       key: tenant.key,
@@ -60,7 +62,9 @@ describe("PUT and GET /api/connections/:name", () => {
       max_concurrency: 16,
       structured_output: false,
     });
-    expect(await answer(replaced)).toEqual({ status: 200, body: replacedView });
+    const replacedAnswer = (await answer(replaced)) as { status: number; body: { created_at: string; updated_at: string } };
+    expect(replacedAnswer).toEqual({ status: 200, body: replacedView });
+    expect([replacedAnswer.body.created_at, replacedAnswer.body.updated_at >= createdBody.updated_at]).toEqual([createdBody.created_at, true]);
     expect(await answer(await call("GET", "/api/connections/agent-model", { key: tenant.key }))).toEqual({ status: 200, body: replacedView });
   });
 

@@ -65,7 +65,8 @@ export function completionParams(config: ModelConnectionConfig, request: ChatReq
   // max_tokens, not max_completion_tokens: vLLM, Ollama, LM Studio and Azure's older versions know only this one.
   if (request.max_tokens !== undefined) params.max_tokens = request.max_tokens;
   if (request.response_format && config.structured_output) {
-    params.response_format = { type: "json_schema", json_schema: { name: request.response_format.name, schema: request.response_format.schema, strict: true } };
+    const { name, schema, strict } = request.response_format;
+    params.response_format = { type: "json_schema", json_schema: { name, schema, strict: strict ?? true } };
   }
   return params;
 }

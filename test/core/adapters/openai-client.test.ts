@@ -129,6 +129,14 @@ describe("answers", () => {
     });
   });
 
+  it("sends strict: false when the request asks for a schema that only guides", async () => {
+    const model = uniqueModel("not-strict");
+    await server.script(model, { judge_default: ["{}"] });
+    await openAIModelClient(config(model)).chat({ ...ask("draft"), response_format: { name: "definition", schema: { type: "object" }, strict: false } });
+    const [entry] = await server.log(model);
+    expect(entry?.response_format).toEqual({ type: "json_schema", json_schema: { name: "definition", schema: { type: "object" }, strict: false } });
+  });
+
   it("leaves response_format out for a connection without structured output", async () => {
     const model = uniqueModel("unstructured");
     await server.script(model, { default: [{ content: '{"score": 4, "reason": "ok"}' }] });
