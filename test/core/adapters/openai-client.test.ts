@@ -5,26 +5,13 @@
 import { describe, expect, it } from "vitest";
 import { openAIModelClient, type ModelConnectionConfig } from "../../../src/adapters/model/openai-client.js";
 import type { ChatRequest } from "../../../src/core/ports.js";
+import { testConnection } from "../../support/model-server/connection-config.js";
 import { modelServer, uniqueModel } from "../../support/model-server/in-tests.js";
 import { startModelServer } from "../../support/model-server/server.js";
 
 const server = modelServer();
 
-function config(model: string, overrides: Partial<ModelConnectionConfig> = {}): ModelConnectionConfig {
-  return {
-    name: "agent",
-    base_url: server.openaiBaseUrl,
-    model,
-    api_key: "sk-test-0001",
-    api_version: null,
-    headers: {},
-    timeout_ms: 5000,
-    max_retries: 0,
-    max_concurrency: 4,
-    structured_output: true,
-    ...overrides,
-  };
-}
+const config = (model: string, overrides: Partial<ModelConnectionConfig> = {}) => testConnection(server.openaiBaseUrl, model, overrides);
 
 /** A clock that moves 25 ms per reading: every call's latency is exactly 25. */
 function steppingClock(): () => number {
