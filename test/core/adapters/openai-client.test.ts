@@ -229,6 +229,16 @@ describe("failures a person can act on", () => {
     });
   });
 
+  it("never repeats the key or a header value an endpoint echoes back", async () => {
+    const model = uniqueModel("echo");
+    await server.script(model, { default: [{ status: 400, message: "bad request from sk-echo-secret-42 with gateway token gw-token-77" }] });
+    const result = await openAIModelClient(config(model, { api_key: "sk-echo-secret-42", headers: { "x-gateway": "gw-token-77" } })).chat(ask("q"));
+    expect(result).toEqual({
+      ok: false,
+      failure: { kind: "bad_request", status: 400, message: 'connection "agent": the endpoint rejected the request (400): bad request from [redacted] with gateway token [redacted]', retryable: false },
+    });
+  });
+
   it("a timeout", async () => {
     const model = uniqueModel("slow");
     await server.script(model, { latency_ms: 10_000, default: [{ content: "late" }] });
