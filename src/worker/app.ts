@@ -16,6 +16,7 @@ import { inlineTestingRoutes } from "./routes/inline-testing.js";
 import { toolTestingRoutes } from "./routes/tool-testing.js";
 import { toolRoutes } from "./routes/tools.js";
 import { attemptRoutes } from "./routes/attempts.js";
+import { connectionRoutes } from "./routes/connections.js";
 import { simulationRoutes } from "./routes/simulations.js";
 import { suiteRoutes } from "./routes/suites.js";
 
@@ -51,6 +52,7 @@ export function createApp(services: Partial<AppServices> = {}): Hono<AppEnv> {
   api.route("/policies", policyRoutes);
   api.route("/metrics", metricRoutes);
   api.route("/simulations", simulationRoutes);
+  api.route("/connections", connectionRoutes);
   api.route("/suites", suiteRoutes);
   app.route("/api", api);
 
