@@ -9,6 +9,7 @@ import { mkdir } from "node:fs/promises";
 import { banner } from "./local/banner.js";
 import { openLocalDatabase } from "./local/database.js";
 import { type DemoCredentials, ensureDemoTenant } from "./local/demo-tenant.js";
+import { ensureDeploymentSecret } from "./local/deployment-secret.js";
 import { resolveStateDir, WRANGLER_CONFIG } from "./local/paths.js";
 import { seedDemoSuite, seedDemoTools, type SeededSuite, type SeededTool } from "./local/seed-demo.js";
 import { isLoopback, serverArgsOrExit, serverHelp } from "./local/server-args.js";
@@ -47,9 +48,11 @@ async function main(): Promise<void> {
     await database.close();
   }
 
+  // The same deployment secret as npm start's, from a file (never on the command line, where ps would show it).
+  const secret = await ensureDeploymentSecret(stateDir);
   const child = spawn(
     process.execPath,
-    [wranglerBin(), "dev", "--config", WRANGLER_CONFIG, "--persist-to", stateDir, "--ip", args.host, "--port", String(args.port)],
+    [wranglerBin(), "dev", "--config", WRANGLER_CONFIG, "--persist-to", stateDir, "--ip", args.host, "--port", String(args.port), "--env-file", secret.file],
     { stdio: "inherit", env: { ...process.env, WRANGLER_SEND_METRICS: "false" } },
   );
   const forward = (signal: NodeJS.Signals) => child.kill(signal);

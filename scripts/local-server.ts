@@ -18,12 +18,14 @@ import path from "node:path";
 import { bundledModules, bundleWorker } from "./local/bundle.js";
 import { prepareDatabase } from "./local/database.js";
 import { ensureDemoTenant } from "./local/demo-tenant.js";
+import { ensureDeploymentSecret, SECRET_BINDING } from "./local/deployment-secret.js";
 import { createMiniflare, type LocalMiniflare } from "./local/miniflare.js";
 import { resolveStateDir, resourcePersistencePath, WRANGLER_CONFIG } from "./local/paths.js";
 import { seedDemoSuite, seedDemoTools, type SeededSuite, type SeededTool } from "./local/seed-demo.js";
 import { DEFAULT_HOST, DEFAULT_PORT } from "./local/server-args.js";
 import { lockStateDir } from "./local/state-lock.js";
 import { readWorkerConfig } from "./local/wrangler-config.js";
+import { isRecord } from "./local/narrow.js";
 
 export { DEFAULT_HOST, DEFAULT_PORT } from "./local/server-args.js";
 
@@ -51,6 +53,8 @@ export interface RunningToolproof {
   demoKey: string;
   demoKeyId: string;
   demoTools: SeededTool[];
+  /** The file holding this state directory's deployment secret (TOOLPROOF_SECRET), made on the first start. */
+  secretFile: string;
   /** The demo InvoiceDesk suite, when it could be saved (it needs the demo tools). */
   demoSuite?: SeededSuite;
   /** Why seeding the demo tools failed; the server runs anyway. */
@@ -98,8 +102,13 @@ export async function startToolproof(options: StartOptions = {}): Promise<Runnin
     const modules = await bundledModules(buildDir, config.main);
     // wrangler's module rules were applied while bundling; Miniflare gets the resulting module list.
     const { modulesRules: _rules, ...bindings } = config.workerOptions;
+    const secret = await ensureDeploymentSecret(stateDir);
+    if (secret.created) log(`Made the deployment secret that seals model connection keys: ${secret.file}`);
+    const vars = isRecord(bindings.bindings) ? bindings.bindings : {};
     miniflare = createMiniflare({
       ...bindings,
+      // A secret given some other way (.dev.vars) wins; otherwise the state directory's own.
+      bindings: { [SECRET_BINDING]: secret.secret, ...vars },
       name: config.name,
       modules,
       modulesRoot: buildDir,
@@ -142,6 +151,7 @@ export async function startToolproof(options: StartOptions = {}): Promise<Runnin
       demoKey: demo.key,
       demoKeyId: demo.keyId,
       demoTools,
+      secretFile: secret.file,
       migrationsApplied: applied,
       stop: cleanUp,
     };
