@@ -35,7 +35,11 @@ export async function draftFromInstructions(inputs: ModelDraftInputs): Promise<M
   if (!result.ok) return { kind: "model_failure", failure: result.failure };
   const raw_answer = result.answer.content;
   const parsed = parseDraftAnswer(raw_answer);
-  if (!parsed.ok) return { kind: "unusable_answer", problem: parsed.problem, raw_answer, prompt_version: DRAFT_PROMPT_VERSION };
+  if (!parsed.ok) {
+    // A long definition can outgrow the endpoint's answer limit; say so, since the fix is not in the instructions.
+    const problem = result.answer.finish_reason === "length" ? `${parsed.problem} (the answer was cut off at the endpoint's length limit)` : parsed.problem;
+    return { kind: "unusable_answer", problem, raw_answer, prompt_version: DRAFT_PROMPT_VERSION };
+  }
   const report = await checkDefinition(inputs.contract, parsed.definition, inputs.validator);
   return { kind: "draft", definition: parsed.definition, report, prompt_version: DRAFT_PROMPT_VERSION };
 }

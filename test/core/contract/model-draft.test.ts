@@ -89,6 +89,18 @@ describe("draftFromInstructions", () => {
     expect(result).toEqual<ModelDraftResult>({ kind: "unusable_answer", problem, raw_answer: content, prompt_version: DRAFT_PROMPT_VERSION });
   });
 
+  it("says when the answer was cut off at the endpoint's length limit", async () => {
+    const cut = JSON.stringify(DRAFT).slice(0, 120);
+    const model = scriptedModel([{ ok: true, answer: { content: cut, tool_calls: [], finish_reason: "length", usage: null, latency_ms: 900 } }]);
+    const result = await draftFromInstructions({ client: model.client, contract: CONTRACT, instructions: INSTRUCTIONS, structured_output: true, validator });
+    expect(result).toEqual<ModelDraftResult>({
+      kind: "unusable_answer",
+      problem: "the model's answer is not JSON (the answer was cut off at the endpoint's length limit)",
+      raw_answer: cut,
+      prompt_version: DRAFT_PROMPT_VERSION,
+    });
+  });
+
   it("reports an endpoint failure as it came", async () => {
     const model = scriptedModel([failed(UNAUTHORIZED)]);
     const result = await draftFromInstructions({ client: model.client, contract: CONTRACT, instructions: INSTRUCTIONS, structured_output: true, validator });
