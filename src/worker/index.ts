@@ -16,3 +16,4 @@ export default {
 } satisfies ExportedHandler<Env>;
 
 export { AttemptObject } from "./attempt-object.js";
+export { RunCoordinator } from "./run-coordinator.js";
