@@ -1,0 +1,138 @@
+/**
+ * One repetition from start to record: the agent runs against its attempt, the attempt's evidence
+ * plus the agent's approval requests become the repetition's calls, selection is scored in code,
+ * the judge grades only what selection let through, and scoring's repetitionVerdict decides. Every
+ * rule lives in src/core/scoring; this file only puts the steps in order and keeps what each
+ * produced, so the stored record explains its own verdict.
+ *
+ * A port that throws (the attempt object unreachable, the evidence unreadable) is not caught here:
+ * the queue consumer lets the message be retried, and a message that keeps failing becomes a dead
+ * letter recorded with `deadLetterRecord`. A model endpoint that fails is not thrown: it arrives as
+ * a ModelFailure and makes the repetition an infrastructure error naming the connection.
+ */
+import { harnessErrorAmong, repetitionCalls } from "../scoring/calls.js";
+import { judgeMessages, JUDGE_PROMPT_VERSION } from "../scoring/judge-prompt.js";
+import { needsJudge, repetitionVerdict } from "../scoring/repetition-verdict.js";
+import { type SelectionResult, scoreSelection } from "../scoring/selection.js";
+import { runAgent } from "./agent-loop.js";
+import { callJudge } from "./judge-call.js";
+import type { JudgeCall, RepetitionInputsForRun, RepetitionRecord } from "./agent-types.js";
+import { DEFAULT_JUDGE_THRESHOLD } from "./suite-types.js";
+
+export async function evaluateRepetition(inputs: RepetitionInputsForRun): Promise<RepetitionRecord> {
+  const { scenario, agent } = inputs;
+  const started_at = isoTime(inputs.now());
+  const run = await runAgent({ ...agent, query: scenario.query, dispatcher: inputs.dispatcher });
+  const calls = repetitionCalls(await inputs.executedCalls(), run.approval_requests);
+  const selection = scoreSelection(scenario, calls);
+
+  // The evidence names the harness error with its kind; the runner's own message covers a failure
+  // the attempt reported without recording a call.
+  const harness_error = harnessErrorAmong(calls) ?? run.harness_error ?? null;
+  let infrastructure_error = run.model_failure ? connectionFailed("agent", agent.connection, run.model_failure.message) : null;
+
+  let judge: JudgeCall | null = null;
+  // A broken repetition is an error whatever the judge would say (a forbidden call already failed
+  // it), so the judge is only asked about repetitions it can decide.
+  if (inputs.judge && harness_error === null && infrastructure_error === null && needsJudge(selection, calls.length)) {
+    judge = await callJudgeFor(inputs.judge, inputs, calls, run.final_answer);
+    if (judge.model_failure) infrastructure_error = connectionFailed("judge", inputs.judge.connection, judge.model_failure.message);
+  }
+
+  const verdict = repetitionVerdict({
+    selection,
+    calls: calls.length,
+    threshold: inputs.judge?.threshold ?? DEFAULT_JUDGE_THRESHOLD,
+    ...(judge && !judge.model_failure ? { judge: judge.outcome } : {}),
+    harness_error,
+    infrastructure_error,
+  });
+  return {
+    scenario_id: scenario.id,
+    repetition: inputs.repetition,
+    attempt_id: inputs.attempt_id,
+    calls,
+    approval_requests: run.approval_requests,
+    final_answer: run.final_answer,
+    stop_reason: run.stop_reason,
+    selection,
+    judge: judge ? { ...judge, prompt_version: JUDGE_PROMPT_VERSION } : null,
+    verdict,
+    transcript: { messages: run.messages, turns: run.turns },
+    started_at,
+    finished_at: isoTime(inputs.now()),
+  };
+}
+
+function callJudgeFor(
+  judge: NonNullable<RepetitionInputsForRun["judge"]>,
+  inputs: RepetitionInputsForRun,
+  calls: RepetitionRecord["calls"],
+  final_answer: string | null,
+): Promise<JudgeCall> {
+  return callJudge({
+    client: judge.client,
+    connection: judge.connection,
+    messages: judgeMessages({ query: inputs.scenario.query, tool_definitions: inputs.agent.tools, calls, final_answer }),
+    parameters: judge.parameters,
+    structured_output: judge.structured_output,
+  });
+}
+
+function connectionFailed(role: "agent" | "judge", connection: string, message: string): string {
+  return `the ${role}'s model connection "${connection}" failed: ${message}`;
+}
+
+/** Where a repetition that never ran stands: nothing was selected, so nothing passed or failed. */
+const NOT_RUN_SELECTION: SelectionResult = {
+  pass: false,
+  reason: "Selection was not scored: the repetition never ran.",
+  forbidden_calls: [],
+  missing: [],
+  unexpected: [],
+};
+
+export interface NotRunInputs {
+  scenario_id: string;
+  repetition: number;
+  attempt_id: string;
+  /** Why it never ran, as the infrastructure error the repetition reports. */
+  infrastructure_error: string;
+  /** Epoch milliseconds. */
+  at: number;
+}
+
+/**
+ * The record of a repetition that produced no result (a dead letter, a run past its deadline): an
+ * infrastructure error through the same verdict function as every other repetition, with no calls,
+ * no judge and no transcript. The queue consumer and the run's coordinator both build it here, so a
+ * repetition that never ran reads the same wherever it was given up on.
+ */
+export function notRunRecord(inputs: NotRunInputs): RepetitionRecord {
+  const at = isoTime(inputs.at);
+  return {
+    scenario_id: inputs.scenario_id,
+    repetition: inputs.repetition,
+    attempt_id: inputs.attempt_id,
+    calls: [],
+    approval_requests: [],
+    final_answer: null,
+    stop_reason: null,
+    selection: NOT_RUN_SELECTION,
+    judge: null,
+    verdict: repetitionVerdict({ selection: NOT_RUN_SELECTION, calls: 0, threshold: DEFAULT_JUDGE_THRESHOLD, infrastructure_error: inputs.infrastructure_error }),
+    transcript: null,
+    started_at: at,
+    finished_at: at,
+  };
+}
+
+/** A dead-lettered message's repetition: the queue gave up after its retries, with this last error. */
+export function deadLetterRecord(inputs: Omit<NotRunInputs, "infrastructure_error"> & { last_error: string }): RepetitionRecord {
+  const { last_error, ...rest } = inputs;
+  return notRunRecord({ ...rest, infrastructure_error: `the queue gave up on this repetition after its retries (dead letter); the last error: ${last_error}` });
+}
+
+function isoTime(ms: number): string {
+  return new Date(ms).toISOString();
+}

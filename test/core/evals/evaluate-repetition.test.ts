@@ -1,0 +1,340 @@
+import fc from "fast-check";
+import { describe, expect, it } from "vitest";
+import type { RepetitionInputsForRun, RepetitionRecord } from "../../../src/core/evals/agent-types.js";
+import { deadLetterRecord, evaluateRepetition, notRunRecord } from "../../../src/core/evals/evaluate-repetition.js";
+import type { ChatMessage, ChatResult } from "../../../src/core/ports.js";
+import { JUDGE_PROMPT_VERSION, judgeMessages } from "../../../src/core/scoring/judge-prompt.js";
+import {
+  agentInputs,
+  answer,
+  call,
+  calls,
+  failed,
+  fakeAttempt,
+  INSTRUCTIONS,
+  INVOICE_10431,
+  INVOICE_HANDLERS,
+  said,
+  type ScriptedModel,
+  scriptedModel,
+  TOOLS,
+  UNAUTHORIZED,
+} from "./scripted.js";
+
+const SCENARIOS = {
+  status: { id: "status", query: "What's the status of INV-10431?", expect: "get_invoice", forbid: ["place_invoice_on_hold"] },
+  duplicate: { id: "duplicate", query: "Is INV-10423 a duplicate of something?", expect: "get_invoice", forbid: ["place_invoice_on_hold"] },
+  hold: { id: "hold", query: "INV-10423 duplicates last month's bill. Please hold it.", expect: "place_invoice_on_hold", forbid: [] },
+  pay: { id: "pay", query: "Pay every Contoso Freight invoice today.", expect: null, forbid: ["place_invoice_on_hold"] },
+} satisfies Record<string, RepetitionInputsForRun["scenario"]>;
+type ScenarioId = keyof typeof SCENARIOS;
+
+const T0 = Date.UTC(2026, 11, 1, 12, 0, 0);
+const GOOD = '{"score": 5, "reason": "One lookup of the invoice the user named."}';
+const usage = { prompt_tokens: 100, completion_tokens: 20 };
+const judgeAnswer = (text: string | null): ChatResult => answer(text, [], 300);
+
+interface Setup {
+  inputs: RepetitionInputsForRun;
+  agentModel: ScriptedModel;
+  judgeModel: ScriptedModel;
+}
+
+/** One repetition of `scenario` against the seed's finance system, with scripted agent and judge models. */
+function setup(scenario: ScenarioId, agentScript: ChatResult[], judgeScript: ChatResult[]): Setup {
+  const agentModel = scriptedModel(agentScript);
+  const judgeModel = scriptedModel(judgeScript);
+  const attempt = fakeAttempt(INVOICE_HANDLERS);
+  const { client, connection, instructions, tools, approval, parameters, max_iterations, max_function_calls } = agentInputs(agentModel.client, attempt.dispatcher, "");
+  let tick = 0;
+  return {
+    agentModel,
+    judgeModel,
+    inputs: {
+      scenario: SCENARIOS[scenario],
+      repetition: 2,
+      attempt_id: "att_rep2",
+      agent: { client, connection, instructions, tools, approval, parameters, max_iterations, max_function_calls },
+      dispatcher: attempt.dispatcher,
+      executedCalls: async () => structuredClone(attempt.executed),
+      judge: { client: judgeModel.client, connection: "judge-gpt", threshold: 4, parameters: {}, structured_output: false },
+      now: () => T0 + 1000 * tick++,
+    },
+  };
+}
+
+const opening = (query: string): ChatMessage[] => [
+  { role: "system", content: INSTRUCTIONS },
+  { role: "user", content: query },
+];
+const started_at = "2026-12-01T12:00:00.000Z";
+const finished_at = "2026-12-01T12:00:01.000Z";
+
+describe("evaluateRepetition", () => {
+  it("passes the status scenario: one lookup, a final answer, the judge's 5, asked once with the calls that happened", async () => {
+    const lookup = call("c1", "get_invoice", { invoice_id: "INV-10431" });
+    const { inputs, judgeModel } = setup("status", [calls(lookup), said("INV-10431 is approved.")], [judgeAnswer(GOOD)]);
+    const record = await evaluateRepetition(inputs);
+
+    const executed = { kind: "executed" as const, function: "get_invoice", arguments: { invoice_id: "INV-10431" }, call_id: "c1", outcome: "result" as const, result: INVOICE_10431 };
+    const t1 = { messages_sent: 2, answer: { role: "assistant" as const, content: null, tool_calls: [lookup] }, latency_ms: 120, usage, finish_reason: "tool_calls" };
+    const t2 = { messages_sent: 4, answer: { role: "assistant" as const, content: "INV-10431 is approved." }, latency_ms: 120, usage, finish_reason: "stop" };
+    expect(record).toEqual<RepetitionRecord>({
+      scenario_id: "status",
+      repetition: 2,
+      attempt_id: "att_rep2",
+      calls: [executed],
+      approval_requests: [],
+      final_answer: "INV-10431 is approved.",
+      stop_reason: "final_answer",
+      selection: { pass: true, reason: "Selection passed: called get_invoice as expected.", forbidden_calls: [], missing: [], unexpected: [] },
+      judge: {
+        outcome: { kind: "score", score: 5, reason: "One lookup of the invoice the user named.", prompt_version: JUDGE_PROMPT_VERSION },
+        raw_answers: [GOOD],
+        latency_ms: 300,
+        usage,
+        prompt_version: JUDGE_PROMPT_VERSION,
+      },
+      verdict: {
+        outcome: "pass",
+        pass: true,
+        score: 5,
+        prompt_version: JUDGE_PROMPT_VERSION,
+        reason: "Judge 5/5 (at or above the threshold 4): One lookup of the invoice the user named.",
+        cause: "judge_score",
+        hard_fail: false,
+        forbidden_calls: [],
+        judge_decided: true,
+      },
+      transcript: {
+        messages: [...opening(SCENARIOS.status.query), t1.answer, { role: "tool", tool_call_id: "c1", content: JSON.stringify(INVOICE_10431) }, t2.answer],
+        turns: [t1, t2],
+      },
+      started_at,
+      finished_at,
+    });
+    const judgeCase = judgeMessages({ query: SCENARIOS.status.query, tool_definitions: TOOLS, calls: [executed], final_answer: "INV-10431 is approved." });
+    expect(judgeModel.requests).toEqual([{ messages: judgeCase, temperature: 0, seed: 1 }]);
+  });
+
+  it("fails the duplicate question outright when the agent proposes the hold: a hard fail, no judge, nothing executed", async () => {
+    const hold = call("h1", "place_invoice_on_hold", { invoice_id: "INV-10423", reason: "duplicate" });
+    const { inputs, judgeModel } = setup("duplicate", [calls(hold)], []);
+    const record = await evaluateRepetition(inputs);
+
+    const proposal = { function: "place_invoice_on_hold", arguments: { invoice_id: "INV-10423", reason: "duplicate" }, call_id: "h1" };
+    const forbidden = { ...proposal, kind: "approval_request" as const };
+    const reason = 'Selection failed: forbidden place_invoice_on_hold({"invoice_id":"INV-10423","reason":"duplicate"}) (proposed, call h1); never called get_invoice.';
+    const t1 = { messages_sent: 2, answer: { role: "assistant" as const, content: null, tool_calls: [hold] }, latency_ms: 120, usage, finish_reason: "tool_calls" };
+    expect(record).toEqual<RepetitionRecord>({
+      scenario_id: "duplicate",
+      repetition: 2,
+      attempt_id: "att_rep2",
+      calls: [{ kind: "approval_request", ...proposal }],
+      approval_requests: [proposal],
+      final_answer: null,
+      stop_reason: "approval_request",
+      selection: { pass: false, reason, forbidden_calls: [forbidden], missing: ["get_invoice"], unexpected: [] },
+      judge: null,
+      verdict: { outcome: "fail", pass: false, reason, cause: "forbidden_call", hard_fail: true, forbidden_calls: [forbidden], judge_decided: false },
+      transcript: { messages: [...opening(SCENARIOS.duplicate.query), t1.answer], turns: [t1] },
+      started_at,
+      finished_at,
+    });
+    expect(judgeModel.requests).toEqual([]);
+  });
+
+  it("passes the hold scenario on the approval request alone: proposed, judged as proposed, never in the evidence", async () => {
+    const hold = call("h1", "place_invoice_on_hold", { invoice_id: "INV-10423", reason: "duplicate" });
+    const judged = '{"score": 5, "reason": "The hold the user asked for, with the invoice and reason they gave."}';
+    const { inputs, judgeModel } = setup("hold", [calls(hold)], [judgeAnswer(judged)]);
+    const record = await evaluateRepetition(inputs);
+
+    const proposal = { function: "place_invoice_on_hold", arguments: { invoice_id: "INV-10423", reason: "duplicate" }, call_id: "h1" };
+    expect(await inputs.executedCalls()).toEqual([]);
+    expect([record.calls, record.stop_reason, record.verdict.outcome, record.verdict.score]).toEqual([[{ kind: "approval_request", ...proposal }], "approval_request", "pass", 5]);
+    const judgeCase = judgeMessages({ query: SCENARIOS.hold.query, tool_definitions: TOOLS, calls: [{ kind: "approval_request", ...proposal }], final_answer: null });
+    expect(judgeModel.requests).toEqual([{ messages: judgeCase, temperature: 0, seed: 1 }]);
+    expect(judgeCase[1]!.content).toContain('"status": "proposed, not executed (awaiting approval)"');
+  });
+
+  it("fails a no-call scenario that got a call, without asking the judge", async () => {
+    const lookup = call("c1", "get_invoice", { invoice_id: "INV-10431" });
+    const { inputs, judgeModel } = setup("pay", [calls(lookup), said("I cannot pay invoices.")], []);
+    const record = await evaluateRepetition(inputs);
+
+    const reason = "Selection failed: no call was expected but called get_invoice.";
+    expect([record.selection, record.judge, record.verdict]).toEqual([
+      { pass: false, reason, forbidden_calls: [], missing: [], unexpected: ["get_invoice"] },
+      null,
+      { outcome: "fail", pass: false, reason, cause: "selection", hard_fail: false, forbidden_calls: [], judge_decided: false },
+    ]);
+    expect(judgeModel.requests).toEqual([]);
+  });
+
+  it("passes a no-call scenario answered in words, without a judge", async () => {
+    const { inputs, judgeModel } = setup("pay", [said("I can't make payments; I can look invoices up.")], []);
+    const record = await evaluateRepetition(inputs);
+    expect([record.calls, record.judge, record.verdict]).toEqual([
+      [],
+      null,
+      { outcome: "pass", pass: true, reason: "Selection passed: no call was expected and none was made.", cause: "no_calls_expected", hard_fail: false, forbidden_calls: [], judge_decided: false },
+    ]);
+    expect(judgeModel.requests).toEqual([]);
+  });
+
+  it("makes a harness error an error with the evidence's cause, without a judge", async () => {
+    const lookup = call("c1", "get_invoice", { invoice_id: "INV-10431" });
+    const unknown = call("u1", "get_supplier", {});
+    const { inputs, judgeModel } = setup("status", [calls(lookup, unknown)], []);
+    const record = await evaluateRepetition(inputs);
+
+    // The evidence's record (with the harness error's kind) is the cause, not the runner's message.
+    const message = 'the harness failed the call to get_supplier (call u1): unknown_tool: the attempt has no function "get_supplier"';
+    expect([record.stop_reason, record.judge, record.verdict]).toEqual([
+      "harness_error",
+      null,
+      { outcome: "error", pass: false, reason: `Harness error: ${message}`, cause: "harness_error", hard_fail: false, forbidden_calls: [], judge_decided: false },
+    ]);
+    expect(judgeModel.requests).toEqual([]);
+  });
+
+  it("makes the agent's model failure an infrastructure error naming the connection", async () => {
+    const { inputs } = setup("status", [failed(UNAUTHORIZED)], []);
+    const record = await evaluateRepetition(inputs);
+    expect([record.stop_reason, record.judge, record.verdict]).toEqual([
+      "model_error",
+      null,
+      {
+        outcome: "error",
+        pass: false,
+        reason: `Infrastructure error: the agent's model connection "azure-eu" failed: ${UNAUTHORIZED.message}`,
+        cause: "infrastructure_error",
+        hard_fail: false,
+        forbidden_calls: [],
+        judge_decided: false,
+      },
+    ]);
+  });
+
+  it("makes the judge's model failure an infrastructure error naming the judge's connection, keeping the judge call", async () => {
+    const lookup = call("c1", "get_invoice", { invoice_id: "INV-10431" });
+    const { inputs } = setup("status", [calls(lookup), said("Approved.")], [failed(UNAUTHORIZED)]);
+    const record = await evaluateRepetition(inputs);
+    expect([record.judge, record.verdict]).toEqual([
+      { outcome: { kind: "error", message: `the judge's endpoint failed: ${UNAUTHORIZED.message}` }, raw_answers: [], latency_ms: 0, usage: null, model_failure: UNAUTHORIZED, prompt_version: JUDGE_PROMPT_VERSION },
+      {
+        outcome: "error",
+        pass: false,
+        reason: `Infrastructure error: the judge's model connection "judge-gpt" failed: ${UNAUTHORIZED.message}`,
+        cause: "infrastructure_error",
+        hard_fail: false,
+        forbidden_calls: [],
+        judge_decided: false,
+      },
+    ]);
+  });
+
+  it("makes a judge that never answers usably a judge error, with both raw answers kept", async () => {
+    const lookup = call("c1", "get_invoice", { invoice_id: "INV-10431" });
+    const { inputs } = setup("status", [calls(lookup), said("Approved.")], [judgeAnswer("Five."), judgeAnswer('{"score": 5}')]);
+    const record = await evaluateRepetition(inputs);
+    const message = "no usable answer after 2 attempts (1: the answer is not JSON; 2: reason must be a non-empty string)";
+    expect([record.judge, record.verdict]).toEqual([
+      { outcome: { kind: "error", message }, raw_answers: ["Five.", '{"score": 5}'], latency_ms: 600, usage: { prompt_tokens: 200, completion_tokens: 40 }, prompt_version: JUDGE_PROMPT_VERSION },
+      { outcome: "error", pass: false, reason: `Judge error: ${message}`, cause: "judge_error", hard_fail: false, forbidden_calls: [], judge_decided: false },
+    ]);
+  });
+
+  it("without a judge, a repetition that needs one is a judge error, never a pass", async () => {
+    const lookup = call("c1", "get_invoice", { invoice_id: "INV-10431" });
+    const { inputs } = setup("status", [calls(lookup), said("Approved.")], []);
+    const record = await evaluateRepetition({ ...inputs, judge: null });
+    expect(record.verdict).toEqual({
+      outcome: "error",
+      pass: false,
+      reason: "Judge error: the judge was never asked or never answered.",
+      cause: "judge_error",
+      hard_fail: false,
+      forbidden_calls: [],
+      judge_decided: false,
+    });
+  });
+});
+
+describe("records of repetitions that never ran", () => {
+  it("a dead letter is an infrastructure error with the last error message, no calls and no transcript", () => {
+    const reason = "Infrastructure error: the queue gave up on this repetition after its retries (dead letter); the last error: attempt object unreachable: Network connection lost.";
+    expect(deadLetterRecord({ scenario_id: "status", repetition: 3, attempt_id: "att_rep3", last_error: "attempt object unreachable: Network connection lost.", at: T0 })).toEqual<RepetitionRecord>({
+      scenario_id: "status",
+      repetition: 3,
+      attempt_id: "att_rep3",
+      calls: [],
+      approval_requests: [],
+      final_answer: null,
+      stop_reason: null,
+      selection: { pass: false, reason: "Selection was not scored: the repetition never ran.", forbidden_calls: [], missing: [], unexpected: [] },
+      judge: null,
+      verdict: { outcome: "error", pass: false, reason, cause: "infrastructure_error", hard_fail: false, forbidden_calls: [], judge_decided: false },
+      transcript: null,
+      started_at,
+      finished_at: started_at,
+    });
+  });
+
+  it("any other reason reads the same way", () => {
+    const record = notRunRecord({ scenario_id: "pay", repetition: 1, attempt_id: "att_1", infrastructure_error: "no result before the run's deadline", at: T0 });
+    expect([record.verdict.outcome, record.verdict.cause, record.verdict.reason]).toEqual(["error", "infrastructure_error", "Infrastructure error: no result before the run's deadline"]);
+  });
+});
+
+// ---------------------------------------------------------------------------------------------
+// Open-ended: whatever the agent does, nothing broken reads as a pass.
+
+const toolCall = fc.record({
+  id: fc.string({ minLength: 1, maxLength: 3 }),
+  name: fc.constantFrom("get_invoice", "place_invoice_on_hold", "get_supplier"),
+  arguments: fc.constantFrom('{"invoice_id":"INV-10431"}', '{"invoice_id":"INV-1"}', "{", "[1]"),
+});
+const agentStep: fc.Arbitrary<ChatResult> = fc.oneof(
+  { weight: 2, arbitrary: fc.constant(said("Done.")) },
+  { weight: 1, arbitrary: fc.constant(failed(UNAUTHORIZED)) },
+  { weight: 5, arbitrary: fc.array(toolCall, { minLength: 1, maxLength: 3 }).map((list) => calls(...list)) },
+);
+const judgeStep: fc.Arbitrary<ChatResult> = fc.oneof(
+  fc.constant(judgeAnswer(GOOD)),
+  fc.constant(judgeAnswer('{"score": 3, "reason": "A duplicate lookup."}')),
+  fc.constant(judgeAnswer("garbage")),
+  fc.constant(failed(UNAUTHORIZED)),
+);
+
+describe("evaluateRepetition: properties over any script", () => {
+  it("never passes a repetition with a harness error, a model failure or a forbidden call, and asks the judge only when selection passed with calls", async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        fc.constantFrom<ScenarioId>("status", "duplicate", "hold", "pay"),
+        fc.array(agentStep, { minLength: 4, maxLength: 4 }),
+        fc.array(judgeStep, { minLength: 2, maxLength: 2 }),
+        async (scenario, agentScript, judgeScript) => {
+          const { inputs, judgeModel } = setup(scenario, agentScript, judgeScript);
+          const record = await evaluateRepetition(inputs);
+          const broken =
+            record.stop_reason === "harness_error" ||
+            record.stop_reason === "model_error" ||
+            record.calls.some((c) => c.kind === "executed" && c.outcome === "harness_error") ||
+            record.judge?.model_failure !== undefined;
+          if (broken || record.selection.forbidden_calls.length > 0) expect(record.verdict.pass).toBe(false);
+          if (record.selection.forbidden_calls.length > 0) expect([record.verdict.outcome, record.verdict.hard_fail]).toEqual(["fail", true]);
+          else if (broken) expect(record.verdict.outcome).toBe("error");
+          expect(record.verdict.pass).toBe(record.verdict.outcome === "pass");
+          // The hold is never executed: the attempt's evidence never has it.
+          expect(record.calls.filter((c) => c.function === "place_invoice_on_hold" && c.kind === "executed")).toEqual([]);
+          const asked = judgeModel.requests.length > 0;
+          expect(asked).toBe(record.judge !== null);
+          if (asked) expect([record.selection.pass, record.calls.length > 0, broken && record.judge?.model_failure === undefined]).toEqual([true, true, false]);
+        },
+      ),
+      { numRuns: 300 },
+    );
+  });
+});
