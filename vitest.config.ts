@@ -8,6 +8,9 @@ export default defineConfig(async () => {
   const migrations = await readD1Migrations(path.join(import.meta.dirname, "migrations"));
   return {
     test: {
+      // One local OpenAI-compatible model server for the whole run (test/support/model-server):
+      // test files reach it with modelServer() (vitest inject), Node and workerd alike.
+      globalSetup: ["test/support/model-server/global-setup.ts"],
       projects: [
         {
           test: {
