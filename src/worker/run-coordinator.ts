@@ -25,12 +25,12 @@ import { DurableObject } from "cloudflare:workers";
 import { databaseOf } from "../adapters/d1/database.js";
 import { writeRunEnded, writeRunProgress, type RunRepetitionRow, type RunRowProgress } from "../adapters/d1/runs.js";
 import type { RepetitionRecord } from "../core/evals/agent-types.js";
+import { deadLetterRecord, notRunRecord } from "../core/evals/evaluate-repetition.js";
 import { systemClock, type Clock } from "../core/ports.js";
 import type { RepetitionVerdict } from "../core/scoring/repetition-verdict.js";
 import type { Env } from "./env.js";
 import { sendRepetitions } from "./evals/messages.js";
 import { durationSetting, DEFAULT_REPETITION_TIMEOUT_MS, FINAL_RETRY_MS, MAX_SENDS } from "./run/lifetimes.js";
-import { missingRecord } from "./run/missing-record.js";
 import { isRunStatus, runProgress, type RunEnding, type RunProgress, type RunStatus } from "./run/progress.js";
 import type {
   CancelReply,
@@ -137,12 +137,11 @@ export class RunCoordinator extends DurableObject<Env> implements RunMethods {
 
   /** A message that exhausted its retries: recorded as an infrastructure error with the last error it met. */
   async deadLetter(seq: number, error: string | null): Promise<RecordReply> {
-    const run = this.load();
-    if (!run) return { kind: "missing" };
+    if (!this.load()) return { kind: "missing" };
     const slot = this.storage.slot(seq);
     if (!slot) return { kind: "missing" };
-    const last = error ?? slot.last_error ?? "no error was recorded for its deliveries";
-    return this.record(seq, this.missing(run, slot, `the queue gave up on this repetition after its retries (dead-lettered); last error: ${last}`));
+    const last_error = error ?? slot.last_error ?? "none was reported by its deliveries";
+    return this.record(seq, deadLetterRecord({ ...this.slotIdentity(slot), last_error, at: this.clock.now() }));
   }
 
   /** Pending repetitions are not run; the run ends `cancelled` with the figures of what finished. */
@@ -176,14 +175,14 @@ export class RunCoordinator extends DurableObject<Env> implements RunMethods {
     }
     const pending = this.storage.unrecorded();
     if (now >= run.start.deadline_at) {
-      for (const slot of pending) this.writeMissing(run, slot, `no result before the run's deadline (${new Date(run.start.deadline_at).toISOString()}); sent ${slot.sends} time(s)`);
+      for (const slot of pending) this.writeMissing(slot, `no result before the run's deadline (${new Date(run.start.deadline_at).toISOString()}); sent ${slot.sends} time(s)`);
       await this.end("finished", { reason: "deadline", missing: pending.map((slot) => this.missingRef(run, slot)) });
       return;
     }
     const quiet = pending.filter((slot) => (slot.claimed_at ?? slot.sent_at) + this.repetitionTimeoutMs <= now);
     const giveUp = quiet.filter((slot) => slot.sends >= MAX_SENDS);
     const resend = quiet.filter((slot) => slot.sends < MAX_SENDS);
-    for (const slot of giveUp) this.writeMissing(run, slot, `no result after ${slot.sends} sends${slot.last_error ? `; last error: ${slot.last_error}` : ""}`);
+    for (const slot of giveUp) this.writeMissing(slot, `no result after ${slot.sends} sends${slot.last_error ? `; last error: ${slot.last_error}` : ""}`);
     if (resend.length > 0) {
       this.storage.markResent(resend.map((slot) => slot.seq), now);
       try {
@@ -313,13 +312,13 @@ export class RunCoordinator extends DurableObject<Env> implements RunMethods {
 
   // -- helpers -------------------------------------------------------------------------------
 
-  private missing(run: StoredRun, slot: SlotRow, message: string): RepetitionRecord {
-    const scenario = run.start.scenarios[slot.scenario_index] ?? { id: "", query: "", expect: null, forbid: [] };
-    return missingRecord(scenario, slot.repetition, slot.attempt_id, message, this.clock.now());
+  private slotIdentity(slot: SlotRow): { scenario_id: string; repetition: number; attempt_id: string } {
+    return { scenario_id: this.load()?.start.scenarios[slot.scenario_index]?.id ?? "", repetition: slot.repetition, attempt_id: slot.attempt_id };
   }
 
-  private writeMissing(run: StoredRun, slot: SlotRow, message: string): void {
-    const record = this.missing(run, slot, message);
+  /** A repetition the watchdog gives up on, recorded as an infrastructure error (unless a result beat it). */
+  private writeMissing(slot: SlotRow, message: string): void {
+    const record = notRunRecord({ ...this.slotIdentity(slot), infrastructure_error: message, at: this.clock.now() });
     this.storage.writeRecord(slot.seq, JSON.stringify(record), JSON.stringify(record.verdict), record.verdict.outcome);
   }
 

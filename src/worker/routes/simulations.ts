@@ -20,13 +20,14 @@ import { encodeCursor } from "../../adapters/d1/json-column.js";
 import { getSimulation, insertSimulation, listSimulations, toolLibrary, type AttemptRow, type SimulationRecord } from "../../adapters/d1/simulations.js";
 import type { Problem } from "../../core/json.js";
 import type { SchemaValidator } from "../../core/ports.js";
-import { attemptSetup, entryProblems, pinnedRecord, planSimulation, type PlanRefusal, type ToolEntry } from "../../core/simulation/plan.js";
+import { attemptSetup, entryProblems, pinnedRecord, planSimulation, type ToolEntry } from "../../core/simulation/plan.js";
 import type { PinnedRecord } from "../../core/simulation/setup.js";
 import { mayPass, statusWithoutObject, type AttemptStatus } from "../../core/simulation/status.js";
 import { attemptStub, newAttemptToken } from "../attempt-access.js";
 import { RETENTION_MS } from "../attempt/lifetimes.js";
 import type { AppEnv, Env } from "../env.js";
-import { ApiError, invalidRequest, notFound } from "../http-error.js";
+import { invalidRequest, notFound } from "../http-error.js";
+import { refusalError } from "../plan-refusal.js";
 import { hintedProblems, readBodyWithHints } from "../field-hints.js";
 import { requirePermission } from "../middleware/auth.js";
 import { pageCursor, pageLimit } from "../pagination.js";
@@ -156,32 +157,6 @@ function parseEntries(raw: readonly unknown[], validator: SchemaValidator): { va
   return { valid, problems };
 }
 
-function refusalError(refusal: PlanRefusal): ApiError {
-  switch (refusal.kind) {
-    case "invalid_request":
-      return invalidRequest(refusal.problems);
-    case "not_found":
-      return new ApiError("not_found", summarize(refusal.problems), { problems: refusal.problems });
-    case "invalid_definition": {
-      const [first] = refusal.definitions;
-      const paths = refusal.definitions.map((d) => d.path);
-      return new ApiError("invalid_definition", `the mock definition at ${paths.join(", ")} does not pass its check`, {
-        path: first?.path,
-        ...first?.report,
-        invalid: paths,
-      });
-    }
-    case "no_current_revision": {
-      const names = refusal.offenders.map((o) => `${o.tool_id}/${o.operation_id} (${o.reason})`).join(", ");
-      return new ApiError("no_current_revision", `these operations have no mock revision checked against their current contract: ${names}; save one first`, {
-        offenders: refusal.offenders,
-      });
-    }
-    case "initial_state_conflict":
-      return new ApiError("initial_state_conflict", summarize(refusal.problems), { problems: refusal.problems });
-  }
-}
-
 /**
  * What the attempt's object says, or when it holds nothing, what D1 last recorded (as
  * GET /api/attempts/:id answers it).
@@ -216,11 +191,4 @@ function pinnedView(record: Omit<PinnedRecord, "inline">) {
 
 function attemptUrls(origin: string, attemptId: string): { dispatch_url: string; mcp_url: string } {
   return { dispatch_url: `${origin}/api/attempts/${attemptId}/dispatch`, mcp_url: `${origin}/api/attempts/${attemptId}/mcp` };
-}
-
-function summarize(problems: Problem[]): string {
-  const first = problems[0];
-  if (!first) return "invalid request";
-  const more = problems.length > 1 ? ` (and ${problems.length - 1} more)` : "";
-  return `${first.path}: ${first.message}${more}`;
 }
