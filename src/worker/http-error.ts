@@ -21,6 +21,7 @@ export const ERROR_STATUS = {
   stale_contract: 409,
   tool_name_taken: 409,
   stored_policy_invalid: 409,
+  stored_suite_invalid: 409,
   no_current_revision: 409,
   call_id_reused: 409,
   already_completed: 409,

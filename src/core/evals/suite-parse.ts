@@ -91,11 +91,9 @@ export function parseSuite(document: unknown): SuiteParse {
   const judge = root.judge === undefined ? undefined : readJudge(root.judge, problems);
 
   // Selection alone decides a scenario that expects no call; every other passing repetition needs a score.
-  if (root.judge === undefined && scenarios !== undefined) {
-    const needing = scenarios.filter((scenario) => scenario.expect !== null).map((scenario) => scenario.id);
-    if (needing.length > 0) {
-      problems.add("/judge", `required: scenarios ${needing.map((id) => `"${id}"`).join(", ")} expect calls, and the judge scores the calls that selection lets through ({"connection": "<name>"})`);
-    }
+  const needing = root.judge === undefined ? scenariosExpectingCalls(root.scenarios) : [];
+  if (needing.length > 0) {
+    problems.add("/judge", `required: scenarios ${needing.join(", ")} expect calls, and the judge scores the calls that selection lets through ({"connection": "<name>"})`);
   }
 
   if (!problems.isEmpty || !agent || !scenarios || runs === undefined || passRate === undefined || misfireRate === undefined) return { ok: false, problems: problems.items };
@@ -251,16 +249,24 @@ function readScenarios(value: unknown, problems: ProblemList): Scenario[] | unde
   value.forEach((item, index) => {
     const path = `/scenarios/${index}`;
     const scenario = readScenario(item, path, problems);
-    if (!scenario) return;
-    const earlier = firstIndex.get(scenario.id);
-    if (earlier !== undefined) {
-      problems.add(at(path, "id"), `duplicate scenario id "${scenario.id}" (already at /scenarios/${earlier}/id): results are reported by id`);
+    // Duplicates are looked for even in scenarios with other problems, so one pass shows them all.
+    const id = isRecord(item) && typeof item.id === "string" && SCENARIO_ID.test(item.id) ? item.id : undefined;
+    const earlier = id === undefined ? undefined : firstIndex.get(id);
+    if (id !== undefined && earlier !== undefined) {
+      problems.add(at(path, "id"), `duplicate scenario id "${id}" (already at /scenarios/${earlier}/id): results are reported by id`);
       return;
     }
-    firstIndex.set(scenario.id, index);
-    scenarios.push(scenario);
+    if (id !== undefined) firstIndex.set(id, index);
+    if (scenario) scenarios.push(scenario);
   });
   return scenarios.length === value.length ? scenarios : undefined;
+}
+
+/** The ids of the scenarios that expect calls (expect given and not null), read from the document as sent. */
+function scenariosExpectingCalls(value: unknown): string[] {
+  if (!Array.isArray(value)) return [];
+  const ids = value.flatMap((item, index) => (isRecord(item) && item.expect !== undefined && item.expect !== null ? [typeof item.id === "string" ? `"${item.id}"` : `#${index}`] : []));
+  return [...new Set(ids)];
 }
 
 function readScenario(value: unknown, path: string, problems: ProblemList): Scenario | undefined {
@@ -451,4 +457,21 @@ function readJsonObject(value: unknown, path: string, problems: ProblemList, wha
   if (isRecord(value) && isJsonValue(value)) return value;
   problems.add(path, `expected ${what}, got ${describeValue(value)}`);
   return undefined;
+}
+
+/**
+ * A stored suite version read back with its type: it passed parseSuite and resolution when saved
+ * (library tools by id), so a failure means the rules grew stricter since and is reported as such.
+ */
+export function readStoredSuite(document: unknown): { ok: true; suite: Suite } | { ok: false; problems: Problem[] } {
+  const parsed = parseSuite(document);
+  if (!parsed.ok) return parsed;
+  const tools: SuiteTool[] = [];
+  const problems: Problem[] = [];
+  parsed.suite.agent.tools.forEach((tool, index) => {
+    if ("tool" in tool) problems.push({ path: `/agent/tools/${index}/tool`, message: "a stored suite names library tools by id" });
+    else tools.push(tool);
+  });
+  if (problems.length > 0) return { ok: false, problems };
+  return { ok: true, suite: { ...parsed.suite, agent: { ...parsed.suite.agent, tools } } };
 }

@@ -11,7 +11,7 @@
 import { closestName } from "../field-names.js";
 import { pointer, type Problem } from "../json.js";
 import type { SchemaValidator } from "../ports.js";
-import type { Policy } from "../policy/types.js";
+import type { ApprovalMode, Policy } from "../policy/types.js";
 import type { ToolLibrary } from "../simulation/library.js";
 import { planSimulation, type PlanRefusal, type SimulationPlan } from "../simulation/plan.js";
 import { suiteApprovals } from "./suite-approvals.js";
@@ -39,6 +39,8 @@ export type SuiteResolution =
       plan: SimulationPlan;
       /** The policy version whose approval modes were checked, or null without a policy. */
       policy: { name: string; version: number } | null;
+      /** Each function's approval mode under that policy (or the entries' modes without one). */
+      approval: Record<string, ApprovalMode>;
     }
   | { ok: false; refusal: PlanRefusal };
 
@@ -66,9 +68,10 @@ export async function resolveSuite(draft: SuiteDraft, inputs: ResolveInputs): Pr
   const problems = scenarioProblems(suite, plan);
   const approvals = suiteApprovals(suite, plan.operations, policy?.policy ?? null);
   if (!approvals.ok) problems.push(...approvals.problems);
-  if (problems.length > 0) return refuse({ kind: "invalid_request", problems });
+  if (problems.length > 0 || !approvals.ok) return refuse({ kind: "invalid_request", problems });
 
-  return { ok: true, suite, plan, policy: policy === null || draft.agent.policy === undefined ? null : { name: draft.agent.policy, version: policy.version } };
+  const pinnedPolicy = policy === null || draft.agent.policy === undefined ? null : { name: draft.agent.policy, version: policy.version };
+  return { ok: true, suite, plan, policy: pinnedPolicy, approval: approvals.approval };
 }
 
 async function toolIdsOfNames(tools: readonly DraftSuiteTool[], library: ToolLibrary): Promise<{ ok: true; tools: SuiteTool[] } | { ok: false; problems: Problem[] }> {
