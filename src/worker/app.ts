@@ -18,6 +18,7 @@ import { toolRoutes } from "./routes/tools.js";
 import { attemptRoutes } from "./routes/attempts.js";
 import { simulationRoutes } from "./routes/simulations.js";
 import { suiteRoutes } from "./routes/suites.js";
+import { runRoutes } from "./routes/runs.js";
 
 /** What the app is built with; tests may steer it (ids, to make two requests meet one object). */
 export interface AppServices {
@@ -52,6 +53,7 @@ export function createApp(services: Partial<AppServices> = {}): Hono<AppEnv> {
   api.route("/metrics", metricRoutes);
   api.route("/simulations", simulationRoutes);
   api.route("/suites", suiteRoutes);
+  api.route("/", runRoutes);
   app.route("/api", api);
 
   app.notFound((c) => new ApiError("not_found", `no route for ${c.req.method} ${new URL(c.req.url).pathname}`).toResponse());
