@@ -2,6 +2,9 @@ import path from "node:path";
 import { cloudflareTest, readD1Migrations } from "@cloudflare/vitest-plugin";
 import { defineConfig } from "vitest/config";
 
+/** 32 bytes as base64url, for the workerd tests only (never a real deployment's). */
+const TEST_DEPLOYMENT_SECRET = "dGVzdC1vbmx5LWRlcGxveW1lbnQtc2VjcmV0LTMyYiE";
+
 // Two projects: the pure core (and CLI) in plain Node, and the Workers layer inside workerd
 // with real D1, Durable Objects and the app's own migrations.
 export default defineConfig(async () => {
@@ -24,7 +27,8 @@ export default defineConfig(async () => {
             cloudflareTest({
               wrangler: { configPath: "./wrangler.toml" },
               // A short idle flush, so evidence copying runs beside every attempt test, not only in its own.
-              miniflare: { bindings: { TEST_MIGRATIONS: migrations, EVIDENCE_IDLE_FLUSH_MS: "50" } },
+              // TOOLPROOF_SECRET: a fixed test-only deployment secret, so connections can be sealed.
+              miniflare: { bindings: { TEST_MIGRATIONS: migrations, EVIDENCE_IDLE_FLUSH_MS: "50", TOOLPROOF_SECRET: TEST_DEPLOYMENT_SECRET } },
             }),
           ],
           test: {

@@ -16,6 +16,7 @@ import { inlineTestingRoutes } from "./routes/inline-testing.js";
 import { toolTestingRoutes } from "./routes/tool-testing.js";
 import { toolRoutes } from "./routes/tools.js";
 import { attemptRoutes } from "./routes/attempts.js";
+import { connectionRoutes } from "./routes/connections.js";
 import { simulationRoutes } from "./routes/simulations.js";
 import { suiteRoutes } from "./routes/suites.js";
 import { runRoutes } from "./routes/runs.js";
@@ -54,6 +55,7 @@ export function createApp(services: Partial<AppServices> = {}): Hono<AppEnv> {
   api.route("/simulations", simulationRoutes);
   api.route("/suites", suiteRoutes);
   api.route("/", runRoutes);
+  api.route("/connections", connectionRoutes);
   app.route("/api", api);
 
   app.notFound((c) => new ApiError("not_found", `no route for ${c.req.method} ${new URL(c.req.url).pathname}`).toResponse());

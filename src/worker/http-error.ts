@@ -24,6 +24,7 @@ export const ERROR_STATUS = {
   stored_suite_invalid: 409,
   no_current_revision: 409,
   call_id_reused: 409,
+  connection_key_unreadable: 409,
   already_completed: 409,
   payload_too_large: 413,
   unsupported_media_type: 415,
@@ -35,6 +36,7 @@ export const ERROR_STATUS = {
   call_limit: 429,
   harness_error: 500,
   internal_error: 500,
+  secret_not_configured: 503,
 } as const satisfies Record<string, ContentfulStatusCode>;
 
 export type ErrorCode = keyof typeof ERROR_STATUS;

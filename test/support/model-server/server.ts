@@ -30,8 +30,11 @@ export interface ModelServer {
 }
 
 const BODY_LIMIT = 8 * 1024 * 1024;
+/** The OpenAI-style routes (with and without /v1, and Azure's v1 API): any other path is a 404, as a wrong base_url would get. */
+const OPENAI_PATHS = new Set(["/v1/chat/completions", "/chat/completions", "/openai/v1/chat/completions"]);
+const MODELS_PATHS = new Set(["/v1/models", "/models", "/openai/v1/models"]);
 /** Request headers too ordinary to be worth logging. */
-const UNLOGGED_HEADERS = new Set(["host", "connection", "content-length", "content-type", "accept", "accept-encoding", "accept-language", "user-agent", "keep-alive", "sec-fetch-mode"]);
+const UNLOGGED_HEADERS = new Set(["host", "connection", "content-length", "content-type", "accept", "accept-encoding", "accept-language", "user-agent", "keep-alive", "sec-fetch-mode", "cf-worker"]);
 
 interface Counters {
   requests_total: number;
@@ -235,8 +238,8 @@ export async function startModelServer(options: ModelServerOptions = {}): Promis
       if (await control(req, res, url)) return;
       const azure = /^\/openai\/deployments\/([^/]+)\/chat\/completions$/.exec(url.pathname);
       if (req.method === "POST" && azure?.[1]) return completion(req, res, url, decodeURIComponent(azure[1]));
-      if (req.method === "POST" && url.pathname.endsWith("/chat/completions")) return completion(req, res, url, null);
-      if (req.method === "GET" && url.pathname.endsWith("/models")) {
+      if (req.method === "POST" && OPENAI_PATHS.has(url.pathname)) return completion(req, res, url, null);
+      if (req.method === "GET" && MODELS_PATHS.has(url.pathname)) {
         const data = [...states].filter(([, s]) => s.script).map(([id]) => ({ id, object: "model", created: 0, owned_by: "toolproof-test" }));
         return send(res, 200, { object: "list", data });
       }

@@ -1,0 +1,60 @@
+/**
+ * Model connections in D1, one row per (tenant, name), always read within a tenant. The API key
+ * and the header values live only in `sealed` (secret-box.ts); the header names are kept in the
+ * clear so a connection can be shown without opening anything.
+ */
+import { and, eq, gt } from "drizzle-orm";
+import type { Database } from "./database.js";
+import { connections } from "./schema.js";
+
+export type StoredConnection = typeof connections.$inferSelect;
+
+/** A connection row as written: created_at is the database's on insert and kept on replace. */
+export type ConnectionWrite = Omit<StoredConnection, "created_at">;
+
+export async function findConnection(db: Database, tenantId: string, name: string): Promise<StoredConnection | undefined> {
+  return db
+    .select()
+    .from(connections)
+    .where(and(eq(connections.tenant_id, tenantId), eq(connections.name, name)))
+    .get();
+}
+
+/** Inserts or replaces the whole row (created_at and created_by stay the first writer's). */
+export async function putConnection(db: Database, row: ConnectionWrite): Promise<StoredConnection> {
+  const { tenant_id: _tenant, name: _name, created_by: _createdBy, ...replaced } = row;
+  const stored = await db
+    .insert(connections)
+    .values(row)
+    .onConflictDoUpdate({ target: [connections.tenant_id, connections.name], set: replaced })
+    .returning()
+    .get();
+  return stored;
+}
+
+export async function deleteConnection(db: Database, tenantId: string, name: string): Promise<boolean> {
+  const deleted = await db
+    .delete(connections)
+    .where(and(eq(connections.tenant_id, tenantId), eq(connections.name, name)))
+    .returning({ name: connections.name })
+    .all();
+  return deleted.length > 0;
+}
+
+/** By name; `after` is the name of the last item already seen. */
+export async function listConnections(
+  db: Database,
+  tenantId: string,
+  page: { limit: number; after?: string | undefined },
+): Promise<{ items: StoredConnection[]; next?: string | undefined }> {
+  const rows = await db
+    .select()
+    .from(connections)
+    .where(and(eq(connections.tenant_id, tenantId), page.after === undefined ? undefined : gt(connections.name, page.after)))
+    .orderBy(connections.name)
+    .limit(page.limit + 1)
+    .all();
+  const items = rows.slice(0, page.limit);
+  const last = items[items.length - 1];
+  return { items, next: rows.length > page.limit && last ? last.name : undefined };
+}

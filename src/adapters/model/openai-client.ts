@@ -1,0 +1,219 @@
+/**
+ * The ModelClient port over the `openai` package: `OpenAI` with a base URL (OpenAI, vLLM, Ollama,
+ * LM Studio, Azure's v1 API) or `AzureOpenAI` when the connection names a dated api_version (the
+ * model is then the deployment). The client's own retry loop handles 429 and 5xx with backoff and
+ * honours retry-after; every failure that remains becomes a ModelFailure whose message names the
+ * connection and says what the endpoint said, so a person reading a run knows what to fix.
+ * Runs unchanged in workerd and Node (the package uses the platform's fetch).
+ */
+import OpenAI, { APIConnectionError, APIConnectionTimeoutError, APIError, APIUserAbortError, AzureOpenAI } from "openai";
+import type { ChatCompletion, ChatCompletionCreateParamsNonStreaming, ChatCompletionMessageParam, ChatCompletionTool } from "openai/resources/chat/completions";
+import type { ChatAnswer, ChatMessage, ChatRequest, ChatResult, ChatTool, ChatToolCall, ModelClient, ModelFailure } from "../../core/ports.js";
+
+/** One stored connection with its opened secrets: everything needed to reach the endpoint. */
+export interface ModelConnectionConfig {
+  name: string;
+  /** The OpenAI-style base URL (…/v1), or for a dated Azure API the resource endpoint. */
+  base_url: string;
+  /** The model, or the Azure deployment. */
+  model: string;
+  api_key: string;
+  /** Azure's dated API version; null for the OpenAI-style API. */
+  api_version: string | null;
+  /** Extra headers sent with every request. */
+  headers: Record<string, string>;
+  /** Per attempt: a retry gets a fresh timeout. */
+  timeout_ms: number;
+  /** Retries after the first try, on 408/409/429/5xx, timeouts and refused connections. */
+  max_retries: number;
+  /** The most calls a run makes to this connection at once (the run consumer enforces it). */
+  max_concurrency: number;
+  /** Whether to send response_format (json_schema, strict); off for endpoints without structured output. */
+  structured_output: boolean;
+}
+
+export function openAIModelClient(config: ModelConnectionConfig, now: () => number = Date.now): ModelClient {
+  const client = sdkClient(config);
+  return {
+    async chat(request: ChatRequest): Promise<ChatResult> {
+      const started = now();
+      let completion: ChatCompletion;
+      try {
+        completion = await client.chat.completions.create(completionParams(config, request));
+      } catch (error) {
+        return { ok: false, failure: describeFailure(config, error) };
+      }
+      return readCompletion(config, completion, now() - started);
+    },
+  };
+}
+
+function sdkClient(config: ModelConnectionConfig): OpenAI {
+  const common = { apiKey: config.api_key, timeout: config.timeout_ms, maxRetries: config.max_retries, defaultHeaders: config.headers };
+  if (config.api_version === null) return new OpenAI({ ...common, baseURL: config.base_url });
+  // A base URL already ending in /openai is taken as is; a bare resource endpoint gets /openai added by the client.
+  const base = config.base_url.replace(/\/+$/, "");
+  const where = /\/openai$/.test(base) ? { baseURL: base } : { endpoint: base };
+  return new AzureOpenAI({ ...common, ...where, apiVersion: config.api_version, deployment: config.model });
+}
+
+export function completionParams(config: ModelConnectionConfig, request: ChatRequest): ChatCompletionCreateParamsNonStreaming {
+  const params: ChatCompletionCreateParamsNonStreaming = { model: config.model, messages: request.messages.map(toSdkMessage) };
+  if (request.tools && request.tools.length > 0) params.tools = request.tools.map(toSdkTool);
+  if (request.temperature !== undefined) params.temperature = request.temperature;
+  if (request.seed !== undefined) params.seed = request.seed;
+  // max_tokens, not max_completion_tokens: vLLM, Ollama, LM Studio and Azure's older versions know only this one.
+  if (request.max_tokens !== undefined) params.max_tokens = request.max_tokens;
+  if (request.response_format && config.structured_output) {
+    params.response_format = { type: "json_schema", json_schema: { name: request.response_format.name, schema: request.response_format.schema, strict: true } };
+  }
+  return params;
+}
+
+function toSdkMessage(message: ChatMessage): ChatCompletionMessageParam {
+  switch (message.role) {
+    case "system":
+      return { role: "system", content: message.content };
+    case "user":
+      return { role: "user", content: message.content };
+    case "tool":
+      return { role: "tool", tool_call_id: message.tool_call_id, content: message.content };
+    case "assistant": {
+      const calls = message.tool_calls ?? [];
+      if (calls.length === 0) return { role: "assistant", content: message.content };
+      return {
+        role: "assistant",
+        content: message.content,
+        tool_calls: calls.map((call) => ({ id: call.id, type: "function", function: { name: call.name, arguments: call.arguments } })),
+      };
+    }
+  }
+}
+
+function toSdkTool(tool: ChatTool): ChatCompletionTool {
+  // Function parameters must be an object schema; a boolean schema means "anything" or "nothing".
+  const parameters = typeof tool.parameters === "boolean" ? (tool.parameters ? { type: "object" } : { type: "object", not: {} }) : tool.parameters;
+  return { type: "function", function: { name: tool.name, description: tool.description, parameters } };
+}
+
+function readCompletion(config: ModelConnectionConfig, completion: unknown, latency_ms: number): ChatResult {
+  const choice = firstChoice(completion);
+  if (!choice) {
+    return invalid(config, "the endpoint answered without any choice (no choices[0].message)");
+  }
+  const { message, finish_reason } = choice;
+  const content = typeof message.content === "string" ? message.content : null;
+  const tool_calls: ChatToolCall[] = [];
+  for (const [index, raw] of (Array.isArray(message.tool_calls) ? message.tool_calls : []).entries()) {
+    const call = functionCall(raw);
+    if (!call) return invalid(config, `the endpoint answered a tool call without a function name (choices[0].message.tool_calls[${index}])`);
+    tool_calls.push(call);
+  }
+  const answer: ChatAnswer = {
+    content,
+    tool_calls,
+    finish_reason: typeof finish_reason === "string" ? finish_reason : null,
+    usage: usageOf(completion),
+    latency_ms,
+  };
+  return { ok: true, answer };
+}
+
+function firstChoice(completion: unknown): { message: Record<string, unknown>; finish_reason: unknown } | undefined {
+  if (!isRecord(completion) || !Array.isArray(completion.choices)) return undefined;
+  const choice: unknown = completion.choices[0];
+  if (!isRecord(choice) || !isRecord(choice.message)) return undefined;
+  return { message: choice.message, finish_reason: choice.finish_reason };
+}
+
+function functionCall(raw: unknown): ChatToolCall | undefined {
+  if (!isRecord(raw) || !isRecord(raw.function) || typeof raw.function.name !== "string" || raw.function.name === "") return undefined;
+  const args = raw.function.arguments;
+  return {
+    // Kept as the endpoint sent it: the tool result goes back under the same id.
+    id: typeof raw.id === "string" ? raw.id : "",
+    name: raw.function.name,
+    // The raw text, whatever it is: malformed JSON is the agent loop's to report to the model.
+    arguments: typeof args === "string" ? args : args === undefined ? "" : JSON.stringify(args),
+  };
+}
+
+function usageOf(completion: unknown): ChatAnswer["usage"] {
+  if (!isRecord(completion) || !isRecord(completion.usage)) return null;
+  const { prompt_tokens, completion_tokens } = completion.usage;
+  return typeof prompt_tokens === "number" && typeof completion_tokens === "number" ? { prompt_tokens, completion_tokens } : null;
+}
+
+function invalid(config: ModelConnectionConfig, what: string): ChatResult {
+  return { ok: false, failure: { kind: "invalid_answer", status: 200, message: `connection "${config.name}": ${what}`, retryable: false } };
+}
+
+/** What went wrong, for a person: the connection, what failed, and the endpoint's own words. */
+export function describeFailure(config: ModelConnectionConfig, error: unknown): ModelFailure {
+  const name = `connection "${config.name}"`;
+  const retries = config.max_retries > 0 ? ` (after ${config.max_retries} ${config.max_retries === 1 ? "retry" : "retries"})` : "";
+  if (error instanceof APIConnectionTimeoutError || error instanceof APIUserAbortError) {
+    return { kind: "timeout", status: null, message: `${name}: no answer from ${config.base_url} within ${config.timeout_ms} ms${retries}`, retryable: true };
+  }
+  if (error instanceof APIConnectionError) {
+    return { kind: "unreachable", status: null, message: `${name}: could not reach ${config.base_url}${retries}: ${causeChain(error)}`, retryable: true };
+  }
+  if (error instanceof APIError && typeof error.status === "number") {
+    return statusFailure(config, error.status, endpointSaid(error), error.code ?? null, retries);
+  }
+  // The SDK threw something else: a 200 whose body was not JSON, for one.
+  const said = error instanceof Error ? error.message : String(error);
+  return { kind: "invalid_answer", status: null, message: `${name}: the endpoint's answer could not be read: ${said}`, retryable: false };
+}
+
+function statusFailure(config: ModelConnectionConfig, status: number, said: string, code: string | null, retries: string): ModelFailure {
+  const name = `connection "${config.name}"`;
+  const tail = said === "" ? "" : `: ${said}`;
+  if (status === 401 || status === 403) {
+    return { kind: "unauthorized", status, message: `${name}: the endpoint refused the API key (${status})${tail}`, retryable: false };
+  }
+  if (status === 404) {
+    const aboutModel = code === "model_not_found" || code === "DeploymentNotFound" || /model|deployment/i.test(said);
+    if (aboutModel) {
+      const what = config.api_version === null ? `model "${config.model}"` : `deployment "${config.model}"`;
+      return { kind: "unknown_model", status, message: `${name}: ${what} is unknown to the endpoint (404)${tail}`, retryable: false };
+    }
+    return {
+      kind: "bad_request",
+      status,
+      message: `${name}: ${config.base_url} has no chat completions endpoint (404)${tail}; check base_url (OpenAI-style endpoints usually end in /v1)`,
+      retryable: false,
+    };
+  }
+  if (status === 429) {
+    return { kind: "rate_limited", status, message: `${name}: the endpoint is rate limiting requests (429)${retries}${tail}`, retryable: true };
+  }
+  if (status >= 500 || status === 408 || status === 409) {
+    return { kind: "server_error", status, message: `${name}: the endpoint failed (${status})${retries}${tail}`, retryable: true };
+  }
+  return { kind: "bad_request", status, message: `${name}: the endpoint rejected the request (${status})${tail}`, retryable: false };
+}
+
+/** The endpoint's own message (OpenAI's error.message), else the SDK's summary without its status prefix. */
+function endpointSaid(error: APIError): string {
+  const body: unknown = error.error;
+  if (isRecord(body) && typeof body.message === "string") return body.message;
+  if (typeof body === "string") return body;
+  return error.message.replace(/^\d{3}\s*/, "").replace(/^status code \(no body\)$/, "");
+}
+
+/** "Connection error." alone says nothing: the causes say refused, DNS or TLS. */
+function causeChain(error: Error): string {
+  const parts: string[] = [];
+  let current: unknown = error.cause;
+  for (let depth = 0; depth < 4 && current instanceof Error; depth++) {
+    const code = isRecord(current) && typeof current.code === "string" && !current.message.includes(current.code) ? `${current.code} ` : "";
+    parts.push(`${code}${current.message}`.trim());
+    current = current.cause;
+  }
+  return parts.length > 0 ? parts.join(": ") : error.message;
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}

@@ -1,0 +1,61 @@
+/**
+ * The openai adapter inside workerd, where the run consumer and the connection test call it:
+ * the same answers and the same failures in words as in Node.
+ */
+import { describe, expect, it } from "vitest";
+import { openAIModelClient, type ModelConnectionConfig } from "../../src/adapters/model/openai-client.js";
+import { modelServer, uniqueModel } from "../support/model-server/in-tests.js";
+
+const server = modelServer();
+
+function config(model: string, overrides: Partial<ModelConnectionConfig> = {}): ModelConnectionConfig {
+  return {
+    name: "in-workerd",
+    base_url: server.openaiBaseUrl,
+    model,
+    api_key: "sk-workerd-key",
+    api_version: null,
+    headers: {},
+    timeout_ms: 5000,
+    max_retries: 0,
+    max_concurrency: 4,
+    structured_output: true,
+    ...overrides,
+  };
+}
+
+describe("the openai adapter in workerd", () => {
+  it("answers tool calls after a retried 429", async () => {
+    const model = uniqueModel("workerd-adapter");
+    await server.script(model, { faults: [{ status: 429, retry_after: 0 }], default: [{ tool_calls: [{ name: "lookup", arguments: { id: 1 } }, { name: "lookup", arguments: "{oops" }] }] });
+    let t = 0;
+    const result = await openAIModelClient(config(model, { max_retries: 1 }), () => (t += 10)).chat({ messages: [{ role: "user", content: "go" }] });
+    const sent = ((await server.log(model))[1]?.answer as { choices: Array<{ message: { tool_calls: Array<{ id: string }> } }> }).choices[0]?.message.tool_calls ?? [];
+    expect(result).toEqual({
+      ok: true,
+      answer: {
+        content: null,
+        tool_calls: [
+          { id: sent[0]?.id, name: "lookup", arguments: '{"id":1}' },
+          { id: sent[1]?.id, name: "lookup", arguments: "{oops" },
+        ],
+        finish_reason: "tool_calls",
+        usage: { prompt_tokens: Math.ceil(JSON.stringify([{ role: "user", content: "go" }]).length / 4), completion_tokens: Math.ceil('lookup{"id":1}lookup{oops'.length / 4) },
+        latency_ms: 10,
+      },
+    });
+  });
+
+  it("says a refused key, a timeout and a closed port in words", async () => {
+    const keyed = uniqueModel("workerd-keyed");
+    await server.script(keyed, { api_key: "sk-other", latency_ms: 0, conversations: { slow: [{ content: "late", latency_ms: 10_000 }] }, default: [{ content: "x" }] });
+    const refused = await openAIModelClient(config(keyed, { api_key: "sk-workerd-wrong" })).chat({ messages: [{ role: "user", content: "q" }] });
+    const slow = await openAIModelClient(config(keyed, { api_key: "sk-other", timeout_ms: 100 })).chat({ messages: [{ role: "user", content: "slow" }] });
+    const closed = await openAIModelClient(config(keyed, { base_url: "http://127.0.0.1:9/v1" })).chat({ messages: [{ role: "user", content: "q" }] });
+    expect([refused, slow, closed]).toEqual([
+      { ok: false, failure: { kind: "unauthorized", status: 401, message: 'connection "in-workerd": the endpoint refused the API key (401): Incorrect API key provided: sk-****rong.', retryable: false } },
+      { ok: false, failure: { kind: "timeout", status: null, message: `connection "in-workerd": no answer from ${server.openaiBaseUrl} within 100 ms`, retryable: true } },
+      { ok: false, failure: { kind: "unreachable", status: null, message: 'connection "in-workerd": could not reach http://127.0.0.1:9/v1: Network connection lost.', retryable: true } },
+    ]);
+  });
+});
