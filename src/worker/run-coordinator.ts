@@ -127,7 +127,12 @@ export class RunCoordinator extends DurableObject<Env> implements RunMethods {
     if (ended(run)) return { kind: "ended", status: run.status };
     if (!this.storage.slot(seq)) return { kind: "missing" };
     if (!this.storage.writeRecord(seq, JSON.stringify(record), JSON.stringify(record.verdict), record.verdict.outcome)) return { kind: "duplicate" };
-    if (this.storage.unrecorded().length === 0) {
+    // A result that arrives without a claim (a dead letter) still means the run has begun.
+    if (run.status === "queued") {
+      this.storage.writeStarted(this.clock.now());
+      this.run = undefined;
+    }
+    if (this.storage.pendingCount() === 0) {
       await this.end("finished", { reason: "completed", missing: [] });
       return { kind: "recorded", finished: true };
     }
@@ -192,7 +197,7 @@ export class RunCoordinator extends DurableObject<Env> implements RunMethods {
         console.error("resending run repetitions failed", error);
       }
     }
-    if (this.storage.unrecorded().length === 0) {
+    if (this.storage.pendingCount() === 0) {
       await this.end("finished", { reason: "completed", missing: [] });
       return;
     }

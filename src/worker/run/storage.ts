@@ -152,6 +152,10 @@ export class RunStorage {
     return this.sql.exec<{ n: number }>(`SELECT count(*) AS n FROM repetitions`).one().n;
   }
 
+  pendingCount(): number {
+    return this.sql.exec<{ n: number }>(`SELECT count(*) AS n FROM repetitions WHERE record IS NULL`).one().n;
+  }
+
   /** Repetitions with no record yet, in seq order. */
   unrecorded(): SlotRow[] {
     return this.sql.exec<SlotRow>(`SELECT ${SLOT_COLUMNS} FROM repetitions WHERE record IS NULL ORDER BY seq`).toArray();
