@@ -36,7 +36,7 @@ import { connectionWarnings, storedSuite } from "./suites.js";
 
 export const MAX_RUNS_PER_SCENARIO = 1000;
 /** Repetitions one run may have in all (scenarios × runs per scenario). */
-export const MAX_REPETITIONS = 5000;
+export const MAX_REPETITIONS = 2000;
 
 const runRequest = z.strictObject({
   runs_per_scenario: z
