@@ -18,7 +18,9 @@ import { RunCoordinator } from "../../src/worker/run-coordinator.js";
 import { DEFAULT_REPETITION_TIMEOUT_MS } from "../../src/worker/run/lifetimes.js";
 import { startRun as startRunWith } from "../../src/worker/run/start-run.js";
 import { storedSuite } from "../../src/worker/routes/suites.js";
+import { runStub } from "../../src/worker/run/run-access.js";
 import { call, db } from "./helpers.js";
+import { stubOf } from "./simulation-helpers.js";
 import {
   coordinatorOf,
   GOOD_JUDGE,
@@ -106,7 +108,7 @@ describe("a dead letter", () => {
     const w = await world("dead-letter");
     const runId = await runWithLostMessages(w);
     // What the consumer does before message.retry(): free the repetition and keep the error.
-    expect(await coordinatorOf(runId).release(2, "Error: the attempt object did not answer")).toEqual({ kind: "ok" });
+    expect(await runStub(env, runId).release(2, "Error: the attempt object did not answer")).toEqual({ kind: "ok" });
 
     expect(await deliver(EVAL_DEAD_LETTER_QUEUE_NAME, [{ run_id: runId, seq: 2 }, { run_id: runId, seq: 3 }])).toEqual({ acked: 2, retried: 0 });
     const [two, three] = [await repetition(w, runId, 2), await repetition(w, runId, 3)];
@@ -117,6 +119,36 @@ describe("a dead letter", () => {
     expect(two).toMatchObject({ calls: [], judge: null, transcript: null });
     expect(await readRun(w, runId)).toMatchObject({ status: "running", finished_repetitions: 2, errors: 2 });
     // The dead letter was never run: no model was asked.
+    expect(await server.log(w.model)).toEqual([]);
+  });
+});
+
+describe("a delivery that throws", () => {
+  it("frees the repetition, keeps the error, and is retried; its dead letter then carries that error", async () => {
+    const w = await world("retry");
+    const runId = await runWithLostMessages(w);
+    const coordinator = runStub(env, runId);
+    // An earlier delivery claimed repetition 1 and gave up; then the attempt's storage was lost.
+    expect(await coordinator.claim(1)).toMatchObject({ kind: "job", job: { seq: 1, claim: 1 } });
+    expect(await coordinator.release(1, "Error: the worker was stopped")).toEqual({ kind: "ok" });
+    const attemptId = String((await repetitions(w, runId))[0]?.attempt_id);
+    await runInDurableObject(stubOf({ id: attemptId }), async (_instance, state) => {
+      await state.storage.deleteAll();
+    });
+
+    expect(await deliver(EVAL_QUEUE_NAME, [{ run_id: runId, seq: 1 }])).toEqual({ acked: 0, retried: 1 });
+    expect((await repetitions(w, runId))[0]).toMatchObject({ n: 1, status: "pending" });
+    expect(await deliver(EVAL_DEAD_LETTER_QUEUE_NAME, [{ run_id: runId, seq: 1 }])).toEqual({ acked: 1, retried: 0 });
+    expect(await repetition(w, runId, 1)).toMatchObject({
+      verdict: { outcome: "error", cause: "infrastructure_error", reason: expect.stringContaining(`Error: attempt ${attemptId} holds no attempt`) },
+    });
+  });
+
+  it("a repetition another delivery is working on is left to it (the watchdog covers a delivery that never reports)", async () => {
+    const w = await world("busy");
+    const runId = await runWithLostMessages(w);
+    expect(await runStub(env, runId).claim(2)).toMatchObject({ kind: "job" });
+    expect(await deliver(EVAL_QUEUE_NAME, [{ run_id: runId, seq: 2 }])).toEqual({ acked: 1, retried: 0 });
     expect(await server.log(w.model)).toEqual([]);
   });
 });
