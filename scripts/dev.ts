@@ -9,8 +9,9 @@ import { mkdir } from "node:fs/promises";
 import { banner } from "./local/banner.js";
 import { openLocalDatabase } from "./local/database.js";
 import { type DemoCredentials, ensureDemoTenant } from "./local/demo-tenant.js";
+import { ensureDeploymentSecret } from "./local/deployment-secret.js";
 import { resolveStateDir, WRANGLER_CONFIG } from "./local/paths.js";
-import { seedDemoTools, type SeededTool } from "./local/seed-demo.js";
+import { seedDemoSuite, seedDemoTools, type SeededSuite, type SeededTool } from "./local/seed-demo.js";
 import { isLoopback, serverArgsOrExit, serverHelp } from "./local/server-args.js";
 import { lockStateDir } from "./local/state-lock.js";
 import { USAGE_EXIT_CODE, UsageError } from "./local/usage-error.js";
@@ -47,9 +48,11 @@ async function main(): Promise<void> {
     await database.close();
   }
 
+  // The same deployment secret as npm start's, from a file (never on the command line, where ps would show it).
+  const secret = await ensureDeploymentSecret(stateDir);
   const child = spawn(
     process.execPath,
-    [wranglerBin(), "dev", "--config", WRANGLER_CONFIG, "--persist-to", stateDir, "--ip", args.host, "--port", String(args.port)],
+    [wranglerBin(), "dev", "--config", WRANGLER_CONFIG, "--persist-to", stateDir, "--ip", args.host, "--port", String(args.port), "--env-file", secret.file],
     { stdio: "inherit", env: { ...process.env, WRANGLER_SEND_METRICS: "false" } },
   );
   const forward = (signal: NodeJS.Signals) => child.kill(signal);
@@ -63,15 +66,17 @@ async function main(): Promise<void> {
     return;
   }
   let demoTools: SeededTool[] = [];
+  let demoSuite: SeededSuite | undefined;
   let seedError: string | undefined;
   if (args.seedDemo) {
     try {
       demoTools = await seedDemoTools(url, demo.key);
+      demoSuite = await seedDemoSuite(url, demo.key);
     } catch (error) {
       seedError = error instanceof Error ? error.message : String(error);
     }
   }
-  console.log(banner({ url, stateDir, demoKey: demo.key, demoTools, seedError, servedBy: "wrangler dev, live reload" }));
+  console.log(banner({ url, stateDir, demoKey: demo.key, demoTools, demoSuite, seedError, servedBy: "wrangler dev, live reload" }));
 }
 
 async function waitForHealth(url: string, timeoutMs: number): Promise<boolean> {

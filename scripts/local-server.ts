@@ -18,12 +18,14 @@ import path from "node:path";
 import { bundledModules, bundleWorker } from "./local/bundle.js";
 import { prepareDatabase } from "./local/database.js";
 import { ensureDemoTenant } from "./local/demo-tenant.js";
+import { ensureDeploymentSecret, SECRET_BINDING } from "./local/deployment-secret.js";
 import { createMiniflare, type LocalMiniflare } from "./local/miniflare.js";
 import { resolveStateDir, resourcePersistencePath, WRANGLER_CONFIG } from "./local/paths.js";
-import { seedDemoTools, type SeededTool } from "./local/seed-demo.js";
+import { seedDemoSuite, seedDemoTools, type SeededSuite, type SeededTool } from "./local/seed-demo.js";
 import { DEFAULT_HOST, DEFAULT_PORT } from "./local/server-args.js";
 import { lockStateDir } from "./local/state-lock.js";
 import { readWorkerConfig } from "./local/wrangler-config.js";
+import { isRecord } from "./local/narrow.js";
 
 export { DEFAULT_HOST, DEFAULT_PORT } from "./local/server-args.js";
 
@@ -51,6 +53,10 @@ export interface RunningToolproof {
   demoKey: string;
   demoKeyId: string;
   demoTools: SeededTool[];
+  /** The file holding this state directory's deployment secret (TOOLPROOF_SECRET), made on the first start. */
+  secretFile: string;
+  /** The demo InvoiceDesk suite, when it could be saved (it needs the demo tools). */
+  demoSuite?: SeededSuite;
   /** Why seeding the demo tools failed; the server runs anyway. */
   seedError?: string;
   /** Migrations applied by this start (empty when the database was current). */
@@ -96,8 +102,13 @@ export async function startToolproof(options: StartOptions = {}): Promise<Runnin
     const modules = await bundledModules(buildDir, config.main);
     // wrangler's module rules were applied while bundling; Miniflare gets the resulting module list.
     const { modulesRules: _rules, ...bindings } = config.workerOptions;
+    const secret = await ensureDeploymentSecret(stateDir);
+    if (secret.created) log(`Made the deployment secret that seals model connection keys: ${secret.file}`);
+    const vars = isRecord(bindings.bindings) ? bindings.bindings : {};
     miniflare = createMiniflare({
       ...bindings,
+      // A secret given some other way (.dev.vars) wins; otherwise the state directory's own.
+      bindings: { [SECRET_BINDING]: secret.secret, ...vars },
       name: config.name,
       modules,
       modulesRoot: buildDir,
@@ -123,10 +134,12 @@ export async function startToolproof(options: StartOptions = {}): Promise<Runnin
     const demo = await ensureDemoTenant(db, stateDir);
 
     let demoTools: SeededTool[] = [];
+    let demoSuite: SeededSuite | undefined;
     let seedError: string | undefined;
     if (options.seedDemo ?? true) {
       try {
         demoTools = await seedDemoTools(url, demo.key);
+        demoSuite = await seedDemoSuite(url, demo.key);
       } catch (error) {
         seedError = error instanceof Error ? error.message : String(error);
       }
@@ -138,10 +151,12 @@ export async function startToolproof(options: StartOptions = {}): Promise<Runnin
       demoKey: demo.key,
       demoKeyId: demo.keyId,
       demoTools,
+      secretFile: secret.file,
       migrationsApplied: applied,
       stop: cleanUp,
     };
     if (seedError !== undefined) running.seedError = seedError;
+    if (demoSuite !== undefined) running.demoSuite = demoSuite;
     return running;
   } catch (error) {
     await cleanUp();

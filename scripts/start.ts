@@ -42,6 +42,7 @@ async function main(): Promise<void> {
       stateDir: server.stateDir,
       demoKey: server.demoKey,
       demoTools: server.demoTools,
+      demoSuite: server.demoSuite,
       seedError: server.seedError,
       servedBy: "Workers runtime via Miniflare, no dev proxy",
     }),

@@ -1,6 +1,6 @@
 /** What `npm start` and `npm run dev` print once the server is up: where it is, the demo key, and what to paste next. */
 import path from "node:path";
-import type { SeededTool } from "./seed-demo.js";
+import type { SeededSuite, SeededTool } from "./seed-demo.js";
 import { demoKeyFile } from "./paths.js";
 
 export interface BannerInput {
@@ -8,6 +8,7 @@ export interface BannerInput {
   stateDir: string;
   demoKey: string;
   demoTools: SeededTool[];
+  demoSuite?: SeededSuite | undefined;
   seedError?: string | undefined;
   /** How it is served, e.g. "Workers runtime (Miniflare, no dev proxy)". */
   servedBy: string;
@@ -34,6 +35,17 @@ export function banner(input: BannerInput): string {
       for (const warning of tool.warnings) lines.push(`      warning: ${warning}`);
     }
   }
+  const suite = input.demoSuite;
+  if (suite) {
+    lines.push(`  demo suite: ${suite.name} v${suite.version}  (${suite.scenarios} scenarios x ${suite.runs_per_scenario} runs, from examples/evals/invoicedesk.yaml)`);
+    for (const name of suite.missing_connections) {
+      lines.push(
+        `    no model connection "${name}" yet: runs of the suite need one. Add an OpenAI-compatible endpoint (Ollama here; any base_url, model and key):`,
+        `    curl -s -X PUT ${input.url}/api/connections/${name} ${auth} -H "content-type: application/json" \\`,
+        `      -d '{"base_url": "http://127.0.0.1:11434/v1", "model": "llama3.1", "api_key": "ollama"}'`,
+      );
+    }
+  }
   if (input.seedError !== undefined) {
     lines.push("  warning: the demo tools could not be seeded; the API is up regardless:");
     lines.push(...input.seedError.split("\n").map((line) => `    ${line}`));
@@ -41,6 +53,7 @@ export function banner(input: BannerInput): string {
   const example = input.demoTools[0];
   lines.push("", "Try:", `  curl -s ${input.url}/api/tools ${auth}`);
   if (example) lines.push(`  curl -s ${input.url}/api/tools/${example.id}/testing ${auth}`);
+  if (suite) lines.push(`  curl -s ${input.url}/api/suites/${suite.name} ${auth}`);
   lines.push("", "Stop with Ctrl-C.", "");
   return lines.join("\n");
 }

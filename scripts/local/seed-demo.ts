@@ -1,10 +1,29 @@
 /**
- * Seeds the demo tools through the public HTTP API with the demo key, so they pass the same
- * checks as any client's tools. Idempotent: a tool that exists by name is not registered again,
- * and an operation that already has a revision gets no new one, so restarts add nothing.
+ * Seeds the demo tools and the demo suite through the public HTTP API with the demo key, so they
+ * pass the same checks as any client's. Idempotent: a tool that exists by name is not registered
+ * again, an operation that already has a revision gets no new one, and the suite file is PUT as it
+ * is (an unchanged suite adds no version), so restarts add nothing.
  */
+import { readFile } from "node:fs/promises";
+import path from "node:path";
 import { field, isRecord, stringField } from "./narrow.js";
 import { DEMO_TOOLS, type DemoTool } from "./demo-tools.js";
+import { PROJECT_ROOT } from "./paths.js";
+
+/** The seed's InvoiceDesk suite against the demo `invoices` tool: one file, for readers and for the seeder. */
+export const DEMO_SUITE_FILE = path.join(PROJECT_ROOT, "examples", "evals", "invoicedesk.yaml");
+export const DEMO_SUITE_NAME = "invoicedesk";
+
+export interface SeededSuite {
+  name: string;
+  version: number;
+  /** True when this start stored a new version (the first start, or a changed file). */
+  changed: boolean;
+  scenarios: number;
+  runs_per_scenario: number;
+  /** Connections the suite names that the demo tenant has not stored: runs need them. */
+  missing_connections: string[];
+}
 
 export interface SeededOperation {
   operation_id: string;
@@ -37,6 +56,35 @@ export async function seedDemoTools(baseUrl: string, key: string, tools: readonl
     seeded.push(await saveMissingRevisions(client, id, demo, created));
   }
   return seeded;
+}
+
+/** PUTs the demo suite file (YAML) as the demo tenant's `invoicedesk` suite; run after the demo tools exist. */
+export async function seedDemoSuite(baseUrl: string, key: string, file = DEMO_SUITE_FILE): Promise<SeededSuite> {
+  const client = new ApiClient(baseUrl, key);
+  const text = await readFile(file, "utf8");
+  const saved = await client.call("PUT", `/api/suites/${DEMO_SUITE_NAME}`, text, "application/yaml");
+  const version = field(saved.body, "version");
+  if ((saved.status !== 200 && saved.status !== 201) || typeof version !== "number") throw client.failure(`saving the demo suite from ${path.relative(PROJECT_ROOT, file)}`, saved);
+  const stored = await client.call("GET", `/api/suites/${DEMO_SUITE_NAME}`);
+  const suite = field(stored.body, "suite");
+  const scenarios = field(suite, "scenarios");
+  const runs = field(suite, "runs_per_scenario");
+  const warnings = field(saved.body, "warnings");
+  // Each warning points at the field naming the missing connection (/agent/connection, /judge/connection).
+  const missing = Array.isArray(warnings)
+    ? warnings.flatMap((warning: unknown) => {
+        const [, owner = "", name = ""] = (stringField(warning, "path") ?? "").split("/");
+        return stringField(field(suite, owner), name) ?? [];
+      })
+    : [];
+  return {
+    name: DEMO_SUITE_NAME,
+    version,
+    changed: field(saved.body, "changed") === true,
+    scenarios: Array.isArray(scenarios) ? scenarios.length : 0,
+    runs_per_scenario: typeof runs === "number" ? runs : 0,
+    missing_connections: [...new Set(missing)],
+  };
 }
 
 async function saveMissingRevisions(client: ApiClient, toolId: string, demo: DemoTool, created: boolean): Promise<SeededTool> {
@@ -88,13 +136,14 @@ class ApiClient {
     private readonly key: string,
   ) {}
 
-  async call(method: string, path: string, body?: unknown): Promise<ApiResponse> {
+  /** `body` is sent as JSON, or as it is when a `contentType` is given (a YAML file's text). */
+  async call(method: string, path: string, body?: unknown, contentType?: string): Promise<ApiResponse> {
     const headers: Record<string, string> = { authorization: `Bearer ${this.key}` };
-    if (body !== undefined) headers["content-type"] = "application/json";
+    if (body !== undefined) headers["content-type"] = contentType ?? "application/json";
     const response = await fetch(new URL(path, this.baseUrl), {
       method,
       headers,
-      body: body === undefined ? undefined : JSON.stringify(body),
+      body: body === undefined ? undefined : contentType !== undefined && typeof body === "string" ? body : JSON.stringify(body),
     });
     const text = await response.text();
     let parsed: unknown = text;

@@ -85,8 +85,13 @@ export interface ChatRequest {
   temperature?: number;
   seed?: number;
   max_tokens?: number;
-  /** Ask for structured output: the answer's content must be JSON matching this schema (endpoints that support it). */
-  response_format?: { name: string; schema: JsonObject };
+  /**
+   * Ask for structured output: the answer's content must be JSON matching this schema (endpoints
+   * that support it). `strict` (default true) is OpenAI's json_schema.strict; false for a schema
+   * strict mode cannot express (open-ended JSON values, as in a mock definition's results), which
+   * then guides the answer without being enforced.
+   */
+  response_format?: { name: string; schema: JsonObject; strict?: boolean };
 }
 
 export interface ChatUsage {

@@ -36,6 +36,10 @@ export const ERROR_STATUS = {
   call_limit: 429,
   harness_error: 500,
   internal_error: 500,
+  /** A model endpoint failed (unreachable, refused the key, unknown model, 5xx after retries). */
+  model_unavailable: 502,
+  /** A model answered, but not with what was asked for (a draft that is not a JSON object). */
+  unusable_model_answer: 502,
   secret_not_configured: 503,
 } as const satisfies Record<string, ContentfulStatusCode>;
 

@@ -2,6 +2,7 @@
 import { z } from "zod";
 import { isJsonObject, type JsonObject, type JsonValue, type Problem } from "../core/json.js";
 import type { JsonSchema, SchemaValidator } from "../core/ports.js";
+import { RESOURCE_NAME, RESOURCE_NAME_RULE } from "../core/names.js";
 import { schemaFieldProblem } from "../core/schema-problems.js";
 import { invalidRequest } from "./http-error.js";
 import { describeType } from "./validation.js";
@@ -43,6 +44,10 @@ export const jsonSchemaField: z.ZodType<JsonSchema> = z.union([z.boolean(), json
 
 export const toolName = z.string().regex(/^[A-Za-z0-9_-]{1,64}$/, "expected 1 to 64 letters, digits, '_' or '-'");
 export const description = z.string().max(4000, "expected at most 4000 characters");
+/** The name of a stored model connection (PUT /api/connections/:name), by the one rule for stored names. */
+export const connectionNameField = z.string().regex(RESOURCE_NAME, `expected a connection name: ${RESOURCE_NAME_RULE}`);
+/** What a model-drafted mock should do (action "generate"), in the author's words. */
+export const draftInstructions = z.string().min(1, "expected at least 1 character").max(8000, "expected at most 8000 characters");
 
 /** Refuses schemas that are not valid JSON Schema, naming the field and the place inside it. */
 export function assertUsableSchemas(validator: SchemaValidator, fields: Record<string, unknown>): void {

@@ -73,6 +73,9 @@ describe("npm start", () => {
         const { url, key, output } = await waitForBanner(child, SLOW - 30_000);
         expect(url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
         expect(output).toContain(`curl -s ${url}/api/tools -H "Authorization: Bearer ${key}"`);
+        // The demo suite is seeded, and with no model connection the banner says how to add one.
+        expect(output).toContain("demo suite: invoicedesk v1  (5 scenarios x 3 runs, from examples/evals/invoicedesk.yaml)");
+        expect(output).toContain(`curl -s -X PUT ${url}/api/connections/demo-model -H "Authorization: Bearer ${key}" -H "content-type: application/json"`);
 
         expect((await fetch(`${url}/health`)).status).toBe(200);
         const tools = await demoTools(url, key);
@@ -120,6 +123,7 @@ describe("npm start", () => {
       expect(server.migrationsApplied).toEqual([]);
       expect(server.demoKey).toBe(firstRun?.key);
       expect(server.demoTools.every((tool) => !tool.created)).toBe(true);
+      expect(server.demoSuite).toEqual({ name: "invoicedesk", version: 1, changed: false, scenarios: 5, runs_per_scenario: 3, missing_connections: ["demo-model"] });
 
       // One server per state directory: a second one would run its own copy of every Durable Object.
       await expect(startToolproof({ port: 0, stateDir, quiet: true })).rejects.toThrow(/in use by another toolproof server/);

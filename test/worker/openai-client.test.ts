@@ -4,25 +4,13 @@
  */
 import { describe, expect, it } from "vitest";
 import { openAIModelClient, type ModelConnectionConfig } from "../../src/adapters/model/openai-client.js";
+import { testConnection } from "../support/model-server/connection-config.js";
 import { modelServer, uniqueModel } from "../support/model-server/in-tests.js";
 
 const server = modelServer();
 
-function config(model: string, overrides: Partial<ModelConnectionConfig> = {}): ModelConnectionConfig {
-  return {
-    name: "in-workerd",
-    base_url: server.openaiBaseUrl,
-    model,
-    api_key: "sk-workerd-key",
-    api_version: null,
-    headers: {},
-    timeout_ms: 5000,
-    max_retries: 0,
-    max_concurrency: 4,
-    structured_output: true,
-    ...overrides,
-  };
-}
+const config = (model: string, overrides: Partial<ModelConnectionConfig> = {}) =>
+  testConnection(server.openaiBaseUrl, model, { name: "in-workerd", api_key: "sk-workerd-key", ...overrides });
 
 describe("the openai adapter in workerd", () => {
   it("answers tool calls after a retried 429", async () => {

@@ -20,12 +20,15 @@ export async function findConnection(db: Database, tenantId: string, name: strin
     .get();
 }
 
-/** Inserts or replaces the whole row (created_at and created_by stay the first writer's). */
+/**
+ * Inserts or replaces the whole row (created_at and created_by stay the first writer's). A new
+ * row's created_at is its updated_at, so the two never disagree by the clock of another process.
+ */
 export async function putConnection(db: Database, row: ConnectionWrite): Promise<StoredConnection> {
   const { tenant_id: _tenant, name: _name, created_by: _createdBy, ...replaced } = row;
   const stored = await db
     .insert(connections)
-    .values(row)
+    .values({ ...row, created_at: row.updated_at })
     .onConflictDoUpdate({ target: [connections.tenant_id, connections.name], set: replaced })
     .returning()
     .get();

@@ -41,7 +41,7 @@ export function openAIModelClient(config: ModelConnectionConfig, now: () => numb
       try {
         completion = await client.chat.completions.create(completionParams(config, request));
       } catch (error) {
-        return { ok: false, failure: describeFailure(config, error) };
+        return { ok: false, failure: withoutSecrets(config, describeFailure(config, error)) };
       }
       return readCompletion(config, completion, now() - started);
     },
@@ -65,7 +65,8 @@ export function completionParams(config: ModelConnectionConfig, request: ChatReq
   // max_tokens, not max_completion_tokens: vLLM, Ollama, LM Studio and Azure's older versions know only this one.
   if (request.max_tokens !== undefined) params.max_tokens = request.max_tokens;
   if (request.response_format && config.structured_output) {
-    params.response_format = { type: "json_schema", json_schema: { name: request.response_format.name, schema: request.response_format.schema, strict: true } };
+    const { name, schema, strict } = request.response_format;
+    params.response_format = { type: "json_schema", json_schema: { name, schema, strict: strict ?? true } };
   }
   return params;
 }
@@ -146,6 +147,18 @@ function usageOf(completion: unknown): ChatAnswer["usage"] {
 
 function invalid(config: ModelConnectionConfig, what: string): ChatResult {
   return { ok: false, failure: { kind: "invalid_answer", status: 200, message: `connection "${config.name}": ${what}`, retryable: false } };
+}
+
+/**
+ * The failure's message with the connection's key and header values blanked out: an endpoint (a
+ * proxy, a local server) may echo what it was sent, and the message is answered to API clients
+ * and stored on repetitions, where the key must never appear.
+ */
+function withoutSecrets(config: ModelConnectionConfig, failure: ModelFailure): ModelFailure {
+  const secrets = [config.api_key, ...Object.values(config.headers)].filter((secret) => secret.length >= 4).sort((a, b) => b.length - a.length);
+  let message = failure.message;
+  for (const secret of secrets) message = message.split(secret).join("[redacted]");
+  return message === failure.message ? failure : { ...failure, message };
 }
 
 /** What went wrong, for a person: the connection, what failed, and the endpoint's own words. */

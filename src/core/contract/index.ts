@@ -10,6 +10,8 @@ export { executeCall, initialState, type CallRequest } from "./call.js";
 export { checkDefinition } from "./check.js";
 export { contractHash, contractCanonicalJson } from "./hash.js";
 export { generateDraft, DRAFT_VARIANT, type DraftResult } from "./draft.js";
+export { draftFromInstructions, type ModelDraftInputs, type ModelDraftResult } from "./model-draft.js";
+export { DRAFT_PROMPT_VERSION, DRAFT_RESPONSE_FORMAT, draftMessages, parseDraftAnswer, type DraftAnswer } from "./draft-prompt.js";
 export { deriveValue, FORMAT_VALUES, type Derived } from "./derive.js";
 export { compileDefinition } from "./compile.js";
 export { conditionHolds, compileCondition } from "./conditions.js";

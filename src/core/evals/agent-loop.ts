@@ -20,6 +20,10 @@
  *   the run with `max_function_calls`.
  * - `max_iterations` counts model answers. The calls of the last allowed answer are still
  *   handled; if the model would then need another answer, the run ends with `max_iterations`.
+ * - The attempt treats a call id as an idempotency key (the same id replays the first answer, or
+ *   is refused with other arguments), and some endpoints send empty or repeated ids. A call whose
+ *   id is empty or was already used in this run is dispatched and recorded under a derived id
+ *   (`<id>~<answer>.<call>`, both from 1); the model is still answered under its own id.
  */
 import { isJsonObject, type JsonValue } from "../json.js";
 import type { ChatMessage, ChatRequest, ChatToolCall } from "../ports.js";
@@ -39,6 +43,8 @@ export async function runAgent(inputs: AgentRunInputs): Promise<AgentRun> {
   const turns: TranscriptTurn[] = [];
   const approval_requests: ApprovalRequest[] = [];
   let callsMade = 0;
+  /** Call ids already dispatched or recorded in this run (see the note on ids above). */
+  const usedIds = new Set<string>();
   let lastText: string | null = null;
   const finish = (stop_reason: AgentStopReason, extra: Pick<AgentRun, "model_failure" | "harness_error"> = {}): AgentRun => ({
     stop_reason,
@@ -63,13 +69,15 @@ export async function runAgent(inputs: AgentRunInputs): Promise<AgentRun> {
     if (answer.tool_calls.length === 0) return finish("final_answer");
 
     let proposed = false;
-    for (const call of answer.tool_calls) {
+    for (const [index, call] of answer.tool_calls.entries()) {
       if (callsMade >= inputs.max_function_calls) return finish(proposed ? "approval_request" : "max_function_calls");
       callsMade++;
       const args = parseArguments(call.arguments);
+      const callId = usedIds.has(call.id) || call.id === "" ? `${call.id}~${iteration + 1}.${index + 1}` : call.id;
+      usedIds.add(callId);
 
       if (inputs.approval[call.name] === "always_require") {
-        approval_requests.push({ function: call.name, arguments: args.ok ? args.value : call.arguments, call_id: call.id });
+        approval_requests.push({ function: call.name, arguments: args.ok ? args.value : call.arguments, call_id: callId });
         proposed = true;
         continue;
       }
@@ -77,9 +85,9 @@ export async function runAgent(inputs: AgentRunInputs): Promise<AgentRun> {
         messages.push(toolMessage(call, toolInputError(`the arguments of ${call.name} are ${args.problem}; send a JSON object that matches the function's parameters`, [{ path: "", message: args.problem }])));
         continue;
       }
-      const reply = await inputs.dispatcher.call(call.name, args.value, call.id);
+      const reply = await inputs.dispatcher.call(call.name, args.value, callId);
       if (reply.kind === "harness_error") {
-        return finish("harness_error", { harness_error: `the harness failed the call to ${call.name} (call ${call.id}): ${reply.message}` });
+        return finish("harness_error", { harness_error: `the harness failed the call to ${call.name} (call ${callId}): ${reply.message}` });
       }
       messages.push(toolMessage(call, toolContent(reply)));
     }

@@ -16,10 +16,13 @@ import type { ChatRequest, ChatUsage } from "../ports.js";
 import { type JudgeAnswer, judgeOutcomeOf, parseJudgeAnswer } from "../scoring/judge-parse.js";
 import { JUDGE_PROMPT_VERSION, JUDGE_RESPONSE_FORMAT } from "../scoring/judge-prompt.js";
 import type { JudgeCall, JudgeCallInputs } from "./agent-types.js";
+import { DEFAULT_JUDGE_TEMPERATURE } from "./suite-parse.js";
 
 export const DEFAULT_JUDGE_ATTEMPTS = 2;
-/** The judge's sampling when the suite sets none: deterministic where the endpoint supports it. */
-export const DEFAULT_JUDGE_TEMPERATURE = 0;
+/**
+ * The judge's seed when the suite sets none. With the temperature the suite parser defaults to 0,
+ * the judge samples deterministically wherever the endpoint supports it.
+ */
 export const DEFAULT_JUDGE_SEED = 1;
 
 export async function callJudge(inputs: JudgeCallInputs): Promise<JudgeCall> {

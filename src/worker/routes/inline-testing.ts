@@ -10,7 +10,8 @@ import type { AppEnv } from "../env.js";
 import { ApiError } from "../http-error.js";
 import { readBodyWithHints } from "../field-hints.js";
 import { requirePermission } from "../middleware/auth.js";
-import { assertUsableSchemas, description, jsonSchemaField, toolName } from "../schema-fields.js";
+import { draftSource, draftWithModel } from "../model-draft.js";
+import { assertUsableSchemas, connectionNameField, description, draftInstructions, jsonSchemaField, toolName } from "../schema-fields.js";
 import { schemaValidator } from "../services.js";
 
 /** A definition may be 100 KB; schemas and the rest of the tool fit comfortably in the remainder. */
@@ -25,7 +26,12 @@ const inlineTool = {
 };
 
 const checkRequest = z.strictObject({ action: z.literal("check"), ...inlineTool, testing: z.unknown() });
-const generateRequest = z.strictObject({ action: z.literal("generate"), ...inlineTool, instructions: z.string().optional() });
+const generateRequest = z.strictObject({
+  action: z.literal("generate"),
+  ...inlineTool,
+  instructions: draftInstructions.optional(),
+  connection: connectionNameField.optional(),
+});
 const request = z.discriminatedUnion("action", [checkRequest, generateRequest], {
   error: 'expected "action" to be "check" or "generate"',
 });
@@ -46,11 +52,8 @@ inlineTestingRoutes.post("/", requirePermission("AIManager:ManageTools"), async 
   if (body.action === "check") {
     return c.json(await checkDefinition(contract, body.testing, validator));
   }
-  if (body.instructions !== undefined) {
-    throw new ApiError("model_connection_required",
-      "instructions are turned into a draft by a model, and inline checks have no model connection; leave out instructions to get the schema-derived draft",
-    );
-  }
+  const source = draftSource(body);
+  if (source.kind === "model") return c.json(await draftWithModel(c.env, c.var.db, c.var.principal.tenantId, contract, source));
   const draft = await generateDraft(contract, validator);
   if (!draft.ok) {
     throw new ApiError("needs_authored_mock", draft.message, { construct: draft.construct });

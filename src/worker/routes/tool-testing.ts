@@ -17,7 +17,8 @@ import { requirePermission } from "../middleware/auth.js";
 import { readBodyWithHints } from "../field-hints.js";
 import { toolNotFound } from "../missing-tool.js";
 import { pageCursor, pageLimit } from "../pagination.js";
-import { toolName } from "../schema-fields.js";
+import { draftSource, draftWithModel } from "../model-draft.js";
+import { connectionNameField, draftInstructions, toolName } from "../schema-fields.js";
 import { schemaValidator } from "../services.js";
 
 /** A definition is at most 100 KB; the envelope around it is small. */
@@ -34,7 +35,8 @@ const saveRequest = z.strictObject({
 const generateRequest = z.strictObject({
   action: z.literal("generate"),
   operation_id: toolName,
-  instructions: z.string().max(8000).optional(),
+  instructions: draftInstructions.optional(),
+  connection: connectionNameField.optional(),
 });
 const testingRequest = z.discriminatedUnion("action", [saveRequest, generateRequest], {
   error: 'expected "action" to be "save" or "generate"',
@@ -75,10 +77,10 @@ toolTestingRoutes.post("/:id/testing", async (c) => {
   const validator = schemaValidator();
 
   if (body.action === "generate") {
-    if (body.instructions !== undefined) {
-      throw new ApiError("model_connection_required",
-        "instructions are turned into a draft by a model, and this tenant has no model connection configured; leave out instructions to get the schema-derived draft",
-      );
+    const source = draftSource(body);
+    if (source.kind === "model") {
+      const draft = await draftWithModel(c.env, c.var.db, tenantId, contract, source);
+      return c.json({ operation_id: body.operation_id, contract_hash: currentHash, ...draft });
     }
     const draft = await generateDraft(contract, validator);
     if (!draft.ok) throw new ApiError("needs_authored_mock", draft.message, { construct: draft.construct });

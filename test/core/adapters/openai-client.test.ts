@@ -5,26 +5,13 @@
 import { describe, expect, it } from "vitest";
 import { openAIModelClient, type ModelConnectionConfig } from "../../../src/adapters/model/openai-client.js";
 import type { ChatRequest } from "../../../src/core/ports.js";
+import { testConnection } from "../../support/model-server/connection-config.js";
 import { modelServer, uniqueModel } from "../../support/model-server/in-tests.js";
 import { startModelServer } from "../../support/model-server/server.js";
 
 const server = modelServer();
 
-function config(model: string, overrides: Partial<ModelConnectionConfig> = {}): ModelConnectionConfig {
-  return {
-    name: "agent",
-    base_url: server.openaiBaseUrl,
-    model,
-    api_key: "sk-test-0001",
-    api_version: null,
-    headers: {},
-    timeout_ms: 5000,
-    max_retries: 0,
-    max_concurrency: 4,
-    structured_output: true,
-    ...overrides,
-  };
-}
+const config = (model: string, overrides: Partial<ModelConnectionConfig> = {}) => testConnection(server.openaiBaseUrl, model, overrides);
 
 /** A clock that moves 25 ms per reading: every call's latency is exactly 25. */
 function steppingClock(): () => number {
@@ -129,6 +116,14 @@ describe("answers", () => {
     });
   });
 
+  it("sends strict: false when the request asks for a schema that only guides", async () => {
+    const model = uniqueModel("not-strict");
+    await server.script(model, { judge_default: ["{}"] });
+    await openAIModelClient(config(model)).chat({ ...ask("draft"), response_format: { name: "definition", schema: { type: "object" }, strict: false } });
+    const [entry] = await server.log(model);
+    expect(entry?.response_format).toEqual({ type: "json_schema", json_schema: { name: "definition", schema: { type: "object" }, strict: false } });
+  });
+
   it("leaves response_format out for a connection without structured output", async () => {
     const model = uniqueModel("unstructured");
     await server.script(model, { default: [{ content: '{"score": 4, "reason": "ok"}' }] });
@@ -231,6 +226,16 @@ describe("failures a person can act on", () => {
     expect(result).toEqual({
       ok: false,
       failure: { kind: "bad_request", status: 400, message: 'connection "agent": the endpoint rejected the request (400): tools[0].function.parameters is not a valid schema', retryable: false },
+    });
+  });
+
+  it("never repeats the key or a header value an endpoint echoes back", async () => {
+    const model = uniqueModel("echo");
+    await server.script(model, { default: [{ status: 400, message: "bad request from sk-echo-secret-42 with gateway token gw-token-77" }] });
+    const result = await openAIModelClient(config(model, { api_key: "sk-echo-secret-42", headers: { "x-gateway": "gw-token-77" } })).chat(ask("q"));
+    expect(result).toEqual({
+      ok: false,
+      failure: { kind: "bad_request", status: 400, message: 'connection "agent": the endpoint rejected the request (400): bad request from [redacted] with gateway token [redacted]', retryable: false },
     });
   });
 

@@ -309,6 +309,32 @@ describe("runAgent: the seed's flows", () => {
     });
   });
 
+  it("dispatches and records a repeated or empty call id under a derived one, and answers the model under its own", async () => {
+    const first = call("call_0", "get_invoice", { invoice_id: "INV-10431" });
+    const again = call("call_0", "get_invoice", { invoice_id: "INV-10423" });
+    const empty = call("", "place_invoice_on_hold", { invoice_id: "INV-10431", reason: "disputed" });
+    const model = scriptedModel([calls(first), calls(again, empty)]);
+    const attempt = fakeAttempt(INVOICE_HANDLERS);
+    const run = await runAgent(agentInputs(model.client, attempt.dispatcher, STATUS));
+
+    const t1 = turn(2, null, [first]);
+    const t2 = turn(4, null, [again, empty]);
+    expect(run).toEqual<AgentRun>({
+      stop_reason: "approval_request",
+      final_answer: null,
+      approval_requests: [{ function: "place_invoice_on_hold", arguments: { invoice_id: "INV-10431", reason: "disputed" }, call_id: "~2.2" }],
+      messages: [
+        ...opening(STATUS),
+        assistant(t1),
+        tool("call_0", INVOICE_10431),
+        assistant(t2),
+        tool("call_0", inputError('no invoice "INV-10423"', [{ path: "/invoice_id", message: "unknown invoice" }])),
+      ],
+      turns: [t1, t2],
+    });
+    expect(attempt.dispatched.map((d) => d.call_id)).toEqual(["call_0", "call_0~2.1"]);
+  });
+
   it("sends no tools field when the agent has no tools, and only the parameters that are set", async () => {
     const model = scriptedModel([said("Hello.")]);
     await runAgent(agentInputs(model.client, fakeAttempt({}).dispatcher, "Hi", { tools: [], parameters: { max_tokens: 200 } }));
@@ -329,7 +355,7 @@ const argumentText = fc.oneof(
   fc.constant(""),
   fc.json(),
 );
-const toolCall = fc.record({ id: fc.string({ minLength: 1, maxLength: 4 }), name: fc.constantFrom(...NAMES), arguments: argumentText });
+const toolCall = fc.record({ id: fc.constantFrom("", "c", "c~1.1", "d", "call_0"), name: fc.constantFrom(...NAMES), arguments: argumentText });
 const step: fc.Arbitrary<ChatResult> = fc.oneof(
   { weight: 1, arbitrary: fc.constant(said("Done.")) },
   { weight: 1, arbitrary: fc.constant(failed(UNAUTHORIZED)) },
@@ -356,6 +382,9 @@ describe("runAgent: properties over any script", () => {
           const asked = new Set(run.turns.flatMap((t) => t.answer.tool_calls ?? []).map((c) => c.id));
           for (const m of run.messages) if (m.role === "tool") expect(asked.has(m.tool_call_id)).toBe(true);
           expect(attempt.dispatched.filter((d) => d.function === "place_invoice_on_hold")).toEqual([]);
+          // Whatever ids the model sends, the attempt and the record never see one twice.
+          const recorded = [...attempt.dispatched.map((d) => d.call_id), ...run.approval_requests.map((r) => r.call_id)];
+          expect(new Set(recorded).size).toBe(recorded.length);
           // The stop reason agrees with the record.
           expect(run.model_failure !== undefined).toBe(run.stop_reason === "model_error");
           expect(run.harness_error !== undefined).toBe(run.stop_reason === "harness_error");

@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import type { JudgeCall } from "../../../src/core/evals/agent-types.js";
 import { callJudge } from "../../../src/core/evals/judge-call.js";
 import type { ChatMessage, ChatRequest, ChatResult } from "../../../src/core/ports.js";
-import { JUDGE_PROMPT_VERSION, judgeMessages } from "../../../src/core/scoring/judge-prompt.js";
+import { JUDGE_PROMPT_VERSION, JUDGE_RESPONSE_FORMAT, judgeMessages } from "../../../src/core/scoring/judge-prompt.js";
 import { answer, failed, scriptedModel, TOOLS } from "./scripted.js";
 
 const messages: ChatMessage[] = judgeMessages({
@@ -15,16 +15,6 @@ const GOOD = '{"score": 5, "reason": "One lookup of the invoice the user named."
 const judged = (text: string | null, latency_ms: number): ChatResult => answer(text, [], latency_ms);
 const SERVER_ERROR = { kind: "server_error" as const, status: 503, message: 'connection "judge": the endpoint answered 503 three times (upstream overloaded)', retryable: true };
 const deterministic = { messages, temperature: 0, seed: 1 };
-/** JUDGE_RESPONSE_FORMAT's schema, written out: what an endpoint with structured output is held to. */
-const JUDGE_SCHEMA = {
-  type: "object",
-  properties: {
-    score: { type: "integer", enum: [1, 2, 3, 4, 5], description: "The rubric score." },
-    reason: { type: "string", description: "One or two sentences naming the calls and arguments that decided the score." },
-  },
-  required: ["score", "reason"],
-  additionalProperties: false,
-};
 const usageOf = (answers: number) => ({ prompt_tokens: 100 * answers, completion_tokens: 20 * answers });
 
 describe("callJudge", () => {
@@ -37,7 +27,8 @@ describe("callJudge", () => {
       latency_ms: 300,
       usage: usageOf(1),
     });
-    expect(model.requests).toEqual<ChatRequest[]>([{ ...deterministic, response_format: { name: "tool_call_accuracy", schema: JUDGE_SCHEMA } }]);
+    // The scoring core's schema, under its name (strict by default).
+    expect(model.requests).toEqual([{ ...deterministic, response_format: { name: "tool_call_accuracy", schema: JUDGE_RESPONSE_FORMAT.json_schema.schema } }]);
   });
 
   it("leaves out response_format without structured output, and uses the suite's sampling parameters when they are set", async () => {
