@@ -231,6 +231,23 @@ const routes: RouteSpec[] = [
     runs: 30,
   },
   {
+    name: "PUT /api/suites/:name",
+    method: "PUT",
+    path: (name) => `/api/suites/${name}`,
+    param: () => ["fuzz-suite"],
+    valid: (f) => ({
+      agent: { connection: "fuzz-model", instructions: "Find orders.", tools: [{ tool_id: f.orders.id, approval_mode: "never_require" }, { inline: echoInline, approval_mode: "always_require" }] },
+      scenarios: [
+        { id: "search", query: "Which orders are late?", expect: "orders", forbid: ["echo"], variants: { orders: "echo" } },
+        { id: "quiet", query: "Hello", expect: null, initial_state: { orders: { seen: 1 } } },
+      ],
+      runs_per_scenario: 2,
+      judge: { connection: "fuzz-model", threshold: 3 },
+    }),
+    token: apiKey,
+    runs: 35,
+  },
+  {
     name: "POST /api/policies/:name/check",
     method: "POST",
     path: (name) => `/api/policies/${name}/check`,

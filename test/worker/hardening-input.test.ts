@@ -69,6 +69,7 @@ describe("bodies nested past the limit answer 400 naming it, on every route that
     ["POST", "/api/tools/import/mcp", 2_000],
     ["PUT", "/api/policies/deep", 5_000],
     ["POST", "/api/policies/deep/check", 5_000],
+    ["PUT", "/api/suites/deep", 5_000],
   ])("%s %s (%i levels)", async (method, path, levels) => {
     expect(await answer(await call(method, path, { key: tenant.key, body: deepBody(levels) }))).toEqual(tooDeepAnswer());
   });
@@ -83,6 +84,23 @@ describe("bodies nested past the limit answer 400 naming it, on every route that
     const atLimit = `{"output":${"[".repeat(MAX_JSON_DEPTH - 1)}${"]".repeat(MAX_JSON_DEPTH - 1)}}`;
     const attempt = await echoAttempt();
     expect((await call("POST", `/api/attempts/${attempt.id}/complete`, { key: attempt.token, body: atLimit })).status).toBe(200);
+  });
+});
+
+describe("YAML suites", () => {
+  it("refuses an alias inside its own anchor with 400, and nesting past the limit likewise", async () => {
+    const yaml = { "content-type": "application/yaml" };
+    expect(await answer(await call("PUT", "/api/suites/alias-loop", { key: tenant.key, body: "&a [*a]", headers: yaml }))).toEqual({
+      status: 400,
+      body: {
+        error: {
+          code: "malformed_yaml",
+          message: "the request body is not usable: /0: expected a JSON value; this value contains itself (a YAML alias inside its own anchor)",
+        },
+      },
+    });
+    const deep = `${"[".repeat(5_000)}${"]".repeat(5_000)}`;
+    expect(await answer(await call("PUT", "/api/suites/deep-yaml", { key: tenant.key, body: deep, headers: yaml }))).toMatchObject({ status: 400, body: { error: { code: "malformed_yaml" } } });
   });
 });
 

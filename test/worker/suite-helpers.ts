@@ -1,8 +1,8 @@
 /** Fixtures for suite tests: the demo invoices tool registered through the real routes, and the example suite's text. */
 import { DEMO_TOOLS } from "../../scripts/local/demo-tools.js";
 import invoiceDeskYaml from "../../examples/evals/invoicedesk.yaml?raw";
-import type { TestTenant } from "./helpers.js";
-import { call } from "./helpers.js";
+import { connections } from "../../src/adapters/d1/schema.js";
+import { call, db, type TestTenant } from "./helpers.js";
 import { libraryTool } from "./simulation-helpers.js";
 
 export { invoiceDeskYaml };
@@ -37,4 +37,26 @@ export function invoiceSuite(overrides: Record<string, unknown> = {}): Record<st
     judge: { connection: "demo-model" },
     ...overrides,
   };
+}
+
+/**
+ * A connection row as the connections route would store it, written directly: suites only ask
+ * whether a connection of that name exists (the sealed key is never read here).
+ */
+export async function storeConnection(tenant: TestTenant, name: string): Promise<void> {
+  await db().insert(connections).values({
+    tenant_id: tenant.id,
+    name,
+    base_url: "http://127.0.0.1:1/v1",
+    model: "m",
+    api_version: null,
+    header_names: "[]",
+    sealed: "not-a-sealed-key",
+    timeout_ms: 1000,
+    max_retries: 0,
+    max_concurrency: 1,
+    structured_output: false,
+    created_by: tenant.keyId,
+    updated_at: new Date().toISOString(),
+  });
 }

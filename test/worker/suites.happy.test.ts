@@ -1,7 +1,6 @@
 import { beforeAll, describe, expect, it } from "vitest";
-import { connections } from "../../src/adapters/d1/schema.js";
-import { answer, call, db, newTenant, type TestTenant } from "./helpers.js";
-import { invoiceDeskYaml, invoiceSuite, putSuite, registerInvoices } from "./suite-helpers.js";
+import { answer, call, newTenant, type TestTenant } from "./helpers.js";
+import { invoiceDeskYaml, invoiceSuite, putSuite, registerInvoices, storeConnection } from "./suite-helpers.js";
 
 const ISO_TIME = expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
 
@@ -171,23 +170,7 @@ describe("PUT and GET /api/suites/:name", () => {
   });
 
   it("warns of no connection once the tenant has stored it", async () => {
-    await db()
-      .insert(connections)
-      .values({
-        tenant_id: tenant.id,
-        name: "demo-model",
-        base_url: "http://127.0.0.1:1/v1",
-        model: "m",
-        api_version: null,
-        header_names: "[]",
-        sealed: "x",
-        timeout_ms: 1000,
-        max_retries: 0,
-        max_concurrency: 1,
-        structured_output: false,
-        created_by: tenant.keyId,
-        updated_at: new Date().toISOString(),
-      });
+    await storeConnection(tenant, "demo-model");
     expect(await answer(await putSuite(tenant, "connected", invoiceSuite({ judge: { connection: "judge-model" } })))).toEqual({
       status: 201,
       body: expect.objectContaining({

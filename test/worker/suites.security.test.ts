@@ -1,7 +1,7 @@
 import { env } from "cloudflare:test";
 import { beforeAll, describe, expect, it } from "vitest";
 import { answer, call, keyWith, newTenant, type TestTenant } from "./helpers.js";
-import { invoiceSuite, putSuite, registerInvoices } from "./suite-helpers.js";
+import { invoiceSuite, putSuite, registerInvoices, storeConnection } from "./suite-helpers.js";
 
 let owner: TestTenant;
 let stranger: TestTenant;
@@ -40,6 +40,18 @@ describe("suites are the tenant's own", () => {
 
     const policy = await answer(await putSuite(stranger, "mine", { ...suite, agent: { ...agent, policy: "owner-policy", tools: [{ tool: "invoices" }] } }));
     expect(policy).toMatchObject({ status: 404, body: { error: { code: "not_found", details: { problems: [{ path: "/agent/policy" }] } } } });
+  });
+
+  it("counts only the tenant's own connections: another tenant's connection of the same name still warns", async () => {
+    await storeConnection(owner, "shared-name");
+    const body = invoiceSuite({ judge: { connection: "shared-name" } });
+    const ownerAnswer = await answer(await putSuite(owner, "conn-check", body));
+    const strangerAnswer = await answer(await putSuite(stranger, "conn-check", body));
+    const warning = (path: string, name: string) => ({ path, message: `no connection named "${name}" yet: the suite is saved, and runs refuse to start until PUT /api/connections/${name} stores it` });
+    expect([ownerAnswer.body, strangerAnswer.body]).toEqual([
+      expect.objectContaining({ warnings: [warning("/agent/connection", "demo-model")] }),
+      expect.objectContaining({ warnings: [warning("/agent/connection", "demo-model"), warning("/judge/connection", "shared-name")] }),
+    ]);
   });
 
   it("keeps one name apart per tenant: the same name starts at version 1 for each", async () => {

@@ -199,7 +199,7 @@ export const connections = sqliteTable(
   (t) => [primaryKey({ columns: [t.tenant_id, t.name] })],
 );
 
-/** Append-only like policy versions (the same triggers): each PUT of a suite adds a version. */
+/** Append-only like policy versions (the same triggers): each PUT of a changed suite adds a version (an identical one adds none). */
 export const suiteVersions = sqliteTable(
   "suite_versions",
   {

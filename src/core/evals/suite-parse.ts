@@ -327,34 +327,33 @@ function readFunctionNames(value: unknown, path: string, problems: ProblemList):
 }
 
 function readVariants(value: unknown, path: string, problems: ProblemList): Record<string, string> | undefined {
-  const object = readObject(value, path, problems, 'variants by function name ({"<function>": "<variant>"})');
-  if (!object) return undefined;
-  const variants: Record<string, string> = {};
-  let ok = true;
-  for (const [name, variant] of Object.entries(object)) {
-    if (!FUNCTION_NAME.test(name)) {
-      problems.add(at(path, name), functionNameRule);
-      ok = false;
-    }
-    const checked = readPattern(variant, at(path, name), VARIANT_NAME, "expected a variant name (1 to 64 letters, digits, '_', '.' or '-')", problems);
-    if (checked === undefined) ok = false;
-    // defineProperty: a function called "__proto__" must be stored as a key, not set a prototype.
-    else Object.defineProperty(variants, name, { value: checked, enumerable: true, writable: true, configurable: true });
-  }
-  return ok ? variants : undefined;
+  return readKeyed(value, path, 'variants by function name ({"<function>": "<variant>"})', problems, (name, variant, where) => {
+    const nameOk = FUNCTION_NAME.test(name);
+    if (!nameOk) problems.add(where, functionNameRule);
+    const checked = readPattern(variant, where, VARIANT_NAME, "expected a variant name (1 to 64 letters, digits, '_', '.' or '-')", problems);
+    return nameOk ? checked : undefined;
+  });
 }
 
 function readInitialState(value: unknown, path: string, problems: ProblemList): Record<string, JsonObject> | undefined {
-  const object = readObject(value, path, problems, 'state overrides by tool name ({"<tool>": {"<field>": ...}})');
+  return readKeyed(value, path, 'state overrides by tool name ({"<tool>": {"<field>": ...}})', problems, (_tool, state, where) =>
+    readJsonObject(state, where, problems, "the state fields that replace the tool's initial state's"),
+  );
+}
+
+/** An object read key by key; undefined when any entry is wrong (each reported by `read`). */
+function readKeyed<T>(value: unknown, path: string, what: string, problems: ProblemList, read: (key: string, item: unknown, where: string) => T | undefined): Record<string, T> | undefined {
+  const object = readObject(value, path, problems, what);
   if (!object) return undefined;
-  const states: Record<string, JsonObject> = {};
+  const result: Record<string, T> = {};
   let ok = true;
-  for (const [tool, state] of Object.entries(object)) {
-    const checked = readJsonObject(state, at(path, tool), problems, "the state fields that replace the tool's initial state's");
+  for (const [key, item] of Object.entries(object)) {
+    const checked = read(key, item, at(path, key));
     if (checked === undefined) ok = false;
-    else Object.defineProperty(states, tool, { value: checked, enumerable: true, writable: true, configurable: true });
+    // defineProperty: a function or tool called "__proto__" must be stored as a key, not set a prototype.
+    else Object.defineProperty(result, key, { value: checked, enumerable: true, writable: true, configurable: true });
   }
-  return ok ? states : undefined;
+  return ok ? result : undefined;
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -187,6 +187,48 @@ describe("parseSuite", () => {
     );
   });
 
+  it("reads its own output back unchanged, for any valid suite", () => {
+    const fn = fc.stringMatching(/^[a-z][a-z_]{0,10}$/);
+    const scenario = fc.record(
+      {
+        id: fc.stringMatching(/^[a-z][a-z0-9-]{0,12}$/),
+        query: fc.string({ minLength: 1, maxLength: 40 }).filter((q) => q.trim() !== ""),
+        expect: fc.oneof(fc.constant(null), fn, fc.uniqueArray(fn, { minLength: 1, maxLength: 3 })),
+        // Upper case: never one of the expected (lower-case) names, which would be a problem.
+        forbid: fc.uniqueArray(fn.map((name) => `NO_${name}`), { maxLength: 3 }),
+        variants: fc.dictionary(fn, fc.constantFrom("success", "not_found"), { maxKeys: 2 }),
+      },
+      { requiredKeys: ["id", "query", "expect"] },
+    );
+    const suite = fc.record(
+      {
+        agent: fc.record(
+          {
+            connection: fc.constantFrom("model-a", "m.2"),
+            instructions: fc.string({ minLength: 1, maxLength: 30 }).filter((i) => i.trim() !== ""),
+            tools: fc.array(fc.oneof(fc.record({ tool: fn }), fc.record({ tool_id: fc.constant("tool_x"), operation_id: fn, approval_mode: fc.constantFrom("never_require", "always_require") })), { minLength: 1, maxLength: 3 }),
+            max_iterations: fc.integer({ min: 1, max: 50 }),
+            parameters: fc.record({ temperature: fc.integer({ min: 0, max: 20 }).map((t) => t / 10), seed: fc.integer() }, { requiredKeys: [] }),
+          },
+          { requiredKeys: ["connection", "instructions", "tools"] },
+        ),
+        scenarios: fc.uniqueArray(scenario, { minLength: 1, maxLength: 4, selector: (s) => s.id }),
+        runs_per_scenario: fc.integer({ min: 1, max: 100 }),
+        pass_rate: fc.integer({ min: 0, max: 100 }).map((p) => p / 100),
+        judge: fc.record({ connection: fc.constant("judge-a"), threshold: fc.integer({ min: 1, max: 5 }) }, { requiredKeys: ["connection"] }),
+      },
+      { requiredKeys: ["agent", "scenarios", "judge"] },
+    );
+    fc.assert(
+      fc.property(suite, (document) => {
+        const first = parseSuite(document);
+        expect(first.ok ? [] : first.problems).toEqual([]);
+        if (first.ok) expect(parseSuite(JSON.parse(JSON.stringify(first.suite)))).toEqual(first);
+      }),
+      { numRuns: 200 },
+    );
+  });
+
   it("reads the example suite file, which names library tools by name", () => {
     const text = readFileSync(path.resolve(import.meta.dirname, "../../../examples/evals/invoicedesk.yaml"), "utf8");
     const yaml = parseText(text, "yaml");

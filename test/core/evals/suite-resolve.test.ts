@@ -8,19 +8,10 @@ import type { JsonObject } from "../../../src/core/json.js";
 import { parsePolicy } from "../../../src/core/policy/parse-policy.js";
 import type { Policy } from "../../../src/core/policy/types.js";
 import { operationKey, type LibraryTool, type ToolLibrary } from "../../../src/core/simulation/library.js";
+import { definition } from "../simulation/definitions.js";
 
 const validator = createRuntimeValidator();
 const objectSchema: JsonObject = { type: "object" };
-
-function definition(variants: string[], initial_state?: JsonObject): JsonObject {
-  return {
-    schema_version: 1,
-    default_variant: variants[0] ?? "ok",
-    ...(initial_state ? { initial_state } : {}),
-    variants: Object.fromEntries(variants.map((v) => [v, { result: {} }])),
-    examples: variants.map((variant) => ({ variant, input: {}, expected: {} })),
-  };
-}
 
 /** One library tool with two operations (function names invoices__get and invoices__hold), revision 1 each. */
 const invoices: LibraryTool = {

@@ -6,6 +6,7 @@ import type { MockDefinition } from "../../../src/core/contract/types.js";
 import type { JsonObject, JsonValue } from "../../../src/core/json.js";
 import { operationKey, type LibraryTool, type NewestRevision, type PinnableRevision, type ToolLibrary } from "../../../src/core/simulation/library.js";
 import { attemptSetup, pinnedRecord, planSimulation, type PlanResult, type ToolEntry } from "../../../src/core/simulation/plan.js";
+import { definition } from "./definitions.js";
 
 const validator = createRuntimeValidator();
 const objectSchema: JsonObject = { type: "object" };
@@ -49,17 +50,6 @@ function memoryLibrary(tools: LibraryTool[], revisions: StoredRevision[]): ToolL
       }
       return { pinnable, newest };
     },
-  };
-}
-
-/** A definition whose variants all answer {}, each with a passing example. */
-function definition(variants: string[], initial_state?: JsonObject): JsonObject {
-  return {
-    schema_version: 1,
-    default_variant: variants[0] ?? "ok",
-    ...(initial_state ? { initial_state } : {}),
-    variants: Object.fromEntries(variants.map((v) => [v, { result: {} }])),
-    examples: variants.map((variant) => ({ variant, input: {}, expected: {} })),
   };
 }
 
