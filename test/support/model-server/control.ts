@@ -11,7 +11,7 @@ export interface ModelServerControl {
   openaiBaseUrl: string;
   /** Registers (replaces) the script of `model`, resetting its faults, judge counters and log. */
   script(model: string, script: ModelScript): Promise<void>;
-  /** Every request received for `model` since its script was registered (or the log cleared), oldest first. */
+  /** Every request received for `model` since its script was registered (or the log cleared), in the order they were answered. */
   log(model: string): Promise<LoggedRequest[]>;
   clearLog(model: string): Promise<void>;
   /** The whole server's counters, or one model's. */
