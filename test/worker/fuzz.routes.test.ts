@@ -248,6 +248,18 @@ const routes: RouteSpec[] = [
     runs: 35,
   },
   {
+    // The suite saved by the entry above names a connection that does not exist: a valid body is
+    // refused with 422 model_connection_required, so no run (and no model call) is ever started.
+    name: "POST /api/suites/:name/runs",
+    method: "POST",
+    path: (name) => `/api/suites/${name}/runs`,
+    param: () => ["fuzz-suite"],
+    valid: () => ({ runs_per_scenario: 2, label: "fuzz" }),
+    alternatives: () => [{}, { version: 1 }],
+    token: apiKey,
+    runs: 20,
+  },
+  {
     name: "POST /api/policies/:name/check",
     method: "POST",
     path: (name) => `/api/policies/${name}/check`,
