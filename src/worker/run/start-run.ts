@@ -15,13 +15,12 @@
 import { sha256Hex } from "../../adapters/crypto.js";
 import type { Database } from "../../adapters/d1/database.js";
 import { runInsert } from "../../adapters/d1/runs.js";
-import { simulationStatements } from "../../adapters/d1/simulations.js";
+import { simulationStatements, toolLibrary } from "../../adapters/d1/simulations.js";
 import { planRun } from "../../core/evals/run-plan.js";
 import { suiteApprovals } from "../../core/evals/suite-approvals.js";
 import type { Suite } from "../../core/evals/suite-types.js";
 import type { Clock, Ids } from "../../core/ports.js";
 import type { Policy } from "../../core/policy/types.js";
-import { toolLibrary } from "../../adapters/d1/simulations.js";
 import { attemptSetup, pinnedRecord } from "../../core/simulation/plan.js";
 import { attemptStub, newAttemptToken } from "../attempt-access.js";
 import type { Env } from "../env.js";

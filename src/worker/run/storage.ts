@@ -1,10 +1,9 @@
 /**
  * The run coordinator's own SQLite: its schema, versioned and migrated on load like the attempt
- * object's (attempt/storage.ts: a `meta` table records the steps applied), and every statement the
- * coordinator runs. Synchronous on purpose: a record is checked and written with no await between,
+ * object's (object-schema.ts), and every statement the coordinator runs. Synchronous on purpose: a record is checked and written with no await between,
  * so two deliveries of one repetition can never both be applied.
  */
-import type { Migration } from "../attempt/storage.js";
+import { applyPending, hasTable, type Migration } from "../object-schema.js";
 import type { RunStart } from "./replies.js";
 
 export const RUN_MIGRATIONS: readonly Migration[] = [
@@ -38,8 +37,6 @@ export const RUN_MIGRATIONS: readonly Migration[] = [
     ],
   },
 ];
-
-const META_TABLE = `CREATE TABLE IF NOT EXISTS meta (id INTEGER PRIMARY KEY CHECK (id = 1), schema_version INTEGER NOT NULL)`;
 
 export interface StoredRun {
   /** The start document without its repetitions (those are rows). */
@@ -80,24 +77,18 @@ export class RunStorage {
   }
 
   holdsRun(): boolean {
-    return this.sql.exec(`SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'run'`).toArray().length > 0;
-  }
-
-  schemaVersion(): number {
-    const hasMeta = this.sql.exec(`SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'meta'`).toArray().length > 0;
-    if (!hasMeta) return 0;
-    return this.sql.exec<{ schema_version: number }>(`SELECT schema_version FROM meta`).toArray()[0]?.schema_version ?? 0;
+    return hasTable(this.sql, "run");
   }
 
   migrate(migrations: readonly Migration[] = RUN_MIGRATIONS): void {
-    this.transactionSync(() => this.applyPending(migrations));
+    this.transactionSync(() => applyPending(this.sql, migrations));
   }
 
   /** The schema, the run row and one row per repetition, together. */
   create(start: RunStart, now: number): void {
     const { repetitions, ...rest } = start;
     this.transactionSync(() => {
-      this.applyPending(RUN_MIGRATIONS);
+      applyPending(this.sql, RUN_MIGRATIONS);
       this.sql.exec(`INSERT INTO run (id, start, status) VALUES (1, ?, 'queued')`, JSON.stringify(rest));
       for (const slot of repetitions) {
         this.sql.exec(
@@ -111,16 +102,6 @@ export class RunStorage {
         );
       }
     });
-  }
-
-  private applyPending(migrations: readonly Migration[]): void {
-    const from = this.schemaVersion();
-    const pending = migrations.filter((step) => step.version > from).sort((a, b) => a.version - b.version);
-    if (pending.length === 0) return;
-    for (const step of pending) for (const statement of step.statements) this.sql.exec(statement);
-    this.sql.exec(META_TABLE);
-    const to = pending[pending.length - 1]?.version ?? from;
-    this.sql.exec(`INSERT INTO meta (id, schema_version) VALUES (1, ?) ON CONFLICT (id) DO UPDATE SET schema_version = excluded.schema_version`, to);
   }
 
   readRun(): StoredRun {

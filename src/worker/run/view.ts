@@ -86,14 +86,15 @@ export function itemOfRow(row: RunRepetitionRow): RepetitionItem {
   return { n: row.seq, scenario: row.scenario_id, repetition: row.repetition, attempt_id: row.attempt_id, record: JSON.parse(row.record) as RepetitionRecord };
 }
 
+/** Which repetition it is, and whether it has its record yet. */
+function identity(item: RepetitionItem) {
+  return { n: item.n, scenario: item.scenario, repetition: item.repetition, attempt_id: item.attempt_id, status: item.record ? "done" : "pending" };
+}
+
 export function repetitionSummary(item: RepetitionItem) {
   const record = item.record;
   return {
-    n: item.n,
-    scenario: item.scenario,
-    repetition: item.repetition,
-    attempt_id: item.attempt_id,
-    status: record ? "done" : "pending",
+    ...identity(item),
     outcome: record?.verdict.outcome ?? null,
     cause: record?.verdict.cause ?? null,
     reason: record?.verdict.reason ?? null,
@@ -108,11 +109,7 @@ export function repetitionSummary(item: RepetitionItem) {
 export function repetitionDetail(item: RepetitionItem) {
   const record = item.record;
   return {
-    n: item.n,
-    scenario: item.scenario,
-    repetition: item.repetition,
-    attempt_id: item.attempt_id,
-    status: record ? "done" : "pending",
+    ...identity(item),
     evidence_url: `/api/attempts/${item.attempt_id}/evidence`,
     calls: record?.calls ?? [],
     approval_requests: record?.approval_requests ?? [],
