@@ -79,7 +79,7 @@ export class RunCoordinator extends DurableObject<Env> implements RunMethods {
 
   /** A delivery asks for its repetition's job; the first one marks the run as running. */
   async claim(seq: number): Promise<ClaimReply> {
-    const run = this.load();
+    const run = this.load(true);
     if (!run) return { kind: "missing" };
     if (ended(run)) return { kind: "ended", status: run.status };
     const slot = this.storage.slot(seq);
@@ -122,7 +122,7 @@ export class RunCoordinator extends DurableObject<Env> implements RunMethods {
 
   /** A repetition's result. The first record of a repetition is kept; any later one changes nothing. */
   async record(seq: number, record: RepetitionRecord): Promise<RecordReply> {
-    const run = this.load();
+    const run = this.load(true);
     if (!run) return { kind: "missing" };
     if (ended(run)) return { kind: "ended", status: run.status };
     if (!this.storage.slot(seq)) return { kind: "missing" };
@@ -151,7 +151,7 @@ export class RunCoordinator extends DurableObject<Env> implements RunMethods {
 
   /** Pending repetitions are not run; the run ends `cancelled` with the figures of what finished. */
   async cancel(): Promise<CancelReply> {
-    const run = this.load();
+    const run = this.load(true);
     if (!run) return { kind: "missing" };
     if (ended(run)) return { kind: "already_ended", progress: this.currentProgress() };
     await this.end("cancelled", { reason: "cancelled", missing: this.storage.unrecorded().map((slot) => this.missingRef(run, slot)) });
@@ -159,7 +159,9 @@ export class RunCoordinator extends DurableObject<Env> implements RunMethods {
   }
 
   progress(): ProgressReply {
-    if (!this.load()) return { kind: "missing" };
+    const run = this.load();
+    if (!run) return { kind: "missing" };
+    if (!ended(run)) this.ensureWatchdog();
     return { kind: "ok", progress: this.currentProgress() };
   }
 
@@ -208,6 +210,9 @@ export class RunCoordinator extends DurableObject<Env> implements RunMethods {
   // -- ending --------------------------------------------------------------------------------
 
   private async end(status: "finished" | "cancelled", ending: RunEnding): Promise<void> {
+    // Two paths may reach the end at once (the last record, and an alarm that awaited a send): the first one ends it.
+    const run = this.load(true);
+    if (!run || ended(run)) return;
     this.storage.writeEnded(status, JSON.stringify(ending), this.clock.now());
     this.run = undefined;
     await this.writeFinal();
@@ -339,13 +344,34 @@ export class RunCoordinator extends DurableObject<Env> implements RunMethods {
     return Math.min(run.start.deadline_at, Number.isFinite(oldest) ? oldest + this.repetitionTimeoutMs : Number.POSITIVE_INFINITY);
   }
 
+  /**
+   * Re-arms the watchdog of a live run that has none (a local runtime restarted between an alarm
+   * and the next): anyone reading the run's progress is enough to get it going again.
+   */
+  private ensureWatchdog(): void {
+    this.ctx.storage
+      .getAlarm()
+      .then((at) => {
+        if (at === null) this.scheduleAlarm(this.nextAlarmAt());
+      })
+      .catch((error: unknown) => console.error("reading the run alarm failed", error));
+  }
+
   /** Not awaited: SQLite-backed objects commit the alarm with the writes around it. */
   private scheduleAlarm(at: number): void {
     this.ctx.storage.setAlarm(at).catch((error: unknown) => console.error("setting the run alarm failed", error));
   }
 
+  /**
+   * The run, read from storage once (migrating the storage first); `refresh` re-reads only its
+   * status columns, which every path that decides on them trusts storage for, not memory.
+   */
   private load(refresh = false): StoredRun | null {
-    if (this.run !== undefined && !refresh) return this.run;
+    if (this.run && refresh) {
+      this.run = { ...this.run, ...this.storage.readState() };
+      return this.run;
+    }
+    if (this.run !== undefined) return this.run;
     if (!this.storage.holdsRun()) {
       this.run = null;
       return null;

@@ -170,6 +170,17 @@ describe("the watchdog", () => {
     expect((await server.log(w.model)).filter((r) => r.kind === "judge")).toHaveLength(9);
   });
 
+  it("is armed again by reading a live run whose alarm is gone (a local runtime restarted between alarms)", async () => {
+    const w = await world("rearm");
+    const runId = await runWithLostMessages(w);
+    const alarm = () => runInDurableObject<RunCoordinator, number | null>(coordinatorOf(runId), (_instance, state) => state.storage.getAlarm());
+    expect(await alarm()).toEqual(expect.any(Number));
+    await runInDurableObject<RunCoordinator, void>(coordinatorOf(runId), (_instance, state) => state.storage.deleteAlarm());
+    expect(await alarm()).toBeNull();
+    await readRun(w, runId);
+    await expect.poll(alarm).toEqual(expect.any(Number));
+  });
+
   it("ends a run past its deadline as an error, naming every repetition that was missing", async () => {
     const w = await world("deadline");
     const runId = await runWithLostMessages(w);

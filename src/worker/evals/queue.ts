@@ -42,9 +42,29 @@ const MAX_RETRY_DELAY_SECONDS = 60;
 export function evalQueueHandler(resolve: ModelClientResolver, clock: Clock = systemClock) {
   return async function queue(batch: MessageBatch<unknown>, env: Env): Promise<void> {
     const deadLetters = batch.queue === EVAL_DEAD_LETTER_QUEUE_NAME;
+    const resolveOnce = resolvedOncePerBatch(resolve);
     await forEachBounded(batch.messages, batchConcurrency(env.EVAL_BATCH_CONCURRENCY), (message) =>
-      deadLetters ? recordDeadLetter(message, env) : carryOut(message, env, resolve, clock),
+      deadLetters ? recordDeadLetter(message, env) : carryOut(message, env, resolveOnce, clock),
     );
+  };
+}
+
+/**
+ * Each connection read from D1 and opened (its key decrypted) once per batch, not once per
+ * repetition: a batch of 100 repetitions of one suite names one or two connections.
+ */
+function resolvedOncePerBatch(resolve: ModelClientResolver): ModelClientResolver {
+  const opened = new Map<string, ReturnType<ModelClientResolver>>();
+  return (env, db, tenantId, name) => {
+    const key = `${tenantId}\u0000${name}`;
+    let found = opened.get(key);
+    if (!found) {
+      found = resolve(env, db, tenantId, name);
+      opened.set(key, found);
+      // A lookup that threw is not kept: the next repetition tries again.
+      found.catch(() => opened.delete(key));
+    }
+    return found;
   };
 }
 

@@ -105,20 +105,19 @@ export class RunStorage {
   }
 
   readRun(): StoredRun {
+    const row = this.sql.exec<{ start: string }>(`SELECT start FROM run`).one();
+    // SAFETY: written only by create(), from a RunStart the Worker built.
+    return { start: JSON.parse(row.start) as StoredRun["start"], ...this.readState() };
+  }
+
+  /** The run row's changing columns. */
+  readState(): Omit<StoredRun, "start"> {
     const row = this.sql
-      .exec<{ start: string; status: string; started_at: number | null; finished_at: number | null; ending: string | null; final_written: number }>(
-        `SELECT start, status, started_at, finished_at, ending, final_written FROM run`,
+      .exec<{ status: string; started_at: number | null; finished_at: number | null; ending: string | null; final_written: number }>(
+        `SELECT status, started_at, finished_at, ending, final_written FROM run`,
       )
       .one();
-    return {
-      // SAFETY: written only by create(), from a RunStart the Worker built.
-      start: JSON.parse(row.start) as StoredRun["start"],
-      status: row.status,
-      started_at: row.started_at,
-      finished_at: row.finished_at,
-      ending: row.ending,
-      final_written: row.final_written === 1,
-    };
+    return { status: row.status, started_at: row.started_at, finished_at: row.finished_at, ending: row.ending, final_written: row.final_written === 1 };
   }
 
   slot(seq: number): SlotRow | undefined {
