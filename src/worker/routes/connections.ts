@@ -21,8 +21,9 @@ import { pageCursor, pageLimit } from "../pagination.js";
 import { clientRecord } from "../schema-fields.js";
 import { openStoredConnection } from "../evals/model-clients.js";
 import { sealConnectionSecrets, openConnectionSecrets, unreadableMessage } from "../evals/connection-secrets.js";
-// Connections follow the same name rule as policies (and suites): one rule for every named resource.
-import { policyName as connectionName } from "./policies.js";
+// Connections follow the name rule of every named resource (policies, suites).
+import { documentName as connectionName } from "../document-body.js";
+import { RESOURCE_NAME } from "../../core/names.js";
 
 export const CONNECTION_BODY_LIMIT = 64 * 1024;
 export const CONNECTION_DEFAULTS = { timeout_ms: 60_000, max_retries: 2, max_concurrency: 8, structured_output: true } as const;
@@ -82,7 +83,7 @@ connectionRoutes.use("*", requirePermission("AIManager:Admin"));
 
 connectionRoutes.get("/", async (c) => {
   const limit = pageLimit(c);
-  const after = pageCursor(c, ([name]) => (typeof name === "string" ? safeName(name) : undefined));
+  const after = pageCursor(c, ([name]) => (typeof name === "string" && RESOURCE_NAME.test(name) ? name : undefined));
   const page = await listConnections(c.var.db, c.var.principal.tenantId, { limit, after });
   return c.json({ items: page.items.map(connectionView), next_cursor: page.next === undefined ? null : encodeCursor([page.next]) });
 });
@@ -222,12 +223,4 @@ function headerProblems(headers: Record<string, string> | undefined): Problem[] 
     seen.add(lower);
   }
   return problems;
-}
-
-function safeName(name: string): string | undefined {
-  try {
-    return connectionName(name);
-  } catch {
-    return undefined;
-  }
 }
