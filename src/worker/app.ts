@@ -19,6 +19,7 @@ import { attemptRoutes } from "./routes/attempts.js";
 import { connectionRoutes } from "./routes/connections.js";
 import { simulationRoutes } from "./routes/simulations.js";
 import { suiteRoutes } from "./routes/suites.js";
+import { runRoutes } from "./routes/runs.js";
 
 /** What the app is built with; tests may steer it (ids, to make two requests meet one object). */
 export interface AppServices {
@@ -52,8 +53,9 @@ export function createApp(services: Partial<AppServices> = {}): Hono<AppEnv> {
   api.route("/policies", policyRoutes);
   api.route("/metrics", metricRoutes);
   api.route("/simulations", simulationRoutes);
-  api.route("/connections", connectionRoutes);
   api.route("/suites", suiteRoutes);
+  api.route("/", runRoutes);
+  api.route("/connections", connectionRoutes);
   app.route("/api", api);
 
   app.notFound((c) => new ApiError("not_found", `no route for ${c.req.method} ${new URL(c.req.url).pathname}`).toResponse());

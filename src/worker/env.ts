@@ -5,10 +5,21 @@
  */
 import type { Database } from "../adapters/d1/database.js";
 import type { Ids } from "../core/ports.js";
+import type { EvalMessage } from "./evals/messages.js";
 
 export interface Env {
   DB: D1Database;
   ATTEMPTS: DurableObjectNamespace;
+  /** One RunCoordinator per eval run (run-coordinator.ts). */
+  RUNS: DurableObjectNamespace;
+  /** One message per repetition of a run (evals/messages.ts); consumed by the same Worker (evals/queue.ts). */
+  EVAL_QUEUE: Queue<EvalMessage>;
+  /** Messages of one queue batch carried out at once (default 32): local throughput comes from this. */
+  EVAL_BATCH_CONCURRENCY?: string;
+  /** Milliseconds a repetition may go without a result before the watchdog sends it again (default 600000). */
+  EVAL_REPETITION_TIMEOUT_MS?: string;
+  /** Milliseconds a run may take before it ends as an error with what was missing (default 7200000). */
+  EVAL_RUN_TIMEOUT_MS?: string;
   TOOLPROOF_ENV?: string;
   /** Scales simulated delay_ms waits: 1 (default) honours them, 0 skips them (tests), 0..1 compresses. */
   DELAY_SCALE?: string;

@@ -1,10 +1,14 @@
-/** The Worker's entry point: the HTTP app and the Durable Object classes wrangler binds. */
+/** The Worker's entry point: the HTTP app, the eval queue's consumer and the Durable Object classes wrangler binds. */
 import { createApp } from "./app.js";
 import type { Env } from "./env.js";
+import type { EvalMessage } from "./evals/messages.js";
+import { modelClientFor } from "./evals/model-clients.js";
+import { evalQueueHandler } from "./evals/queue.js";
 import { errorResponse } from "./http-error.js";
 import { dispatchCall, dispatchTarget } from "./routes/dispatch.js";
 
 const app = createApp();
+const queue = evalQueueHandler(modelClientFor);
 
 export default {
   fetch: (request, env, ctx) => {
@@ -13,6 +17,9 @@ export default {
     if (attemptId !== undefined) return dispatchCall(request, env, attemptId).catch(errorResponse);
     return app.fetch(request, env, ctx);
   },
-} satisfies ExportedHandler<Env>;
+  // Both the eval queue and its dead-letter queue: the handler tells them apart by the batch's queue.
+  queue: (batch, env) => queue(batch, env),
+} satisfies ExportedHandler<Env, EvalMessage>;
 
 export { AttemptObject } from "./attempt-object.js";
+export { RunCoordinator } from "./run-coordinator.js";

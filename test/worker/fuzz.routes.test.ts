@@ -220,6 +220,17 @@ const routes: RouteSpec[] = [
     runs: 40,
   },
   {
+    name: "PUT /api/connections/:name",
+    method: "PUT",
+    path: (name) => `/api/connections/${name}`,
+    param: () => ["fuzz-connection"],
+    // A closed loopback port: nothing here calls it (the test route is not fuzzed: it calls the endpoint).
+    valid: () => ({ base_url: "http://127.0.0.1:9/v1", model: "fuzz-model", api_key: "sk-fuzz", headers: { "x-team": "fuzz" }, timeout_ms: 5000, max_concurrency: 2 }),
+    alternatives: () => [{ base_url: "https://example-resource.openai.azure.com", model: "deployment", api_version: "2024-10-21", structured_output: false }],
+    token: apiKey,
+    runs: 30,
+  },
+  {
     name: "PUT /api/suites/:name",
     method: "PUT",
     path: (name) => `/api/suites/${name}`,
@@ -237,15 +248,16 @@ const routes: RouteSpec[] = [
     runs: 35,
   },
   {
-    name: "PUT /api/connections/:name",
-    method: "PUT",
-    path: (name) => `/api/connections/${name}`,
-    param: () => ["fuzz-connection"],
-    // A closed loopback port: nothing here calls it (the test route is not fuzzed: it calls the endpoint).
-    valid: () => ({ base_url: "http://127.0.0.1:9/v1", model: "fuzz-model", api_key: "sk-fuzz", headers: { "x-team": "fuzz" }, timeout_ms: 5000, max_concurrency: 2 }),
-    alternatives: () => [{ base_url: "https://example-resource.openai.azure.com", model: "deployment", api_version: "2024-10-21", structured_output: false }],
+    // The suite saved by the entry above names a connection that does not exist: a valid body is
+    // refused with 422 model_connection_required, so no run (and no model call) is ever started.
+    name: "POST /api/suites/:name/runs",
+    method: "POST",
+    path: (name) => `/api/suites/${name}/runs`,
+    param: () => ["fuzz-suite"],
+    valid: () => ({ runs_per_scenario: 2, label: "fuzz" }),
+    alternatives: () => [{}, { version: 1 }],
     token: apiKey,
-    runs: 30,
+    runs: 20,
   },
   {
     name: "POST /api/policies/:name/check",

@@ -63,11 +63,23 @@ export interface NewAttempt {
   expires_at: string;
 }
 
-export async function insertSimulation(
-  db: Database,
-  input: { id: string; tenantId: string; createdBy: string; leaseSeconds: number; pinned: PinnedRecord[]; attempts: NewAttempt[] },
-): Promise<void> {
-  await db.batch([
+export interface NewSimulation {
+  id: string;
+  tenantId: string;
+  createdBy: string;
+  leaseSeconds: number;
+  pinned: PinnedRecord[];
+  attempts: NewAttempt[];
+}
+
+export async function insertSimulation(db: Database, input: NewSimulation): Promise<void> {
+  const [first, ...rest] = simulationStatements(db, input);
+  await db.batch([first, ...rest]);
+}
+
+/** The statements that record one simulation and its attempts, for a caller that batches them with its own (a run). */
+export function simulationStatements(db: Database, input: NewSimulation) {
+  return [
     db.insert(simulations).values({
       id: input.id,
       tenant_id: input.tenantId,
@@ -85,7 +97,7 @@ export async function insertSimulation(
         status: "active",
       }),
     ),
-  ]);
+  ] as const;
 }
 
 export type AttemptRow = typeof attempts.$inferSelect;

@@ -12,12 +12,9 @@
 import { EVIDENCE_COLUMNS, evidenceRowOf, evidenceValues, type EvidenceRow } from "../../core/simulation/evidence.js";
 import type { AttemptSetup } from "../../core/simulation/setup.js";
 import type { AttemptStatus } from "../../core/simulation/status.js";
+import { applyPending, hasTable, schemaVersion, type Migration } from "../object-schema.js";
 
-/** One step of the object's schema: the statements that take storage from version - 1 to version. */
-export interface Migration {
-  version: number;
-  statements: readonly string[];
-}
+export type { Migration };
 
 export const MIGRATIONS: readonly Migration[] = [
   {
@@ -53,8 +50,6 @@ export const MIGRATIONS: readonly Migration[] = [
     ],
   },
 ];
-
-const META_TABLE = `CREATE TABLE IF NOT EXISTS meta (id INTEGER PRIMARY KEY CHECK (id = 1), schema_version INTEGER NOT NULL)`;
 
 // The version-1 CREATE TABLE above lists the same columns by hand on purpose: a migration step must
 // never change once released. The insert and the reads derive from EVIDENCE_COLUMNS.
@@ -100,38 +95,25 @@ export class AttemptStorage {
 
   /** Whether this object holds an attempt at all (it was set up, and neither retired nor lost). */
   holdsAttempt(): boolean {
-    return this.sql.exec(`SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'attempt'`).toArray().length > 0;
+    return hasTable(this.sql, "attempt");
   }
 
   /** The version the storage is at: 0 for tables made before versioning (or for none at all). */
   schemaVersion(): number {
-    const hasMeta = this.sql.exec(`SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'meta'`).toArray().length > 0;
-    if (!hasMeta) return 0;
-    return this.sql.exec<{ schema_version: number }>(`SELECT schema_version FROM meta`).toArray()[0]?.schema_version ?? 0;
+    return schemaVersion(this.sql);
   }
 
   /** Applies, in order and in one transaction, every step newer than the storage's version. */
   migrate(migrations: readonly Migration[] = MIGRATIONS): { from: number; to: number } {
-    return this.transactionSync(() => this.applyPending(migrations));
+    return this.transactionSync(() => applyPending(this.sql, migrations));
   }
 
   /** Creates the schema and the attempt row together. */
   create(setup: AttemptSetup): void {
     this.transactionSync(() => {
-      this.applyPending(MIGRATIONS);
+      applyPending(this.sql, MIGRATIONS);
       this.sql.exec(`INSERT INTO attempt (id, setup, status, expires_at) VALUES (1, ?, 'active', ?)`, JSON.stringify(setup), setup.expires_at);
     });
-  }
-
-  private applyPending(migrations: readonly Migration[]): { from: number; to: number } {
-    const from = this.schemaVersion();
-    const pending = migrations.filter((step) => step.version > from).sort((a, b) => a.version - b.version);
-    if (pending.length === 0) return { from, to: from };
-    for (const step of pending) for (const statement of step.statements) this.sql.exec(statement);
-    const to = pending[pending.length - 1]?.version ?? from;
-    this.sql.exec(META_TABLE);
-    this.sql.exec(`INSERT INTO meta (id, schema_version) VALUES (1, ?) ON CONFLICT (id) DO UPDATE SET schema_version = excluded.schema_version`, to);
-    return { from, to };
   }
 
   readAttempt(): StoredAttempt {

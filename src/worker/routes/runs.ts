@@ -1,0 +1,183 @@
+/**
+ * Eval runs, with an API key holding AIManager:RunEvals:
+ *
+ * - POST /api/suites/:name/runs          start a run of the suite's latest version (or `version`):
+ *                                        202 with the run's id; optional `runs_per_scenario`, `label`
+ * - GET  /api/runs?suite=                the tenant's runs, newest first (paged)
+ * - GET  /api/runs/:id                   status, verdict, hard-fail reasons, figures, pins, timings
+ * - POST /api/runs/:id/cancel            pending repetitions are not run; the run ends `cancelled`
+ * - GET  /api/runs/:id/repetitions       each repetition's outcome (paged by n)
+ * - GET  /api/runs/:id/repetitions/:n    one repetition whole: calls, approval requests, judge, transcript
+ *
+ * Where answers come from: a run that is queued or running is read from its coordinator (live
+ * figures); an ended one from D1, where the coordinator copied its final row and every record.
+ * The D1 row is read first either way, so another tenant's run is a 404 like a missing one.
+ */
+import { Hono } from "hono";
+import { z } from "zod";
+import { encodeCursor } from "../../adapters/d1/json-column.js";
+import { findPolicyVersion } from "../../adapters/d1/policies.js";
+import { getRun, getRunRepetition, listRunRepetitions, listRuns, type RunRow } from "../../adapters/d1/runs.js";
+import { getSuiteVersion } from "../../adapters/d1/suites.js";
+import { systemClock } from "../../core/ports.js";
+import { RESOURCE_NAME } from "../../core/names.js";
+import { documentName } from "../document-body.js";
+import type { AppEnv } from "../env.js";
+import { readBodyWithHints } from "../field-hints.js";
+import { ApiError, invalidRequest, notFound } from "../http-error.js";
+import { requirePermission } from "../middleware/auth.js";
+import { DEFAULT_PAGE_SIZE, pageCursor, pageLimit } from "../pagination.js";
+import type { RunProgress } from "../run/progress.js";
+import { runStub } from "../run/run-access.js";
+import { startRun } from "../run/start-run.js";
+import { itemOfEntry, itemOfRow, progressOfRow, repetitionDetail, repetitionSummary, runView, type RepetitionItem } from "../run/view.js";
+import { storedPolicy } from "./policies.js";
+import { connectionWarnings, storedSuite } from "./suites.js";
+
+export const MAX_RUNS_PER_SCENARIO = 1000;
+/** Repetitions one run may have in all (scenarios × runs per scenario). */
+export const MAX_REPETITIONS = 2000;
+
+const runRequest = z.strictObject({
+  runs_per_scenario: z
+    .number()
+    .int("expected a whole number")
+    .min(1, "expected 1 or more")
+    .max(MAX_RUNS_PER_SCENARIO, `expected at most ${MAX_RUNS_PER_SCENARIO}`)
+    .optional(),
+  label: z.string().min(1, "expected a label of 1 to 200 characters").max(200, "expected at most 200 characters").optional(),
+  version: z.number().int("expected a version number (1, 2, ...)").min(1, "expected a version number (1, 2, ...)").optional(),
+});
+
+export const runRoutes = new Hono<AppEnv>();
+
+runRoutes.post("/suites/:name/runs", requirePermission("AIManager:RunEvals"), async (c) => {
+  const name = documentName(c.req.param("name"));
+  // The body is optional: no body (or an empty one without a Content-Type) runs the latest version as saved.
+  const body = c.req.raw.body === null && !c.req.header("content-type") ? {} : await readBodyWithHints(c, runRequest);
+  const { tenantId, keyId } = c.var.principal;
+  const db = c.var.db;
+
+  const stored = await getSuiteVersion(db, tenantId, name, body.version);
+  if (!stored) throw body.version === undefined ? notFound("suite") : new ApiError("not_found", `suite "${name}" has no version ${body.version}`, { problems: [{ path: "/version", message: `no version ${body.version}` }] });
+  const suite = storedSuite(stored);
+  const runsPerScenario = body.runs_per_scenario ?? suite.runs_per_scenario;
+  const total = runsPerScenario * suite.scenarios.length;
+  if (total > MAX_REPETITIONS) {
+    throw invalidRequest([{ path: "/runs_per_scenario", message: `${suite.scenarios.length} scenarios × ${runsPerScenario} runs is ${total} repetitions; one run may have at most ${MAX_REPETITIONS}` }]);
+  }
+
+  // The same check that warned when the suite was saved; a run cannot start without them.
+  const missing = await connectionWarnings(db, tenantId, suite);
+  if (missing.length > 0) {
+    throw new ApiError("model_connection_required", `${missing.map((problem) => `${problem.path}: ${problem.message}`).join("; ")}`, { problems: missing });
+  }
+
+  let policy = null;
+  if (suite.agent.policy !== undefined) {
+    const found = await findPolicyVersion(db, tenantId, suite.agent.policy);
+    if (!found) throw new ApiError("not_found", `/agent/policy: the suite's policy "${suite.agent.policy}" does not exist`, { problems: [{ path: "/agent/policy", message: `no policy "${suite.agent.policy}"` }] });
+    policy = storedPolicy(found);
+  }
+
+  const started = await startRun(
+    { tenantId, keyId, suite: { name, version: stored.version, document: suite }, policy, runs_per_scenario: body.runs_per_scenario, label: body.label, trigger: { kind: "api" } },
+    { env: c.env, db, ids: c.var.ids, clock: systemClock },
+  );
+  const { start } = started;
+  c.header("location", `/api/runs/${start.run_id}`);
+  return c.json(
+    {
+      id: start.run_id,
+      status: "queued",
+      suite: name,
+      suite_version: stored.version,
+      label: start.label,
+      runs_per_scenario: start.runs_per_scenario,
+      total_repetitions: start.repetitions.length,
+      pinned: started.pinned,
+      created_at: new Date(start.created_at).toISOString(),
+      deadline_at: new Date(start.deadline_at).toISOString(),
+    },
+    202,
+  );
+});
+
+runRoutes.get("/runs", requirePermission("AIManager:RunEvals"), async (c) => {
+  const suite = c.req.query("suite");
+  if (suite !== undefined && !RESOURCE_NAME.test(suite)) throw invalidRequest([{ path: "/query/suite", message: "expected a suite name" }]);
+  const limit = pageLimit(c);
+  const after = pageCursor(c, ([created_at, id]) => (typeof created_at === "string" && typeof id === "string" ? { created_at, id } : undefined));
+  const page = await listRuns(c.var.db, c.var.principal.tenantId, { suite, limit, after });
+  const items = await Promise.all(page.items.map(async (row) => listItem(runView(row, await progressOf(c.env, row)))));
+  return c.json({ items, next_cursor: page.next ? encodeCursor([page.next.created_at, page.next.id]) : null });
+});
+
+runRoutes.get("/runs/:id", requirePermission("AIManager:RunEvals"), async (c) => {
+  const row = await tenantRun(c.var.db, c.var.principal.tenantId, c.req.param("id"));
+  return c.json(runView(row, await progressOf(c.env, row)));
+});
+
+runRoutes.post("/runs/:id/cancel", requirePermission("AIManager:RunEvals"), async (c) => {
+  const row = await tenantRun(c.var.db, c.var.principal.tenantId, c.req.param("id"));
+  const reply = await runStub(c.env, row.id).cancel();
+  const progress = reply.kind === "missing" ? progressOfRow(row) : reply.progress;
+  return c.json(runView(row, progress));
+});
+
+runRoutes.get("/runs/:id/repetitions", requirePermission("AIManager:RunEvals"), async (c) => {
+  const row = await tenantRun(c.var.db, c.var.principal.tenantId, c.req.param("id"));
+  const limit = c.req.query("limit") === undefined ? DEFAULT_PAGE_SIZE : pageLimit(c);
+  const after = pageCursor(c, ([n]) => (typeof n === "number" && Number.isInteger(n) && n >= 0 ? n : undefined)) ?? 0;
+  const items = await repetitionItems(c.env, c.var.db, row, after, limit + 1);
+  const page = items.slice(0, limit);
+  const last = page[page.length - 1];
+  return c.json({ items: page.map(repetitionSummary), next_cursor: items.length > limit && last ? encodeCursor([last.n]) : null });
+});
+
+runRoutes.get("/runs/:id/repetitions/:n", requirePermission("AIManager:RunEvals"), async (c) => {
+  const row = await tenantRun(c.var.db, c.var.principal.tenantId, c.req.param("id"));
+  const raw = c.req.param("n");
+  if (!/^[1-9][0-9]{0,8}$/.test(raw)) throw invalidRequest([{ path: "/params/n", message: "expected a repetition number (1, 2, ...)" }]);
+  const n = Number(raw);
+  const [item] = await repetitionItems(c.env, c.var.db, row, n - 1, 1);
+  if (!item || item.n !== n) throw notFound("repetition");
+  return c.json(repetitionDetail(item));
+});
+
+async function tenantRun(db: AppEnv["Variables"]["db"], tenantId: string, id: string): Promise<RunRow> {
+  const row = await getRun(db, tenantId, id);
+  if (!row) throw notFound("run");
+  return row;
+}
+
+function live(row: RunRow): boolean {
+  return row.status === "queued" || row.status === "running";
+}
+
+/** A live run's figures from its coordinator; an ended one's from its row. */
+async function progressOf(env: AppEnv["Bindings"], row: RunRow): Promise<RunProgress | null> {
+  if (live(row)) {
+    const reply = await runStub(env, row.id).progress();
+    if (reply.kind === "ok") return reply.progress;
+  }
+  return progressOfRow(row);
+}
+
+async function repetitionItems(env: AppEnv["Bindings"], db: AppEnv["Variables"]["db"], row: RunRow, afterSeq: number, limit: number): Promise<RepetitionItem[]> {
+  if (live(row)) {
+    const reply = await runStub(env, row.id).repetitions(afterSeq, limit);
+    if (reply.kind === "ok") return reply.items.map(itemOfEntry);
+  }
+  if (limit === 1) {
+    const one = await getRunRepetition(db, row.tenant_id, row.id, afterSeq + 1);
+    return one ? [itemOfRow(one)] : [];
+  }
+  return (await listRunRepetitions(db, row.tenant_id, row.id, afterSeq, limit)).map(itemOfRow);
+}
+
+/** What the list shows of each run: the headline, not every figure. */
+function listItem(view: ReturnType<typeof runView>) {
+  const { id, suite, suite_version, label, status, verdict, hard_fail, pass_rate, total_repetitions, finished_repetitions, created_at, started_at, finished_at } = view;
+  return { id, suite, suite_version, label, status, verdict, hard_fail, pass_rate, total_repetitions, finished_repetitions, created_at, started_at, finished_at };
+}

@@ -1,0 +1,400 @@
+/**
+ * One Durable Object per eval run: its plan, each repetition's job and record, the aggregate, and
+ * the watchdog, in the object's own SQLite (run/storage.ts).
+ *
+ * Why it is shaped like this:
+ * - Records are applied one at a time: a record is checked and written synchronously on SQLite
+ *   (no await between), and a repetition that already has one keeps it. Queue delivery is at least
+ *   once, so a redelivered message, a watchdog resend and a dead letter racing a late result all
+ *   end with exactly one record per repetition.
+ * - The aggregate is never kept as running totals: it is recomputed from the stored verdicts with
+ *   core/scoring's runVerdict (run/progress.ts), so every figure traces back to repetitions.
+ * - D1's `runs` row follows the coordinator: at the start, after records (writes coalesced, so a
+ *   burst of results costs a few writes, and guarded in SQL so an older write never replaces a
+ *   newer one), and at the end, when every record is copied to `run_repetitions`. A copy D1 refuses
+ *   is retried by the alarm, never skipped.
+ * - The alarm is the watchdog. Locally the queue broker lives in memory, so a restart loses queued
+ *   messages: a repetition sent (or claimed) longer than the repetition timeout ago with no result
+ *   is sent again; after MAX_SENDS sends, or once the run's deadline has passed, what is missing is
+ *   recorded as an infrastructure error and the run ends. Alarms may fire more than once; each
+ *   step is idempotent.
+ * - RPC drops custom error fields, so every method returns a tagged reply (run/replies.ts).
+ * - Time comes from an injected Clock, never from Date.now() directly.
+ */
+import { DurableObject } from "cloudflare:workers";
+import { databaseOf } from "../adapters/d1/database.js";
+import { writeRunEnded, writeRunProgress, type RunRepetitionRow, type RunRowProgress } from "../adapters/d1/runs.js";
+import type { RepetitionRecord } from "../core/evals/agent-types.js";
+import { deadLetterRecord, notRunRecord } from "../core/evals/evaluate-repetition.js";
+import { systemClock, type Clock } from "../core/ports.js";
+import type { RepetitionVerdict } from "../core/scoring/repetition-verdict.js";
+import type { Env } from "./env.js";
+import { sendRepetitions } from "./evals/messages.js";
+import { durationSetting, DEFAULT_REPETITION_TIMEOUT_MS, FINAL_RETRY_MS, MAX_SENDS } from "./run/lifetimes.js";
+import { isRunStatus, runProgress, type RunEnding, type RunProgress, type RunStatus } from "./run/progress.js";
+import type {
+  CancelReply,
+  ClaimReply,
+  ProgressReply,
+  RecordReply,
+  ReleaseReply,
+  RepetitionEntry,
+  RepetitionsReply,
+  RunMethods,
+  RunStart,
+  StartReply,
+} from "./run/replies.js";
+import { RunStorage, type SlotRow, type StoredRun } from "./run/storage.js";
+
+/** Rows read per step when copying an ended run's records to D1. */
+const COPY_CHUNK = 50;
+
+export class RunCoordinator extends DurableObject<Env> implements RunMethods {
+  private readonly storage: RunStorage;
+  private readonly clock: Clock;
+  private readonly repetitionTimeoutMs: number;
+  /** undefined: storage not read yet; null: no run here. */
+  private run: StoredRun | null | undefined;
+  private progressInFlight: Promise<void> | null = null;
+  private progressDirty = false;
+
+  constructor(ctx: DurableObjectState, env: Env, clock: Clock = systemClock) {
+    super(ctx, env);
+    this.clock = clock;
+    this.storage = RunStorage.of(ctx.storage);
+    this.repetitionTimeoutMs = durationSetting(env.EVAL_REPETITION_TIMEOUT_MS, DEFAULT_REPETITION_TIMEOUT_MS);
+  }
+
+  /** Stores the run and arms the watchdog. Repeating the same start is harmless. */
+  start(start: RunStart): StartReply {
+    const existing = this.load();
+    if (existing) {
+      return existing.start.run_id === start.run_id ? { kind: "ok" } : { kind: "conflict", message: `this object already holds run ${existing.start.run_id}` };
+    }
+    this.storage.create(start, this.clock.now());
+    this.run = undefined;
+    this.scheduleAlarm(this.nextAlarmAt());
+    return { kind: "ok" };
+  }
+
+  /** A delivery asks for its repetition's job; the first one marks the run as running. */
+  async claim(seq: number): Promise<ClaimReply> {
+    const run = this.load(true);
+    if (!run) return { kind: "missing" };
+    if (ended(run)) return { kind: "ended", status: run.status };
+    const slot = this.storage.slot(seq);
+    if (!slot) return { kind: "missing" };
+    if (slot.record !== null) return { kind: "done" };
+    const now = this.clock.now();
+    if (slot.claimed_at !== null && now - slot.claimed_at < this.repetitionTimeoutMs) return { kind: "busy" };
+    const claim = this.storage.claim(seq, now);
+    const start = run.start;
+    const scenario = start.scenarios[slot.scenario_index];
+    if (!scenario) return { kind: "missing" };
+    if (run.status === "queued") {
+      this.storage.writeStarted(now);
+      this.run = undefined;
+      await this.writeProgressSoon();
+    }
+    return {
+      kind: "job",
+      job: {
+        run_id: start.run_id,
+        tenant_id: start.tenant_id,
+        seq,
+        scenario,
+        repetition: slot.repetition,
+        attempt_id: slot.attempt_id,
+        token_hash: slot.token_hash,
+        claim,
+        agent: start.agent,
+        judge: start.judge,
+      },
+    };
+  }
+
+  /** The delivery failed and will be retried: the repetition is free again; the error is kept for a dead letter. */
+  release(seq: number, error: string): ReleaseReply {
+    if (!this.load() || !this.storage.slot(seq)) return { kind: "missing" };
+    this.storage.release(seq, error);
+    return { kind: "ok" };
+  }
+
+  /** A repetition's result. The first record of a repetition is kept; any later one changes nothing. */
+  async record(seq: number, record: RepetitionRecord): Promise<RecordReply> {
+    const run = this.load(true);
+    if (!run) return { kind: "missing" };
+    if (ended(run)) return { kind: "ended", status: run.status };
+    if (!this.storage.slot(seq)) return { kind: "missing" };
+    if (!this.storage.writeRecord(seq, JSON.stringify(record), JSON.stringify(record.verdict), record.verdict.outcome)) return { kind: "duplicate" };
+    // A result that arrives without a claim (a dead letter) still means the run has begun.
+    if (run.status === "queued") {
+      this.storage.writeStarted(this.clock.now());
+      this.run = undefined;
+    }
+    if (this.storage.pendingCount() === 0) {
+      await this.end("finished", { reason: "completed", missing: [] });
+      return { kind: "recorded", finished: true };
+    }
+    await this.writeProgressSoon();
+    return { kind: "recorded", finished: false };
+  }
+
+  /** A message that exhausted its retries: recorded as an infrastructure error with the last error it met. */
+  async deadLetter(seq: number, error: string | null): Promise<RecordReply> {
+    if (!this.load()) return { kind: "missing" };
+    const slot = this.storage.slot(seq);
+    if (!slot) return { kind: "missing" };
+    const last_error = error ?? slot.last_error ?? "none was reported by its deliveries";
+    return this.record(seq, deadLetterRecord({ ...this.slotIdentity(slot), last_error, at: this.clock.now() }));
+  }
+
+  /** Pending repetitions are not run; the run ends `cancelled` with the figures of what finished. */
+  async cancel(): Promise<CancelReply> {
+    const run = this.load(true);
+    if (!run) return { kind: "missing" };
+    if (ended(run)) return { kind: "already_ended", progress: this.currentProgress() };
+    await this.end("cancelled", { reason: "cancelled", missing: this.storage.unrecorded().map((slot) => this.missingRef(run, slot)) });
+    return { kind: "cancelled", progress: this.currentProgress() };
+  }
+
+  progress(): ProgressReply {
+    const run = this.load();
+    if (!run) return { kind: "missing" };
+    if (!ended(run)) this.ensureWatchdog();
+    return { kind: "ok", progress: this.currentProgress() };
+  }
+
+  repetitions(afterSeq: number, limit: number): RepetitionsReply {
+    const run = this.load();
+    if (!run) return { kind: "missing" };
+    return { kind: "ok", items: this.storage.slots(afterSeq, limit).map((slot) => entryOf(run, slot)) };
+  }
+
+  /** The watchdog: resend what went quiet, record what can no longer come, finish what has ended. */
+  override async alarm(): Promise<void> {
+    const run = this.load(true);
+    if (!run) return;
+    const now = this.clock.now();
+    if (ended(run)) {
+      if (!run.final_written) await this.writeFinal();
+      return;
+    }
+    const pending = this.storage.unrecorded();
+    if (now >= run.start.deadline_at) {
+      for (const slot of pending) this.writeMissing(slot, `no result before the run's deadline (${new Date(run.start.deadline_at).toISOString()}); sent ${slot.sends} time(s)`);
+      await this.end("finished", { reason: "deadline", missing: pending.map((slot) => this.missingRef(run, slot)) });
+      return;
+    }
+    const quiet = pending.filter((slot) => (slot.claimed_at ?? slot.sent_at) + this.repetitionTimeoutMs <= now);
+    const giveUp = quiet.filter((slot) => slot.sends >= MAX_SENDS);
+    const resend = quiet.filter((slot) => slot.sends < MAX_SENDS);
+    for (const slot of giveUp) this.writeMissing(slot, `no result after ${slot.sends} sends${slot.last_error ? `; last error: ${slot.last_error}` : ""}`);
+    if (resend.length > 0) {
+      this.storage.markResent(resend.map((slot) => slot.seq), now);
+      try {
+        await sendRepetitions(this.env.EVAL_QUEUE, run.start.run_id, resend.map((slot) => slot.seq));
+      } catch (error) {
+        // The next alarm finds them quiet again and resends.
+        console.error("resending run repetitions failed", error);
+      }
+    }
+    if (this.storage.pendingCount() === 0) {
+      await this.end("finished", { reason: "completed", missing: [] });
+      return;
+    }
+    if (giveUp.length > 0) await this.writeProgressSoon();
+    this.scheduleAlarm(this.nextAlarmAt());
+  }
+
+  // -- ending --------------------------------------------------------------------------------
+
+  private async end(status: "finished" | "cancelled", ending: RunEnding): Promise<void> {
+    // Two paths may reach the end at once (the last record, and an alarm that awaited a send): the first one ends it.
+    const run = this.load(true);
+    if (!run || ended(run)) return;
+    this.storage.writeEnded(status, JSON.stringify(ending), this.clock.now());
+    this.run = undefined;
+    await this.writeFinal();
+  }
+
+  /** Every record to run_repetitions, then the final row; on failure the alarm tries again. */
+  private async writeFinal(): Promise<void> {
+    const run = this.load();
+    if (!run) return;
+    try {
+      await writeRunEnded(databaseOf(this.env.DB), run.start.run_id, this.rowProgress(), this.repetitionRows(run));
+    } catch (error) {
+      console.error("copying the ended run to D1 failed; retrying", error);
+      this.scheduleAlarm(this.clock.now() + FINAL_RETRY_MS);
+      return;
+    }
+    this.storage.markFinalWritten();
+    this.run = undefined;
+    await this.ctx.storage.deleteAlarm();
+  }
+
+  private *repetitionRows(run: StoredRun): Generator<RunRepetitionRow[]> {
+    let after = 0;
+    for (;;) {
+      const slots = this.storage.slots(after, COPY_CHUNK);
+      if (slots.length === 0) return;
+      after = slots[slots.length - 1]?.seq ?? after;
+      yield slots.flatMap((slot) =>
+        slot.record === null || slot.outcome === null
+          ? []
+          : [
+              {
+                run_id: run.start.run_id,
+                seq: slot.seq,
+                tenant_id: run.start.tenant_id,
+                scenario_id: run.start.scenarios[slot.scenario_index]?.id ?? "",
+                repetition: slot.repetition,
+                attempt_id: slot.attempt_id,
+                outcome: slot.outcome,
+                record: slot.record,
+              },
+            ],
+      );
+    }
+  }
+
+  // -- progress ------------------------------------------------------------------------------
+
+  private currentProgress(): RunProgress {
+    const run = this.load();
+    if (!run) throw new Error("reading the progress of a coordinator that holds no run");
+    const verdicts = this.storage.verdicts().map((row) => ({
+      scenario_index: row.scenario_index,
+      repetition: row.repetition,
+      // SAFETY: the verdict column is written only by record(), from JSON.stringify of a RepetitionVerdict.
+      verdict: JSON.parse(row.verdict) as RepetitionVerdict,
+    }));
+    const status: RunStatus = isRunStatus(run.status) ? run.status : "running";
+    // SAFETY: the ending column is written only by end(), from JSON.stringify of a RunEnding.
+    const ending = run.ending === null ? null : (JSON.parse(run.ending) as RunEnding);
+    return runProgress(run.start, this.storage.total(), verdicts, {
+      status,
+      started_at: run.started_at,
+      finished_at: run.finished_at,
+      ending,
+    });
+  }
+
+  private rowProgress(): RunRowProgress {
+    const progress = this.currentProgress();
+    return {
+      status: progress.status,
+      verdict: progress.verdict,
+      hard_fail: progress.hard_fail,
+      pass_rate: progress.pass_rate,
+      finished_repetitions: progress.finished_repetitions,
+      summary: JSON.stringify(progress.summary),
+      started_at: progress.started_at,
+      finished_at: progress.finished_at,
+    };
+  }
+
+  /**
+   * Writes the progress to D1, coalescing: while one write is in flight, later changes mark the
+   * progress dirty and one more write follows with whatever is current then.
+   */
+  private writeProgressSoon(): Promise<void> {
+    this.progressDirty = true;
+    if (this.progressInFlight) return this.progressInFlight;
+    const run = this.load();
+    if (!run) return Promise.resolve();
+    this.progressInFlight = (async () => {
+      try {
+        while (this.progressDirty) {
+          this.progressDirty = false;
+          await writeRunProgress(databaseOf(this.env.DB), run.start.run_id, this.rowProgress());
+        }
+      } catch (error) {
+        // Progress is advisory; the final write at the end is retried until it lands.
+        console.error("writing run progress to D1 failed", error);
+      } finally {
+        this.progressInFlight = null;
+      }
+    })();
+    return this.progressInFlight;
+  }
+
+  // -- helpers -------------------------------------------------------------------------------
+
+  private slotIdentity(slot: SlotRow): { scenario_id: string; repetition: number; attempt_id: string } {
+    return { scenario_id: this.load()?.start.scenarios[slot.scenario_index]?.id ?? "", repetition: slot.repetition, attempt_id: slot.attempt_id };
+  }
+
+  /** A repetition the watchdog gives up on, recorded as an infrastructure error (unless a result beat it). */
+  private writeMissing(slot: SlotRow, message: string): void {
+    const record = notRunRecord({ ...this.slotIdentity(slot), infrastructure_error: message, at: this.clock.now() });
+    this.storage.writeRecord(slot.seq, JSON.stringify(record), JSON.stringify(record.verdict), record.verdict.outcome);
+  }
+
+  private missingRef(run: StoredRun, slot: SlotRow): RunEnding["missing"][number] {
+    return { seq: slot.seq, scenario: run.start.scenarios[slot.scenario_index]?.id ?? "", repetition: slot.repetition };
+  }
+
+  /** The earliest time the watchdog has anything to check: the oldest quiet repetition's timeout, or the deadline. */
+  private nextAlarmAt(): number {
+    const run = this.load();
+    if (!run) return this.clock.now();
+    const oldest = Math.min(...this.storage.unrecorded().map((slot) => slot.claimed_at ?? slot.sent_at));
+    return Math.min(run.start.deadline_at, Number.isFinite(oldest) ? oldest + this.repetitionTimeoutMs : Number.POSITIVE_INFINITY);
+  }
+
+  /**
+   * Re-arms the watchdog of a live run that has none (a local runtime restarted between an alarm
+   * and the next): anyone reading the run's progress is enough to get it going again.
+   */
+  private ensureWatchdog(): void {
+    this.ctx.storage
+      .getAlarm()
+      .then((at) => {
+        if (at === null) this.scheduleAlarm(this.nextAlarmAt());
+      })
+      .catch((error: unknown) => console.error("reading the run alarm failed", error));
+  }
+
+  /** Not awaited: SQLite-backed objects commit the alarm with the writes around it. */
+  private scheduleAlarm(at: number): void {
+    this.ctx.storage.setAlarm(at).catch((error: unknown) => console.error("setting the run alarm failed", error));
+  }
+
+  /**
+   * The run, read from storage once (migrating the storage first); `refresh` re-reads only its
+   * status columns, which every path that decides on them trusts storage for, not memory.
+   */
+  private load(refresh = false): StoredRun | null {
+    if (this.run && refresh) {
+      this.run = { ...this.run, ...this.storage.readState() };
+      return this.run;
+    }
+    if (this.run !== undefined) return this.run;
+    if (!this.storage.holdsRun()) {
+      this.run = null;
+      return null;
+    }
+    this.storage.migrate();
+    this.run = this.storage.readRun();
+    return this.run;
+  }
+}
+
+function ended(run: StoredRun): boolean {
+  return run.status === "finished" || run.status === "cancelled";
+}
+
+function entryOf(run: StoredRun, slot: SlotRow): RepetitionEntry {
+  return {
+    seq: slot.seq,
+    scenario_id: run.start.scenarios[slot.scenario_index]?.id ?? "",
+    repetition: slot.repetition,
+    attempt_id: slot.attempt_id,
+    sends: slot.sends,
+    last_error: slot.last_error,
+    // SAFETY: the record column is written only by record(), from JSON.stringify of a RepetitionRecord.
+    record: slot.record === null ? null : (JSON.parse(slot.record) as RepetitionRecord),
+  };
+}

@@ -1,0 +1,162 @@
+/**
+ * Starting a run of a stored suite version, in the order that leaves nothing half-made behind:
+ *
+ * 1. Plan (core/evals/run-plan.ts): pins once for the whole run, each scenario's copy with its
+ *    variants and starting state; approval modes from the suite or its policy. Refusals are thrown
+ *    as API errors before anything is written.
+ * 2. One attempt object per repetition, set up first; then D1 records, in one batch, one simulation
+ *    per scenario with its attempts (so their evidence is flushed and read like any attempt's) and
+ *    the run's row. A failed setup leaves no rows; an object D1 never recorded is reachable by no
+ *    one and retires itself after its lease.
+ * 3. The run's coordinator, which arms its watchdog.
+ * 4. One queue message per repetition. A send that fails is logged, not fatal: the watchdog
+ *    resends every repetition that has gone quiet.
+ */
+import { sha256Hex } from "../../adapters/crypto.js";
+import type { Database } from "../../adapters/d1/database.js";
+import { runInsert } from "../../adapters/d1/runs.js";
+import { simulationStatements, toolLibrary } from "../../adapters/d1/simulations.js";
+import { planRun } from "../../core/evals/run-plan.js";
+import { suiteApprovals } from "../../core/evals/suite-approvals.js";
+import type { Suite } from "../../core/evals/suite-types.js";
+import type { Clock, Ids } from "../../core/ports.js";
+import type { Policy } from "../../core/policy/types.js";
+import { attemptSetup, pinnedRecord } from "../../core/simulation/plan.js";
+import { attemptStub, newAttemptToken } from "../attempt-access.js";
+import type { Env } from "../env.js";
+import { forEachBounded } from "../evals/concurrency.js";
+import { sendRepetitions } from "../evals/messages.js";
+import { invalidRequest } from "../http-error.js";
+import { refusalError } from "../plan-refusal.js";
+import { schemaValidator } from "../services.js";
+import { ATTEMPT_LEASE_MARGIN_MS, DEFAULT_RUN_TIMEOUT_MS, durationSetting } from "./lifetimes.js";
+import type { RunRepetitionSlot, RunStart } from "./replies.js";
+import { runStub } from "./run-access.js";
+
+/** Attempt objects set up at once while a run starts. */
+const SETUP_CONCURRENCY = 50;
+
+export interface StartRunRequest {
+  tenantId: string;
+  keyId: string;
+  suite: { name: string; version: number; document: Suite };
+  /** The named policy's latest version, when the suite names one. */
+  policy: Policy | null;
+  runs_per_scenario?: number | undefined;
+  label?: string | undefined;
+  /** What started the run, stored as the row's trigger. */
+  trigger: Record<string, string>;
+}
+
+export interface StartRunDeps {
+  env: Env;
+  db: Database;
+  ids: Ids;
+  clock: Clock;
+  /** Sends the repetitions' messages (the queue; tests can lose them to exercise the watchdog). */
+  send?: (runId: string, seqs: readonly number[]) => Promise<void>;
+}
+
+export interface StartedRun {
+  start: RunStart;
+  pinned: Array<{ scenario: string; pinned: ReturnType<typeof pinnedRecord>[] }>;
+}
+
+export async function startRun(request: StartRunRequest, deps: StartRunDeps): Promise<StartedRun> {
+  const { env, db, ids, clock } = deps;
+  const suite = request.suite.document;
+  const planned = await planRun(suite, { library: toolLibrary(db, request.tenantId), validator: schemaValidator() });
+  if (!planned.ok) throw refusalError(planned.refusal);
+  const plan = planned.plan;
+  const approvals = suiteApprovals(suite, plan.operations, request.policy);
+  if (!approvals.ok) throw invalidRequest(approvals.problems);
+
+  const runId = ids.id("run");
+  const now = clock.now();
+  const deadline = now + durationSetting(env.EVAL_RUN_TIMEOUT_MS, DEFAULT_RUN_TIMEOUT_MS);
+  const expiresAt = deadline + ATTEMPT_LEASE_MARGIN_MS;
+  const runsPerScenario = request.runs_per_scenario ?? suite.runs_per_scenario;
+
+  const slots: Array<RunRepetitionSlot & { simulation_id: string; token: string }> = [];
+  const simulations = plan.scenarios.map((scenario, scenario_index) => {
+    const simulationId = ids.id("sim");
+    for (let repetition = 1; repetition <= runsPerScenario; repetition++) {
+      const token = newAttemptToken();
+      slots.push({ seq: slots.length + 1, scenario_index, repetition, attempt_id: ids.id("att"), token, token_hash: sha256Hex(token), simulation_id: simulationId });
+    }
+    return { id: simulationId, scenario };
+  });
+
+  // Objects first, D1 after: see the header.
+  await forEachBounded(slots, SETUP_CONCURRENCY, async (slot) => {
+    const scenario = plan.scenarios[slot.scenario_index];
+    if (!scenario) throw new Error(`no plan for scenario ${slot.scenario_index}`);
+    const reply = await attemptStub(env, slot.attempt_id).setup(
+      attemptSetup(scenario.simulation, { attempt_id: slot.attempt_id, simulation_id: slot.simulation_id, tenant_id: request.tenantId, token_hash: slot.token_hash, expires_at: expiresAt }),
+    );
+    if (reply.kind === "conflict") throw new Error(`attempt object refused its setup: ${reply.message}`);
+  });
+
+  const pinned = plan.scenarios.map((scenario) => ({ scenario: scenario.scenario.id, pinned: scenario.pinned }));
+  const expires = new Date(expiresAt).toISOString();
+  const statements = [
+    ...simulations.flatMap(({ id, scenario }) =>
+      simulationStatements(db, {
+        id,
+        tenantId: request.tenantId,
+        createdBy: request.keyId,
+        leaseSeconds: Math.ceil((expiresAt - now) / 1000),
+        pinned: scenario.pinned,
+        attempts: slots.filter((slot) => slot.simulation_id === id).map((slot) => ({ id: slot.attempt_id, token_hash: slot.token_hash, expires_at: expires })),
+      }),
+    ),
+  ];
+  const row = runInsert(db, {
+    id: runId,
+    tenant_id: request.tenantId,
+    suite_name: request.suite.name,
+    suite_version: request.suite.version,
+    label: request.label ?? null,
+    status: "queued",
+    runs_per_scenario: runsPerScenario,
+    total_repetitions: slots.length,
+    trigger: JSON.stringify(request.trigger),
+    pinned: JSON.stringify(pinned),
+    created_by: request.keyId,
+  });
+  await db.batch([row, ...statements]);
+
+  const start: RunStart = {
+    run_id: runId,
+    tenant_id: request.tenantId,
+    suite_name: request.suite.name,
+    suite_version: request.suite.version,
+    label: request.label ?? null,
+    runs_per_scenario: runsPerScenario,
+    gate: { pass_rate: suite.pass_rate, misfire_rate: suite.misfire_rate, ...(suite.scenario_pass_rate === undefined ? {} : { scenario_pass_rate: suite.scenario_pass_rate }) },
+    agent: {
+      connection: suite.agent.connection,
+      instructions: suite.agent.instructions,
+      parameters: suite.agent.parameters,
+      max_iterations: suite.agent.max_iterations,
+      max_function_calls: suite.agent.max_function_calls,
+      tools: plan.tools,
+      approval: approvals.approval,
+    },
+    judge: suite.judge ? { connection: suite.judge.connection, threshold: suite.judge.threshold, parameters: suite.judge.parameters } : null,
+    scenarios: plan.scenarios.map((scenario) => scenario.scenario),
+    repetitions: slots.map(({ seq, scenario_index, repetition, attempt_id, token_hash }) => ({ seq, scenario_index, repetition, attempt_id, token_hash })),
+    created_at: now,
+    deadline_at: deadline,
+  };
+  const started = await runStub(env, runId).start(start);
+  if (started.kind === "conflict") throw new Error(`run coordinator refused its start: ${started.message}`);
+
+  const send = deps.send ?? ((id: string, seqs: readonly number[]) => sendRepetitions(env.EVAL_QUEUE, id, seqs));
+  try {
+    await send(runId, start.repetitions.map((slot) => slot.seq));
+  } catch (error) {
+    console.error(`sending the repetitions of run ${runId} failed; the watchdog resends them`, error);
+  }
+  return { start, pinned };
+}
