@@ -20,6 +20,8 @@ import { connectionRoutes } from "./routes/connections.js";
 import { simulationRoutes } from "./routes/simulations.js";
 import { suiteRoutes } from "./routes/suites.js";
 import { runRoutes } from "./routes/runs.js";
+import { webhookReceiveRoutes } from "./routes/webhook-receive.js";
+import { runCallbackRoutes, webhookRoutes } from "./routes/webhooks.js";
 
 /** What the app is built with; tests may steer it (ids, to make two requests meet one object). */
 export interface AppServices {
@@ -43,6 +45,8 @@ export function createApp(services: Partial<AppServices> = {}): Hono<AppEnv> {
   // Capability-token routes (attempts) are mounted before the API-key middleware.
   // -- attempt routes mount here --
   app.route("/api/attempts", attemptRoutes);
+  // Webhook deliveries (POST /api/webhooks/:id) carry a signature, not an API key.
+  app.route("/api/webhooks", webhookReceiveRoutes);
 
   const api = new Hono<AppEnv>();
   api.use("*", authenticate);
@@ -56,6 +60,8 @@ export function createApp(services: Partial<AppServices> = {}): Hono<AppEnv> {
   api.route("/suites", suiteRoutes);
   api.route("/", runRoutes);
   api.route("/connections", connectionRoutes);
+  api.route("/webhooks", webhookRoutes);
+  api.route("/runs", runCallbackRoutes);
   app.route("/api", api);
 
   app.notFound((c) => new ApiError("not_found", `no route for ${c.req.method} ${new URL(c.req.url).pathname}`).toResponse());

@@ -6,6 +6,7 @@
 import type { Database } from "../adapters/d1/database.js";
 import type { Ids } from "../core/ports.js";
 import type { EvalMessage } from "./evals/messages.js";
+import type { CallbackMessage } from "./webhooks/callbacks.js";
 
 export interface Env {
   DB: D1Database;
@@ -14,6 +15,10 @@ export interface Env {
   RUNS: DurableObjectNamespace;
   /** One message per repetition of a run (evals/messages.ts); consumed by the same Worker (evals/queue.ts). */
   EVAL_QUEUE: Queue<EvalMessage>;
+  /** One message per ended run that has a webhook callback (webhooks/callbacks.ts); consumed by the same Worker. */
+  CALLBACK_QUEUE: Queue<CallbackMessage>;
+  /** Seconds before a failed callback's first retry, doubling after (default 10; tests shorten it). */
+  CALLBACK_RETRY_DELAY_SECONDS?: string;
   /** Messages of one queue batch carried out at once (default 32): local throughput comes from this. */
   EVAL_BATCH_CONCURRENCY?: string;
   /** Milliseconds a repetition may go without a result before the watchdog sends it again (default 600000). */

@@ -1,11 +1,11 @@
 /** The Worker's entry point: the HTTP app, the eval queue's consumer and the Durable Object classes wrangler binds. */
 import { createApp } from "./app.js";
 import type { Env } from "./env.js";
-import type { EvalMessage } from "./evals/messages.js";
 import { modelClientFor } from "./evals/model-clients.js";
 import { evalQueueHandler } from "./evals/queue.js";
 import { errorResponse } from "./http-error.js";
 import { dispatchCall, dispatchTarget } from "./routes/dispatch.js";
+import { CALLBACK_QUEUE_NAME, callbackQueue } from "./webhooks/callbacks.js";
 
 const app = createApp();
 const queue = evalQueueHandler(modelClientFor);
@@ -17,9 +17,9 @@ export default {
     if (attemptId !== undefined) return dispatchCall(request, env, attemptId).catch(errorResponse);
     return app.fetch(request, env, ctx);
   },
-  // Both the eval queue and its dead-letter queue: the handler tells them apart by the batch's queue.
-  queue: (batch, env) => queue(batch, env),
-} satisfies ExportedHandler<Env, EvalMessage>;
+  // The eval queue and its dead-letter queue (the handler tells them apart by the batch's queue), and the callback queue.
+  queue: (batch, env) => (batch.queue === CALLBACK_QUEUE_NAME ? callbackQueue(batch, env) : queue(batch, env)),
+} satisfies ExportedHandler<Env, unknown>;
 
 export { AttemptObject } from "./attempt-object.js";
 export { RunCoordinator } from "./run-coordinator.js";

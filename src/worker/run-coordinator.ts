@@ -30,6 +30,7 @@ import { systemClock, type Clock } from "../core/ports.js";
 import type { RepetitionVerdict } from "../core/scoring/repetition-verdict.js";
 import type { Env } from "./env.js";
 import { sendRepetitions } from "./evals/messages.js";
+import { queueRunCallback } from "./webhooks/callbacks.js";
 import { durationSetting, DEFAULT_REPETITION_TIMEOUT_MS, FINAL_RETRY_MS, MAX_SENDS } from "./run/lifetimes.js";
 import { isRunStatus, runProgress, type RunEnding, type RunProgress, type RunStatus } from "./run/progress.js";
 import type {
@@ -224,6 +225,7 @@ export class RunCoordinator extends DurableObject<Env> implements RunMethods {
     if (!run) return;
     try {
       await writeRunEnded(databaseOf(this.env.DB), run.start.run_id, this.rowProgress(), this.repetitionRows(run));
+      await queueRunCallback(this.env, run.start.tenant_id, run.start.run_id);
     } catch (error) {
       console.error("copying the ended run to D1 failed; retrying", error);
       this.scheduleAlarm(this.clock.now() + FINAL_RETRY_MS);
