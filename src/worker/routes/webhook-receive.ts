@@ -79,7 +79,7 @@ webhookReceiveRoutes.post("/:id", async (c) => {
   if (format === "standard") {
     const timestamp = headers.get("webhook-timestamp") ?? "";
     if (!timestampFresh(timestamp, Date.now())) {
-      const reason = `webhook-timestamp ${timestamp.slice(0, 20)} is more than ${TIMESTAMP_TOLERANCE_SECONDS / 60} minutes from the server's clock`;
+      const reason = `webhook-timestamp ${timestamp.slice(0, 20)} is not within ${TIMESTAMP_TOLERANCE_SECONDS / 60} minutes of the server's clock`;
       await record(webhook, "refused", { reason });
       throw new ApiError("unauthorized", `${reason}: sign each delivery when it is sent`);
     }
