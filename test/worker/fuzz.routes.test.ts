@@ -260,6 +260,16 @@ const routes: RouteSpec[] = [
     runs: 20,
   },
   {
+    // The suite saved by the PUT entry above; a webhook is created, never delivered to (no run starts).
+    name: "POST /api/webhooks",
+    method: "POST",
+    path: () => "/api/webhooks",
+    valid: () => ({ suite: "fuzz-suite", runs_per_scenario: 1, label: "fuzz", callback_url: "http://127.0.0.1:9/callback" }),
+    alternatives: () => [{ suite: "fuzz-suite", format: "github", events: [{ event: "pull_request", actions: ["opened", "synchronize"] }, { event: "deployment_status", states: ["success"] }] }],
+    token: apiKey,
+    runs: 30,
+  },
+  {
     name: "POST /api/policies/:name/check",
     method: "POST",
     path: (name) => `/api/policies/${name}/check`,
