@@ -133,10 +133,10 @@ describe("the delivery route's body bound", () => {
     const response = await deliver(hook.id, standardHeaders(hook.secret, "msg_big", nowSeconds(), body), body);
     expect({ status: response.status, body: await response.json() }).toEqual({
       status: 413,
-      body: { error: { code: "payload_too_large", message: "a webhook delivery may be at most 1048576 bytes" } },
+      body: { error: { code: "payload_too_large", message: "the request body exceeds the limit of 1048576 bytes", details: { limit_bytes: 1048576 } } },
     });
     expect(await deliveries(world, hook.id)).toEqual([
-      { id: expect.stringMatching(/^whd_/), delivery_id: "msg_big", outcome: "refused", reason: "the body is larger than 1048576 bytes", run_id: null, source: null, received_at: ISO },
+      { id: expect.stringMatching(/^whd_/), delivery_id: "msg_big", outcome: "refused", reason: "the request body exceeds the limit of 1048576 bytes", run_id: null, source: null, received_at: ISO },
     ]);
   });
 });

@@ -13,42 +13,51 @@ const JSON_TYPE = /^application\/([a-z0-9.+-]*\+)?json\b/i;
 
 /** The body as text, refused with 413 past `maxBytes` (counted while streaming) and 400 when not UTF-8. */
 export async function readBodyText(request: Request, maxBytes: number): Promise<string> {
-  const length = request.headers.get("content-length");
-  const declared = length === null ? Number.NaN : Number(length);
-  if (Number.isFinite(declared) && declared > maxBytes) throw tooLarge(maxBytes);
-  if (!request.body) return "";
-  if (Number.isInteger(declared) && declared >= 0) {
-    // The HTTP layer delivers exactly Content-Length bytes, so the body can be read in one piece:
-    // a stream reader's round trips cost more than the rest of a small dispatch put together.
-    const bytes = await request.arrayBuffer();
-    try {
-      return new TextDecoder("utf-8", { fatal: true, ignoreBOM: false }).decode(bytes);
-    } catch {
-      throw new ApiError("invalid_encoding", "the request body is not valid UTF-8");
-    }
-  }
-  // Counting while streaming means a client that lies about (or omits) Content-Length still cannot
-  // make us buffer more than the limit.
-  const reader = request.body.getReader();
-  const decoder = new TextDecoder("utf-8", { fatal: true, ignoreBOM: false });
-  let total = 0;
-  let text = "";
+  let bytes: Uint8Array;
   try {
-    for (;;) {
-      const { done, value } = await reader.read();
-      if (done) break;
-      total += value.byteLength;
-      if (total > maxBytes) {
-        await reader.cancel();
-        throw tooLarge(maxBytes);
-      }
-      text += decoder.decode(value, { stream: true });
-    }
-    return text + decoder.decode();
+    bytes = await readBodyBytes(request, maxBytes);
   } catch (error) {
     if (error instanceof ApiError) throw error;
     throw new ApiError("invalid_encoding", "the request body is not valid UTF-8");
   }
+  try {
+    return new TextDecoder("utf-8", { fatal: true, ignoreBOM: false }).decode(bytes);
+  } catch {
+    throw new ApiError("invalid_encoding", "the request body is not valid UTF-8");
+  }
+}
+
+/** The body's bytes as received (signatures are over these), refused with 413 past `maxBytes`. */
+export async function readBodyBytes(request: Request, maxBytes: number): Promise<Uint8Array> {
+  const length = request.headers.get("content-length");
+  const declared = length === null ? Number.NaN : Number(length);
+  if (Number.isFinite(declared) && declared > maxBytes) throw tooLarge(maxBytes);
+  if (!request.body) return new Uint8Array(0);
+  // The HTTP layer delivers exactly Content-Length bytes, so the body can be read in one piece:
+  // a stream reader's round trips cost more than the rest of a small dispatch put together.
+  if (Number.isInteger(declared) && declared >= 0) return new Uint8Array(await request.arrayBuffer());
+  // Counting while streaming means a client that lies about (or omits) Content-Length still cannot
+  // make us buffer more than the limit.
+  const reader = request.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let total = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    total += value.byteLength;
+    if (total > maxBytes) {
+      await reader.cancel();
+      throw tooLarge(maxBytes);
+    }
+    chunks.push(value);
+  }
+  const bytes = new Uint8Array(total);
+  let offset = 0;
+  for (const chunk of chunks) {
+    bytes.set(chunk, offset);
+    offset += chunk.byteLength;
+  }
+  return bytes;
 }
 
 /**

@@ -24,6 +24,7 @@ import type { JsonValue } from "../../core/json.js";
 import { filterDecision, githubSource, type GithubEventFilter, type GithubSource } from "../../core/webhooks/github-events.js";
 import type { AppEnv } from "../env.js";
 import { ApiError, invalidRequest } from "../http-error.js";
+import { readBodyBytes } from "../middleware/json-body.js";
 import { openWebhookSecret, requireSealingKey, sealWebhookSecret } from "../webhooks/webhook-secret.js";
 import { startWebhookRun } from "../webhooks/start-webhook-run.js";
 
@@ -54,11 +55,11 @@ webhookReceiveRoutes.post("/:id", async (c) => {
       received_at: receivedAt,
     });
 
-  const body = await readBoundedBytes(c.req.raw, WEBHOOK_DELIVERY_LIMIT);
+  const body = await readBodyBytes(c.req.raw, WEBHOOK_DELIVERY_LIMIT).catch((error: unknown) => error);
   const row = await findWebhookRow(db, id);
-  if (body === "too_large") {
-    await record(row, "refused", { reason: `the body is larger than ${WEBHOOK_DELIVERY_LIMIT} bytes` });
-    throw new ApiError("payload_too_large", `a webhook delivery may be at most ${WEBHOOK_DELIVERY_LIMIT} bytes`);
+  if (!(body instanceof Uint8Array)) {
+    await record(row, "refused", { reason: body instanceof ApiError ? body.message : "the body could not be read" });
+    throw body;
   }
 
   const key = await requireSealingKey(c.env.TOOLPROOF_SECRET);
@@ -179,31 +180,4 @@ function parseJson(body: Uint8Array): JsonValue | undefined {
   } catch {
     return undefined;
   }
-}
-
-/** The raw body, or "too_large" past `maxBytes`, counted while streaming whatever Content-Length claims. */
-async function readBoundedBytes(request: Request, maxBytes: number): Promise<Uint8Array | "too_large"> {
-  const declared = Number(request.headers.get("content-length") ?? Number.NaN);
-  if (Number.isFinite(declared) && declared > maxBytes) return "too_large";
-  if (!request.body) return new Uint8Array(0);
-  const reader = request.body.getReader();
-  const chunks: Uint8Array[] = [];
-  let total = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    total += value.byteLength;
-    if (total > maxBytes) {
-      await reader.cancel();
-      return "too_large";
-    }
-    chunks.push(value);
-  }
-  const bytes = new Uint8Array(total);
-  let offset = 0;
-  for (const chunk of chunks) {
-    bytes.set(chunk, offset);
-    offset += chunk.byteLength;
-  }
-  return bytes;
 }
