@@ -142,6 +142,35 @@ describe("replays", () => {
   });
 });
 
+describe("a delivery whose run cannot start", () => {
+  it("answers the run route's refusal, is logged as refused, and may be delivered again once fixed", async () => {
+    const suite = invoiceSuite(world, { runs_per_scenario: 1 });
+    const agent = { ...(suite.agent as Record<string, unknown>), connection: "later" };
+    await putSuite(world, "later", { ...suite, agent, judge: { connection: "later", threshold: 4 } });
+    const later = await createWebhook(world, { suite: "later" });
+    const body = JSON.stringify({ build: 9 });
+    const refused = await deliver(later.id, standardHeaders(later.secret, "msg_later", nowSeconds(), body), body);
+    const missing = 'no connection named "later" yet: the suite is saved, and runs refuse to start until PUT /api/connections/later stores it';
+    const message = `/agent/connection: ${missing}; /judge/connection: ${missing}`;
+    expect({ status: refused.status, body: await refused.json() }).toEqual({
+      status: 422,
+      body: { error: { code: "model_connection_required", message, details: { problems: [{ path: "/agent/connection", message: missing }, { path: "/judge/connection", message: missing }] } } },
+    });
+    expect(await deliveries(world, later.id)).toEqual([
+      { id: expect.stringMatching(/^whd_/), delivery_id: "msg_later", outcome: "refused", reason: `the run did not start: ${message}`, run_id: null, source: null, received_at: ISO },
+    ]);
+    expect(await runsOf("later")).toEqual([]);
+
+    const connection = await call("GET", `/api/connections/${world.connection}`, { key: world.tenant.key });
+    const { base_url, model } = (await connection.json()) as { base_url: string; model: string };
+    const put = await call("PUT", "/api/connections/later", { key: world.tenant.key, body: { base_url, model, api_key: "sk-test", max_retries: 0 } });
+    expect(put.status).toBe(201);
+    const again = await deliver(later.id, standardHeaders(later.secret, "msg_later", nowSeconds(), body), body);
+    expect({ status: again.status, body: await again.json() }).toMatchObject({ status: 202, body: { delivery_id: "msg_later", replayed: false } });
+    expect((await runsOf("later")).length).toBe(1);
+  });
+});
+
 describe("rotating the secret", () => {
   it("shows a new secret once; the old one stops verifying and the new one starts runs", async () => {
     const rotated = await hookOnFreshSuite("rotated");
