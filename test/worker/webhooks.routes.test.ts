@@ -4,9 +4,10 @@
  * one, and the public route's body bound.
  */
 import { beforeAll, describe, expect, it } from "vitest";
-import { call, invalidAnswer, keyWith } from "./helpers.js";
+import { insertWebhook } from "../../src/adapters/d1/webhooks.js";
+import { call, db, invalidAnswer, keyWith } from "./helpers.js";
 import type { InvoiceWorld } from "./run-helpers.js";
-import { createWebhook, deliver, deliveries, nowSeconds, standardHeaders, webhookWorld } from "./webhook-helpers.js";
+import { createWebhook, deliver, deliveries, githubHeaders, nowSeconds, standardHeaders, UNVERIFIED_BODY, webhookWorld } from "./webhook-helpers.js";
 
 const ISO = expect.stringMatching(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/);
 
@@ -138,5 +139,27 @@ describe("the delivery route's body bound", () => {
     expect(await deliveries(world, hook.id)).toEqual([
       { id: expect.stringMatching(/^whd_/), delivery_id: "msg_big", outcome: "refused", reason: "the request body exceeds the limit of 1048576 bytes", run_id: null, source: null, received_at: ISO },
     ]);
+  });
+});
+
+describe("a webhook whose stored secret does not open", () => {
+  it("refuses deliveries with the same 401 (never a 500), in either format, and logs why", async () => {
+    // A row sealed under another deployment secret, or copied from elsewhere: here, not sealed at all.
+    const ids = ["whk_unopened_standard", "whk_unopened_github"];
+    for (const [i, format] of (["standard", "github"] as const).entries()) {
+      await insertWebhook(db(), { id: ids[i] ?? "", tenant_id: world.tenant.id, suite_name: "invoicedesk", format, sealed_secret: "v1.bm90LXNlYWxlZA", events: format === "github" ? '[{"event":"push"}]' : null, created_by: world.tenant.keyId });
+    }
+    const body = "{}";
+    const standard = await deliver("whk_unopened_standard", standardHeaders("whsec_c2VjcmV0", "msg_unopened", nowSeconds(), body), body);
+    const github = await deliver("whk_unopened_github", githubHeaders("whsec_c2VjcmV0", "push", "push-unopened", body), body);
+    expect([{ status: standard.status, body: await standard.text() }, { status: github.status, body: await github.text() }]).toEqual([
+      { status: 401, body: UNVERIFIED_BODY },
+      { status: 401, body: UNVERIFIED_BODY },
+    ]);
+    for (const [id, delivery] of [["whk_unopened_standard", "msg_unopened"], ["whk_unopened_github", "push-unopened"]] as const) {
+      expect(await deliveries(world, id)).toEqual([
+        { id: expect.stringMatching(/^whd_/), delivery_id: delivery, outcome: "refused", reason: "the webhook's secret does not open with this deployment's TOOLPROOF_SECRET", run_id: null, source: null, received_at: ISO },
+      ]);
+    }
   });
 });
