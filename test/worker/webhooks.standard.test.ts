@@ -112,6 +112,20 @@ describe("deliveries that do not verify", () => {
   });
 });
 
+describe("a webhook-id too long to be a replay key", () => {
+  it("is refused (400 naming the header) rather than cut short, so two ids never become one", async () => {
+    const body = "{}";
+    const long = `msg_${"x".repeat(197)}`;
+    const response = await deliver(hook.id, standardHeaders(hook.secret, long, nowSeconds(), body), body);
+    expect({ status: response.status, body: await response.json() }).toEqual({
+      status: 400,
+      body: { error: { code: "invalid_request", message: "/headers/webhook-id: expected at most 200 characters", details: { problems: [{ path: "/headers/webhook-id", message: "expected at most 200 characters" }] } } },
+    });
+    const [logged] = await deliveries(world, hook.id);
+    expect(logged).toEqual({ id: expect.stringMatching(/^whd_/), delivery_id: long.slice(0, 200), outcome: "refused", reason: "webhook-id is longer than 200 characters", run_id: null, source: null, received_at: ISO });
+  });
+});
+
 describe("replays", () => {
   it("answer the first delivery's run id and start nothing", async () => {
     const replayed = await hookOnFreshSuite("replayed");

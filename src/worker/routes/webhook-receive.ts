@@ -50,7 +50,7 @@ webhookReceiveRoutes.post("/:id", async (c) => {
       id: c.var.ids.id("whd"),
       webhook_id: id.slice(0, MAX_DELIVERY_ID),
       tenant_id: row?.tenant_id ?? null,
-      delivery_id: fields.delivery_id ?? deliveryIdOf(headers),
+      delivery_id: fields.delivery_id?.slice(0, MAX_DELIVERY_ID) ?? deliveryIdOf(headers),
       outcome,
       reason: fields.reason,
       run_id: fields.run_id ?? null,
@@ -96,7 +96,7 @@ webhookReceiveRoutes.post("/:id", async (c) => {
       await record(webhook, "refused", { reason: `missing ${missing.join(" and ")}` });
       throw invalidRequest(missing.map((name) => ({ path: `/headers/${name.toLowerCase()}`, message: `GitHub sends ${name} with every delivery` })));
     }
-    deliveryId = delivery.slice(0, MAX_DELIVERY_ID);
+    deliveryId = delivery;
     const payload = parseJson(body);
     if (payload === undefined) {
       await record(webhook, "refused", { reason: "the body is not JSON", delivery_id: deliveryId });
@@ -113,6 +113,13 @@ webhookReceiveRoutes.post("/:id", async (c) => {
       await record(webhook, "ignored", { reason: decision.reason, delivery_id: deliveryId, source });
       return c.json({ ignored: true, reason: decision.reason }, 202);
     }
+  }
+
+  // A replay key is compared whole: one cut short could make two deliveries one.
+  if (deliveryId.length > MAX_DELIVERY_ID) {
+    const header = format === "standard" ? "webhook-id" : "X-GitHub-Delivery";
+    await record(webhook, "refused", { reason: `${header} is longer than ${MAX_DELIVERY_ID} characters`, source });
+    throw invalidRequest([{ path: `/headers/${header.toLowerCase()}`, message: `expected at most ${MAX_DELIVERY_ID} characters` }]);
   }
 
   const trigger: Record<string, string> = { kind: "webhook", webhook_id: webhook.id, format, delivery_id: deliveryId };
