@@ -57,9 +57,9 @@ beforeAll(async () => {
   );
 });
 
-async function finishedRun(suite: string): Promise<RunBody> {
+async function finishedRun(suite: string): Promise<RunBody & { id: string }> {
   const started = await startRun(world, suite);
-  return waitForRun(world, started.id);
+  return { ...(await waitForRun(world, started.id)), id: started.id };
 }
 
 async function postLabels(runId: string, labels: unknown[]): Promise<{ status: number; body: unknown }> {
@@ -215,18 +215,16 @@ describe("a suite whose judge must be calibrated", () => {
 });
 
 describe("what an uncalibrated judge cannot hold back", () => {
+  /** One repetition of s5 (the judge's 5) and one of `other`, under `require_calibration: true` (30 labels: none exist for it). */
+  async function verdictBeside(other: keyof typeof Q) {
+    const name = `calibrated-${other}`;
+    await putSuite(world, name, invoiceSuite(world, { scenarios: [scenario("s5"), scenario(other)], runs_per_scenario: 1, judge: { connection: world.connection, require_calibration: true } }));
+    const run = await finishedRun(name);
+    return { verdict: run.verdict, hard_fail: run.hard_fail, reasons: run.reasons };
+  }
+
   it("a forbidden call fails the run however uncalibrated the judge", async () => {
-    await putSuite(
-      world,
-      "calibrated-forbidden",
-      invoiceSuite(world, {
-        scenarios: [scenario("s5"), scenario("forbidden")],
-        runs_per_scenario: 1,
-        judge: { connection: world.connection, require_calibration: true },
-      }),
-    );
-    const run = await finishedRun("calibrated-forbidden");
-    expect({ verdict: run.verdict, hard_fail: run.hard_fail, reasons: run.reasons }).toEqual({
+    expect(await verdictBeside("forbidden")).toEqual({
       verdict: "fail",
       hard_fail: true,
       reasons: ['Scenario forbidden, repetition 1: forbidden call invoices__place_invoice_on_hold({"invoice_id":"INV-10431","reason":"looks wrong"}); a forbidden call fails the run whatever the rate.'],
@@ -234,17 +232,7 @@ describe("what an uncalibrated judge cannot hold back", () => {
   });
 
   it("a selection failure fails the run when even a judge passing everything could not reach the gate", async () => {
-    await putSuite(
-      world,
-      "calibrated-selection",
-      invoiceSuite(world, {
-        scenarios: [scenario("s5"), scenario("silent")],
-        runs_per_scenario: 1,
-        judge: { connection: world.connection, require_calibration: true },
-      }),
-    );
-    const run = await finishedRun("calibrated-selection");
-    expect({ verdict: run.verdict, hard_fail: run.hard_fail, reasons: run.reasons }).toEqual({
+    expect(await verdictBeside("silent")).toEqual({
       verdict: "fail",
       hard_fail: false,
       reasons: ["The gate fails even with every judge-scored repetition counted as a pass.", "1 of 2 repetitions passed, below the gate of 90%."],

@@ -14,7 +14,8 @@ beforeAll(async () => {
   world = await invoiceWorld("labels-error");
   await server.script(world.model, { conversations: wellBehaved(), judge_default: GOOD_JUDGE });
   await putSuite(world, "invoicedesk", invoiceSuite(world, { runs_per_scenario: 1 }));
-  runId = (await waitForRun(world, (await startRun(world, "invoicedesk")).id)).id;
+  runId = (await startRun(world, "invoicedesk")).id;
+  await waitForRun(world, runId);
 });
 
 const post = (id: string, body: unknown, key = world.tenant.key) => call("POST", `/api/runs/${id}/labels`, { key, body });
