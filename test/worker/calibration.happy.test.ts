@@ -97,6 +97,7 @@ describe("a suite whose judge must be calibrated", () => {
       { repetition: 7, label: "fail" },
       { repetition: 8, score: 1 },
       { repetition: 9, label: "pass" },
+      { repetition: 10, label: "pass" },
     ]);
     const item = (n: number, scenarioId: string, repetition: number, label: string | null, labelScore: number | null, note: string | null, judge_score: number | null) => ({
       n,
@@ -119,18 +120,22 @@ describe("a suite whose judge must be calibrated", () => {
       item(7, "s2", 1, "fail", null, null, 2),
       item(8, "s2", 2, null, 1, null, 2),
       item(9, "refuse", 1, "pass", null, null, null),
+      item(10, "refuse", 2, "pass", null, null, null),
     ];
     expect(posted).toEqual({
       status: 200,
       body: {
         run: firstRun,
         items,
-        warnings: [{ path: "/labels/8/repetition", message: "repetition 9 (refuse #1) was decided without the judge (no calls, as expected): the label is stored, but it cannot measure the judge, and calibration counts it apart" }],
+        warnings: [
+          { path: "/labels/8/repetition", message: "repetition 9 (refuse #1) was decided without the judge (no calls, as expected): the label is stored, but it cannot measure the judge, and calibration counts it apart" },
+          { path: "/labels/9/repetition", message: "repetition 10 (refuse #2) was decided without the judge (no calls, as expected): the label is stored, but it cannot measure the judge, and calibration counts it apart" },
+        ],
       },
     });
     expect(await answer(await call("GET", `/api/runs/${firstRun}/labels`, { key: world.tenant.key }))).toEqual({ status: 200, body: { run: firstRun, items, next_cursor: null } });
 
-    // At threshold 4, over the 8 labels on judged repetitions (n 9 is counted apart):
+    // At threshold 4, over the 8 labels on judged repetitions (n 9 and 10 are counted apart):
     //   n1, n2: judge 5, human pass → both pass 2
     //   n3: judge 4, human fail; n4: judge 4, human score 2 (< 4, fail) → judge pass, human fail 2
     //   n5: judge 3, human pass → judge fail, human pass 1
@@ -150,8 +155,8 @@ describe("a suite whose judge must be calibrated", () => {
         judge: JUDGE(),
         require_calibration: REQUIRED,
         calibrated: { met: false, sentence: "The judge has 8 labels (6 required) but a kappa of 0.25, below the 0.5 required." },
-        labels: 9,
-        labels_without_judge: 1,
+        labels: 10,
+        labels_without_judge: 2,
         judges: [
           {
             judge: JUDGE(),
@@ -191,7 +196,7 @@ describe("a suite whose judge must be calibrated", () => {
     expect(relabelled).toMatchObject({ status: 200, body: { items: [{ n: 3, label: "pass", score: null, note: "fine on a second look" }, { n: 4, label: null, score: 5, note: null }], warnings: [] } });
     const calibration = await answer(await call("GET", "/api/suites/calibrated/calibration", { key: world.tenant.key }));
     expect(calibration).toMatchObject({
-      body: { labels: 9, calibrated: { met: true, sentence: "The judge is calibrated: 8 labels (6 required) and a kappa of 0.75 (0.5 required)." }, judges: [{ kappa: 0.75, confusion: { both_pass: 4, both_fail: 3, judge_pass_human_fail: 0, judge_fail_human_pass: 1 } }] },
+      body: { labels: 10, calibrated: { met: true, sentence: "The judge is calibrated: 8 labels (6 required) and a kappa of 0.75 (0.5 required)." }, judges: [{ kappa: 0.75, confusion: { both_pass: 4, both_fail: 3, judge_pass_human_fail: 0, judge_fail_human_pass: 1 } }] },
     });
 
     // Now the judge's 3s and 2s fail the run: 6 of 10.
@@ -206,7 +211,7 @@ describe("a suite whose judge must be calibrated", () => {
     expect(await postLabels(newest, [{ repetition: 1, label: "pass" }])).toMatchObject({ status: 200, body: { warnings: [] } });
     const calibration = (await (await call("GET", "/api/suites/calibrated/calibration", { key: world.tenant.key })).json()) as { labels: number; judges: Array<{ labels: number; confusion: unknown }> };
     expect([calibration.labels, calibration.judges.length, calibration.judges[0]?.labels, calibration.judges[0]?.confusion]).toEqual([
-      10,
+      11,
       1,
       9,
       { both_pass: 5, both_fail: 3, judge_pass_human_fail: 0, judge_fail_human_pass: 1 },
@@ -253,8 +258,8 @@ describe("another model behind the judge's connection", () => {
       judge: { ...JUDGE(), model: other },
       require_calibration: REQUIRED,
       calibrated: { met: false, sentence: "The judge has 0 of the 6 labels required and no kappa yet." },
-      labels: 10,
-      labels_without_judge: 1,
+      labels: 11,
+      labels_without_judge: 2,
       judges: [
         [{ ...JUDGE(), model: other }, true, 0],
         [JUDGE(), false, 9],
