@@ -22,6 +22,7 @@ import { suiteRoutes } from "./routes/suites.js";
 import { runRoutes } from "./routes/runs.js";
 import { webhookReceiveRoutes } from "./routes/webhook-receive.js";
 import { runCallbackRoutes, webhookRoutes } from "./routes/webhooks.js";
+import { labelRoutes } from "./routes/labels.js";
 
 /** What the app is built with; tests may steer it (ids, to make two requests meet one object). */
 export interface AppServices {
@@ -59,6 +60,7 @@ export function createApp(services: Partial<AppServices> = {}): Hono<AppEnv> {
   api.route("/simulations", simulationRoutes);
   api.route("/suites", suiteRoutes);
   api.route("/", runRoutes);
+  api.route("/", labelRoutes);
   api.route("/connections", connectionRoutes);
   api.route("/webhooks", webhookRoutes);
   api.route("/runs", runCallbackRoutes);
