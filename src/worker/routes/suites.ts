@@ -129,7 +129,7 @@ export async function connectionWarnings(db: Database, tenantId: string, suite: 
 }
 
 /** The planning port's companion: the tenant's policies, latest version, parsed. */
-function policySource(db: Database, tenantId: string): PolicySource {
+export function policySource(db: Database, tenantId: string): PolicySource {
   return {
     async latest(name) {
       const stored = await findPolicyVersion(db, tenantId, name);
