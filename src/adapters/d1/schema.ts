@@ -268,3 +268,98 @@ export const runRepetitions = sqliteTable(
   },
   (t) => [primaryKey({ columns: [t.run_id, t.seq] })],
 );
+
+/**
+ * Signed triggers that start runs of one suite (POST /api/webhooks/:id). The signing secret is
+ * sealed like connection keys. A deleted webhook keeps its row (deliveries point at it) and answers
+ * exactly as an unknown id does.
+ */
+export const webhooks = sqliteTable(
+  "webhooks",
+  {
+    id: text("id").primaryKey(),
+    tenant_id: text("tenant_id").notNull(),
+    suite_name: text("suite_name").notNull(),
+    /** standard (Standard Webhooks headers) or github (X-Hub-Signature-256). */
+    format: text("format").notNull(),
+    /** base64url of IV + AES-GCM ciphertext of the signing secret. */
+    sealed_secret: text("sealed_secret").notNull(),
+    runs_per_scenario: integer("runs_per_scenario"),
+    label: text("label"),
+    /** Where the run's verdict is POSTed (Standard-Webhooks-signed) when it ends, or null. */
+    callback_url: text("callback_url"),
+    /** JSON: the GitHub event filter ({event, actions?, states?}[]), or null for standard webhooks. */
+    events: text("events"),
+    created_by: text("created_by").notNull(),
+    created_at: createdAt(),
+    rotated_at: text("rotated_at"),
+    deleted_at: text("deleted_at"),
+  },
+  (t) => [index("webhooks_tenant").on(t.tenant_id, t.created_at)],
+);
+
+/** Every delivery to a webhook URL: accepted, replayed, ignored (event filter) or refused, and why. */
+export const webhookDeliveries = sqliteTable(
+  "webhook_deliveries",
+  {
+    id: text("id").primaryKey(),
+    /** As the URL named it: refused deliveries to unknown ids are recorded too. */
+    webhook_id: text("webhook_id").notNull(),
+    /** Null when the webhook id is unknown (the tenant is then unknown as well). */
+    tenant_id: text("tenant_id"),
+    /** webhook-id or X-GitHub-Delivery, when the request carried one. */
+    delivery_id: text("delivery_id"),
+    /** accepted, replayed, ignored, refused. */
+    outcome: text("outcome").notNull(),
+    reason: text("reason"),
+    run_id: text("run_id"),
+    /** JSON: what the delivery said about its source (GitHub event, action, commit, ref), or null. */
+    source: text("source"),
+    received_at: text("received_at").notNull(),
+  },
+  (t) => [
+    index("webhook_deliveries_webhook").on(t.webhook_id, t.received_at),
+    // A delivery id starts at most one run: a second accepted delivery with the same id is a replay.
+    uniqueIndex("webhook_deliveries_accepted").on(t.webhook_id, t.delivery_id).where(sql`outcome = 'accepted'`),
+  ],
+);
+
+/** Each attempt to POST a run's verdict to its webhook's callback_url. */
+export const callbackDeliveries = sqliteTable(
+  "callback_deliveries",
+  {
+    run_id: text("run_id").notNull(),
+    /** 1, 2, ... in the order they were made. */
+    attempt: integer("attempt").notNull(),
+    tenant_id: text("tenant_id").notNull(),
+    url: text("url").notNull(),
+    /** The HTTP status the receiver answered, or null when it could not be reached. */
+    status: integer("status"),
+    error: text("error"),
+    at: text("at").notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.run_id, t.attempt] })],
+);
+
+/**
+ * Hand labels of repetitions (POST /api/runs/:id/labels), against which a suite's judge is
+ * calibrated. One label per repetition; a new label for the same repetition replaces the old one.
+ */
+export const judgeLabels = sqliteTable(
+  "judge_labels",
+  {
+    run_id: text("run_id").notNull(),
+    /** The repetition's seq in run_repetitions. */
+    seq: integer("seq").notNull(),
+    tenant_id: text("tenant_id").notNull(),
+    suite_name: text("suite_name").notNull(),
+    /** pass or fail, or null when a score is given instead. */
+    label: text("label"),
+    /** 1..5, or null when a pass/fail label is given. */
+    score: integer("score"),
+    note: text("note"),
+    created_by: text("created_by").notNull(),
+    created_at: text("created_at").notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.run_id, t.seq] }), index("judge_labels_suite").on(t.tenant_id, t.suite_name)],
+);
