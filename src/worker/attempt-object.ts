@@ -37,6 +37,7 @@ import type {
   Answer,
   AttemptMethods,
   AttemptSnapshot,
+  CallsReply,
   CompleteReply,
   DescribeReply,
   DispatchReply,
@@ -161,6 +162,12 @@ export class AttemptObject extends DurableObject<Env> implements AttemptMethods 
     live.completed = true;
     this.scheduleFlush(live);
     return { kind: "ok", snapshot: this.snapshotOf(live) };
+  }
+
+  /** Evidence rows after `afterSeq` (at most `limit`), from the object's own storage; the caller has authorized the reader. */
+  calls(afterSeq: number, limit: number): CallsReply {
+    if (!this.load()) return { kind: "missing" };
+    return { kind: "ok", calls: this.storage.callsAfter(afterSeq, limit) };
   }
 
   /** Copies every unflushed call to D1 now; GET evidence calls this before reading D1. */

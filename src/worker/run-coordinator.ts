@@ -30,9 +30,8 @@ import { systemClock, type Clock } from "../core/ports.js";
 import type { RepetitionVerdict } from "../core/scoring/repetition-verdict.js";
 import type { Env } from "./env.js";
 import { sendRepetitions } from "./evals/messages.js";
-import { queueRunCallback } from "./webhooks/callbacks.js";
-import { durationSetting, DEFAULT_REPETITION_TIMEOUT_MS, FINAL_RETRY_MS, MAX_SENDS } from "./run/lifetimes.js";
-import { isRunStatus, runProgress, type RunEnding, type RunProgress, type RunStatus } from "./run/progress.js";
+import { durationSetting, DEFAULT_REPETITION_TIMEOUT_MS, FINAL_RETRY_MS, MAX_SENDS, PROGRESS_INTERVAL_MS } from "./run/lifetimes.js";
+import { isRunStatus, runProgress, type RunEnding, type RunProgress, type RunStatus, type StoredVerdict } from "./run/progress.js";
 import type {
   CancelReply,
   ClaimReply,
@@ -46,6 +45,7 @@ import type {
   StartReply,
 } from "./run/replies.js";
 import { RunStorage, type SlotRow, type StoredRun } from "./run/storage.js";
+import { queueRunCallback } from "./webhooks/callbacks.js";
 
 /** Rows read per step when copying an ended run's records to D1. */
 const COPY_CHUNK = 50;
@@ -58,6 +58,8 @@ export class RunCoordinator extends DurableObject<Env> implements RunMethods {
   private run: StoredRun | null | undefined;
   private progressInFlight: Promise<void> | null = null;
   private progressDirty = false;
+  /** Parsed verdicts by seq (see storedVerdicts). */
+  private readonly verdicts = new Map<number, StoredVerdict>();
 
   constructor(ctx: DurableObjectState, env: Env, clock: Clock = systemClock) {
     super(ctx, env);
@@ -95,7 +97,7 @@ export class RunCoordinator extends DurableObject<Env> implements RunMethods {
     if (run.status === "queued") {
       this.storage.writeStarted(now);
       this.run = undefined;
-      await this.writeProgressSoon();
+      this.writeProgressSoon();
     }
     return {
       kind: "job",
@@ -126,8 +128,9 @@ export class RunCoordinator extends DurableObject<Env> implements RunMethods {
     const run = this.load(true);
     if (!run) return { kind: "missing" };
     if (ended(run)) return { kind: "ended", status: run.status };
-    if (!this.storage.slot(seq)) return { kind: "missing" };
-    if (!this.storage.writeRecord(seq, JSON.stringify(record), JSON.stringify(record.verdict), record.verdict.outcome)) return { kind: "duplicate" };
+    const slot = this.storage.slot(seq);
+    if (!slot) return { kind: "missing" };
+    if (!this.writeRecord(slot, record)) return { kind: "duplicate" };
     // A result that arrives without a claim (a dead letter) still means the run has begun.
     if (run.status === "queued") {
       this.storage.writeStarted(this.clock.now());
@@ -137,7 +140,8 @@ export class RunCoordinator extends DurableObject<Env> implements RunMethods {
       await this.end("finished", { reason: "completed", missing: [] });
       return { kind: "recorded", finished: true };
     }
-    await this.writeProgressSoon();
+    // Not awaited: the delivery is acknowledged at once, and D1 catches up within PROGRESS_INTERVAL_MS.
+    this.writeProgressSoon();
     return { kind: "recorded", finished: false };
   }
 
@@ -204,7 +208,7 @@ export class RunCoordinator extends DurableObject<Env> implements RunMethods {
       await this.end("finished", { reason: "completed", missing: [] });
       return;
     }
-    if (giveUp.length > 0) await this.writeProgressSoon();
+    if (giveUp.length > 0) this.writeProgressSoon();
     this.scheduleAlarm(this.nextAlarmAt());
   }
 
@@ -266,12 +270,7 @@ export class RunCoordinator extends DurableObject<Env> implements RunMethods {
   private currentProgress(): RunProgress {
     const run = this.load();
     if (!run) throw new Error("reading the progress of a coordinator that holds no run");
-    const verdicts = this.storage.verdicts().map((row) => ({
-      scenario_index: row.scenario_index,
-      repetition: row.repetition,
-      // SAFETY: the verdict column is written only by record(), from JSON.stringify of a RepetitionVerdict.
-      verdict: JSON.parse(row.verdict) as RepetitionVerdict,
-    }));
+    const verdicts = this.storedVerdicts();
     const status: RunStatus = isRunStatus(run.status) ? run.status : "running";
     // SAFETY: the ending column is written only by end(), from JSON.stringify of a RunEnding.
     const ending = run.ending === null ? null : (JSON.parse(run.ending) as RunEnding);
@@ -298,19 +297,22 @@ export class RunCoordinator extends DurableObject<Env> implements RunMethods {
   }
 
   /**
-   * Writes the progress to D1, coalescing: while one write is in flight, later changes mark the
-   * progress dirty and one more write follows with whatever is current then.
+   * Writes the progress to D1 in the background, coalesced and throttled: while a write is in
+   * flight or was made less than PROGRESS_INTERVAL_MS ago, later changes only mark the progress
+   * dirty, and one write follows with whatever is current then. An ended run's final row is
+   * written by end(), which never waits on this.
    */
-  private writeProgressSoon(): Promise<void> {
+  private writeProgressSoon(): void {
     this.progressDirty = true;
-    if (this.progressInFlight) return this.progressInFlight;
-    const run = this.load();
-    if (!run) return Promise.resolve();
+    if (this.progressInFlight) return;
     this.progressInFlight = (async () => {
       try {
         while (this.progressDirty) {
           this.progressDirty = false;
+          const run = this.load();
+          if (!run || ended(run)) return;
           await writeRunProgress(databaseOf(this.env.DB), run.start.run_id, this.rowProgress());
+          if (this.progressDirty) await this.clock.sleep(PROGRESS_INTERVAL_MS);
         }
       } catch (error) {
         // Progress is advisory; the final write at the end is retried until it lands.
@@ -319,7 +321,28 @@ export class RunCoordinator extends DurableObject<Env> implements RunMethods {
         this.progressInFlight = null;
       }
     })();
-    return this.progressInFlight;
+  }
+
+  /**
+   * Every stored verdict, parsed once: kept in memory as records are written, and read again from
+   * storage whenever the count there differs (another instance wrote, or this one just loaded).
+   */
+  private storedVerdicts(): StoredVerdict[] {
+    if (this.storage.recordedCount() !== this.verdicts.size) {
+      this.verdicts.clear();
+      for (const row of this.storage.verdicts()) {
+        // SAFETY: the verdict column is written only by writeRecord(), from JSON.stringify of a RepetitionVerdict.
+        this.verdicts.set(row.seq, { scenario_index: row.scenario_index, repetition: row.repetition, verdict: JSON.parse(row.verdict) as RepetitionVerdict });
+      }
+    }
+    return [...this.verdicts.values()];
+  }
+
+  /** The repetition's first record, written with its verdict (in memory too); false when it already had one. */
+  private writeRecord(slot: SlotRow, record: RepetitionRecord): boolean {
+    if (!this.storage.writeRecord(slot.seq, JSON.stringify(record), JSON.stringify(record.verdict), record.verdict.outcome)) return false;
+    if (this.verdicts.size === this.storage.recordedCount() - 1) this.verdicts.set(slot.seq, { scenario_index: slot.scenario_index, repetition: slot.repetition, verdict: record.verdict });
+    return true;
   }
 
   // -- helpers -------------------------------------------------------------------------------
@@ -330,8 +353,7 @@ export class RunCoordinator extends DurableObject<Env> implements RunMethods {
 
   /** A repetition the watchdog gives up on, recorded as an infrastructure error (unless a result beat it). */
   private writeMissing(slot: SlotRow, message: string): void {
-    const record = notRunRecord({ ...this.slotIdentity(slot), infrastructure_error: message, at: this.clock.now() });
-    this.storage.writeRecord(slot.seq, JSON.stringify(record), JSON.stringify(record.verdict), record.verdict.outcome);
+    this.writeRecord(slot, notRunRecord({ ...this.slotIdentity(slot), infrastructure_error: message, at: this.clock.now() }));
   }
 
   private missingRef(run: StoredRun, slot: SlotRow): RunEnding["missing"][number] {

@@ -77,6 +77,16 @@ describe("POST /api/suites/:name/runs refuses", () => {
     );
   });
 
+  it("a body that is not JSON (while no body at all, or an empty one, is fine)", async () => {
+    expect(await answer(await call("POST", "/api/suites/invoicedesk/runs", { key: world.tenant.key, body: "{runs", headers: { "content-type": "application/json" } }))).toMatchObject({
+      status: 400,
+      body: { error: { code: "malformed_json" } },
+    });
+    const empty = await call("POST", "/api/suites/invoicedesk/runs", { key: world.tenant.key, headers: { "content-type": "application/json", "content-length": "0" } });
+    expect(empty.status).toBe(202);
+    await waitForRun(world, ((await empty.json()) as { id: string }).id);
+  });
+
   it("a run of more repetitions than one run may have", async () => {
     expect(await answer(await call("POST", "/api/suites/invoicedesk/runs", { key: world.tenant.key, body: { runs_per_scenario: 1000, label: "nightly" } }))).toEqual(
       invalidAnswer({ path: "/runs_per_scenario", message: "5 scenarios × 1000 runs is 5000 repetitions; one run may have at most 2000" }),

@@ -89,6 +89,9 @@ export type FlushReply =
   /** D1 refused the copy; the object keeps every row and retries by its alarm. */
   | { kind: "failed"; message: string };
 
+/** The attempt's own evidence rows after a seq, read from the object (the eval consumer scores them without a trip to D1). */
+export type CallsReply = MissingReply | { kind: "ok"; calls: EvidenceRow[] };
+
 /** The object's RPC surface, as the class implements it. */
 export interface AttemptMethods {
   setup(setup: AttemptSetup): SetupReply;
@@ -98,6 +101,7 @@ export interface AttemptMethods {
   snapshot(): SnapshotReply;
   complete(tokenHash: string, completion: JsonObject): CompleteReply;
   flush(): Promise<FlushReply>;
+  calls(afterSeq: number, limit: number): CallsReply;
 }
 
 /**

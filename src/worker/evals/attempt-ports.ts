@@ -4,7 +4,6 @@
  * call (simulated delay honoured after the object has answered, as HTTP dispatch does), and the
  * executed calls are read back from the attempt's evidence with their function names.
  */
-import { listEvidence } from "../../adapters/d1/simulations.js";
 import type { ToolAnswer, ToolDispatcher } from "../../core/evals/agent-types.js";
 import type { JsonValue, Problem } from "../../core/json.js";
 import { systemClock } from "../../core/ports.js";
@@ -13,7 +12,7 @@ import { parseDelayScale, waitSimulatedDelay } from "../../core/simulation/delay
 import { parseEvidenceError, toEvidenceCall } from "../../core/simulation/evidence.js";
 import { attemptStub } from "../attempt-access.js";
 import type { DispatchReply } from "../attempt/replies.js";
-import type { Database, Env } from "../env.js";
+import type { Env } from "../env.js";
 import type { RunJob } from "../run/replies.js";
 
 const EVIDENCE_PAGE = 200;
@@ -76,18 +75,21 @@ export async function evidenceMark(env: Env, attemptId: string): Promise<number>
   return reply.snapshot.calls;
 }
 
-/** The attempt's executed calls after `afterSeq`, flushed to D1 first and read back there. */
-export async function evidenceSince(env: Env, db: Database, attemptId: string, afterSeq: number): Promise<ExecutedCall[]> {
-  const flushed = await attemptStub(env, attemptId).flush();
-  if (flushed.kind !== "flushed") throw new Error(`the evidence of attempt ${attemptId} could not be flushed: ${flushed.kind === "failed" ? flushed.message : "no attempt"}`);
+/**
+ * The attempt's executed calls after `afterSeq`, read from its object: the evidence is written
+ * there with each call and reaches D1 later by the object's own flush, so scoring needs no D1 trip.
+ */
+export async function evidenceSince(env: Env, attemptId: string, afterSeq: number): Promise<ExecutedCall[]> {
+  const stub = attemptStub(env, attemptId);
   const calls: ExecutedCall[] = [];
   let after = afterSeq;
   for (;;) {
-    const rows = await listEvidence(db, attemptId, after, EVIDENCE_PAGE);
+    const reply = await stub.calls(after, EVIDENCE_PAGE);
+    if (reply.kind !== "ok") throw new Error(`attempt ${attemptId} holds no attempt`);
     // The evidence's tool column is the function name the call resolved to.
-    for (const row of rows) calls.push(executedCallOf(toEvidenceCall(row), row.tool));
-    const last = rows[rows.length - 1];
-    if (!last || rows.length < EVIDENCE_PAGE) return calls;
+    for (const row of reply.calls) calls.push(executedCallOf(toEvidenceCall(row), row.tool));
+    const last = reply.calls[reply.calls.length - 1];
+    if (!last || reply.calls.length < EVIDENCE_PAGE) return calls;
     after = last.seq;
   }
 }

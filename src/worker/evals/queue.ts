@@ -131,7 +131,7 @@ export async function runJob(job: RunJob, env: Env, resolve: ModelClientResolver
       approval,
     },
     dispatcher: attemptDispatcher(env, job),
-    executedCalls: () => evidenceSince(env, db, job.attempt_id, afterSeq),
+    executedCalls: () => evidenceSince(env, job.attempt_id, afterSeq),
     judge,
     now: () => clock.now(),
   });

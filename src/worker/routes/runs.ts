@@ -53,8 +53,9 @@ export const runRoutes = new Hono<AppEnv>();
 
 runRoutes.post("/suites/:name/runs", requirePermission("AIManager:RunEvals"), async (c) => {
   const name = documentName(c.req.param("name"));
-  // The body is optional: no body (or an empty one without a Content-Type) runs the latest version as saved.
-  const body = c.req.raw.body === null && !c.req.header("content-type") ? {} : await readBodyWithHints(c, runRequest);
+  // The body is optional: none at all (or an empty one) runs the latest version as saved.
+  const empty = c.req.raw.body === null || c.req.header("content-length") === "0";
+  const body = empty ? {} : await readBodyWithHints(c, runRequest);
   const { tenantId, keyId } = c.var.principal;
   const db = c.var.db;
 

@@ -8,6 +8,8 @@ export const DEFAULT_RUN_TIMEOUT_MS = 2 * 60 * 60 * 1000;
 export const MAX_SENDS = 5;
 /** When copying an ended run to D1 failed, the alarm tries again this much later. */
 export const FINAL_RETRY_MS = 30 * 1000;
+/** A live run's D1 row is brought up to date at most this often (GET reads a live run from its coordinator). */
+export const PROGRESS_INTERVAL_MS = 1000;
 /** A run's attempts outlive its deadline by this much, so a repetition running at the deadline can still finish its calls. */
 export const ATTEMPT_LEASE_MARGIN_MS = 10 * 60 * 1000;
 

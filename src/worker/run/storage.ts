@@ -142,10 +142,14 @@ export class RunStorage {
   }
 
   /** Every stored verdict (small JSON each), for recomputing the aggregate. */
-  verdicts(): Array<{ scenario_index: number; repetition: number; verdict: string }> {
+  verdicts(): Array<{ seq: number; scenario_index: number; repetition: number; verdict: string }> {
     return this.sql
-      .exec<{ scenario_index: number; repetition: number; verdict: string }>(`SELECT scenario_index, repetition, verdict FROM repetitions WHERE verdict IS NOT NULL ORDER BY seq`)
+      .exec<{ seq: number; scenario_index: number; repetition: number; verdict: string }>(`SELECT seq, scenario_index, repetition, verdict FROM repetitions WHERE verdict IS NOT NULL ORDER BY seq`)
       .toArray();
+  }
+
+  recordedCount(): number {
+    return this.sql.exec<{ n: number }>(`SELECT count(*) AS n FROM repetitions WHERE verdict IS NOT NULL`).one().n;
   }
 
   /** Marks a delivery as working on the repetition; answers the claim number. */
