@@ -16,9 +16,7 @@
 import { Hono } from "hono";
 import { z } from "zod";
 import { encodeCursor } from "../../adapters/d1/json-column.js";
-import { findPolicyVersion } from "../../adapters/d1/policies.js";
 import { getRun, getRunRepetition, listRunRepetitions, listRuns, type RunRow } from "../../adapters/d1/runs.js";
-import { getSuiteVersion } from "../../adapters/d1/suites.js";
 import { systemClock } from "../../core/ports.js";
 import { RESOURCE_NAME } from "../../core/names.js";
 import { documentName } from "../document-body.js";
@@ -29,14 +27,11 @@ import { requirePermission } from "../middleware/auth.js";
 import { DEFAULT_PAGE_SIZE, pageCursor, pageLimit } from "../pagination.js";
 import type { RunProgress } from "../run/progress.js";
 import { runStub } from "../run/run-access.js";
+import { runnableSuite } from "../run/runnable-suite.js";
 import { startRun } from "../run/start-run.js";
 import { itemOfEntry, itemOfRow, progressOfRow, repetitionDetail, repetitionSummary, runView, type RepetitionItem } from "../run/view.js";
-import { storedPolicy } from "./policies.js";
-import { connectionWarnings, storedSuite } from "./suites.js";
 
 export const MAX_RUNS_PER_SCENARIO = 1000;
-/** Repetitions one run may have in all (scenarios × runs per scenario). */
-export const MAX_REPETITIONS = 2000;
 
 const runRequest = z.strictObject({
   runs_per_scenario: z
@@ -59,30 +54,17 @@ runRoutes.post("/suites/:name/runs", requirePermission("AIManager:RunEvals"), as
   const { tenantId, keyId } = c.var.principal;
   const db = c.var.db;
 
-  const stored = await getSuiteVersion(db, tenantId, name, body.version);
-  if (!stored) throw body.version === undefined ? notFound("suite") : new ApiError("not_found", `suite "${name}" has no version ${body.version}`, { problems: [{ path: "/version", message: `no version ${body.version}` }] });
-  const suite = storedSuite(stored);
-  const runsPerScenario = body.runs_per_scenario ?? suite.runs_per_scenario;
-  const total = runsPerScenario * suite.scenarios.length;
-  if (total > MAX_REPETITIONS) {
-    throw invalidRequest([{ path: "/runs_per_scenario", message: `${suite.scenarios.length} scenarios × ${runsPerScenario} runs is ${total} repetitions; one run may have at most ${MAX_REPETITIONS}` }]);
-  }
-
-  // The same check that warned when the suite was saved; a run cannot start without them.
-  const missing = await connectionWarnings(db, tenantId, suite);
-  if (missing.length > 0) {
-    throw new ApiError("model_connection_required", `${missing.map((problem) => `${problem.path}: ${problem.message}`).join("; ")}`, { problems: missing });
-  }
-
-  let policy = null;
-  if (suite.agent.policy !== undefined) {
-    const found = await findPolicyVersion(db, tenantId, suite.agent.policy);
-    if (!found) throw new ApiError("not_found", `/agent/policy: the suite's policy "${suite.agent.policy}" does not exist`, { problems: [{ path: "/agent/policy", message: `no policy "${suite.agent.policy}"` }] });
-    policy = storedPolicy(found);
-  }
+  const runnable = await runnableSuite(db, tenantId, name, {
+    version: body.version,
+    runs_per_scenario: body.runs_per_scenario,
+    missing: () =>
+      body.version === undefined
+        ? notFound("suite")
+        : new ApiError("not_found", `suite "${name}" has no version ${body.version}`, { problems: [{ path: "/version", message: `no version ${body.version}` }] }),
+  });
 
   const started = await startRun(
-    { tenantId, keyId, suite: { name, version: stored.version, document: suite }, policy, runs_per_scenario: body.runs_per_scenario, label: body.label, trigger: { kind: "api" } },
+    { tenantId, keyId, suite: { name, version: runnable.version, document: runnable.suite }, policy: runnable.policy, runs_per_scenario: body.runs_per_scenario, label: body.label, trigger: { kind: "api" } },
     { env: c.env, db, ids: c.var.ids, clock: systemClock },
   );
   const { start } = started;
@@ -92,7 +74,7 @@ runRoutes.post("/suites/:name/runs", requirePermission("AIManager:RunEvals"), as
       id: start.run_id,
       status: "queued",
       suite: name,
-      suite_version: stored.version,
+      suite_version: runnable.version,
       label: start.label,
       runs_per_scenario: start.runs_per_scenario,
       total_repetitions: start.repetitions.length,
