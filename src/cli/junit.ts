@@ -44,7 +44,7 @@ function testsuite(run: RunView, scenario: string, id: number, repetitions: read
     ...(run.label === null ? [] : ([["label", run.label]] as Array<[string, string]>)),
     ["verdict", run.verdict ?? run.status],
     ...(figures?.pass_rate === null || figures === undefined ? [] : ([["pass_rate", String(figures.pass_rate)]] as Array<[string, string]>)),
-    ...(figures?.interval ? ([["interval_95", `${figures.interval.low} ${figures.interval.high}`]] as Array<[string, string]>) : []),
+    ...(figures?.interval ? ([["interval_95", `${round(figures.interval.low)} to ${round(figures.interval.high)}`]] as Array<[string, string]>) : []),
   ];
   const xml = [
     `  <testsuite${attributes({ name: classname, package: run.suite, id, tests: cases.length, failures, errors, time: time(total), timestamp: where.timestamp, hostname: where.hostname })}>`,
@@ -89,6 +89,10 @@ function body(repetition: RepetitionDetail): string {
 function describe(call: RepetitionCall): string {
   const how = call.kind === "approval_request" ? "proposed for approval" : `executed (${call.outcome})`;
   return `${call.function}(${JSON.stringify(call.arguments)}) ${how}${call.call_id === null ? "" : `, call ${call.call_id}`}`;
+}
+
+function round(rate: number): string {
+  return String(Math.round(rate * 10_000) / 10_000);
 }
 
 function time(seconds: number): string {

@@ -102,7 +102,13 @@ function parseJson(text: string): unknown {
 
 function networkCause(error: unknown): string {
   if (error instanceof Error && error.name === "TimeoutError") return "no answer in time";
-  const cause = error instanceof Error && isRecord(error.cause) ? error.cause : undefined;
-  if (typeof cause?.code === "string") return typeof cause.message === "string" ? cause.message : cause.code;
+  // fetch's own message is "fetch failed"; the reason (ECONNREFUSED, ENOTFOUND, a TLS error) is its cause.
+  const cause: unknown = error instanceof Error ? error.cause : undefined;
+  if (typeof cause === "object" && cause !== null) {
+    const code = "code" in cause && typeof cause.code === "string" ? cause.code : undefined;
+    const message = "message" in cause && typeof cause.message === "string" && cause.message !== "" ? cause.message : undefined;
+    const reason = message ?? code;
+    if (reason !== undefined) return reason;
+  }
   return error instanceof Error ? error.message : String(error);
 }

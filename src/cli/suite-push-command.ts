@@ -35,8 +35,11 @@ export async function suitePushCommand(args: string[], io: CliIo): Promise<numbe
     saved = await request(service, `/api/suites/${encodeURIComponent(name)}`, { method: "PUT", body: suite });
   } catch (error) {
     if (!(error instanceof ServiceError) || !REFUSALS.has(error.status)) throw error;
-    const problems = error.problems.length > 0 ? error.problems : [];
-    io.err(renderUnusable(new UnusableInput(displayName(file), `suite ${name} refused (${error.status} ${error.code ?? "error"}): ${error.message.replace(/^PUT \S+ answered \d+ \S+: /, "")}`, problems)));
+    const problems = error.problems;
+    const refused = `suite ${name} refused (${error.status} ${error.code ?? "error"})`;
+    // The API's message repeats the first problem; listed one by one, each with its field, it is not needed.
+    const message = problems.length > 0 ? `${refused}, ${problems.length === 1 ? "1 problem" : `${problems.length} problems`}:` : `${refused}: ${error.message.replace(/^PUT \S+ answered \d+ \S+: /, "")}`;
+    io.err(renderUnusable(new UnusableInput(displayName(file), message, problems)));
     if (flags.json) io.out(`${JSON.stringify({ error: { status: error.status, code: error.code, message: error.message, problems } }, null, 2)}\n`);
     return EXIT_FAILED;
   }
