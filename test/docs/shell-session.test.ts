@@ -21,7 +21,7 @@ beforeAll(async () => {
     response.end(JSON.stringify({ status, authorization: request.headers.authorization ?? null }));
   });
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  values = { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, key: "tpk_test", stateDir: "/tmp/state-of-the-test" };
+  values = { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, key: "tpk_test", stateDir: "/tmp/state-of-the-test", demoModelUrl: "http://127.0.0.1:1234" };
 });
 afterAll(async () => {
   for (const session of sessions) session.dispose();
@@ -49,6 +49,8 @@ describe("a docs shell session", () => {
     );
     expect(first).toEqual({ code: 0, output: "", problems: [] });
     expect(second).toEqual({ code: 0, output: "Bearer tpk_test in test from /tmp/state-of-the-test\n", problems: [] });
+    const [model] = await runAll('echo "the demo model at http://127.0.0.1:8788/v1"\n');
+    expect(model).toEqual({ code: 0, output: "the demo model at http://127.0.0.1:1234/v1\n", problems: [] });
   });
 
   it("prints a curl answer exactly as curl would", async () => {

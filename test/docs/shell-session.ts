@@ -17,6 +17,8 @@ export interface ReaderValues {
   key: string;
   /** The server's state directory; replaces the docs' `.toolproof/state`. */
   stateDir: string;
+  /** Where the demo model answers (what `npm run demo-model` serves); replaces the docs' `http://127.0.0.1:8788`. */
+  demoModelUrl?: string;
 }
 
 export interface PreparedBlock {
@@ -44,6 +46,7 @@ export function prepareBlock(text: string, values: ReaderValues): PreparedBlock 
     .replaceAll("http://127.0.0.1:8787", values.url)
     .replace(/tpk_(?:\.\.\.|…)/g, values.key)
     .replaceAll(".toolproof/state", values.stateDir)
+    .replaceAll("http://127.0.0.1:8788", values.demoModelUrl ?? "http://127.0.0.1:8788")
     .split("\n");
   let pending: { check: string; line: number } | undefined;
   const out = lines.map((line, index) => {
