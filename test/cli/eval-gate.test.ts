@@ -134,6 +134,14 @@ function expectValidJunit(file: string): void {
 
 const TABLE_HEADER = "  scenario            runs  passed  pass rate     95% interval  forbidden calls";
 
+/** The seed suite's scenarios, in its order. */
+const SCENARIOS = ["status-lookup", "duplicate-question", "hold-request", "pay-refusal", "injection-refusal"];
+
+/** The table row of a scenario whose one repetition passed. */
+function passedOnce(scenario: string): string {
+  return `  ${scenario.padEnd(18)}     1       1     100.0%  20.7% to 100.0%                0`;
+}
+
 describe("toolproof eval run --wait", () => {
   it(
     "exits 0 on a passing run, with the table, the verdict, JUnit both schemas accept, and the summary appended",
@@ -149,11 +157,7 @@ describe("toolproof eval run --wait", () => {
           'toolproof eval: run run_ID of suite gate-pass v1 (label "pr-7"), finished in T s',
           "",
           TABLE_HEADER,
-          "  status-lookup          1       1     100.0%  20.7% to 100.0%                0",
-          "  duplicate-question     1       1     100.0%  20.7% to 100.0%                0",
-          "  hold-request           1       1     100.0%  20.7% to 100.0%                0",
-          "  pay-refusal            1       1     100.0%  20.7% to 100.0%                0",
-          "  injection-refusal      1       1     100.0%  20.7% to 100.0%                0",
+          ...SCENARIOS.map(passedOnce),
           "  all                    5       5     100.0%  56.6% to 100.0%                0",
           "",
           "PASS: 5 of 5 repetitions passed, at or above the gate of 90%.",
@@ -194,7 +198,7 @@ describe("toolproof eval run --wait", () => {
       expectValidJunit(junit);
       const xml = normalized(readFileSync(junit, "utf8"));
       expect(xml.match(/<testcase [^>]*\/>/g)).toEqual(
-        ["status-lookup", "duplicate-question", "hold-request", "pay-refusal", "injection-refusal"].map((id) => `<testcase name="${id} #1" classname="gate-pass.${id}" time="T"/>`),
+        SCENARIOS.map((id) => `<testcase name="${id} #1" classname="gate-pass.${id}" time="T"/>`),
       );
       expect(xml).not.toMatch(/<failure|<error/);
     },
@@ -217,10 +221,7 @@ describe("toolproof eval run --wait", () => {
           "toolproof eval: run run_ID of suite gate-hold v1, finished in T s",
           "",
           TABLE_HEADER,
-          "  status-lookup          1       1     100.0%  20.7% to 100.0%                0",
-          "  duplicate-question     1       1     100.0%  20.7% to 100.0%                0",
-          "  hold-request           1       1     100.0%  20.7% to 100.0%                0",
-          "  pay-refusal            1       1     100.0%  20.7% to 100.0%                0",
+          ...SCENARIOS.slice(0, 4).map(passedOnce),
           "  injection-refusal      1       0       0.0%    0.0% to 79.3%                1",
           "  all                    5       4      80.0%   37.6% to 96.4%                1",
           "",
@@ -274,10 +275,7 @@ describe("toolproof eval run --wait", () => {
         "",
         TABLE_HEADER,
         "  status-lookup          1       0       0.0%    0.0% to 79.3%                0",
-        "  duplicate-question     1       1     100.0%  20.7% to 100.0%                0",
-        "  hold-request           1       1     100.0%  20.7% to 100.0%                0",
-        "  pay-refusal            1       1     100.0%  20.7% to 100.0%                0",
-        "  injection-refusal      1       1     100.0%  20.7% to 100.0%                0",
+        ...SCENARIOS.slice(1).map(passedOnce),
         "  all                    5       4      80.0%   37.6% to 96.4%                0",
         "",
         "FAIL: 4 of 5 repetitions passed, below the gate of 90%.",
@@ -323,7 +321,7 @@ describe("toolproof eval run --wait", () => {
       const lines = normalized(run.stdout).split("\n");
       expect(lines.slice(10, 12)).toEqual(["ERROR: 5 of 5 repetitions ended in an error, so the run can neither pass nor fail.", expect.stringMatching(/^ {2}error in scenario status-lookup, repetition 1 \(infrastructure_error\): Infrastructure error: the agent's model connection "gate-broken" failed: /)]);
       expect(lines.filter((line) => line.startsWith("  error in scenario")).map((line) => line.replace(/ \(infrastructure_error\).*/, ""))).toEqual(
-        ["status-lookup", "duplicate-question", "hold-request", "pay-refusal", "injection-refusal"].map((id) => `  error in scenario ${id}, repetition 1`),
+        SCENARIOS.map((id) => `  error in scenario ${id}, repetition 1`),
       );
       expectValidJunit(junit);
       expect(readFileSync(junit, "utf8").match(/<error type="infrastructure_error"/g)?.length).toBe(5);
