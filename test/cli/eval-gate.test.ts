@@ -349,12 +349,18 @@ describe("toolproof eval run --wait", () => {
     "exits 2 when the run has not ended by --timeout, and says how to read it later",
     async () => {
       await agentSuite("gate-slow", { ...demoModelScript(0), latency_ms: 4000 });
-      const run = await toolproof(["eval", "run", "--suite", "gate-slow", "--runs", "1", "--wait", "--timeout", "1s"]);
+      const junit = path.join(work, "slow.xml");
+      const run = await toolproof(["eval", "run", "--suite", "gate-slow", "--runs", "1", "--wait", "--timeout", "1s", "--junit", junit]);
       const id = /run (run_[\w-]+)/.exec(run.stdout)?.[1] ?? "";
       expect({ code: run.code, last: normalized(run.stdout).trimEnd().split("\n").at(-1) }).toEqual({
         code: 2,
         last: "TIMEOUT: the run had not finished after 1s (0 of 5 repetitions done); it goes on: toolproof eval show run_ID",
       });
+      // What had not finished is an error in JUnit, so the report never shows a gap as a pass.
+      expectValidJunit(junit);
+      expect(readFileSync(junit, "utf8").match(/<error type="not_finished" [^>]*>/g)).toEqual(
+        Array.from({ length: 5 }, () => '<error type="not_finished" message="no result: the run ended or the CLI stopped waiting before this repetition finished">'),
+      );
       expect((await api("POST", `/api/runs/${id}/cancel`)).status).toBe(200);
     },
     SLOW,
