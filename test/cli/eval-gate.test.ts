@@ -49,7 +49,15 @@ function running(): RunningToolproof {
 
 /** The CLI as CI runs it: no TTY, the service from TOOLPROOF_URL and TOOLPROOF_API_KEY. */
 function toolproof(args: string[], env: Record<string, string> = serviceEnv()): Promise<Run> {
-  const child = spawn(process.execPath, [BIN, ...args], { cwd: ROOT, env: { PATH: process.env.PATH ?? "", ...env }, stdio: ["ignore", "pipe", "pipe"] });
+  return finished(process.execPath, [BIN, ...args], env);
+}
+
+/**
+ * A child process to its end. Never spawnSync here: the server's Miniflare shares this process,
+ * and a blocked event loop could stall the very run the child waits for.
+ */
+function finished(command: string, args: string[], env: Record<string, string>): Promise<Run> {
+  const child = spawn(command, args, { cwd: ROOT, env: { PATH: process.env.PATH ?? "", ...env }, stdio: ["ignore", "pipe", "pipe"] });
   let stdout = "";
   let stderr = "";
   child.stdout.on("data", (chunk: Buffer) => (stdout += chunk.toString()));
@@ -335,8 +343,8 @@ describe("toolproof eval run --wait", () => {
     async () => {
       // `script` gives the CLI a pseudo-terminal, as a developer's shell would.
       const command = [process.execPath, BIN, "eval", "run", "--suite", "gate-pass", "--runs", "1", "--wait"].map((part) => `'${part}'`).join(" ");
-      const child = spawnSync("script", ["-q", "-e", "-c", command, "/dev/null"], { cwd: ROOT, env: { PATH: process.env.PATH ?? "", TERM: "dumb", ...serviceEnv() }, encoding: "utf8", timeout: 120_000 });
-      expect(child.status).toBe(0);
+      const child = await finished("script", ["-q", "-e", "-c", command, "/dev/null"], { TERM: "dumb", ...serviceEnv() });
+      expect(child.code).toBe(0);
       const draws = child.stdout.split("\r\u001b[K").slice(1).map((draw) => draw.replace(/ {2}\d+\.\d s[\s\S]*$/, ""));
       expect(draws.length).toBeGreaterThan(0);
       expect(draws[draws.length - 1]).toBe("[########################] 5/5 repetitions  5 passed  0 failed  0 errors");
