@@ -11,6 +11,7 @@ import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { parse } from "yaml";
 import { startToolproof, type RunningToolproof } from "../../scripts/local-server.js";
 import { demoModelScript } from "../../scripts/local/demo-model-script.js";
 import { modelServer, uniqueModel } from "../support/model-server/in-tests.js";
@@ -377,7 +378,7 @@ describe("toolproof eval run --wait", () => {
 
 describe("toolproof eval and suite: refusals and usage", () => {
   it(
-    "suite push exits 1 with every problem and its field, and 2 with a key the service refuses",
+    "suite push exits 0 with the warnings of a suite saved early, 1 with every problem and its field, and 2 with a key the service refuses",
     async () => {
       const file = path.join(work, "typo.yaml");
       writeFileSync(file, readFileSync(SUITE_FILE, "utf8").replace("expect: invoices__get_invoice", "expect: get_invoice").replace("forbid: [invoices__place_invoice_on_hold]", "forbid: [invoices__place_invoice_onhold]"));
@@ -391,6 +392,24 @@ describe("toolproof eval and suite: refusals and usage", () => {
           "",
         ].join("\n"),
       });
+      // Saved before its model connection exists: exit 0, with the warning for each missing one.
+      const early = path.join(work, "early.json");
+      writeFileSync(early, JSON.stringify(parse(readFileSync(SUITE_FILE, "utf8").replaceAll("connection: demo-model", "connection: not-yet"))));
+      const saved = await toolproof(["suite", "push", early, "--json"]);
+      expect({ code: saved.code, stderr: saved.stderr, saved: JSON.parse(saved.stdout) }).toEqual({
+        code: 0,
+        stderr: "",
+        saved: expect.objectContaining({ name: "early", version: 1, changed: true, warnings: [expect.objectContaining({ path: "/agent/connection" }), expect.objectContaining({ path: "/judge/connection" })] }),
+      });
+      const again = await toolproof(["suite", "push", early]);
+      expect(again.code).toBe(0);
+      expect(again.stdout.split("\n").slice(0, 4)).toEqual([
+        `toolproof suite push: ${early} → suite early`,
+        "  unchanged: version 1 is already this suite (no version added)",
+        "  warnings:",
+        expect.stringMatching(/^ {4}\/agent\/connection: no connection named "not-yet" yet: /),
+      ]);
+
       const wrongKey = await toolproof(["suite", "push", SUITE_FILE], { TOOLPROOF_URL: running().url, TOOLPROOF_API_KEY: "tpk_wrong" });
       expect({ code: wrongKey.code, stdout: wrongKey.stdout }).toEqual({ code: 2, stdout: "" });
       expect(wrongKey.stderr).toMatch(/^toolproof: PUT \/api\/suites\/invoicedesk answered 401 unauthorized: /);
