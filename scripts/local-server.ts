@@ -44,6 +44,8 @@ export interface StartOptions {
   log?: (line: string) => void;
   /** Default the project's wrangler.toml. */
   configPath?: string;
+  /** Worker variables that override wrangler.toml's [vars] and .dev.vars (tests and benchmarks tune the run watchdog with these). */
+  vars?: Record<string, string>;
 }
 
 export interface RunningToolproof {
@@ -108,7 +110,7 @@ export async function startToolproof(options: StartOptions = {}): Promise<Runnin
     miniflare = createMiniflare({
       ...bindings,
       // A secret given some other way (.dev.vars) wins; otherwise the state directory's own.
-      bindings: { [SECRET_BINDING]: secret.secret, ...vars },
+      bindings: { [SECRET_BINDING]: secret.secret, ...vars, ...options.vars },
       name: config.name,
       modules,
       modulesRoot: buildDir,

@@ -20,6 +20,7 @@ import { connectionRoutes } from "./routes/connections.js";
 import { simulationRoutes } from "./routes/simulations.js";
 import { suiteRoutes } from "./routes/suites.js";
 import { runRoutes } from "./routes/runs.js";
+import { labelRoutes } from "./routes/labels.js";
 
 /** What the app is built with; tests may steer it (ids, to make two requests meet one object). */
 export interface AppServices {
@@ -55,6 +56,7 @@ export function createApp(services: Partial<AppServices> = {}): Hono<AppEnv> {
   api.route("/simulations", simulationRoutes);
   api.route("/suites", suiteRoutes);
   api.route("/", runRoutes);
+  api.route("/", labelRoutes);
   api.route("/connections", connectionRoutes);
   app.route("/api", api);
 

@@ -26,6 +26,8 @@ export const ERROR_STATUS = {
   call_id_reused: 409,
   connection_key_unreadable: 409,
   already_completed: 409,
+  /** Labels wait for a run's end: its repetitions reach D1 only then. */
+  run_not_ended: 409,
   payload_too_large: 413,
   unsupported_media_type: 415,
   invalid_definition: 422,

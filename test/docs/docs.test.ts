@@ -10,8 +10,9 @@
  *   `set -euo pipefail` and must exit 0; the first failing block of a document ends its session.
  * - What a reader copies from `npm start`'s banner is put in: `http://127.0.0.1:8787` becomes the
  *   server's URL, the placeholder `tpk_...` its demo key, `.toolproof/state` its state directory.
- *   The demo model a reader starts with `npm run demo-model` (`http://127.0.0.1:8788`) is the
- *   shared local model server of the test run, scripted with the same demo script.
+ *   The test also runs the demo model (`npm run demo-model`, scripts/local/demo-model-script.ts)
+ *   on a free port, and `http://127.0.0.1:8788`, its default address, becomes that one: eval
+ *   examples run whole, with real calls, judge answers and verdicts.
  *   Any other placeholder in a command (`TOOL=tool_...`, `HASH=...`) fails the block: capture the
  *   value with a command instead (`TOOL=$(curl ... | node -pe ...)`), so a reader can paste it too.
  * - `curl` must be silent (`-s`), and an HTTP answer of 400 or more fails the command, unless the
@@ -33,9 +34,9 @@ import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startToolproof, type RunningToolproof } from "../../scripts/local-server.js";
 import { DEMO_MODEL, demoModelScript } from "../../scripts/local/demo-model-script.js";
-import { modelServer } from "../support/model-server/in-tests.js";
+import { startToolproof, type RunningToolproof } from "../../scripts/local-server.js";
+import { startModelServer, type ModelServer } from "../support/model-server/server.js";
 import { fencedBlocks, type FencedBlock } from "./markdown.js";
 import { prepareBlock, ShellSession } from "./shell-session.js";
 
@@ -49,12 +50,12 @@ const BLOCK_TIMEOUT_MS = 120_000;
 const documents = ["README.md", ...readdirSync(path.join(ROOT, "docs")).filter((name) => name.endsWith(".md")).sort().map((name) => `docs/${name}`)];
 
 let server: RunningToolproof | undefined;
+let demoModel: ModelServer | undefined;
 const stateDir = mkdtempSync(path.join(tmpdir(), "toolproof-docs-state-"));
 
-const demoModel = modelServer();
-
 beforeAll(async () => {
-  await demoModel.script(DEMO_MODEL, demoModelScript(0));
+  demoModel = await startModelServer();
+  demoModel.script(DEMO_MODEL, demoModelScript());
   server = await startToolproof({ port: 0, stateDir, quiet: true });
   expect(server.seedError).toBeUndefined();
 }, START_TIMEOUT_MS);
@@ -65,6 +66,7 @@ const skipped: string[] = [];
 afterAll(async () => {
   if (skipped.length) console.info(`docs test: ${skipped.length} command blocks not run, by their docs-test markers:\n${skipped.map((line) => `  ${line}`).join("\n")}`);
   await server?.stop();
+  await demoModel?.close();
   rmSync(stateDir, { recursive: true, force: true });
 }, 60_000);
 
@@ -112,7 +114,7 @@ for (const document of documents) {
           if (failedAt !== undefined) context.skip(`the block at line ${failedAt} failed, and this one builds on it`);
           if (!server) throw new Error("the server did not start");
           failedAt = block.line;
-          const prepared = prepareBlock(block.text, { url: server.url, key: server.demoKey, stateDir: server.stateDir, demoModelUrl: demoModel.url });
+          const prepared = prepareBlock(block.text, { url: server.url, key: server.demoKey, stateDir: server.stateDir, modelUrl: demoModel?.url ?? "" });
           expect(prepared.problems.map((problem) => `${document}:${offset(problem, block.line)}`)).toEqual([]);
           session ??= new ShellSession(ROOT, readerEnvironment());
           const run = await session.run(prepared.script, { file: document, line: block.line }, BLOCK_TIMEOUT_MS);

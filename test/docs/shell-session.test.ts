@@ -21,7 +21,7 @@ beforeAll(async () => {
     response.end(JSON.stringify({ status, authorization: request.headers.authorization ?? null }));
   });
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  values = { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, key: "tpk_test", stateDir: "/tmp/state-of-the-test", demoModelUrl: "http://127.0.0.1:1234" };
+  values = { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, key: "tpk_test", stateDir: "/tmp/state-of-the-test", modelUrl: "http://127.0.0.1:9" };
 });
 afterAll(async () => {
   for (const session of sessions) session.dispose();
@@ -49,8 +49,6 @@ describe("a docs shell session", () => {
     );
     expect(first).toEqual({ code: 0, output: "", problems: [] });
     expect(second).toEqual({ code: 0, output: "Bearer tpk_test in test from /tmp/state-of-the-test\n", problems: [] });
-    const [model] = await runAll('echo "the demo model at http://127.0.0.1:8788/v1"\n');
-    expect(model).toEqual({ code: 0, output: "the demo model at http://127.0.0.1:1234/v1\n", problems: [] });
   });
 
   it("prints a curl answer exactly as curl would", async () => {
@@ -98,10 +96,14 @@ describe("a docs shell session", () => {
       "line 1: a placeholder a reader cannot paste: TOOL=tool_...   # from the answer",
       "line 2: a placeholder a reader cannot paste: HASH=...",
     ]);
-    expect(prepareBlock("npm ci && npm start\nnpm run bench:dispatch -- --json\nnpm run admin -- tenant list   # npm test is fine in a comment\n", values).problems).toEqual([
+    expect(prepareBlock("npm ci && npm start\nnpm run bench:dispatch -- --json\nnpm run admin -- tenant list   # npm test is fine in a comment\nnpm run demo-model -- --latency 200\n", values).problems).toEqual([
       'line 1: "npm ci" cannot run under the test; mark the block <!-- docs-test: skip: <reason> -->',
       'line 2: "npm run bench:dispatch" cannot run under the test; mark the block <!-- docs-test: skip: <reason> -->',
+      'line 4: "npm run demo-model" cannot run under the test; mark the block <!-- docs-test: skip: <reason> -->',
     ]);
+    expect(prepareBlock('curl -s -d \'{"base_url": "http://127.0.0.1:8788/v1"}\' http://127.0.0.1:8787/api/connections/demo-model\n', values).script).toContain(
+      `curl -s -d '{"base_url": "${values.modelUrl}/v1"}' ${values.url}/api/connections/demo-model`,
+    );
     expect(prepareBlock("# expect: 200\n# expect: 201\ncurl -s x\n# expect: a refusal\n# expect: 409\nX=$(curl -s x)\n# expect: exit 1\n", values).problems).toEqual([
       'line 1: "# expect:" is followed by another "# expect:" instead of a command',
       'line 4: "# expect: a refusal" is neither "# expect: <HTTP status>" nor "# expect: exit <code>"',

@@ -17,8 +17,8 @@ export interface ReaderValues {
   key: string;
   /** The server's state directory; replaces the docs' `.toolproof/state`. */
   stateDir: string;
-  /** Where the demo model answers (what `npm run demo-model` serves); replaces the docs' `http://127.0.0.1:8788`. */
-  demoModelUrl?: string;
+  /** The demo model's base URL (`npm run demo-model`); replaces the docs' `http://127.0.0.1:8788`. */
+  modelUrl: string;
 }
 
 export interface PreparedBlock {
@@ -32,7 +32,7 @@ const EXPECT = /^(\s*)#\s*expect:\s*(?:(exit)\s+(\d+)|(\d{3}))\b/;
  * Commands that would change the project under the running test (reinstall its dependencies,
  * run the suite again) or serve until stopped. A block with one must be marked as skipped.
  */
-const NOT_HERE = /\bnpm\s+(?:ci|install|i|test|start|run\s+(?:dev|bench[\w:-]*))(?=\s|;|&|\||$)/;
+const NOT_HERE = /\bnpm\s+(?:ci|install|i|test|start|run\s+(?:dev|demo-model|bench[\w:-]*))(?=\s|;|&|\||$)/;
 /** `tool_...`, `att_…`, `HASH=...`: a value the reader would have to type in by hand. */
 const PLACEHOLDER = /\b[a-z]+_(?:\.\.\.|…)|=(?:\.\.\.|…)(?=\s|$)/;
 
@@ -44,9 +44,9 @@ export function prepareBlock(text: string, values: ReaderValues): PreparedBlock 
   const problems: string[] = [];
   const lines = text
     .replaceAll("http://127.0.0.1:8787", values.url)
+    .replaceAll("http://127.0.0.1:8788", values.modelUrl)
     .replace(/tpk_(?:\.\.\.|…)/g, values.key)
     .replaceAll(".toolproof/state", values.stateDir)
-    .replaceAll("http://127.0.0.1:8788", values.demoModelUrl ?? "http://127.0.0.1:8788")
     .split("\n");
   let pending: { check: string; line: number } | undefined;
   const out = lines.map((line, index) => {

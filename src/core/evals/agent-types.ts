@@ -109,8 +109,12 @@ export interface RepetitionRecord {
   final_answer: string | null;
   stop_reason: AgentStopReason | null;
   selection: SelectionResult;
-  /** Null when the judge was not needed (or the repetition broke before it). */
-  judge: (JudgeCall & { prompt_version: string }) | null;
+  /**
+   * Null when the judge was not needed (or the repetition broke before it). `connection` and
+   * `model` name the judge that answered, so calibration is counted per judge (records written
+   * before they were stored lack them).
+   */
+  judge: (JudgeCall & { prompt_version: string; connection?: string; model?: string }) | null;
   verdict: RepetitionVerdict;
   /** The runner's messages and per-turn latency and usage; null for repetitions that never ran (dead letters). */
   transcript: { messages: ChatMessage[]; turns: TranscriptTurn[] } | null;
@@ -128,7 +132,7 @@ export interface RepetitionInputsForRun {
   /** The attempt's executed calls after the agent finished, read from its evidence (with function names). */
   executedCalls(): Promise<ExecutedCall[]>;
   /** Null when the suite has no judge (every scenario expects no call). */
-  judge: { client: ModelClient; connection: string; threshold: number; parameters: ModelParameters; structured_output: boolean } | null;
+  judge: { client: ModelClient; connection: string; /** The connection's model, recorded with the score. */ model: string; threshold: number; parameters: ModelParameters; structured_output: boolean } | null;
   /** Epoch milliseconds, for started_at / finished_at. */
   now(): number;
 }

@@ -56,7 +56,7 @@ export async function evaluateRepetition(inputs: RepetitionInputsForRun): Promis
     final_answer: run.final_answer,
     stop_reason: run.stop_reason,
     selection,
-    judge: judge ? { ...judge, prompt_version: JUDGE_PROMPT_VERSION } : null,
+    judge: judge && inputs.judge ? { ...judge, prompt_version: JUDGE_PROMPT_VERSION, connection: inputs.judge.connection, model: inputs.judge.model } : null,
     verdict,
     transcript: { messages: run.messages, turns: run.turns },
     started_at,

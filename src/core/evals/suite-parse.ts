@@ -14,11 +14,13 @@
 import type { JsonObject, Problem } from "../json.js";
 import { RESOURCE_NAME, RESOURCE_NAME_RULE } from "../names.js";
 import { readApprovalMode } from "../policy/approval.js";
-import { at, describeValue, isJsonValue, isRecord, ProblemList, readBoolean, readNameList, readObject, readString, refuseUnknownKeys } from "../policy/fields.js";
+import { at, describeValue, isJsonValue, isRecord, ProblemList, readNameList, readObject, readString, refuseUnknownKeys } from "../policy/fields.js";
 import type { ApprovalMode } from "../policy/types.js";
+import type { CalibrationRequirement } from "../scoring/calibration.js";
 import type { InlineTool } from "../simulation/plan.js";
 import { FUNCTION_NAME } from "../simulation/tool-names.js";
 import {
+  DEFAULT_CALIBRATION,
   DEFAULT_JUDGE_THRESHOLD,
   DEFAULT_MAX_FUNCTION_CALLS,
   DEFAULT_MAX_ITERATIONS,
@@ -73,6 +75,7 @@ const INLINE_ENTRY_FIELDS = ["inline", "variant", "approval_mode"] as const;
 const INLINE_TOOL_FIELDS = ["name", "operation_id", "description", "input_schema", "output_schema", "annotations", "testing"] as const;
 const SCENARIO_FIELDS = ["id", "query", "expect", "forbid", "variants", "initial_state"] as const;
 const JUDGE_FIELDS = ["connection", "threshold", "parameters", "require_calibration"] as const;
+const CALIBRATION_FIELDS = ["min_labels", "min_kappa"] as const;
 
 export function parseSuite(document: unknown): SuiteParse {
   const problems = new ProblemList();
@@ -366,15 +369,46 @@ function readJudge(value: unknown, problems: ProblemList): JudgeSpec | undefined
   const connection = readReference(judge.connection, "/judge/connection", "the model connection the judge runs on (PUT /api/connections/:name)", problems);
   const threshold = optional(judge.threshold, DEFAULT_JUDGE_THRESHOLD, () => readInteger(judge.threshold, "/judge/threshold", 1, 5, problems));
   const parameters = judge.parameters === undefined ? {} : readParameters(judge.parameters, "/judge/parameters", problems);
-  const calibration = judge.require_calibration === undefined ? undefined : readBoolean(judge.require_calibration, "/judge/require_calibration", problems);
-  if (connection === undefined || threshold === undefined || !parameters) return undefined;
-  if (judge.require_calibration !== undefined && calibration === undefined) return undefined;
+  const calibration = readCalibration(judge.require_calibration, problems);
+  if (connection === undefined || threshold === undefined || !parameters || calibration === "invalid") return undefined;
   return {
     connection,
     threshold,
     parameters: { temperature: DEFAULT_JUDGE_TEMPERATURE, ...parameters },
     ...(calibration === undefined ? {} : { require_calibration: calibration }),
   };
+}
+
+/** At most this many labels can be required: more than a team will hand-label for one judge. */
+export const MAX_MIN_LABELS = 10_000;
+
+/**
+ * `{min_labels, min_kappa}` (either may be left out for its default), `true` for both defaults,
+ * `false` or absent for none. A kappa of 0 is chance agreement, so a floor at or below it would
+ * let a judge that agrees with no one gate; the floor must be above 0.
+ */
+function readCalibration(value: unknown, problems: ProblemList): CalibrationRequirement | undefined | "invalid" {
+  const path = "/judge/require_calibration";
+  if (value === undefined || value === false) return undefined;
+  if (value === true) return { ...DEFAULT_CALIBRATION };
+  if (!isRecord(value)) {
+    problems.add(path, `expected true, false, or {"min_labels": ${DEFAULT_CALIBRATION.min_labels}, "min_kappa": ${DEFAULT_CALIBRATION.min_kappa}}, got ${describeValue(value)}`);
+    return "invalid";
+  }
+  const object = value;
+  refuseUnknownKeys(object, CALIBRATION_FIELDS, path, problems);
+  const minLabels = optional(object.min_labels, DEFAULT_CALIBRATION.min_labels, () => readInteger(object.min_labels, at(path, "min_labels"), 1, MAX_MIN_LABELS, problems));
+  let minKappa: number | undefined = DEFAULT_CALIBRATION.min_kappa;
+  if (object.min_kappa !== undefined) {
+    const k = object.min_kappa;
+    if (typeof k === "number" && Number.isFinite(k) && k > 0 && k <= 1) minKappa = k;
+    else {
+      problems.add(at(path, "min_kappa"), `expected a kappa above 0 and at most 1 (0 is chance agreement, 1 perfect; 0.6 is substantial), got ${describeValue(k)}`);
+      minKappa = undefined;
+    }
+  }
+  if (minLabels === undefined || minKappa === undefined || Object.keys(object).some((key) => !(CALIBRATION_FIELDS as readonly string[]).includes(key))) return "invalid";
+  return { min_labels: minLabels, min_kappa: minKappa };
 }
 
 function readParameters(value: unknown, path: string, problems: ProblemList): ModelParameters | undefined {

@@ -8,12 +8,15 @@
  */
 import type { JsonObject } from "../json.js";
 import type { ApprovalMode } from "../policy/types.js";
+import type { CalibrationRequirement } from "../scoring/calibration.js";
 import type { InlineTool } from "../simulation/plan.js";
 
 export const DEFAULT_RUNS_PER_SCENARIO = 3;
 export const DEFAULT_MAX_ITERATIONS = 4;
 export const DEFAULT_MAX_FUNCTION_CALLS = 6;
 export const DEFAULT_JUDGE_THRESHOLD = 4;
+/** What `require_calibration: true` means: a few dozen labels (seed 000) and substantial agreement beyond chance. */
+export const DEFAULT_CALIBRATION: CalibrationRequirement = { min_labels: 30, min_kappa: 0.6 };
 
 /** Sampling parameters passed to the model as they are; unset ones are not sent. */
 export interface ModelParameters {
@@ -68,8 +71,12 @@ export interface JudgeSpec {
   /** A repetition passes at score >= threshold (1..5). */
   threshold: number;
   parameters: ModelParameters;
-  /** Hold the verdict at `uncalibrated` until the judge agrees with hand labels (issue 11 stores the labels). */
-  require_calibration?: boolean;
+  /**
+   * Hold the verdict at `uncalibrated` until this judge (connection, model, prompt version) has at
+   * least `min_labels` hand labels and a kappa of at least `min_kappa` against them. Absent: the
+   * judge gates without being checked.
+   */
+  require_calibration?: CalibrationRequirement;
 }
 
 export interface Suite {

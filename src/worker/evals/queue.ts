@@ -110,6 +110,7 @@ export async function runJob(job: RunJob, env: Env, resolve: ModelClientResolver
     judge = {
       client: limitedClient(found.client, job.tenant_id, found.connection.name, found.connection.max_concurrency),
       connection: job.judge.connection,
+      model: found.connection.model,
       threshold: job.judge.threshold,
       parameters: job.judge.parameters,
       structured_output: found.connection.structured_output,

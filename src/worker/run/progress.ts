@@ -53,7 +53,7 @@ export interface RunState {
 }
 
 /** `total` is the run's number of repetitions; `verdicts` those recorded so far. */
-export function runProgress(start: Pick<RunStart, "scenarios" | "gate">, total: number, verdicts: readonly StoredVerdict[], state: RunState): RunProgress {
+export function runProgress(start: Pick<RunStart, "scenarios" | "gate" | "calibration">, total: number, verdicts: readonly StoredVerdict[], state: RunState): RunProgress {
   const scenarios = start.scenarios.map((scenario, index) => ({
     id: scenario.id,
     repetitions: verdicts
@@ -61,7 +61,7 @@ export function runProgress(start: Pick<RunStart, "scenarios" | "gate">, total: 
       .sort((a, b) => a.repetition - b.repetition)
       .map((v) => ({ repetition: v.repetition, verdict: v.verdict })),
   }));
-  const outcome = runVerdict(scenarios, start.gate);
+  const outcome = runVerdict(scenarios, start.gate, start.calibration);
   return {
     status: state.status,
     verdict: verdictOf(state.status, outcome),

@@ -7,7 +7,7 @@ import type { RepetitionRecord } from "../../core/evals/agent-types.js";
 import type { JudgeSpec, ModelParameters, Scenario } from "../../core/evals/suite-types.js";
 import type { ApprovalMode } from "../../core/policy/types.js";
 import type { ChatTool } from "../../core/ports.js";
-import type { Gate } from "../../core/scoring/run-verdict.js";
+import type { CalibrationGate, Gate } from "../../core/scoring/run-verdict.js";
 import type { RunProgress } from "./progress.js";
 
 export type RunScenario = Pick<Scenario, "id" | "query" | "expect" | "forbid">;
@@ -47,6 +47,8 @@ export interface RunStart {
   gate: Required<Pick<Gate, "pass_rate" | "misfire_rate">> & Pick<Gate, "scenario_pass_rate">;
   agent: RunAgent;
   judge: RunJudge | null;
+  /** Set when the suite requires a calibrated judge: the requirement as it stood when the run started. */
+  calibration?: CalibrationGate;
   scenarios: RunScenario[];
   repetitions: RunRepetitionSlot[];
   /** Epoch milliseconds. */

@@ -27,6 +27,7 @@ import type { Env } from "../env.js";
 import { forEachBounded } from "../evals/concurrency.js";
 import { sendRepetitions } from "../evals/messages.js";
 import { invalidRequest } from "../http-error.js";
+import { calibrationGate } from "../judge-calibration.js";
 import { refusalError } from "../plan-refusal.js";
 import { schemaValidator } from "../services.js";
 import { ATTEMPT_LEASE_MARGIN_MS, DEFAULT_RUN_TIMEOUT_MS, durationSetting } from "./lifetimes.js";
@@ -70,6 +71,7 @@ export async function startRun(request: StartRunRequest, deps: StartRunDeps): Pr
   const plan = planned.plan;
   const approvals = suiteApprovals(suite, plan.operations, request.policy);
   if (!approvals.ok) throw invalidRequest(approvals.problems);
+  const calibration = await calibrationGate(db, request.tenantId, request.suite.name, suite.judge);
 
   const runId = ids.id("run");
   const now = clock.now();
@@ -144,6 +146,7 @@ export async function startRun(request: StartRunRequest, deps: StartRunDeps): Pr
       approval: approvals.approval,
     },
     judge: suite.judge ? { connection: suite.judge.connection, threshold: suite.judge.threshold, parameters: suite.judge.parameters } : null,
+    ...(calibration ? { calibration } : {}),
     scenarios: plan.scenarios.map((scenario) => scenario.scenario),
     repetitions: slots.map(({ seq, scenario_index, repetition, attempt_id, token_hash }) => ({ seq, scenario_index, repetition, attempt_id, token_hash })),
     created_at: now,

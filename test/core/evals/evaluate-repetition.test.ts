@@ -57,7 +57,7 @@ function setup(scenario: ScenarioId, agentScript: ChatResult[], judgeScript: Cha
       agent: { client, connection, instructions, tools, approval, parameters, max_iterations, max_function_calls },
       dispatcher: attempt.dispatcher,
       executedCalls: async () => structuredClone(attempt.executed),
-      judge: { client: judgeModel.client, connection: "judge-gpt", threshold: 4, parameters: {}, structured_output: false },
+      judge: { client: judgeModel.client, connection: "judge-gpt", model: "gpt-judge", threshold: 4, parameters: {}, structured_output: false },
       now: () => T0 + 1000 * tick++,
     },
   };
@@ -94,6 +94,8 @@ describe("evaluateRepetition", () => {
         latency_ms: 300,
         usage,
         prompt_version: JUDGE_PROMPT_VERSION,
+        connection: "judge-gpt",
+        model: "gpt-judge",
       },
       verdict: {
         outcome: "pass",
@@ -222,7 +224,7 @@ describe("evaluateRepetition", () => {
     const { inputs } = setup("status", [calls(lookup), said("Approved.")], [failed(UNAUTHORIZED)]);
     const record = await evaluateRepetition(inputs);
     expect([record.judge, record.verdict]).toEqual([
-      { outcome: { kind: "error", message: `the judge's endpoint failed: ${UNAUTHORIZED.message}` }, raw_answers: [], latency_ms: 0, usage: null, model_failure: UNAUTHORIZED, prompt_version: JUDGE_PROMPT_VERSION },
+      { outcome: { kind: "error", message: `the judge's endpoint failed: ${UNAUTHORIZED.message}` }, raw_answers: [], latency_ms: 0, usage: null, model_failure: UNAUTHORIZED, prompt_version: JUDGE_PROMPT_VERSION, connection: "judge-gpt", model: "gpt-judge" },
       {
         outcome: "error",
         pass: false,
@@ -241,7 +243,7 @@ describe("evaluateRepetition", () => {
     const record = await evaluateRepetition(inputs);
     const message = "no usable answer after 2 attempts (1: the answer is not JSON; 2: reason must be a non-empty string)";
     expect([record.judge, record.verdict]).toEqual([
-      { outcome: { kind: "error", message }, raw_answers: ["Five.", '{"score": 5}'], latency_ms: 600, usage: { prompt_tokens: 200, completion_tokens: 40 }, prompt_version: JUDGE_PROMPT_VERSION },
+      { outcome: { kind: "error", message }, raw_answers: ["Five.", '{"score": 5}'], latency_ms: 600, usage: { prompt_tokens: 200, completion_tokens: 40 }, prompt_version: JUDGE_PROMPT_VERSION, connection: "judge-gpt", model: "gpt-judge" },
       { outcome: "error", pass: false, reason: `Judge error: ${message}`, cause: "judge_error", hard_fail: false, forbidden_calls: [], judge_decided: false },
     ]);
   });

@@ -65,7 +65,7 @@ describe("parseSuite", () => {
       pass_rate: 1,
       scenario_pass_rate: 0.5,
       misfire_rate: 0.05,
-      judge: { connection: "judge-a", threshold: 5, parameters: { temperature: 0.2, seed: 1 }, require_calibration: true },
+      judge: { connection: "judge-a", threshold: 5, parameters: { temperature: 0.2, seed: 1 }, require_calibration: { min_labels: 12, min_kappa: 0.5 } },
     };
     const expected = {
       ...full,
@@ -73,6 +73,22 @@ describe("parseSuite", () => {
     };
     expect(parseSuite(full)).toEqual({ ok: true, suite: expected });
     expect(parseSuite(expected)).toEqual({ ok: true, suite: expected });
+  });
+
+  it("reads require_calibration as {min_labels, min_kappa}: true is both defaults, false none, a missing field its default", () => {
+    const judged = (require_calibration: unknown) => parseSuite({ ...minimal, judge: { connection: "judge-a", require_calibration } });
+    const judgeOf = (result: ReturnType<typeof parseSuite>) => (result.ok ? result.suite.judge : result.problems);
+    const base = { connection: "judge-a", threshold: 4, parameters: { temperature: 0 } };
+    expect(judgeOf(judged(true))).toEqual({ ...base, require_calibration: { min_labels: 30, min_kappa: 0.6 } });
+    expect(judgeOf(judged(false))).toEqual(base);
+    expect(judgeOf(judged({}))).toEqual({ ...base, require_calibration: { min_labels: 30, min_kappa: 0.6 } });
+    expect(judgeOf(judged({ min_labels: 1, min_kappa: 1 }))).toEqual({ ...base, require_calibration: { min_labels: 1, min_kappa: 1 } });
+    expect(judgeOf(judged({ min_labels: 0, min_kappa: 0, min_kapa: 0.7 }))).toEqual([
+      { path: "/judge/require_calibration/min_kapa", message: 'unknown field "min_kapa"; did you mean "min_kappa"?' },
+      { path: "/judge/require_calibration/min_labels", message: "expected a whole number from 1 to 10000, got 0" },
+      { path: "/judge/require_calibration/min_kappa", message: "expected a kappa above 0 and at most 1 (0 is chance agreement, 1 perfect; 0.6 is substantial), got 0" },
+    ]);
+    expect(judgeOf(judged("yes"))).toEqual([{ path: "/judge/require_calibration", message: 'expected true, false, or {"min_labels": 30, "min_kappa": 0.6}, got "yes"' }]);
   });
 
   it("needs no judge when every scenario expects no call", () => {
