@@ -87,13 +87,13 @@ async function api(method: string, route: string, body?: unknown): Promise<{ sta
  * CLI, whose agent and judge are the model `model` scripted with `script` (none: an endpoint that
  * answers 404 for the model).
  */
-async function agentSuite(name: string, script: ModelScript | null): Promise<void> {
+async function agentSuite(name: string, script: ModelScript | null, edit: (yaml: string) => string = (yaml) => yaml): Promise<void> {
   const model = uniqueModel(name);
   if (script) await models.script(model, script);
   const connection = await api("PUT", `/api/connections/${name}`, { base_url: models.openaiBaseUrl, model, api_key: "sk-local", max_retries: 0 });
   expect(connection.status).toBe(201);
   const file = path.join(work, `${name}.yaml`);
-  writeFileSync(file, readFileSync(SUITE_FILE, "utf8").replaceAll("connection: demo-model", `connection: ${name}`));
+  writeFileSync(file, edit(readFileSync(SUITE_FILE, "utf8").replaceAll("connection: demo-model", `connection: ${name}`)));
   const pushed = await toolproof(["suite", "push", file]);
   expect(pushed).toEqual({ code: 0, stdout: `toolproof suite push: ${file} → suite ${name}\n  saved version 1\n`, stderr: "" });
 }
@@ -335,6 +335,26 @@ describe("toolproof eval run --wait", () => {
       expectValidJunit(junit);
       expect(readFileSync(junit, "utf8").match(/<error type="infrastructure_error"/g)?.length).toBe(5);
       expect(readFileSync(summary, "utf8").split("\n").slice(0, 2)).toEqual(["### toolproof eval: gate-broken v1: ERROR", ""]);
+    },
+    SLOW,
+  );
+
+  it(
+    "exits 2 while the suite's required judge is uncalibrated, saying what is missing",
+    async () => {
+      await agentSuite("gate-uncalibrated", demoModelScript(0), (yaml) => `${yaml.trimEnd()}\n  require_calibration: { min_labels: 5, min_kappa: 0.6 }\n`);
+      const summary = path.join(work, "uncalibrated.md");
+      const run = await toolproof(["eval", "run", "--suite", "gate-uncalibrated", "--runs", "1", "--wait", "--summary", summary]);
+      expect({ code: run.code, tail: normalized(run.stdout).split("\n").slice(-4) }).toEqual({
+        code: 2,
+        tail: [
+          "  all                    5       5     100.0%  56.6% to 100.0%                0",
+          "",
+          "UNCALIBRATED: The judge has 0 of the 5 labels required and no kappa yet. Until the judge is calibrated, judge-based outcomes are reported but do not gate.",
+          "",
+        ],
+      });
+      expect(readFileSync(summary, "utf8").split("\n")[0]).toBe("### toolproof eval: gate-uncalibrated v1: UNCALIBRATED");
     },
     SLOW,
   );
