@@ -1,8 +1,10 @@
 /**
- * What a CLI command may touch (output streams, files, stdin), and the exit codes the pipeline reads:
- * 0 clean, 1 findings or a failed metric, 2 input the command cannot use.
+ * What a CLI command may touch (output streams, files, stdin, the environment), and the exit codes
+ * the pipeline reads: 0 clean (a passing gate), 1 findings, a failed metric or a failed gate, 2 input
+ * the command cannot use, and for the eval commands anything that is not a verdict (an errored or
+ * uncalibrated run, a timeout, an unreachable service).
  */
-import { readFile } from "node:fs/promises";
+import { appendFile, readFile, writeFile } from "node:fs/promises";
 import type { Problem } from "../core/json.js";
 
 export const EXIT_OK = 0;
@@ -14,6 +16,12 @@ export interface CliIo {
   err(text: string): void;
   readFile(path: string): Promise<string>;
   readStdin(): Promise<string>;
+  writeFile(path: string, text: string): Promise<void>;
+  /** Appends, creating the file when missing ($GITHUB_STEP_SUMMARY is shared by a job's steps). */
+  appendFile(path: string, text: string): Promise<void>;
+  env: NodeJS.ProcessEnv;
+  /** stderr is a terminal: progress is redrawn in place rather than logged line by line. */
+  interactive: boolean;
 }
 
 export const processIo: CliIo = {
@@ -25,6 +33,10 @@ export const processIo: CliIo = {
     for await (const chunk of process.stdin) chunks.push(Buffer.isBuffer(chunk) ? chunk : Buffer.from(String(chunk)));
     return Buffer.concat(chunks).toString("utf8");
   },
+  writeFile: (path, text) => writeFile(path, text, "utf8"),
+  appendFile: (path, text) => appendFile(path, text, "utf8"),
+  env: process.env,
+  interactive: process.stderr.isTTY === true,
 };
 
 /**

@@ -1,0 +1,78 @@
+/**
+ * The gate's conclusions the started-server tests cannot reach cheaply: an uncalibrated judge and
+ * a cancelled run. The run is built the way the service builds it (core scoring's runVerdict over
+ * repetition verdicts, with a calibration gate from calibrationRequirement), then reported.
+ */
+import { describe, expect, it } from "vitest";
+import { calibrationReport, calibrationRequirement } from "../../src/core/scoring/calibration.js";
+import type { RepetitionCall } from "../../src/core/scoring/calls.js";
+import { repetitionVerdict } from "../../src/core/scoring/repetition-verdict.js";
+import { runVerdict, type RunVerdict } from "../../src/core/scoring/run-verdict.js";
+import { scoreSelection } from "../../src/core/scoring/selection.js";
+import { conclusionOf, exitCodeOf, headline } from "../../src/cli/run-report.js";
+import type { RunStatus, RunView } from "../../src/cli/run-view.js";
+import { stepSummary } from "../../src/cli/step-summary.js";
+
+const LOOKUP: RepetitionCall = { kind: "executed", function: "invoices__get_invoice", arguments: { invoice_id: "INV-1" }, call_id: "c1", outcome: "result" };
+const HOLD: RepetitionCall = { kind: "approval_request", function: "invoices__place_invoice_on_hold", arguments: { invoice_id: "INV-1" }, call_id: "c2" };
+const SCENARIO = { expect: "invoices__get_invoice", forbid: ["invoices__place_invoice_on_hold"] };
+
+/** One scenario's repetitions: each a list of calls, judged 5/5 when the judge is asked. */
+function outcome(repetitions: RepetitionCall[][], calibrated: boolean): RunVerdict {
+  const scored = repetitions.map((calls, index) => ({
+    repetition: index + 1,
+    verdict: repetitionVerdict({ selection: scoreSelection(SCENARIO, calls), calls: calls.length, threshold: 4, judge: { kind: "score", score: 5, reason: "fine", prompt_version: "v" } }),
+  }));
+  const gate = calibrationRequirement(calibrationReport([], 4), { min_labels: 20, min_kappa: 0.6 });
+  return runVerdict([{ id: "lookup", repetitions: scored }], { pass_rate: 0.9 }, calibrated ? undefined : gate);
+}
+
+/** The run as GET /api/runs/:id shows it (src/worker/run/view.ts), for the fields the report reads. */
+function view(result: RunVerdict, status: RunStatus, total: number): RunView {
+  const { figures } = result;
+  const verdict = status === "finished" ? result.verdict : status === "cancelled" && result.hard_fail ? "fail" : null;
+  return {
+    id: "run_1", suite: "invoicedesk", suite_version: 1, label: null, status, verdict, hard_fail: result.hard_fail,
+    hard_fail_reasons: result.hard_fail_reasons, reasons: result.reasons, error_reasons: result.errors, pass_rate: figures.pass_rate,
+    runs_per_scenario: total, total_repetitions: total, finished_repetitions: figures.runs, runs: figures.runs, passed: figures.passed,
+    failed: figures.failed, errors: figures.errors, interval: figures.interval, forbidden_calls: figures.forbidden_calls, scenarios: figures.scenarios,
+    ending: null, created_at: "2026-12-01T10:00:00.000Z", started_at: "2026-12-01T10:00:01.000Z", finished_at: null,
+  };
+}
+
+describe("the gate's conclusion", () => {
+  it("is uncalibrated, exit 2, while a required judge lacks its labels, saying what is missing", () => {
+    const run = view(outcome([[LOOKUP], [LOOKUP]], false), "finished", 2);
+    const conclusion = conclusionOf(run, false);
+    expect({ conclusion, exit: exitCodeOf(conclusion), headline: headline(run, conclusion) }).toEqual({
+      conclusion: "uncalibrated",
+      exit: 2,
+      headline: "UNCALIBRATED: The judge has 0 of the 20 labels required and no kappa yet. Until the judge is calibrated, judge-based outcomes are reported but do not gate.",
+    });
+    expect(stepSummary(run, [], conclusion).split("\n")[0]).toBe("### toolproof eval: invoicedesk v1: UNCALIBRATED");
+  });
+
+  it("still fails, exit 1, on a forbidden call with an uncalibrated judge", () => {
+    const run = view(outcome([[LOOKUP], [LOOKUP, HOLD]], false), "finished", 2);
+    expect({ conclusion: conclusionOf(run, false), exit: exitCodeOf(conclusionOf(run, false)) }).toEqual({ conclusion: "fail", exit: 1 });
+  });
+
+  it("is cancelled, exit 2, for a cancelled run without a forbidden call, and fail, exit 1, with one", () => {
+    const cancelled = view(outcome([[LOOKUP]], true), "cancelled", 3);
+    expect({ conclusion: conclusionOf(cancelled, false), headline: headline(cancelled, conclusionOf(cancelled, false)) }).toEqual({
+      conclusion: "cancelled",
+      headline: "CANCELLED: the run was cancelled after 1 of 3 repetitions; a cancelled run has no verdict.",
+    });
+    expect(exitCodeOf(conclusionOf(cancelled, false))).toBe(2);
+    const held = view(outcome([[HOLD]], true), "cancelled", 3);
+    expect(exitCodeOf(conclusionOf(held, false))).toBe(1);
+  });
+
+  it("is timeout, exit 2, for a run still going when the wait ends, and running for eval show", () => {
+    const live = view(outcome([[LOOKUP]], true), "running", 3);
+    expect([conclusionOf(live, true), conclusionOf(live, false)].map((c) => [c, exitCodeOf(c)])).toEqual([
+      ["timeout", 2],
+      ["running", 2],
+    ]);
+  });
+});
