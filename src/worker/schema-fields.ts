@@ -60,3 +60,21 @@ export function assertUsableSchemas(validator: SchemaValidator, fields: Record<s
   }
   if (problems.length > 0) throw invalidRequest(problems);
 }
+
+/**
+ * An http(s) URL a client gives toolproof to call (a model endpoint, a callback receiver), or the
+ * problem at `path`: not a URL, another scheme, or credentials in it (`credentials` says where they
+ * belong instead: the URL is shown in the clear).
+ */
+export function httpUrlProblems(raw: string, path: string, guidance: { example: string; credentials: string }): { url: URL; problems: [] } | { url: null; problems: Problem[] } {
+  const problem = (message: string) => ({ url: null, problems: [{ path, message }] });
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    return problem(`expected an http or https URL, such as ${guidance.example}`);
+  }
+  if (url.protocol !== "http:" && url.protocol !== "https:") return problem(`expected an http or https URL, got the scheme ${url.protocol.slice(0, -1)}`);
+  if (url.username !== "" || url.password !== "") return problem(`must not carry credentials (user:password@): ${guidance.credentials}`);
+  return { url, problems: [] };
+}

@@ -18,7 +18,7 @@ import { ApiError, invalidRequest, notFound } from "../http-error.js";
 import { readBodyWithHints } from "../field-hints.js";
 import { requirePermission } from "../middleware/auth.js";
 import { pageCursor, pageLimit } from "../pagination.js";
-import { clientRecord } from "../schema-fields.js";
+import { clientRecord, httpUrlProblems } from "../schema-fields.js";
 import { openStoredConnection } from "../evals/model-clients.js";
 import { sealConnectionSecrets, openConnectionSecrets, unreadableMessage } from "../evals/connection-secrets.js";
 // Connections follow the name rule of every named resource (policies, suites).
@@ -193,17 +193,15 @@ function headerNames(column: string): string[] {
 }
 
 function baseUrlProblems(raw: string): Problem[] {
-  const problem = (message: string) => [{ path: "/base_url", message }];
-  let url: URL;
-  try {
-    url = new URL(raw);
-  } catch {
-    return problem("expected an http or https URL, such as https://api.openai.com/v1");
-  }
-  if (url.protocol !== "http:" && url.protocol !== "https:") return problem(`expected an http or https URL, got the scheme ${url.protocol.slice(0, -1)}`);
   // base_url is stored in the clear: a secret belongs in api_key or headers, which are sealed.
-  if (url.username !== "" || url.password !== "") return problem("must not carry credentials (user:password@): put the key in api_key or a header, which are stored encrypted");
-  if (url.search !== "" || url.hash !== "") return problem("must not carry a query string or fragment (the client appends paths to it); put parameters in headers");
+  const checked = httpUrlProblems(raw, "/base_url", {
+    example: "https://api.openai.com/v1",
+    credentials: "put the key in api_key or a header, which are stored encrypted",
+  });
+  if (checked.url === null) return checked.problems;
+  if (checked.url.search !== "" || checked.url.hash !== "") {
+    return [{ path: "/base_url", message: "must not carry a query string or fragment (the client appends paths to it); put parameters in headers" }];
+  }
   return [];
 }
 

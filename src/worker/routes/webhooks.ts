@@ -37,6 +37,7 @@ import { readBodyWithHints } from "../field-hints.js";
 import { ApiError, invalidRequest, notFound } from "../http-error.js";
 import { requirePermission } from "../middleware/auth.js";
 import { pageCursor, pageLimit } from "../pagination.js";
+import { httpUrlProblems } from "../schema-fields.js";
 import { requireSealingKey, sealWebhookSecret } from "../webhooks/webhook-secret.js";
 import { MAX_RUNS_PER_SCENARIO } from "./runs.js";
 
@@ -177,15 +178,9 @@ function deliveryView(row: WebhookDeliveryRow) {
 }
 
 function callbackUrlProblems(raw: string): Problem[] {
-  const problem = (message: string) => [{ path: "/callback_url", message }];
-  let url: URL;
-  try {
-    url = new URL(raw);
-  } catch {
-    return problem("expected an http or https URL, such as https://ci.example.com/toolproof");
-  }
-  if (url.protocol !== "http:" && url.protocol !== "https:") return problem(`expected an http or https URL, got the scheme ${url.protocol.slice(0, -1)}`);
   // The URL is shown to anyone who reads the webhook or its runs: the receiver checks the signature instead.
-  if (url.username !== "" || url.password !== "") return problem("must not carry credentials (user:password@): the receiver verifies the callback's signature instead");
-  return [];
+  return httpUrlProblems(raw, "/callback_url", {
+    example: "https://ci.example.com/toolproof",
+    credentials: "the receiver verifies the callback's signature instead",
+  }).problems;
 }
