@@ -1,6 +1,7 @@
 import path from "node:path";
 import { cloudflareTest, readD1Migrations } from "@cloudflare/vitest-plugin";
 import { defineConfig } from "vitest/config";
+import { buildStaticAssets } from "./scripts/static-assets.js";
 
 /** 32 bytes as base64url, for the workerd tests only (never a real deployment's). */
 const TEST_DEPLOYMENT_SECRET = "dGVzdC1vbmx5LWRlcGxveW1lbnQtc2VjcmV0LTMyYiE";
@@ -8,6 +9,8 @@ const TEST_DEPLOYMENT_SECRET = "dGVzdC1vbmx5LWRlcGxveW1lbnQtc2VjcmV0LTMyYiE";
 // Two projects: the pure core (and CLI) in plain Node, and the Workers layer inside workerd
 // with real D1, Durable Objects and the app's own migrations.
 export default defineConfig(async () => {
+  // wrangler.toml's [assets] directory must exist before the workers project reads the config.
+  buildStaticAssets();
   const migrations = await readD1Migrations(path.join(import.meta.dirname, "migrations"));
   return {
     test: {

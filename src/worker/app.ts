@@ -23,6 +23,7 @@ import { runRoutes } from "./routes/runs.js";
 import { webhookReceiveRoutes } from "./routes/webhook-receive.js";
 import { runCallbackRoutes, webhookRoutes } from "./routes/webhooks.js";
 import { labelRoutes } from "./routes/labels.js";
+import { docsRoutes } from "./routes/docs.js";
 
 /** What the app is built with; tests may steer it (ids, to make two requests meet one object). */
 export interface AppServices {
@@ -42,6 +43,8 @@ export function createApp(services: Partial<AppServices> = {}): Hono<AppEnv> {
   });
 
   app.get("/health", (c) => c.json({ ok: true }));
+  // The API reference (GET /openapi.json, GET /docs and the viewer's assets): public, no key.
+  app.route("/", docsRoutes);
 
   // Capability-token routes (attempts) are mounted before the API-key middleware.
   // -- attempt routes mount here --

@@ -36,6 +36,8 @@ export interface Env {
    * API keys. Without it, routes that store or use a key answer 503 and say how to set it.
    */
   TOOLPROOF_SECRET?: string;
+  /** Static files (wrangler.toml [assets], scripts/static-assets.ts): the /docs viewer's bundle and styles. */
+  ASSETS: Fetcher;
 }
 
 export type Permission = "AIManager:ManageTools" | "AIManager:RunEvals" | "AIManager:Admin";

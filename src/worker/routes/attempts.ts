@@ -58,7 +58,7 @@ attemptRoutes.get("/:id", async (c) => {
   );
 });
 
-const evidenceQuery = z.strictObject({
+export const evidenceQuery = z.strictObject({
   after: z.coerce.number({ error: "expected a whole number" }).int("expected a whole number").min(0, "expected 0 or more").optional(),
   limit: z.coerce.number({ error: "expected a whole number" }).int("expected a whole number").min(1, "expected 1 or more").max(EVIDENCE_PAGE_MAX, `expected at most ${EVIDENCE_PAGE_MAX}`).optional(),
 });
@@ -83,7 +83,7 @@ attemptRoutes.get("/:id/evidence", async (c) => {
   });
 });
 
-const completeRequest = z.strictObject({
+export const completeRequest = z.strictObject({
   output: z.unknown().refine((value) => value !== undefined, "required: the agent's final output (any JSON)"),
   transcript: z.array(jsonObject).optional(),
   metadata: jsonObject.optional(),

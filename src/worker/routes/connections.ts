@@ -42,7 +42,7 @@ const bounded = (field: keyof typeof CONNECTION_BOUNDS) => {
   return z.number({ error: (issue) => (issue.input === undefined ? "required" : message) }).int(message).min(min, message).max(max, message);
 };
 
-const connectionBody = z.strictObject({
+export const connectionBody = z.strictObject({
   base_url: z.string().max(2048, "expected at most 2048 characters"),
   model: z.string().min(1, "expected the model name (or the Azure deployment)").max(256, "expected at most 256 characters"),
   api_key: z.string().min(1, "expected the endpoint's API key").max(8192, "expected at most 8192 characters").optional(),
@@ -58,7 +58,7 @@ const connectionBody = z.strictObject({
   structured_output: z.boolean().optional(),
 });
 
-const testBody = z.strictObject({});
+export const testBody = z.strictObject({});
 
 /** A connection as answered: everything but the key and the header values. */
 export interface ConnectionView {

@@ -32,7 +32,7 @@ const generateRequest = z.strictObject({
   instructions: draftInstructions.optional(),
   connection: connectionNameField.optional(),
 });
-const request = z.discriminatedUnion("action", [checkRequest, generateRequest], {
+export const request = z.discriminatedUnion("action", [checkRequest, generateRequest], {
   error: 'expected "action" to be "check" or "generate"',
 });
 

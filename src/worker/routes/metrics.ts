@@ -29,7 +29,7 @@ const toolCall = z.strictObject({
   reasoning: z.unknown().optional(),
 });
 
-const metricBody = z.strictObject({
+export const metricBody = z.strictObject({
   allowed_tools: nameList,
   denied_tools: nameList,
   policy: z.string().optional(),

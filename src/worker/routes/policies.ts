@@ -26,7 +26,7 @@ export const POLICY_BODY_LIMIT = 128 * 1024;
 /** A manifest carries every tool's parameter schema, and an MCP tools/list can be long. */
 export const CHECK_BODY_LIMIT = 1024 * 1024;
 
-const checkBody = z.strictObject({
+export const checkBody = z.strictObject({
   // Optional here so its absence gets the explanatory message below rather than a bare "required".
   manifest: z.unknown().optional(),
   format: z.enum(MANIFEST_FORMATS, { error: `expected one of ${MANIFEST_FORMATS.join(", ")}` }).optional(),

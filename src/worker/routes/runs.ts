@@ -33,7 +33,7 @@ import { itemOfEntry, itemOfRow, progressOfRow, repetitionDetail, repetitionSumm
 
 export const MAX_RUNS_PER_SCENARIO = 1000;
 
-const runRequest = z.strictObject({
+export const runRequest = z.strictObject({
   runs_per_scenario: z
     .number()
     .int("expected a whole number")

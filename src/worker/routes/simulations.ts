@@ -43,13 +43,13 @@ const MAX_TOOL_ENTRIES = 50;
 const SIMULATION_BODY_LIMIT = 4 * 1024 * 1024;
 
 const variantName = z.string().regex(/^[A-Za-z0-9_.-]{1,64}$/, "expected a variant name (1 to 64 letters, digits, '_', '.' or '-')");
-const libraryEntry = z.strictObject({
+export const libraryEntry = z.strictObject({
   tool_id: z.string().min(1, "expected a tool id").max(200, "expected at most 200 characters"),
   operation_id: z.string().min(1).max(200).optional(),
   variant: variantName.optional(),
   variants: clientRecord(variantName).optional(),
 });
-const inlineEntry = z.strictObject({
+export const inlineEntry = z.strictObject({
   inline: z.strictObject({
     name: toolName,
     operation_id: toolName.optional(),
@@ -61,7 +61,7 @@ const inlineEntry = z.strictObject({
   }),
   variant: variantName.optional(),
 });
-const simulationRequest = z.strictObject({
+export const simulationRequest = z.strictObject({
   tools: z.array(z.unknown()).min(1, "expected at least one tool").max(MAX_TOOL_ENTRIES, `expected at most ${MAX_TOOL_ENTRIES} tools`),
   attempts: z.number().int("expected a whole number").min(1, "expected 1 or more").max(MAX_ATTEMPTS, `expected at most ${MAX_ATTEMPTS}`).default(1),
   lease_seconds: z

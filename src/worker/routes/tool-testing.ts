@@ -38,7 +38,7 @@ const generateRequest = z.strictObject({
   instructions: draftInstructions.optional(),
   connection: connectionNameField.optional(),
 });
-const testingRequest = z.discriminatedUnion("action", [saveRequest, generateRequest], {
+export const testingRequest = z.discriminatedUnion("action", [saveRequest, generateRequest], {
   error: 'expected "action" to be "save" or "generate"',
 });
 

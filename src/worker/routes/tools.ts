@@ -27,7 +27,7 @@ import { toolView } from "../tool-view.js";
 /** Tool bodies carry whole schemas for up to 100 operations; 1 MiB is generous and still bounded. */
 export const TOOL_BODY_LIMIT = 1024 * 1024;
 
-const mcpImportBody = z.strictObject({
+export const mcpImportBody = z.strictObject({
   name: toolName,
   description: description.optional(),
   output_schema: jsonSchemaField.optional(),
@@ -43,7 +43,7 @@ const platformParameter = z.strictObject({
   options: z.array(z.union([z.string(), z.number(), z.boolean(), z.null()])).min(1).optional(),
 });
 
-const platformImportBody = z.strictObject({
+export const platformImportBody = z.strictObject({
   name: toolName,
   description,
   output_schema: jsonSchemaField.optional(),

@@ -54,7 +54,7 @@ const eventFilter = z.strictObject({
   states: names("state").optional(),
 });
 
-const createBody = z.strictObject({
+export const createBody = z.strictObject({
   suite: z.string().regex(RESOURCE_NAME, RESOURCE_NAME_RULE),
   format: z.enum(["standard", "github"], { error: "expected standard or github" }).optional(),
   runs_per_scenario: z.number().int("expected a whole number").min(1, "expected 1 or more").max(MAX_RUNS_PER_SCENARIO, `expected at most ${MAX_RUNS_PER_SCENARIO}`).optional(),
@@ -63,7 +63,7 @@ const createBody = z.strictObject({
   events: z.array(eventFilter).min(1, "expected at least one event").max(20, "expected at most 20 events").optional(),
 });
 
-const emptyBody = z.strictObject({});
+export const emptyBody = z.strictObject({});
 
 export const webhookRoutes = new Hono<AppEnv>();
 webhookRoutes.use("*", requirePermission("AIManager:Admin"));

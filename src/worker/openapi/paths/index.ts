@@ -1,0 +1,21 @@
+/**
+ * Every documented operation. A new route is documented by adding its OperationDoc to the file of
+ * its resource (or a new file listed here); test/docs/openapi.test.ts fails while any route of the
+ * app is missing from the document.
+ */
+import type { OperationDoc } from "../operation.js";
+import { documentOperations } from "./documents.js";
+import { integrationOperations } from "./integrations.js";
+import { runOperations } from "./runs.js";
+import { serviceOperations } from "./service.js";
+import { simulationOperations } from "./simulations.js";
+import { toolOperations } from "./tools.js";
+
+export const ALL_OPERATIONS: readonly OperationDoc[] = [
+  ...serviceOperations,
+  ...toolOperations,
+  ...simulationOperations,
+  ...documentOperations,
+  ...runOperations,
+  ...integrationOperations,
+];

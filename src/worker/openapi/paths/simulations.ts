@@ -1,0 +1,193 @@
+/** Simulations (routes/simulations.ts) and the attempt routes (routes/attempts.ts, routes/dispatch.ts, mcp.ts). */
+import { z } from "zod";
+import { ATTEMPT_STATUSES } from "../../../core/simulation/status.js";
+import { completeRequest, evidenceQuery } from "../../routes/attempts.js";
+import { inlineEntry, libraryEntry, simulationRequest } from "../../routes/simulations.js";
+import { JSON_BODY_ERRORS, type OperationDoc } from "../operation.js";
+import { named, queryParameters } from "../schemas.js";
+import { JsonObjectValue, JsonValue, keyId, page, PAGING, timestamp } from "./common.js";
+
+const RunEvals = { kind: "api_key", permission: "AIManager:RunEvals" } as const;
+
+/** The route reads `tools` as a list of unknowns and checks each entry itself: the document says which two shapes an entry takes. */
+named("LibraryToolEntry", libraryEntry);
+named("InlineToolEntry", inlineEntry);
+const SimulationBody = named(
+  "SimulationRequest",
+  simulationRequest.extend({ tools: z.array(z.union([libraryEntry, inlineEntry])).min(1).max(50).describe("Library tools by id (one operation or all), or inline tools with their mock definitions.") }),
+);
+
+const AttemptStatus = z.enum(ATTEMPT_STATUSES);
+const Pinned = z.object({
+  tool_id: z.string().nullable(),
+  tool_name: z.string(),
+  tool: z.string().describe("The function name the agent calls."),
+  operation_id: z.string(),
+  revision: z.number().int().nullable(),
+  variant: z.string().nullable(),
+  contract_hash: z.string(),
+});
+const AttemptUrls = { dispatch_url: z.string().describe("POST tool calls here."), mcp_url: z.string().describe("The same tools over MCP (Streamable HTTP).") };
+
+const CreatedSimulation = named(
+  "CreatedSimulation",
+  z.object({
+    id: z.string(),
+    lease_seconds: z.number().int(),
+    attempts: z.array(z.object({ id: z.string(), token: z.string().describe("The attempt's capability token, shown this once."), ...AttemptUrls, expires_at: timestamp })),
+    pinned: z.array(Pinned),
+  }),
+);
+const SimulationSummary = { id: z.string(), created_at: timestamp, created_by: keyId, lease_seconds: z.number().int(), pinned: z.array(Pinned) };
+const Simulation = named(
+  "Simulation",
+  z.object({ ...SimulationSummary, attempts: z.array(z.object({ id: z.string(), status: AttemptStatus, may_pass: z.boolean(), expires_at: timestamp, ...AttemptUrls })) }),
+);
+
+export const Attempt = named(
+  "Attempt",
+  z.object({
+    id: z.string(),
+    simulation_id: z.string(),
+    status: AttemptStatus,
+    may_pass: z.boolean().describe("False once a harness error or a refusal makes the attempt unusable as evidence of a pass."),
+    state: JsonObjectValue.describe("Per tool name, the state now."),
+    calls: z.number().int(),
+    tool_input_errors: z.number().int(),
+    harness_errors: z.number().int(),
+    expires_at: timestamp,
+    lease_ended: z.boolean(),
+    completion: JsonValue.describe("What POST .../complete recorded (output, transcript, metadata), or null."),
+  }),
+);
+
+const EvidenceCall = z.object({
+  seq: z.number().int(),
+  call_id: z.string().nullable(),
+  tool: z.string(),
+  operation_id: z.string(),
+  revision: z.number().int().nullable(),
+  variant: z.string().nullable(),
+  rule: z.number().int().nullable().describe("The index of the mock rule that matched, or null."),
+  arguments: JsonValue,
+  outcome: z.enum(["result", "tool_input_error", "harness_error"]),
+  result: JsonValue.optional(),
+  error: z.record(z.string(), z.unknown()).optional(),
+  delay_ms: z.number(),
+  at: timestamp,
+});
+const Evidence = named("Evidence", z.object({ attempt_id: z.string(), calls: z.array(EvidenceCall), next_cursor: z.string().nullable().describe("Pass as ?after= for the next page; null on the last.") }));
+
+named("CompleteRequest", completeRequest);
+const ToolArguments = named("ToolArguments", z.record(z.string(), z.unknown()).describe("The tool call's arguments, as the operation's input_schema describes them (docs/simulations.md: optional call_id, tool and operation_id)."));
+const ToolResult = named("ToolResult", z.unknown().describe("The mock's rendered result, exactly, as the whole body."));
+const JsonRpc = named("JsonRpcMessage", z.record(z.string(), z.unknown()).describe("A JSON-RPC 2.0 message (or batch) of the MCP Streamable HTTP transport: initialize, tools/list, tools/call."));
+
+const DISPATCH_HEADERS = {
+  "x-toolproof-seq": { description: "The call's number in the attempt's evidence.", schema: { type: "integer" } },
+  "x-toolproof-tool": { description: "The tool (percent-encoded).", schema: { type: "string" } },
+  "x-toolproof-operation": { description: "The operation (percent-encoded).", schema: { type: "string" } },
+  "x-toolproof-rule": { description: 'The matched rule\'s index, or "none".', schema: { type: "string" } },
+  "x-toolproof-delay-ms": { description: "The simulated delay that was waited.", schema: { type: "integer" } },
+  "x-toolproof-outcome": { description: "result, tool_input_error or harness_error.", schema: { type: "string" } },
+  "x-toolproof-revision": { description: "The mock revision that answered (library tools).", schema: { type: "integer" } },
+  "x-toolproof-variant": { description: "The variant that answered, when one is pinned.", schema: { type: "string" } },
+  "x-toolproof-replayed": { description: "true when a call_id was seen before and its answer is replayed.", schema: { type: "string" } },
+};
+
+const attemptRead = { kind: "attempt_token", orApiKey: "AIManager:RunEvals" } as const;
+const lostAttempt = ["not_found", "harness_error"] as const;
+
+export const simulationOperations: OperationDoc[] = [
+  {
+    method: "post",
+    path: "/api/simulations",
+    tag: "Simulations",
+    summary: "Start a simulation",
+    description: "Pins tool operations (library revisions or inline definitions) and starts `attempts` attempts, each with its own token.",
+    access: RunEvals,
+    body: { schema: SimulationBody, example: { tools: [{ tool_id: "tool_01HZX3Q4V8KD2M7N5P6R9S0T1U" }], attempts: 1, lease_seconds: 3600 } },
+    responses: { 201: { description: "The simulation, its attempts and their tokens (shown this once).", schema: CreatedSimulation } },
+    errors: [...JSON_BODY_ERRORS, "not_found", "no_current_revision", "needs_authored_mock", "invalid_definition", "initial_state_conflict"],
+  },
+  {
+    method: "get",
+    path: "/api/simulations",
+    tag: "Simulations",
+    summary: "List the tenant's simulations",
+    description: "Newest first, paged.",
+    access: RunEvals,
+    query: PAGING,
+    responses: { 200: { description: "A page of simulations.", schema: page("SimulationPage", z.object({ ...SimulationSummary, attempt_count: z.number().int() })) } },
+    errors: ["invalid_request"],
+  },
+  {
+    method: "get",
+    path: "/api/simulations/:id",
+    tag: "Simulations",
+    summary: "Read a simulation",
+    description: "What it pinned, and its attempts with their statuses.",
+    access: RunEvals,
+    responses: { 200: { description: "The simulation.", schema: Simulation } },
+    errors: ["not_found"],
+  },
+  {
+    method: "post",
+    path: "/api/attempts/:id/dispatch",
+    tag: "Attempts",
+    summary: "Dispatch one tool call",
+    description: "The hot path. The body is the call's arguments; the answer's body is the mock's result exactly, and everything else is in x-toolproof-* headers. A tool input error (422) is the agent's to fix; a harness error (500) is not.",
+    access: { kind: "attempt_token" },
+    params: { id: "The attempt's id." },
+    body: { schema: ToolArguments, example: { number: "INV-1001" } },
+    responses: { 200: { description: "The tool's result.", schema: ToolResult, headers: DISPATCH_HEADERS, example: { number: "INV-1001", amount: 120.5 } } },
+    errors: [...JSON_BODY_ERRORS, "tool_input_error", "call_limit", "call_id_reused", ...lostAttempt],
+  },
+  {
+    method: "post",
+    path: "/api/attempts/:id/mcp",
+    tag: "Attempts",
+    summary: "The attempt's tools over MCP",
+    description: "MCP Streamable HTTP, stateless, JSON answers (docs/simulations.md). Other methods on this path answer 405 method_not_allowed.",
+    access: { kind: "attempt_token" },
+    params: { id: "The attempt's id." },
+    body: { schema: JsonRpc, example: { jsonrpc: "2.0", id: 1, method: "tools/list" } },
+    responses: { 200: { description: "The JSON-RPC answer.", schema: JsonRpc } },
+    errors: ["method_not_allowed", "payload_too_large", "unsupported_media_type", "malformed_json", ...lostAttempt],
+  },
+  {
+    method: "get",
+    path: "/api/attempts/:id",
+    tag: "Attempts",
+    summary: "Read an attempt",
+    description: "Status, state and counts.",
+    access: attemptRead,
+    params: { id: "The attempt's id." },
+    responses: { 200: { description: "The attempt.", schema: Attempt } },
+    errors: ["not_found"],
+  },
+  {
+    method: "get",
+    path: "/api/attempts/:id/evidence",
+    tag: "Attempts",
+    summary: "An attempt's evidence",
+    description: "Every call in order, paged by `after` (the seq of the last call seen).",
+    access: attemptRead,
+    params: { id: "The attempt's id." },
+    query: queryParameters(evidenceQuery, { after: "Only calls after this seq (default 0).", limit: "Calls per page (default 1000)." }),
+    responses: { 200: { description: "A page of calls.", schema: Evidence } },
+    errors: ["invalid_request", "not_found", "internal_error"],
+  },
+  {
+    method: "post",
+    path: "/api/attempts/:id/complete",
+    tag: "Attempts",
+    summary: "Complete an attempt",
+    description: "The agent's final output (any JSON), with an optional transcript and metadata. Once only.",
+    access: { kind: "attempt_token" },
+    params: { id: "The attempt's id." },
+    body: { schema: completeRequest, example: { output: "Invoice INV-1001 is paid." } },
+    responses: { 200: { description: "The attempt, completed.", schema: Attempt } },
+    errors: [...JSON_BODY_ERRORS, "already_completed", ...lostAttempt],
+  },
+];
