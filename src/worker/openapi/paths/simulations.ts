@@ -1,5 +1,6 @@
 /** Simulations (routes/simulations.ts) and the attempt routes (routes/attempts.ts, routes/dispatch.ts, mcp.ts). */
 import { z } from "zod";
+import { MAX_NAME_LENGTH } from "../../../core/simulation/dispatch-request.js";
 import { ATTEMPT_STATUSES } from "../../../core/simulation/status.js";
 import { completeRequest, evidenceQuery } from "../../routes/attempts.js";
 import { inlineEntry, libraryEntry, simulationRequest } from "../../routes/simulations.js";
@@ -79,7 +80,19 @@ const EvidenceCall = z.object({
 const Evidence = named("Evidence", z.object({ attempt_id: z.string(), calls: z.array(EvidenceCall), next_cursor: z.string().nullable().describe("Pass as ?after= for the next page; null on the last.") }));
 
 named("CompleteRequest", completeRequest);
-const ToolArguments = named("ToolArguments", z.record(z.string(), z.unknown()).describe("The tool call's arguments, as the operation's input_schema describes them (docs/simulations.md: optional call_id, tool and operation_id)."));
+const nameField = z.string().min(1).max(MAX_NAME_LENGTH);
+/** Read by the core (parseDispatchRequest in the attempt object), not by zod: written here once for the document. */
+const DispatchRequest = named(
+  "DispatchRequest",
+  z
+    .strictObject({
+      tool: nameField.describe("The function name the agent calls (the pinned tool's)."),
+      operation_id: nameField.optional().describe("Needed only when the function name is ambiguous."),
+      arguments: z.record(z.string(), z.unknown()).describe("The call's arguments, as the operation's input_schema describes them ({} when it takes none)."),
+      call_id: nameField.optional().describe("An idempotency key: the same call_id again replays the first answer."),
+    })
+    .describe("One tool call (docs/simulations.md)."),
+);
 const ToolResult = named("ToolResult", z.unknown().describe("The mock's rendered result, exactly, as the whole body."));
 const JsonRpc = named("JsonRpcMessage", z.record(z.string(), z.unknown()).describe("A JSON-RPC 2.0 message (or batch) of the MCP Streamable HTTP transport: initialize, tools/list, tools/call."));
 
@@ -139,8 +152,8 @@ export const simulationOperations: OperationDoc[] = [
     description: "The hot path. The body is the call's arguments; the answer's body is the mock's result exactly, and everything else is in x-toolproof-* headers. A tool input error (422) is the agent's to fix; a harness error (500) is not.",
     access: { kind: "attempt_token" },
     params: { id: "The attempt's id." },
-    body: { schema: ToolArguments, example: { number: "INV-1001" } },
-    responses: { 200: { description: "The tool's result.", schema: ToolResult, headers: DISPATCH_HEADERS, example: { number: "INV-1001", amount: 120.5 } } },
+    body: { schema: DispatchRequest, example: { tool: "invoices__get_invoice", arguments: { invoice_id: "INV-10423" } } },
+    responses: { 200: { description: "The tool's result.", schema: ToolResult, headers: DISPATCH_HEADERS, example: { invoice_id: "INV-10423", supplier: "Contoso Freight", amount: 18450, status: "open" } } },
     errors: [...JSON_BODY_ERRORS, "tool_input_error", "call_limit", "call_id_reused", ...lostAttempt],
   },
   {

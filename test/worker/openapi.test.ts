@@ -1,0 +1,166 @@
+/**
+ * The API reference through the real Worker: /openapi.json is the built document, /docs loads
+ * only this origin's files (and the asset routes answer them, byte for byte the package's), and
+ * real answers of the API conform to what the document declares for them.
+ */
+import { beforeAll, describe, expect, it } from "vitest";
+import swaggerBundle from "swagger-ui-dist/swagger-ui-bundle.js?raw";
+import { openApiDocument } from "../../src/worker/openapi/document.js";
+import { DOCS_CSP } from "../../src/worker/routes/docs.js";
+import { invoiceTool } from "../fixtures/invoice-tools.js";
+import { answerProblems, type OpenApiDoc } from "../support/openapi-answers.js";
+import { call, newTenant, type TestTenant } from "./helpers.js";
+import { counterTool } from "./simulation-helpers.js";
+import { GOOD_JUDGE, invoiceSuite, invoiceWorld, server, waitForRun, wellBehaved } from "./run-helpers.js";
+
+let doc: OpenApiDoc;
+let tenant: TestTenant;
+
+beforeAll(async () => {
+  tenant = await newTenant();
+  const response = await call("GET", "/openapi.json");
+  expect(response.status).toBe(200);
+  // SAFETY: checked against the built document in the first test.
+  doc = (await response.json()) as OpenApiDoc;
+});
+
+async function sha256(text: string): Promise<string> {
+  const digest = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(text));
+  return [...new Uint8Array(digest)].map((byte) => byte.toString(16).padStart(2, "0")).join("");
+}
+
+/** Calls the API and checks the answer against the document; answers status and body. */
+async function documented(method: string, path: string, options: Parameters<typeof call>[2] = {}): Promise<{ status: number; body: unknown }> {
+  const response = await call(method, path, options);
+  const body: unknown = await response.json();
+  expect({ method, path, status: response.status, problems: answerProblems(doc, method, path, response.status, body) }).toEqual({ method, path, status: response.status, problems: [] });
+  return { status: response.status, body };
+}
+
+describe("GET /openapi.json", () => {
+  it("answers the built document, without a key", async () => {
+    const response = await call("GET", "/openapi.json");
+    expect(response.status).toBe(200);
+    expect(response.headers.get("content-type")).toMatch(/^application\/json/);
+    expect(await response.json()).toEqual(JSON.parse(JSON.stringify(openApiDocument())));
+  });
+});
+
+describe("GET /docs", () => {
+  it("answers a page that loads only this origin's files, under a same-origin CSP", async () => {
+    const response = await call("GET", "/docs");
+    expect(response.status).toBe(200);
+    expect(response.headers.get("content-type")).toMatch(/^text\/html/);
+    expect(response.headers.get("content-security-policy")).toBe(DOCS_CSP);
+    const html = await response.text();
+    const loaded = [...html.matchAll(/\b(?:src|href)="([^"]*)"/g)].map((match) => match[1]);
+    expect(loaded).toEqual(["/docs/assets/swagger-ui.css", "/openapi.json", "/docs/assets/swagger-ui-bundle.js", "/docs/init.js"]);
+    expect(html).not.toMatch(/https?:\/\//);
+  });
+
+  it("serves the viewer's bundle and styles exactly as the swagger-ui-dist package ships them", async () => {
+    const js = await call("GET", "/docs/assets/swagger-ui-bundle.js");
+    expect({ status: js.status, type: js.headers.get("content-type") }).toEqual({ status: 200, type: expect.stringMatching(/javascript/) });
+    // Digests, so a mismatch prints two lines rather than two megabytes.
+    expect(await sha256(await js.text())).toBe(await sha256(swaggerBundle));
+    // (vitest empties CSS imports, so the styles are checked by their first rule and their size.)
+    const css = await call("GET", "/docs/assets/swagger-ui.css");
+    expect({ status: css.status, type: css.headers.get("content-type") }).toEqual({ status: 200, type: expect.stringMatching(/^text\/css/) });
+    const styles = await css.text();
+    expect({ start: styles.slice(0, 12), large: styles.length > 100_000 }).toEqual({ start: ".swagger-ui{", large: true });
+  });
+
+  it("starts Swagger UI on /openapi.json with the online validator off", async () => {
+    const response = await call("GET", "/docs/init.js");
+    expect(response.status).toBe(200);
+    expect(response.headers.get("content-type")).toMatch(/^text\/javascript/);
+    const script = await response.text();
+    expect(script).toContain('url: "/openapi.json"');
+    expect(script).toContain("validatorUrl: null");
+    expect(script).not.toMatch(/https?:\/\//);
+  });
+
+  it("answers 404 in the error body for a file that is not one of the viewer's", async () => {
+    const response = await call("GET", "/docs/assets/package.json");
+    expect({ status: response.status, body: await response.json() }).toEqual({ status: 404, body: { error: { code: "not_found", message: "asset not found" } } });
+  });
+});
+
+describe("real answers conform to the document", () => {
+  it("a tool's register (201), read, replace (200), list and archive", async () => {
+    const created = await documented("POST", "/api/tools", { key: tenant.key, body: invoiceTool });
+    expect(created.status).toBe(201);
+    // SAFETY: just validated against the Tool schema, which has id.
+    const id = (created.body as { id: string }).id;
+    expect((await documented("GET", `/api/tools/${id}`, { key: tenant.key })).status).toBe(200);
+    expect((await documented("PUT", `/api/tools/${id}`, { key: tenant.key, body: created.body })).status).toBe(200);
+    expect((await documented("GET", "/api/tools?limit=5", { key: tenant.key })).status).toBe(200);
+    expect((await documented("GET", `/api/tools/${id}/testing`, { key: tenant.key })).status).toBe(200);
+    expect((await documented("DELETE", `/api/tools/${id}`, { key: tenant.key })).status).toBe(200);
+  });
+
+  it("a validation error (400) and a failing mock definition (422) in the one error body", async () => {
+    expect((await documented("POST", "/api/tools", { key: tenant.key, body: { name: "no spaces allowed" } })).status).toBe(400);
+    const created = await documented("POST", "/api/tools", { key: tenant.key, body: { ...invoiceTool, name: "invoices-422" } });
+    // SAFETY: validated against the Tool schema.
+    const tool = created.body as { id: string; operations: Array<{ operation_id: string; contract_hash: string }> };
+    const [operation] = tool.operations;
+    if (!operation) throw new Error("the invoice tool has operations");
+    const refused = await documented("POST", `/api/tools/${tool.id}/testing`, {
+      key: tenant.key,
+      body: { action: "save", operation_id: operation.operation_id, contract_hash: operation.contract_hash, definition: { rules: "not a list" } },
+    });
+    expect(refused.status).toBe(422);
+    expect((await documented("GET", "/api/tools/tool_missing", { key: tenant.key })).status).toBe(404);
+    expect((await documented("GET", "/api/tools", {})).status).toBe(401);
+  });
+
+  it("the public routes", async () => {
+    expect(await documented("GET", "/health")).toEqual({ status: 200, body: { ok: true } });
+  });
+});
+
+describe("real answers of a simulation and a run conform to the document", () => {
+  it("a simulation, a dispatched call, the attempt, its evidence and its completion", async () => {
+    const tool = await documented("POST", "/api/tools", { key: tenant.key, body: { ...invoiceTool, name: "invoices-sim" } });
+    // SAFETY: validated against the Tool schema.
+    const { id: toolId, operations } = tool.body as { id: string; operations: Array<{ operation_id: string }> };
+    const created = await documented("POST", "/api/simulations", { key: tenant.key, body: { tools: [{ inline: counterTool }] } });
+    expect(created.status).toBe(201);
+    // SAFETY: validated against CreatedSimulation.
+    const simulation = created.body as { id: string; attempts: Array<{ id: string; token: string }> };
+    const [attempt] = simulation.attempts;
+    if (!attempt) throw new Error("one attempt was asked for");
+    const dispatched = await call("POST", `/api/attempts/${attempt.id}/dispatch`, { key: attempt.token, body: { tool: "counter", arguments: { n: 3 } } });
+    expect(dispatched.status).toBe(200);
+    expect((await documented("GET", `/api/attempts/${attempt.id}`, { key: attempt.token })).status).toBe(200);
+    expect((await documented("GET", `/api/attempts/${attempt.id}/evidence`, { key: tenant.key })).status).toBe(200);
+    expect((await documented("POST", `/api/attempts/${attempt.id}/complete`, { key: attempt.token, body: { output: "done" } })).status).toBe(200);
+    expect((await documented("POST", `/api/attempts/${attempt.id}/complete`, { key: attempt.token, body: { output: "again" } })).status).toBe(409);
+    expect((await documented("GET", `/api/simulations/${simulation.id}`, { key: tenant.key })).status).toBe(200);
+    expect((await documented("GET", "/api/simulations", { key: tenant.key })).status).toBe(200);
+    expect((await documented("GET", `/api/tools/${toolId}/operations/${operations[0]?.operation_id}/revisions`, { key: tenant.key })).status).toBe(200);
+  });
+
+  it("a suite, a run while queued and once finished, its repetitions and the run list", async () => {
+    const world = await invoiceWorld("openapi");
+    await server.script(world.model, { conversations: wellBehaved(), judge_default: GOOD_JUDGE });
+    const key = world.tenant.key;
+    expect((await documented("PUT", "/api/suites/invoicedesk", { key, body: invoiceSuite(world, { runs_per_scenario: 1 }) })).status).toBe(201);
+    expect((await documented("GET", "/api/suites/invoicedesk", { key })).status).toBe(200);
+    expect((await documented("GET", "/api/suites/invoicedesk/versions", { key })).status).toBe(200);
+    expect((await documented("GET", "/api/connections/model", { key })).status).toBe(200);
+    const started = await documented("POST", "/api/suites/invoicedesk/runs", { key, body: { label: "openapi" } });
+    expect(started.status).toBe(202);
+    // SAFETY: validated against RunStarted.
+    const runId = (started.body as { id: string }).id;
+    expect((await documented("GET", `/api/runs/${runId}`, { key })).status).toBe(200);
+    await waitForRun(world, runId);
+    expect((await documented("GET", `/api/runs/${runId}`, { key })).body).toMatchObject({ status: "finished" });
+    expect((await documented("GET", `/api/runs/${runId}/repetitions`, { key })).status).toBe(200);
+    expect((await documented("GET", `/api/runs/${runId}/repetitions/1`, { key })).status).toBe(200);
+    expect((await documented("GET", "/api/runs?suite=invoicedesk", { key })).status).toBe(200);
+    expect((await documented("POST", `/api/runs/${runId}/labels`, { key, body: { labels: [{ repetition: 1, label: "pass" }] } })).status).toBe(200);
+    expect((await documented("GET", "/api/suites/invoicedesk/calibration", { key })).status).toBe(200);
+  });
+});
