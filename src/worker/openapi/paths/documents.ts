@@ -24,7 +24,7 @@ const PolicyDocument = named(
   z
     .strictObject({
       $schema: z.string().optional(),
-      tools: z.record(z.string(), z.unknown()).describe("The reviewed tools by name: each with its approval mode and read-only flag."),
+      tools: z.record(z.string(), z.unknown()).describe("The reviewed tools by name, each with its approval mode (never_require or always_require, or an object: docs/policy.md)."),
       mcp_servers: z.record(z.string(), z.unknown()).optional().describe("Reviewed MCP servers by name: allowed_tools, approval, read_only_tools."),
       write_verbs: z.array(z.string()).optional().describe('Name prefixes of state-changing tools (default place_, release_, create_, send_, delete_, update_); [] turns the rule off.'),
       min_description_length: z.number().int().min(0).optional(),
@@ -138,7 +138,7 @@ export const documentOperations: OperationDoc[] = [
     description: "Every PUT keeps a new version (author key and time).",
     access: ManageTools,
     params: policyName,
-    body: { schema: PolicyDocument, contentTypes: DOCUMENT_TYPES, example: { tools: { get_invoice: { approval: "never", read_only: true } }, allowed_tools: ["get_invoice"] } },
+    body: { schema: PolicyDocument, contentTypes: DOCUMENT_TYPES, example: { tools: { get_invoice: "never_require" }, allowed_tools: ["get_invoice"] } },
     responses: { 201: { description: "The saved version.", schema: SavedPolicy, headers: { location: { description: "The policy's URL.", schema: { type: "string" } } } } },
     errors: documentErrors,
   },
