@@ -26,6 +26,7 @@ import { DEFAULT_HOST, DEFAULT_PORT } from "./local/server-args.js";
 import { lockStateDir } from "./local/state-lock.js";
 import { readWorkerConfig } from "./local/wrangler-config.js";
 import { isRecord } from "./local/narrow.js";
+import { buildStaticAssets } from "./static-assets.js";
 
 export { DEFAULT_HOST, DEFAULT_PORT } from "./local/server-args.js";
 
@@ -94,6 +95,8 @@ export async function startToolproof(options: StartOptions = {}): Promise<Runnin
   };
 
   try {
+    // wrangler.toml's [assets] directory must exist before wrangler reads the config.
+    buildStaticAssets();
     log("Bundling the Worker (wrangler deploy --dry-run)…");
     // The bundler is a child process; reading the config loads wrangler in this one meanwhile.
     // Both settle before anything is cleaned up, so a failure of one never removes files under the other.

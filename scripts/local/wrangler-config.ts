@@ -5,6 +5,7 @@
  */
 import path from "node:path";
 import { field } from "./narrow.js";
+import { buildStaticAssets } from "../static-assets.js";
 import { wranglerApi } from "./wrangler-api.js";
 
 export interface LocalD1Database {
@@ -31,6 +32,8 @@ const DEFAULT_MIGRATIONS_TABLE = "d1_migrations";
 
 export async function readWorkerConfig(configPath: string): Promise<LocalWorkerConfig> {
   const { unstable_getMiniflareWorkerOptions, unstable_readConfig } = await wranglerApi();
+  // wrangler refuses an [assets] directory that does not exist (npm start, npm run dev, npm run admin all read the config here).
+  buildStaticAssets();
   // wrangler's Config type comes from a package it does not ship types for, so it is read as
   // unknown and narrowed to the few fields used here.
   const config: unknown = unstable_readConfig({ config: configPath }, { hideWarnings: true });
