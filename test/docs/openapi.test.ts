@@ -15,6 +15,7 @@ import { ERROR_STATUS } from "../../src/worker/http-error.js";
 import { isDocumentedPath, requiredRoutes, VIEWER_ROUTES } from "../../src/worker/openapi/coverage.js";
 import { openApiDocument, openApiPath } from "../../src/worker/openapi/document.js";
 import { ALL_OPERATIONS } from "../../src/worker/openapi/paths/index.js";
+import { rewriteRefs } from "../support/openapi-answers.js";
 
 type Json = Record<string, unknown>;
 const doc = openApiDocument();
@@ -104,8 +105,9 @@ describe("schemas and examples", () => {
   const ajv = new Ajv2020({ strict: true, allErrors: true, strictTypes: false });
   addFormats.default(ajv);
   ajv.addKeyword("example");
-  ajv.addSchema({ $id: "doc", $defs: JSON.parse(JSON.stringify((doc.components as Json).schemas).replaceAll('"#/components/schemas/', '"doc#/$defs/')) });
-  const compile = (schema: unknown) => ajv.compile(JSON.parse(JSON.stringify(schema).replaceAll('"#/components/schemas/', '"doc#/$defs/')));
+  ajv.addSchema({ $id: "doc", $defs: rewriteRefs((doc.components as Json).schemas, "doc") });
+  // SAFETY: rewriteRefs returns the schema it was given, refs changed.
+  const compile = (schema: unknown) => ajv.compile(rewriteRefs(schema, "doc") as Json);
 
   it("every component schema compiles under ajv's strict mode", () => {
     for (const id of Object.keys((doc.components as Json).schemas as Json)) expect(() => ajv.getSchema(`doc#/$defs/${id}`)).not.toThrow();

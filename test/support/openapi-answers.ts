@@ -51,6 +51,7 @@ function closed(value: unknown): unknown {
   return copy;
 }
 
-function rewriteRefs(schema: unknown): unknown {
-  return JSON.parse(JSON.stringify(schema).replaceAll('"#/components/schemas/', '"#/$defs/'));
+/** The document's component refs pointed at `$defs` under `base` ("" for the same schema, "doc" for a schema added as "doc"). */
+export function rewriteRefs(schema: unknown, base = ""): unknown {
+  return JSON.parse(JSON.stringify(schema).replaceAll('"#/components/schemas/', `"${base}#/$defs/`));
 }
