@@ -7,11 +7,13 @@ import { beforeAll, describe, expect, it } from "vitest";
 import swaggerBundle from "swagger-ui-dist/swagger-ui-bundle.js?raw";
 import { openApiDocument } from "../../src/worker/openapi/document.js";
 import { DOCS_CSP } from "../../src/worker/routes/docs.js";
-import { invoiceTool } from "../fixtures/invoice-tools.js";
+import toolsList from "../fixtures/mcp-tools-list.json" with { type: "json" };
+import { getInvoiceDefinition, invoiceTool } from "../fixtures/invoice-tools.js";
 import { answerProblems, type OpenApiDoc } from "../support/openapi-answers.js";
 import { call, newTenant, type TestTenant } from "./helpers.js";
 import { counterTool } from "./simulation-helpers.js";
 import { GOOD_JUDGE, invoiceSuite, invoiceWorld, server, waitForRun, wellBehaved } from "./run-helpers.js";
+import { nowSeconds, standardHeaders, webhookWorld } from "./webhook-helpers.js";
 
 let doc: OpenApiDoc;
 let tenant: TestTenant;
@@ -162,5 +164,57 @@ describe("real answers of a simulation and a run conform to the document", () =>
     expect((await documented("GET", "/api/runs?suite=invoicedesk", { key })).status).toBe(200);
     expect((await documented("POST", `/api/runs/${runId}/labels`, { key, body: { labels: [{ repetition: 1, label: "pass" }] } })).status).toBe(200);
     expect((await documented("GET", "/api/suites/invoicedesk/calibration", { key })).status).toBe(200);
+  });
+});
+
+describe("real answers of policies, metrics, mock checks, imports, connections and webhooks conform to the document", () => {
+  it("a policy's versions, its check, and the tool-permission metric", async () => {
+    const key = tenant.key;
+    const policy = { tools: { get_invoice: "never_require" }, allowed_tools: ["get_invoice"] };
+    expect((await documented("PUT", "/api/policies/ap", { key, body: policy })).status).toBe(201);
+    expect((await documented("GET", "/api/policies", { key })).status).toBe(200);
+    expect((await documented("GET", "/api/policies/ap", { key })).status).toBe(200);
+    expect((await documented("GET", "/api/policies/ap/versions/1", { key })).status).toBe(200);
+    const manifest = { tools: [{ name: "get_invoice", description: "Looks up one invoice by its number, read only." }] };
+    expect((await documented("POST", "/api/policies/ap/check", { key, body: { manifest } })).status).toBe(200);
+    const metric = await documented("POST", "/api/metrics/tool-permission", { key, body: { policy: "ap", tools_called: [{ name: "get_invoice" }, { name: "pay_invoice" }] } });
+    expect(metric.body).toMatchObject({ success: false, policy: { name: "ap", version: 1 } });
+  });
+
+  it("an inline tool's check and draft, and an MCP import", async () => {
+    const key = tenant.key;
+    const [getInvoice] = invoiceTool.operations;
+    if (!getInvoice) throw new Error("the invoice tool has operations");
+    const inline = { name: "get_invoice", description: "Read one invoice", input_schema: getInvoice.input_schema, output_schema: getInvoice.output_schema };
+    expect((await documented("POST", "/api/tools/testing", { key, body: { action: "check", ...inline, testing: getInvoiceDefinition } })).status).toBe(200);
+    expect((await documented("POST", "/api/tools/testing", { key, body: { action: "generate", ...inline } })).status).toBe(200);
+    expect((await documented("POST", "/api/tools/import/mcp", { key, body: { name: "weather", description: "Weather MCP server", tools_list: toolsList, allowed_tools: ["get_weather_data"] } })).status).toBe(201);
+  });
+
+  it("a webhook's life: create, read, list, a signed delivery, its deliveries, rotate, delete; the run's callbacks", async () => {
+    const world = await webhookWorld("openapi-webhooks");
+    const key = world.tenant.key;
+    const created = await documented("POST", "/api/webhooks", { key, body: { suite: "invoicedesk" } });
+    expect(created.status).toBe(201);
+    // SAFETY: validated against WebhookWithSecret.
+    const webhook = created.body as { id: string; secret: string };
+    expect((await documented("GET", `/api/webhooks/${webhook.id}`, { key })).status).toBe(200);
+    expect((await documented("GET", "/api/webhooks", { key })).status).toBe(200);
+    const payload = JSON.stringify({ ref: "main" });
+    const delivered = await documented("POST", `/api/webhooks/${webhook.id}`, { body: payload, headers: standardHeaders(webhook.secret, "delivery-1", nowSeconds(), payload) });
+    expect(delivered.status).toBe(202);
+    const replayed = await documented("POST", `/api/webhooks/${webhook.id}`, { body: payload, headers: standardHeaders(webhook.secret, "delivery-1", nowSeconds(), payload) });
+    expect(replayed.status).toBe(200);
+    expect((await documented("POST", `/api/webhooks/${webhook.id}`, { body: payload, headers: standardHeaders("whsec_d3Jvbmctc2VjcmV0LXdyb25nLXNlY3JldC13cm9uZw==", "delivery-2", nowSeconds(), payload) })).status).toBe(401);
+    expect((await documented("GET", `/api/webhooks/${webhook.id}/deliveries`, { key })).status).toBe(200);
+    // SAFETY: validated against WebhookDeliveryAnswer's accepted branch.
+    const runId = (delivered.body as { run_id: string }).run_id;
+    expect((await documented("GET", `/api/runs/${runId}/callbacks`, { key })).status).toBe(200);
+    expect((await documented("POST", `/api/runs/${runId}/cancel`, { key })).status).toBe(200);
+    expect((await documented("POST", `/api/webhooks/${webhook.id}/rotate`, { key })).status).toBe(200);
+    expect((await documented("DELETE", `/api/webhooks/${webhook.id}`, { key })).status).toBe(200);
+    expect((await documented("GET", "/api/connections", { key })).status).toBe(200);
+    expect((await documented("POST", "/api/connections/model/test", { key })).status).toBe(200);
+    expect((await documented("DELETE", "/api/connections/model", { key })).status).toBe(200);
   });
 });
