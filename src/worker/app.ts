@@ -10,6 +10,7 @@ import type { Ids } from "../core/ports.js";
 import type { AppEnv } from "./env.js";
 import { ApiError, errorResponse, fromHttpException } from "./http-error.js";
 import { authenticate } from "./middleware/auth.js";
+import { docsRoutes } from "./routes/docs.js";
 import { metricRoutes } from "./routes/metrics.js";
 import { policyRoutes } from "./routes/policies.js";
 import { inlineTestingRoutes } from "./routes/inline-testing.js";
@@ -23,7 +24,6 @@ import { runRoutes } from "./routes/runs.js";
 import { webhookReceiveRoutes } from "./routes/webhook-receive.js";
 import { runCallbackRoutes, webhookRoutes } from "./routes/webhooks.js";
 import { labelRoutes } from "./routes/labels.js";
-import { docsRoutes } from "./routes/docs.js";
 
 /** What the app is built with; tests may steer it (ids, to make two requests meet one object). */
 export interface AppServices {

@@ -38,7 +38,7 @@ const generateRequest = z.strictObject({
   instructions: draftInstructions.optional(),
   connection: connectionNameField.optional(),
 });
-export const testingRequest = z.discriminatedUnion("action", [saveRequest, generateRequest], {
+const testingRequest = z.discriminatedUnion("action", [saveRequest, generateRequest], {
   error: 'expected "action" to be "save" or "generate"',
 });
 
@@ -148,3 +148,6 @@ function staleContract(sent: string, current: string | null): ApiError {
     current_contract_hash: current,
   });
 }
+
+// The request schema, for the API reference (src/worker/openapi/paths/tools.ts).
+export { testingRequest };
