@@ -17,6 +17,8 @@ export interface Env {
   EVAL_QUEUE: Queue<EvalMessage>;
   /** One message per ended run that has a webhook callback (webhooks/callbacks.ts); consumed by the same Worker. */
   CALLBACK_QUEUE: Queue<CallbackMessage>;
+  /** Static files (wrangler.toml [assets], scripts/static-assets.ts): the /docs viewer's bundle and styles. */
+  ASSETS: Fetcher;
   /** Seconds before a failed callback's first retry, doubling after (default 10; tests shorten it). */
   CALLBACK_RETRY_DELAY_SECONDS?: string;
   /** Messages of one queue batch carried out at once (default 32): local throughput comes from this. */
@@ -36,8 +38,6 @@ export interface Env {
    * API keys. Without it, routes that store or use a key answer 503 and say how to set it.
    */
   TOOLPROOF_SECRET?: string;
-  /** Static files (wrangler.toml [assets], scripts/static-assets.ts): the /docs viewer's bundle and styles. */
-  ASSETS: Fetcher;
 }
 
 export type Permission = "AIManager:ManageTools" | "AIManager:RunEvals" | "AIManager:Admin";
