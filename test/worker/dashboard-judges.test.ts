@@ -82,7 +82,7 @@ describe("the Judges pages", () => {
       "Suite version 1 Pass threshold score 4 or more Hand labels 4 (0 on repetitions no judge scored) Required at least 4 labels and kappa 0.6 Not calibrated Missing The judge has 4 labels (4 required) but a kappa of 0.5, below the 0.6 required.",
     );
     expect(page.text).toContain(`${judgeName()} Current judge Kappa 0.50 Pass/fail agreement 75.0% Exact agreement 75.0% Labels scored by this judge 4 Best threshold score 4 (agreement 75.0%)`);
-    expect(tableRows(page.html, "Confusion matrix at threshold 4")).toEqual(["| Human: pass | Human: fail", "Judge: pass | 2 | 0", "Judge: fail | 1 | 1"]);
+    expect(tableRows(page.html, "Confusion matrix at threshold 4")).toEqual([" | Human: pass | Human: fail", "Judge: pass | 2 | 0", "Judge: fail | 1 | 1"]);
     const chart = /<figure class="chart">[\s\S]*?<\/figure>/.exec(page.html)?.[0] ?? "";
     expect([...chart.matchAll(/<text[^>]*>([^<]*)<\/text>/g)].map((m) => m[1])).toEqual([
       "no labels",
