@@ -1,5 +1,8 @@
 import { describe, expect, it } from "vitest";
+import { env } from "cloudflare:test";
+import { sha256Hex } from "../../src/adapters/crypto.js";
 import { revokeKey } from "../../src/adapters/d1/api-keys.js";
+import { createSession } from "../../src/adapters/d1/dashboard-sessions.js";
 import { cookiesOf, fetchPage, hiddenField, readPage, signInWith, visibleText } from "./dashboard-helpers.js";
 import { db, keyWith, newTenant } from "./helpers.js";
 
@@ -19,6 +22,31 @@ describe("dashboard sign-in", () => {
     const page = await fetchPage("GET", "/policies", { cookie: cookiesOf(signedIn, cookie) });
     expect(page.status).toBe(200);
     expect(visibleText(await page.text())).toBe(`Skip to content toolproof Runs Tools Policies Judges Sign out Tenant ${tenant.id} Policies Reviewed tool policies. Every change is kept as a new version. No policies yet. Store one with PUT /api/policies/:name.`);
+  });
+
+  it("keeps only the session id's hash and the key's hash in D1, never either in clear", async () => {
+    const tenant = await newTenant();
+    const browser = await signInWith(tenant.key);
+    const id = /tp_session=([^;]+)/.exec(browser.cookie)?.[1] ?? "";
+    const rows = await env.DB.prepare("select * from dashboard_sessions where tenant_id = ?").bind(tenant.id).all();
+    expect(rows.results).toEqual([
+      { id_hash: sha256Hex(id), key_hash: sha256Hex(tenant.key), tenant_id: tenant.id, csrf_token: browser.csrf, created_at: expect.any(String), expires_at: expect.any(String) },
+    ]);
+    const row = rows.results[0] as { created_at: string; expires_at: string };
+    expect(Date.parse(row.expires_at) - Date.parse(row.created_at)).toBeGreaterThan(8 * 3600 * 1000 - 5000);
+    expect(JSON.stringify(rows.results)).not.toContain(id);
+    expect(JSON.stringify(rows.results)).not.toContain(tenant.key);
+  });
+
+  it("opens nothing with an expired session, though the same session unexpired opens the pages", async () => {
+    const tenant = await newTenant();
+    const open = async (expiresAt: string) => {
+      const id = crypto.randomUUID();
+      await createSession(db(), { id_hash: sha256Hex(id), key_hash: sha256Hex(tenant.key), tenant_id: tenant.id, csrf_token: "t".repeat(32), expires_at: expiresAt });
+      return (await fetchPage("GET", "/tools", { cookie: `tp_session=${id}` })).status;
+    };
+    expect(await open(new Date(Date.now() + 60_000).toISOString())).toBe(200);
+    expect(await open(new Date(Date.now() - 1000).toISOString())).toBe(303);
   });
 
   it("leaves out Secure only over plain http to a loopback host", async () => {

@@ -134,6 +134,18 @@ describe("the Policies pages", () => {
   });
 });
 
+describe("what a client wrote", () => {
+  it("is shown as text, never as markup", async () => {
+    const script = "<script>alert(1)</script>";
+    // SAFETY: the documented answer of POST /api/tools.
+    const created = (await post("/api/tools", { ...invoiceTool, name: "escaped", description: `Invoices ${script} & more` })) as Tool;
+    const page = await readPage(browser, `/tools/${created.id}`);
+    expect(page.html).not.toContain(script);
+    expect(page.html).toContain("Invoices &lt;script&gt;alert(1)&lt;/script&gt; &amp; more");
+    expect(page.text).toContain(`Invoices ${script} & more`);
+  });
+});
+
 describe("tenant isolation", () => {
   it("shows another tenant none of these tools or policies, and its links lead nowhere", async () => {
     const other = await newTenant();
