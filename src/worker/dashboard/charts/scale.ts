@@ -39,15 +39,20 @@ export function yOfCount(frame: Frame, count: number, max: number): number {
 
 /** The centre x of band `index` of `count` equal bands across the plot area. */
 export function bandCenter(frame: Frame, index: number, count: number): number {
-  const bands = Math.max(1, Math.floor(count));
+  const bands = bandsOf(count);
   const i = Math.min(bands - 1, Math.max(0, Number.isFinite(index) ? Math.floor(index) : 0));
   return round(frame.left + ((i + 0.5) * plotWidth(frame)) / bands);
 }
 
 /** The width of one of `count` bands, less a gap, never negative. */
 export function bandWidth(frame: Frame, count: number, gap = 0.3): number {
-  const bands = Math.max(1, Math.floor(count));
+  const bands = bandsOf(count);
   return round(Math.max(0, (plotWidth(frame) / bands) * (1 - unit(gap))));
+}
+
+/** At least one band; a count that is not a finite number reads as one. */
+function bandsOf(count: number): number {
+  return Number.isFinite(count) ? Math.max(1, Math.floor(count)) : 1;
 }
 
 /** Coordinates rounded to 0.1 keep the markup short. */
