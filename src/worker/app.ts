@@ -23,6 +23,7 @@ import { runRoutes } from "./routes/runs.js";
 import { webhookReceiveRoutes } from "./routes/webhook-receive.js";
 import { runCallbackRoutes, webhookRoutes } from "./routes/webhooks.js";
 import { labelRoutes } from "./routes/labels.js";
+import { dashboardRoutes } from "./dashboard/routes.js";
 
 /** What the app is built with; tests may steer it (ids, to make two requests meet one object). */
 export interface AppServices {
@@ -65,6 +66,8 @@ export function createApp(services: Partial<AppServices> = {}): Hono<AppEnv> {
   api.route("/webhooks", webhookRoutes);
   api.route("/runs", runCallbackRoutes);
   app.route("/api", api);
+  // The dashboard's pages (/, /sign-in, /tools, ...): HTML for people, signed in with a session cookie.
+  app.route("/", dashboardRoutes);
 
   app.notFound((c) => new ApiError("not_found", `no route for ${c.req.method} ${new URL(c.req.url).pathname}`).toResponse());
   app.onError((error) => errorResponse(error instanceof HTTPException ? fromHttpException(error) : error));

@@ -365,3 +365,23 @@ export const judgeLabels = sqliteTable(
   },
   (t) => [primaryKey({ columns: [t.run_id, t.seq] }), index("judge_labels_suite").on(t.tenant_id, t.suite_name)],
 );
+
+/**
+ * Dashboard sign-ins (src/worker/dashboard): the browser's cookie holds a random session id, and
+ * only its SHA-256 is kept here. The row names the API key by its hash (the same value api_keys
+ * holds), so every page load repeats the API's own key check: a revoked key ends the session.
+ */
+export const dashboardSessions = sqliteTable(
+  "dashboard_sessions",
+  {
+    /** Lowercase hex SHA-256 of the session id in the cookie. */
+    id_hash: text("id_hash").primaryKey(),
+    key_hash: text("key_hash").notNull(),
+    tenant_id: text("tenant_id").notNull(),
+    /** The per-session token every dashboard form carries in a hidden field (CSRF). */
+    csrf_token: text("csrf_token").notNull(),
+    created_at: createdAt(),
+    expires_at: text("expires_at").notNull(),
+  },
+  (t) => [index("dashboard_sessions_expiry").on(t.expires_at)],
+);

@@ -6,7 +6,7 @@ import { createMiddleware } from "hono/factory";
 import { constantTimeEqual, sha256Hex } from "../../adapters/crypto.js";
 import { KEY_PREFIX, findActiveKeyByHash, touchKey } from "../../adapters/d1/api-keys.js";
 import { ATTEMPT_TOKEN_PREFIX } from "../attempt-access.js";
-import { ALL_PERMISSIONS, type AppEnv, type Permission } from "../env.js";
+import { ALL_PERMISSIONS, type AppEnv, type Database, type Permission, type Principal } from "../env.js";
 import { ApiError } from "../http-error.js";
 
 const ATTEMPT_TOKEN_HERE = `this is an attempt token (${ATTEMPT_TOKEN_PREFIX}...): it opens only its attempt's routes (dispatch, mcp, the attempt, evidence, complete); this route needs an API key (${KEY_PREFIX}...)`;
@@ -24,28 +24,46 @@ export const authenticate = createMiddleware<AppEnv>(async (c, next) => {
   const key = bearerToken(header);
   if (!key) throw unauthorized(header === undefined || header.trim() === "" ? "missing API key: send Authorization: Bearer <key>" : malformedAuthorization(header));
   const keyHash = sha256Hex(key);
-  const stored = await findActiveKeyByHash(c.var.db, keyHash);
-  // The lookup is by hash, so a near-miss key finds nothing; the explicit comparison keeps the
-  // final decision free of early exits as well.
-  if (!stored || !constantTimeEqual(stored.key_hash, keyHash)) {
+  const found = await activeKey(c.var.db, keyHash);
+  if (!found) {
     // An attempt's token is a capability for that attempt's routes only; say so rather than "unknown".
     if (key.startsWith(ATTEMPT_TOKEN_PREFIX)) throw unauthorized(ATTEMPT_TOKEN_HERE);
     throw unauthorized("unknown or revoked API key");
   }
-  const permissions = new Set(stored.permissions.filter((p): p is Permission => (ALL_PERMISSIONS as readonly string[]).includes(p)));
-  c.set("principal", { tenantId: stored.tenant_id, keyId: stored.id, permissions });
-  const now = Date.now();
-  if (!stored.last_used_at || now - Date.parse(stored.last_used_at) > TOUCH_INTERVAL_MS) {
-    c.executionCtx.waitUntil(touchKey(c.var.db, stored.id, new Date(now).toISOString()).catch(() => undefined));
-  }
+  c.set("principal", found.principal);
+  touchLater(c.var.db, c.executionCtx, found);
   await next();
 });
 
+/**
+ * The API key whose SHA-256 is `keyHash`, while it is not revoked, as the principal it acts for.
+ * The one key check: the API's middleware and the dashboard's sessions (which keep the hash) both use it.
+ */
+export async function activeKey(db: Database, keyHash: string): Promise<{ principal: Principal; lastUsedAt: string | null } | undefined> {
+  const stored = await findActiveKeyByHash(db, keyHash);
+  // The lookup is by hash, so a near-miss key finds nothing; the explicit comparison keeps the
+  // final decision free of early exits as well.
+  if (!stored || !constantTimeEqual(stored.key_hash, keyHash)) return undefined;
+  const permissions = new Set(stored.permissions.filter((p): p is Permission => (ALL_PERMISSIONS as readonly string[]).includes(p)));
+  return { principal: { tenantId: stored.tenant_id, keyId: stored.id, permissions }, lastUsedAt: stored.last_used_at };
+}
+
+/** Records the key's use after the response, at most once a minute. */
+export function touchLater(db: Database, ctx: { waitUntil(promise: Promise<unknown>): void }, found: { principal: Principal; lastUsedAt: string | null }): void {
+  const now = Date.now();
+  if (!found.lastUsedAt || now - Date.parse(found.lastUsedAt) > TOUCH_INTERVAL_MS) {
+    ctx.waitUntil(touchKey(db, found.principal.keyId, new Date(now).toISOString()).catch(() => undefined));
+  }
+}
+
 /** Admin keys may do everything; other keys need the named permission. */
+export function grants(principal: Principal, permission: Permission): boolean {
+  return principal.permissions.has(permission) || principal.permissions.has("AIManager:Admin");
+}
+
 export function requirePermission(permission: Permission) {
   return createMiddleware<AppEnv>(async (c, next) => {
-    const granted = c.var.principal.permissions;
-    if (!granted.has(permission) && !granted.has("AIManager:Admin")) {
+    if (!grants(c.var.principal, permission)) {
       throw new ApiError("forbidden", `this API key lacks the permission ${permission}`, { required_permission: permission });
     }
     await next();

@@ -20,6 +20,7 @@ import { pageCursor, pageLimit } from "../pagination.js";
 import { draftSource, draftWithModel } from "../model-draft.js";
 import { connectionNameField, draftInstructions, toolName } from "../schema-fields.js";
 import { schemaValidator } from "../services.js";
+import { revisionIsStale } from "../tool-view.js";
 
 /** A definition is at most 100 KB; the envelope around it is small. */
 export const TESTING_BODY_LIMIT = 256 * 1024;
@@ -63,7 +64,7 @@ toolTestingRoutes.get("/:id/testing", async (c) => {
         },
         contract_hash: op.contract_hash,
         latest_revision: revision,
-        stale: revision !== null && revision.contract_hash !== op.contract_hash,
+        stale: revisionIsStale(revision, op) ?? false,
       };
     }),
   });
@@ -119,7 +120,7 @@ toolTestingRoutes.get("/:id/operations/:operation_id/revisions", async (c) => {
   const before = pageCursor(c, ([revision]) => (typeof revision === "number" && Number.isInteger(revision) ? revision : undefined));
   const page = await listRevisions(c.var.db, tenantId, tool.id, operationId, { limit, before });
   return c.json({
-    items: page.items.map((item) => ({ ...item, stale: item.contract_hash !== operation.contract_hash })),
+    items: page.items.map((item) => ({ ...item, stale: revisionIsStale(item, operation) ?? false })),
     next_cursor: page.next === undefined ? null : encodeCursor([page.next]),
   });
 });
