@@ -85,7 +85,7 @@ const trendPoint: fc.Arbitrary<TrendPoint> = fc.record({
   pass_rate: rate,
   interval: fc.option(fc.record({ low: rate, high: rate }), { nil: null }),
   gate: rate,
-  verdict: fc.constantFrom({ word: "pass", tone: "good" as const }, { word: "fail", tone: "bad" as const }),
+  verdict: fc.constantFrom({ word: "Pass", tone: "pass" as const }, { word: "Fail", tone: "fail" as const }),
 });
 
 describe("charts", () => {
@@ -114,18 +114,18 @@ describe("charts", () => {
       PassRateTrend({
         suite: "invoicedesk",
         points: [
-          { run_id: "run_1", name: "baseline", pass_rate: 1, interval: wilsonInterval(15, 15), gate: 0.9, verdict: { word: "pass", tone: "good" } },
-          { run_id: "run_2", name: "candidate", pass_rate: 0.6, interval: wilsonInterval(9, 15), gate: 0.9, verdict: { word: "fail", tone: "bad" } },
+          { run_id: "run_1", name: "baseline", pass_rate: 1, interval: wilsonInterval(15, 15), gate: 0.9, verdict: { word: "Pass", tone: "pass" } },
+          { run_id: "run_2", name: "candidate", pass_rate: 0.6, interval: wilsonInterval(9, 15), gate: 0.9, verdict: { word: "Fail", tone: "fail" } },
         ],
         runHref: (id) => `/runs/${id}`,
       }),
     );
     expect(svg).toContain("<title id=\"trend-invoicedesk-t\">Pass rate of suite invoicedesk over its last runs</title>");
-    expect(svg).toContain("2 runs, the latest at 60% against a gate of 90%.");
-    expect(svg).toContain("<title>baseline: 100% (95% interval 79.6%–100%), gate 90%, verdict pass</title>");
-    expect(svg).toContain("<title>candidate: 60% (95% interval 35.7%–80.2%), gate 90%, verdict fail</title>");
+    expect(svg).toContain("2 runs, the latest at 60.0% against a gate of 90.0%.");
+    expect(svg).toContain("<title>baseline: 100.0% (95% interval 79.6%–100.0%), gate 90.0%, verdict Pass</title>");
+    expect(svg).toContain("<title>candidate: 60.0% (95% interval 35.7%–80.2%), gate 90.0%, verdict Fail</title>");
     expect(svg).toContain('href="/runs/run_2"');
-    expect(svg).toContain("gate 90%");
+    expect(svg).toContain("gate 90.0%");
   });
 
   it("the histogram labels each bar with its count", () => {
@@ -158,11 +158,11 @@ describe("view models", () => {
       verdictBadge({ status: "finished", verdict: "error", hard_fail: false }),
       verdictBadge({ status: "running", verdict: null, hard_fail: false }),
     ]).toEqual([
-      { word: "pass", tone: "good" },
-      { word: "fail: hard fail", tone: "bad" },
-      { word: "fail", tone: "bad" },
-      { word: "error", tone: "warn" },
-      { word: "running", tone: "neutral" },
+      { word: "Pass", tone: "pass" },
+      { word: "Fail: hard fail", tone: "fail" },
+      { word: "Fail", tone: "fail" },
+      { word: "Error", tone: "warn" },
+      { word: "No verdict yet (running)", tone: "neutral" },
     ]);
   });
 
@@ -180,9 +180,9 @@ describe("view models", () => {
     const baseline = [scenario("lookup", ["pass", "pass", "pass"]), scenario("refusal", ["fail", "fail", "pass"]), scenario("hold", ["pass"]), scenario("old", ["pass"])];
     const current = [scenario("lookup", ["pass", "fail", "fail"]), scenario("refusal", ["pass", "pass", "pass"]), scenario("hold", ["pass"], 1), scenario("new", ["pass"])];
     expect(compareScenarios(current, baseline).map((row) => [row.id, row.change, row.words])).toEqual([
-      ["lookup", "worse", "▼ worse: 100% → 33.3%, -66.7 points (intervals overlap: may be noise)"],
+      ["lookup", "worse", "▼ worse: 100.0% → 33.3%, -66.7 points (intervals overlap: may be noise)"],
       ["hold", "worse", "▼ worse: forbidden calls 0 → 1"],
-      ["refusal", "better", "▲ better: 33.3% → 100%, +66.7 points (intervals overlap: may be noise)"],
+      ["refusal", "better", "▲ better: 33.3% → 100.0%, +66.7 points (intervals overlap: may be noise)"],
       ["new", "new", "+ new in this run"],
       ["old", "gone", "– not in this run"],
     ]);
@@ -191,7 +191,7 @@ describe("view models", () => {
   it("says a change is beyond noise when the intervals do not overlap", () => {
     const many = (passes: number) => Array.from({ length: 40 }, (_, i) => (i < passes ? ("pass" as const) : ("fail" as const)));
     const [row] = compareScenarios([scenario("s", many(10))], [scenario("s", many(40))]);
-    expect(row?.words).toBe("▼ worse: 100% → 25%, -75 points");
+    expect(row?.words).toBe("▼ worse: 100.0% → 25.0%, -75 points");
   });
 
   it("words detection power as the issue does, from the run's own figures", () => {
@@ -200,7 +200,7 @@ describe("view models", () => {
       "With 3 repetitions per scenario, this run had a 27.1% chance to catch a 1-in-10 misfire; 29 runs would give 95%.",
     );
     expect(detectionSentence({ detection_power: null, misfire_rate: null, runs_needed_95: null, scenarios: [] })).toBeNull();
-    expect([misfireWords(0.1), misfireWords(0.25), misfireWords(0.03)]).toEqual(["a 1-in-10 misfire", "a 1-in-4 misfire", "a misfire rate of 3%"]);
+    expect([misfireWords(0.1), misfireWords(0.25), misfireWords(0.03)]).toEqual(["a 1-in-10 misfire", "a 1-in-4 misfire", "a misfire rate of 3.0%"]);
   });
 
   it("counts judge scores and orders pass^k by k", () => {

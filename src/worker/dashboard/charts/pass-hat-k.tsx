@@ -1,3 +1,4 @@
+/** @jsxImportSource hono/jsx */
 /**
  * pass^k over k: the chance that k repetitions drawn from the run all pass (figures.ts, the mean
  * over scenarios). A falling line is an agent that passes sometimes but not reliably.

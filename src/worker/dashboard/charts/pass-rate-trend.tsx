@@ -1,3 +1,4 @@
+/** @jsxImportSource hono/jsx */
 /**
  * A suite's pass rate over its last runs: one point per run with its 95% interval as a whisker,
  * the gate as a dashed line, and each value in the point's title and in the table beside the chart.
@@ -38,7 +39,7 @@ export function PassRateTrend(props: { suite: string; points: readonly TrendPoin
             <g class={`point tone-${p.verdict.tone}`}>
               <title>{`${p.name}: ${percent(p.pass_rate)} (95% interval ${intervalText(p.interval)}), gate ${percent(p.gate)}, verdict ${p.verdict.word}`}</title>
               {p.interval && <line class="whisker" x1={x} x2={x} y1={yOfRate(f, p.interval.high)} y2={yOfRate(f, p.interval.low)} />}
-              {p.verdict.tone === "good" ? <circle cx={x} cy={yOfRate(f, p.pass_rate)} r="5" /> : <rect x={x - 5} y={yOfRate(f, p.pass_rate) - 5} width="10" height="10" />}
+              {p.verdict.tone === "pass" ? <circle cx={x} cy={yOfRate(f, p.pass_rate)} r="5" /> : <rect x={x - 5} y={yOfRate(f, p.pass_rate) - 5} width="10" height="10" />}
             </g>
           </a>
         );

@@ -1,3 +1,4 @@
+/** @jsxImportSource hono/jsx */
 /** A small inline bar for one scenario's pass rate with its 95% interval; the numbers sit beside it as text. */
 import type { Interval } from "../../../core/scoring/rates.js";
 import { intervalText, percent } from "../runs/view-models.js";

@@ -1,3 +1,4 @@
+/** @jsxImportSource hono/jsx */
 /** How many repetitions got each judge score 1–5, each bar labelled with its count. */
 import type { ScoreCounts } from "../runs/view-models.js";
 import { bandCenter, bandWidth, type Frame, yOfCount } from "./scale.js";

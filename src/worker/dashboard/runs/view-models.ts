@@ -8,43 +8,42 @@ import type { RepetitionRecord } from "../../../core/evals/agent-types.js";
 import type { ScenarioFigures } from "../../../core/scoring/figures.js";
 import type { Interval } from "../../../core/scoring/rates.js";
 import type { runView } from "../../run/view.js";
+import type { BadgeTone } from "../components.js";
+import { percent as sharePercent } from "../format.js";
 
 export type RunView = ReturnType<typeof runView>;
 
 /** Tone picks a badge's colour; the word always says the same thing, so colour is never the only signal. */
-export type Tone = "good" | "bad" | "warn" | "neutral";
-
 export interface Badge {
   word: string;
-  tone: Tone;
+  tone: BadgeTone;
 }
 
 /** A run's verdict in words: the gate's verdict once it ended, else its status. */
 export function verdictBadge(run: Pick<RunView, "status" | "verdict" | "hard_fail">): Badge {
-  if (run.hard_fail) return { word: run.verdict === null ? "hard fail (running)" : "fail: hard fail", tone: "bad" };
+  if (run.hard_fail) return { word: run.verdict === null ? "Hard fail (still running)" : "Fail: hard fail", tone: "fail" };
   switch (run.verdict) {
     case "pass":
-      return { word: "pass", tone: "good" };
+      return { word: "Pass", tone: "pass" };
     case "fail":
-      return { word: "fail", tone: "bad" };
+      return { word: "Fail", tone: "fail" };
     case "error":
-      return { word: "error", tone: "warn" };
+      return { word: "Error", tone: "warn" };
     case "uncalibrated":
-      return { word: "uncalibrated", tone: "warn" };
+      return { word: "Uncalibrated", tone: "warn" };
     case null:
-      return { word: run.status, tone: "neutral" };
+      return { word: run.status === "cancelled" ? "Cancelled" : `No verdict yet (${run.status})`, tone: "neutral" };
   }
 }
 
-/** 0.8666 → "86.7%"; null → "–" (no repetitions yet). */
+/** 0.8666 → "86.7%" (format.ts); no rate, or one that is not a number, → "—". */
 export function percent(rate: number | null | undefined): string {
-  if (rate === null || rate === undefined || !Number.isFinite(rate)) return "–";
-  return `${Math.round(rate * 1000) / 10}%`;
+  return rate === undefined || (rate !== null && !Number.isFinite(rate)) ? "—" : sharePercent(rate);
 }
 
-/** "[79.6%–100%]", or "–" with no interval. */
+/** "79.6%–100.0%", or "—" with no interval. */
 export function intervalText(interval: Interval | null | undefined): string {
-  return interval ? `${percent(interval.low)}–${percent(interval.high)}` : "–";
+  return interval ? `${percent(interval.low)}–${percent(interval.high)}` : "—";
 }
 
 export interface RunListRow {
