@@ -302,7 +302,7 @@ function RepetitionDetails(props: { run: RunView; item: RepetitionItem }) {
       <summary>
         {`Repetition ${item.repetition} `}
         {outcomeBadge(record)}
-        {record ? ` ${score === undefined ? "no judge score" : `judge score ${score}`} · ${record.calls.length} ${record.calls.length === 1 ? "call" : "calls"} · ${record.verdict.cause.replace(/_/g, " ")}` : ""}
+        {record ? ` · ${score === undefined ? "no judge score" : `judge score ${score}`} · ${record.calls.length} ${record.calls.length === 1 ? "call" : "calls"} · decided by ${record.verdict.cause.replace(/_/g, " ")}` : ""}
       </summary>
       {record ? <RepetitionBody record={record} /> : <p>This repetition has not reported yet.</p>}
       <p>
