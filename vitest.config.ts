@@ -23,6 +23,16 @@ export default defineConfig(async () => {
           },
         },
         {
+          // The dashboard in Debian's headless Chromium (test/browser/support/README.md): Node drives it.
+          test: {
+            name: "browser",
+            environment: "node",
+            include: ["test/browser/**/*.test.ts"],
+            testTimeout: 180_000,
+            hookTimeout: 240_000,
+          },
+        },
+        {
           plugins: [
             cloudflareTest({
               wrangler: { configPath: "./wrangler.toml" },

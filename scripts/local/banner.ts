@@ -26,6 +26,7 @@ export function banner(input: BannerInput): string {
     `  state:      ${relative(input.stateDir)}`,
     `  demo key:   ${input.demoKey}`,
     `              tenant "demo", every permission; local development only (kept in ${relative(demoKeyFile(input.stateDir))})`,
+    `  dashboard:  ${input.url}/  (open it in a browser and sign in with the demo key)`,
   ];
   if (input.demoTools.length > 0) {
     lines.push("  demo tools:");

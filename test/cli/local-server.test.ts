@@ -73,6 +73,7 @@ describe("npm start", () => {
         const { url, key, output } = await waitForBanner(child, SLOW - 30_000);
         expect(url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
         expect(output).toContain(`curl -s ${url}/api/tools -H "Authorization: Bearer ${key}"`);
+        expect(output).toContain(`  dashboard:  ${url}/  (open it in a browser and sign in with the demo key)`);
         // The demo suite is seeded, and with no model connection the banner says how to add one.
         expect(output).toContain("demo suite: invoicedesk v1  (5 scenarios x 3 runs, from examples/evals/invoicedesk.yaml)");
         expect(output).toContain(`curl -s -X PUT ${url}/api/connections/demo-model -H "Authorization: Bearer ${key}" -H "content-type: application/json"`);

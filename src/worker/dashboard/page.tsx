@@ -60,7 +60,7 @@ export function page(options: PageOptions, load: (c: DashboardContext, viewer: V
     try {
       result = await load(c, viewer);
     } catch (error) {
-      // The API's own checks (a bad cursor, a missing suite) speak through ApiError: the same words, as a page.
+      // The API's own checks (a bad cursor, a bad name) speak through ApiError: the same words, as a page; the message already names the first problem.
       if (!(error instanceof ApiError)) throw error;
       result = errorPage(error);
     }
@@ -96,7 +96,7 @@ export function errorPage(error: ApiError): PageResult {
         <h1>Cannot show this page</h1>
         <Notice kind="error">
           <p>{error.message}</p>
-          {problems.length > 0 ? (
+          {problems.length > 1 ? (
             <ul>
               {problems.map((p) => (
                 <li>

@@ -37,6 +37,7 @@ p.lede { color: var(--muted); margin-top: -.5rem; }
 .breadcrumbs { font-size: .9rem; color: var(--muted); }
 .table-wrap { overflow-x: auto; margin: .5rem 0 1rem; }
 table.data { border-collapse: collapse; width: 100%; font-size: .95rem; }
+table.data.confusion { width: auto; min-width: 18rem; }
 table.data caption { text-align: left; font-weight: 700; padding: .25rem 0; }
 table.data th, table.data td { border-bottom: 1px solid var(--line); padding: .4rem .6rem; text-align: left; vertical-align: top; }
 table.data th { background: var(--wash); font-weight: 700; }
