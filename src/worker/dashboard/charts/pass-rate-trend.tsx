@@ -9,7 +9,7 @@ import { bandCenter, type Frame, yOfRate } from "./scale.js";
 
 export const TREND_FRAME: Frame = { width: 640, height: 220, left: 44, right: 12, top: 12, bottom: 28 };
 
-export function PassRateTrend(props: { suite: string; points: readonly TrendPoint[]; runHref: (id: string) => string }) {
+export function PassRateTrend(props: { suite: string; points: readonly TrendPoint[] }) {
   const f = TREND_FRAME;
   const n = props.points.length;
   const id = `trend-${props.suite}`;
@@ -34,14 +34,13 @@ export function PassRateTrend(props: { suite: string; points: readonly TrendPoin
       )}
       {props.points.map((p, i) => {
         const x = bandCenter(f, i, n);
+        // No links inside the image (its marks are not focusable): the table of the chart's numbers links each run.
         return (
-          <a href={props.runHref(p.run_id)}>
-            <g class={`point tone-${p.verdict.tone}`}>
-              <title>{`${p.name}: ${percent(p.pass_rate)} (95% interval ${intervalText(p.interval)}), gate ${percent(p.gate)}, verdict ${p.verdict.word}`}</title>
-              {p.interval && <line class="whisker" x1={x} x2={x} y1={yOfRate(f, p.interval.high)} y2={yOfRate(f, p.interval.low)} />}
-              {p.verdict.tone === "pass" ? <circle cx={x} cy={yOfRate(f, p.pass_rate)} r="5" /> : <rect x={x - 5} y={yOfRate(f, p.pass_rate) - 5} width="10" height="10" />}
-            </g>
-          </a>
+          <g class={`point tone-${p.verdict.tone}`}>
+            <title>{`${p.name}: ${percent(p.pass_rate)} (95% interval ${intervalText(p.interval)}), gate ${percent(p.gate)}, verdict ${p.verdict.word}`}</title>
+            {p.interval && <line class="whisker" x1={x} x2={x} y1={yOfRate(f, p.interval.high)} y2={yOfRate(f, p.interval.low)} />}
+            {p.verdict.tone === "pass" ? <circle cx={x} cy={yOfRate(f, p.pass_rate)} r="5" /> : <rect x={x - 5} y={yOfRate(f, p.pass_rate) - 5} width="10" height="10" />}
+          </g>
         );
       })}
       <text class="axis-label" x={f.left} y={f.height - 8}>oldest</text>

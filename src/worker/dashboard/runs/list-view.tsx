@@ -98,7 +98,7 @@ function SuiteTrend(props: { chart: SuiteChart }) {
     <section aria-labelledby={`suite-${suite}`}>
       <h3 id={`suite-${suite}`}>{`Suite ${suite}`}</h3>
       <figure class="chart wide">
-        <PassRateTrend suite={suite} points={points} runHref={runHref} />
+        <PassRateTrend suite={suite} points={points} />
         <figcaption>{`Pass rate of its last ${points.length} ${points.length === 1 ? "run" : "runs"}, oldest on the left: each whisker is the run's 95% interval, the dashed line the gate. Squares are runs that did not pass.`}</figcaption>
       </figure>
       <details>
