@@ -27,7 +27,7 @@ import type { CallOutcome } from "../core/contract/types.js";
 import { cloneJson, isJsonObject, jsonEqual, type JsonObject, type JsonValue, type Problem } from "../core/json.js";
 import { systemClock, type Clock } from "../core/ports.js";
 import { parseDispatchRequest, parseDispatchText, unusableArgumentsMessage, type DispatchRequest } from "../core/simulation/dispatch-request.js";
-import type { EvidenceError, EvidenceRow } from "../core/simulation/evidence.js";
+import type { EvidenceError, EvidenceRow, StateChange } from "../core/simulation/evidence.js";
 import type { AttemptSetup, PinnedOperation } from "../core/simulation/setup.js";
 import { afterCompletion, afterHarnessError, afterLeaseEnd, isAttemptStatus, type AttemptStatus } from "../core/simulation/status.js";
 import { indexTargets, resolveTarget, type TargetIndex } from "../core/simulation/target.js";
@@ -256,8 +256,10 @@ export class AttemptObject extends DurableObject<Env> implements AttemptMethods 
       outcome = harness("internal", "the call resolved to no operation", "");
     }
 
-    const row = this.rowOf(live.nextSeq, request, tool, operationId, operation, outcome);
     const nextState = outcome.kind === "result" && outcome.state_changed && operation ? outcome.state : null;
+    // The state the call saw is still the current one: memory follows storage only after the write.
+    const change = nextState && operation ? { tool: operation.tool_name, before: this.stateOf(live, operation.tool_name), after: nextState } : null;
+    const row = this.rowOf(live.nextSeq, request, tool, operationId, operation, outcome, change);
     const status = outcome.kind === "harness_error" ? afterHarnessError(live.status, outcome.harness_kind) : live.status;
     const write = (): void => {
       this.storage.insertCall(row);
@@ -301,6 +303,7 @@ export class AttemptObject extends DurableObject<Env> implements AttemptMethods 
     operationId: string,
     operation: PinnedOperation | null,
     outcome: CallOutcome,
+    change: StateChange | null,
   ): EvidenceRow {
     let error: EvidenceError | null = null;
     if (outcome.kind === "tool_input_error") error = { code: "tool_input_error", message: outcome.message, details: outcome.details };
@@ -319,6 +322,7 @@ export class AttemptObject extends DurableObject<Env> implements AttemptMethods 
       error: error ? JSON.stringify(error) : null,
       delay_ms: outcome.kind === "result" ? outcome.delay_ms : 0,
       at: new Date(this.clock.now()).toISOString(),
+      state_change: change ? JSON.stringify(change) : null,
     };
   }
 

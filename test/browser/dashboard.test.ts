@@ -72,7 +72,9 @@ describe("the dashboard in Chromium", () => {
     await screenshot(page, "dashboard-sign-in-laptop");
     await signIn(page, demo.url, demo.key);
 
-    // Tools: the stale appointments mock is marked in words.
+    // Signed in, the home is the Runs page; Tools is a link away. The stale appointments mock is marked in words.
+    expect(new URL(page.url()).pathname).toBe("/runs");
+    await page.getByRole("link", { name: "Tools", exact: true }).click();
     expect(new URL(page.url()).pathname).toBe("/tools");
     const rows = await tableRows(page, "Operations by tool");
     expect(rows[0]).toBe("Tool | Operation | Contract hash | Latest revision | Mock");

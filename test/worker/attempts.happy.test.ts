@@ -82,7 +82,10 @@ describe("dispatch", () => {
         attempt_id: attempt.id,
         next_cursor: null,
         calls: [
-          { seq: 1, call_id: "first", tool: "counter", operation_id: "counter", revision: null, variant: "swap", rule: null, arguments: { n: 1 }, outcome: "result", result: { previous: 0 }, delay_ms: 0, at: expect.stringMatching(/^\d{4}-\d\d-\d\dT/) },
+          { seq: 1, call_id: "first", tool: "counter", operation_id: "counter", revision: null, variant: "swap", rule: null, arguments: { n: 1 }, outcome: "result", result: { previous: 0 }, delay_ms: 0, at: expect.stringMatching(/^\d{4}-\d\d-\d\dT/),
+            // The call's set_state: its tool's state just before and just after (a refused call changes none).
+            state_change: { tool: "counter", before: { last: 0 }, after: { last: 1 } },
+          },
           {
             seq: 2,
             call_id: null,

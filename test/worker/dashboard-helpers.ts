@@ -69,7 +69,7 @@ export function tableRows(html: string, caption: string): string[] {
   const tables = html.split("<table").slice(1);
   const table = tables.find((t) => visibleText(/<caption>([\s\S]*?)<\/caption>/.exec(t)?.[1] ?? "") === caption);
   if (!table) return [];
-  const rows = table.split("</table>")[0]?.match(/<tr>[\s\S]*?<\/tr>/g) ?? [];
+  const rows = table.split("</table>")[0]?.match(/<tr(?:\s[^>]*)?>[\s\S]*?<\/tr>/g) ?? [];
   return rows.map((row) => (row.match(/<t[hd][^>]*>[\s\S]*?<\/t[hd]>/g) ?? []).map((cell) => visibleText(cell)).join(" | "));
 }
 

@@ -164,6 +164,8 @@ export const attemptCalls = sqliteTable(
     error: text("error"),
     delay_ms: integer("delay_ms").notNull(),
     at: text("at").notNull(),
+    /** JSON {tool, before, after}: the tool's state around a call that changed it; null otherwise. */
+    state_change: text("state_change"),
   },
   (t) => [primaryKey({ columns: [t.attempt_id, t.seq] }), uniqueIndex("attempt_calls_call_id").on(t.attempt_id, t.call_id)],
 );

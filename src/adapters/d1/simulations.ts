@@ -230,7 +230,7 @@ export function flushableRows(rows: readonly EvidenceRow[]): EvidenceRow[] {
   let bytes = 0;
   const taken: EvidenceRow[] = [];
   for (const row of rows) {
-    const size = row.arguments.length + (row.result?.length ?? 0) + (row.error?.length ?? 0) + 200;
+    const size = row.arguments.length + (row.result?.length ?? 0) + (row.error?.length ?? 0) + (row.state_change?.length ?? 0) + 200;
     if (taken.length > 0 && bytes + size > EVIDENCE_FLUSH_BYTES) break;
     bytes += size;
     taken.push(row);

@@ -35,6 +35,20 @@ export interface EvidenceRow {
   delay_ms: number;
   /** When the call was applied, ISO 8601 UTC. */
   at: string;
+  /** JSON text of a StateChange, when the call's set_state changed its tool's state; null otherwise. */
+  state_change: string | null;
+}
+
+/**
+ * A call's set_state: the state of its tool (state is kept per tool, shared by its operations)
+ * just before the call and just after it. Recorded only for calls that changed it, so a lookup
+ * costs nothing more; the state a lookup saw is the `before` of its tool's next change, or the
+ * attempt's state when none follows.
+ */
+export interface StateChange {
+  tool: string;
+  before: JsonValue;
+  after: JsonValue;
 }
 
 /**
@@ -56,6 +70,7 @@ export const EVIDENCE_COLUMNS = [
   "error",
   "delay_ms",
   "at",
+  "state_change",
 ] as const satisfies ReadonlyArray<keyof EvidenceRow>;
 
 /** Compiles only while EVIDENCE_COLUMNS names every field of EvidenceRow. */
@@ -87,6 +102,7 @@ export function evidenceRowOf(row: Readonly<Record<string, unknown>>): EvidenceR
     error: stringOrNull(row.error),
     delay_ms: Number(row.delay_ms),
     at: String(row.at),
+    state_change: stringOrNull(row.state_change),
   };
 }
 
@@ -113,6 +129,8 @@ export interface EvidenceCall {
   error?: EvidenceError;
   delay_ms: number;
   at: string;
+  /** Present when the call changed its tool's state (set_state). */
+  state_change?: StateChange;
 }
 
 export function isOutcomeKind(value: unknown): value is CallOutcomeKind {
@@ -135,6 +153,7 @@ export function toEvidenceCall(row: EvidenceRow): EvidenceCall {
   };
   if (row.result !== null) call.result = parseStored(row.result);
   if (row.error !== null) call.error = parseEvidenceError(row.error);
+  if (row.state_change !== null) call.state_change = parseStateChange(row.state_change);
   return call;
 }
 
@@ -144,6 +163,11 @@ export function parseEvidenceError(text: string): EvidenceError {
   // SAFETY: the text was produced by JSON.stringify of an EvidenceError in the attempt object;
   // this only reads back what toolproof itself wrote.
   return value as EvidenceError;
+}
+
+function parseStateChange(text: string): StateChange {
+  // SAFETY: written only by the attempt object, from JSON.stringify of a StateChange.
+  return JSON.parse(text) as StateChange;
 }
 
 function parseStored(text: string): JsonValue {

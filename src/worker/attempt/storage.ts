@@ -49,6 +49,11 @@ export const MIGRATIONS: readonly Migration[] = [
        )`,
     ],
   },
+  {
+    // Each call that changed its tool's state records the state before and after it (evidence.ts StateChange).
+    version: 2,
+    statements: [`ALTER TABLE calls ADD COLUMN state_change TEXT`],
+  },
 ];
 
 // The version-1 CREATE TABLE above lists the same columns by hand on purpose: a migration step must

@@ -7,6 +7,7 @@ import { Hono } from "hono";
 import type { AppEnv } from "../env.js";
 import { judgePages } from "./judges.js";
 import { policyPages } from "./policies.js";
+import { attemptPages, runPages } from "./runs.js";
 import { signInPages } from "./sign-in.js";
 import { STYLESHEET, STYLESHEET_PATH } from "./styles.js";
 import { toolPages } from "./tools.js";
@@ -22,4 +23,6 @@ dashboardRoutes.route("/", signInPages);
 dashboardRoutes.route("/tools", toolPages);
 dashboardRoutes.route("/policies", policyPages);
 dashboardRoutes.route("/judges", judgePages);
+dashboardRoutes.route("/runs", runPages);
+dashboardRoutes.route("/attempts", attemptPages);
 // -- dashboard pages mount here --

@@ -7,7 +7,7 @@ import { type DashboardContext, type PageResult, renderDocument } from "./page.j
 import { CSRF_FIELD, csrfRefusal, currentViewer, formField, signIn, signInToken, signInTokenMatches, signOut } from "./session.js";
 
 /** Where a signed-in person lands from / and after signing in without a `next`. */
-export const HOME_PATH = "/tools";
+export const HOME_PATH = "/runs";
 /** A form with one key in it is tiny; anything bigger is not ours. */
 const FORM_LIMIT = 16 * 1024;
 

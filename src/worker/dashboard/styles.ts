@@ -2,6 +2,8 @@
  * The dashboard's one stylesheet, served at /dashboard.css. Colours keep at least 4.5:1 contrast
  * against their background; badges always carry a word, colour only repeats it.
  */
+import { RUNS_STYLESHEET } from "./runs/styles.js";
+
 export const STYLESHEET_PATH = "/dashboard.css";
 
 export const STYLESHEET = `
@@ -80,4 +82,6 @@ dl.facts dd { margin: 0; }
   dl.facts { grid-template-columns: 1fr; }
   dl.facts dd { margin-bottom: .5rem; }
 }
-`;
+`
+  // The Runs, Run and Attempt pages (dash-b).
+  + RUNS_STYLESHEET;

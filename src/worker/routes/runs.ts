@@ -128,7 +128,7 @@ runRoutes.get("/runs/:id/repetitions/:n", requirePermission("AIManager:RunEvals"
   return c.json(repetitionDetail(item));
 });
 
-async function tenantRun(db: AppEnv["Variables"]["db"], tenantId: string, id: string): Promise<RunRow> {
+export async function tenantRun(db: AppEnv["Variables"]["db"], tenantId: string, id: string): Promise<RunRow> {
   const row = await getRun(db, tenantId, id);
   if (!row) throw notFound("run");
   return row;
@@ -139,7 +139,7 @@ function live(row: RunRow): boolean {
 }
 
 /** A live run's figures from its coordinator; an ended one's from its row. */
-async function progressOf(env: AppEnv["Bindings"], row: RunRow): Promise<RunProgress | null> {
+export async function progressOf(env: AppEnv["Bindings"], row: RunRow): Promise<RunProgress | null> {
   if (live(row)) {
     const reply = await runStub(env, row.id).progress();
     if (reply.kind === "ok") return reply.progress;
@@ -147,7 +147,7 @@ async function progressOf(env: AppEnv["Bindings"], row: RunRow): Promise<RunProg
   return progressOfRow(row);
 }
 
-async function repetitionItems(env: AppEnv["Bindings"], db: AppEnv["Variables"]["db"], row: RunRow, afterSeq: number, limit: number): Promise<RepetitionItem[]> {
+export async function repetitionItems(env: AppEnv["Bindings"], db: AppEnv["Variables"]["db"], row: RunRow, afterSeq: number, limit: number): Promise<RepetitionItem[]> {
   if (live(row)) {
     const reply = await runStub(env, row.id).repetitions(afterSeq, limit);
     if (reply.kind === "ok") return reply.items.map(itemOfEntry);

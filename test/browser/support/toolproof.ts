@@ -18,7 +18,7 @@ export interface DemoToolproof {
   /** The JSON API with the demo key; throws with the body on an unexpected status. */
   api(method: string, route: string, body?: unknown, expected?: number): Promise<unknown>;
   /** Starts a run of the demo suite and waits for it to end; answers its id. */
-  runDemoSuite(runsPerScenario?: number): Promise<string>;
+  runDemoSuite(runsPerScenario?: number, label?: string): Promise<string>;
   stop(): Promise<void>;
 }
 
@@ -38,8 +38,8 @@ export async function startDemo(): Promise<DemoToolproof> {
     return text === "" ? undefined : JSON.parse(text);
   };
   await api("PUT", "/api/connections/demo-model", { base_url: models.openaiBaseUrl, model, api_key: "not-needed" });
-  const runDemoSuite = async (runsPerScenario = 1): Promise<string> => {
-    const started = await api("POST", "/api/suites/invoicedesk/runs", { runs_per_scenario: runsPerScenario, label: "browser test" }, 202);
+  const runDemoSuite = async (runsPerScenario = 1, label = "browser test"): Promise<string> => {
+    const started = await api("POST", "/api/suites/invoicedesk/runs", { runs_per_scenario: runsPerScenario, label }, 202);
     const id = String(field(started, "id"));
     const deadline = Date.now() + 90_000;
     for (;;) {

@@ -15,15 +15,23 @@ const row: EvidenceRow = {
   error: null,
   delay_ms: 0,
   at: "2026-01-01T00:00:00.000Z",
+  state_change: null,
 };
 
 describe("toEvidenceCall", () => {
   it("parses the stored JSON text and leaves out the half that does not apply", () => {
-    const { result: _result, error: _error, ...common } = row;
+    const { result: _result, error: _error, state_change: _change, ...common } = row;
     expect(toEvidenceCall(row)).toStrictEqual({ ...common, arguments: { n: 1 }, result: { previous: 0 } });
     const error = { code: "harness_error", kind: "unknown_tool", message: "no", details: [] };
     const failed = toEvidenceCall({ ...row, outcome: "harness_error", result: null, error: JSON.stringify(error) });
     expect(failed).toStrictEqual({ ...common, arguments: { n: 1 }, outcome: "harness_error", error });
+  });
+
+  it("shows a set_state's state before and after only on the call that changed it", () => {
+    const { result: _result, error: _error, state_change: _change, ...common } = row;
+    const change = { tool: "counter", before: { n: 0 }, after: { n: 1 } };
+    expect(toEvidenceCall({ ...row, state_change: JSON.stringify(change) })).toStrictEqual({ ...common, arguments: { n: 1 }, result: { previous: 0 }, state_change: change });
+    expect(toEvidenceCall(row)).not.toHaveProperty("state_change");
   });
 });
 

@@ -1,0 +1,1 @@
+ALTER TABLE `attempt_calls` ADD `state_change` text;

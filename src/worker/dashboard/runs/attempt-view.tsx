@@ -1,0 +1,180 @@
+/** @jsxImportSource hono/jsx */
+/**
+ * An attempt: its evidence as a timeline (each call with the matched rule, variant, arguments,
+ * result or error, delay, and the tool's state before and after when the call changed it), then
+ * the transcript, when a built-in run produced it (the repetition's record) or an external agent
+ * sent one with POST /api/attempts/:id/complete.
+ */
+import type { RepetitionRecord } from "../../../core/evals/agent-types.js";
+import { isJsonObject } from "../../../core/json.js";
+import type { EvidenceCall } from "../../../core/simulation/evidence.js";
+import { Badge, JsonBlock, Notice } from "../components.js";
+import { when } from "../format.js";
+import type { PageResult } from "../page.js";
+import type { AttemptPageData } from "./data.js";
+import { runHref } from "./list-view.js";
+
+const OUTCOME_WORDS: Record<EvidenceCall["outcome"], { word: string; tone: "pass" | "warn" | "fail" }> = {
+  result: { word: "Result", tone: "pass" },
+  tool_input_error: { word: "Tool input error", tone: "warn" },
+  harness_error: { word: "Harness error", tone: "fail" },
+};
+
+export function attemptPage(data: AttemptPageData, shownLimit: number): PageResult {
+  const { attempt, calls, repetition } = data;
+  const completion = attempt.completion === null ? null : (JSON.parse(attempt.completion) as unknown);
+  const externalTranscript = isJsonObject(completion) && Array.isArray(completion.transcript) ? completion.transcript : null;
+  return {
+    title: `Attempt ${attempt.id}`,
+    body: (
+      <>
+        <p class="breadcrumbs">
+          <a href="/runs">Runs</a>
+          {repetition ? (
+            <>
+              {" › "}
+              <a href={`${runHref(repetition.run_id)}#rep-${repetition.item.n}`}>{`run ${repetition.run_id}, ${repetition.item.scenario} repetition ${repetition.item.repetition}`}</a>
+            </>
+          ) : null}
+        </p>
+        <h1>{`Attempt ${attempt.id}`}</h1>
+        <dl class="facts">
+          <dt>Status</dt>
+          <dd>{attempt.status}</dd>
+          <dt>Calls</dt>
+          <dd>{String(calls.length)}</dd>
+          <dt>Simulation</dt>
+          <dd class="mono">{attempt.simulation_id}</dd>
+          <dt>Lease ends</dt>
+          <dd>{when(attempt.expires_at)}</dd>
+        </dl>
+        {data.incomplete ? (
+          <Notice kind="error">
+            <p>The attempt's latest calls could not be copied to the database just now; this timeline may lack them. Reload in a moment.</p>
+          </Notice>
+        ) : null}
+        <h2>Evidence timeline</h2>
+        {calls.length >= shownLimit ? <p>{`Showing the first ${calls.length} calls (all of them: GET /api/attempts/${attempt.id}/evidence).`}</p> : null}
+        {calls.length === 0 ? (
+          <p>No calls yet.</p>
+        ) : (
+          <ol class="timeline" aria-label="Calls in order">
+            {calls.map((call) => (
+              <CallItem call={call} />
+            ))}
+          </ol>
+        )}
+        <h2>State now</h2>
+        <p class="hint">Per tool, as of the attempt's last copy to the database.</p>
+        <JsonBlock value={data.state} label="The attempt's state per tool" />
+        <h2>Transcript</h2>
+        {repetition?.item.record?.transcript ? (
+          <Transcript record={repetition.item.record} />
+        ) : externalTranscript ? (
+          <>
+            <p>Sent by the agent with its final output.</p>
+            <JsonBlock value={externalTranscript} label="The agent's transcript" />
+          </>
+        ) : (
+          <p>
+            {repetition
+              ? "This repetition has no transcript (it never ran, or has not reported yet)."
+              : "No transcript here. A built-in run's transcript shows when this page is opened from the run's repetition."}
+          </p>
+        )}
+      </>
+    ),
+  };
+}
+
+function CallItem(props: { call: EvidenceCall }) {
+  const call = props.call;
+  const outcome = OUTCOME_WORDS[call.outcome];
+  return (
+    <li class={`outcome-${call.outcome}`} id={`call-${call.seq}`}>
+      <h3>
+        {`${call.seq}. `}
+        <code>{call.tool}</code>
+        {call.operation_id && call.operation_id !== call.tool ? ` (${call.operation_id})` : ""} <Badge tone={outcome.tone}>{outcome.word}</Badge>
+      </h3>
+      <dl class="facts">
+        <dt>Matched rule</dt>
+        <dd>{call.rule === null ? "none (the variant's default)" : `rule ${call.rule}`}</dd>
+        <dt>Variant</dt>
+        <dd>{call.variant ?? "—"}</dd>
+        <dt>Revision</dt>
+        <dd>{call.revision === null ? "inline" : String(call.revision)}</dd>
+        <dt>Delay</dt>
+        <dd>{`${call.delay_ms} ms`}</dd>
+        <dt>At</dt>
+        <dd>{call.at}</dd>
+        {call.call_id ? (
+          <>
+            <dt>Call id</dt>
+            <dd class="mono">{call.call_id}</dd>
+          </>
+        ) : null}
+      </dl>
+      <JsonBlock value={call.arguments} label={`Arguments of call ${call.seq}`} />
+      {call.error ? (
+        <>
+          <p>
+            <strong>{`Error (${call.error.kind ?? call.error.code}): `}</strong>
+            {call.error.message}
+          </p>
+          {call.error.details.length > 0 ? <JsonBlock value={call.error.details} label={`Error details of call ${call.seq}`} /> : null}
+        </>
+      ) : (
+        <>
+          <p>
+            <strong>Result</strong>
+          </p>
+          <JsonBlock value={call.result ?? null} label={`Result of call ${call.seq}`} />
+        </>
+      )}
+      {call.state_change ? (
+        <div class="state-pair">
+          <div>
+            <p>
+              <strong>{`State of ${call.state_change.tool} before`}</strong>
+            </p>
+            <JsonBlock value={call.state_change.before} label={`State before call ${call.seq}`} />
+          </div>
+          <div>
+            <p>
+              <strong>{`State of ${call.state_change.tool} after`}</strong>
+            </p>
+            <JsonBlock value={call.state_change.after} label={`State after call ${call.seq}`} />
+          </div>
+        </div>
+      ) : (
+        <p class="hint">State unchanged by this call.</p>
+      )}
+    </li>
+  );
+}
+
+function Transcript(props: { record: RepetitionRecord }) {
+  const messages = props.record.transcript?.messages ?? [];
+  return (
+    <ol class="transcript" aria-label="Messages in order">
+      {messages.map((m) => (
+        <li>
+          <span class="role">{m.role}</span>
+          {m.role === "tool" ? ` (answer to call ${m.tool_call_id})` : ""}
+          {m.content ? <pre>{m.content}</pre> : null}
+          {m.role === "assistant" && m.tool_calls && m.tool_calls.length > 0 ? (
+            <ul>
+              {m.tool_calls.map((t) => (
+                <li>
+                  <code>{`${t.name}(${t.arguments})`}</code>
+                  {` call ${t.id}`}
+                </li>
+              ))}
+            </ul>
+          ) : null}
+        </li>
+      ))}
+    </ol>
+  );
+}

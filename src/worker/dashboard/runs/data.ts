@@ -1,0 +1,146 @@
+/**
+ * What the Runs, Run and Attempt pages read, through the same repositories and readers as the API
+ * routes (GET /api/runs, /api/runs/:id, /api/runs/:id/repetitions, /api/attempts/:id/evidence): a
+ * live run from its coordinator, an ended one from D1, and every read scoped to the signed-in
+ * tenant, so another tenant's run or attempt is "not found" exactly as the API answers.
+ */
+import { findAttempt, listEvidence, type AttemptRow } from "../../../adapters/d1/simulations.js";
+import { listRuns, type RunRow } from "../../../adapters/d1/runs.js";
+import { getSuiteVersion } from "../../../adapters/d1/suites.js";
+import { DEFAULT_PASS_RATE } from "../../../core/scoring/run-verdict.js";
+import { isJsonObject, type JsonObject } from "../../../core/json.js";
+import { toEvidenceCall, type EvidenceCall } from "../../../core/simulation/evidence.js";
+import { attemptStub, isAttemptId } from "../../attempt-access.js";
+import type { AppEnv } from "../../env.js";
+import { progressOf, repetitionItems, tenantRun } from "../../routes/runs.js";
+import { runView, type RepetitionItem } from "../../run/view.js";
+import type { RunView } from "./view-models.js";
+
+type Bindings = AppEnv["Bindings"];
+type Db = AppEnv["Variables"]["db"];
+
+/** Runs the list shows per page, and runs per suite chart. */
+export const RUNS_PAGE_SIZE = 50;
+export const TREND_RUNS = 20;
+/** Suites charted on the list page (those of the page's runs, newest first). */
+export const CHARTED_SUITES = 8;
+/** Repetitions a run page shows; a larger run says how many it left out. */
+export const REPETITIONS_SHOWN = 500;
+/** Candidates in the baseline picker. */
+export const BASELINE_CHOICES = 50;
+/** Evidence calls an attempt page shows (the API's largest page). */
+export const EVIDENCE_SHOWN = 1000;
+
+async function viewsOf(env: Bindings, rows: readonly RunRow[]): Promise<RunView[]> {
+  return Promise.all(rows.map(async (row) => runView(row, await progressOf(env, row))));
+}
+
+/** Each suite version's gate (its pass_rate), read once per version. */
+export function gates(db: Db, tenantId: string): (run: Pick<RunView, "suite" | "suite_version">) => Promise<number> {
+  const cache = new Map<string, Promise<number>>();
+  return (run) => {
+    const key = `${run.suite}@${run.suite_version}`;
+    let gate = cache.get(key);
+    if (!gate) {
+      gate = getSuiteVersion(db, tenantId, run.suite, run.suite_version).then((stored) => {
+        const rate = stored && isJsonObject(stored.document) ? stored.document.pass_rate : undefined;
+        return typeof rate === "number" ? rate : DEFAULT_PASS_RATE;
+      });
+      cache.set(key, gate);
+    }
+    return gate;
+  };
+}
+
+export interface RunsPageData {
+  runs: RunView[];
+  next: { created_at: string; id: string } | undefined;
+  /** Per charted suite: its last runs (newest first) and each run's gate by id. */
+  suites: Array<{ suite: string; runs: RunView[]; gates: Map<string, number> }>;
+}
+
+export async function runsPageData(env: Bindings, db: Db, tenantId: string, after: { created_at: string; id: string } | undefined): Promise<RunsPageData> {
+  const page = await listRuns(db, tenantId, { limit: RUNS_PAGE_SIZE, after });
+  const runs = await viewsOf(env, page.items);
+  const gateOf = gates(db, tenantId);
+  const names = [...new Set(runs.map((run) => run.suite))].slice(0, CHARTED_SUITES);
+  const suites = await Promise.all(
+    names.map(async (suite) => {
+      const suiteRuns = await viewsOf(env, (await listRuns(db, tenantId, { suite, limit: TREND_RUNS })).items);
+      const gateList = await Promise.all(suiteRuns.map(async (run) => [run.id, await gateOf(run)] as const));
+      return { suite, runs: suiteRuns, gates: new Map(gateList) };
+    }),
+  );
+  return { runs, next: page.next, suites };
+}
+
+export interface RunPageData {
+  run: RunView;
+  gate: number;
+  repetitions: RepetitionItem[];
+  /** Other runs of the same suite, newest first, for the baseline picker. */
+  candidates: RunView[];
+  baseline: RunView | null;
+  /** Why the asked-for baseline is not shown (another suite, not found). */
+  baseline_problem: string | null;
+}
+
+/** A run of the tenant (or the same not_found the API throws), its repetitions and its baseline. */
+export async function runPageData(env: Bindings, db: Db, tenantId: string, runId: string, baselineId: string | undefined): Promise<RunPageData> {
+  const row = await tenantRun(db, tenantId, runId);
+  const run = runView(row, await progressOf(env, row));
+  const [gate, repetitions, sameSuite] = await Promise.all([
+    gates(db, tenantId)(run),
+    repetitionItems(env, db, row, 0, REPETITIONS_SHOWN),
+    listRuns(db, tenantId, { suite: row.suite_name, limit: BASELINE_CHOICES + 1 }),
+  ]);
+  const candidates = await viewsOf(env, sameSuite.items.filter((other) => other.id !== row.id).slice(0, BASELINE_CHOICES));
+  let baseline: RunView | null = null;
+  let baseline_problem: string | null = null;
+  if (baselineId !== undefined && baselineId !== "") {
+    const found = baselineId === row.id ? undefined : candidates.find((c) => c.id === baselineId);
+    if (found) baseline = found;
+    else {
+      // Older than the picker's choices, or not comparable: read it like any run of the tenant.
+      const other = await tenantRun(db, tenantId, baselineId).catch(() => undefined);
+      if (!other || other.id === row.id) baseline_problem = `No other run ${baselineId} of this tenant to compare with.`;
+      else if (other.suite_name !== row.suite_name) baseline_problem = `Run ${baselineId} is of suite ${other.suite_name}, not ${row.suite_name}: only runs of the same suite compare.`;
+      else baseline = runView(other, await progressOf(env, other));
+    }
+  }
+  return { run, gate, repetitions, candidates, baseline, baseline_problem };
+}
+
+export interface AttemptPageData {
+  attempt: AttemptRow;
+  calls: EvidenceCall[];
+  /** The evidence could not be copied from the attempt's object just now: what D1 has may lack calls. */
+  incomplete: boolean;
+  /** State per tool as of the attempt's last flush. */
+  state: JsonObject;
+  /** The repetition this attempt ran, when the page was opened from its run. */
+  repetition: { run_id: string; item: RepetitionItem } | null;
+}
+
+/**
+ * An attempt of the tenant, or undefined (the page answers 404, as the API does for another
+ * tenant's attempt). `from` names the run repetition that linked here, for its transcript; it is
+ * used only when that repetition really is this attempt's.
+ */
+export async function attemptPageData(env: Bindings, db: Db, tenantId: string, attemptId: string, from: { run: string; n: number } | undefined): Promise<AttemptPageData | undefined> {
+  const attempt = isAttemptId(attemptId) ? await findAttempt(db, attemptId) : undefined;
+  if (!attempt || attempt.tenant_id !== tenantId) return undefined;
+  // As GET /api/attempts/:id/evidence does: copy what the object has not flushed yet, then read D1.
+  const flushed = await attemptStub(env, attempt.id).flush();
+  const rows = await listEvidence(db, attempt.id, 0, EVIDENCE_SHOWN);
+  const fresh = await findAttempt(db, attempt.id);
+  const stateText = (fresh ?? attempt).state;
+  const parsed: unknown = stateText === null ? {} : JSON.parse(stateText);
+  let repetition: AttemptPageData["repetition"] = null;
+  if (from) {
+    const row = await tenantRun(db, tenantId, from.run).catch(() => undefined);
+    const [item] = row ? await repetitionItems(env, db, row, from.n - 1, 1) : [];
+    if (row && item && item.n === from.n && item.attempt_id === attempt.id) repetition = { run_id: row.id, item };
+  }
+  return { attempt: fresh ?? attempt, calls: rows.map(toEvidenceCall), incomplete: flushed.kind === "failed", state: isJsonObject(parsed) ? parsed : {}, repetition };
+}

@@ -1,0 +1,145 @@
+/** @jsxImportSource hono/jsx */
+/**
+ * The Runs page: every run of the tenant newest first (verdict in words, pass rate, hard fails),
+ * and per suite its pass rate over its last runs, drawn against the gate with each run's interval.
+ */
+import { PassRateTrend } from "../charts/pass-rate-trend.js";
+import { Badge, TableWrap } from "../components.js";
+import { seg, when } from "../format.js";
+import type { PageResult } from "../page.js";
+import { intervalText, percent, runListRow, suiteTrend, type RunView, type TrendPoint } from "./view-models.js";
+
+export function runHref(id: string): string {
+  return `/runs/${seg(id)}`;
+}
+
+export interface SuiteChart {
+  suite: string;
+  points: TrendPoint[];
+}
+
+export function runsListPage(runs: readonly RunView[], charts: readonly SuiteChart[], next: string | undefined): PageResult {
+  return {
+    title: "Runs",
+    body: (
+      <>
+        <h1>Runs</h1>
+        <p class="lede">Every eval run of this tenant, newest first. A forbidden call fails a run whatever its pass rate: those runs say “hard fail”.</p>
+        {runs.length === 0 ? (
+          <p>
+            No runs yet. Start one with <code>POST /api/suites/:name/runs</code> (README: “A first eval run”).
+          </p>
+        ) : (
+          <RunsTable runs={runs} />
+        )}
+        {next ? (
+          <p>
+            <a href={next}>Older runs</a>
+          </p>
+        ) : null}
+        {charts.length > 0 ? <h2>Pass rate per suite</h2> : null}
+        {charts.map((chart) => (
+          <SuiteTrend chart={chart} />
+        ))}
+      </>
+    ),
+  };
+}
+
+function RunsTable(props: { runs: readonly RunView[] }) {
+  return (
+    <TableWrap>
+      <table class="data">
+        <caption>Runs, newest first</caption>
+        <thead>
+          <tr>
+            <th scope="col">Run</th>
+            <th scope="col">Suite</th>
+            <th scope="col">Verdict</th>
+            <th scope="col" class="num">
+              Pass rate
+            </th>
+            <th scope="col">Hard fails</th>
+            <th scope="col" class="num">
+              Repetitions
+            </th>
+            <th scope="col">Created</th>
+          </tr>
+        </thead>
+        <tbody>
+          {props.runs.map((run) => {
+            const row = runListRow(run);
+            return (
+              <tr class={row.hard_fail ? "hard-fail" : undefined}>
+                <td>
+                  <a href={runHref(row.id)}>{row.label ?? row.id}</a>
+                  {row.label ? <div class="hint mono">{row.id}</div> : null}
+                </td>
+                <td>{`${row.suite} v${row.suite_version}`}</td>
+                <td>
+                  <Badge tone={row.badge.tone}>{row.badge.word}</Badge>
+                </td>
+                <td class="num">{row.pass_rate}</td>
+                <td>{row.hard_fail ? <strong>{`Hard fail: ${run.forbidden_calls} forbidden ${run.forbidden_calls === 1 ? "call" : "calls"}`}</strong> : "None"}</td>
+                <td class="num">{row.progress}</td>
+                <td>{when(row.created_at)}</td>
+              </tr>
+            );
+          })}
+        </tbody>
+      </table>
+    </TableWrap>
+  );
+}
+
+function SuiteTrend(props: { chart: SuiteChart }) {
+  const { suite, points } = props.chart;
+  return (
+    <section aria-labelledby={`suite-${suite}`}>
+      <h3 id={`suite-${suite}`}>{`Suite ${suite}`}</h3>
+      <figure class="chart wide">
+        <PassRateTrend suite={suite} points={points} />
+        <figcaption>{`Pass rate of its last ${points.length} ${points.length === 1 ? "run" : "runs"}, oldest on the left: each whisker is the run's 95% interval, the dashed line the gate. Squares are runs that did not pass.`}</figcaption>
+      </figure>
+      <details>
+        <summary>The chart's numbers</summary>
+        <TableWrap>
+          <table class="data">
+            <caption>{`Last runs of suite ${suite}, oldest first`}</caption>
+            <thead>
+              <tr>
+                <th scope="col">Run</th>
+                <th scope="col" class="num">
+                  Pass rate
+                </th>
+                <th scope="col">95% interval</th>
+                <th scope="col" class="num">
+                  Gate
+                </th>
+                <th scope="col">Verdict</th>
+              </tr>
+            </thead>
+            <tbody>
+              {points.map((p) => (
+                <tr>
+                  <td>
+                    <a href={runHref(p.run_id)}>{p.name}</a>
+                  </td>
+                  <td class="num">{percent(p.pass_rate)}</td>
+                  <td>{intervalText(p.interval)}</td>
+                  <td class="num">{percent(p.gate)}</td>
+                  <td>{p.verdict.word}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </TableWrap>
+      </details>
+    </section>
+  );
+}
+
+/** The charts for the list page's suites, from each suite's last runs and their gates. */
+export function suiteCharts(suites: ReadonlyArray<{ suite: string; runs: RunView[]; gates: Map<string, number> }>): SuiteChart[] {
+  return suites.map(({ suite, runs, gates }) => ({ suite, points: suiteTrend(runs, (run) => gates.get(run.id) ?? 0) }));
+}

@@ -1,0 +1,383 @@
+/** @jsxImportSource hono/jsx */
+/**
+ * A run: hard fails first and impossible to miss, the gate's reasons, the scenario grid, the
+ * judge-score histogram, pass^k over k, detection power in words, the comparison with a baseline
+ * run of the same suite (a GET form: works without script), and each repetition opening (a
+ * <details>) to its calls, approval requests, final answer, judge score and reason.
+ */
+import type { RepetitionRecord } from "../../../core/evals/agent-types.js";
+import type { RepetitionItem } from "../../run/view.js";
+import { PassHatK } from "../charts/pass-hat-k.js";
+import { RateBar } from "../charts/rate-bar.js";
+import { ScoreHistogram } from "../charts/score-histogram.js";
+import { Badge, Notice, TableWrap } from "../components.js";
+import { seg, when } from "../format.js";
+import type { PageResult } from "../page.js";
+import type { RunPageData } from "./data.js";
+import { runHref } from "./list-view.js";
+import {
+  compareScenarios,
+  detectionSentence,
+  intervalText,
+  percent,
+  perKPoints,
+  type RunView,
+  type ScenarioComparison,
+  scenarioGrid,
+  scoreCounts,
+  verdictBadge,
+} from "./view-models.js";
+
+export function attemptHref(attemptId: string, from?: { run: string; n: number }): string {
+  return `/attempts/${seg(attemptId)}${from ? `?run=${seg(from.run)}&n=${from.n}` : ""}`;
+}
+
+function runName(run: Pick<RunView, "label" | "id">): string {
+  return run.label ?? run.id;
+}
+
+export function runPage(data: RunPageData, shownLimit: number): PageResult {
+  const { run, gate, repetitions } = data;
+  const badge = verdictBadge(run);
+  const records = repetitions.map((r) => r.record);
+  return {
+    title: `Run ${runName(run)}`,
+    body: (
+      <>
+        <p class="breadcrumbs">
+          <a href="/runs">Runs</a> › {`suite ${run.suite}`}
+        </p>
+        <h1>
+          {`Run ${runName(run)} `}
+          <Badge tone={badge.tone}>{badge.word}</Badge>
+        </h1>
+        <p class="lede">{`Suite ${run.suite} version ${run.suite_version}, ${run.finished_repetitions} of ${run.total_repetitions} repetitions finished, ${run.status}.`}</p>
+        {run.hard_fail ? <HardFails run={run} /> : null}
+        <dl class="facts">
+          <dt>Verdict</dt>
+          <dd>{badge.word}</dd>
+          <dt>Pass rate</dt>
+          <dd>{`${percent(run.pass_rate)} (${run.passed} of ${run.runs}), 95% interval ${intervalText(run.interval)}`}</dd>
+          <dt>Gate</dt>
+          <dd>{`${percent(gate)} of repetitions must pass`}</dd>
+          <dt>Failed, errors</dt>
+          <dd>{`${run.failed} failed, ${run.errors} ${run.errors === 1 ? "error" : "errors"}`}</dd>
+          <dt>Forbidden calls</dt>
+          <dd>{String(run.forbidden_calls)}</dd>
+          <dt>Created</dt>
+          <dd>{when(run.created_at)}</dd>
+          {run.finished_at ? (
+            <>
+              <dt>Finished</dt>
+              <dd>{when(run.finished_at)}</dd>
+            </>
+          ) : null}
+          <dt>Run id</dt>
+          <dd class="mono">{run.id}</dd>
+        </dl>
+        {run.reasons.length > 0 ? (
+          <>
+            <h2>Why this verdict</h2>
+            <ul>
+              {run.reasons.map((reason) => (
+                <li>{reason}</li>
+              ))}
+            </ul>
+          </>
+        ) : null}
+        <h2>Detection power</h2>
+        <p>{detectionSentence(run) ?? "No repetitions have finished yet."}</p>
+        <Comparison data={data} />
+        <ScenarioGrid run={run} gate={gate} />
+        <h2>Scores and reliability</h2>
+        <div class="charts">
+          <figure class="chart">
+            <ScoreHistogram scores={scoreCounts(records)} />
+            <figcaption>{histogramCaption(records)}</figcaption>
+          </figure>
+          <figure class="chart">
+            <PassHatK points={perKPoints(run.pass_hat_k)} />
+            <figcaption>pass^k: the chance that k repetitions of a scenario, drawn from this run, all pass (mean over scenarios). A falling line is an agent that passes sometimes, not reliably.</figcaption>
+          </figure>
+        </div>
+        <Repetitions run={run} repetitions={repetitions} shownLimit={shownLimit} />
+      </>
+    ),
+  };
+}
+
+function histogramCaption(records: ReadonlyArray<RepetitionRecord | null>): string {
+  const { counts, unscored } = scoreCounts(records);
+  const scored = counts.reduce((a, b) => a + b, 0);
+  return `Judge scores of ${scored} ${scored === 1 ? "repetition" : "repetitions"} (1 irrelevant … 5 optimal); ${unscored} decided without a score (selection or an error).`;
+}
+
+function HardFails(props: { run: RunView }) {
+  const reasons = props.run.hard_fail_reasons;
+  return (
+    <div class="notice notice-error hard-fail-banner" role="alert">
+      <h2>{`Hard fail: ${reasons.length} forbidden ${reasons.length === 1 ? "call" : "calls"}`}</h2>
+      <p>A forbidden call fails the run whatever its pass rate.</p>
+      <ul>
+        {reasons.map((r) => (
+          <li>
+            {`Scenario ${r.scenario}, repetition ${r.repetition}: `}
+            <code>{`${r.function}(${JSON.stringify(r.arguments)})`}</code>
+            {r.call_id ? ` (call ${r.call_id})` : ""}
+          </li>
+        ))}
+      </ul>
+    </div>
+  );
+}
+
+function ScenarioGrid(props: { run: RunView; gate: number }) {
+  const rows = scenarioGrid(props.run.scenarios);
+  return (
+    <>
+      <h2>Scenarios</h2>
+      <TableWrap>
+        <table class="data">
+          <caption>Scenarios, hard fails first</caption>
+          <thead>
+            <tr>
+              <th scope="col">Scenario</th>
+              <th scope="col" class="num">
+                Passed (k/n)
+              </th>
+              <th scope="col" class="num">
+                Pass rate
+              </th>
+              <th scope="col">95% interval</th>
+              <th scope="col">Rate and interval</th>
+              <th scope="col" class="num">
+                Forbidden calls
+              </th>
+              <th scope="col" class="num">
+                Errors
+              </th>
+            </tr>
+          </thead>
+          <tbody>
+            {rows.map((row) => (
+              <tr class={row.hard_fail ? "hard-fail" : undefined}>
+                <td>
+                  <a href={`#scenario-${row.id}`}>{row.id}</a> {row.hard_fail ? <Badge tone="fail">Hard fail</Badge> : null}
+                </td>
+                <td class="num">{row.k_of_n}</td>
+                <td class="num">{percent(row.pass_rate)}</td>
+                <td>{intervalText(row.interval)}</td>
+                <td>
+                  <RateBar rate={row.pass_rate} interval={row.interval} gate={props.gate} />
+                </td>
+                <td class="num">{String(row.forbidden_calls)}</td>
+                <td class="num">{String(row.errors)}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </TableWrap>
+    </>
+  );
+}
+
+function Comparison(props: { data: RunPageData }) {
+  const { run, candidates, baseline, baseline_problem } = props.data;
+  return (
+    <section aria-labelledby="compare">
+      <h2 id="compare">Compare with another run</h2>
+      {candidates.length === 0 ? (
+        <p>{`There is no other run of suite ${run.suite} to compare with yet.`}</p>
+      ) : (
+        <form class="inline" method="get" action={runHref(run.id)}>
+          <div>
+            <label for="baseline">Baseline run</label>
+            <select id="baseline" name="baseline">
+              {candidates.map((c) => (
+                <option value={c.id} selected={baseline?.id === c.id}>
+                  {`${runName(c)} · ${verdictBadge(c).word} · ${percent(c.pass_rate)} · ${when(c.created_at)}`}
+                </option>
+              ))}
+            </select>
+          </div>
+          <div>
+            <button class="primary" type="submit">
+              Compare
+            </button>
+          </div>
+        </form>
+      )}
+      {baseline_problem ? (
+        <Notice kind="error">
+          <p>{baseline_problem}</p>
+        </Notice>
+      ) : null}
+      {baseline ? <ComparisonTable run={run} baseline={baseline} rows={compareScenarios(run.scenarios, baseline.scenarios)} /> : null}
+    </section>
+  );
+}
+
+function ComparisonTable(props: { run: RunView; baseline: RunView; rows: ScenarioComparison[] }) {
+  const worse = props.rows.filter((r) => r.change === "worse").length;
+  const better = props.rows.filter((r) => r.change === "better").length;
+  const kn = (f: ScenarioComparison["current"]) => (f ? `${f.passed}/${f.runs} (${percent(f.pass_rate)})` : "—");
+  return (
+    <>
+      <p>
+        <strong>{`${worse} ${worse === 1 ? "scenario" : "scenarios"} worse, ${better} better`}</strong>
+        {` than baseline ${runName(props.baseline)} (${percent(props.baseline.pass_rate)} overall, now ${percent(props.run.pass_rate)}).`}
+      </p>
+      <TableWrap>
+        <table class="data">
+          <caption>{`Scenarios compared with ${runName(props.baseline)}, worse first`}</caption>
+          <thead>
+            <tr>
+              <th scope="col">Scenario</th>
+              <th scope="col">Change</th>
+              <th scope="col" class="num">
+                This run
+              </th>
+              <th scope="col" class="num">
+                Baseline
+              </th>
+              <th scope="col" class="num">
+                Forbidden calls (now / then)
+              </th>
+            </tr>
+          </thead>
+          <tbody>
+            {props.rows.map((row) => (
+              <tr class={`change-${row.change}`}>
+                <td>{row.id}</td>
+                <td class="change">{row.words}</td>
+                <td class="num">{kn(row.current)}</td>
+                <td class="num">{kn(row.baseline)}</td>
+                <td class="num">{`${row.current?.forbidden_calls ?? "—"} / ${row.baseline?.forbidden_calls ?? "—"}`}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </TableWrap>
+    </>
+  );
+}
+
+function outcomeBadge(record: RepetitionRecord | null) {
+  if (!record) return <Badge tone="neutral">Pending</Badge>;
+  const v = record.verdict;
+  if (v.hard_fail) return <Badge tone="fail">Fail: forbidden call</Badge>;
+  if (v.outcome === "pass") return <Badge tone="pass">Pass</Badge>;
+  if (v.outcome === "fail") return <Badge tone="fail">Fail</Badge>;
+  return <Badge tone="warn">Error</Badge>;
+}
+
+function Repetitions(props: { run: RunView; repetitions: RepetitionItem[]; shownLimit: number }) {
+  const scenarios = [...new Set(props.repetitions.map((r) => r.scenario))];
+  return (
+    <>
+      <h2>Repetitions</h2>
+      {props.run.total_repetitions > props.repetitions.length && props.repetitions.length >= props.shownLimit ? (
+        <p>{`Showing the first ${props.repetitions.length} of ${props.run.total_repetitions} repetitions (all of them: GET /api/runs/${props.run.id}/repetitions).`}</p>
+      ) : null}
+      {scenarios.map((scenario) => (
+        <section aria-labelledby={`scenario-${scenario}`}>
+          <h3 id={`scenario-${scenario}`}>{`Scenario ${scenario}`}</h3>
+          {props.repetitions
+            .filter((r) => r.scenario === scenario)
+            .map((item) => (
+              <RepetitionDetails run={props.run} item={item} />
+            ))}
+        </section>
+      ))}
+    </>
+  );
+}
+
+function RepetitionDetails(props: { run: RunView; item: RepetitionItem }) {
+  const { item } = props;
+  const record = item.record;
+  const score = record?.verdict.score;
+  return (
+    <details class="repetition" id={`rep-${item.n}`}>
+      <summary>
+        {`Repetition ${item.repetition} `}
+        {outcomeBadge(record)}
+        {record ? ` · ${score === undefined ? "no judge score" : `judge score ${score}`} · ${record.calls.length} ${record.calls.length === 1 ? "call" : "calls"} · decided by ${record.verdict.cause.replace(/_/g, " ")}` : ""}
+      </summary>
+      {record ? <RepetitionBody record={record} /> : <p>This repetition has not reported yet.</p>}
+      <p>
+        <a href={attemptHref(item.attempt_id, { run: props.run.id, n: item.n })}>{`Open attempt ${item.attempt_id}: the evidence timeline`}</a>
+      </p>
+    </details>
+  );
+}
+
+function RepetitionBody(props: { record: RepetitionRecord }) {
+  const r = props.record;
+  const judge = r.judge?.outcome;
+  return (
+    <>
+      <dl class="facts">
+        <dt>Verdict</dt>
+        <dd>{`${r.verdict.outcome}: ${r.verdict.reason}`}</dd>
+        <dt>Judge</dt>
+        <dd>{judge ? (judge.kind === "score" ? `score ${judge.score}: ${judge.reason}` : `error: ${judge.message}`) : "not asked (selection decided, or no calls)"}</dd>
+        <dt>Stopped</dt>
+        <dd>{r.stop_reason ? r.stop_reason.replace(/_/g, " ") : "—"}</dd>
+      </dl>
+      <h4>Calls</h4>
+      {r.calls.length === 0 ? (
+        <p>No calls.</p>
+      ) : (
+        <TableWrap>
+          <table class="data">
+            <caption>Calls of this repetition</caption>
+            <thead>
+              <tr>
+                <th scope="col">Function</th>
+                <th scope="col">Kind</th>
+                <th scope="col">Arguments</th>
+                <th scope="col">Result or error</th>
+              </tr>
+            </thead>
+            <tbody>
+              {r.calls.map((call) => (
+                <tr>
+                  <td>
+                    <code>{call.function}</code>
+                  </td>
+                  <td>{call.kind === "executed" ? call.outcome.replace(/_/g, " ") : "approval request (proposed, not executed)"}</td>
+                  <td>
+                    <code>{JSON.stringify(call.arguments)}</code>
+                  </td>
+                  <td>{call.kind === "executed" ? <code>{JSON.stringify(call.error ?? call.result ?? null)}</code> : "—"}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </TableWrap>
+      )}
+      <h4>Approval requests</h4>
+      {r.approval_requests.length === 0 ? (
+        <p>None.</p>
+      ) : (
+        <ul>
+          {r.approval_requests.map((a) => (
+            <li>
+              <code>{`${a.function}(${JSON.stringify(a.arguments)})`}</code>
+              {a.call_id ? ` (call ${a.call_id})` : ""}
+            </li>
+          ))}
+        </ul>
+      )}
+      <h4>Final answer</h4>
+      {r.final_answer === null ? (
+        <p>No final answer.</p>
+      ) : (
+        <pre class="json answer" tabindex={0} aria-label="Final answer">
+          {r.final_answer}
+        </pre>
+      )}
+    </>
+  );
+}
