@@ -23,6 +23,7 @@ import { runRoutes } from "./routes/runs.js";
 import { webhookReceiveRoutes } from "./routes/webhook-receive.js";
 import { runCallbackRoutes, webhookRoutes } from "./routes/webhooks.js";
 import { labelRoutes } from "./routes/labels.js";
+import { agentSecretRoutes } from "./routes/agent-secrets.js";
 
 /** What the app is built with; tests may steer it (ids, to make two requests meet one object). */
 export interface AppServices {
@@ -63,6 +64,7 @@ export function createApp(services: Partial<AppServices> = {}): Hono<AppEnv> {
   api.route("/", labelRoutes);
   api.route("/connections", connectionRoutes);
   api.route("/webhooks", webhookRoutes);
+  api.route("/agent-secrets", agentSecretRoutes);
   api.route("/runs", runCallbackRoutes);
   app.route("/api", api);
 
