@@ -97,7 +97,11 @@ export class RunCoordinator extends DurableObject<Env> implements RunMethods {
     const claim = this.storage.claim(seq, now);
     const start = run.start;
     const external = externalPhase(run, slot, now);
-    if (external?.phase === "send") this.storage.markJobSent(seq, external.deadline_at);
+    if (external?.phase === "send") {
+      this.storage.markJobSent(seq, external.deadline_at);
+      // The watchdog wakes at the job's deadline to time it out.
+      this.scheduleAlarm(this.nextAlarmAt());
+    }
     const scenario = start.scenarios[slot.scenario_index];
     if (!scenario) return { kind: "missing" };
     if (run.status === "queued") {

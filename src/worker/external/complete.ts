@@ -74,6 +74,11 @@ function refusedCompletion(told: Exclude<CompleteReply, { kind: "ok" }>, job: Ag
         deadline: new Date(told.deadline_at).toISOString(),
       });
     case "recorded":
+      if (told.record.verdict.cause === "timed_out") {
+        return new ApiError("repetition_timed_out", `the job's deadline passed before this completion; run ${job.run_id} recorded the repetition as timed_out`, {
+          verdict: told.record.verdict as unknown as JsonValue,
+        });
+      }
       return new ApiError("not_external_repetition", `run ${job.run_id} recorded this repetition already (${told.record.verdict.outcome}: ${told.record.verdict.reason}); the completion changes nothing`, {
         verdict: told.record.verdict as unknown as JsonValue,
       });
