@@ -41,7 +41,7 @@ export default defineConfig(async () => {
               wrangler: { configPath: "./wrangler.toml" },
               // A short idle flush, so evidence copying runs beside every attempt test, not only in its own.
               // TOOLPROOF_SECRET: a fixed test-only deployment secret, so connections can be sealed.
-              miniflare: { bindings: { TEST_MIGRATIONS: migrations, EVIDENCE_IDLE_FLUSH_MS: "50", TOOLPROOF_SECRET: TEST_DEPLOYMENT_SECRET, CALLBACK_RETRY_DELAY_SECONDS: "1" } },
+              miniflare: { bindings: { TEST_MIGRATIONS: migrations, EVIDENCE_IDLE_FLUSH_MS: "50", TOOLPROOF_SECRET: TEST_DEPLOYMENT_SECRET, CALLBACK_RETRY_DELAY_SECONDS: "1", TOOLPROOF_PUBLIC_URL: "http://toolproof.test" } },
             }),
           ],
           test: {

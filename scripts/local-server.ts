@@ -113,7 +113,8 @@ export async function startToolproof(options: StartOptions = {}): Promise<Runnin
     miniflare = createMiniflare({
       ...bindings,
       // A secret given some other way (.dev.vars) wins; otherwise the state directory's own.
-      bindings: { [SECRET_BINDING]: secret.secret, ...vars, ...options.vars },
+      // TOOLPROOF_PUBLIC_URL: where external agents reach this server (the base of their jobs' URLs).
+      bindings: { [SECRET_BINDING]: secret.secret, ...(port === 0 ? {} : { TOOLPROOF_PUBLIC_URL: `http://${host === "0.0.0.0" ? "127.0.0.1" : host}:${port}` }), ...vars, ...options.vars },
       name: config.name,
       modules,
       modulesRoot: buildDir,

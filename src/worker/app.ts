@@ -25,6 +25,7 @@ import { webhookReceiveRoutes } from "./routes/webhook-receive.js";
 import { runCallbackRoutes, webhookRoutes } from "./routes/webhooks.js";
 import { labelRoutes } from "./routes/labels.js";
 import { dashboardRoutes } from "./dashboard/routes.js";
+import { agentSecretRoutes } from "./routes/agent-secrets.js";
 
 /** What the app is built with; tests may steer it (ids, to make two requests meet one object). */
 export interface AppServices {
@@ -67,6 +68,7 @@ export function createApp(services: Partial<AppServices> = {}): Hono<AppEnv> {
   api.route("/", labelRoutes);
   api.route("/connections", connectionRoutes);
   api.route("/webhooks", webhookRoutes);
+  api.route("/agent-secrets", agentSecretRoutes);
   api.route("/runs", runCallbackRoutes);
   app.route("/api", api);
   // The dashboard's pages (/, /sign-in, /tools, ...): HTML for people, signed in with a session cookie.

@@ -38,6 +38,11 @@ export interface Env {
    * API keys. Without it, routes that store or use a key answer 503 and say how to set it.
    */
   TOOLPROOF_SECRET?: string;
+  /**
+   * Where agents reach this deployment (https://toolproof.example.com): the base of the
+   * dispatch_url and mcp_url an external agent's job carries. External runs refuse to start without it.
+   */
+  TOOLPROOF_PUBLIC_URL?: string;
 }
 
 export type Permission = "AIManager:ManageTools" | "AIManager:RunEvals" | "AIManager:Admin";

@@ -26,6 +26,9 @@ export const ERROR_STATUS = {
   call_id_reused: 409,
   connection_key_unreadable: 409,
   already_completed: 409,
+  /** External agents: a completion for an attempt that is no external agent's repetition, or came too late. */
+  not_external_repetition: 409,
+  repetition_timed_out: 409,
   /** Labels wait for a run's end: its repetitions reach D1 only then. */
   run_not_ended: 409,
   payload_too_large: 413,
@@ -43,6 +46,8 @@ export const ERROR_STATUS = {
   /** A model answered, but not with what was asked for (a draft that is not a JSON object). */
   unusable_model_answer: 502,
   secret_not_configured: 503,
+  /** An external agent's run needs TOOLPROOF_PUBLIC_URL, the base of the URLs its jobs carry. */
+  public_url_not_configured: 503,
 } as const satisfies Record<string, ContentfulStatusCode>;
 
 export type ErrorCode = keyof typeof ERROR_STATUS;

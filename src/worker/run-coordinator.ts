@@ -35,6 +35,8 @@ import { isRunStatus, runProgress, type RunEnding, type RunProgress, type RunSta
 import type {
   CancelReply,
   ClaimReply,
+  CompleteReply,
+  ExternalPhase,
   ProgressReply,
   RecordReply,
   ReleaseReply,
@@ -89,9 +91,17 @@ export class RunCoordinator extends DurableObject<Env> implements RunMethods {
     if (!slot) return { kind: "missing" };
     if (slot.record !== null) return { kind: "done" };
     const now = this.clock.now();
+    // An external agent has its job and its own deadline: nothing is sent again while it works.
+    if (awaitingAgent(slot)) return { kind: "busy" };
     if (slot.claimed_at !== null && now - slot.claimed_at < this.repetitionTimeoutMs) return { kind: "busy" };
     const claim = this.storage.claim(seq, now);
     const start = run.start;
+    const external = externalPhase(run, slot, now);
+    if (external?.phase === "send") {
+      this.storage.markJobSent(seq, external.deadline_at);
+      // The watchdog wakes at the job's deadline to time it out.
+      this.scheduleAlarm(this.nextAlarmAt());
+    }
     const scenario = start.scenarios[slot.scenario_index];
     if (!scenario) return { kind: "missing" };
     if (run.status === "queued") {
@@ -112,8 +122,32 @@ export class RunCoordinator extends DurableObject<Env> implements RunMethods {
         claim,
         agent: start.agent,
         judge: start.judge,
+        ...(external ? { external } : {}),
       },
     };
+  }
+
+  /**
+   * An external agent reports its attempt complete (POST /api/attempts/:id/complete). The first
+   * completion before the deadline counts; the caller then sends the repetition's message, whose
+   * delivery scores it (and the watchdog resends it if that message is lost).
+   */
+  completeAgent(seq: number): CompleteReply {
+    const run = this.load(true);
+    if (!run) return { kind: "missing" };
+    const slot = this.storage.slot(seq);
+    if (!slot) return { kind: "missing" };
+    if (slot.record !== null) return { kind: "recorded", record: parseRecord(slot.record) };
+    if (ended(run)) return { kind: "ended", status: run.status };
+    if (slot.completed_at !== null) return { kind: "already_completed" };
+    if (slot.timed_out_at !== null || (slot.job_deadline !== null && this.clock.now() >= slot.job_deadline)) {
+      this.timeOut(slot);
+      return { kind: "timed_out", deadline_at: slot.job_deadline ?? this.clock.now() };
+    }
+    if (slot.job_deadline === null) return { kind: "not_sent" };
+    this.storage.markAgentDone(seq, "completed_at", this.clock.now());
+    this.scheduleAlarm(this.nextAlarmAt());
+    return { kind: "ok" };
   }
 
   /** The delivery failed and will be retried: the repetition is free again; the error is kept for a dead letter. */
@@ -191,7 +225,10 @@ export class RunCoordinator extends DurableObject<Env> implements RunMethods {
       await this.end("finished", { reason: "deadline", missing: pending.map((slot) => this.missingRef(run, slot)) });
       return;
     }
-    const quiet = pending.filter((slot) => (slot.claimed_at ?? slot.sent_at) + this.repetitionTimeoutMs <= now);
+    // External agents past their deadline are timed out; their message goes out again to score what they did.
+    const late = pending.filter((slot) => awaitingAgent(slot) && (slot.job_deadline ?? 0) <= now);
+    for (const slot of late) this.storage.markAgentDone(slot.seq, "timed_out_at", now);
+    const quiet = [...late, ...this.storage.unrecorded().filter((slot) => !awaitingAgent(slot) && !late.some((l) => l.seq === slot.seq) && (slot.claimed_at ?? slot.sent_at) + this.repetitionTimeoutMs <= now)];
     const giveUp = quiet.filter((slot) => slot.sends >= MAX_SENDS);
     const resend = quiet.filter((slot) => slot.sends < MAX_SENDS);
     for (const slot of giveUp) this.writeMissing(slot, `no result after ${slot.sends} sends${slot.last_error ? `; last error: ${slot.last_error}` : ""}`);
@@ -351,6 +388,14 @@ export class RunCoordinator extends DurableObject<Env> implements RunMethods {
     return { scenario_id: this.load()?.start.scenarios[slot.scenario_index]?.id ?? "", repetition: slot.repetition, attempt_id: slot.attempt_id };
   }
 
+  /** An external agent out of time: marked, and its message sent again so a delivery scores what it did. */
+  private timeOut(slot: SlotRow): void {
+    const run = this.load();
+    if (!run || slot.timed_out_at !== null) return;
+    this.storage.markAgentDone(slot.seq, "timed_out_at", this.clock.now());
+    sendRepetitions(this.env.EVAL_QUEUE, run.start.run_id, [slot.seq]).catch((error: unknown) => console.error("sending a timed-out repetition failed; the watchdog resends it", error));
+  }
+
   /** A repetition the watchdog gives up on, recorded as an infrastructure error (unless a result beat it). */
   private writeMissing(slot: SlotRow, message: string): void {
     this.writeRecord(slot, notRunRecord({ ...this.slotIdentity(slot), infrastructure_error: message, at: this.clock.now() }));
@@ -364,7 +409,7 @@ export class RunCoordinator extends DurableObject<Env> implements RunMethods {
   private nextAlarmAt(): number {
     const run = this.load();
     if (!run) return this.clock.now();
-    const oldest = Math.min(...this.storage.unrecorded().map((slot) => slot.claimed_at ?? slot.sent_at));
+    const oldest = Math.min(...this.storage.unrecorded().map((slot) => (awaitingAgent(slot) ? (slot.job_deadline ?? 0) - this.repetitionTimeoutMs : (slot.claimed_at ?? slot.sent_at))));
     return Math.min(run.start.deadline_at, Number.isFinite(oldest) ? oldest + this.repetitionTimeoutMs : Number.POSITIVE_INFINITY);
   }
 
@@ -404,6 +449,25 @@ export class RunCoordinator extends DurableObject<Env> implements RunMethods {
     this.run = this.storage.readRun();
     return this.run;
   }
+}
+
+/** An external agent has its job and neither completed nor ran out of time yet. */
+function awaitingAgent(slot: SlotRow): boolean {
+  return slot.job_deadline !== null && slot.completed_at === null && slot.timed_out_at === null;
+}
+
+/** What a delivery of an external agent's repetition is to do; null for the built-in runner. */
+function externalPhase(run: StoredRun, slot: SlotRow, now: number): ExternalPhase | null {
+  const agent = run.start.agent;
+  if (agent.kind !== "external") return null;
+  if (slot.timed_out_at !== null) return { phase: "timed_out", deadline_at: slot.job_deadline ?? slot.timed_out_at };
+  if (slot.completed_at !== null) return { phase: "score", deadline_at: slot.job_deadline ?? slot.completed_at };
+  return { phase: "send", deadline_at: Math.min(now + agent.timeout_seconds * 1000, run.start.deadline_at) };
+}
+
+function parseRecord(text: string): RepetitionRecord {
+  // SAFETY: the record column is written only by record(), from JSON.stringify of a RepetitionRecord.
+  return JSON.parse(text) as RepetitionRecord;
 }
 
 function ended(run: StoredRun): boolean {

@@ -9,8 +9,9 @@ import type { RepetitionCall } from "../../src/core/scoring/calls.js";
 import { repetitionVerdict } from "../../src/core/scoring/repetition-verdict.js";
 import { runVerdict, type RunVerdict } from "../../src/core/scoring/run-verdict.js";
 import { scoreSelection } from "../../src/core/scoring/selection.js";
-import { conclusionOf, exitCodeOf, headline } from "../../src/cli/run-report.js";
-import type { RunStatus, RunView } from "../../src/cli/run-view.js";
+import { junitReport } from "../../src/cli/junit.js";
+import { conclusionOf, exitCodeOf, headline, verdictDetails } from "../../src/cli/run-report.js";
+import type { RepetitionDetail, RunStatus, RunView } from "../../src/cli/run-view.js";
 import { stepSummary } from "../../src/cli/step-summary.js";
 
 const LOOKUP: RepetitionCall = { kind: "executed", function: "invoices__get_invoice", arguments: { invoice_id: "INV-1" }, call_id: "c1", outcome: "result" };
@@ -73,6 +74,29 @@ describe("the gate's conclusion", () => {
     expect([conclusionOf(live, true), conclusionOf(live, false)].map((c) => [c, exitCodeOf(c)])).toEqual([
       ["timeout", 2],
       ["running", 2],
+    ]);
+  });
+});
+
+describe("an external agent that timed out", () => {
+  it("is a failure (exit 1), not an error: in the report's details and as a JUnit <failure type=\"timed_out\">", () => {
+    const reason = "the agent did not complete its attempt by its deadline (2026-12-01T10:10:00.000Z)";
+    const verdict = repetitionVerdict({ selection: scoreSelection(SCENARIO, []), calls: 0, threshold: 4, timed_out: reason });
+    expect(verdict).toEqual({ outcome: "fail", pass: false, reason: `Timed out: ${reason}`, cause: "timed_out", hard_fail: false, forbidden_calls: [], judge_decided: false });
+    const run = view(runVerdict([{ id: "lookup", repetitions: [{ repetition: 1, verdict }] }], { pass_rate: 0.9 }), "finished", 1);
+    const detail: RepetitionDetail = {
+      n: 1, scenario: "lookup", repetition: 1, attempt_id: "att_1", status: "done", calls: [], final_answer: null, stop_reason: "timed_out", verdict,
+      started_at: "2026-12-01T10:00:00.000Z", finished_at: "2026-12-01T10:10:00.000Z",
+    };
+    const conclusion = conclusionOf(run, false);
+    expect({ conclusion, exit: exitCodeOf(conclusion), details: verdictDetails(run, [detail]) }).toEqual({
+      conclusion: "fail",
+      exit: 1,
+      details: [`failed: scenario lookup, repetition 1: Timed out: ${reason}`],
+    });
+    expect(junitReport(run, [detail], "ci").split("\n").filter((line) => line.includes("<testcase") || line.includes("<failure"))).toEqual([
+      '    <testcase name="lookup #1" classname="invoicedesk.lookup" time="600.000">',
+      `      <failure type="timed_out" message="Timed out: ${reason}">Timed out: ${reason}`,
     ]);
   });
 });

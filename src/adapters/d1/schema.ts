@@ -385,3 +385,31 @@ export const dashboardSessions = sqliteTable(
   },
   (t) => [index("dashboard_sessions_expiry").on(t.expires_at)],
 );
+ * Secrets that sign the jobs sent to external agents (PUT /api/agent-secrets/:name), sealed like
+ * connection keys and never answered back. A suite's external agent names one.
+ */
+export const agentSecrets = sqliteTable(
+  "agent_secrets",
+  {
+    tenant_id: text("tenant_id").notNull(),
+    name: text("name").notNull(),
+    /** The secret sealed under TOOLPROOF_SECRET, bound to its tenant and name. */
+    sealed_secret: text("sealed_secret").notNull(),
+    created_by: text("created_by").notNull(),
+    created_at: createdAt(),
+  },
+  (t) => [primaryKey({ columns: [t.tenant_id, t.name] })],
+);
+
+/**
+ * The jobs sent to external agents, by attempt: how POST /api/attempts/:id/complete finds the run
+ * repetition an attempt belongs to. Written before the job is POSTed, so a completion never
+ * arrives for a job it cannot place.
+ */
+export const agentJobs = sqliteTable("agent_jobs", {
+  attempt_id: text("attempt_id").primaryKey(),
+  tenant_id: text("tenant_id").notNull(),
+  run_id: text("run_id").notNull(),
+  seq: integer("seq").notNull(),
+  created_at: createdAt(),
+});

@@ -44,7 +44,11 @@ export type AgentStopReason =
   /** A tool call came back as a harness error. */
   | "harness_error"
   /** The model endpoint failed (after the client's retries). */
-  | "model_error";
+  | "model_error"
+  /** An external agent reported its attempt complete (it stopped for its own reasons). */
+  | "external_completion"
+  /** An external agent never completed its attempt before its deadline. */
+  | "timed_out";
 
 export interface AgentRunInputs {
   client: ModelClient;

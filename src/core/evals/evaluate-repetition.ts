@@ -16,25 +16,73 @@ import { needsJudge, repetitionVerdict } from "../scoring/repetition-verdict.js"
 import { type SelectionResult, scoreSelection } from "../scoring/selection.js";
 import { runAgent } from "./agent-loop.js";
 import { callJudge } from "./judge-call.js";
-import type { JudgeCall, RepetitionInputsForRun, RepetitionRecord } from "./agent-types.js";
+import type { AgentRun, JudgeCall, RepetitionInputsForRun, RepetitionRecord } from "./agent-types.js";
+import type { ChatMessage, ChatTool } from "../ports.js";
+import type { ApprovalRequest } from "../scoring/calls.js";
 import { DEFAULT_JUDGE_THRESHOLD } from "./suite-types.js";
 
 export async function evaluateRepetition(inputs: RepetitionInputsForRun): Promise<RepetitionRecord> {
   const { scenario, agent } = inputs;
   const started_at = isoTime(inputs.now());
   const run = await runAgent({ ...agent, query: scenario.query, dispatcher: inputs.dispatcher });
+  return scoreRepetition({ ...inputs, tools: agent.tools, agent_connection: agent.connection, started_at }, run);
+}
+
+/** What an external agent reported (POST /api/attempts/:id/complete), or that it never did. */
+export type ExternalOutcome =
+  | { kind: "completed"; final_answer: string | null; approval_requests: ApprovalRequest[]; messages: ChatMessage[] | null }
+  | { kind: "timed_out"; reason: string };
+
+export interface ExternalRepetitionInputs extends Omit<RepetitionInputsForRun, "agent" | "dispatcher"> {
+  /** The tools the agent was given, as the judge reads their definitions. */
+  tools: ChatTool[];
+  outcome: ExternalOutcome;
+  /** Epoch milliseconds the job was sent. */
+  started_at: number;
+}
+
+/**
+ * An external agent's repetition, scored exactly as the built-in runner's: its calls are the
+ * attempt's evidence plus the approval requests it reported, then selection, the judge and the
+ * verdict as in evaluateRepetition. A timed-out agent is scored on what it did before its
+ * deadline (a forbidden call still fails the run), and fails with `timed_out` otherwise.
+ */
+export function evaluateExternalRepetition(inputs: ExternalRepetitionInputs): Promise<RepetitionRecord> {
+  const { outcome } = inputs;
+  const run: RunOutcome =
+    outcome.kind === "completed"
+      ? { stop_reason: "external_completion", final_answer: outcome.final_answer, approval_requests: outcome.approval_requests, messages: outcome.messages ?? [], turns: [] }
+      : { stop_reason: "timed_out", final_answer: null, approval_requests: [], messages: [], turns: [], timed_out: outcome.reason };
+  return scoreRepetition({ ...inputs, agent_connection: null, started_at: isoTime(inputs.started_at) }, run);
+}
+
+/** What scoring needs of a run, whichever agent made it. */
+type RunOutcome = Pick<AgentRun, "final_answer" | "approval_requests" | "messages" | "turns" | "model_failure" | "harness_error"> & {
+  stop_reason: RepetitionRecord["stop_reason"];
+  timed_out?: string;
+};
+
+type ScoringInputs = Pick<RepetitionInputsForRun, "scenario" | "repetition" | "attempt_id" | "executedCalls" | "judge" | "now"> & {
+  tools: ChatTool[];
+  /** The built-in agent's connection, to name it when it failed; null for an external agent. */
+  agent_connection: string | null;
+  started_at: string;
+};
+
+async function scoreRepetition(inputs: ScoringInputs, run: RunOutcome): Promise<RepetitionRecord> {
+  const { scenario, started_at } = inputs;
   const calls = repetitionCalls(await inputs.executedCalls(), run.approval_requests);
   const selection = scoreSelection(scenario, calls);
 
   // The evidence names the harness error with its kind; the runner's own message covers a failure
   // the attempt reported without recording a call.
   const harness_error = harnessErrorAmong(calls) ?? run.harness_error ?? null;
-  let infrastructure_error = run.model_failure ? connectionFailed("agent", agent.connection, run.model_failure.message) : null;
+  let infrastructure_error = run.model_failure ? connectionFailed("agent", inputs.agent_connection ?? "", run.model_failure.message) : null;
 
   let judge: JudgeCall | null = null;
   // A broken repetition is an error whatever the judge would say (a forbidden call already failed
   // it), so the judge is only asked about repetitions it can decide.
-  if (inputs.judge && harness_error === null && infrastructure_error === null && needsJudge(selection, calls.length)) {
+  if (inputs.judge && harness_error === null && infrastructure_error === null && run.timed_out === undefined && needsJudge(selection, calls.length)) {
     judge = await callJudgeFor(inputs.judge, inputs, calls, run.final_answer);
     if (judge.model_failure) infrastructure_error = connectionFailed("judge", inputs.judge.connection, judge.model_failure.message);
   }
@@ -46,6 +94,7 @@ export async function evaluateRepetition(inputs: RepetitionInputsForRun): Promis
     ...(judge && !judge.model_failure ? { judge: judge.outcome } : {}),
     harness_error,
     infrastructure_error,
+    timed_out: run.timed_out ?? null,
   });
   return {
     scenario_id: scenario.id,
@@ -66,14 +115,14 @@ export async function evaluateRepetition(inputs: RepetitionInputsForRun): Promis
 
 function callJudgeFor(
   judge: NonNullable<RepetitionInputsForRun["judge"]>,
-  inputs: RepetitionInputsForRun,
+  inputs: ScoringInputs,
   calls: RepetitionRecord["calls"],
   final_answer: string | null,
 ): Promise<JudgeCall> {
   return callJudge({
     client: judge.client,
     connection: judge.connection,
-    messages: judgeMessages({ query: inputs.scenario.query, tool_definitions: inputs.agent.tools, calls, final_answer }),
+    messages: judgeMessages({ query: inputs.scenario.query, tool_definitions: inputs.tools, calls, final_answer }),
     parameters: judge.parameters,
     structured_output: judge.structured_output,
   });

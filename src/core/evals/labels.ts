@@ -164,6 +164,8 @@ function unjudgedReason(repetition: LabelledRunRepetition): string {
       return "was decided without the judge (selection failed)";
     case "no_calls_expected":
       return "was decided without the judge (no calls, as expected)";
+    case "timed_out":
+      return "was decided without the judge (the external agent timed out)";
     default:
       return `was never scored by the judge (it ended in an error: ${repetition.cause})`;
   }

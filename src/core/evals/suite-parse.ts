@@ -26,6 +26,8 @@ import {
   DEFAULT_MAX_ITERATIONS,
   DEFAULT_RUNS_PER_SCENARIO,
   type BuiltInAgent,
+  DEFAULT_EXTERNAL_TIMEOUT_SECONDS,
+  type ExternalAgent,
   type JudgeSpec,
   type ModelParameters,
   type Scenario,
@@ -63,12 +65,19 @@ export interface LibraryToolByName {
 export type DraftSuiteTool = SuiteTool | LibraryToolByName;
 
 /** A Suite whose library tools may still be named by name (suite-resolve.ts turns them into ids). */
-export type SuiteDraft = Omit<Suite, "agent"> & { agent: Omit<BuiltInAgent, "tools"> & { tools: DraftSuiteTool[] } };
+export type SuiteDraft = Omit<Suite, "agent"> & {
+  agent: (Omit<BuiltInAgent, "tools"> & { tools: DraftSuiteTool[] }) | (Omit<ExternalAgent, "tools"> & { tools: DraftSuiteTool[] });
+};
 
 export type SuiteParse = { ok: true; suite: SuiteDraft } | { ok: false; problems: Problem[] };
 
 const SUITE_FIELDS = ["$schema", "description", "agent", "scenarios", "runs_per_scenario", "pass_rate", "scenario_pass_rate", "misfire_rate", "judge"] as const;
 const AGENT_FIELDS = ["kind", "connection", "parameters", "instructions", "tools", "policy", "max_iterations", "max_function_calls"] as const;
+const EXTERNAL_AGENT_FIELDS = ["kind", "endpoint", "secret", "tools", "policy", "timeout_seconds"] as const;
+/** An external agent's job deadline in seconds: at most the default run timeout (2 hours). */
+export const MAX_EXTERNAL_TIMEOUT_SECONDS = 7200;
+const MIN_EXTERNAL_TIMEOUT_SECONDS = 1;
+const MAX_ENDPOINT_LENGTH = 2048;
 const PARAMETER_FIELDS = ["temperature", "seed", "max_tokens"] as const;
 const LIBRARY_TOOL_FIELDS = ["tool_id", "tool", "operation_id", "variant", "approval_mode"] as const;
 const INLINE_ENTRY_FIELDS = ["inline", "variant", "approval_mode"] as const;
@@ -129,8 +138,9 @@ function readAgent(value: unknown, problems: ProblemList): SuiteDraft["agent"] |
   }
   const agent = readObject(value, "/agent", problems, "the agent under test");
   if (!agent) return undefined;
+  if (agent.kind === "external") return readExternalAgent(agent, problems);
   refuseModelFieldsOutsideParameters(agent, AGENT_FIELDS, "/agent", problems);
-  if (agent.kind !== undefined && agent.kind !== "builtin") problems.add("/agent/kind", `expected "builtin" (the built-in runner, the only kind so far), got ${describeValue(agent.kind)}`);
+  if (agent.kind !== undefined && agent.kind !== "builtin") problems.add("/agent/kind", `expected "builtin" (the built-in runner) or "external" (your agent, sent a job per repetition), got ${describeValue(agent.kind)}`);
   const connection = readReference(agent.connection, "/agent/connection", "the model connection the agent runs on (PUT /api/connections/:name)", problems);
   const parameters = agent.parameters === undefined ? {} : readParameters(agent.parameters, "/agent/parameters", problems);
   const instructions = agent.instructions === undefined ? missing("/agent/instructions", "the agent's system prompt", problems) : readString(agent.instructions, "/agent/instructions", problems, { nonEmpty: true, maxLength: MAX_INSTRUCTIONS_LENGTH });
@@ -150,6 +160,22 @@ function readAgent(value: unknown, problems: ProblemList): SuiteDraft["agent"] |
     max_iterations: maxIterations,
     max_function_calls: maxCalls,
   };
+}
+
+/**
+ * The team's own agent: where its jobs go and which stored secret signs them. The endpoint's URL
+ * rules (scheme, no credentials) are the worker's httpUrlProblems, checked when the suite is saved.
+ */
+function readExternalAgent(agent: Record<string, unknown>, problems: ProblemList): SuiteDraft["agent"] | undefined {
+  refuseUnknownKeys(agent, EXTERNAL_AGENT_FIELDS, "/agent", problems);
+  const endpoint = agent.endpoint === undefined ? missing("/agent/endpoint", "the URL your agent takes jobs at (http or https)", problems) : readString(agent.endpoint, "/agent/endpoint", problems, { nonEmpty: true, maxLength: MAX_ENDPOINT_LENGTH });
+  const secret = readReference(agent.secret, "/agent/secret", "the stored agent secret that signs the jobs (PUT /api/agent-secrets/:name)", problems);
+  const policy = agent.policy === undefined ? undefined : readReference(agent.policy, "/agent/policy", "a stored policy (PUT /api/policies/:name)", problems);
+  const tools = readTools(agent.tools, agent.policy !== undefined ? policy ?? "" : undefined, problems);
+  const timeout = optional(agent.timeout_seconds, DEFAULT_EXTERNAL_TIMEOUT_SECONDS, () => readInteger(agent.timeout_seconds, "/agent/timeout_seconds", MIN_EXTERNAL_TIMEOUT_SECONDS, MAX_EXTERNAL_TIMEOUT_SECONDS, problems));
+  if (endpoint === undefined || secret === undefined || !tools || timeout === undefined) return undefined;
+  if (agent.policy !== undefined && policy === undefined) return undefined;
+  return { kind: "external", endpoint, secret, tools, ...(policy === undefined ? {} : { policy }), timeout_seconds: timeout };
 }
 
 /** `policy` is the named policy (or "" when it is named but malformed), undefined without one. */

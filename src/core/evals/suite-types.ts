@@ -52,7 +52,28 @@ export interface BuiltInAgent {
   max_function_calls: number;
 }
 
-export type SuiteAgent = BuiltInAgent;
+/** How long an external agent has to complete its attempt when the suite does not say (10 minutes). */
+export const DEFAULT_EXTERNAL_TIMEOUT_SECONDS = 600;
+
+/**
+ * The team's own agent, reached over HTTP: each repetition POSTs it a signed job (the query, the
+ * attempt's id, token, dispatch and MCP URLs, a deadline); it calls the attempt's tools and reports
+ * POST /api/attempts/:id/complete. Tools and approval modes come from the library and the policy
+ * exactly as for the built-in runner; the judge still scores.
+ */
+export interface ExternalAgent {
+  kind: "external";
+  /** Where jobs are POSTed (http or https). */
+  endpoint: string;
+  /** Name of a stored agent secret (PUT /api/agent-secrets/:name) that signs the jobs. */
+  secret: string;
+  tools: SuiteTool[];
+  policy?: string;
+  /** Seconds from the job's sending to its deadline; a repetition not completed by then is `timed_out`. */
+  timeout_seconds: number;
+}
+
+export type SuiteAgent = BuiltInAgent | ExternalAgent;
 
 export interface Scenario {
   id: string;

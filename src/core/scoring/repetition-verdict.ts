@@ -23,6 +23,11 @@ export interface RepetitionInputs {
   harness_error?: string | null;
   /** The repetition could not be carried out at all (dead letter, model endpoint refused, deadline). */
   infrastructure_error?: string | null;
+  /**
+   * An external agent never completed its attempt before its deadline (why, in words): the agent's
+   * failure, not the harness's, so it fails the repetition rather than making it an error.
+   */
+  timed_out?: string | null;
 }
 
 export type RepetitionCause =
@@ -30,6 +35,7 @@ export type RepetitionCause =
   | "selection"
   | "judge_score"
   | "no_calls_expected"
+  | "timed_out"
   | "harness_error"
   | "judge_error"
   | "infrastructure_error";
@@ -65,6 +71,8 @@ export function repetitionVerdict(inputs: RepetitionInputs): RepetitionVerdict {
     return { ...base, outcome: "fail", pass: false, reason: selection.reason + also, cause: "forbidden_call", hard_fail: true };
   }
   if (broken) return { ...base, outcome: "error", pass: false, ...broken };
+  // What it did before the deadline still counts for forbidden calls (above); nothing else is judged.
+  if (inputs.timed_out) return { ...base, outcome: "fail", pass: false, reason: `Timed out: ${inputs.timed_out}`, cause: "timed_out" };
   if (!selection.pass) return { ...base, outcome: "fail", pass: false, reason: selection.reason, cause: "selection" };
   if (inputs.calls === 0) return { ...base, outcome: "pass", pass: true, reason: selection.reason, cause: "no_calls_expected" };
 

@@ -27,6 +27,7 @@ import { runStub } from "../run/run-access.js";
 import { attemptDispatcher, evidenceMark, evidenceSince } from "./attempt-ports.js";
 import { batchConcurrency, forEachBounded, limitedClient } from "./concurrency.js";
 import { EVAL_DEAD_LETTER_QUEUE_NAME, isEvalMessage } from "./messages.js";
+import { runExternalJob } from "../external/job.js";
 
 /** modelClientFor's shape (model-clients.ts): a tenant's stored connection as a ready client, or why not. */
 export type ModelClientResolver = (
@@ -84,8 +85,9 @@ async function carryOut(message: Message<unknown>, env: Env, resolve: ModelClien
       return;
     }
     const record = await runJob(claim.job, env, resolve, clock);
-    const reply = await coordinator.record(body.seq, record);
-    if (reply.kind === "missing") console.error(`eval queue: run ${body.run_id} has no repetition ${body.seq}`);
+    // Null: an external agent has its job and reports on its own (external/job.ts).
+    const reply = record === null ? null : await coordinator.record(body.seq, record);
+    if (reply?.kind === "missing") console.error(`eval queue: run ${body.run_id} has no repetition ${body.seq}`);
     message.ack();
   } catch (error) {
     const text = errorText(error);
@@ -95,31 +97,30 @@ async function carryOut(message: Message<unknown>, env: Env, resolve: ModelClien
   }
 }
 
-/** One repetition, start to record. Only what retrying could fix is thrown. */
-export async function runJob(job: RunJob, env: Env, resolve: ModelClientResolver, clock: Clock = systemClock): Promise<RepetitionRecord> {
+/** One repetition, start to record (null while an external agent works). Only what retrying could fix is thrown. */
+export async function runJob(job: RunJob, env: Env, resolve: ModelClientResolver, clock: Clock = systemClock): Promise<RepetitionRecord | null> {
   const db = databaseOf(env.DB);
   const notRun = (infrastructure_error: string): RepetitionRecord =>
     notRunRecord({ scenario_id: job.scenario.id, repetition: job.repetition, attempt_id: job.attempt_id, infrastructure_error, at: clock.now() });
 
-  const agent = await resolve(env, db, job.tenant_id, job.agent.connection);
-  if (!agent.ok) return notRun(`the agent's model connection "${job.agent.connection}" cannot be used: ${agent.message}`);
-  let judge: NonNullable<Parameters<typeof evaluateRepetition>[0]["judge"]> | null = null;
-  if (job.judge) {
-    const found = await resolve(env, db, job.tenant_id, job.judge.connection);
-    if (!found.ok) return notRun(`the judge's model connection "${job.judge.connection}" cannot be used: ${found.message}`);
-    judge = {
-      client: limitedClient(found.client, job.tenant_id, found.connection.name, found.connection.max_concurrency),
-      connection: job.judge.connection,
-      model: found.connection.model,
-      threshold: job.judge.threshold,
-      parameters: job.judge.parameters,
-      structured_output: found.connection.structured_output,
-    };
+  const runAgent = job.agent;
+  if (runAgent.kind === "external") {
+    const external = job.external;
+    if (!external) return notRun("the external agent's repetition was claimed without its phase");
+    // Only scoring needs the judge; sending the job must not wait on (or fail for) its connection.
+    const judge = external.phase === "send" ? null : await resolveJudge(job, env, db, resolve);
+    if (judge !== null && !judge.ok) return notRun(judge.message);
+    return runExternalJob({ ...job, agent: runAgent, external }, env, judge?.judge ?? null, clock);
   }
+  const agent = await resolve(env, db, job.tenant_id, runAgent.connection);
+  if (!agent.ok) return notRun(`the agent's model connection "${runAgent.connection}" cannot be used: ${agent.message}`);
+  const judgeFound = await resolveJudge(job, env, db, resolve);
+  if (!judgeFound.ok) return notRun(judgeFound.message);
+  const judge = judgeFound.judge;
 
   // A later delivery runs on an attempt an earlier one may have called already: only its own calls count.
   const afterSeq = job.claim > 1 ? await evidenceMark(env, job.attempt_id) : 0;
-  const { approval, tools, ...agentSpec } = job.agent;
+  const { approval, tools, kind: _kind, ...agentSpec } = runAgent;
   return evaluateRepetition({
     scenario: job.scenario,
     repetition: job.repetition,
@@ -135,6 +136,26 @@ export async function runJob(job: RunJob, env: Env, resolve: ModelClientResolver
     judge,
     now: () => clock.now(),
   });
+}
+
+type JudgeInputs = NonNullable<Parameters<typeof evaluateRepetition>[0]["judge"]>;
+
+/** The suite's judge as a ready client (null when the suite has none), or why it cannot be used. */
+async function resolveJudge(job: RunJob, env: Env, db: Database, resolve: ModelClientResolver): Promise<{ ok: true; judge: JudgeInputs | null } | { ok: false; message: string }> {
+  if (!job.judge) return { ok: true, judge: null };
+  const found = await resolve(env, db, job.tenant_id, job.judge.connection);
+  if (!found.ok) return { ok: false, message: `the judge's model connection "${job.judge.connection}" cannot be used: ${found.message}` };
+  return {
+    ok: true,
+    judge: {
+      client: limitedClient(found.client, job.tenant_id, found.connection.name, found.connection.max_concurrency),
+      connection: job.judge.connection,
+      model: found.connection.model,
+      threshold: job.judge.threshold,
+      parameters: job.judge.parameters,
+      structured_output: found.connection.structured_output,
+    },
+  };
 }
 
 async function recordDeadLetter(message: Message<unknown>, env: Env): Promise<void> {

@@ -4,19 +4,26 @@
  * - POST /api/attempts/:id/dispatch  one tool call; the result is the whole body, metadata in headers
  * - GET  /api/attempts/:id           status, state and counts (token, or an API key of the tenant)
  * - GET  /api/attempts/:id/evidence  every call in order (token, or an API key of the tenant)
- * - POST /api/attempts/:id/complete  the agent's final output and transcript
+ * - POST /api/attempts/:id/complete  the agent's final output and transcript (an external agent's
+ *                                     repetition: its output, approval requests and messages, external/complete.ts)
  * - /api/attempts/:id/mcp            the same tools over MCP (src/worker/mcp.ts)
  *
  * Dispatch is the hot path; it lives in dispatch.ts.
  */
-import { Hono } from "hono";
+import { Hono, type Context } from "hono";
 import { z } from "zod";
-import { countEvidence, listEvidence } from "../../adapters/d1/simulations.js";
+import { countEvidence, findAttempt, listEvidence } from "../../adapters/d1/simulations.js";
+import { constantTimeEqual } from "../../adapters/crypto.js";
+import { findAgentJob } from "../../adapters/d1/external-agents.js";
+import { completeExternalAttempt } from "../external/complete.js";
+import { EXTERNAL_ONLY_FIELDS } from "../external/completion.js";
+import { readJson } from "../middleware/json-body.js";
+import { hintedProblems } from "../field-hints.js";
 import { isJsonObject, type JsonObject, type JsonValue } from "../../core/json.js";
 import { toEvidenceCall } from "../../core/simulation/evidence.js";
 import { mayPass, statusWithoutObject } from "../../core/simulation/status.js";
 import { systemClock } from "../../core/ports.js";
-import { attemptStub, capabilityTokenHash } from "../attempt-access.js";
+import { attemptStub, attemptUnauthorized, capabilityTokenHash } from "../attempt-access.js";
 import { RETENTION_MS } from "../attempt/lifetimes.js";
 import type { AttemptSnapshot } from "../attempt/replies.js";
 import { leaseEndedError, refusalError } from "../attempt/reply-errors.js";
@@ -25,7 +32,6 @@ import type { AppEnv } from "../env.js";
 import { ApiError, invalidRequest } from "../http-error.js";
 import { errorHeaders, lostAttemptError } from "../lost-attempt.js";
 import { mcpHandler } from "../mcp.js";
-import { readBodyWithHints } from "../field-hints.js";
 import { jsonObject } from "../schema-fields.js";
 import { dispatchCall } from "./dispatch.js";
 
@@ -92,7 +98,14 @@ export const completeRequest = z.strictObject({
 attemptRoutes.post("/:id/complete", async (c) => {
   const attemptId = c.req.param("id");
   const tokenHash = capabilityTokenHash(c, attemptId);
-  const body = await readBodyWithHints(c, completeRequest, COMPLETE_BODY_LIMIT);
+  const raw = await readJson(c, COMPLETE_BODY_LIMIT);
+  // An external agent's attempt (its run sent it a job) completes with its own body: external/complete.ts.
+  const job = await findAgentJob(c.var.db, attemptId);
+  if (job) return completeExternalAttempt(c, job, tokenHash, raw);
+  await refuseExternalFields(c, attemptId, tokenHash, raw);
+  const parsed = completeRequest.safeParse(raw);
+  if (!parsed.success) throw invalidRequest(hintedProblems(parsed.error, completeRequest));
+  const body = parsed.data;
   const completion: JsonObject = { output: toJson(body.output) };
   if (body.transcript) completion.transcript = body.transcript;
   if (body.metadata) completion.metadata = body.metadata;
@@ -114,6 +127,21 @@ attemptRoutes.post("/:id/complete", async (c) => {
 });
 
 attemptRoutes.all("/:id/mcp", mcpHandler);
+
+/**
+ * approval_requests and messages belong to an external agent's completion: sent for any other
+ * attempt they get a 409 that says so, not the unknown-field 400 (which would suggest a typo).
+ * The token is checked first, so the answer tells nothing to someone without it.
+ */
+async function refuseExternalFields(c: Context<AppEnv>, attemptId: string, tokenHash: string, raw: unknown): Promise<void> {
+  if (!isJsonObject(raw) || !EXTERNAL_ONLY_FIELDS.some((field) => field in raw)) return;
+  const attempt = await findAttempt(c.var.db, attemptId);
+  if (!attempt || !constantTimeEqual(attempt.token_hash, tokenHash)) throw attemptUnauthorized();
+  throw new ApiError(
+    "not_external_repetition",
+    `attempt ${attemptId} is not an external agent's repetition of a run (no job was sent for it): approval_requests and messages are taken only there; a simulation's attempt completes with output, transcript and metadata`,
+  );
+}
 
 function evidenceNotCopied(): ApiError {
   return new ApiError(

@@ -33,6 +33,7 @@ import { pageCursor, pageLimit } from "../pagination.js";
 import { schemaValidator } from "../services.js";
 import { storedPolicy } from "./policies.js";
 import { refusalError } from "../plan-refusal.js";
+import { httpUrlProblems } from "../schema-fields.js";
 
 /** As a simulation's body: inline tools carry their mock definitions (up to 100 KB each). */
 export const SUITE_BODY_LIMIT = 4 * 1024 * 1024;
@@ -53,6 +54,10 @@ suiteRoutes.put("/:name", async (c) => {
   const { tenantId, keyId } = c.var.principal;
   const parsed = parseSuite(await readDocumentBody(c, SUITE_BODY_LIMIT, "a suite document"));
   if (!parsed.ok) throw invalidRequest(parsed.problems);
+  if (parsed.suite.agent.kind === "external") {
+    const endpoint = httpUrlProblems(parsed.suite.agent.endpoint, "/agent/endpoint", { example: "https://agent.example.com/toolproof/jobs", credentials: "the job is authenticated by its signature (agent.secret)" });
+    if (endpoint.problems.length > 0) throw invalidRequest(endpoint.problems);
+  }
   const resolved = await resolveSuite(parsed.suite, { library: toolLibrary(c.var.db, tenantId), validator: schemaValidator(), policies: policySource(c.var.db, tenantId) });
   if (!resolved.ok) throw refusalError(resolved.refusal);
   const { suite, plan, policy, approval } = resolved;
@@ -120,7 +125,7 @@ export function storedSuite(stored: StoredSuiteVersion): Suite {
 
 /** The connections the agent and the judge name that the tenant has not stored (yet). */
 export async function connectionWarnings(db: Database, tenantId: string, suite: Suite): Promise<Problem[]> {
-  const named: Array<{ path: string; name: string }> = [{ path: "/agent/connection", name: suite.agent.connection }];
+  const named: Array<{ path: string; name: string }> = suite.agent.kind === "builtin" ? [{ path: "/agent/connection", name: suite.agent.connection }] : [];
   if (suite.judge) named.push({ path: "/judge/connection", name: suite.judge.connection });
   const existing = await existingConnections(db, tenantId, [...new Set(named.map((n) => n.name))]);
   return named

@@ -14,6 +14,7 @@ export type RunScenario = Pick<Scenario, "id" | "query" | "expect" | "forbid">;
 
 /** The built-in agent as every repetition of the run runs it. */
 export interface RunAgent {
+  kind?: "builtin";
   connection: string;
   instructions: string;
   parameters: ModelParameters;
@@ -21,6 +22,18 @@ export interface RunAgent {
   max_function_calls: number;
   tools: ChatTool[];
   /** Per function name, resolved once when the run started (the suite's modes or its policy's). */
+  approval: Record<string, ApprovalMode>;
+}
+
+/** An external agent: each repetition POSTs it a signed job (external/job.ts) and waits for its completion. */
+export interface RunExternalAgent {
+  kind: "external";
+  endpoint: string;
+  /** The stored agent secret that signs the jobs. */
+  secret: string;
+  timeout_seconds: number;
+  /** As the built-in agent's: the judge reads the definitions, the job lists the approval modes. */
+  tools: ChatTool[];
   approval: Record<string, ApprovalMode>;
 }
 
@@ -45,7 +58,7 @@ export interface RunStart {
   label: string | null;
   runs_per_scenario: number;
   gate: Required<Pick<Gate, "pass_rate" | "misfire_rate">> & Pick<Gate, "scenario_pass_rate">;
-  agent: RunAgent;
+  agent: RunAgent | RunExternalAgent;
   judge: RunJudge | null;
   /** Set when the suite requires a calibrated judge: the requirement as it stood when the run started. */
   calibration?: CalibrationGate;
@@ -68,9 +81,17 @@ export interface RunJob {
   token_hash: string;
   /** 1 for the first delivery that claimed this repetition, then 2, 3, ... (see the consumer's call ids). */
   claim: number;
-  agent: RunAgent;
+  agent: RunAgent | RunExternalAgent;
   judge: RunJudge | null;
+  /** Set for an external agent's repetition: what this delivery is to do (coordinator's external phases). */
+  external?: ExternalPhase;
 }
+
+/**
+ * Where an external agent's repetition stands when a delivery claims it: its job is to be sent;
+ * the agent completed and the completion is to be scored; or the deadline passed without one.
+ */
+export type ExternalPhase = { phase: "send"; deadline_at: number } | { phase: "score"; deadline_at: number } | { phase: "timed_out"; deadline_at: number };
 
 export type MissingReply = { kind: "missing" };
 
@@ -91,6 +112,18 @@ export type RecordReply =
   | { kind: "recorded"; finished: boolean }
   /** The repetition already had a record: nothing changed. */
   | { kind: "duplicate" }
+  | { kind: "ended"; status: string };
+
+export type CompleteReply =
+  | MissingReply
+  | { kind: "ok" }
+  /** The repetition has its record (scored, timed out, or given up on). */
+  | { kind: "recorded"; record: RepetitionRecord }
+  /** Completed already; its scoring is under way. */
+  | { kind: "already_completed" }
+  | { kind: "timed_out"; deadline_at: number }
+  /** No job was sent for this repetition (yet). */
+  | { kind: "not_sent" }
   | { kind: "ended"; status: string };
 
 export type ReleaseReply = MissingReply | { kind: "ok" };
@@ -118,6 +151,7 @@ export interface RunMethods {
   start(start: RunStart): StartReply;
   claim(seq: number): Promise<ClaimReply>;
   release(seq: number, error: string): ReleaseReply;
+  completeAgent(seq: number): CompleteReply;
   record(seq: number, record: RepetitionRecord): Promise<RecordReply>;
   deadLetter(seq: number, error: string | null): Promise<RecordReply>;
   cancel(): Promise<CancelReply>;

@@ -33,6 +33,9 @@ import { schemaValidator } from "../services.js";
 import { ATTEMPT_LEASE_MARGIN_MS, DEFAULT_RUN_TIMEOUT_MS, durationSetting } from "./lifetimes.js";
 import type { RunRepetitionSlot, RunStart } from "./replies.js";
 import { runStub } from "./run-access.js";
+import { externalAttemptToken } from "../external/attempt-token.js";
+import { requireExternalAgentReady } from "../external/readiness.js";
+import { requireSealingKey } from "../webhooks/webhook-secret.js";
 
 /** Attempt objects set up at once while a run starts. */
 const SETUP_CONCURRENCY = 50;
@@ -71,6 +74,7 @@ export async function startRun(request: StartRunRequest, deps: StartRunDeps): Pr
   const plan = planned.plan;
   const approvals = suiteApprovals(suite, plan.operations, request.policy);
   if (!approvals.ok) throw invalidRequest(approvals.problems);
+  if (suite.agent.kind === "external") await requireExternalAgentReady(env, db, request.tenantId, suite.agent);
   const calibration = await calibrationGate(db, request.tenantId, request.suite.name, suite.judge);
 
   const runId = ids.id("run");
@@ -79,15 +83,17 @@ export async function startRun(request: StartRunRequest, deps: StartRunDeps): Pr
   const expiresAt = deadline + ATTEMPT_LEASE_MARGIN_MS;
   const runsPerScenario = request.runs_per_scenario ?? suite.runs_per_scenario;
 
-  const slots: Array<RunRepetitionSlot & { simulation_id: string; token: string }> = [];
+  // An external agent's tokens are derived, so its job can carry one (external/attempt-token.ts).
+  const external = suite.agent.kind === "external" ? await requireSealingKey(env.TOOLPROOF_SECRET).then(() => env.TOOLPROOF_SECRET ?? "") : null;
+  const slots: Array<RunRepetitionSlot & { simulation_id: string }> = [];
   const simulations = plan.scenarios.map((scenario, scenario_index) => {
     const simulationId = ids.id("sim");
     for (let repetition = 1; repetition <= runsPerScenario; repetition++) {
-      const token = newAttemptToken();
-      slots.push({ seq: slots.length + 1, scenario_index, repetition, attempt_id: ids.id("att"), token, token_hash: sha256Hex(token), simulation_id: simulationId });
+      slots.push({ seq: slots.length + 1, scenario_index, repetition, attempt_id: ids.id("att"), token_hash: "", simulation_id: simulationId });
     }
     return { id: simulationId, scenario };
   });
+  for (const slot of slots) slot.token_hash = sha256Hex(external === null ? newAttemptToken() : await externalAttemptToken(external, slot.attempt_id));
 
   // Objects first, D1 after: see the header.
   await forEachBounded(slots, SETUP_CONCURRENCY, async (slot) => {
@@ -136,15 +142,18 @@ export async function startRun(request: StartRunRequest, deps: StartRunDeps): Pr
     label: request.label ?? null,
     runs_per_scenario: runsPerScenario,
     gate: { pass_rate: suite.pass_rate, misfire_rate: suite.misfire_rate, ...(suite.scenario_pass_rate === undefined ? {} : { scenario_pass_rate: suite.scenario_pass_rate }) },
-    agent: {
-      connection: suite.agent.connection,
-      instructions: suite.agent.instructions,
-      parameters: suite.agent.parameters,
-      max_iterations: suite.agent.max_iterations,
-      max_function_calls: suite.agent.max_function_calls,
-      tools: plan.tools,
-      approval: approvals.approval,
-    },
+    agent:
+      suite.agent.kind === "external"
+        ? { kind: "external", endpoint: suite.agent.endpoint, secret: suite.agent.secret, timeout_seconds: suite.agent.timeout_seconds, tools: plan.tools, approval: approvals.approval }
+        : {
+            connection: suite.agent.connection,
+            instructions: suite.agent.instructions,
+            parameters: suite.agent.parameters,
+            max_iterations: suite.agent.max_iterations,
+            max_function_calls: suite.agent.max_function_calls,
+            tools: plan.tools,
+            approval: approvals.approval,
+          },
     judge: suite.judge ? { connection: suite.judge.connection, threshold: suite.judge.threshold, parameters: suite.judge.parameters } : null,
     ...(calibration ? { calibration } : {}),
     scenarios: plan.scenarios.map((scenario) => scenario.scenario),

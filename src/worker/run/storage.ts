@@ -36,6 +36,15 @@ export const RUN_MIGRATIONS: readonly Migration[] = [
        )`,
     ],
   },
+  {
+    // External agents (external/job.ts): when the job's deadline falls, and when the agent completed or ran out of time.
+    version: 2,
+    statements: [
+      `ALTER TABLE repetitions ADD COLUMN job_deadline INTEGER`,
+      `ALTER TABLE repetitions ADD COLUMN completed_at INTEGER`,
+      `ALTER TABLE repetitions ADD COLUMN timed_out_at INTEGER`,
+    ],
+  },
 ];
 
 export interface StoredRun {
@@ -62,9 +71,13 @@ export type SlotRow = {
   record: string | null;
   verdict: string | null;
   outcome: string | null;
+  /** An external agent's job was sent (or is being sent) and is due by then. */
+  job_deadline: number | null;
+  completed_at: number | null;
+  timed_out_at: number | null;
 };
 
-const SLOT_COLUMNS = "seq, scenario_index, repetition, attempt_id, token_hash, sends, sent_at, claims, claimed_at, last_error, record, verdict, outcome";
+const SLOT_COLUMNS = "seq, scenario_index, repetition, attempt_id, token_hash, sends, sent_at, claims, claimed_at, last_error, record, verdict, outcome, job_deadline, completed_at, timed_out_at";
 
 export class RunStorage {
   constructor(
@@ -159,7 +172,21 @@ export class RunStorage {
 
   /** The delivery gave up (it will be retried): the repetition is free again, and the error kept for a dead letter. */
   release(seq: number, error: string): void {
-    this.sql.exec(`UPDATE repetitions SET claimed_at = NULL, last_error = ? WHERE seq = ?`, error, seq);
+    // A job that could not be delivered is sent again from the start (its deadline with it).
+    this.sql.exec(`UPDATE repetitions SET claimed_at = NULL, last_error = ?, job_deadline = CASE WHEN completed_at IS NULL AND timed_out_at IS NULL THEN NULL ELSE job_deadline END WHERE seq = ?`, error, seq);
+  }
+
+  /** The external agent's job is being sent, due by `deadline`. */
+  markJobSent(seq: number, deadline: number): void {
+    this.sql.exec(`UPDATE repetitions SET job_deadline = ? WHERE seq = ?`, deadline, seq);
+  }
+
+  /**
+   * The agent completed (or ran out of time): the repetition waits for a delivery to score it,
+   * and counts as sent now, so the watchdog resends its message if that delivery is lost.
+   */
+  markAgentDone(seq: number, column: "completed_at" | "timed_out_at", now: number): void {
+    this.sql.exec(`UPDATE repetitions SET ${column} = ?, sent_at = ?, claimed_at = NULL WHERE seq = ? AND completed_at IS NULL AND timed_out_at IS NULL`, now, now, seq);
   }
 
   /** Writes the record unless the repetition has one; answers whether it was written. */

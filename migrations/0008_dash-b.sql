@@ -1,1 +1,0 @@
-ALTER TABLE `attempt_calls` ADD `state_change` text;
