@@ -36,10 +36,13 @@ export interface Env {
    * API keys. Without it, routes that store or use a key answer 503 and say how to set it.
    */
   TOOLPROOF_SECRET?: string;
+  /** "1" on a local instance (npm start, the tests): real-tools runs may call loopback upstreams. Never set on a deployed Worker. */
+  TOOLPROOF_ALLOW_LOOPBACK_UPSTREAMS?: string;
 }
 
-export type Permission = "AIManager:ManageTools" | "AIManager:RunEvals" | "AIManager:Admin";
-export const ALL_PERMISSIONS: readonly Permission[] = ["AIManager:ManageTools", "AIManager:RunEvals", "AIManager:Admin"];
+export type Permission = "AIManager:ManageTools" | "AIManager:RunEvals" | "AIManager:Admin" | "AIManager:RunRealTools";
+/** RunRealTools is never implied, not even by Admin: a key has it only when an admin grants it (see requireGranted). */
+export const ALL_PERMISSIONS: readonly Permission[] = ["AIManager:ManageTools", "AIManager:RunEvals", "AIManager:Admin", "AIManager:RunRealTools"];
 
 /** Who is calling a management route: resolved from the API key by the auth middleware. */
 export interface Principal {

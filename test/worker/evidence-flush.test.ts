@@ -136,6 +136,7 @@ describe("flushableRows", () => {
     error: null,
     delay_ms: 0,
     at: "2026-11-30T00:00:00.000Z",
+    upstream: null,
   });
 
   it("takes rows in order while they fit, and always at least one", () => {

@@ -164,6 +164,8 @@ export const attemptCalls = sqliteTable(
     error: text("error"),
     delay_ms: integer("delay_ms").notNull(),
     at: text("at").notNull(),
+    /** Real-tools calls only: JSON {status, latency_ms, contract_violations} of the forwarded call; null for a mock's answer. */
+    upstream: text("upstream"),
   },
   (t) => [primaryKey({ columns: [t.attempt_id, t.seq] }), uniqueIndex("attempt_calls_call_id").on(t.attempt_id, t.call_id)],
 );
@@ -362,4 +364,38 @@ export const judgeLabels = sqliteTable(
     created_at: text("created_at").notNull(),
   },
   (t) => [primaryKey({ columns: [t.run_id, t.seq] }), index("judge_labels_suite").on(t.tenant_id, t.suite_name)],
+);
+
+/**
+ * Where a library tool's real handler is (core/tools/upstream.ts), for explicit real-tools runs:
+ * one row per tool, replaced by each PUT. Credentials (a bearer token, header values) are sealed
+ * like connection keys and never read back; their header names are kept in the clear.
+ */
+export const toolUpstreams = sqliteTable(
+  "tool_upstreams",
+  {
+    tenant_id: text("tenant_id").notNull(),
+    tool_id: text("tool_id").notNull(),
+    /** JSON of the UpstreamConfig, without credentials. */
+    config: text("config").notNull(),
+    /** JSON array of the credential header names (authorization for a bearer token). */
+    credential_names: text("credential_names").notNull(),
+    /** Sealed JSON {headers} (secret-box.ts), or null when the upstream takes no credentials. */
+    sealed: text("sealed"),
+    updated_by: text("updated_by").notNull(),
+    updated_at: text("updated_at").notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.tenant_id, t.tool_id] })],
+);
+
+/** A tenant's allowlist of upstream hosts a real-tools run may call (set by an admin). */
+export const upstreamHosts = sqliteTable(
+  "upstream_hosts",
+  {
+    tenant_id: text("tenant_id").notNull(),
+    host: text("host").notNull(),
+    created_by: text("created_by").notNull(),
+    created_at: createdAt(),
+  },
+  (t) => [primaryKey({ columns: [t.tenant_id, t.host] })],
 );

@@ -35,6 +35,17 @@ export interface EvidenceRow {
   delay_ms: number;
   /** When the call was applied, ISO 8601 UTC. */
   at: string;
+  /** JSON text of an UpstreamRecord for a call forwarded to a real handler; null for a mock's answer. */
+  upstream: string | null;
+}
+
+/** What the evidence keeps of a call forwarded to a real handler. */
+export interface UpstreamRecord {
+  /** The real handler's HTTP status (an MCP upstream: its HTTP answer's, 200), or null when no answer came. */
+  status: number | null;
+  latency_ms: number;
+  /** Where the real answer breaks the output schema (empty: it keeps the contract). */
+  contract_violations: Problem[];
 }
 
 /**
@@ -56,6 +67,7 @@ export const EVIDENCE_COLUMNS = [
   "error",
   "delay_ms",
   "at",
+  "upstream",
 ] as const satisfies ReadonlyArray<keyof EvidenceRow>;
 
 /** Compiles only while EVIDENCE_COLUMNS names every field of EvidenceRow. */
@@ -87,6 +99,7 @@ export function evidenceRowOf(row: Readonly<Record<string, unknown>>): EvidenceR
     error: stringOrNull(row.error),
     delay_ms: Number(row.delay_ms),
     at: String(row.at),
+    upstream: stringOrNull(row.upstream),
   };
 }
 
@@ -113,6 +126,9 @@ export interface EvidenceCall {
   error?: EvidenceError;
   delay_ms: number;
   at: string;
+  /** Present for a call forwarded to a real handler. */
+  source?: "real";
+  upstream?: UpstreamRecord;
 }
 
 export function isOutcomeKind(value: unknown): value is CallOutcomeKind {
@@ -135,6 +151,11 @@ export function toEvidenceCall(row: EvidenceRow): EvidenceCall {
   };
   if (row.result !== null) call.result = parseStored(row.result);
   if (row.error !== null) call.error = parseEvidenceError(row.error);
+  if (row.upstream !== null) {
+    call.source = "real";
+    // SAFETY: the attempt object wrote this text with JSON.stringify of an UpstreamRecord.
+    call.upstream = JSON.parse(row.upstream) as UpstreamRecord;
+  }
   return call;
 }
 
