@@ -110,7 +110,8 @@ export async function startToolproof(options: StartOptions = {}): Promise<Runnin
     miniflare = createMiniflare({
       ...bindings,
       // A secret given some other way (.dev.vars) wins; otherwise the state directory's own.
-      bindings: { [SECRET_BINDING]: secret.secret, ...vars, ...options.vars },
+      // A local instance may call loopback upstreams in real-tools runs (never a deployed one).
+      bindings: { [SECRET_BINDING]: secret.secret, TOOLPROOF_ALLOW_LOOPBACK_UPSTREAMS: "1", ...vars, ...options.vars },
       name: config.name,
       modules,
       modulesRoot: buildDir,
