@@ -113,8 +113,9 @@ export async function startToolproof(options: StartOptions = {}): Promise<Runnin
     miniflare = createMiniflare({
       ...bindings,
       // A secret given some other way (.dev.vars) wins; otherwise the state directory's own.
+      // A local instance may call loopback upstreams in real-tools runs (never a deployed one).
       // TOOLPROOF_PUBLIC_URL: where external agents reach this server (the base of their jobs' URLs).
-      bindings: { [SECRET_BINDING]: secret.secret, ...(port === 0 ? {} : { TOOLPROOF_PUBLIC_URL: `http://${host === "0.0.0.0" ? "127.0.0.1" : host}:${port}` }), ...vars, ...options.vars },
+      bindings: { [SECRET_BINDING]: secret.secret, ...(port === 0 ? {} : { TOOLPROOF_PUBLIC_URL: `http://${host === "0.0.0.0" ? "127.0.0.1" : host}:${port}` }), TOOLPROOF_ALLOW_LOOPBACK_UPSTREAMS: "1", ...vars, ...options.vars },
       name: config.name,
       modules,
       modulesRoot: buildDir,

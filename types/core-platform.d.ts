@@ -18,3 +18,14 @@ declare function structuredClone<T>(value: T): T;
 
 /** ports.ts: the default clock's sleep. */
 declare function setTimeout(callback: () => void, ms: number): unknown;
+
+/** tools/upstream.ts: parsing upstream URLs and building a real-tools call's URL (WHATWG URL, as both runtimes have it). */
+declare class URL {
+  constructor(url: string, base?: string);
+  readonly protocol: string;
+  readonly username: string;
+  readonly password: string;
+  readonly hostname: string;
+  readonly searchParams: { append(name: string, value: string): void };
+  toString(): string;
+}

@@ -6,7 +6,7 @@
 import { chmod, readFile, writeFile } from "node:fs/promises";
 import { sha256Hex } from "../../src/adapters/crypto.js";
 import { createApiKey, createTenant, findActiveKeyByHash, findTenantByName } from "../../src/adapters/d1/api-keys.js";
-import { ALL_PERMISSIONS, type Database } from "../../src/worker/env.js";
+import { STANDARD_PERMISSIONS, type Database } from "../../src/worker/env.js";
 import { stringField } from "./narrow.js";
 import { demoKeyFile } from "./paths.js";
 
@@ -29,7 +29,7 @@ export async function ensureDemoTenant(db: Database, stateDir: string): Promise<
     if (active && active.tenant_id === tenant.id) return { tenantId: tenant.id, keyId: active.id, key: stored.key, created: false };
   }
   // No file, or its key was revoked or belongs to a database that was reset: issue a new one.
-  const { key, record } = await createApiKey(db, { tenantId: tenant.id, name: DEMO_KEY_NAME, permissions: ALL_PERMISSIONS });
+  const { key, record } = await createApiKey(db, { tenantId: tenant.id, name: DEMO_KEY_NAME, permissions: STANDARD_PERMISSIONS });
   await writeStoredKey(demoKeyFile(stateDir), { tenant: DEMO_TENANT, key_id: record.id, key });
   return { tenantId: tenant.id, keyId: record.id, key, created: true };
 }

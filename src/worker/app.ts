@@ -16,6 +16,8 @@ import { policyRoutes } from "./routes/policies.js";
 import { inlineTestingRoutes } from "./routes/inline-testing.js";
 import { toolTestingRoutes } from "./routes/tool-testing.js";
 import { toolRoutes } from "./routes/tools.js";
+import { toolUpstreamRoutes } from "./routes/tool-upstream.js";
+import { upstreamHostRoutes } from "./routes/upstream-hosts.js";
 import { attemptRoutes } from "./routes/attempts.js";
 import { connectionRoutes } from "./routes/connections.js";
 import { simulationRoutes } from "./routes/simulations.js";
@@ -58,6 +60,8 @@ export function createApp(services: Partial<AppServices> = {}): Hono<AppEnv> {
   api.use("*", authenticate);
   api.route("/tools/testing", inlineTestingRoutes);
   api.route("/tools", toolTestingRoutes);
+  api.route("/tools", toolUpstreamRoutes);
+  api.route("/upstream-hosts", upstreamHostRoutes);
   api.route("/tools", toolRoutes);
   // -- management routes mount here --
   api.route("/policies", policyRoutes);

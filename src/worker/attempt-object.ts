@@ -27,7 +27,7 @@ import type { CallOutcome } from "../core/contract/types.js";
 import { cloneJson, isJsonObject, jsonEqual, type JsonObject, type JsonValue, type Problem } from "../core/json.js";
 import { systemClock, type Clock } from "../core/ports.js";
 import { parseDispatchRequest, parseDispatchText, unusableArgumentsMessage, type DispatchRequest } from "../core/simulation/dispatch-request.js";
-import type { EvidenceError, EvidenceRow, StateChange } from "../core/simulation/evidence.js";
+import type { EvidenceError, EvidenceRow, StateChange, UpstreamRecord } from "../core/simulation/evidence.js";
 import type { AttemptSetup, PinnedOperation } from "../core/simulation/setup.js";
 import { afterCompletion, afterHarnessError, afterLeaseEnd, isAttemptStatus, type AttemptStatus } from "../core/simulation/status.js";
 import { indexTargets, resolveTarget, type TargetIndex } from "../core/simulation/target.js";
@@ -36,14 +36,18 @@ import { FLUSH_INTERVAL_MS, FLUSH_RETRY_MS, idleFlushMs, MAX_CALLS, RETENTION_MS
 import type {
   Answer,
   AttemptMethods,
+  CallRefusal,
   AttemptSnapshot,
   CallsReply,
   CompleteReply,
   DescribeReply,
   DispatchReply,
   FlushReply,
+  ForwardRequest,
+  RecordedReply,
   SetupReply,
   SnapshotReply,
+  UpstreamAnswer,
 } from "./attempt/replies.js";
 import { AttemptStorage } from "./attempt/storage.js";
 import type { Env } from "./env.js";
@@ -118,6 +122,21 @@ export class AttemptObject extends DurableObject<Env> implements AttemptMethods 
     if (!live) return live === null ? { kind: "missing" } : { kind: "unauthorized" };
     const parsed = parseDispatchRequest(request);
     return parsed.ok ? this.apply(live, parsed.request) : refusal(parsed);
+  }
+
+  /**
+   * The real handler's answer to a call dispatch handed out as a forward: checked against the
+   * output schema and recorded. A real answer that breaks the contract is still the agent's answer;
+   * the evidence records the violation.
+   */
+  recordReal(tokenHash: string, request: DispatchRequest, answer: UpstreamAnswer): RecordedReply {
+    const live = this.authorized(tokenHash);
+    if (!live) return live === null ? { kind: "missing" } : { kind: "unauthorized" };
+    const parsed = parseDispatchRequest(request);
+    if (!parsed.ok) return refusal(parsed);
+    const reply = this.apply(live, parsed.request, answer);
+    if (reply.kind === "forward") return { kind: "invalid_request", problems: [{ path: "/tool", message: "the call was forwarded twice" }] };
+    return reply;
   }
 
   /** The pinned tools, for MCP tools/list (and the token check every MCP request starts with). */
@@ -227,7 +246,8 @@ export class AttemptObject extends DurableObject<Env> implements AttemptMethods 
 
   // -- the call ------------------------------------------------------------------------------
 
-  private apply(live: Live, request: DispatchRequest): DispatchReply {
+  /** `upstream`: the real handler's answer, when this is a forwarded call coming back to be recorded. */
+  private apply(live: Live, request: DispatchRequest, upstream?: UpstreamAnswer): DispatchReply {
     const target = resolveTarget(live.index, request.tool, request.operation_id);
     if (target.kind === "ambiguous") return { kind: "ambiguous", message: target.message, operation_ids: target.operation_ids };
     const operation = target.kind === "operation" ? target.operation : null;
@@ -246,7 +266,14 @@ export class AttemptObject extends DurableObject<Env> implements AttemptMethods 
 
     this.noticeLeaseEnd(live);
     let outcome: CallOutcome;
-    if (live.leaseEnded) {
+    let upstreamRecord: UpstreamRecord | null = null;
+    if (operation?.real && target.kind === "operation" && (upstream || !live.leaseEnded)) {
+      // A forwarded call comes back to be recorded even when the lease ended while it was out.
+      const real = this.realOutcome(live, operation, request, upstream);
+      if (real.kind === "forward") return real;
+      outcome = real.outcome;
+      upstreamRecord = real.upstream;
+    } else if (live.leaseEnded) {
       outcome = harness("lease_expired", "the attempt's lease has ended; no further calls are answered", operation?.variant ?? "");
     } else if (target.kind === "harness_error") {
       outcome = { kind: "harness_error", harness_kind: target.harness_kind, message: target.message, details: target.details, variant: "", rule: null };
@@ -259,7 +286,7 @@ export class AttemptObject extends DurableObject<Env> implements AttemptMethods 
     const nextState = outcome.kind === "result" && outcome.state_changed && operation ? outcome.state : null;
     // The state the call saw is still the current one: memory follows storage only after the write.
     const change = nextState && operation ? { tool: operation.tool_name, before: this.stateOf(live, operation.tool_name), after: nextState } : null;
-    const row = this.rowOf(live.nextSeq, request, tool, operationId, operation, outcome, change);
+    const row = this.rowOf(live.nextSeq, request, tool, operationId, operation, outcome, change, upstreamRecord);
     const status = outcome.kind === "harness_error" ? afterHarnessError(live.status, outcome.harness_kind) : live.status;
     const write = (): void => {
       this.storage.insertCall(row);
@@ -276,6 +303,43 @@ export class AttemptObject extends DurableObject<Env> implements AttemptMethods 
     live.status = status;
     this.scheduleFlush(live);
     return { kind: "answer", answer: answerOf(row, false) };
+  }
+
+  /**
+   * A real operation: arguments that break the input schema are the agent's tool input error, as
+   * for a mock; arguments that keep it go out as a forward (nothing recorded yet); an answer that
+   * came back is checked against the output schema and becomes the call's result.
+   */
+  private realOutcome(
+    live: Live,
+    operation: PinnedOperation,
+    request: DispatchRequest,
+    upstream: UpstreamAnswer | undefined,
+  ): { kind: "forward"; forward: ForwardRequest } | { kind: "outcome"; outcome: CallOutcome; upstream: UpstreamRecord | null } {
+    const validator = schemaValidator();
+    const inputProblems = validator.validate(operation.input_schema, request.arguments);
+    if (inputProblems.length > 0) {
+      const message = `the arguments do not match the input schema of ${operation.function_name}: ${inputProblems.map((p) => `${p.path || "/"}: ${p.message}`).join("; ")}`;
+      return { kind: "outcome", outcome: { kind: "tool_input_error", message, details: inputProblems, variant: operation.variant, rule: null }, upstream: null };
+    }
+    const binding = operation.real;
+    if (!upstream || !binding) {
+      if (!binding) return { kind: "outcome", outcome: harness("internal", "the real operation has no binding", operation.variant), upstream: null };
+      return { kind: "forward", forward: { tenant_id: live.setup.tenant_id, request, binding } };
+    }
+    if (!upstream.ok) {
+      return {
+        kind: "outcome",
+        outcome: harness("upstream", `the real handler of ${operation.function_name} gave no usable answer: ${upstream.message}`, operation.variant),
+        upstream: { status: upstream.status, latency_ms: upstream.latency_ms, contract_violations: [] },
+      };
+    }
+    const violations = validator.validate(operation.output_schema, upstream.body);
+    return {
+      kind: "outcome",
+      outcome: { kind: "result", result: upstream.body, state: {}, state_changed: false, variant: operation.variant, rule: null, delay_ms: 0 },
+      upstream: { status: upstream.status, latency_ms: upstream.latency_ms, contract_violations: violations },
+    };
   }
 
   private execute(live: Live, operation: PinnedOperation, args: JsonObject): CallOutcome {
@@ -304,6 +368,7 @@ export class AttemptObject extends DurableObject<Env> implements AttemptMethods 
     operation: PinnedOperation | null,
     outcome: CallOutcome,
     change: StateChange | null,
+    upstream: UpstreamRecord | null,
   ): EvidenceRow {
     let error: EvidenceError | null = null;
     if (outcome.kind === "tool_input_error") error = { code: "tool_input_error", message: outcome.message, details: outcome.details };
@@ -323,6 +388,7 @@ export class AttemptObject extends DurableObject<Env> implements AttemptMethods 
       delay_ms: outcome.kind === "result" ? outcome.delay_ms : 0,
       at: new Date(this.clock.now()).toISOString(),
       state_change: change ? JSON.stringify(change) : null,
+      upstream: upstream === null ? null : JSON.stringify(upstream),
     };
   }
 
@@ -367,6 +433,7 @@ export class AttemptObject extends DurableObject<Env> implements AttemptMethods 
       calls: counts.calls,
       tool_input_errors: counts.tool_input_errors,
       harness_errors: counts.harness_errors,
+      ...(live.setup.operations.some((op) => op.real) ? this.storage.realCounts() : {}),
       expires_at: new Date(live.expiresAt).toISOString(),
       lease_ended: live.leaseEnded,
       // SAFETY: the completion column holds JSON.stringify of a JsonObject written by complete().
@@ -493,7 +560,7 @@ export class AttemptObject extends DurableObject<Env> implements AttemptMethods 
 }
 
 /** A parse that refused the request: unusable arguments are the agent's tool input error, anything else an invalid request. */
-function refusal(parsed: { ok: false; problems: Problem[] } | { ok: false; unusableArguments: Problem[] }): DispatchReply {
+function refusal(parsed: { ok: false; problems: Problem[] } | { ok: false; unusableArguments: Problem[] }): CallRefusal {
   if ("unusableArguments" in parsed) {
     return { kind: "unusable_arguments", message: unusableArgumentsMessage(parsed.unusableArguments), problems: parsed.unusableArguments };
   }

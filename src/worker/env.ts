@@ -43,10 +43,15 @@ export interface Env {
    * dispatch_url and mcp_url an external agent's job carries. External runs refuse to start without it.
    */
   TOOLPROOF_PUBLIC_URL?: string;
+  /** "1" on a local instance (npm start, the tests): real-tools runs may call loopback upstreams. Never set on a deployed Worker. */
+  TOOLPROOF_ALLOW_LOOPBACK_UPSTREAMS?: string;
 }
 
-export type Permission = "AIManager:ManageTools" | "AIManager:RunEvals" | "AIManager:Admin";
-export const ALL_PERMISSIONS: readonly Permission[] = ["AIManager:ManageTools", "AIManager:RunEvals", "AIManager:Admin"];
+export type Permission = "AIManager:ManageTools" | "AIManager:RunEvals" | "AIManager:Admin" | "AIManager:RunRealTools";
+/** RunRealTools is never implied, not even by Admin: a key has it only when an admin grants it (see requireGranted). */
+export const ALL_PERMISSIONS: readonly Permission[] = ["AIManager:ManageTools", "AIManager:RunEvals", "AIManager:Admin", "AIManager:RunRealTools"];
+/** Every permission but RunRealTools: what a key made for convenience (the local demo key) gets. */
+export const STANDARD_PERMISSIONS: readonly Permission[] = ALL_PERMISSIONS.filter((permission) => permission !== "AIManager:RunRealTools");
 
 /** Who is calling a management route: resolved from the API key by the auth middleware. */
 export interface Principal {

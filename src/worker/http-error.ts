@@ -16,6 +16,10 @@ export const ERROR_STATUS = {
   unauthorized: 401,
   token_expired: 401,
   forbidden: 403,
+  /** Real-tools runs: an upstream host not on the tenant's allowlist, or a private, loopback or link-local address. */
+  upstream_not_allowed: 403,
+  /** Real-tools runs: a write operation whose upstream does not set allow_writes. */
+  real_write_not_allowed: 403,
   not_found: 404,
   method_not_allowed: 405,
   stale_contract: 409,
@@ -23,6 +27,8 @@ export const ERROR_STATUS = {
   stored_policy_invalid: 409,
   stored_suite_invalid: 409,
   no_current_revision: 409,
+  /** Real-tools runs: the tool declares no real handler for the operation. */
+  upstream_not_configured: 409,
   call_id_reused: 409,
   connection_key_unreadable: 409,
   already_completed: 409,

@@ -34,6 +34,7 @@ import { answerError, leaseEndedError, refusalError } from "./attempt/reply-erro
 import type { AppEnv } from "./env.js";
 import { ApiError } from "./http-error.js";
 import { errorHeaders, lostAttemptError } from "./lost-attempt.js";
+import { settleForward } from "./real/forward.js";
 
 const SERVER_INFO = { name: "toolproof-attempt", version: "0.1.0" };
 /** A JSON-RPC batch of tool calls is still small; this bounds what the transport will read. */
@@ -91,7 +92,7 @@ export async function mcpHandler(c: Context<AppEnv>): Promise<Response> {
     if (isJsonObject(args)) call.arguments = args;
     const callId = params._meta?.[CALL_ID_META_KEY];
     if (typeof callId === "string") call.call_id = callId;
-    const reply = await stub.dispatchRequest(tokenHash, call);
+    const reply = await settleForward(c.env, stub, tokenHash, await stub.dispatchRequest(tokenHash, call));
     switch (reply.kind) {
       case "answer":
         return callResult(reply.answer, c.env.DELAY_SCALE);

@@ -30,6 +30,8 @@ export function refusalError(refusal: PlanRefusal): ApiError {
     }
     case "initial_state_conflict":
       return new ApiError("initial_state_conflict", summarize(refusal.problems), { problems: refusal.problems });
+    case "real_tools_refused":
+      return new ApiError(refusal.code, summarize(refusal.problems), { problems: refusal.problems });
   }
 }
 

@@ -137,6 +137,7 @@ describe("flushableRows", () => {
     delay_ms: 0,
     at: "2026-11-30T00:00:00.000Z",
     state_change: null,
+    upstream: null,
   });
 
   it("takes rows in order while they fit, and always at least one", () => {

@@ -166,6 +166,8 @@ export const attemptCalls = sqliteTable(
     at: text("at").notNull(),
     /** JSON {tool, before, after}: the tool's state around a call that changed it; null otherwise. */
     state_change: text("state_change"),
+    /** Real-tools calls only: JSON {status, latency_ms, contract_violations} of the forwarded call; null for a mock's answer. */
+    upstream: text("upstream"),
   },
   (t) => [primaryKey({ columns: [t.attempt_id, t.seq] }), uniqueIndex("attempt_calls_call_id").on(t.attempt_id, t.call_id)],
 );
@@ -413,3 +415,37 @@ export const agentJobs = sqliteTable("agent_jobs", {
   seq: integer("seq").notNull(),
   created_at: createdAt(),
 });
+
+/**
+ * Where a library tool's real handler is (core/tools/upstream.ts), for explicit real-tools runs:
+ * one row per tool, replaced by each PUT. Credentials (a bearer token, header values) are sealed
+ * like connection keys and never read back; their header names are kept in the clear.
+ */
+export const toolUpstreams = sqliteTable(
+  "tool_upstreams",
+  {
+    tenant_id: text("tenant_id").notNull(),
+    tool_id: text("tool_id").notNull(),
+    /** JSON of the UpstreamConfig, without credentials. */
+    config: text("config").notNull(),
+    /** JSON array of the credential header names (authorization for a bearer token). */
+    credential_names: text("credential_names").notNull(),
+    /** Sealed JSON {headers} (secret-box.ts), or null when the upstream takes no credentials. */
+    sealed: text("sealed"),
+    updated_by: text("updated_by").notNull(),
+    updated_at: text("updated_at").notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.tenant_id, t.tool_id] })],
+);
+
+/** A tenant's allowlist of upstream hosts a real-tools run may call (set by an admin). */
+export const upstreamHosts = sqliteTable(
+  "upstream_hosts",
+  {
+    tenant_id: text("tenant_id").notNull(),
+    host: text("host").notNull(),
+    created_by: text("created_by").notNull(),
+    created_at: createdAt(),
+  },
+  (t) => [primaryKey({ columns: [t.tenant_id, t.host] })],
+);

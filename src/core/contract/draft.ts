@@ -35,7 +35,7 @@ function constructFor(provenance: Provenance, instance: string): string {
 }
 
 /** The instance pointer of the first object in `value` that the engine would read as an expression. */
-function expressionLookalike(value: unknown, at = ""): string | null {
+export function expressionLookalike(value: unknown, at = ""): string | null {
   if (value === null || typeof value !== "object") return null;
   if (expressionOperator(value) !== null) return at;
   const entries: Array<[string, unknown]> = Array.isArray(value) ? value.map((v, i) => [String(i), v]) : Object.entries(value);

@@ -19,3 +19,4 @@ export { toNumber, OPERATORS } from "./expressions.js";
 export { dateAdd } from "./datetime.js";
 export { resolvePath, splitPath, setPath, pathProblem, FORBIDDEN_SEGMENTS } from "./paths.js";
 export { LIMITS, VARIANT_NAME, SCHEMA_VERSION } from "./limits.js";
+export { recordDraft, RECORDED_VARIANT, type RecordedCall, type RecordedDraft, type RecordDraftResult, type VolatileValue, type SkippedCall } from "./record-draft.js";

@@ -68,6 +68,8 @@ export type HarnessErrorKind =
   | "bad_literal"
   | "output_schema"
   | "lease_expired"
+  /** A real-tools call whose real handler gave no usable answer (unreachable, timed out, too large, refused address). */
+  | "upstream"
   | "internal";
 
 /** The outcome of one call through the call algorithm. Never thrown: always returned. */

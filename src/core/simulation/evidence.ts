@@ -37,6 +37,8 @@ export interface EvidenceRow {
   at: string;
   /** JSON text of a StateChange, when the call's set_state changed its tool's state; null otherwise. */
   state_change: string | null;
+  /** JSON text of an UpstreamRecord for a call forwarded to a real handler; null for a mock's answer. */
+  upstream: string | null;
 }
 
 /**
@@ -49,6 +51,15 @@ export interface StateChange {
   tool: string;
   before: JsonValue;
   after: JsonValue;
+}
+
+/** What the evidence keeps of a call forwarded to a real handler. */
+export interface UpstreamRecord {
+  /** The real handler's HTTP status (an MCP upstream: its HTTP answer's, 200), or null when no answer came. */
+  status: number | null;
+  latency_ms: number;
+  /** Where the real answer breaks the output schema (empty: it keeps the contract). */
+  contract_violations: Problem[];
 }
 
 /**
@@ -71,6 +82,7 @@ export const EVIDENCE_COLUMNS = [
   "delay_ms",
   "at",
   "state_change",
+  "upstream",
 ] as const satisfies ReadonlyArray<keyof EvidenceRow>;
 
 /** Compiles only while EVIDENCE_COLUMNS names every field of EvidenceRow. */
@@ -103,6 +115,7 @@ export function evidenceRowOf(row: Readonly<Record<string, unknown>>): EvidenceR
     delay_ms: Number(row.delay_ms),
     at: String(row.at),
     state_change: stringOrNull(row.state_change),
+    upstream: stringOrNull(row.upstream),
   };
 }
 
@@ -131,6 +144,9 @@ export interface EvidenceCall {
   at: string;
   /** Present when the call changed its tool's state (set_state). */
   state_change?: StateChange;
+  /** Present for a call forwarded to a real handler. */
+  source?: "real";
+  upstream?: UpstreamRecord;
 }
 
 export function isOutcomeKind(value: unknown): value is CallOutcomeKind {
@@ -154,6 +170,11 @@ export function toEvidenceCall(row: EvidenceRow): EvidenceCall {
   if (row.result !== null) call.result = parseStored(row.result);
   if (row.error !== null) call.error = parseEvidenceError(row.error);
   if (row.state_change !== null) call.state_change = parseStateChange(row.state_change);
+  if (row.upstream !== null) {
+    call.source = "real";
+    // SAFETY: the attempt object wrote this text with JSON.stringify of an UpstreamRecord.
+    call.upstream = JSON.parse(row.upstream) as UpstreamRecord;
+  }
   return call;
 }
 

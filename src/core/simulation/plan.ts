@@ -32,6 +32,7 @@ import { TOOL_ID_PREFIX } from "../tools/types.js";
 import { mergeInitialStates } from "./initial-state.js";
 import { operationKey, type LibraryOperation, type LibraryTool, type ToolLibrary } from "./library.js";
 import type { AttemptSetup, PinnedOperation, PinnedRecord, PinnedTool } from "./setup.js";
+import { bindRealOperations, REAL_PLACEHOLDER, REAL_VARIANT, type RealOperationRequest, type RealRefusalCode, type RealToolContext } from "./real-tools.js";
 import { functionName } from "./tool-names.js";
 
 /** Every operation of a library tool, or the one named by operation_id. */
@@ -42,6 +43,8 @@ export interface LibraryEntry {
   variant?: string | undefined;
   /** Variants by operation_id, for an entry that pins several operations. */
   variants?: Record<string, string> | undefined;
+  /** "real": forward this entry's calls to the tool's real handler (see real-tools.ts); default "mock". */
+  mode?: "mock" | "real" | undefined;
 }
 
 /** An agent-local tool with its definition: checked, pinned with revision null, never saved as a tool. */
@@ -90,7 +93,8 @@ export type PlanRefusal =
   | { kind: "not_found"; problems: Problem[] }
   | { kind: "invalid_definition"; definitions: InvalidDefinition[] }
   | { kind: "no_current_revision"; offenders: RevisionOffender[] }
-  | { kind: "initial_state_conflict"; problems: Problem[] };
+  | { kind: "initial_state_conflict"; problems: Problem[] }
+  | { kind: "real_tools_refused"; code: RealRefusalCode; problems: Problem[] };
 
 export interface SimulationPlan {
   /** Every pinned operation, with its definition, under the name agents call it by. */
@@ -104,6 +108,8 @@ export type PlanResult = { ok: true; plan: SimulationPlan } | { ok: false; refus
 export interface PlanInputs {
   library: ToolLibrary;
   validator: SchemaValidator;
+  /** Upstreams, allowlist and policy for entries in real mode; without it, real mode is refused. */
+  real?: RealToolContext | undefined;
 }
 
 /** One operation the entries selected, with where it was selected (to name it in any refusal). */
@@ -114,7 +120,7 @@ interface Selection {
   variantPath: string;
   variant?: string | undefined;
   source:
-    | { kind: "library"; tool: LibraryTool; operation: LibraryOperation }
+    | { kind: "library"; tool: LibraryTool; operation: LibraryOperation; real: boolean }
     | { kind: "inline"; tool: InlineTool; operationId: string; definition: MockDefinition; contract_hash: string };
 }
 
@@ -181,7 +187,7 @@ export async function planSimulation(entries: readonly ToolEntry[], inputs: Plan
         path,
         variantPath: fromMap !== undefined ? `${path}${pointer("variants", operation.operation_id)}` : `${path}/variant`,
         variant: fromMap ?? entry.variant,
-        source: { kind: "library", tool, operation },
+        source: { kind: "library", tool, operation, real: entry.mode === "real" },
       });
     }
   }
@@ -208,9 +214,12 @@ export async function planSimulation(entries: readonly ToolEntry[], inputs: Plan
   if (invalid.length > 0) return refuse({ kind: "invalid_definition", definitions: invalid });
 
   // 4. Every library operation needs a revision checked against its current contract.
-  const candidates = toolIds.length > 0 ? await library.pinCandidates(toolIds) : { pinnable: new Map(), newest: new Map() };
+  // Real operations need no revision: they are bound to their real handlers instead (real-tools.ts).
+  const mockToolIds = [...new Set(selections.flatMap((s) => (s.source.kind === "library" && !s.source.real ? [s.source.tool.id] : [])))];
+  const candidates = mockToolIds.length > 0 ? await library.pinCandidates(mockToolIds) : { pinnable: new Map(), newest: new Map() };
   const offenders: RevisionOffender[] = [];
   const pinned: Array<{ selection: Selection; operation: PinnedOperation }> = [];
+  const realRequests: Array<{ request: RealOperationRequest; operation: PinnedOperation }> = [];
   for (const selection of selections) {
     const source = selection.source;
     if (source.kind === "inline") {
@@ -218,6 +227,30 @@ export async function planSimulation(entries: readonly ToolEntry[], inputs: Plan
       continue;
     }
     const { tool, operation } = source;
+    if (source.real) {
+      const output = effectiveOutputSchema(operation, tool) ?? true;
+      const real: PinnedOperation = {
+        function_name: functionName(tool.name, operation.operation_id, tool.operations.length),
+        tool_id: tool.id,
+        tool_name: tool.name,
+        operation_id: operation.operation_id,
+        description: operation.description,
+        input_schema: operation.input_schema,
+        output_schema: output,
+        annotations: operation.annotations ?? null,
+        revision: null,
+        contract_hash: operation.contract_hash,
+        variant: REAL_VARIANT,
+        definition: REAL_PLACEHOLDER,
+      };
+      if (selection.variant !== undefined) problems.push({ path: selection.variantPath, message: "a real operation has no variants: its real handler answers" });
+      pinned.push({ selection, operation: real });
+      realRequests.push({
+        request: { path: `${selection.path}/mode`, tool_id: tool.id, tool_name: tool.name, operation_id: operation.operation_id, function_name: real.function_name },
+        operation: real,
+      });
+      continue;
+    }
     const key = operationKey(tool.id, operation.operation_id);
     const revision = candidates.pinnable.get(key);
     const parsed = revision ? parseDefinition(revision.definition) : undefined;
@@ -254,6 +287,12 @@ export async function planSimulation(entries: readonly ToolEntry[], inputs: Plan
     });
   }
   if (offenders.length > 0) return refuse({ kind: "no_current_revision", offenders });
+  if (problems.length > 0) return refuse({ kind: "invalid_request", problems });
+  const bound = await bindRealOperations(realRequests.map((r) => r.request), inputs.real);
+  if (!bound.ok) return refuse({ kind: "real_tools_refused", code: bound.code, problems: bound.problems });
+  realRequests.forEach(({ operation }, index) => {
+    operation.real = bound.bindings[index];
+  });
 
   // 5. Variants the pinned definitions do not have, and names agents could not tell apart.
   const clashes: Problem[] = [];
@@ -330,7 +369,7 @@ export function pinnedRecord(op: PinnedOperation): PinnedRecord {
     revision: op.revision,
     variant: op.variant,
     contract_hash: op.contract_hash,
-    ...(op.revision === null ? { inline: { description: op.description, input_schema: op.input_schema, output_schema: op.output_schema, definition: op.definition } } : {}),
+    ...(op.real ? { mode: "real" as const } : op.revision === null ? { inline: { description: op.description, input_schema: op.input_schema, output_schema: op.output_schema, definition: op.definition } } : {}),
   };
 }
 

@@ -5,6 +5,7 @@
 import type { JsonObject } from "../json.js";
 import type { JsonSchema } from "../ports.js";
 import type { MockDefinition } from "../contract/types.js";
+import type { RealBinding } from "../tools/upstream.js";
 
 /** One pinned tool operation, with the contract it is simulated under. */
 export interface PinnedOperation {
@@ -25,6 +26,8 @@ export interface PinnedOperation {
   /** The variant this simulation selected (the definition's default_variant unless overridden). */
   variant: string;
   definition: MockDefinition;
+  /** Set when the simulation asked for this operation's real handler: calls are forwarded, never answered from `definition`. */
+  real?: RealBinding | undefined;
 }
 
 /** A tool as the attempt knows it: which of its operations exist at all, to tell "not pinned" from "no such operation". */
@@ -57,6 +60,8 @@ export interface PinnedRecord {
   revision: number | null;
   variant: string;
   contract_hash: string;
+  /** Real operations only: calls went to the tool's real handler. */
+  mode?: "real";
   /** Inline tools only: the contract and definition themselves, since no revision row holds them. */
   inline?: { description: string; input_schema: JsonSchema; output_schema: JsonSchema; definition: MockDefinition };
 }

@@ -8,6 +8,7 @@ import type { DispatchRequest } from "../../core/simulation/dispatch-request.js"
 import type { EvidenceRow } from "../../core/simulation/evidence.js";
 import type { AttemptSetup, PinnedOperation } from "../../core/simulation/setup.js";
 import type { AttemptStatus } from "../../core/simulation/status.js";
+import type { RealBinding } from "../../core/tools/upstream.js";
 
 /** A call's answer as the Worker turns it into HTTP or MCP. */
 export interface Answer {
@@ -43,7 +44,26 @@ export type CallRefusal =
   | { kind: "call_id_conflict"; call_id: string; seq: number }
   | { kind: "call_limit"; limit: number };
 
-export type DispatchReply = CallRefusal | { kind: "answer"; answer: Answer };
+export type DispatchReply = CallRefusal | { kind: "answer"; answer: Answer } | { kind: "forward"; forward: ForwardRequest };
+
+/** A dispatch reply once any forward has been carried out and recorded. */
+export type RecordedReply = Exclude<DispatchReply, { kind: "forward" }>;
+
+/**
+ * A call to a real operation whose arguments keep the contract: the Worker sends it to the real
+ * handler (outside the object, so a slow upstream holds no other call) and hands the answer back
+ * with recordReal. Nothing is recorded yet.
+ */
+export interface ForwardRequest {
+  tenant_id: string;
+  request: DispatchRequest;
+  binding: RealBinding;
+}
+
+/** What the real handler answered, as the Worker hands it to recordReal. */
+export type UpstreamAnswer =
+  | { ok: true; status: number; latency_ms: number; body: JsonValue }
+  | { ok: false; status: number | null; latency_ms: number; message: string };
 
 export type SetupReply = { kind: "ok" } | { kind: "conflict"; message: string };
 
@@ -69,6 +89,9 @@ export interface AttemptSnapshot {
   calls: number;
   tool_input_errors: number;
   harness_errors: number;
+  /** Attempts with real operations only: calls forwarded to real handlers, and real answers that broke the output schema. */
+  real_calls?: number;
+  contract_violations?: number;
   expires_at: string;
   lease_ended: boolean;
   completion: JsonValue | null;
@@ -97,6 +120,7 @@ export interface AttemptMethods {
   setup(setup: AttemptSetup): SetupReply;
   dispatch(tokenHash: string, body: string): DispatchReply;
   dispatchRequest(tokenHash: string, request: DispatchRequest): DispatchReply;
+  recordReal(tokenHash: string, request: DispatchRequest, answer: UpstreamAnswer): RecordedReply;
   describe(tokenHash: string): DescribeReply;
   snapshot(): SnapshotReply;
   complete(tokenHash: string, completion: JsonObject): CompleteReply;

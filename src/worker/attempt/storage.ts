@@ -54,6 +54,11 @@ export const MIGRATIONS: readonly Migration[] = [
     version: 2,
     statements: [`ALTER TABLE calls ADD COLUMN state_change TEXT`],
   },
+  {
+    // Real-tools runs: what a forwarded call's real handler answered (status, latency, contract violations).
+    version: 3,
+    statements: [`ALTER TABLE calls ADD COLUMN upstream TEXT`],
+  },
 ];
 
 // The version-1 CREATE TABLE above lists the same columns by hand on purpose: a migration step must
@@ -191,6 +196,17 @@ export class AttemptStorage {
         `SELECT count(*) AS calls,
                 coalesce(sum(outcome = 'tool_input_error'), 0) AS tool_input_errors,
                 coalesce(sum(outcome = 'harness_error'), 0) AS harness_errors
+         FROM calls`,
+      )
+      .one();
+  }
+
+  /** Calls forwarded to real handlers, and those whose real answer broke the output schema. */
+  realCounts(): { real_calls: number; contract_violations: number } {
+    return this.sql
+      .exec<{ real_calls: number; contract_violations: number }>(
+        `SELECT coalesce(sum(upstream IS NOT NULL), 0) AS real_calls,
+                coalesce(sum(upstream IS NOT NULL AND json_array_length(upstream, '$.contract_violations') > 0), 0) AS contract_violations
          FROM calls`,
       )
       .one();

@@ -11,7 +11,8 @@ import { executedCallOf, type ExecutedCall } from "../../core/scoring/calls.js";
 import { parseDelayScale, waitSimulatedDelay } from "../../core/simulation/delay.js";
 import { parseEvidenceError, toEvidenceCall } from "../../core/simulation/evidence.js";
 import { attemptStub } from "../attempt-access.js";
-import type { DispatchReply } from "../attempt/replies.js";
+import type { RecordedReply } from "../attempt/replies.js";
+import { settleForward } from "../real/forward.js";
 import type { Env } from "../env.js";
 import type { RunJob } from "../run/replies.js";
 
@@ -32,14 +33,15 @@ export function attemptDispatcher(env: Env, job: Pick<RunJob, "attempt_id" | "to
       const seen = used.get(call_id) ?? 0;
       used.set(call_id, seen + 1);
       const suffix = [job.claim > 1 ? `d${job.claim}` : "", seen > 0 ? `n${seen + 1}` : ""].filter(Boolean).join(".");
-      const reply = await stub.dispatchRequest(job.token_hash, { tool: function_name, arguments: args, call_id: suffix === "" ? call_id : `${call_id}~${suffix}` });
+      const request = { tool: function_name, arguments: args, call_id: suffix === "" ? call_id : `${call_id}~${suffix}` };
+      const reply = await settleForward(env, stub, job.token_hash, await stub.dispatchRequest(job.token_hash, request));
       if (reply.kind === "answer") await waitSimulatedDelay(reply.answer.delay_ms, scale, systemClock);
       return toolAnswerOf(reply);
     },
   };
 }
 
-export function toolAnswerOf(reply: DispatchReply): ToolAnswer {
+export function toolAnswerOf(reply: RecordedReply): ToolAnswer {
   switch (reply.kind) {
     case "answer": {
       const { answer } = reply;

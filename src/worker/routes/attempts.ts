@@ -160,6 +160,7 @@ function attemptView(snapshot: AttemptSnapshot) {
     calls: snapshot.calls,
     tool_input_errors: snapshot.tool_input_errors,
     harness_errors: snapshot.harness_errors,
+    ...(snapshot.real_calls === undefined ? {} : { real_calls: snapshot.real_calls, contract_violations: snapshot.contract_violations ?? 0 }),
     expires_at: snapshot.expires_at,
     lease_ended: snapshot.lease_ended,
     completion: snapshot.completion,

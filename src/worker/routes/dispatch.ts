@@ -13,6 +13,7 @@ import { refusalError } from "../attempt/reply-errors.js";
 import type { Env } from "../env.js";
 import { errorHeaders, lostAttemptError } from "../lost-attempt.js";
 import { readRequestJsonText } from "../middleware/json-body.js";
+import { settleForward } from "../real/forward.js";
 import { httpAnswer } from "./dispatch-answer.js";
 
 /** Arguments of one tool call: far above any real call, far below what could hurt the object. */
@@ -49,7 +50,8 @@ function pathOf(url: string): string {
 export async function dispatchCall(request: Request, env: Env, attemptId: string): Promise<Response> {
   const tokenHash = requestTokenHash(request, attemptId);
   const body = await readRequestJsonText(request, DISPATCH_BODY_LIMIT);
-  const reply = await attemptStub(env, attemptId).dispatch(tokenHash, body);
+  const stub = attemptStub(env, attemptId);
+  const reply = await settleForward(env, stub, tokenHash, await stub.dispatch(tokenHash, body));
   switch (reply.kind) {
     case "answer":
       await waitSimulatedDelay(reply.answer.delay_ms, parseDelayScale(env.DELAY_SCALE), systemClock);

@@ -33,6 +33,7 @@ import { requirePermission } from "../middleware/auth.js";
 import { pageCursor, pageLimit } from "../pagination.js";
 import { clientRecord, description, jsonObject, jsonSchemaField, toolName } from "../schema-fields.js";
 import { schemaValidator } from "../services.js";
+import { realToolContext, requireRealTools } from "../real/context.js";
 
 export const MAX_ATTEMPTS = 100;
 export const MIN_LEASE_SECONDS = 10;
@@ -48,6 +49,8 @@ export const libraryEntry = z.strictObject({
   operation_id: z.string().min(1).max(200).optional(),
   variant: variantName.optional(),
   variants: clientRecord(variantName).optional(),
+  /** "real": calls go to the tool's real handler (docs/real-tools.md); needs AIManager:RunRealTools. */
+  mode: z.enum(["mock", "real"], { error: 'expected "mock" (the default) or "real"' }).optional(),
 });
 export const inlineEntry = z.strictObject({
   inline: z.strictObject({
@@ -70,6 +73,8 @@ export const simulationRequest = z.strictObject({
     .min(MIN_LEASE_SECONDS, `expected at least ${MIN_LEASE_SECONDS}`)
     .max(MAX_LEASE_SECONDS, `expected at most ${MAX_LEASE_SECONDS}`)
     .default(DEFAULT_LEASE_SECONDS),
+  /** The policy whose write rules a real-tools run applies (default: the default write verbs). */
+  policy: z.string().min(1).max(200).optional(),
 });
 
 export const simulationRoutes = new Hono<AppEnv>();
@@ -81,7 +86,10 @@ simulationRoutes.post("/", requirePermission("AIManager:RunEvals"), async (c) =>
 
   const entries = parseEntries(body.tools, validator);
   if (entries.problems.length > 0) throw invalidRequest(entries.problems);
-  const planned = await planSimulation(entries.valid, { library: toolLibrary(c.var.db, tenantId), validator });
+  const realModes = entries.valid.flatMap((entry, index) => ("mode" in entry && entry.mode === "real" ? [`/tools/${index}/mode`] : []));
+  requireRealTools(c.var.principal, realModes);
+  const real = realModes.length > 0 ? await realToolContext(c.env, c.var.db, tenantId, body.policy) : undefined;
+  const planned = await planSimulation(entries.valid, { library: toolLibrary(c.var.db, tenantId), validator, real });
   if (!planned.ok) throw refusalError(planned.refusal);
   const plan = planned.plan;
 
@@ -179,6 +187,7 @@ function simulationView(simulation: SimulationRecord) {
 
 function pinnedView(record: Omit<PinnedRecord, "inline">) {
   return {
+    ...(record.mode === "real" ? { mode: "real" as const } : {}),
     tool_id: record.tool_id,
     tool_name: record.tool_name,
     tool: record.function_name,

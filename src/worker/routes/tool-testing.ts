@@ -21,6 +21,7 @@ import { draftSource, draftWithModel } from "../model-draft.js";
 import { connectionNameField, draftInstructions, toolName } from "../schema-fields.js";
 import { schemaValidator } from "../services.js";
 import { revisionIsStale } from "../tool-view.js";
+import { recordAction, recordRequest } from "./tool-record.js";
 
 /** A definition is at most 100 KB; the envelope around it is small. */
 export const TESTING_BODY_LIMIT = 256 * 1024;
@@ -39,8 +40,8 @@ const generateRequest = z.strictObject({
   instructions: draftInstructions.optional(),
   connection: connectionNameField.optional(),
 });
-const testingRequest = z.discriminatedUnion("action", [saveRequest, generateRequest], {
-  error: 'expected "action" to be "save" or "generate"',
+const testingRequest = z.discriminatedUnion("action", [saveRequest, generateRequest, recordRequest], {
+  error: 'expected "action" to be "save", "generate" or "record"',
 });
 
 export const toolTestingRoutes = new Hono<AppEnv>();
@@ -76,6 +77,10 @@ toolTestingRoutes.post("/:id/testing", async (c) => {
   const tool = await ownTool(c.var.db, tenantId, c.req.param("id"));
   const { contract, currentHash } = contractOf(tool, body.operation_id);
   const validator = schemaValidator();
+
+  if (body.action === "record") {
+    return c.json(await recordAction(body, { env: c.env, db: c.var.db, tenantId, toolId: tool.id, contract, contractHash: currentHash, validator }));
+  }
 
   if (body.action === "generate") {
     const source = draftSource(body);

@@ -16,11 +16,12 @@ const row: EvidenceRow = {
   delay_ms: 0,
   at: "2026-01-01T00:00:00.000Z",
   state_change: null,
+  upstream: null,
 };
 
 describe("toEvidenceCall", () => {
   it("parses the stored JSON text and leaves out the half that does not apply", () => {
-    const { result: _result, error: _error, state_change: _change, ...common } = row;
+    const { result: _result, error: _error, state_change: _change, upstream: _upstream, ...common } = row;
     expect(toEvidenceCall(row)).toStrictEqual({ ...common, arguments: { n: 1 }, result: { previous: 0 } });
     const error = { code: "harness_error", kind: "unknown_tool", message: "no", details: [] };
     const failed = toEvidenceCall({ ...row, outcome: "harness_error", result: null, error: JSON.stringify(error) });

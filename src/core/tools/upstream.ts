@@ -1,0 +1,198 @@
+/**
+ * Where a library tool's real handler is, for explicit real-tools runs: an HTTP base URL with a
+ * method and path template per operation, or an upstream MCP server (Streamable HTTP) whose
+ * tools/call answers the operation. Pure: what a request to the real handler looks like, and which
+ * addresses and hosts a request may go to. The Worker sends it (src/worker/real/).
+ */
+import { isJsonObject, type JsonObject, type JsonValue } from "../json.js";
+
+export const HTTP_METHODS = ["GET", "POST", "PUT", "PATCH", "DELETE"] as const;
+export type HttpMethod = (typeof HTTP_METHODS)[number];
+
+/** Bounds of one upstream call: defaults, and the most a tool may ask for. */
+export const UPSTREAM_LIMITS = {
+  defaultTimeoutMs: 10_000,
+  maxTimeoutMs: 30_000,
+  defaultMaxBodyBytes: 1024 * 1024,
+  maxBodyBytes: 4 * 1024 * 1024,
+} as const;
+
+export interface HttpOperationUpstream {
+  method: HttpMethod;
+  /** Path below the base URL; `{name}` is replaced by the argument `name`, percent-encoded. */
+  path: string;
+  /** Arguments sent as query parameters. Default: every argument not in the path, for GET and DELETE. */
+  query?: string[] | undefined;
+  /** Arguments sent as the JSON body's members. Default: every argument not in the path or query, for POST, PUT and PATCH. */
+  body?: string[] | undefined;
+  /** Must be true before a real call to an operation the policy calls a write. */
+  allow_writes?: boolean | undefined;
+}
+
+export interface McpOperationUpstream {
+  /** The upstream server's tool name; default: the operation id. */
+  tool?: string | undefined;
+  allow_writes?: boolean | undefined;
+}
+
+export type UpstreamConfig =
+  | { kind: "http"; base_url: string; operations: Record<string, HttpOperationUpstream>; timeout_ms: number; max_body_bytes: number }
+  | { kind: "mcp"; mcp_url: string; operations: Record<string, McpOperationUpstream>; timeout_ms: number; max_body_bytes: number };
+
+/** One operation's real handler as an attempt holds it; credentials stay sealed until the Worker sends the call. */
+export type RealBinding = {
+  tool_id: string;
+  timeout_ms: number;
+  max_body_bytes: number;
+  /** The sealed credentials (see secret-box.ts), opened by the Worker only to send the call. */
+  sealed: string | null;
+} & ({ kind: "http"; base_url: string; method: HttpMethod; path: string; query: string[] | null; body: string[] | null } | { kind: "mcp"; mcp_url: string; tool: string });
+
+/** The names `{name}` in a path template, in order. */
+export function pathParameters(path: string): string[] {
+  return [...path.matchAll(/\{([^{}]+)\}/g)].map((match) => match[1] ?? "");
+}
+
+export type HttpCall = { ok: true; url: string; method: HttpMethod; body: string | null } | { ok: false; message: string };
+
+/**
+ * The request for one call: path parameters from the arguments (each must be a string, number or
+ * boolean), then the query, then the JSON body, as the binding declares or its method implies.
+ */
+export function httpCall(binding: Extract<RealBinding, { kind: "http" }>, args: JsonObject): HttpCall {
+  const inPath = new Set<string>();
+  let path = "";
+  let last = 0;
+  for (const match of binding.path.matchAll(/\{([^{}]+)\}/g)) {
+    const name = match[1] ?? "";
+    const value = Object.hasOwn(args, name) ? args[name] : undefined;
+    if (typeof value !== "string" && typeof value !== "number" && typeof value !== "boolean") {
+      return { ok: false, message: `the path template ${binding.path} needs the argument "${name}" as a string, number or boolean, and the call ${value === undefined ? "has none" : "gives another type"}` };
+    }
+    path += binding.path.slice(last, match.index) + encodeURIComponent(String(value));
+    last = (match.index ?? 0) + match[0].length;
+    inPath.add(name);
+  }
+  path += binding.path.slice(last);
+  const rest = Object.keys(args).filter((name) => !inPath.has(name));
+  const readsBody = binding.method === "POST" || binding.method === "PUT" || binding.method === "PATCH";
+  const queryNames = binding.query ?? (readsBody ? [] : rest);
+  const bodyNames = binding.body ?? (readsBody ? rest.filter((name) => !queryNames.includes(name)) : []);
+  const url = new URL(joinPath(binding.base_url, path));
+  for (const name of queryNames) {
+    if (!Object.hasOwn(args, name)) continue;
+    const value = args[name];
+    if (Array.isArray(value)) for (const item of value) url.searchParams.append(name, queryText(item));
+    else url.searchParams.append(name, queryText(value ?? null));
+  }
+  let body: string | null = null;
+  if (readsBody || bodyNames.length > 0) {
+    const members: JsonObject = {};
+    for (const name of bodyNames) if (Object.hasOwn(args, name)) members[name] = args[name] ?? null;
+    body = JSON.stringify(members);
+  }
+  return { ok: true, url: url.toString(), method: binding.method, body };
+}
+
+function joinPath(base: string, path: string): string {
+  const trimmed = base.endsWith("/") ? base.slice(0, -1) : base;
+  return path.startsWith("/") ? trimmed + path : `${trimmed}/${path}`;
+}
+
+function queryText(value: JsonValue): string {
+  return typeof value === "string" ? value : JSON.stringify(value);
+}
+
+/** Why a request to `url` must not be sent from a deployed instance, or null when it may be. */
+export function addressRefusal(url: string, allowLoopback: boolean): string | null {
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    return `"${url}" is not a URL`;
+  }
+  if (parsed.protocol !== "http:" && parsed.protocol !== "https:") return `only http and https upstreams are allowed, not ${parsed.protocol}`;
+  if (parsed.username !== "" || parsed.password !== "") return "an upstream URL must not carry credentials; store them as the tool's upstream credentials";
+  const host = parsed.hostname.toLowerCase().replace(/^\[|\]$/g, "");
+  const kind = addressKind(host);
+  if (kind === null) return null;
+  if (kind === "loopback" && allowLoopback) return null;
+  const hint = kind === "loopback" ? " (a local instance allows loopback with TOOLPROOF_ALLOW_LOOPBACK_UPSTREAMS=1, which npm start sets)" : "";
+  return `the host ${parsed.hostname} is a ${kind} address, which a deployed instance never calls${hint}`;
+}
+
+/** loopback, private or link-local for hosts that name such an address (literally, or as localhost), else null. */
+export function addressKind(host: string): "loopback" | "private" | "link-local" | null {
+  if (host === "localhost" || host.endsWith(".localhost")) return "loopback";
+  const v4 = ipv4(host);
+  if (v4) return ipv4Kind(v4);
+  if (host.includes(":")) {
+    const lower = host.toLowerCase();
+    if (lower === "::1" || lower === "0:0:0:0:0:0:0:1") return "loopback";
+    if (lower === "::" ) return "private";
+    const mapped = /^(?:0:0:0:0:0:)?(?:::)?ffff:(\d+\.\d+\.\d+\.\d+)$/.exec(lower);
+    if (mapped?.[1]) {
+      const inner = ipv4(mapped[1]);
+      return inner ? ipv4Kind(inner) : "private";
+    }
+    const mappedHex = /^::ffff:([0-9a-f]{1,4}):([0-9a-f]{1,4})$/.exec(lower);
+    if (mappedHex?.[1] && mappedHex[2]) {
+      const high = parseInt(mappedHex[1], 16);
+      const low = parseInt(mappedHex[2], 16);
+      return ipv4Kind([high >> 8, high & 255, low >> 8, low & 255]);
+    }
+    if (/^f[cd]/.test(lower)) return "private";
+    if (/^fe[89ab]/.test(lower)) return "link-local";
+    return null;
+  }
+  return null;
+}
+
+function ipv4(host: string): number[] | null {
+  const match = /^(\d{1,3})\.(\d{1,3})\.(\d{1,3})\.(\d{1,3})$/.exec(host);
+  if (!match) return null;
+  const parts = match.slice(1).map(Number);
+  return parts.every((part) => part <= 255) ? parts : null;
+}
+
+function ipv4Kind([a = 0, b = 0]: number[]): "loopback" | "private" | "link-local" | null {
+  if (a === 127) return "loopback";
+  if (a === 0 || a === 10 || (a === 172 && b >= 16 && b <= 31) || (a === 192 && b === 168) || (a === 100 && b >= 64 && b <= 127)) return "private";
+  if (a === 169 && b === 254) return "link-local";
+  return null;
+}
+
+/** Whether `hostname` is on the tenant's allowlist: exact names, or `*.example.com` for its subdomains. */
+export function hostAllowed(hostname: string, allowlist: readonly string[]): boolean {
+  const host = hostname.toLowerCase().replace(/^\[|\]$/g, "");
+  return allowlist.some((entry) => {
+    const allowed = entry.toLowerCase();
+    return allowed.startsWith("*.") ? host.endsWith(allowed.slice(1)) : host === allowed;
+  });
+}
+
+/** The host of an upstream URL, as the allowlist names it. */
+export function upstreamHost(url: string): string {
+  return new URL(url).hostname.toLowerCase().replace(/^\[|\]$/g, "");
+}
+
+/** The URL a binding sends to, for the address and allowlist checks. */
+export function bindingUrl(binding: RealBinding): string {
+  return binding.kind === "http" ? binding.base_url : binding.mcp_url;
+}
+
+/** A real handler's answer to an MCP tools/call, as the agent receives it: structuredContent, else the text parsed as JSON, else the text. */
+export function mcpAnswer(result: unknown): JsonValue {
+  if (!isJsonObject(result)) return null;
+  if (isJsonObject(result.structuredContent)) return result.structuredContent;
+  const content = Array.isArray(result.content) ? result.content : [];
+  const texts = content.flatMap((part) => (isJsonObject(part) && part.type === "text" && typeof part.text === "string" ? [part.text] : []));
+  const text = texts.join("");
+  try {
+    const parsed: unknown = JSON.parse(text);
+    // SAFETY: JSON.parse answers JSON values only.
+    return parsed as JsonValue;
+  } catch {
+    return text;
+  }
+}

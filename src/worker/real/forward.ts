@@ -1,0 +1,20 @@
+/**
+ * The Worker's half of a real-tools call. The attempt object validates the arguments and hands
+ * the call out as a forward without recording anything; the Worker sends it to the real handler
+ * and hands the answer back to the object, which checks it against the output schema and records
+ * it. The object is never held while an upstream answers: a Durable Object serializes its events,
+ * and a slow upstream awaited inside it would delay every other call of the attempt (and its
+ * evidence reads and completion) for as long as it takes. Out here, other calls go on meanwhile;
+ * the cost is a second RPC per real call, small beside any network round trip.
+ */
+import type { AttemptRpc, DispatchReply, RecordedReply } from "../attempt/replies.js";
+import type { Env } from "../env.js";
+import { sendUpstream } from "./send.js";
+
+/** The reply as it stands, or, for a forward, the recorded answer of the real handler. */
+export async function settleForward(env: Env, stub: AttemptRpc, tokenHash: string, reply: DispatchReply): Promise<RecordedReply> {
+  if (reply.kind !== "forward") return reply;
+  const { forward } = reply;
+  const answer = await sendUpstream(env, forward.tenant_id, forward.binding, forward.request.arguments);
+  return stub.recordReal(tokenHash, forward.request, answer);
+}
