@@ -20,6 +20,7 @@ import { pageCursor, pageLimit } from "../pagination.js";
 import { draftSource, draftWithModel } from "../model-draft.js";
 import { connectionNameField, draftInstructions, toolName } from "../schema-fields.js";
 import { schemaValidator } from "../services.js";
+import { injectionDraft, injectRequest } from "../injection-draft.js";
 
 /** A definition is at most 100 KB; the envelope around it is small. */
 export const TESTING_BODY_LIMIT = 256 * 1024;
@@ -38,8 +39,8 @@ const generateRequest = z.strictObject({
   instructions: draftInstructions.optional(),
   connection: connectionNameField.optional(),
 });
-const testingRequest = z.discriminatedUnion("action", [saveRequest, generateRequest], {
-  error: 'expected "action" to be "save" or "generate"',
+const testingRequest = z.discriminatedUnion("action", [saveRequest, generateRequest, injectRequest], {
+  error: 'expected "action" to be "save", "generate" or "inject"',
 });
 
 export const toolTestingRoutes = new Hono<AppEnv>();
@@ -75,6 +76,8 @@ toolTestingRoutes.post("/:id/testing", async (c) => {
   const tool = await ownTool(c.var.db, tenantId, c.req.param("id"));
   const { contract, currentHash } = contractOf(tool, body.operation_id);
   const validator = schemaValidator();
+
+  if (body.action === "inject") return c.json(await injectionDraft(c.var.db, tenantId, tool, contract, currentHash, body));
 
   if (body.action === "generate") {
     const source = draftSource(body);
