@@ -102,7 +102,7 @@ export async function injectVariant(request: InjectRequest, validator: SchemaVal
     const wanted = request.field;
     fields = fields.filter((field) => matches(field.path, wanted));
     if (fields.length === 0) {
-      const offered = survey.fields.filter((field) => fits(field, payload)).map((field) => describePath(field.path));
+      const offered = [...new Set(survey.fields.filter((field) => fits(field, payload)).map((field) => describePath(field.path)))];
       return invalid("/field", `no string field at ${wanted} can carry the payload; the fields that can are ${offered.length > 0 ? offered.join(", ") : "none"}`);
     }
   }
