@@ -143,7 +143,7 @@ describe("injectVariant", () => {
   });
 
   it("keeps a field of one anyOf branch out of a result of the other, trying the next field", async () => {
-    const output = {
+    const output: JsonObject = {
       anyOf: [
         { type: "object", required: ["name"], additionalProperties: false, properties: { name: { type: "string" } } },
         { type: "object", required: ["error"], additionalProperties: false, properties: { error: { type: "string" }, note: { type: "string" } } },
