@@ -105,9 +105,8 @@ export function coveredScenarios<S extends Pick<Scenario, "id" | "expect">>(atta
   return scenarios.filter((s) => !expectedFunctions(s.expect).includes(attack.target.function));
 }
 
-/** Against the agent's pinned operations: both functions exist, and the variant is in the function's definition. */
-export function attackProblems(attacks: readonly SuiteAttack[], operations: readonly PinnedOperation[], unknownFunction: (path: string, name: string) => void): Problem[] {
-  const problems: Problem[] = [];
+/** Against the agent's pinned operations (problems in field order): both functions exist, and the variant is in the function's definition. */
+export function checkAttacks(attacks: readonly SuiteAttack[], operations: readonly PinnedOperation[], problems: Problem[], unknownFunction: (path: string, name: string) => void): void {
   attacks.forEach((attack, index) => {
     const path = `/attacks/${index}`;
     const op = operations.find((candidate) => candidate.function_name === attack.function);
@@ -121,5 +120,4 @@ export function attackProblems(attacks: readonly SuiteAttack[], operations: read
     }
     if (!operations.some((candidate) => candidate.function_name === attack.target.function)) unknownFunction(`${path}/target/function`, attack.target.function);
   });
-  return problems;
 }
