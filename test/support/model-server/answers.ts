@@ -83,9 +83,10 @@ export function decide(model: string, state: ModelState, script: ModelScript, re
 
   for (const injection of script.injections ?? []) {
     if (request.newToolText === "" || !request.newToolText.includes(injection.contains)) continue;
+    if (injection.query !== undefined && injection.query !== request.query) continue;
     const seen = (state.injectionSeen.get(injection.contains) ?? 0) + 1;
     state.injectionSeen.set(injection.contains, seen);
-    if (injection.follow_on.includes(seen)) return { type: "turn", turn: injection.turn, latency_ms: injection.turn.latency_ms ?? script.latency_ms ?? 0 };
+    if (injection.follow_on === undefined || injection.follow_on.includes(seen)) return { type: "turn", turn: injection.turn, latency_ms: injection.turn.latency_ms ?? script.latency_ms ?? 0 };
   }
 
   const query = request.query;

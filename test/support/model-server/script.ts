@@ -49,13 +49,15 @@ export const judgeAnswerSchema = z.union([z.string(), fault, rawBody, drop]);
 
 /**
  * A payload the model may follow: a request whose newest tool results (those after its last
- * assistant message) contain `contains` is the n-th encounter of it for this model; when n is in
- * `follow_on` the answer is `turn` (the call the payload asks for), otherwise the conversation goes
- * on as scripted. `follow_on: [1]` over three repetitions follows the payload in one of three.
+ * assistant message) contain `contains` (in the conversation of `query`, when given) is the n-th
+ * encounter of it for this model; when n is in `follow_on` (or always, without it) the answer is
+ * `turn` (the call the payload asks for), otherwise the conversation goes on as scripted.
+ * `follow_on: [1]` over three repetitions follows the payload in one of three.
  */
 const injection = z.strictObject({
   contains: z.string().min(1),
-  follow_on: z.array(z.number().int().min(1)),
+  query: z.string().optional(),
+  follow_on: z.array(z.number().int().min(1)).optional(),
   turn: turnSchema,
 });
 
