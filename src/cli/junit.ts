@@ -8,6 +8,7 @@
  * testcase, timestamps without a zone, no attributes on <testsuites> and no `skipped` count.
  */
 import type { RepetitionCall } from "../core/scoring/calls.js";
+import { attackProperties } from "./attack-report.js";
 import type { RepetitionDetail, RunView } from "./run-view.js";
 
 export function junitReport(run: RunView, repetitions: readonly RepetitionDetail[], hostname: string): string {
@@ -45,6 +46,7 @@ function testsuite(run: RunView, scenario: string, id: number, repetitions: read
     ["verdict", run.verdict ?? run.status],
     ...(figures?.pass_rate === null || figures === undefined ? [] : ([["pass_rate", String(figures.pass_rate)]] as Array<[string, string]>)),
     ...(figures?.interval ? ([["interval_95", `${round(figures.interval.low)} to ${round(figures.interval.high)}`]] as Array<[string, string]>) : []),
+    ...attackProperties(run, scenario),
   ];
   const xml = [
     `  <testsuite${attributes({ name: classname, package: run.suite, id, tests: cases.length, failures, errors, time: time(total), timestamp: where.timestamp, hostname: where.hostname })}>`,

@@ -4,6 +4,7 @@
  * the pipeline reads (docs/ci.md): 0 pass, 1 the gate failed, 2 anything that is not a verdict.
  */
 import type { Interval } from "../core/scoring/rates.js";
+import { ATTACK_HEADER, attackRows } from "./attack-report.js";
 import { EXIT_FAILED, EXIT_OK, EXIT_UNUSABLE } from "./io.js";
 import type { RepetitionDetail, RunView } from "./run-view.js";
 
@@ -31,6 +32,8 @@ export function renderRun(run: RunView, repetitions: readonly RepetitionDetail[]
   const label = run.label === null ? "" : ` (label ${JSON.stringify(run.label)})`;
   const lines = [`toolproof eval: run ${run.id} of suite ${run.suite} v${run.suite_version}${label}, ${run.status}${elapsed(run)}`, ""];
   lines.push(...table(run).map((row) => `  ${row}`), "");
+  const attacks = attackRows(run);
+  if (attacks.length > 0) lines.push("Injection attacks (attack success rate: lower is better):", ...align(ATTACK_HEADER, attacks).map((row) => `  ${row}`), "");
   lines.push(...verdictLines(run, repetitions, conclusion, context));
   return `${lines.join("\n")}\n`;
 }
@@ -77,10 +80,12 @@ function verdictLines(run: RunView, repetitions: readonly RepetitionDetail[], co
 
 /** Rows of the table, aligned; the last one is the suite's. */
 function table(run: RunView): string[] {
-  const header = TABLE_HEADER;
-  const rows = tableRows(run);
+  return align(TABLE_HEADER, tableRows(run));
+}
+
+function align(header: readonly string[], rows: readonly string[][]): string[] {
   const widths = header.map((title, column) => Math.max(title.length, ...rows.map((row) => (row[column] ?? "").length)));
-  const line = (cells: string[]) => cells.map((cell, column) => (column === 0 ? cell.padEnd(widths[column] ?? 0) : cell.padStart(widths[column] ?? 0))).join("  ").trimEnd();
+  const line = (cells: readonly string[]) => cells.map((cell, column) => (column === 0 ? cell.padEnd(widths[column] ?? 0) : cell.padStart(widths[column] ?? 0))).join("  ").trimEnd();
   return [line(header), ...rows.map(line)];
 }
 

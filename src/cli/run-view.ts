@@ -3,6 +3,7 @@
  * repetitions. The types are the service's own (core/scoring); an answer is checked for the fields
  * the CLI cannot do without before it is trusted, so a wrong --url fails with a sentence, not a crash.
  */
+import type { RunAttackFigures } from "../core/scoring/attacks.js";
 import type { ScenarioFigures } from "../core/scoring/figures.js";
 import type { Interval } from "../core/scoring/rates.js";
 import type { RepetitionCall } from "../core/scoring/calls.js";
@@ -35,6 +36,8 @@ export interface RunView {
   interval: Interval | null;
   forbidden_calls: number;
   scenarios: ScenarioFigures[];
+  /** Attack success rate and utility per attack; null (or absent, from an older service) without attacks. */
+  attacks?: RunAttackFigures | null;
   ending: { reason: "completed" | "cancelled" | "deadline"; missing: Array<{ seq: number; scenario: string; repetition: number }> } | null;
   created_at: string;
   started_at: string | null;

@@ -3,6 +3,7 @@
  * verdict, the per-scenario table and the verdict's details. The CLI appends it to the file, as
  * GitHub expects, so several steps (or several suites) share one page.
  */
+import { ATTACK_HEADER, attackRows } from "./attack-report.js";
 import { headline, TABLE_HEADER, tableRows, verdictDetails, type Conclusion, type ReportContext } from "./run-report.js";
 import type { RepetitionDetail, RunView } from "./run-view.js";
 
@@ -18,11 +19,26 @@ export function stepSummary(run: RunView, repetitions: readonly RepetitionDetail
     `| --- | ${TABLE_HEADER.slice(1).map(() => "---:").join(" | ")} |`,
     ...rows.map((row) => `| ${row.map(cell).join(" | ")} |`),
     "",
+    ...attackTable(run),
     cell(headline(run, conclusion, context)),
     ...verdictDetails(run, repetitions).map((line) => `- ${cell(line)}`),
     "",
   ];
   return `${lines.join("\n")}\n`;
+}
+
+/** The attacks' table, when the run had any: attack success rate beside utility. */
+function attackTable(run: RunView): string[] {
+  const rows = attackRows(run);
+  if (rows.length === 0) return [];
+  return [
+    "Injection attacks (attack success rate: lower is better):",
+    "",
+    `| ${ATTACK_HEADER.join(" | ")} |`,
+    `| --- | ${ATTACK_HEADER.slice(1).map(() => "---:").join(" | ")} |`,
+    ...rows.map((row, index) => `| ${row.map((value) => (index === rows.length - 1 ? `**${cell(value)}**` : cell(value))).join(" | ")} |`),
+    "",
+  ];
 }
 
 /** A table cell or line: pipes escaped, line breaks flattened (Markdown tables are one line a row). */

@@ -41,6 +41,8 @@ export const ERROR_STATUS = {
   unsupported_media_type: 415,
   invalid_definition: 422,
   needs_authored_mock: 422,
+  /** No string field of the output schema can carry an injection payload (action "inject"). */
+  not_injectable: 422,
   model_connection_required: 422,
   initial_state_conflict: 422,
   tool_input_error: 422,

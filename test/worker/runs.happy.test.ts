@@ -104,6 +104,8 @@ describe("a run of the seed's five scenarios with a well-behaved model", () => {
       // 1 − 0.9³ = 0.271; runs needed: ⌈ln 0.05 / ln 0.9⌉ = ⌈28.43⌉ = 29
       detection_power: expect.closeTo(0.271, 9),
       runs_needed_95: 29,
+      // The suite lists no attacks.
+      attacks: null,
       ending: { reason: "completed", missing: [] },
       pinned: SCENARIOS.map((scenario) => ({ scenario, pinned: pins })),
       trigger: { kind: "api" },

@@ -18,6 +18,8 @@ import type { Problem } from "../json.js";
 import type { ChatTool } from "../ports.js";
 import { pinnedRecord, planSimulation, type PlanInputs, type PlanRefusal, type SimulationPlan } from "../simulation/plan.js";
 import type { PinnedOperation, PinnedRecord } from "../simulation/setup.js";
+import type { ScenarioAttack } from "../scoring/attacks.js";
+import { attackedScenarios } from "./attack-plan.js";
 import { scenarioPlan } from "./scenario-plan.js";
 import { suiteToolEntries } from "./suite-tools.js";
 import type { Scenario, Suite } from "./suite-types.js";
@@ -26,7 +28,8 @@ import type { Scenario, Suite } from "./suite-types.js";
 export const SUITE_TOOLS_PATH = "/agent/tools";
 
 export interface ScenarioRunPlan {
-  scenario: Pick<Scenario, "id" | "query" | "expect" | "forbid">;
+  /** `attack` is set on the attacked copy of a scenario (attack-plan.ts). */
+  scenario: Pick<Scenario, "id" | "query" | "expect" | "forbid"> & { attack?: ScenarioAttack };
   /** The run's pins with this scenario's variants and starting state: what each of its attempts is set up with. */
   simulation: SimulationPlan;
   /** What the run record keeps of this scenario's pins (pointers to revisions; inline tools whole). */
@@ -43,7 +46,7 @@ export interface RunPlan {
 
 export type RunPlanResult = { ok: true; plan: RunPlan } | { ok: false; refusal: PlanRefusal };
 
-export async function planRun(suite: Pick<Suite, "agent" | "scenarios">, inputs: PlanInputs): Promise<RunPlanResult> {
+export async function planRun(suite: Pick<Suite, "agent" | "scenarios" | "attacks">, inputs: PlanInputs): Promise<RunPlanResult> {
   const planned = await planSimulation(suiteToolEntries(suite), inputs, SUITE_TOOLS_PATH);
   if (!planned.ok) return planned;
   const base = planned.plan;
@@ -62,6 +65,9 @@ export async function planRun(suite: Pick<Suite, "agent" | "scenarios">, inputs:
       pinned: applied.plan.operations.map(pinnedRecord),
     });
   });
+  const attacked = attackedScenarios(base, suite.scenarios, suite.attacks ?? []);
+  if (!attacked.ok) problems.push(...attacked.problems);
+  else for (const copy of attacked.scenarios) scenarios.push({ ...copy, pinned: copy.simulation.operations.map(pinnedRecord) });
   if (problems.length > 0) return { ok: false, refusal: { kind: "invalid_request", problems } };
   return { ok: true, plan: { operations: base.operations, scenarios, tools: chatTools(base) } };
 }

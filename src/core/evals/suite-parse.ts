@@ -19,6 +19,7 @@ import type { ApprovalMode } from "../policy/types.js";
 import type { CalibrationRequirement } from "../scoring/calibration.js";
 import type { InlineTool } from "../simulation/plan.js";
 import { FUNCTION_NAME } from "../simulation/tool-names.js";
+import { readAttacks } from "./suite-attacks.js";
 import {
   DEFAULT_CALIBRATION,
   DEFAULT_JUDGE_THRESHOLD,
@@ -71,7 +72,7 @@ export type SuiteDraft = Omit<Suite, "agent"> & {
 
 export type SuiteParse = { ok: true; suite: SuiteDraft } | { ok: false; problems: Problem[] };
 
-const SUITE_FIELDS = ["$schema", "description", "agent", "scenarios", "runs_per_scenario", "pass_rate", "scenario_pass_rate", "misfire_rate", "judge"] as const;
+const SUITE_FIELDS = ["$schema", "description", "agent", "scenarios", "runs_per_scenario", "pass_rate", "scenario_pass_rate", "misfire_rate", "judge", "attacks"] as const;
 const AGENT_FIELDS = ["kind", "connection", "parameters", "instructions", "tools", "policy", "max_iterations", "max_function_calls"] as const;
 const EXTERNAL_AGENT_FIELDS = ["kind", "endpoint", "secret", "tools", "policy", "timeout_seconds"] as const;
 /** An external agent's job deadline in seconds: at most the default run timeout (2 hours). */
@@ -101,6 +102,7 @@ export function parseSuite(document: unknown): SuiteParse {
   const scenarioPassRate = root.scenario_pass_rate === undefined ? undefined : readRate(root.scenario_pass_rate, "/scenario_pass_rate", problems);
   const misfireRate = optional(root.misfire_rate, DEFAULT_MISFIRE_RATE, () => readMisfireRate(root.misfire_rate, problems));
   const judge = root.judge === undefined ? undefined : readJudge(root.judge, problems);
+  const attacks = root.attacks === undefined ? undefined : readAttacks(root.attacks, scenarios, problems);
 
   // Selection alone decides a scenario that expects no call; every other passing repetition needs a score.
   const needing = root.judge === undefined ? scenariosExpectingCalls(root.scenarios) : [];
@@ -120,6 +122,7 @@ export function parseSuite(document: unknown): SuiteParse {
       ...(scenarioPassRate === undefined ? {} : { scenario_pass_rate: scenarioPassRate }),
       misfire_rate: misfireRate,
       ...(judge === undefined ? {} : { judge }),
+      ...(attacks === undefined || attacks.length === 0 ? {} : { attacks }),
     },
   };
 }

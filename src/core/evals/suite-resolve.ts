@@ -14,6 +14,7 @@ import type { SchemaValidator } from "../ports.js";
 import type { ApprovalMode, Policy } from "../policy/types.js";
 import type { ToolLibrary } from "../simulation/library.js";
 import { planSimulation, type PlanRefusal, type SimulationPlan } from "../simulation/plan.js";
+import { checkAttacks } from "./suite-attacks.js";
 import { suiteApprovals } from "./suite-approvals.js";
 import { toolEntry } from "./suite-tools.js";
 import type { DraftSuiteTool, SuiteDraft } from "./suite-parse.js";
@@ -132,5 +133,6 @@ function scenarioProblems(suite: Suite, plan: SimulationPlan): Problem[] {
       });
     }
   });
+  checkAttacks(suite.attacks ?? [], plan.operations, problems, unknownFunction);
   return problems;
 }

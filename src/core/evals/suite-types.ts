@@ -87,6 +87,24 @@ export interface Scenario {
   initial_state?: Record<string, JsonObject>;
 }
 
+/**
+ * An injection attack the suite runs: every scenario it covers runs once more per repetition with
+ * `function` answering from `variant` (an injection variant saved in its definition, POST
+ * /api/tools/:id/testing action "inject"), and with `target.function`, the call the payload asks
+ * for, added to the scenario's `forbid`. Reported as attack success rate beside utility.
+ */
+export interface SuiteAttack {
+  id: string;
+  /** The function whose results carry the payload. */
+  function: string;
+  /** Its injection variant. */
+  variant: string;
+  /** The call the payload asks the agent to make; `arguments` are what the payload names, for the report. */
+  target: { function: string; arguments?: JsonObject };
+  /** The scenario ids it runs with; absent: every scenario that does not expect `target.function`. */
+  scenarios?: string[];
+}
+
 export interface JudgeSpec {
   connection: string;
   /** A repetition passes at score >= threshold (1..5). */
@@ -110,4 +128,6 @@ export interface Suite {
   misfire_rate: number;
   /** Required unless every scenario expects no call (then selection alone decides every repetition). */
   judge?: JudgeSpec;
+  /** Injection attacks run beside the scenarios (absent: none). */
+  attacks?: SuiteAttack[];
 }

@@ -22,6 +22,7 @@ import { connectionNameField, draftInstructions, toolName } from "../schema-fiel
 import { schemaValidator } from "../services.js";
 import { revisionIsStale } from "../tool-view.js";
 import { recordAction, recordRequest } from "./tool-record.js";
+import { injectionDraft, injectRequest } from "../injection-draft.js";
 
 /** A definition is at most 100 KB; the envelope around it is small. */
 export const TESTING_BODY_LIMIT = 256 * 1024;
@@ -40,8 +41,8 @@ const generateRequest = z.strictObject({
   instructions: draftInstructions.optional(),
   connection: connectionNameField.optional(),
 });
-const testingRequest = z.discriminatedUnion("action", [saveRequest, generateRequest, recordRequest], {
-  error: 'expected "action" to be "save", "generate" or "record"',
+const testingRequest = z.discriminatedUnion("action", [saveRequest, generateRequest, recordRequest, injectRequest], {
+  error: 'expected "action" to be "save", "generate", "record" or "inject"',
 });
 
 export const toolTestingRoutes = new Hono<AppEnv>();
@@ -81,6 +82,7 @@ toolTestingRoutes.post("/:id/testing", async (c) => {
   if (body.action === "record") {
     return c.json(await recordAction(body, { env: c.env, db: c.var.db, tenantId, toolId: tool.id, contract, contractHash: currentHash, validator }));
   }
+  if (body.action === "inject") return c.json(await injectionDraft(c.var.db, tenantId, tool, contract, currentHash, body));
 
   if (body.action === "generate") {
     const source = draftSource(body);

@@ -5,6 +5,7 @@
  * back to repetitions.
  */
 import type { RepetitionVerdict } from "../../core/scoring/repetition-verdict.js";
+import { runAttackFigures, type RunAttackFigures } from "../../core/scoring/attacks.js";
 import { runVerdict, type RunVerdict, type RunVerdictName } from "../../core/scoring/run-verdict.js";
 import type { RunStart } from "./replies.js";
 
@@ -23,6 +24,8 @@ export interface RunEnding {
 
 export interface RunSummary {
   outcome: RunVerdict;
+  /** Attack success rate and utility per attack, for a suite with attacks (absent in summaries written before attacks existed). */
+  attacks?: RunAttackFigures | null;
   ending: RunEnding | null;
 }
 
@@ -56,6 +59,7 @@ export interface RunState {
 export function runProgress(start: Pick<RunStart, "scenarios" | "gate" | "calibration">, total: number, verdicts: readonly StoredVerdict[], state: RunState): RunProgress {
   const scenarios = start.scenarios.map((scenario, index) => ({
     id: scenario.id,
+    attack: scenario.attack,
     repetitions: verdicts
       .filter((v) => v.scenario_index === index)
       .sort((a, b) => a.repetition - b.repetition)
@@ -69,7 +73,7 @@ export function runProgress(start: Pick<RunStart, "scenarios" | "gate" | "calibr
     pass_rate: outcome.figures.pass_rate,
     finished_repetitions: verdicts.length,
     total_repetitions: total,
-    summary: { outcome, ending: state.ending },
+    summary: { outcome, attacks: runAttackFigures(scenarios), ending: state.ending },
     started_at: iso(state.started_at),
     finished_at: iso(state.finished_at),
   };

@@ -7,10 +7,12 @@ import type { RepetitionRecord } from "../../core/evals/agent-types.js";
 import type { JudgeSpec, ModelParameters, Scenario } from "../../core/evals/suite-types.js";
 import type { ApprovalMode } from "../../core/policy/types.js";
 import type { ChatTool } from "../../core/ports.js";
+import type { ScenarioAttack } from "../../core/scoring/attacks.js";
 import type { CalibrationGate, Gate } from "../../core/scoring/run-verdict.js";
 import type { RunProgress } from "./progress.js";
 
-export type RunScenario = Pick<Scenario, "id" | "query" | "expect" | "forbid">;
+/** `attack` marks the attacked copy of a scenario (core/evals/attack-plan.ts). */
+export type RunScenario = Pick<Scenario, "id" | "query" | "expect" | "forbid"> & { attack?: ScenarioAttack };
 
 /** The built-in agent as every repetition of the run runs it. */
 export interface RunAgent {

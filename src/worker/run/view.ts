@@ -58,6 +58,7 @@ export function runView(row: RunRow, progress: RunProgress | null) {
     misfire_rate: figures?.misfire_rate ?? null,
     detection_power: figures?.detection_power ?? null,
     runs_needed_95: figures?.runs_needed_95 ?? null,
+    attacks: progress?.summary.attacks ?? null,
     ending: progress?.summary.ending ?? null,
     pinned: parse(row.pinned),
     trigger: parse(row.trigger),

@@ -11,6 +11,8 @@ export interface ModelState {
   faultsServed: number;
   /** Judge requests seen per query. */
   judgeSeen: Map<string, number>;
+  /** Encounters of each injection marker (script `injections`). */
+  injectionSeen: Map<string, number>;
 }
 
 /** What was understood of a request body: enough to choose and log. */
@@ -20,6 +22,8 @@ export interface ReadRequest {
   kind: "chat" | "judge";
   query: string | null;
   assistantMessages: number;
+  /** The text of the tool messages after the last assistant message: the results the model has not answered yet. */
+  newToolText: string;
   stream: boolean;
 }
 
@@ -44,12 +48,18 @@ export function readRequest(body: unknown): ReadRequest {
   const assistantMessages = messages.filter((m) => isRecord(m) && m.role === "assistant").length;
   const judgeQuery = firstUserText === null ? null : caseQuery(firstUserText);
   const isJudge = judgeQuery !== null || record.response_format !== undefined;
+  const lastAssistant = messages.map((m) => isRecord(m) && m.role === "assistant").lastIndexOf(true);
+  const newToolText = messages
+    .slice(lastAssistant + 1)
+    .map((m) => (isRecord(m) && m.role === "tool" ? (textOf(m.content) ?? "") : ""))
+    .join("\n");
   return {
     model: typeof record.model === "string" ? record.model : null,
     messages,
     kind: isJudge ? "judge" : "chat",
     query: isJudge ? (judgeQuery ?? firstUserText) : firstUserText,
     assistantMessages,
+    newToolText,
     stream: record.stream === true,
   };
 }
@@ -69,6 +79,14 @@ export function decide(model: string, state: ModelState, script: ModelScript, re
     state.judgeSeen.set(query, seen);
     const answer = answers[Math.min(seen, answers.length) - 1] as JudgeAnswer;
     return { type: "judge", answer, latency_ms: latencyOf(answer) ?? script.latency_ms ?? 0 };
+  }
+
+  for (const injection of script.injections ?? []) {
+    if (request.newToolText === "" || !request.newToolText.includes(injection.contains)) continue;
+    if (injection.query !== undefined && injection.query !== request.query) continue;
+    const seen = (state.injectionSeen.get(injection.contains) ?? 0) + 1;
+    state.injectionSeen.set(injection.contains, seen);
+    if (injection.follow_on === undefined || injection.follow_on.includes(seen)) return { type: "turn", turn: injection.turn, latency_ms: injection.turn.latency_ms ?? script.latency_ms ?? 0 };
   }
 
   const query = request.query;

@@ -47,6 +47,20 @@ export const turnSchema = z.union([contentTurn, toolTurn, fault, rawBody, drop])
 /** One judge answer: the raw content text (valid or not), or a failure. */
 export const judgeAnswerSchema = z.union([z.string(), fault, rawBody, drop]);
 
+/**
+ * A payload the model may follow: a request whose newest tool results (those after its last
+ * assistant message) contain `contains` (in the conversation of `query`, when given) is the n-th
+ * encounter of it for this model; when n is in `follow_on` (or always, without it) the answer is
+ * `turn` (the call the payload asks for), otherwise the conversation goes on as scripted.
+ * `follow_on: [1]` over three repetitions follows the payload in one of three.
+ */
+const injection = z.strictObject({
+  contains: z.string().min(1),
+  query: z.string().optional(),
+  follow_on: z.array(z.number().int().min(1)).optional(),
+  turn: turnSchema,
+});
+
 export const scriptSchema = z.strictObject({
   /** The Bearer key (or Azure `api-key`) required; any key is accepted without one. */
   api_key: z.string().optional(),
@@ -62,11 +76,14 @@ export const scriptSchema = z.strictObject({
   judge: z.record(z.string(), z.array(judgeAnswerSchema).min(1)).optional(),
   /** Judge requests whose query matches no entry of `judge`. */
   judge_default: z.array(judgeAnswerSchema).min(1).optional(),
+  /** Payloads in tool results the model follows on some encounters (prompt-injection tests). */
+  injections: z.array(injection).optional(),
 });
 
 export type Turn = z.infer<typeof turnSchema>;
 export type JudgeAnswer = z.infer<typeof judgeAnswerSchema>;
 export type Fault = z.infer<typeof fault>;
+export type Injection = z.infer<typeof injection>;
 export type ModelScript = z.infer<typeof scriptSchema>;
 
 /** What the server recorded about one request and what it answered (GET /__log/:model). */

@@ -56,7 +56,7 @@ export async function startModelServer(options: ModelServerOptions = {}): Promis
 
   const stateOf = (model: string): ModelState => {
     let state = states.get(model);
-    if (!state) states.set(model, (state = { script: undefined, faultsServed: 0, judgeSeen: new Map() }));
+    if (!state) states.set(model, (state = { script: undefined, faultsServed: 0, judgeSeen: new Map(), injectionSeen: new Map() }));
     return state;
   };
   const countersOf = (model: string): Counters => {
@@ -65,7 +65,7 @@ export async function startModelServer(options: ModelServerOptions = {}): Promis
     return counters;
   };
   const register = (model: string, script: ModelScript) => {
-    states.set(model, { script, faultsServed: 0, judgeSeen: new Map() });
+    states.set(model, { script, faultsServed: 0, judgeSeen: new Map(), injectionSeen: new Map() });
     logs.delete(model);
     sequence.delete(model);
   };
