@@ -36,6 +36,11 @@ export interface Env {
    * API keys. Without it, routes that store or use a key answer 503 and say how to set it.
    */
   TOOLPROOF_SECRET?: string;
+  /**
+   * Opens POST /api/bootstrap, which mints the first Admin key of a deployed instance while no API
+   * key exists (a Worker secret of at least 32 characters; routes/bootstrap.ts). Unset: the route is off.
+   */
+  TOOLPROOF_BOOTSTRAP_TOKEN?: string;
 }
 
 export type Permission = "AIManager:ManageTools" | "AIManager:RunEvals" | "AIManager:Admin";
