@@ -28,6 +28,7 @@ import { runCallbackRoutes, webhookRoutes } from "./routes/webhooks.js";
 import { labelRoutes } from "./routes/labels.js";
 import { dashboardRoutes } from "./dashboard/routes.js";
 import { agentSecretRoutes } from "./routes/agent-secrets.js";
+import { bootstrapRoutes } from "./routes/bootstrap.js";
 
 /** What the app is built with; tests may steer it (ids, to make two requests meet one object). */
 export interface AppServices {
@@ -55,6 +56,8 @@ export function createApp(services: Partial<AppServices> = {}): Hono<AppEnv> {
   app.route("/api/attempts", attemptRoutes);
   // Webhook deliveries (POST /api/webhooks/:id) carry a signature, not an API key.
   app.route("/api/webhooks", webhookReceiveRoutes);
+  // The first Admin key of a deployment: opened by the TOOLPROOF_BOOTSTRAP_TOKEN secret, while no key exists.
+  app.route("/api/bootstrap", bootstrapRoutes);
 
   const api = new Hono<AppEnv>();
   api.use("*", authenticate);

@@ -45,6 +45,11 @@ export interface Env {
   TOOLPROOF_PUBLIC_URL?: string;
   /** "1" on a local instance (npm start, the tests): real-tools runs may call loopback upstreams. Never set on a deployed Worker. */
   TOOLPROOF_ALLOW_LOOPBACK_UPSTREAMS?: string;
+  /**
+   * Opens POST /api/bootstrap, which mints the first Admin key of a deployed instance while no API
+   * key exists (a Worker secret of at least 32 characters; routes/bootstrap.ts). Unset: the route is off.
+   */
+  TOOLPROOF_BOOTSTRAP_TOKEN?: string;
 }
 
 export type Permission = "AIManager:ManageTools" | "AIManager:RunEvals" | "AIManager:Admin" | "AIManager:RunRealTools";
