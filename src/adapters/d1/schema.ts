@@ -387,6 +387,8 @@ export const dashboardSessions = sqliteTable(
   },
   (t) => [index("dashboard_sessions_expiry").on(t.expires_at)],
 );
+
+/**
  * Secrets that sign the jobs sent to external agents (PUT /api/agent-secrets/:name), sealed like
  * connection keys and never answered back. A suite's external agent names one.
  */
