@@ -1,4 +1,6 @@
+import fc from "fast-check";
 import { describe, expect, it } from "vitest";
+import { safeNext } from "../../src/worker/dashboard/sign-in.js";
 import { env } from "cloudflare:test";
 import { sha256Hex } from "../../src/adapters/crypto.js";
 import { revokeKey } from "../../src/adapters/d1/api-keys.js";
@@ -118,6 +120,37 @@ describe("dashboard sign-in", () => {
       status: 403,
       text: "Permission needed This page needs the permission AIManager:RunEvals , and the API key you signed in with lacks it. Sign out and sign in with a key that has it (or an Admin key).",
     });
+  });
+
+  it("answers any sign-in form with a page, never a 5xx, and signs in with none of them", async () => {
+    const form = await fetchPage("GET", "/sign-in");
+    const cookie = cookiesOf(form);
+    const token = hiddenField(await form.text(), "csrf_token") ?? "";
+    await fc.assert(
+      fc.asyncProperty(
+        fc.dictionary(fc.constantFrom("api_key", "csrf_token", "next", "other"), fc.string({ maxLength: 40 })),
+        fc.boolean(),
+        async (fields, withToken) => {
+          const response = await fetchPage("POST", "/sign-in", { cookie, form: withToken ? { ...fields, csrf_token: token } : fields });
+          expect([400, 403]).toContain(response.status);
+          expect(response.headers.get("content-type")).toBe("text/html; charset=UTF-8");
+          expect(response.headers.getSetCookie().some((h) => h.startsWith("tp_session="))).toBe(false);
+        },
+      ),
+      { numRuns: 40 },
+    );
+  });
+
+  it("sends people back only to a path on this site", () => {
+    fc.assert(
+      fc.property(fc.oneof(fc.string(), fc.webUrl(), fc.webPath(), fc.constantFrom("//evil.example", "/\\evil.example", "/\t/evil.example", "/\n/evil.example", "/sign-in", "javascript:alert(1)")), (next) => {
+        const target = safeNext(next);
+        expect(target.startsWith("/") && !target.startsWith("//") && !target.startsWith("/\\")).toBe(true);
+        expect(new URL(target, "http://toolproof.test").origin).toBe("http://toolproof.test");
+      }),
+      { numRuns: 200 },
+    );
+    expect([safeNext("/judges/invoicedesk?x=1"), safeNext("https://evil.example/"), safeNext(undefined)]).toEqual(["/judges/invoicedesk?x=1", "/tools", "/tools"]);
   });
 
   it("serves the stylesheet to anyone", async () => {
