@@ -15,7 +15,8 @@ export const RUNS_STYLESHEET = `
 .chart .line { fill: none; stroke: var(--accent); stroke-width: 2; }
 .chart .pass-hat-k .point circle, .pass-hat-k .point circle { fill: var(--accent); }
 .chart .gate { fill: none; }
-.chart .axis line, .chart .axis-line { stroke: var(--line); stroke-width: 1; }
+.chart .grid line { stroke: var(--line); stroke-width: 1; }
+.chart .axis-line { stroke: var(--muted); stroke-width: 1; }
 .chart .histogram rect, .histogram .bar rect { fill: var(--accent); }
 .chart .axis-label { fill: var(--muted); }
 .chart a:focus-visible { outline: 3px solid var(--focus); }
