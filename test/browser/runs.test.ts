@@ -7,11 +7,11 @@
  * its attempt's evidence timeline followed by link; axe-core on each page and full-page screenshots
  * at laptop and phone sizes in test/browser/screenshots/.
  */
-import type { Browser, Page } from "playwright-core";
+import type { Browser } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { demoModelScript } from "../../scripts/local/demo-model-script.js";
 import { modelServer, uniqueModel } from "../support/model-server/in-tests.js";
-import { seriousViolations } from "./support/accessibility.js";
+import { expectAccessible } from "./support/accessibility.js";
 import { launchChromium, newContext } from "./support/chromium.js";
 import { mainText, signIn, tableRows } from "./support/dashboard.js";
 import { screenshot } from "./support/screenshots.js";
@@ -53,10 +53,6 @@ afterAll(async () => {
   await browser?.close();
   await demo?.stop();
 });
-
-async function expectAccessible(page: Page): Promise<void> {
-  expect(await seriousViolations(page), `axe on ${page.url()}`).toEqual([]);
-}
 
 describe("the Runs pages in Chromium", () => {
   it("lists the runs, opens the candidate, compares it with the baseline and follows a repetition to its attempt", { timeout: 180_000 }, async () => {
