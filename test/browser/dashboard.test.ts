@@ -73,11 +73,11 @@ describe("the dashboard in Chromium", () => {
     await page.getByRole("link", { name: "Tools", exact: true }).click();
     expect(new URL(page.url()).pathname).toBe("/tools");
     const rows = await tableRows(page, "Operations by tool");
-    expect(rows[0]).toBe("Tool | Operation | Contract hash | Latest revision | Mock");
-    expect(rows.filter((row) => row.endsWith("| Stale")).map((row) => row.split(" | ").slice(0, 2).join(" "))).toEqual(["appointments book_appointment"]);
-    expect(rows.filter((row) => row.startsWith("invoices") || row.includes("| get_invoice")).map((row) => row.split(" | ").slice(1).join(" | ").replace(/^(\w+) \| \w{12}/, "$1 | HASH"))).toEqual([
-      "get_invoice | HASH | Revision 2 | Current",
-      "place_invoice_on_hold | HASH | Revision 1 | Current",
+    expect(rows.map((row) => row.replace(/ \| [0-9a-f]{12}$/, " | HASH"))).toEqual([
+      "Tool | Operation | Mock | Latest revision | Contract hash",
+      "appointments | book_appointment | Stale | Revision 1 | HASH",
+      "invoices | get_invoice | Current | Revision 2 | HASH",
+      "invoices | place_invoice_on_hold | Current | Revision 1 | HASH",
     ]);
     expect(await mainText(page)).toContain("1 operation has a stale mock.");
     await expectAccessible(page);

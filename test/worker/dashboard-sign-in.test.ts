@@ -1,5 +1,10 @@
+import fc from "fast-check";
 import { describe, expect, it } from "vitest";
+import { safeNext } from "../../src/worker/dashboard/sign-in.js";
+import { env } from "cloudflare:test";
+import { sha256Hex } from "../../src/adapters/crypto.js";
 import { revokeKey } from "../../src/adapters/d1/api-keys.js";
+import { createSession } from "../../src/adapters/d1/dashboard-sessions.js";
 import { cookiesOf, fetchPage, hiddenField, readPage, signInWith, visibleText } from "./dashboard-helpers.js";
 import { db, keyWith, newTenant } from "./helpers.js";
 
@@ -19,6 +24,31 @@ describe("dashboard sign-in", () => {
     const page = await fetchPage("GET", "/policies", { cookie: cookiesOf(signedIn, cookie) });
     expect(page.status).toBe(200);
     expect(visibleText(await page.text())).toBe(`Skip to content toolproof Runs Tools Policies Judges Sign out Tenant ${tenant.id} Policies Reviewed tool policies. Every change is kept as a new version. No policies yet. Store one with PUT /api/policies/:name.`);
+  });
+
+  it("keeps only the session id's hash and the key's hash in D1, never either in clear", async () => {
+    const tenant = await newTenant();
+    const browser = await signInWith(tenant.key);
+    const id = /tp_session=([^;]+)/.exec(browser.cookie)?.[1] ?? "";
+    const rows = await env.DB.prepare("select * from dashboard_sessions where tenant_id = ?").bind(tenant.id).all();
+    expect(rows.results).toEqual([
+      { id_hash: sha256Hex(id), key_hash: sha256Hex(tenant.key), tenant_id: tenant.id, csrf_token: browser.csrf, created_at: expect.any(String), expires_at: expect.any(String) },
+    ]);
+    const row = rows.results[0] as { created_at: string; expires_at: string };
+    expect(Date.parse(row.expires_at) - Date.parse(row.created_at)).toBeGreaterThan(8 * 3600 * 1000 - 5000);
+    expect(JSON.stringify(rows.results)).not.toContain(id);
+    expect(JSON.stringify(rows.results)).not.toContain(tenant.key);
+  });
+
+  it("opens nothing with an expired session, though the same session unexpired opens the pages", async () => {
+    const tenant = await newTenant();
+    const open = async (expiresAt: string) => {
+      const id = crypto.randomUUID();
+      await createSession(db(), { id_hash: sha256Hex(id), key_hash: sha256Hex(tenant.key), tenant_id: tenant.id, csrf_token: "t".repeat(32), expires_at: expiresAt });
+      return (await fetchPage("GET", "/tools", { cookie: `tp_session=${id}` })).status;
+    };
+    expect(await open(new Date(Date.now() + 60_000).toISOString())).toBe(200);
+    expect(await open(new Date(Date.now() - 1000).toISOString())).toBe(303);
   });
 
   it("leaves out Secure only over plain http to a loopback host", async () => {
@@ -90,6 +120,37 @@ describe("dashboard sign-in", () => {
       status: 403,
       text: "Permission needed This page needs the permission AIManager:RunEvals , and the API key you signed in with lacks it. Sign out and sign in with a key that has it (or an Admin key).",
     });
+  });
+
+  it("answers any sign-in form with a page, never a 5xx, and signs in with none of them", async () => {
+    const form = await fetchPage("GET", "/sign-in");
+    const cookie = cookiesOf(form);
+    const token = hiddenField(await form.text(), "csrf_token") ?? "";
+    await fc.assert(
+      fc.asyncProperty(
+        fc.dictionary(fc.constantFrom("api_key", "csrf_token", "next", "other"), fc.string({ maxLength: 40 })),
+        fc.boolean(),
+        async (fields, withToken) => {
+          const response = await fetchPage("POST", "/sign-in", { cookie, form: withToken ? { ...fields, csrf_token: token } : fields });
+          expect([400, 403]).toContain(response.status);
+          expect(response.headers.get("content-type")).toBe("text/html; charset=UTF-8");
+          expect(response.headers.getSetCookie().some((h) => h.startsWith("tp_session="))).toBe(false);
+        },
+      ),
+      { numRuns: 40 },
+    );
+  });
+
+  it("sends people back only to a path on this site", () => {
+    fc.assert(
+      fc.property(fc.oneof(fc.string(), fc.webUrl(), fc.webPath(), fc.constantFrom("//evil.example", "/\\evil.example", "/\t/evil.example", "/\n/evil.example", "/sign-in", "javascript:alert(1)")), (next) => {
+        const target = safeNext(next);
+        expect(target.startsWith("/") && !target.startsWith("//") && !target.startsWith("/\\")).toBe(true);
+        expect(new URL(target, "http://toolproof.test").origin).toBe("http://toolproof.test");
+      }),
+      { numRuns: 200 },
+    );
+    expect([safeNext("/judges/invoicedesk?x=1"), safeNext("https://evil.example/"), safeNext(undefined)]).toEqual(["/judges/invoicedesk?x=1", "/tools", "/tools"]);
   });
 
   it("serves the stylesheet to anyone", async () => {

@@ -5,6 +5,7 @@
  */
 import { beforeAll, describe, expect, it } from "vitest";
 import policy from "../../examples/policy/policy.json" with { type: "json" };
+import { foldUnchanged } from "../../src/worker/dashboard/diff-view.js";
 import { getInvoiceDefinition, invoiceTool, placeOnHoldDefinition } from "../fixtures/invoice-tools.js";
 import { type Browser, readPage, signInWith, tableRows, visibleText } from "./dashboard-helpers.js";
 import { type TestTenant, call, newTenant } from "./helpers.js";
@@ -57,9 +58,9 @@ describe("the Tools page", () => {
     expect(page.status).toBe(200);
     expect(page.text).toContain("1 operation has a stale mock.");
     expect(tableRows(page.html, "Operations by tool")).toEqual([
-      "Tool | Operation | Contract hash | Latest revision | Mock",
-      `invoices | get_invoice | ${short(hashOf(tool, "get_invoice"))} | Revision 2 | Stale`,
-      `invoices | place_invoice_on_hold | ${short(hashOf(tool, "place_invoice_on_hold"))} | Revision 1 | Current`,
+      "Tool | Operation | Mock | Latest revision | Contract hash",
+      `invoices | get_invoice | Stale | Revision 2 | ${short(hashOf(tool, "get_invoice"))}`,
+      `invoices | place_invoice_on_hold | Current | Revision 1 | ${short(hashOf(tool, "place_invoice_on_hold"))}`,
     ]);
     expect(page.html).toContain(`<a href="/tools/${tool.id}">invoices</a>`);
   });
@@ -134,6 +135,18 @@ describe("the Policies pages", () => {
   });
 });
 
+describe("what a client wrote", () => {
+  it("is shown as text, never as markup", async () => {
+    const script = "<script>alert(1)</script>";
+    // SAFETY: the documented answer of POST /api/tools.
+    const created = (await post("/api/tools", { ...invoiceTool, name: "escaped", description: `Invoices ${script} & more` })) as Tool;
+    const page = await readPage(browser, `/tools/${created.id}`);
+    expect(page.html).not.toContain(script);
+    expect(page.html).toContain("Invoices &lt;script&gt;alert(1)&lt;/script&gt; &amp; more");
+    expect(page.text).toContain(`Invoices ${script} & more`);
+  });
+});
+
 describe("tenant isolation", () => {
   it("shows another tenant none of these tools or policies, and its links lead nowhere", async () => {
     const other = await newTenant();
@@ -148,5 +161,28 @@ describe("tenant isolation", () => {
     expect((await readPage(theirs, "/policies")).text).toContain("No policies yet.");
     expect((await readPage(theirs, "/policies/invoice-desk")).status).toBe(404);
     expect((await readPage(theirs, "/policies/invoice-desk/diff?from=1&to=2")).status).toBe(404);
+  });
+});
+
+describe("a long diff", () => {
+  it("keeps three unchanged lines around each change and folds the rest, saying how many", async () => {
+    const page = await readPage(browser, `/tools/${tool.id}/operations/get_invoice/diff?from=1&to=2`);
+    const shown = [...page.html.matchAll(/<span class="line (\w+)">([^<]*)<\/span>/g)].map((m) => `${m[1]}:${visibleText(m[2] ?? "")}`);
+    const folded = shown.filter((line) => line.startsWith("folded:"));
+    const total = JSON.stringify(getInvoiceDefinition, null, 2).split("\n").length;
+    const count = (line: string) => Number(/… (\d+) unchanged/.exec(line)?.[1]);
+    // Every line of revision 2 is shown or counted in a fold: 2 changed, 2 removed, and the rest.
+    expect(shown.filter((line) => !line.startsWith("folded:") && !line.startsWith("removed:")).length + folded.reduce((n, line) => n + count(line), 0)).toBe(total);
+    expect(folded.length).toBeGreaterThan(0);
+    expect(shown.filter((line) => line.startsWith("same:")).length).toBeLessThanOrEqual(4 * 2 * 3);
+  });
+
+  it("folds exactly what lies more than three lines from a change", () => {
+    const same = (n: number) => Array.from({ length: n }, (_, i) => ({ kind: "same" as const, text: `s${i}` }));
+    const lines = [...same(10), { kind: "added" as const, text: "new" }, ...same(10)];
+    expect(foldUnchanged(lines)).toEqual([{ kind: "folded", count: 7 }, ...same(10).slice(7), { kind: "added", text: "new" }, ...same(3), { kind: "folded", count: 7 }]);
+    expect(foldUnchanged(same(4))).toEqual([{ kind: "folded", count: 4 }]);
+    const close = [{ kind: "removed" as const, text: "a" }, ...same(6), { kind: "added" as const, text: "b" }];
+    expect(foldUnchanged(close)).toEqual(close);
   });
 });

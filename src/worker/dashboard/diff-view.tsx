@@ -33,6 +33,30 @@ export function jsonLineDiff(before: unknown, after: unknown): DiffLine[] {
 
 const MARK: Record<DiffLine["kind"], string> = { added: "+ ", removed: "− ", same: "  " };
 
+/** Unchanged lines kept around each change; longer unchanged stretches fold into one line saying how many. */
+export const DIFF_CONTEXT = 3;
+
+export type ShownLine = DiffLine | { kind: "folded"; count: number };
+
+/** The lines a reader needs: every change with DIFF_CONTEXT unchanged lines either side. */
+export function foldUnchanged(lines: readonly DiffLine[], context = DIFF_CONTEXT): ShownLine[] {
+  const near = lines.map(() => false);
+  lines.forEach((line, i) => {
+    if (line.kind === "same") return;
+    for (let j = Math.max(0, i - context); j <= Math.min(lines.length - 1, i + context); j++) near[j] = true;
+  });
+  const shown: ShownLine[] = [];
+  lines.forEach((line, i) => {
+    if (near[i]) shown.push(line);
+    else {
+      const last = shown[shown.length - 1];
+      if (last?.kind === "folded") last.count++;
+      else shown.push({ kind: "folded", count: 1 });
+    }
+  });
+  return shown;
+}
+
 export function DiffView(props: { lines: DiffLine[]; fromLabel: string; toLabel: string }) {
   const added = props.lines.filter((l) => l.kind === "added").length;
   const removed = props.lines.filter((l) => l.kind === "removed").length;
@@ -44,9 +68,13 @@ export function DiffView(props: { lines: DiffLine[]; fromLabel: string; toLabel:
       <p class="hint">Lines marked + were added, lines marked − were removed.</p>
       <div class="diff" tabindex={0} role="region" aria-label="Line diff">
         <pre>
-          {props.lines.map((line) => (
-            <span class={`line ${line.kind}`}>{`${MARK[line.kind]}${line.text}`}</span>
-          ))}
+          {foldUnchanged(props.lines).map((line) =>
+            line.kind === "folded" ? (
+              <span class="line folded">{`  … ${line.count} unchanged line${line.count === 1 ? "" : "s"}`}</span>
+            ) : (
+              <span class={`line ${line.kind}`}>{`${MARK[line.kind]}${line.text}`}</span>
+            ),
+          )}
         </pre>
       </div>
     </section>

@@ -74,9 +74,12 @@ export async function readForm(c: DashboardContext): Promise<FormData | undefine
   return c.req.formData().catch(() => undefined);
 }
 
-/** Only a path on this site: never another origin (//host, /\host) and never a scheme. */
+/**
+ * Only a path on this site: never another origin (//host, /\\host) and never a scheme. Browsers drop
+ * tabs and newlines inside a URL ("/\t/host" is "//host"), so only plain URL characters pass.
+ */
 export function safeNext(next: string | undefined): string {
-  if (next === undefined || !next.startsWith("/") || next.startsWith("//") || next.startsWith("/\\") || next.startsWith("/sign-")) return HOME_PATH;
+  if (next === undefined || !/^\/[A-Za-z0-9\-._~!$&'()*+,;=:@%/?]*$/.test(next) || next.startsWith("//") || next.startsWith("/sign-")) return HOME_PATH;
   return next;
 }
 

@@ -64,6 +64,7 @@ button.primary { font: inherit; font-weight: 700; background: var(--accent); col
 .diff .added { background: var(--pass-bg); color: var(--pass-ink); }
 .diff .removed { background: var(--fail-bg); color: var(--fail-ink); text-decoration: line-through; text-decoration-thickness: 1px; }
 .diff .same { color: var(--ink); }
+.diff .folded { color: var(--muted); background: var(--wash); font-style: italic; }
 .diff-summary { font-weight: 700; }
 figure.chart { margin: 1rem 0; max-width: 40rem; }
 figure.chart svg { width: 100%; height: auto; display: block; }

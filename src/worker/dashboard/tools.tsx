@@ -113,9 +113,9 @@ export function toolsListPage(rows: Array<{ tool: StoredTool; latest: Map<string
                   <tr>
                     <th scope="col">Tool</th>
                     <th scope="col">Operation</th>
-                    <th scope="col">Contract hash</th>
-                    <th scope="col">Latest revision</th>
                     <th scope="col">Mock</th>
+                    <th scope="col">Latest revision</th>
+                    <th scope="col">Contract hash</th>
                   </tr>
                 </thead>
                 <tbody>
@@ -129,11 +129,11 @@ export function toolsListPage(rows: Array<{ tool: StoredTool; latest: Map<string
                             <code>{op.operation_id}</code>
                           </td>
                           <td>
-                            <ShortHash hash={op.contract_hash} />
+                            <StaleBadge stale={revisionIsStale(revision, op)} />
                           </td>
                           <td>{revision ? <a href={revisionHref(tool.id, op.operation_id, revision.revision)}>{`Revision ${revision.revision}`}</a> : "None"}</td>
                           <td>
-                            <StaleBadge stale={revisionIsStale(revision, op)} />
+                            <ShortHash hash={op.contract_hash} />
                           </td>
                         </tr>
                       );
