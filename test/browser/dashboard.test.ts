@@ -6,10 +6,10 @@
  * axe-core with no serious or critical violation, the keyboard's first stop, and full-page
  * screenshots at laptop and phone sizes in test/browser/screenshots/.
  */
-import type { Browser, Page } from "playwright-core";
+import type { Browser } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import policy from "../../examples/policy/policy.json" with { type: "json" };
-import { seriousViolations } from "./support/accessibility.js";
+import { expectAccessible } from "./support/accessibility.js";
 import { launchChromium, newContext } from "./support/chromium.js";
 import { mainText, signIn, tableRows } from "./support/dashboard.js";
 import { screenshot } from "./support/screenshots.js";
@@ -58,10 +58,6 @@ afterAll(async () => {
   await browser?.close();
   await demo?.stop();
 });
-
-async function expectAccessible(page: Page): Promise<void> {
-  expect(await seriousViolations(page), `axe on ${page.url()}`).toEqual([]);
-}
 
 describe("the dashboard in Chromium", () => {
   it("signs in with the printed key and walks the Tools, Policies and Judges pages", { timeout: 180_000 }, async () => {

@@ -51,8 +51,9 @@ describe("chart scaling", () => {
   });
 
   it("puts rate 1 at the top, 0 at the bottom, and bands in order", () => {
-    expect([yOfRate(TREND_FRAME, 1), yOfRate(TREND_FRAME, 0), yOfRate(TREND_FRAME, 0.5)]).toEqual([12, 192, 102]);
-    expect([0, 1, 2, 3].map((i) => bandCenter(TREND_FRAME, i, 4))).toEqual([117, 263, 409, 555]);
+    const frame: Frame = { width: 640, height: 220, left: 44, right: 12, top: 12, bottom: 28 };
+    expect([yOfRate(frame, 1), yOfRate(frame, 0), yOfRate(frame, 0.5)]).toEqual([12, 192, 102]);
+    expect([0, 1, 2, 3].map((i) => bandCenter(frame, i, 4))).toEqual([117, 263, 409, 555]);
   });
 });
 

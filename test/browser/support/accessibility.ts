@@ -4,6 +4,7 @@
  */
 import axe from "axe-core";
 import type { Page } from "playwright-core";
+import { expect } from "vitest";
 
 const AXE_OPTIONS = { runOnly: { type: "tag", values: ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa", "best-practice"] } };
 
@@ -23,4 +24,9 @@ export async function seriousViolations(page: Page): Promise<string[]> {
   return (violations as Violation[])
     .filter((v) => v.impact === "serious" || v.impact === "critical")
     .map((v) => `${v.impact} ${v.id}: ${v.help} at ${v.nodes.map((n) => JSON.stringify(n.target)).join(", ")}${v.nodes[0]?.failureSummary ? ` (${v.nodes[0].failureSummary.replace(/\s+/g, " ")})` : ""}`);
+}
+
+/** Fails the test with every serious or critical violation on the page, naming the page. */
+export async function expectAccessible(page: Page): Promise<void> {
+  expect(await seriousViolations(page), `axe on ${page.url()}`).toEqual([]);
 }

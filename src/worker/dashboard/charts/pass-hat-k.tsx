@@ -6,7 +6,7 @@
 import { percent } from "../runs/view-models.js";
 import { bandCenter, type Frame, yOfRate } from "./scale.js";
 
-export const PASS_HAT_K_FRAME: Frame = { width: 320, height: 180, left: 44, right: 12, top: 20, bottom: 36 };
+export const PASS_HAT_K_FRAME: Frame = { width: 320, height: 180, left: 56, right: 12, top: 20, bottom: 36 };
 
 export function PassHatK(props: { points: ReadonlyArray<{ k: number; value: number }> }) {
   const f = PASS_HAT_K_FRAME;
@@ -20,7 +20,7 @@ export function PassHatK(props: { points: ReadonlyArray<{ k: number; value: numb
       <title id="passk-t">pass^k over k</title>
       <desc id="passk-d">{n === 0 ? "No repetitions yet." : `The chance that k repetitions all pass: ${words}.`}</desc>
       {[0, 0.5, 1].map((tick) => (
-        <g class="axis">
+        <g class="grid">
           <line x1={f.left} x2={f.width - f.right} y1={yOfRate(f, tick)} y2={yOfRate(f, tick)} />
           <text x={f.left - 6} y={yOfRate(f, tick) + 4} text-anchor="end">{percent(tick)}</text>
         </g>

@@ -7,13 +7,20 @@ import type { TrendPoint } from "../runs/view-models.js";
 import { intervalText, percent } from "../runs/view-models.js";
 import { bandCenter, type Frame, yOfRate } from "./scale.js";
 
-export const TREND_FRAME: Frame = { width: 640, height: 220, left: 44, right: 12, top: 12, bottom: 28 };
+export const TREND_FRAME: Frame = { width: 640, height: 220, left: 56, right: 12, top: 16, bottom: 28 };
 
 export function PassRateTrend(props: { suite: string; points: readonly TrendPoint[] }) {
   const f = TREND_FRAME;
   const n = props.points.length;
   const id = `trend-${props.suite}`;
-  const gatePath = props.points.map((p, i) => `${i === 0 ? "M" : "L"}${bandCenter(f, i, n)},${yOfRate(f, p.gate)}`).join(" ");
+  // The gate as steps across the whole plot: each run's own gate over its band (a suite version may change it).
+  const gatePath = props.points
+    .map((p, i) => {
+      const half = (f.width - f.left - f.right) / Math.max(1, n) / 2;
+      const y = yOfRate(f, p.gate);
+      return `${i === 0 ? "M" : "L"}${bandCenter(f, i, n) - half},${y} L${bandCenter(f, i, n) + half},${y}`;
+    })
+    .join(" ");
   const last = props.points[n - 1];
   const summary = last
     ? `${n} runs, the latest at ${percent(last.pass_rate)} against a gate of ${percent(last.gate)}.`
@@ -23,7 +30,7 @@ export function PassRateTrend(props: { suite: string; points: readonly TrendPoin
       <title id={`${id}-t`}>{`Pass rate of suite ${props.suite} over its last runs`}</title>
       <desc id={`${id}-d`}>{`${summary} Each point is a run's pass rate with its 95% interval; the dashed line is the gate.`}</desc>
       {[0, 0.5, 0.9, 1].map((tick) => (
-        <g class="axis">
+        <g class="grid">
           <line x1={f.left} x2={f.width - f.right} y1={yOfRate(f, tick)} y2={yOfRate(f, tick)} />
           <text x={f.left - 6} y={yOfRate(f, tick) + 4} text-anchor="end">{percent(tick)}</text>
         </g>

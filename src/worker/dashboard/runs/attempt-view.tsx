@@ -27,7 +27,7 @@ export function attemptPage(data: AttemptPageData, shownLimit: number): PageResu
   return {
     title: `Attempt ${attempt.id}`,
     body: (
-      <>
+      <div class="runs-page">
         <p class="breadcrumbs">
           <a href="/runs">Runs</a>
           {repetition ? (
@@ -82,7 +82,7 @@ export function attemptPage(data: AttemptPageData, shownLimit: number): PageResu
               : "No transcript here. A built-in run's transcript shows when this page is opened from the run's repetition."}
           </p>
         )}
-      </>
+      </div>
     ),
   };
 }

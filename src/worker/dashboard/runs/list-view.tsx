@@ -4,7 +4,8 @@
  * and per suite its pass rate over its last runs, drawn against the gate with each run's interval.
  */
 import { PassRateTrend } from "../charts/pass-rate-trend.js";
-import { Badge, TableWrap } from "../components.js";
+import { Badge } from "../components.js";
+import { ScrollRegion } from "./scroll-region.js";
 import { seg, when } from "../format.js";
 import type { PageResult } from "../page.js";
 import { intervalText, percent, runListRow, suiteTrend, type RunView, type TrendPoint } from "./view-models.js";
@@ -22,7 +23,7 @@ export function runsListPage(runs: readonly RunView[], charts: readonly SuiteCha
   return {
     title: "Runs",
     body: (
-      <>
+      <div class="runs-page">
         <h1>Runs</h1>
         <p class="lede">Every eval run of this tenant, newest first. A forbidden call fails a run whatever its pass rate: those runs say “hard fail”.</p>
         {runs.length === 0 ? (
@@ -41,14 +42,14 @@ export function runsListPage(runs: readonly RunView[], charts: readonly SuiteCha
         {charts.map((chart) => (
           <SuiteTrend chart={chart} />
         ))}
-      </>
+      </div>
     ),
   };
 }
 
 function RunsTable(props: { runs: readonly RunView[] }) {
   return (
-    <TableWrap>
+    <ScrollRegion label="Runs, newest first">
       <table class="data">
         <caption>Runs, newest first</caption>
         <thead>
@@ -88,7 +89,7 @@ function RunsTable(props: { runs: readonly RunView[] }) {
           })}
         </tbody>
       </table>
-    </TableWrap>
+    </ScrollRegion>
   );
 }
 
@@ -103,7 +104,7 @@ function SuiteTrend(props: { chart: SuiteChart }) {
       </figure>
       <details>
         <summary>The chart's numbers</summary>
-        <TableWrap>
+        <ScrollRegion label={`Last runs of suite ${suite}, oldest first`}>
           <table class="data">
             <caption>{`Last runs of suite ${suite}, oldest first`}</caption>
             <thead>
@@ -133,7 +134,7 @@ function SuiteTrend(props: { chart: SuiteChart }) {
               ))}
             </tbody>
           </table>
-        </TableWrap>
+        </ScrollRegion>
       </details>
     </section>
   );

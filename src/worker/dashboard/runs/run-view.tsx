@@ -10,7 +10,8 @@ import type { RepetitionItem } from "../../run/view.js";
 import { PassHatK } from "../charts/pass-hat-k.js";
 import { RateBar } from "../charts/rate-bar.js";
 import { ScoreHistogram } from "../charts/score-histogram.js";
-import { Badge, Notice, TableWrap } from "../components.js";
+import { Badge, Notice } from "../components.js";
+import { ScrollRegion } from "./scroll-region.js";
 import { seg, when } from "../format.js";
 import type { PageResult } from "../page.js";
 import type { RunPageData } from "./data.js";
@@ -43,7 +44,7 @@ export function runPage(data: RunPageData, shownLimit: number): PageResult {
   return {
     title: `Run ${runName(run)}`,
     body: (
-      <>
+      <div class="runs-page">
         <p class="breadcrumbs">
           <a href="/runs">Runs</a> › {`suite ${run.suite}`}
         </p>
@@ -101,7 +102,7 @@ export function runPage(data: RunPageData, shownLimit: number): PageResult {
           </figure>
         </div>
         <Repetitions run={run} repetitions={repetitions} shownLimit={shownLimit} />
-      </>
+      </div>
     ),
   };
 }
@@ -136,7 +137,7 @@ function ScenarioGrid(props: { run: RunView; gate: number }) {
   return (
     <>
       <h2>Scenarios</h2>
-      <TableWrap>
+      <ScrollRegion label="Scenarios, hard fails first">
         <table class="data">
           <caption>Scenarios, hard fails first</caption>
           <thead>
@@ -176,7 +177,7 @@ function ScenarioGrid(props: { run: RunView; gate: number }) {
             ))}
           </tbody>
         </table>
-      </TableWrap>
+      </ScrollRegion>
     </>
   );
 }
@@ -227,7 +228,7 @@ function ComparisonTable(props: { run: RunView; baseline: RunView; rows: Scenari
         <strong>{`${worse} ${worse === 1 ? "scenario" : "scenarios"} worse, ${better} better`}</strong>
         {` than baseline ${runName(props.baseline)} (${percent(props.baseline.pass_rate)} overall, now ${percent(props.run.pass_rate)}).`}
       </p>
-      <TableWrap>
+      <ScrollRegion label={`Scenarios compared with ${runName(props.baseline)}, worse first`}>
         <table class="data">
           <caption>{`Scenarios compared with ${runName(props.baseline)}, worse first`}</caption>
           <thead>
@@ -257,7 +258,7 @@ function ComparisonTable(props: { run: RunView; baseline: RunView; rows: Scenari
             ))}
           </tbody>
         </table>
-      </TableWrap>
+      </ScrollRegion>
     </>
   );
 }
@@ -329,7 +330,7 @@ function RepetitionBody(props: { record: RepetitionRecord }) {
       {r.calls.length === 0 ? (
         <p>No calls.</p>
       ) : (
-        <TableWrap>
+        <ScrollRegion label="Calls of this repetition">
           <table class="data">
             <caption>Calls of this repetition</caption>
             <thead>
@@ -355,7 +356,7 @@ function RepetitionBody(props: { record: RepetitionRecord }) {
               ))}
             </tbody>
           </table>
-        </TableWrap>
+        </ScrollRegion>
       )}
       <h4>Approval requests</h4>
       {r.approval_requests.length === 0 ? (

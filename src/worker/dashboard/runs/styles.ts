@@ -3,6 +3,10 @@
  * a colour marks (worse, better, hard fail) is also said in words and with an arrow or border.
  */
 export const RUNS_STYLESHEET = `
+/* Long names and JSON arguments wrap on a phone instead of widening the page. */
+.runs-page :is(p, li, dd, summary, h1, h2, h3, code) { overflow-wrap: anywhere; }
+.runs-page form.inline > div { min-width: 0; max-width: 100%; }
+.runs-page select { width: 100%; }
 .chart .whisker { stroke: var(--ink); stroke-width: 2; }
 .chart .point circle, .chart .point rect { stroke: var(--paper); stroke-width: 1.5; }
 .chart .tone-pass circle, .chart .tone-pass rect { fill: var(--pass-ink); }
@@ -11,7 +15,8 @@ export const RUNS_STYLESHEET = `
 .chart .line { fill: none; stroke: var(--accent); stroke-width: 2; }
 .chart .pass-hat-k .point circle, .pass-hat-k .point circle { fill: var(--accent); }
 .chart .gate { fill: none; }
-.chart .axis line, .chart .axis-line { stroke: var(--line); stroke-width: 1; }
+.chart .grid line { stroke: var(--line); stroke-width: 1; }
+.chart .axis-line { stroke: var(--muted); stroke-width: 1; }
 .chart .histogram rect, .histogram .bar rect { fill: var(--accent); }
 .chart .axis-label { fill: var(--muted); }
 .chart a:focus-visible { outline: 3px solid var(--focus); }
