@@ -38,6 +38,8 @@ describe("the attempt object's schema version", () => {
     expect(await dispatchJson(attempt, { tool: "counter", arguments: { n: 5 } })).toEqual({ status: 200, body: { previous: 0 } });
     await runInDurableObject<AttemptObject, void>(stubOf(attempt), (instance, state) => {
       state.storage.sql.exec(`DROP TABLE meta`);
+      // Version 0 had the version-1 tables only: the columns later steps added go too.
+      state.storage.sql.exec(`ALTER TABLE calls DROP COLUMN upstream`);
       Reflect.set(instance, "live", undefined); // loaded afresh, as after a deploy
     });
     expect(await dispatchJson(attempt, { tool: "counter", arguments: { n: 6 } })).toEqual({ status: 200, body: { previous: 5 } });
@@ -56,7 +58,7 @@ describe("the attempt object's schema version", () => {
       const again = storage.migrate(next);
       return { first, again, columns: tableColumns(state.storage.sql, "calls").slice(-2), version: storage.schemaVersion() };
     });
-    expect(outcome).toEqual({ first: { from: CURRENT, to: (CURRENT ?? 0) + 1 }, again: { from: (CURRENT ?? 0) + 1, to: (CURRENT ?? 0) + 1 }, columns: ["at", "note"], version: (CURRENT ?? 0) + 1 });
+    expect(outcome).toEqual({ first: { from: CURRENT, to: (CURRENT ?? 0) + 1 }, again: { from: (CURRENT ?? 0) + 1, to: (CURRENT ?? 0) + 1 }, columns: [EVIDENCE_COLUMNS[EVIDENCE_COLUMNS.length - 1], "note"], version: (CURRENT ?? 0) + 1 });
     expect(await dispatchJson(attempt, { tool: "counter", arguments: { n: 2 } })).toEqual({ status: 200, body: { previous: 1 } });
     expect((await evidence(attempt)).map((c) => c.seq)).toEqual([1, 2]);
   });

@@ -58,6 +58,7 @@ export interface LibraryToolByName {
   operation_id?: string;
   variant?: string;
   approval_mode?: ApprovalMode;
+  mode?: "mock" | "real";
 }
 
 export type DraftSuiteTool = SuiteTool | LibraryToolByName;
@@ -70,7 +71,7 @@ export type SuiteParse = { ok: true; suite: SuiteDraft } | { ok: false; problems
 const SUITE_FIELDS = ["$schema", "description", "agent", "scenarios", "runs_per_scenario", "pass_rate", "scenario_pass_rate", "misfire_rate", "judge"] as const;
 const AGENT_FIELDS = ["kind", "connection", "parameters", "instructions", "tools", "policy", "max_iterations", "max_function_calls"] as const;
 const PARAMETER_FIELDS = ["temperature", "seed", "max_tokens"] as const;
-const LIBRARY_TOOL_FIELDS = ["tool_id", "tool", "operation_id", "variant", "approval_mode"] as const;
+const LIBRARY_TOOL_FIELDS = ["tool_id", "tool", "operation_id", "variant", "approval_mode", "mode"] as const;
 const INLINE_ENTRY_FIELDS = ["inline", "variant", "approval_mode"] as const;
 const INLINE_TOOL_FIELDS = ["name", "operation_id", "description", "input_schema", "output_schema", "annotations", "testing"] as const;
 const SCENARIO_FIELDS = ["id", "query", "expect", "forbid", "variants", "initial_state"] as const;
@@ -196,8 +197,15 @@ function readToolEntry(value: unknown, path: string, policy: string | undefined,
     return undefined;
   }
   const operationId = entry.operation_id === undefined ? undefined : readString(entry.operation_id, at(path, "operation_id"), problems, { nonEmpty: true, maxLength: MAX_ID_LENGTH });
-  const operation = operationId === undefined ? {} : { operation_id: operationId };
+  const operation: { operation_id?: string; mode?: "mock" | "real" } = operationId === undefined ? {} : { operation_id: operationId };
   if (entry.operation_id !== undefined && operationId === undefined) return undefined;
+  if (entry.mode !== undefined) {
+    if (entry.mode !== "mock" && entry.mode !== "real") {
+      problems.add(at(path, "mode"), 'expected "mock" (the default) or "real" (calls go to the tool\'s real handler)');
+      return undefined;
+    }
+    operation.mode = entry.mode;
+  }
   if (entry.tool_id !== undefined) {
     const toolId = readString(entry.tool_id, at(path, "tool_id"), problems, { nonEmpty: true, maxLength: MAX_ID_LENGTH });
     return toolId === undefined || failed ? undefined : { tool_id: toolId, ...operation, ...extras };
