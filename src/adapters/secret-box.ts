@@ -73,6 +73,17 @@ export async function open(key: CryptoKey, sealed: string, context: string): Pro
   }
 }
 
+/** The plaintext parsed as JSON, or undefined when it does not open or is not JSON. */
+export async function openJson(key: CryptoKey, sealed: string, context: string): Promise<unknown> {
+  const text = await open(key, sealed, context);
+  if (text === undefined) return undefined;
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+}
+
 /** The additional data binding a connection's sealed secrets to its tenant and name. */
 export function connectionContext(tenantId: string, name: string): string {
   // JSON keeps the two parts apart whatever characters they hold.

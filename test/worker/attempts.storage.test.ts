@@ -38,7 +38,8 @@ describe("the attempt object's schema version", () => {
     expect(await dispatchJson(attempt, { tool: "counter", arguments: { n: 5 } })).toEqual({ status: 200, body: { previous: 0 } });
     await runInDurableObject<AttemptObject, void>(stubOf(attempt), (instance, state) => {
       state.storage.sql.exec(`DROP TABLE meta`);
-      // Version 0 had version 1's tables: without the columns later steps add.
+      // Version 0 had the version-1 tables only: the columns later steps added go too.
+      state.storage.sql.exec(`ALTER TABLE calls DROP COLUMN upstream`);
       state.storage.sql.exec(`ALTER TABLE calls DROP COLUMN state_change`);
       Reflect.set(instance, "live", undefined); // loaded afresh, as after a deploy
     });

@@ -61,6 +61,7 @@ export interface LibraryToolByName {
   operation_id?: string;
   variant?: string;
   approval_mode?: ApprovalMode;
+  mode?: "mock" | "real";
 }
 
 export type DraftSuiteTool = SuiteTool | LibraryToolByName;
@@ -80,7 +81,7 @@ export const MAX_EXTERNAL_TIMEOUT_SECONDS = 7200;
 const MIN_EXTERNAL_TIMEOUT_SECONDS = 1;
 const MAX_ENDPOINT_LENGTH = 2048;
 const PARAMETER_FIELDS = ["temperature", "seed", "max_tokens"] as const;
-const LIBRARY_TOOL_FIELDS = ["tool_id", "tool", "operation_id", "variant", "approval_mode"] as const;
+const LIBRARY_TOOL_FIELDS = ["tool_id", "tool", "operation_id", "variant", "approval_mode", "mode"] as const;
 const INLINE_ENTRY_FIELDS = ["inline", "variant", "approval_mode"] as const;
 const INLINE_TOOL_FIELDS = ["name", "operation_id", "description", "input_schema", "output_schema", "annotations", "testing"] as const;
 const SCENARIO_FIELDS = ["id", "query", "expect", "forbid", "variants", "initial_state"] as const;
@@ -225,8 +226,15 @@ function readToolEntry(value: unknown, path: string, policy: string | undefined,
     return undefined;
   }
   const operationId = entry.operation_id === undefined ? undefined : readString(entry.operation_id, at(path, "operation_id"), problems, { nonEmpty: true, maxLength: MAX_ID_LENGTH });
-  const operation = operationId === undefined ? {} : { operation_id: operationId };
+  const operation: { operation_id?: string; mode?: "mock" | "real" } = operationId === undefined ? {} : { operation_id: operationId };
   if (entry.operation_id !== undefined && operationId === undefined) return undefined;
+  if (entry.mode !== undefined) {
+    if (entry.mode !== "mock" && entry.mode !== "real") {
+      problems.add(at(path, "mode"), 'expected "mock" (the default) or "real" (calls go to the tool\'s real handler)');
+      return undefined;
+    }
+    operation.mode = entry.mode;
+  }
   if (entry.tool_id !== undefined) {
     const toolId = readString(entry.tool_id, at(path, "tool_id"), problems, { nonEmpty: true, maxLength: MAX_ID_LENGTH });
     return toolId === undefined || failed ? undefined : { tool_id: toolId, ...operation, ...extras };

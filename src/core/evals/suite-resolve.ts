@@ -15,6 +15,7 @@ import type { ApprovalMode, Policy } from "../policy/types.js";
 import type { ToolLibrary } from "../simulation/library.js";
 import { planSimulation, type PlanRefusal, type SimulationPlan } from "../simulation/plan.js";
 import { checkAttacks } from "./suite-attacks.js";
+import type { RealToolContext } from "../simulation/real-tools.js";
 import { suiteApprovals } from "./suite-approvals.js";
 import { toolEntry } from "./suite-tools.js";
 import type { DraftSuiteTool, SuiteDraft } from "./suite-parse.js";
@@ -29,6 +30,8 @@ export interface ResolveInputs {
   library: ToolLibrary;
   validator: SchemaValidator;
   policies: PolicySource;
+  /** Upstreams and allowlist for tools in real mode (docs/real-tools.md); without it, real mode is refused. */
+  real?: RealToolContext | undefined;
 }
 
 export type SuiteResolution =
@@ -55,7 +58,7 @@ export async function resolveSuite(draft: SuiteDraft, inputs: ResolveInputs): Pr
   const tools = named.tools;
 
   const [planned, policy] = await Promise.all([
-    planSimulation(tools.map(toolEntry), { library: inputs.library, validator: inputs.validator }, TOOLS_PATH),
+    planSimulation(tools.map(toolEntry), { library: inputs.library, validator: inputs.validator, real: inputs.real }, TOOLS_PATH),
     draft.agent.policy === undefined ? Promise.resolve(null) : inputs.policies.latest(draft.agent.policy),
   ]);
   if (!planned.ok) return refuse(planned.refusal);

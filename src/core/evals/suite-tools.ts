@@ -11,7 +11,12 @@ export function suiteToolEntries(suite: Pick<Suite, "agent">): ToolEntry[] {
 /** The planner's entry for a suite's tool: the same selection, without the approval mode. */
 export function toolEntry(tool: SuiteTool): ToolEntry {
   if ("inline" in tool) return { inline: tool.inline, variant: tool.variant };
-  return { tool_id: tool.tool_id, operation_id: tool.operation_id, variant: tool.variant };
+  return { tool_id: tool.tool_id, operation_id: tool.operation_id, variant: tool.variant, mode: tool.mode };
+}
+
+/** The JSON Pointers of the entries that ask for real tools, under `at` (where the tools sit in the document). */
+export function realModePaths(tools: ReadonlyArray<SuiteTool | { mode?: "mock" | "real" }>, at = "/agent/tools"): string[] {
+  return tools.flatMap((tool, index) => ("mode" in tool && tool.mode === "real" ? [`${at}/${index}/mode`] : []));
 }
 
 /**

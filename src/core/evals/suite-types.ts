@@ -34,6 +34,8 @@ export type SuiteTool =
       variant?: string;
       /** Set when the agent names no policy; with a policy the policy decides. */
       approval_mode?: ApprovalMode;
+      /** "real": the run forwards this entry's calls to the tool's real handler (docs/real-tools.md). */
+      mode?: "mock" | "real";
     }
   | { inline: InlineTool; variant?: string; approval_mode?: ApprovalMode };
 

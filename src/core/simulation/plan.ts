@@ -229,20 +229,7 @@ export async function planSimulation(entries: readonly ToolEntry[], inputs: Plan
     const { tool, operation } = source;
     if (source.real) {
       const output = effectiveOutputSchema(operation, tool) ?? true;
-      const real: PinnedOperation = {
-        function_name: functionName(tool.name, operation.operation_id, tool.operations.length),
-        tool_id: tool.id,
-        tool_name: tool.name,
-        operation_id: operation.operation_id,
-        description: operation.description,
-        input_schema: operation.input_schema,
-        output_schema: output,
-        annotations: operation.annotations ?? null,
-        revision: null,
-        contract_hash: operation.contract_hash,
-        variant: REAL_VARIANT,
-        definition: REAL_PLACEHOLDER,
-      };
+      const real = pinnedLibrary(tool, operation, output, { revision: null, contract_hash: operation.contract_hash, variant: REAL_VARIANT, definition: REAL_PLACEHOLDER });
       if (selection.variant !== undefined) problems.push({ path: selection.variantPath, message: "a real operation has no variants: its real handler answers" });
       pinned.push({ selection, operation: real });
       realRequests.push({
@@ -270,20 +257,12 @@ export async function planSimulation(entries: readonly ToolEntry[], inputs: Plan
     }
     pinned.push({
       selection,
-      operation: {
-        function_name: functionName(tool.name, operation.operation_id, tool.operations.length),
-        tool_id: tool.id,
-        tool_name: tool.name,
-        operation_id: operation.operation_id,
-        description: operation.description,
-        input_schema: operation.input_schema,
-        output_schema: output,
-        annotations: operation.annotations ?? null,
+      operation: pinnedLibrary(tool, operation, output, {
         revision: revision.revision,
         contract_hash: revision.contract_hash,
         variant: selection.variant ?? parsed.definition.default_variant,
         definition: parsed.definition,
-      },
+      }),
     });
   }
   if (offenders.length > 0) return refuse({ kind: "no_current_revision", offenders });
@@ -394,6 +373,26 @@ function inlineContract(inline: InlineTool): OperationContract {
     description: inline.description,
     input_schema: inline.input_schema,
     output_schema: inline.output_schema,
+  };
+}
+
+/** A library operation as pinned: its contract as the library has it now, with what it is answered from. */
+function pinnedLibrary(
+  tool: LibraryTool,
+  operation: LibraryOperation,
+  output: JsonSchema,
+  pin: Pick<PinnedOperation, "revision" | "contract_hash" | "variant" | "definition">,
+): PinnedOperation {
+  return {
+    function_name: functionName(tool.name, operation.operation_id, tool.operations.length),
+    tool_id: tool.id,
+    tool_name: tool.name,
+    operation_id: operation.operation_id,
+    description: operation.description,
+    input_schema: operation.input_schema,
+    output_schema: output,
+    annotations: operation.annotations ?? null,
+    ...pin,
   };
 }
 

@@ -5,7 +5,7 @@
  */
 import type { StoredConnection } from "../../adapters/d1/connections.js";
 import type { ModelConnectionConfig } from "../../adapters/model/openai-client.js";
-import { connectionContext, open, seal } from "../../adapters/secret-box.js";
+import { connectionContext, openJson, seal } from "../../adapters/secret-box.js";
 
 export interface ConnectionSecrets {
   api_key: string;
@@ -18,14 +18,7 @@ export function sealConnectionSecrets(key: CryptoKey, tenantId: string, name: st
 
 /** The secrets, or undefined when they do not open (another secret, another row, altered). */
 export async function openConnectionSecrets(key: CryptoKey, row: Pick<StoredConnection, "tenant_id" | "name" | "sealed">): Promise<ConnectionSecrets | undefined> {
-  const text = await open(key, row.sealed, connectionContext(row.tenant_id, row.name));
-  if (text === undefined) return undefined;
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(text);
-  } catch {
-    return undefined;
-  }
+  const parsed = await openJson(key, row.sealed, connectionContext(row.tenant_id, row.name));
   if (typeof parsed !== "object" || parsed === null || !("api_key" in parsed) || !("headers" in parsed)) return undefined;
   const { api_key, headers } = parsed;
   if (typeof api_key !== "string" || typeof headers !== "object" || headers === null) return undefined;

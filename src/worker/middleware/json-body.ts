@@ -38,25 +38,8 @@ export async function readBodyBytes(request: Request, maxBytes: number): Promise
   if (Number.isInteger(declared) && declared >= 0) return new Uint8Array(await request.arrayBuffer());
   // Counting while streaming means a client that lies about (or omits) Content-Length still cannot
   // make us buffer more than the limit.
-  const reader = request.body.getReader();
-  const chunks: Uint8Array[] = [];
-  let total = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    total += value.byteLength;
-    if (total > maxBytes) {
-      await reader.cancel();
-      throw tooLarge(maxBytes);
-    }
-    chunks.push(value);
-  }
-  const bytes = new Uint8Array(total);
-  let offset = 0;
-  for (const chunk of chunks) {
-    bytes.set(chunk, offset);
-    offset += chunk.byteLength;
-  }
+  const bytes = await readCapped(request.body, maxBytes);
+  if (bytes === undefined) throw tooLarge(maxBytes);
   return bytes;
 }
 
@@ -106,4 +89,32 @@ export async function readJson(c: Context, maxBytes: number = DEFAULT_BODY_LIMIT
 
 function tooLarge(maxBytes: number): ApiError {
   return new ApiError("payload_too_large", `the request body exceeds the limit of ${maxBytes} bytes`, { limit_bytes: maxBytes });
+}
+
+/**
+ * A stream's bytes, counted while they arrive: undefined (and the stream cancelled) as soon as
+ * they pass `maxBytes`, so no sender can make us buffer more than that. Shared by request bodies
+ * and real-tools upstream answers.
+ */
+export async function readCapped(stream: ReadableStream<Uint8Array>, maxBytes: number): Promise<Uint8Array | undefined> {
+  const reader = stream.getReader();
+  const chunks: Uint8Array[] = [];
+  let total = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    total += value.byteLength;
+    if (total > maxBytes) {
+      await reader.cancel();
+      return undefined;
+    }
+    chunks.push(value);
+  }
+  const bytes = new Uint8Array(total);
+  let offset = 0;
+  for (const chunk of chunks) {
+    bytes.set(chunk, offset);
+    offset += chunk.byteLength;
+  }
+  return bytes;
 }

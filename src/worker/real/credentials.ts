@@ -3,7 +3,7 @@
  * (secret-box.ts), bound to the tenant and the tool: copied into another row, they do not open.
  * They are opened only by the Worker, to send one call, and never returned by any route.
  */
-import { open, seal } from "../../adapters/secret-box.js";
+import { openJson, seal } from "../../adapters/secret-box.js";
 
 export interface UpstreamCredentials {
   /** Header name (lowercase) → value; a bearer token is kept as its Authorization header. */
@@ -20,14 +20,7 @@ export function sealUpstreamCredentials(key: CryptoKey, tenantId: string, toolId
 
 /** The credentials, or undefined when they do not open (another secret, another row, altered). */
 export async function openUpstreamCredentials(key: CryptoKey, tenantId: string, toolId: string, sealed: string): Promise<UpstreamCredentials | undefined> {
-  const text = await open(key, sealed, upstreamContext(tenantId, toolId));
-  if (text === undefined) return undefined;
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(text);
-  } catch {
-    return undefined;
-  }
+  const parsed = await openJson(key, sealed, upstreamContext(tenantId, toolId));
   if (typeof parsed !== "object" || parsed === null || !("headers" in parsed) || typeof parsed.headers !== "object" || parsed.headers === null) return undefined;
   const headers: Record<string, string> = {};
   for (const [name, value] of Object.entries(parsed.headers)) if (typeof value === "string") headers[name] = value;

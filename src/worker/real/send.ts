@@ -13,6 +13,7 @@ import type { JsonObject, JsonValue } from "../../core/json.js";
 import { addressRefusal, bindingUrl, httpCall, mcpAnswer, type RealBinding } from "../../core/tools/upstream.js";
 import type { UpstreamAnswer } from "../attempt/replies.js";
 import type { Env } from "../env.js";
+import { readCapped } from "../middleware/json-body.js";
 import { openUpstreamCredentials } from "./credentials.js";
 
 const CLIENT_INFO = { name: "toolproof-real-tools", version: "0.1.0" };
@@ -95,26 +96,8 @@ async function boundedText(response: Response, limit: number): Promise<{ ok: tru
     return tooLarge;
   }
   if (!response.body) return { ok: true, text: "" };
-  const reader = response.body.getReader();
-  const chunks: Uint8Array[] = [];
-  let total = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    total += value.byteLength;
-    if (total > limit) {
-      await reader.cancel();
-      return tooLarge;
-    }
-    chunks.push(value);
-  }
-  const bytes = new Uint8Array(total);
-  let offset = 0;
-  for (const chunk of chunks) {
-    bytes.set(chunk, offset);
-    offset += chunk.byteLength;
-  }
-  return { ok: true, text: new TextDecoder().decode(bytes) };
+  const bytes = await readCapped(response.body, limit);
+  return bytes === undefined ? tooLarge : { ok: true, text: new TextDecoder().decode(bytes) };
 }
 
 /** The answer as the agent receives it: its JSON, or its text when it is not JSON (an empty body is null). */

@@ -14,6 +14,7 @@
  * The D1 row is read first either way, so another tenant's run is a 404 like a missing one.
  */
 import { Hono } from "hono";
+import { RUN_REAL_TOOLS } from "../real/context.js";
 import { z } from "zod";
 import { encodeCursor } from "../../adapters/d1/json-column.js";
 import { getRun, getRunRepetition, listRunRepetitions, listRuns, type RunRow } from "../../adapters/d1/runs.js";
@@ -64,7 +65,7 @@ runRoutes.post("/suites/:name/runs", requirePermission("AIManager:RunEvals"), as
   });
 
   const started = await startRun(
-    { tenantId, keyId, suite: { name, version: runnable.version, document: runnable.suite }, policy: runnable.policy, runs_per_scenario: body.runs_per_scenario, label: body.label, trigger: { kind: "api" } },
+    { tenantId, keyId, suite: { name, version: runnable.version, document: runnable.suite }, policy: runnable.policy, runs_per_scenario: body.runs_per_scenario, label: body.label, trigger: { kind: "api" }, real_tools_allowed: c.var.principal.permissions.has(RUN_REAL_TOOLS) },
     { env: c.env, db, ids: c.var.ids, clock: systemClock },
   );
   const { start } = started;

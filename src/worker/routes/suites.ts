@@ -31,6 +31,8 @@ import { ApiError, invalidRequest, notFound } from "../http-error.js";
 import { requirePermission } from "../middleware/auth.js";
 import { pageCursor, pageLimit } from "../pagination.js";
 import { schemaValidator } from "../services.js";
+import { realModePaths } from "../../core/evals/suite-tools.js";
+import { realToolContext, requireRealTools } from "../real/context.js";
 import { storedPolicy } from "./policies.js";
 import { refusalError } from "../plan-refusal.js";
 import { httpUrlProblems } from "../schema-fields.js";
@@ -58,7 +60,10 @@ suiteRoutes.put("/:name", async (c) => {
     const endpoint = httpUrlProblems(parsed.suite.agent.endpoint, "/agent/endpoint", { example: "https://agent.example.com/toolproof/jobs", credentials: "the job is authenticated by its signature (agent.secret)" });
     if (endpoint.problems.length > 0) throw invalidRequest(endpoint.problems);
   }
-  const resolved = await resolveSuite(parsed.suite, { library: toolLibrary(c.var.db, tenantId), validator: schemaValidator(), policies: policySource(c.var.db, tenantId) });
+  const realModes = realModePaths(parsed.suite.agent.tools);
+  requireRealTools(c.var.principal, realModes);
+  const real = realModes.length > 0 ? await realToolContext(c.env, c.var.db, tenantId, parsed.suite.agent.policy, "/agent/policy") : undefined;
+  const resolved = await resolveSuite(parsed.suite, { library: toolLibrary(c.var.db, tenantId), validator: schemaValidator(), policies: policySource(c.var.db, tenantId), real });
   if (!resolved.ok) throw refusalError(resolved.refusal);
   const { suite, plan, policy, approval } = resolved;
 

@@ -30,6 +30,7 @@ import { invalidRequest } from "../http-error.js";
 import { calibrationGate } from "../judge-calibration.js";
 import { refusalError } from "../plan-refusal.js";
 import { schemaValidator } from "../services.js";
+import { runRealTools } from "../real/run-context.js";
 import { ATTEMPT_LEASE_MARGIN_MS, DEFAULT_RUN_TIMEOUT_MS, durationSetting } from "./lifetimes.js";
 import type { RunRepetitionSlot, RunStart } from "./replies.js";
 import { runStub } from "./run-access.js";
@@ -50,6 +51,8 @@ export interface StartRunRequest {
   label?: string | undefined;
   /** What started the run, stored as the row's trigger. */
   trigger: Record<string, string>;
+  /** Whoever started the run holds AIManager:RunRealTools (a suite with real tools needs it; a webhook never has it). */
+  real_tools_allowed?: boolean | undefined;
 }
 
 export interface StartRunDeps {
@@ -69,7 +72,8 @@ export interface StartedRun {
 export async function startRun(request: StartRunRequest, deps: StartRunDeps): Promise<StartedRun> {
   const { env, db, ids, clock } = deps;
   const suite = request.suite.document;
-  const planned = await planRun(suite, { library: toolLibrary(db, request.tenantId), validator: schemaValidator() });
+  const real = await runRealTools(env, db, request);
+  const planned = await planRun(suite, { library: toolLibrary(db, request.tenantId), validator: schemaValidator(), real });
   if (!planned.ok) throw refusalError(planned.refusal);
   const plan = planned.plan;
   const approvals = suiteApprovals(suite, plan.operations, request.policy);

@@ -100,6 +100,17 @@ describe("recordDraft", () => {
     });
   });
 
+  it("keeps an answer that broke the contract, so the check shows it as a failing example", async () => {
+    const schema: JsonSchema = { type: "object", properties: { status: { type: "string" } }, required: ["status"] };
+    const result = recordDraft([{ attempt_id: "att_a", seq: 1, input: { id: "INV-BAD" }, answer: { status: 42 } }], schema);
+    if (!result.ok) throw new Error(result.message);
+    const report = await checkDefinition(contract(anyObject, schema), result.draft.definition, validator);
+    expect({ valid: report.valid, examples: report.examples.map((e) => ({ index: e.index, passed: e.passed, path: e.error?.path })) }).toEqual({
+      valid: false,
+      examples: [{ index: 0, passed: false, path: "/variants/recorded/rules/0/result/status" }],
+    });
+  });
+
   it("leaves out an answer a definition cannot hold as a literal, and says why", () => {
     const calls: RecordedCall[] = [{ attempt_id: "att_a", seq: 4, input: {}, answer: { note: { $input: "x" } } }];
     expect(recordDraft(calls, true)).toEqual({

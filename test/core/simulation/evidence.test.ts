@@ -36,6 +36,14 @@ describe("toEvidenceCall", () => {
   });
 });
 
+describe("toEvidenceCall of a real call", () => {
+  it("says where the answer came from: source real, with the upstream's status, latency and contract violations", () => {
+    const upstream = { status: 200, latency_ms: 12, contract_violations: [{ path: "/previous", message: "expected an integer" }] };
+    const { result: _result, error: _error, upstream: _upstream, ...common } = row;
+    expect(toEvidenceCall({ ...row, upstream: JSON.stringify(upstream) })).toStrictEqual({ ...common, arguments: { n: 1 }, result: { previous: 0 }, source: "real", upstream });
+  });
+});
+
 describe("the evidence column list", () => {
   it("names every field once, and a row written by its values reads back as the same row", () => {
     expect([...EVIDENCE_COLUMNS].sort()).toEqual(Object.keys(row).sort());

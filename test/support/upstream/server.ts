@@ -10,6 +10,7 @@
  * - GET  /slow                 answers after 3 s
  * - GET  /big                  a 2 MB JSON string
  * MCP (POST /mcp): tools get_weather {city} → structuredContent {"city", "temp_c": 21} ("Nowhere": temp_c "warm"),
+ *                  get_invoice {invoice_id} → the demo invoices contract's answer for a received invoice,
  *                  place_order {item} → {"order": "ORD-1", "item"}
  * Control: GET /__log → {"requests": [{method, path, query, headers, body}]}, DELETE /__log empties it.
  */
@@ -56,6 +57,10 @@ function mcpServer(): Server {
     if (request.params.name === "get_weather") {
       const city = String(args.city);
       const result = { city, temp_c: city === "Nowhere" ? "warm" : 21 };
+      return { content: [{ type: "text", text: JSON.stringify(result) }], structuredContent: result };
+    }
+    if (request.params.name === "get_invoice") {
+      const result = { invoice_id: String(args.invoice_id), supplier: "Fabrikam Office", amount: 310, currency: "EUR", status: "received", hold_reason: null };
       return { content: [{ type: "text", text: JSON.stringify(result) }], structuredContent: result };
     }
     if (request.params.name === "place_order") {
