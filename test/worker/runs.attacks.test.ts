@@ -132,6 +132,18 @@ describe("a suite with an injection attack", () => {
     });
   });
 
+  it("counts the attacked copies toward the repetitions one run may have", async () => {
+    const world = await invoiceWorld("attack-bound");
+    await saveInjectionVariant(world);
+    const { scenarios: _listed, ...everywhere } = ATTACK;
+    await putSuite(world, "bounded", invoiceSuite(world, { attacks: [everywhere] }));
+    // 5 scenarios × 250 would be 1250; with the 4 attacked copies it is 2250.
+    const response = await call("POST", "/api/suites/bounded/runs", { key: world.tenant.key, body: { runs_per_scenario: 250 } });
+    expect({ status: response.status, body: await response.json() }).toEqual(
+      invalidAnswer({ path: "/runs_per_scenario", message: "9 scenarios (5 and 4 attacked copies) × 250 runs is 2250 repetitions; one run may have at most 2000" }),
+    );
+  });
+
   it("is refused when saved with a variant the function does not have, or a scenario that expects the target", async () => {
     const world = await invoiceWorld("attack-refused");
     const response = await call("PUT", "/api/suites/refused", {

@@ -129,6 +129,9 @@ describe("action inject", () => {
     expect(await answer(await inject({ payload: "x", field: "/status" }))).toEqual(
       invalidAnswer({ path: "/field", message: "no string field at /status can carry the payload; the fields that can are /invoice_id, /supplier, /currency, /message" }),
     );
+    expect(await answer(await inject({ payload: "x", base_variant: "not_found", variant: "success" }))).toEqual(
+      invalidAnswer({ path: "/variant", message: '"success" is the definition\'s default variant; name the injection variant something else' }),
+    );
     expect(await answer(await inject({ payload: "x", base_variant: "outage" }))).toEqual(
       invalidAnswer({ path: "/base_variant", message: "the definition has no variant \"outage\"; it defines success, not_found, note-attack" }),
     );

@@ -89,7 +89,7 @@ function decodeToken(token: string): string {
 }
 
 /** Follows a local "#/..." reference inside the root schema; null when it does not resolve. */
-function resolveLocalRef(root: unknown, ref: string): { schema: unknown; at: string } | null {
+export function resolveLocalRef(root: unknown, ref: string): { schema: unknown; at: string } | null {
   if (ref === "#") return { schema: root, at: "" };
   if (!ref.startsWith("#/")) return null;
   let current: unknown = root;

@@ -105,6 +105,11 @@ export function coveredScenarios<S extends Pick<Scenario, "id" | "expect">>(atta
   return scenarios.filter((s) => !expectedFunctions(s.expect).includes(attack.target.function));
 }
 
+/** The scenarios a run of the suite carries out: its own, and each attack's attacked copies. */
+export function runScenarioCount(suite: { scenarios: readonly Pick<Scenario, "id" | "expect">[]; attacks?: readonly SuiteAttack[] | undefined }): number {
+  return suite.scenarios.length + (suite.attacks ?? []).reduce((sum, attack) => sum + coveredScenarios(attack, suite.scenarios).length, 0);
+}
+
 /** Against the agent's pinned operations (problems in field order): both functions exist, and the variant is in the function's definition. */
 export function checkAttacks(attacks: readonly SuiteAttack[], operations: readonly PinnedOperation[], problems: Problem[], unknownFunction: (path: string, name: string) => void): void {
   attacks.forEach((attack, index) => {

@@ -95,6 +95,8 @@ export async function injectVariant(request: InjectRequest, validator: SchemaVal
   if (base === undefined) return invalid("/base_variant", `the definition has no variant "${baseName}"; it defines ${Object.keys(definition.variants).join(", ")}`);
   if (!VARIANT_NAME.test(name)) return invalid("/variant", `a variant name is 1 to 64 letters, digits, "_", "." or "-"; got ${JSON.stringify(name)}`);
   if (name === baseName) return invalid("/variant", `the injection variant needs a name of its own, not the base variant's ("${baseName}")`);
+  // Deriving again replaces a variant of that name; the default variant is what every simulation gets, so never that.
+  if (name === definition.default_variant) return invalid("/variant", `"${name}" is the definition's default variant; name the injection variant something else`);
 
   const survey = stringFields(contract.output_schema);
   let fields = survey.fields.filter((field) => fits(field, payload));

@@ -5,6 +5,7 @@
  * of one anyOf branch is found too; whether a given result may take it is settled afterwards by
  * validating the rendered result, never assumed.
  */
+import { resolveLocalRef } from "../contract/derive.js";
 import { isJsonObject, pointer, pointerToken, type Problem } from "../json.js";
 
 export interface StringField {
@@ -44,7 +45,7 @@ export function stringFields(outputSchema: unknown): FieldSurvey {
 function walk(root: unknown, schema: unknown, at: string, path: string[], required: boolean, survey: FieldSurvey, depth: number): void {
   if (depth > MAX_DEPTH || !isJsonObject(schema)) return;
   if (typeof schema.$ref === "string") {
-    const target = localRef(root, schema.$ref);
+    const target = resolveLocalRef(root, schema.$ref);
     if (target !== null) walk(root, target.schema, target.at, path, required, survey, depth + 1);
   }
   for (const keyword of ["allOf", "anyOf", "oneOf"] as const) {
@@ -79,19 +80,6 @@ function declaresString(schema: Record<string, unknown>): boolean {
   const type = schema.type;
   if (type === "string") return true;
   return Array.isArray(type) && type.includes("string");
-}
-
-function localRef(root: unknown, ref: string): { schema: unknown; at: string } | null {
-  if (ref === "#") return { schema: root, at: "" };
-  if (!ref.startsWith("#/")) return null;
-  let current: unknown = root;
-  const tokens = ref.slice(2).split("/").map((t) => t.replace(/~1/g, "/").replace(/~0/g, "~"));
-  for (const token of tokens) {
-    if (current === null || typeof current !== "object" || !Object.hasOwn(current, token)) return null;
-    // SAFETY: an object indexed by one of its own keys.
-    current = (current as Record<string, unknown>)[token];
-  }
-  return { schema: current, at: pointer(...tokens) };
 }
 
 /** "/supplier" for a path, "the result" for the root. */

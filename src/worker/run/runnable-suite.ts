@@ -7,6 +7,7 @@
 import { findPolicyVersion } from "../../adapters/d1/policies.js";
 import { getSuiteVersion } from "../../adapters/d1/suites.js";
 import type { Suite } from "../../core/evals/suite-types.js";
+import { runScenarioCount } from "../../core/evals/suite-attacks.js";
 import type { Policy } from "../../core/policy/types.js";
 import type { Database } from "../env.js";
 import { ApiError, invalidRequest } from "../http-error.js";
@@ -38,9 +39,11 @@ export async function runnableSuite(db: Database, tenantId: string, name: string
   if (!stored) throw options.missing();
   const suite = storedSuite(stored);
   const runsPerScenario = options.runs_per_scenario ?? suite.runs_per_scenario;
-  const total = runsPerScenario * suite.scenarios.length;
+  const scenarios = runScenarioCount(suite);
+  const total = runsPerScenario * scenarios;
   if (total > MAX_REPETITIONS) {
-    throw invalidRequest([{ path: "/runs_per_scenario", message: `${suite.scenarios.length} scenarios × ${runsPerScenario} runs is ${total} repetitions; one run may have at most ${MAX_REPETITIONS}` }]);
+    const attacked = scenarios > suite.scenarios.length ? ` (${suite.scenarios.length} and ${scenarios - suite.scenarios.length} attacked copies)` : "";
+    throw invalidRequest([{ path: "/runs_per_scenario", message: `${scenarios} scenarios${attacked} × ${runsPerScenario} runs is ${total} repetitions; one run may have at most ${MAX_REPETITIONS}` }]);
   }
 
   // The same check that warned when the suite was saved; a run cannot start without them.
