@@ -47,6 +47,8 @@ export interface StartOptions {
   configPath?: string;
   /** Worker variables that override wrangler.toml's [vars] and .dev.vars (tests and benchmarks tune the run watchdog with these). */
   vars?: Record<string, string>;
+  /** Opens workerd's V8 inspector on this loopback port (the memory probe reads the JS heap through it). */
+  inspectorPort?: number;
 }
 
 export interface RunningToolproof {
@@ -129,6 +131,7 @@ export async function startToolproof(options: StartOptions = {}): Promise<Runnin
       resourcePersistencePath: resourcePersistencePath(stateDir),
       // No per-request log line: it costs a round trip through this Node process per request.
       logRequests: false,
+      ...(options.inspectorPort === undefined ? {} : { inspectorPort: options.inspectorPort }),
     });
     const worker = miniflare;
     const direct = await worker.ready.then(() => worker.unsafeGetDirectURL(config.name)).catch((error: unknown) => {

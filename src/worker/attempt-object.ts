@@ -45,6 +45,7 @@ import type {
   FlushReply,
   ForwardRequest,
   RecordedReply,
+  ReleaseReply,
   SetupReply,
   SnapshotReply,
   UpstreamAnswer,
@@ -105,6 +106,17 @@ export class AttemptObject extends DurableObject<Env> implements AttemptMethods 
     this.live = undefined;
     this.scheduleAlarm(setup.expires_at);
     return { kind: "ok" };
+  }
+
+  /**
+   * setup(), then out of memory once the setup is durable: an eval run sets up all its attempts
+   * when it starts, long before the queue reaches most of them, and each one set up would
+   * otherwise stay loaded (with its SQLite connection) until the runtime evicts it.
+   */
+  async setupAndLeave(setup: AttemptSetup): Promise<SetupReply> {
+    const reply = this.setup(setup);
+    if (reply.kind === "ok") await this.leaveMemory("set up for a run; loaded again by its first call");
+    return reply;
   }
 
   /** POST /api/attempts/:id/dispatch: the body's JSON text, parsed here so it crosses the RPC boundary as one string. */
@@ -201,6 +213,34 @@ export class AttemptObject extends DurableObject<Env> implements AttemptMethods 
     }
     this.settleAlarm(live);
     return { kind: "flushed", last_seq: live.nextSeq - 1 };
+  }
+
+  /**
+   * The eval consumer is done with this attempt (its repetition is recorded): copy the evidence to
+   * D1 now, then leave memory rather than stay loaded, which the idle timer would make it do for
+   * IDLE_FLUSH_MS and the runtime for its own idle time after that. Storage stays as it is (the
+   * lease, the alarm and retention run their course), so reads keep working and a late call is
+   * answered by the same object, loaded again.
+   */
+  async release(tokenHash: string): Promise<ReleaseReply> {
+    const live = this.authorized(tokenHash);
+    if (!live) return live === null ? { kind: "missing" } : { kind: "unauthorized" };
+    const flushed = await this.flush();
+    if (flushed.kind !== "flushed") return flushed;
+    await this.leaveMemory("released: its repetition is recorded");
+    return { kind: "released", last_seq: flushed.last_seq };
+  }
+
+  /**
+   * Drops this instance (and its SQLite connection) as soon as the current reply has gone, once
+   * every write is durable: storage stays exactly as it is, and the next request, if any, is
+   * answered by a fresh instance loaded from it.
+   */
+  private async leaveMemory(reason: string): Promise<void> {
+    if (this.idleTimer !== null) clearTimeout(this.idleTimer);
+    this.idleTimer = null;
+    await this.ctx.storage.sync();
+    setTimeout(() => this.ctx.abort(reason), 0);
   }
 
   /**

@@ -19,7 +19,8 @@ async function bootstrap(options: { secret?: string | undefined; authorization?:
   if (options.authorization !== undefined) headers.authorization = options.authorization;
   const request = new Request("http://toolproof.test/api/bootstrap", { method: "POST", headers, body: JSON.stringify(options.body ?? { tenant: "acme" }) });
   const testEnv: Env = { ...env, TOOLPROOF_BOOTSTRAP_TOKEN: "secret" in options ? options.secret : TOKEN };
-  const response = await worker.fetch(request, testEnv, ctx);
+  // SAFETY: a test request has no incoming cf properties; the handler reads none.
+  const response = await worker.fetch(request as Request<unknown, IncomingRequestCfProperties>, testEnv, ctx);
   await waitOnExecutionContext(ctx);
   return answer(response);
 }

@@ -116,8 +116,16 @@ export type FlushReply =
 export type CallsReply = MissingReply | { kind: "ok"; calls: EvidenceRow[] };
 
 /** The object's RPC surface, as the class implements it. */
+/**
+ * release(): the attempt's user is done with it (an eval repetition that is recorded). `released`:
+ * its evidence is in D1 and the object leaves memory; `failed`: D1 refused the copy, so the object
+ * stays and its alarm retries.
+ */
+export type ReleaseReply = MissingReply | { kind: "unauthorized" } | { kind: "released"; last_seq: number } | { kind: "failed"; message: string };
+
 export interface AttemptMethods {
   setup(setup: AttemptSetup): SetupReply;
+  setupAndLeave(setup: AttemptSetup): Promise<SetupReply>;
   dispatch(tokenHash: string, body: string): DispatchReply;
   dispatchRequest(tokenHash: string, request: DispatchRequest): DispatchReply;
   recordReal(tokenHash: string, request: DispatchRequest, answer: UpstreamAnswer): RecordedReply;
@@ -125,6 +133,7 @@ export interface AttemptMethods {
   snapshot(): SnapshotReply;
   complete(tokenHash: string, completion: JsonObject): CompleteReply;
   flush(): Promise<FlushReply>;
+  release(tokenHash: string): Promise<ReleaseReply>;
   calls(afterSeq: number, limit: number): CallsReply;
 }
 

@@ -96,6 +96,21 @@ export async function evidenceSince(env: Env, attemptId: string, afterSeq: numbe
   }
 }
 
+/**
+ * Once the repetition is recorded its attempt is done: its evidence goes to D1 now and its object
+ * leaves memory (otherwise every attempt of a run stayed loaded for about 20 s after its last
+ * call: workerd's memory grew with the run's size). Not fatal when it fails: the object's own
+ * alarm copies the evidence later, and the runtime unloads it when idle.
+ */
+export async function releaseAttempt(env: Env, job: Pick<RunJob, "attempt_id" | "token_hash">): Promise<void> {
+  try {
+    const reply = await attemptStub(env, job.attempt_id).release(job.token_hash);
+    if (reply.kind !== "released") console.error(`eval queue: attempt ${job.attempt_id} was not released (${reply.kind}); its alarm copies the evidence later`);
+  } catch (error) {
+    console.error(`eval queue: releasing attempt ${job.attempt_id} failed; its alarm copies the evidence later`, error);
+  }
+}
+
 function parseStored(text: string): JsonValue {
   // SAFETY: results are stored as the JSON text of a rendered JSON value.
   return JSON.parse(text) as JsonValue;

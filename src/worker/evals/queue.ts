@@ -24,7 +24,7 @@ import { systemClock, type Clock, type ModelClient } from "../../core/ports.js";
 import type { Database, Env } from "../env.js";
 import type { RunJob } from "../run/replies.js";
 import { runStub } from "../run/run-access.js";
-import { attemptDispatcher, evidenceMark, evidenceSince } from "./attempt-ports.js";
+import { attemptDispatcher, evidenceMark, evidenceSince, releaseAttempt } from "./attempt-ports.js";
 import { batchConcurrency, forEachBounded, limitedClient } from "./concurrency.js";
 import { EVAL_DEAD_LETTER_QUEUE_NAME, isEvalMessage } from "./messages.js";
 import { runExternalJob } from "../external/job.js";
@@ -88,6 +88,8 @@ async function carryOut(message: Message<unknown>, env: Env, resolve: ModelClien
     // Null: an external agent has its job and reports on its own (external/job.ts).
     const reply = record === null ? null : await coordinator.record(body.seq, record);
     if (reply?.kind === "missing") console.error(`eval queue: run ${body.run_id} has no repetition ${body.seq}`);
+    // An external agent's attempt stays until its completion is scored.
+    if (record !== null) await releaseAttempt(env, claim.job);
     message.ack();
   } catch (error) {
     const text = errorText(error);
