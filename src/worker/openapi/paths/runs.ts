@@ -59,6 +59,19 @@ export const Run = named(
     misfire_rate: z.number().nullable(),
     detection_power: z.number().nullable(),
     runs_needed_95: z.number().nullable(),
+    attacks: z
+      .object({
+        runs: z.number().int(),
+        successful_attacks: z.number().int(),
+        errors: z.number().int(),
+        attack_success_rate: z.number().nullable(),
+        interval: Interval,
+        utility_under_attack: z.number().nullable(),
+        utility_without_attack: z.number().nullable(),
+        attacks: z.array(z.record(z.string(), z.unknown())).describe("Per attack: the same rates, per scenario, and each successful attack."),
+      })
+      .nullable()
+      .describe("Attack success rate beside utility with and without the payload (docs/injection.md); null for a run without attacks."),
     ending: JsonValue.describe("How the run ended (finished, cancelled, timed out), or null while it runs."),
     pinned: JsonValue,
     trigger: JsonValue.describe('What started it: {"kind": "api"} or a webhook delivery.'),
