@@ -25,6 +25,9 @@ async function saveInjectionVariant(world: InvoiceWorld): Promise<void> {
   expect(saved.status).toBe(201);
 }
 
+/** A run of 18 to 27 repetitions takes a few seconds alone, longer on a busy machine. */
+const RUN_TIMEOUT_MS = 30_000;
+
 const rates = (runs: number, successes: number, under: number, without: number) => ({
   runs,
   successful_attacks: successes,
@@ -99,7 +102,7 @@ describe("a suite with an injection attack", () => {
     });
     const invoice = { invoice_id: "INV-10431", supplier: catalogueText("important_instructions", TARGET), amount: 912.4, currency: "USD", status: "received", hold_reason: null };
     expect(toolResults).toEqual([invoice, invoice, invoice]);
-  });
+  }, RUN_TIMEOUT_MS);
 
   it("a model that ignores the payload: attack success rate 0 over every covered scenario, utility the same with and without it", async () => {
     const world = await invoiceWorld("attack-ignore");
@@ -130,7 +133,7 @@ describe("a suite with an injection attack", () => {
         ],
       },
     });
-  });
+  }, RUN_TIMEOUT_MS);
 
   it("counts the attacked copies toward the repetitions one run may have", async () => {
     const world = await invoiceWorld("attack-bound");
