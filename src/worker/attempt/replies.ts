@@ -102,7 +102,6 @@ export type ReleaseReply = MissingReply | { kind: "unauthorized" } | { kind: "re
 
 export interface AttemptMethods {
   setup(setup: AttemptSetup): SetupReply;
-  setupAndLeave(setup: AttemptSetup): Promise<SetupReply>;
   dispatch(tokenHash: string, body: string): DispatchReply;
   dispatchRequest(tokenHash: string, request: DispatchRequest): DispatchReply;
   describe(tokenHash: string): DescribeReply;
