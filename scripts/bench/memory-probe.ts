@@ -236,7 +236,6 @@ async function main(): Promise<void> {
       await new Promise((resolve) => setTimeout(resolve, 20_000));
       await read(`+${waited + 20} s`, pid);
     }
-
   } finally {
     await server.stop();
     await model.close();
