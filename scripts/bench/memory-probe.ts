@@ -36,6 +36,9 @@ interface Reading {
   anon_mb: number;
   js_used_mb: number | null;
   js_total_mb: number | null;
+  /** What V8 counts outside the JS heap for the embedder (workerd's own objects) and for ArrayBuffer contents, when it reports them. */
+  js_embedder_mb: number | null;
+  js_backing_store_mb: number | null;
 }
 
 async function api(server: RunningToolproof, method: string, route: string, body?: string, type = "application/json"): Promise<unknown> {
@@ -64,7 +67,7 @@ async function workerdPid(): Promise<number> {
   throw new Error("no workerd child process");
 }
 
-async function procReading(pid: number): Promise<Omit<Reading, "step" | "js_used_mb" | "js_total_mb">> {
+async function procReading(pid: number): Promise<Omit<Reading, "step" | "js_used_mb" | "js_total_mb" | "js_embedder_mb" | "js_backing_store_mb">> {
   const status = await readFile(`/proc/${pid}/status`, "utf8");
   const rss = Number(/^VmRSS:\s+(\d+)/m.exec(status)?.[1] ?? 0);
   let sqlite = 0;
@@ -134,7 +137,7 @@ async function read(step: string, pid: number): Promise<Reading> {
   const heap = session ? await session.send("Runtime.getHeapUsage") : null;
   session?.close();
   const mb = (key: string) => (typeof field(heap, key) === "number" ? Math.round(Number(field(heap, key)) / 1024 / 1024) : null);
-  const reading = { step, ...(await procReading(pid)), js_used_mb: mb("usedSize"), js_total_mb: mb("totalSize") };
+  const reading = { step, ...(await procReading(pid)), js_used_mb: mb("usedSize"), js_total_mb: mb("totalSize"), js_embedder_mb: mb("embedderHeapUsedSize"), js_backing_store_mb: mb("backingStorageSize") };
   console.log(JSON.stringify(reading));
   return reading;
 }
@@ -159,6 +162,31 @@ async function d1Bytes(dir: string): Promise<number> {
   return total;
 }
 
+/** Bytes of the rows' text per table in the local D1 database (what the data weighs, without the WAL's rewritten pages). */
+async function d1Content(dir: string): Promise<Record<string, number>> {
+  const { DatabaseSync } = await import("node:sqlite");
+  const files = (await readdir(dir, { recursive: true })).map((entry) => path.join(dir, String(entry))).filter((file) => /d1/.test(file) && file.endsWith(".sqlite"));
+  const sizes: Record<string, number> = {};
+  for (const file of files) {
+    const db = new DatabaseSync(file, { readOnly: true });
+    const measure = (table: string, columns: string[]) => {
+      const row = db.prepare(`SELECT count(*) AS n, coalesce(sum(${columns.map((c) => `coalesce(length(${c}), 0)`).join(" + ")}), 0) AS bytes FROM ${table}`).get() as { n: number; bytes: number };
+      sizes[`${table}_rows`] = (sizes[`${table}_rows`] ?? 0) + row.n;
+      sizes[`${table}_bytes`] = (sizes[`${table}_bytes`] ?? 0) + row.bytes;
+    };
+    try {
+      measure("run_repetitions", ["record", "scenario_id", "attempt_id", "run_id"]);
+      measure("attempt_calls", ["arguments", "result", "error", "call_id", "tool", "operation_id", "at", "attempt_id"]);
+      measure("attempts", ["state", "completion", "token_hash", "id", "simulation_id", "expires_at", "status"]);
+    } catch {
+      // not the toolproof database
+    } finally {
+      db.close();
+    }
+  }
+  return sizes;
+}
+
 async function main(): Promise<void> {
   const model = await startModelServer({ logLimit: 10 });
   model.script(DEMO_MODEL, demoModelScript(200));
@@ -171,6 +199,7 @@ async function main(): Promise<void> {
     if (MODE === "nocall") suite = suite.replace(/scenarios:\n[\s\S]*?(  - id: pay-refusal)/, "scenarios:\n$1");
     await api(server, "PUT", "/api/suites/probe", suite, "application/yaml");
     await read("idle", pid);
+    console.log(`D1 files: ${((await d1Bytes(stateDir)) / 1024 / 1024).toFixed(2)} MiB`);
     for (let round = 1; round <= ROUNDS; round++) {
     const started = performance.now();
     if (MODE === "run" || MODE === "nocall") {
@@ -201,13 +230,12 @@ async function main(): Promise<void> {
       }
     }
     await read(`after round ${round}`, pid);
-    console.log(`D1 files: ${((await d1Bytes(stateDir)) / 1024 / 1024).toFixed(2)} MiB`);
+    console.log(`D1 files: ${((await d1Bytes(stateDir)) / 1024 / 1024).toFixed(2)} MiB; stored per table: ${JSON.stringify(await d1Content(stateDir))}`);
     }
     for (let waited = 0; waited < SETTLE_SECONDS; waited += 20) {
       await new Promise((resolve) => setTimeout(resolve, 20_000));
       await read(`+${waited + 20} s`, pid);
     }
-
   } finally {
     await server.stop();
     await model.close();

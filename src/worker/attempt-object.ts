@@ -108,17 +108,6 @@ export class AttemptObject extends DurableObject<Env> implements AttemptMethods 
     return { kind: "ok" };
   }
 
-  /**
-   * setup(), then out of memory once the setup is durable: an eval run sets up all its attempts
-   * when it starts, long before the queue reaches most of them, and each one set up would
-   * otherwise stay loaded (with its SQLite connection) until the runtime evicts it.
-   */
-  async setupAndLeave(setup: AttemptSetup): Promise<SetupReply> {
-    const reply = this.setup(setup);
-    if (reply.kind === "ok") await this.leaveMemory("set up for a run; loaded again by its first call");
-    return reply;
-  }
-
   /** POST /api/attempts/:id/dispatch: the body's JSON text, parsed here so it crosses the RPC boundary as one string. */
   dispatch(tokenHash: string, body: string): DispatchReply {
     const live = this.authorized(tokenHash);

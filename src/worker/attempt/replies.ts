@@ -125,7 +125,6 @@ export type ReleaseReply = MissingReply | { kind: "unauthorized" } | { kind: "re
 
 export interface AttemptMethods {
   setup(setup: AttemptSetup): SetupReply;
-  setupAndLeave(setup: AttemptSetup): Promise<SetupReply>;
   dispatch(tokenHash: string, body: string): DispatchReply;
   dispatchRequest(tokenHash: string, request: DispatchRequest): DispatchReply;
   recordReal(tokenHash: string, request: DispatchRequest, answer: UpstreamAnswer): RecordedReply;

@@ -103,7 +103,7 @@ export async function startRun(request: StartRunRequest, deps: StartRunDeps): Pr
   await forEachBounded(slots, SETUP_CONCURRENCY, async (slot) => {
     const scenario = plan.scenarios[slot.scenario_index];
     if (!scenario) throw new Error(`no plan for scenario ${slot.scenario_index}`);
-    const reply = await attemptStub(env, slot.attempt_id).setupAndLeave(
+    const reply = await attemptStub(env, slot.attempt_id).setup(
       attemptSetup(scenario.simulation, { attempt_id: slot.attempt_id, simulation_id: slot.simulation_id, tenant_id: request.tenantId, token_hash: slot.token_hash, expires_at: expiresAt }),
     );
     if (reply.kind === "conflict") throw new Error(`attempt object refused its setup: ${reply.message}`);
