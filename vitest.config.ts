@@ -16,6 +16,9 @@ export default defineConfig(async () => {
     test: {
       // One local OpenAI-compatible model server for the whole run (test/support/model-server):
       // test files reach it with modelServer() (vitest inject), Node and workerd alike.
+      // A timeout here only catches a hung test; nothing is timed by it (speed lives in npm run bench).
+      // vitest's 5 s default fired on whole eval runs and property tests when the 2-core machine was busy.
+      testTimeout: 30_000,
       globalSetup: ["test/support/model-server/global-setup.ts", "test/support/receiver/global-setup.ts", "test/support/upstream/global-setup.ts"],
       projects: [
         {
