@@ -77,7 +77,7 @@ describe("the document is valid OpenAPI 3.1", () => {
 
   it("has the security schemes: API key, attempt token, webhook signatures; public routes take none", () => {
     const components = doc.components as Json;
-    expect(Object.keys(components.securitySchemes as Json)).toEqual(["ApiKey", "AttemptToken", "StandardWebhookSignature", "GithubSignature"]);
+    expect(Object.keys(components.securitySchemes as Json)).toEqual(["ApiKey", "AttemptToken", "StandardWebhookSignature", "GithubSignature", "BootstrapToken"]);
     const security = (method: string, path: string) => doc.paths[path]?.[method]?.security;
     expect(security("get", "/api/tools")).toEqual([{ ApiKey: [] }]);
     expect(security("post", "/api/attempts/{id}/dispatch")).toEqual([{ AttemptToken: [] }]);

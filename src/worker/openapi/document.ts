@@ -41,7 +41,9 @@ const TAGS = [
   { name: "Runs", description: "Eval runs of a suite, their repetitions, labels and the judge's calibration (docs/evals.md, docs/scoring.md)." },
   { name: "Connections", description: "Model connections: OpenAI-compatible endpoints stored per tenant (docs/connections.md)." },
   { name: "Webhooks", description: "Webhooks that start runs, and their signed deliveries (docs/webhooks.md)." },
-  { name: "Service", description: "Health and this reference itself." },
+  { name: "Real tools", description: "Real handlers of library tools and the hosts real-tools runs may call (docs/real-tools.md)." },
+  { name: "External agents", description: "The secrets that sign jobs sent to external agents (docs/external-agents.md)." },
+  { name: "Service", description: "Health, the first Admin key of a deployment, and this reference itself." },
 ];
 
 let cached: OpenApiDocument | undefined;
@@ -120,7 +122,9 @@ function operationObject(operation: OperationDoc): Record<string, unknown> {
     };
   }
   const responses: Record<string, unknown> = {};
-  for (const [status, answer] of Object.entries(operation.responses)) responses[status] = answerObject(answer, `${operation.method.toUpperCase()} ${operation.path} ${status}`);
+  for (const [status, answer] of Object.entries(operation.responses)) {
+    responses[status] = "schema" in answer ? answerObject(answer, `${operation.method.toUpperCase()} ${operation.path} ${status}`) : { description: answer.description };
+  }
   Object.assign(responses, errorResponses([...accessErrors(operation.access), ...(operation.errors ?? [])]));
   result.responses = responses;
   return result;

@@ -15,7 +15,9 @@ export type Access =
   | { kind: "api_key"; permission: Permission }
   /** The attempt's capability token (from POST /api/simulations); `orApiKey`: an API key of the tenant works too. */
   | { kind: "attempt_token"; orApiKey?: Permission }
-  | { kind: "webhook_signature" };
+  | { kind: "webhook_signature" }
+  /** POST /api/bootstrap: the deployment's TOOLPROOF_BOOTSTRAP_TOKEN secret, while no API key exists. */
+  | { kind: "bootstrap_token" };
 
 export interface MediaDoc {
   schema: z.ZodType;
@@ -50,7 +52,10 @@ export interface OperationDoc {
   query?: ParameterDoc[];
   headers?: ParameterDoc[];
   body?: MediaDoc & { required?: boolean; description?: string; contentTypes?: readonly string[] };
-  responses: Partial<Record<200 | 201 | 202, AnswerDoc>>;
+  responses: Partial<Record<200 | 201 | 202, AnswerDoc>> & {
+    /** An answer without a body. */
+    204?: { description: string };
+  };
   /** Error codes the route can answer besides the access ones; grouped by status from ERROR_STATUS. */
   errors?: readonly ErrorCode[];
 }

@@ -46,10 +46,30 @@ export function componentSchemas(): Record<string, Record<string, unknown>> {
   });
   const schemas: Record<string, Record<string, unknown>> = {};
   for (const [id, schema] of Object.entries(converted.schemas)) {
+    if (id === SHARED) continue;
     const { $schema: _dialect, $id: _id, ...rest } = schema as Record<string, unknown>;
     schemas[id] = rest;
   }
-  return schemas;
+  return hoistShared(schemas, converted.schemas[SHARED]);
+}
+
+/** Where z.toJSONSchema puts a schema used in several components that has no id of its own (a recursive z.json(), say). */
+const SHARED = "__shared";
+
+/**
+ * zod writes such a schema into a "__shared" document and refers to it as
+ * `#/components/schemas/__shared#/$defs/schemaN`: a URI with two fragments, which resolves
+ * nowhere. Each one becomes a component of its own (SharedSchemaN) and the refs point at it.
+ * Registering the reused schema with named() gives it a readable name instead.
+ */
+function hoistShared(schemas: Record<string, Record<string, unknown>>, shared: unknown): Record<string, Record<string, unknown>> {
+  const defs = (shared as { $defs?: Record<string, Record<string, unknown>> } | undefined)?.$defs;
+  if (!defs || Object.keys(defs).length === 0) return schemas;
+  const renamed = (def: string) => `Shared${def.charAt(0).toUpperCase()}${def.slice(1)}`;
+  const all = { ...schemas, ...Object.fromEntries(Object.entries(defs).map(([def, schema]) => [renamed(def), schema])) };
+  const text = JSON.stringify(all).replace(/"#\/components\/schemas\/__shared#\/\$defs\/([^"]+)"/g, (_match, def: string) => JSON.stringify(`#/components/schemas/${renamed(def)}`));
+  // SAFETY: the same JSON Schema objects, serialized and read back with only $ref strings changed.
+  return JSON.parse(text) as Record<string, Record<string, unknown>>;
 }
 
 /** A route's own query schema (a zod object) as OpenAPI query parameters, each described by `descriptions`. */

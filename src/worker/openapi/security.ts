@@ -27,6 +27,12 @@ export const SECURITY_SCHEMES = {
     name: "X-Hub-Signature-256",
     description: "GitHub's HMAC-SHA256 signature of the raw body with the webhook's secret (docs/webhooks.md).",
   },
+  BootstrapToken: {
+    type: "http",
+    scheme: "bearer",
+    description:
+      "The deployment's TOOLPROOF_BOOTSTRAP_TOKEN Worker secret as Authorization: Bearer <token>. It opens only POST /api/bootstrap, and only while the deployment holds no API key (README, Deploy).",
+  },
 } as const;
 
 export function securityOf(access: Access): Array<Record<string, string[]>> {
@@ -39,6 +45,8 @@ export function securityOf(access: Access): Array<Record<string, string[]>> {
       return access.orApiKey ? [{ AttemptToken: [] }, { ApiKey: [] }] : [{ AttemptToken: [] }];
     case "webhook_signature":
       return [{ StandardWebhookSignature: [] }, { GithubSignature: [] }];
+    case "bootstrap_token":
+      return [{ BootstrapToken: [] }];
   }
 }
 
@@ -52,6 +60,7 @@ export function accessErrors(access: Access): ErrorCode[] {
     case "attempt_token":
       return access.orApiKey ? ["unauthorized", "token_expired", "forbidden"] : ["unauthorized", "token_expired"];
     case "webhook_signature":
+    case "bootstrap_token":
       return ["unauthorized"];
   }
 }
@@ -66,5 +75,7 @@ export function accessDescription(access: Access): string {
       return access.orApiKey ? `The attempt's token, or an API key of the attempt's tenant with ${access.orApiKey}.` : "The attempt's capability token.";
     case "webhook_signature":
       return "No API key: the delivery is authenticated by its signature over the raw body, in the webhook's format.";
+    case "bootstrap_token":
+      return "No API key: the deployment's TOOLPROOF_BOOTSTRAP_TOKEN secret as a bearer token. A wrong token and a deployment that has keys already get the same 401.";
   }
 }

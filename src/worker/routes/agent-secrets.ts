@@ -31,7 +31,7 @@ const SECRET_BYTES = 32;
 /** whsec_ and 24 to 64 bytes of base64, as Standard Webhooks' libraries expect. */
 const STANDARD_SECRET = /^whsec_[A-Za-z0-9+/]{32,88}={0,2}$/;
 
-const putBody = z.strictObject({
+export const agentSecretBody = z.strictObject({
   secret: z.string().regex(STANDARD_SECRET, "expected a Standard Webhooks secret: whsec_ and 24 to 64 random bytes as base64").optional(),
 });
 
@@ -40,7 +40,7 @@ agentSecretRoutes.use("*", requirePermission("AIManager:Admin"));
 
 agentSecretRoutes.put("/:name", async (c) => {
   const name = documentName(c.req.param("name"));
-  const body = await readBodyWithHints(c, putBody, BODY_LIMIT);
+  const body = await readBodyWithHints(c, agentSecretBody, BODY_LIMIT);
   const { tenantId, keyId } = c.var.principal;
   const key = await requireSealingKey(c.env.TOOLPROOF_SECRET);
   const secret = body.secret ?? webhookSecret(c.var.ids.secret(SECRET_BYTES));

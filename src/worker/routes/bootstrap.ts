@@ -26,7 +26,7 @@ const TENANT_NAME = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/;
 const BOOTSTRAP_PERMISSIONS = ["AIManager:Admin"] as const;
 const SETUP = "set one with `openssl rand -hex 32 | npx wrangler secret put TOOLPROOF_BOOTSTRAP_TOKEN` (README, Deploy)";
 
-const bootstrapRequest = z.strictObject({
+export const bootstrapRequest = z.strictObject({
   tenant: z.string({ error: "required: the name of the tenant the first Admin key belongs to" }).regex(TENANT_NAME, "expected 1 to 64 letters, digits, '_', '.' or '-', starting with a letter or digit"),
   key_name: z.string().min(1, "expected 1 to 100 characters").max(100, "expected 1 to 100 characters").optional(),
 });

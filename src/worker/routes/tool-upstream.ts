@@ -40,7 +40,7 @@ const mcpOperation = z.strictObject({
   allow_writes: z.boolean().optional(),
 });
 const headerName = /^[A-Za-z0-9!#$%&'*+.^_`|~-]{1,100}$/;
-const upstreamRequest = z.strictObject({
+export const upstreamRequest = z.strictObject({
   base_url: z.string().max(2000).optional(),
   mcp_url: z.string().max(2000).optional(),
   operations: z.record(z.string(), z.unknown()),

@@ -12,7 +12,7 @@ import { readBodyWithHints } from "../field-hints.js";
 import { requirePermission } from "../middleware/auth.js";
 
 const HOST = /^(?:\*\.)?(?:[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?)(?:\.[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?)*$|^[0-9a-f:]{2,39}$/;
-const hostsRequest = z.strictObject({
+export const hostsRequest = z.strictObject({
   hosts: z
     .array(
       z

@@ -4,10 +4,12 @@
  * app is missing from the document.
  */
 import type { OperationDoc } from "../operation.js";
+import { agentSecretOperations } from "./agent-secrets.js";
 import { documentOperations } from "./documents.js";
 import { integrationOperations } from "./integrations.js";
+import { realToolOperations } from "./real-tools.js";
 import { runOperations } from "./runs.js";
-import { serviceOperations } from "./service.js";
+import { bootstrapOperations, serviceOperations } from "./service.js";
 import { simulationOperations } from "./simulations.js";
 import { toolOperations } from "./tools.js";
 
@@ -18,4 +20,7 @@ export const ALL_OPERATIONS: readonly OperationDoc[] = [
   ...documentOperations,
   ...runOperations,
   ...integrationOperations,
+  ...realToolOperations,
+  ...agentSecretOperations,
+  ...bootstrapOperations,
 ];

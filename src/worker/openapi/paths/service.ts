@@ -1,7 +1,9 @@
 /** Routes outside /api that answer JSON: the health check and this document. */
 import { z } from "zod";
-import type { OperationDoc } from "../operation.js";
+import { bootstrapRequest } from "../../routes/bootstrap.js";
+import { JSON_BODY_ERRORS, type OperationDoc } from "../operation.js";
 import { named } from "../schemas.js";
+import { timestamp } from "./common.js";
 
 const Health = named("Health", z.object({ ok: z.literal(true) }));
 const OpenApi = named("OpenApiDocument", z.record(z.string(), z.unknown()).describe("An OpenAPI 3.1 document."));
@@ -23,5 +25,34 @@ export const serviceOperations: OperationDoc[] = [
     description: "The OpenAPI 3.1 document of every API route, built from the zod schemas the routes validate with. GET /docs shows it in Swagger UI, served by this Worker (no CDN).",
     access: { kind: "public" },
     responses: { 200: { description: "The document.", schema: OpenApi } },
+  },
+];
+
+const BootstrapAnswer = named(
+  "BootstrapKey",
+  z.object({
+    tenant: z.object({ id: z.string(), name: z.string() }).describe("The tenant the key belongs to."),
+    key: z.string().describe("The API key (tp_...), shown this once."),
+    key_id: z.string(),
+    name: z.string(),
+    prefix: z.string(),
+    permissions: z.array(z.string()),
+    created_at: timestamp,
+  }),
+);
+named("BootstrapRequest", bootstrapRequest);
+
+export const bootstrapOperations: OperationDoc[] = [
+  {
+    method: "post",
+    path: "/api/bootstrap",
+    tag: "Service",
+    summary: "Mint a deployment's first Admin key",
+    description:
+      "For a deployed instance, which has no local admin CLI (README, Deploy). Mints one AIManager:Admin key only while the database holds no API key at all; after that it answers 401 for good. Off (503 secret_not_configured) without a TOOLPROOF_BOOTSTRAP_TOKEN secret of at least 32 characters.",
+    access: { kind: "bootstrap_token" },
+    body: { schema: bootstrapRequest, example: { tenant: "acme", key_name: "first admin" } },
+    responses: { 201: { description: "The new key, shown this once.", schema: BootstrapAnswer } },
+    errors: [...JSON_BODY_ERRORS, "secret_not_configured"],
   },
 ];
