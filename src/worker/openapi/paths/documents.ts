@@ -87,6 +87,18 @@ const SuiteDocument = named(
       scenario_pass_rate: z.number().optional(),
       misfire_rate: z.number().optional(),
       judge: nested("The judge: connection, criteria, require_calibration.").optional(),
+      attacks: z
+        .array(
+          z.object({
+            id: z.string(),
+            function: z.string().describe("The function whose injection variant carries the payload."),
+            variant: z.string().describe("The injection variant (saved through the testing route's action inject)."),
+            target: z.object({ function: z.string(), arguments: z.record(z.string(), z.unknown()).optional() }).describe("The call the payload asks for: added to each attacked scenario's forbid."),
+            scenarios: z.array(z.string()).optional().describe("The scenarios it covers (absent: every scenario that does not expect the target)."),
+          }),
+        )
+        .optional()
+        .describe("Prompt-injection attacks run beside the scenarios (docs/injection.md)."),
     })
     .describe("An eval suite (docs/evals.md), as JSON or YAML."),
 );

@@ -6,7 +6,7 @@ import { completeRequest, evidenceQuery } from "../../routes/attempts.js";
 import { inlineEntry, libraryEntry, simulationRequest } from "../../routes/simulations.js";
 import { JSON_BODY_ERRORS, type OperationDoc } from "../operation.js";
 import { named, queryParameters } from "../schemas.js";
-import { JsonObjectValue, JsonValue, keyId, page, PAGING, timestamp } from "./common.js";
+import { JsonObjectValue, JsonValue, keyId, page, PAGING, Problem, timestamp } from "./common.js";
 
 const RunEvals = { kind: "api_key", permission: "AIManager:RunEvals" } as const;
 
@@ -59,6 +59,8 @@ export const Attempt = named(
     expires_at: timestamp,
     lease_ended: z.boolean(),
     completion: JsonValue.describe("What POST .../complete recorded (output, transcript, metadata), or null."),
+    real_calls: z.number().int().optional().describe("Attempts with real operations: the calls forwarded to a real handler."),
+    contract_violations: z.number().int().optional().describe("Attempts with real operations: the real answers that broke the output schema."),
   }),
 );
 
@@ -76,6 +78,15 @@ const EvidenceCall = z.object({
   error: z.record(z.string(), z.unknown()).optional(),
   delay_ms: z.number(),
   at: timestamp,
+  state_change: z
+    .object({ tool: z.string(), before: JsonValue, after: JsonValue })
+    .optional()
+    .describe("Present when the call's set_state changed its tool's state: the state just before and just after."),
+  source: z.literal("real").optional().describe("Present when the call was forwarded to the tool's real handler (docs/real-tools.md)."),
+  upstream: z
+    .object({ status: z.number().int().nullable(), latency_ms: z.number(), contract_violations: z.array(Problem) })
+    .optional()
+    .describe("A real call's upstream answer: its HTTP status, latency, and where it broke the output schema."),
 });
 const Evidence = named("Evidence", z.object({ attempt_id: z.string(), calls: z.array(EvidenceCall), next_cursor: z.string().nullable().describe("Pass as ?after= for the next page; null on the last.") }));
 
