@@ -8,6 +8,10 @@ const TEST_DEPLOYMENT_SECRET = "dGVzdC1vbmx5LWRlcGxveW1lbnQtc2VjcmV0LTMyYiE";
 
 // Two projects: the pure core (and CLI) in plain Node, and the Workers layer inside workerd
 // with real D1, Durable Objects and the app's own migrations.
+// A timeout only catches a hung test; nothing is timed by it (speed lives in npm run bench).
+// vitest's 5 s default fired on whole eval runs and property tests when the 2-core machine was busy.
+const HUNG_TEST_MS = 30_000;
+
 export default defineConfig(async () => {
   // wrangler.toml's [assets] directory must exist before the workers project reads the config.
   buildStaticAssets();
@@ -21,6 +25,7 @@ export default defineConfig(async () => {
         {
           test: {
             name: "core",
+            testTimeout: HUNG_TEST_MS,
             environment: "node",
             include: ["test/core/**/*.test.ts", "test/cli/**/*.test.ts", "test/conformance/**/*.test.ts", "test/docs/**/*.test.ts"],
           },
@@ -46,6 +51,7 @@ export default defineConfig(async () => {
           ],
           test: {
             name: "worker",
+            testTimeout: HUNG_TEST_MS,
             include: ["test/worker/**/*.test.ts"],
             setupFiles: ["test/worker/setup.ts"],
           },

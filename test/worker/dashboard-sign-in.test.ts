@@ -83,7 +83,7 @@ describe("dashboard sign-in", () => {
     const response = await fetchPage("GET", "/tools?cursor=x");
     expect({ status: response.status, location: response.headers.get("location") }).toEqual({ status: 303, location: "/sign-in?next=%2Ftools%3Fcursor%3Dx" });
     const form = await fetchPage("GET", "/sign-in?next=%2F%2Fevil.example");
-    expect(hiddenField(await form.text(), "next")).toBe("/tools");
+    expect(hiddenField(await form.text(), "next")).toBe("/runs");
   });
 
   it("signs out only with the session's token, and then the cookie opens nothing", async () => {
@@ -151,7 +151,7 @@ describe("dashboard sign-in", () => {
       }),
       { numRuns: 100 },
     );
-    expect([safeNext("/judges/invoicedesk?x=1"), safeNext("https://evil.example/"), safeNext(undefined)]).toEqual(["/judges/invoicedesk?x=1", "/tools", "/tools"]);
+    expect([safeNext("/judges/invoicedesk?x=1"), safeNext("https://evil.example/"), safeNext(undefined)]).toEqual(["/judges/invoicedesk?x=1", "/runs", "/runs"]);
   });
 
   it("serves the stylesheet to anyone", async () => {

@@ -209,7 +209,7 @@ describe("an external agent over MCP", () => {
         },
       },
     });
-  });
+  }, 30_000);
 });
 
 describe("scoring an external agent like the built-in runner", () => {
@@ -326,7 +326,7 @@ describe("POST /api/attempts/:id/complete for an external agent", () => {
     );
     // Nothing was stored: a good completion afterwards is the first.
     expect((await complete(job, { output: null })).status).toBe(202);
-  });
+  }, 30_000);
 
   it("answers 409 for an attempt that is no external agent's repetition when approval_requests are sent, and 401 without its token", async () => {
     const { world } = await externalWorld("ext-plain");

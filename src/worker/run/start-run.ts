@@ -36,7 +36,6 @@ import type { RunRepetitionSlot, RunStart } from "./replies.js";
 import { runStub } from "./run-access.js";
 import { externalAttemptToken } from "../external/attempt-token.js";
 import { requireExternalAgentReady } from "../external/readiness.js";
-import { requireSealingKey } from "../webhooks/webhook-secret.js";
 
 /** Attempt objects set up at once while a run starts. */
 const SETUP_CONCURRENCY = 50;
@@ -78,7 +77,8 @@ export async function startRun(request: StartRunRequest, deps: StartRunDeps): Pr
   const plan = planned.plan;
   const approvals = suiteApprovals(suite, plan.operations, request.policy);
   if (!approvals.ok) throw invalidRequest(approvals.problems);
-  if (suite.agent.kind === "external") await requireExternalAgentReady(env, db, request.tenantId, suite.agent);
+  // An external agent's tokens are derived from the deployment secret, so its job can carry one (external/attempt-token.ts).
+  const external = suite.agent.kind === "external" ? await requireExternalAgentReady(env, db, request.tenantId, suite.agent) : null;
   const calibration = await calibrationGate(db, request.tenantId, request.suite.name, suite.judge);
 
   const runId = ids.id("run");
@@ -87,8 +87,6 @@ export async function startRun(request: StartRunRequest, deps: StartRunDeps): Pr
   const expiresAt = deadline + ATTEMPT_LEASE_MARGIN_MS;
   const runsPerScenario = request.runs_per_scenario ?? suite.runs_per_scenario;
 
-  // An external agent's tokens are derived, so its job can carry one (external/attempt-token.ts).
-  const external = suite.agent.kind === "external" ? await requireSealingKey(env.TOOLPROOF_SECRET).then(() => env.TOOLPROOF_SECRET ?? "") : null;
   const slots: Array<RunRepetitionSlot & { simulation_id: string }> = [];
   const simulations = plan.scenarios.map((scenario, scenario_index) => {
     const simulationId = ids.id("sim");

@@ -29,7 +29,7 @@ describe("toEvidenceCall", () => {
   });
 
   it("shows a set_state's state before and after only on the call that changed it", () => {
-    const { result: _result, error: _error, state_change: _change, ...common } = row;
+    const { result: _result, error: _error, state_change: _change, upstream: _upstream, ...common } = row;
     const change = { tool: "counter", before: { n: 0 }, after: { n: 1 } };
     expect(toEvidenceCall({ ...row, state_change: JSON.stringify(change) })).toStrictEqual({ ...common, arguments: { n: 1 }, result: { previous: 0 }, state_change: change });
     expect(toEvidenceCall(row)).not.toHaveProperty("state_change");
@@ -39,7 +39,7 @@ describe("toEvidenceCall", () => {
 describe("toEvidenceCall of a real call", () => {
   it("says where the answer came from: source real, with the upstream's status, latency and contract violations", () => {
     const upstream = { status: 200, latency_ms: 12, contract_violations: [{ path: "/previous", message: "expected an integer" }] };
-    const { result: _result, error: _error, upstream: _upstream, ...common } = row;
+    const { result: _result, error: _error, state_change: _change, upstream: _upstream, ...common } = row;
     expect(toEvidenceCall({ ...row, upstream: JSON.stringify(upstream) })).toStrictEqual({ ...common, arguments: { n: 1 }, result: { previous: 0 }, source: "real", upstream });
   });
 });
