@@ -3,7 +3,11 @@
  * only this origin's files (and the asset routes answer them, byte for byte the package's), and
  * real answers of the API conform to what the document declares for them.
  */
+import { createExecutionContext, env, waitOnExecutionContext } from "cloudflare:test";
 import { beforeAll, describe, expect, it } from "vitest";
+import { DEMO_TOOLS } from "../../scripts/local/demo-tools.js";
+import worker from "../../src/worker/index.js";
+import type { Env } from "../../src/worker/env.js";
 import swaggerBundle from "swagger-ui-dist/swagger-ui-bundle.js?raw";
 import { openApiDocument } from "../../src/worker/openapi/document.js";
 import { DOCS_CSP } from "../../src/worker/routes/docs.js";
@@ -11,7 +15,7 @@ import toolsList from "../fixtures/mcp-tools-list.json" with { type: "json" };
 import { getInvoiceDefinition, invoiceTool } from "../fixtures/invoice-tools.js";
 import { answerProblems, type OpenApiDoc } from "../support/openapi-answers.js";
 import { call, newTenant, type TestTenant } from "./helpers.js";
-import { counterTool } from "./simulation-helpers.js";
+import { counterTool, libraryTool } from "./simulation-helpers.js";
 import { GOOD_JUDGE, invoiceSuite, invoiceWorld, server, waitForRun, wellBehaved } from "./run-helpers.js";
 import { nowSeconds, standardHeaders, webhookWorld } from "./webhook-helpers.js";
 
@@ -216,5 +220,53 @@ describe("real answers of policies, metrics, mock checks, imports, connections a
     expect((await documented("GET", "/api/connections", { key })).status).toBe(200);
     expect((await documented("POST", "/api/connections/model/test", { key })).status).toBe(200);
     expect((await documented("DELETE", "/api/connections/model", { key })).status).toBe(200);
+  });
+});
+
+describe("real answers of bootstrap, real-tools upstreams, agent secrets and an injection draft conform to the document", () => {
+  it("bootstrap: off without its secret (503), and 401 once keys exist, even with the right token", async () => {
+    expect((await documented("POST", "/api/bootstrap", { body: { tenant: "acme" } })).status).toBe(503);
+    const token = "bootstrap-token-for-openapi-tests-0123456789";
+    const ctx = createExecutionContext();
+    const request = new Request("http://toolproof.test/api/bootstrap", { method: "POST", headers: { "content-type": "application/json", authorization: `Bearer ${token}` }, body: JSON.stringify({ tenant: "acme" }) });
+    // SAFETY: a test request has no incoming cf properties; the handler reads none.
+    const response = await worker.fetch(request as Request<unknown, IncomingRequestCfProperties>, { ...env, TOOLPROOF_BOOTSTRAP_TOKEN: token } as Env, ctx);
+    await waitOnExecutionContext(ctx);
+    const body: unknown = await response.json();
+    expect({ status: response.status, problems: answerProblems(doc, "POST", "/api/bootstrap", response.status, body) }).toEqual({ status: 401, problems: [] });
+  });
+
+  it("a tool's upstream (PUT, GET, DELETE) and the upstream host allowlist (PUT, GET)", async () => {
+    const key = tenant.key;
+    const created = await documented("POST", "/api/tools", { key, body: { ...invoiceTool, name: "invoices-upstream" } });
+    // SAFETY: validated against the Tool schema.
+    const tool = created.body as { id: string; operations: Array<{ operation_id: string }> };
+    const operations = Object.fromEntries(tool.operations.map((op) => [op.operation_id, { method: "GET", path: `/${op.operation_id}` }]));
+    const put = await documented("PUT", `/api/tools/${tool.id}/upstream`, { key, body: { base_url: "https://api.example.com", operations, credentials: { bearer: "sk-test" } } });
+    expect(put.body).toMatchObject({ kind: "http", credentials_set: true, credential_headers: ["authorization"] });
+    expect((await documented("GET", `/api/tools/${tool.id}/upstream`, { key })).status).toBe(200);
+    expect((await call("DELETE", `/api/tools/${tool.id}/upstream`, { key })).status).toBe(204);
+    expect((await documented("GET", `/api/tools/${tool.id}/upstream`, { key })).status).toBe(404);
+    expect((await documented("PUT", "/api/upstream-hosts", { key, body: { hosts: ["API.example.com", "*.example.org"] } })).body).toEqual({ hosts: ["*.example.org", "api.example.com"] });
+    expect((await documented("GET", "/api/upstream-hosts", { key })).status).toBe(200);
+  });
+
+  it("an agent secret: generated (PUT {}), stored (PUT with a secret), listed, deleted", async () => {
+    const key = tenant.key;
+    expect((await documented("PUT", "/api/agent-secrets/agent-a", { key, body: {} })).body).toMatchObject({ name: "agent-a", secret: expect.stringMatching(/^whsec_/) });
+    expect((await documented("PUT", "/api/agent-secrets/agent-b", { key, body: { secret: "whsec_MDEyMzQ1Njc4OWFiY2RlZjAxMjM0NTY3ODlhYmNkZWY=" } })).status).toBe(200);
+    expect((await documented("GET", "/api/agent-secrets", { key })).status).toBe(200);
+    expect((await documented("DELETE", "/api/agent-secrets/agent-b", { key })).status).toBe(200);
+  });
+
+  it("an injection draft (action inject) and a record refusal", async () => {
+    const invoices = DEMO_TOOLS.find((entry) => entry.tool.name === "invoices");
+    if (!invoices) throw new Error("the demo tools have no invoices tool");
+    const tool = await libraryTool(tenant, { ...invoices.tool, name: "invoices-inject" }, { get_invoice: invoices.definitions.get_invoice });
+    const target = { function: "invoices__place_invoice_on_hold", arguments: { invoice_id: "INV-10431" } };
+    const draft = await documented("POST", `/api/tools/${tool.id}/testing`, { key: tenant.key, body: { action: "inject", operation_id: "get_invoice", style: "important_instructions", target } });
+    expect(draft.status).toBe(200);
+    const record = await documented("POST", `/api/tools/${tool.id}/testing`, { key: tenant.key, body: { action: "record", operation_id: "get_invoice", attempt_ids: ["att_missing"] } });
+    expect(record.status).toBe(404);
   });
 });

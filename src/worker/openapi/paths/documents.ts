@@ -10,6 +10,7 @@ import { metricBody } from "../../routes/metrics.js";
 import { checkBody } from "../../routes/policies.js";
 import { JSON_BODY_ERRORS, type OperationDoc } from "../operation.js";
 import { named } from "../schemas.js";
+import { PLAN_ERRORS } from "./simulations.js";
 import { JsonValue, keyId, page, PAGING, Problem, timestamp } from "./common.js";
 
 const ManageTools = { kind: "api_key", permission: "AIManager:ManageTools" } as const;
@@ -80,7 +81,9 @@ const SuiteDocument = named(
     .strictObject({
       $schema: z.string().optional(),
       description: z.string().optional(),
-      agent: nested("The agent under test: its connection (built-in) or external kind, instructions, tools (as a simulation's), policy."),
+      agent: nested(
+        'The agent under test: built-in (connection, instructions, tools as a simulation\'s, each may have mode "real", policy) or kind "external" (endpoint, secret naming an agent secret, timeout; docs/external-agents.md).',
+      ),
       scenarios: z.array(z.unknown()).describe("Each scenario: id, task, expectations (expected and forbidden calls, judge criteria)."),
       runs_per_scenario: z.number().int().optional(),
       pass_rate: z.number().optional(),
@@ -222,7 +225,7 @@ export const documentOperations: OperationDoc[] = [
       200: { description: "A later version (or none added).", schema: SavedSuite },
       201: { description: "The suite's first version.", schema: SavedSuite },
     },
-    errors: [...documentErrors, "not_found", "no_current_revision", "needs_authored_mock", "invalid_definition", "initial_state_conflict", "stored_policy_invalid"],
+    errors: [...documentErrors, ...PLAN_ERRORS, "stored_policy_invalid"],
   },
   {
     method: "get",

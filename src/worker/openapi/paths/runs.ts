@@ -195,7 +195,7 @@ export const runOperations: OperationDoc[] = [
     access: RunEvals,
     body: { schema: runRequest, required: false, example: { runs_per_scenario: 5, label: "nightly" } },
     responses: { 202: { description: "The queued run.", schema: RunStarted, headers: { location: { description: "The run's URL.", schema: { type: "string" } } } } },
-    errors: [...JSON_BODY_ERRORS, "not_found", "stored_suite_invalid", "stored_policy_invalid", "model_connection_required", "connection_key_unreadable", "secret_not_configured"],
+    errors: [...JSON_BODY_ERRORS, "not_found", "stored_suite_invalid", "stored_policy_invalid", "model_connection_required", "connection_key_unreadable", "secret_not_configured", "public_url_not_configured", "upstream_not_configured", "upstream_not_allowed", "real_write_not_allowed"],
   },
   {
     method: "get",

@@ -2,6 +2,7 @@
 import { z } from "zod";
 import { MAX_NAME_LENGTH } from "../../../core/simulation/dispatch-request.js";
 import { ATTEMPT_STATUSES } from "../../../core/simulation/status.js";
+import { externalCompletionBody } from "../../external/completion.js";
 import { completeRequest, evidenceQuery } from "../../routes/attempts.js";
 import { inlineEntry, libraryEntry, simulationRequest } from "../../routes/simulations.js";
 import { JSON_BODY_ERRORS, type OperationDoc } from "../operation.js";
@@ -20,6 +21,7 @@ const SimulationBody = named(
 
 const AttemptStatus = z.enum(ATTEMPT_STATUSES);
 const Pinned = z.object({
+  mode: z.literal("real").optional().describe("Present for an operation whose calls go to the tool's real handler (docs/real-tools.md)."),
   tool_id: z.string().nullable(),
   tool_name: z.string(),
   tool: z.string().describe("The function name the agent calls."),
@@ -56,11 +58,11 @@ export const Attempt = named(
     calls: z.number().int(),
     tool_input_errors: z.number().int(),
     harness_errors: z.number().int(),
+    real_calls: z.number().int().optional().describe("Attempts with real operations only: calls forwarded to real handlers."),
+    contract_violations: z.number().int().optional().describe("Attempts with real operations only: real answers that broke the output schema."),
     expires_at: timestamp,
     lease_ended: z.boolean(),
     completion: JsonValue.describe("What POST .../complete recorded (output, transcript, metadata), or null."),
-    real_calls: z.number().int().optional().describe("Attempts with real operations: the calls forwarded to a real handler."),
-    contract_violations: z.number().int().optional().describe("Attempts with real operations: the real answers that broke the output schema."),
   }),
 );
 
@@ -81,16 +83,31 @@ const EvidenceCall = z.object({
   state_change: z
     .object({ tool: z.string(), before: JsonValue, after: JsonValue })
     .optional()
-    .describe("Present when the call's set_state changed its tool's state: the state just before and just after."),
-  source: z.literal("real").optional().describe("Present when the call was forwarded to the tool's real handler (docs/real-tools.md)."),
+    .describe("Present when the call's set_state changed its tool's state: the tool's state just before and just after."),
+  source: z.literal("real").optional().describe("Present for a call forwarded to a real handler (docs/real-tools.md)."),
   upstream: z
-    .object({ status: z.number().int().nullable(), latency_ms: z.number(), contract_violations: z.array(Problem) })
+    .object({
+      status: z.number().int().nullable().describe("The real handler's HTTP status, or null when no answer came."),
+      latency_ms: z.number(),
+      contract_violations: z.array(Problem).describe("Where the real answer breaks the output schema (empty: it keeps the contract)."),
+    })
     .optional()
-    .describe("A real call's upstream answer: its HTTP status, latency, and where it broke the output schema."),
+    .describe("Present for a call forwarded to a real handler."),
 });
 const Evidence = named("Evidence", z.object({ attempt_id: z.string(), calls: z.array(EvidenceCall), next_cursor: z.string().nullable().describe("Pass as ?after= for the next page; null on the last.") }));
 
-named("CompleteRequest", completeRequest);
+named("SimulationCompleteRequest", completeRequest);
+named("ExternalCompleteRequest", externalCompletionBody);
+const CompleteBody = named(
+  "CompleteRequest",
+  z
+    .union([completeRequest, externalCompletionBody])
+    .describe("A simulation's attempt: output (any JSON), transcript, metadata. An external agent's repetition of a run: output (a string or null), approval_requests, messages, metadata (docs/external-agents.md)."),
+);
+const ExternalCompleted = named(
+  "ExternalCompletion",
+  z.object({ attempt_id: z.string(), run_id: z.string(), status: z.literal("scoring"), completion: JsonValue.describe("The completion as stored.") }),
+);
 const nameField = z.string().min(1).max(MAX_NAME_LENGTH);
 /** Read by the core (parseDispatchRequest in the attempt object), not by zod: written here once for the document. */
 const DispatchRequest = named(
@@ -119,6 +136,9 @@ const DISPATCH_HEADERS = {
   "x-toolproof-replayed": { description: "true when a call_id was seen before and its answer is replayed.", schema: { type: "string" } },
 };
 
+/** Refusals of planning tool operations (a simulation's, a suite's): core/simulation planning and real-tools.ts. */
+export const PLAN_ERRORS = ["not_found", "no_current_revision", "needs_authored_mock", "invalid_definition", "initial_state_conflict", "upstream_not_configured", "upstream_not_allowed", "real_write_not_allowed", "secret_not_configured"] as const;
+
 const attemptRead = { kind: "attempt_token", orApiKey: "AIManager:RunEvals" } as const;
 const lostAttempt = ["not_found", "harness_error"] as const;
 
@@ -132,7 +152,7 @@ export const simulationOperations: OperationDoc[] = [
     access: RunEvals,
     body: { schema: SimulationBody, example: { tools: [{ tool_id: "tool_01HZX3Q4V8KD2M7N5P6R9S0T1U" }], attempts: 1, lease_seconds: 3600 } },
     responses: { 201: { description: "The simulation, its attempts and their tokens (shown this once).", schema: CreatedSimulation } },
-    errors: [...JSON_BODY_ERRORS, "not_found", "no_current_revision", "needs_authored_mock", "invalid_definition", "initial_state_conflict"],
+    errors: [...JSON_BODY_ERRORS, ...PLAN_ERRORS],
   },
   {
     method: "get",
@@ -207,11 +227,15 @@ export const simulationOperations: OperationDoc[] = [
     path: "/api/attempts/:id/complete",
     tag: "Attempts",
     summary: "Complete an attempt",
-    description: "The agent's final output (any JSON), with an optional transcript and metadata. Once only.",
+    description:
+      "The agent's final output (any JSON), with an optional transcript and metadata. Once only. An external agent's repetition of a run (its job carried this attempt) completes with its own body instead: the answer is 202 and the repetition is scored by the queue.",
     access: { kind: "attempt_token" },
     params: { id: "The attempt's id." },
-    body: { schema: completeRequest, example: { output: "Invoice INV-1001 is paid." } },
-    responses: { 200: { description: "The attempt, completed.", schema: Attempt } },
-    errors: [...JSON_BODY_ERRORS, "already_completed", ...lostAttempt],
+    body: { schema: CompleteBody, example: { output: "Invoice INV-1001 is paid." } },
+    responses: {
+      200: { description: "The attempt, completed.", schema: Attempt },
+      202: { description: "An external agent's completion, stored; its repetition is being scored.", schema: ExternalCompleted },
+    },
+    errors: [...JSON_BODY_ERRORS, "already_completed", "not_external_repetition", "repetition_timed_out", ...lostAttempt],
   },
 ];

@@ -108,7 +108,18 @@ const CheckReport = named(
 const Draft = named(
   "MockDraft",
   z
-    .object({ operation_id: z.string().optional(), contract_hash: contractHash.optional(), definition: JsonValue, report: CheckReport })
+    .object({
+      operation_id: z.string().optional(),
+      contract_hash: contractHash.optional(),
+      definition: JsonValue,
+      report: CheckReport,
+      recorded: z
+        .object({ calls: z.number().int(), sources: JsonValue, volatile: JsonValue, skipped: JsonValue })
+        .optional()
+        .describe('action "record": how many real answers were recorded, which became rules, which fields vary, which were skipped.'),
+      revision: z.number().int().optional().describe('action "inject": the revision the variant was derived from.'),
+      injection: JsonValue.optional().describe('action "inject": the variant, the payload and where it was placed.'),
+    })
     .catchall(z.unknown())
     .describe("A drafted mock definition and its check report (from the contract, or from a model when `instructions` or `connection` is given)."),
 );
@@ -207,14 +218,15 @@ export const toolOperations: OperationDoc[] = [
     path: "/api/tools/:id/testing",
     tag: "Mock contracts",
     summary: "Save or draft an operation's mock definition",
-    description: 'action "save": stores a new revision when the definition passes its check and contract_hash is the current one (409 stale_contract otherwise). action "generate": drafts a definition, from the contract or with a model.',
+    description:
+      'action "save": stores a new revision when the definition passes its check and contract_hash is the current one (409 stale_contract otherwise). action "generate": drafts a definition, from the contract or with a model. action "record": drafts one from the real answers that real-tools attempts (attempt_ids) recorded for the operation (docs/real-tools.md). action "inject": derives an injection variant from the current revision, a catalogue style or your payload (docs/injection.md). Drafts are never saved: save one with action "save".',
     access: ManageTools,
     body: { schema: testingRequest, example: { action: "generate", operation_id: "get_invoice" } },
     responses: {
       200: { description: "A draft (generate).", schema: ToolTestingAnswer },
       201: { description: "The saved revision (save).", schema: ToolTestingAnswer },
     },
-    errors: [...JSON_BODY_ERRORS, "not_found", "stale_contract", "invalid_definition", ...modelErrors],
+    errors: [...JSON_BODY_ERRORS, "not_found", "stale_contract", "invalid_definition", "no_current_revision", "not_injectable", "internal_error", ...modelErrors],
   },
   {
     method: "get",
