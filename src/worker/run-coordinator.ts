@@ -42,6 +42,7 @@ import type {
   ReleaseReply,
   RepetitionEntry,
   RepetitionsReply,
+  RunJob,
   RunMethods,
   RunStart,
   StartReply,
@@ -123,6 +124,7 @@ export class RunCoordinator extends DurableObject<Env> implements RunMethods {
         agent: start.agent,
         judge: start.judge,
         ...(external ? { external } : {}),
+        ...attemptSetupOf(start, slot),
       },
     };
   }
@@ -449,6 +451,23 @@ export class RunCoordinator extends DurableObject<Env> implements RunMethods {
     this.run = this.storage.readRun();
     return this.run;
   }
+}
+
+/** The slot's attempt setup, for the delivery to make sure of (none for a run whose attempts were all set up at its start). */
+function attemptSetupOf(start: StoredRun["start"], slot: SlotRow): Pick<RunJob, "setup"> {
+  const plan = start.attempts?.scenarios[slot.scenario_index];
+  if (!start.attempts || !plan) return {};
+  return {
+    setup: {
+      attempt_id: slot.attempt_id,
+      simulation_id: plan.simulation_id,
+      tenant_id: start.tenant_id,
+      token_hash: slot.token_hash,
+      expires_at: start.attempts.expires_at,
+      operations: plan.operations,
+      tools: plan.tools,
+    },
+  };
 }
 
 /** An external agent has its job and neither completed nor ran out of time yet. */

@@ -3,13 +3,20 @@
  * model server, the InvoiceDesk suite saved through PUT /api/suites, and waiting for a run to end
  * through GET /api/runs/:id. Everything goes through the real routes and the real queue.
  */
-import { env } from "cloudflare:test";
+import { createExecutionContext, createMessageBatch, env, getQueueResult } from "cloudflare:test";
 import { expect } from "vitest";
 import { DEMO_TOOLS } from "../../scripts/local/demo-tools.js";
 import type { ModelScript } from "../support/model-server/script.js";
 import { modelServer, uniqueModel } from "../support/model-server/in-tests.js";
+import { newId, randomSecret } from "../../src/adapters/crypto.js";
+import { getSuiteVersion } from "../../src/adapters/d1/suites.js";
+import { systemClock } from "../../src/core/ports.js";
+import worker from "../../src/worker/index.js";
+import type { EvalMessage } from "../../src/worker/evals/messages.js";
 import type { RunCoordinator } from "../../src/worker/run-coordinator.js";
-import { call, newTenant, type TestTenant } from "./helpers.js";
+import { startRun as startRunWith } from "../../src/worker/run/start-run.js";
+import { storedSuite } from "../../src/worker/routes/suites.js";
+import { call, db, newTenant, type TestTenant } from "./helpers.js";
 import { libraryTool } from "./simulation-helpers.js";
 
 export const server = modelServer();
@@ -151,4 +158,29 @@ export function coordinatorOf(runId: string): DurableObjectStub<RunCoordinator> 
   // SAFETY: wrangler.toml binds RUNS to RunCoordinator; the test env types the namespace untyped.
   const namespace = env.RUNS as unknown as DurableObjectNamespace<RunCoordinator>;
   return namespace.get(namespace.idFromName(runId));
+}
+
+/** Starts a run of the world's suite whose messages are all lost. */
+export async function runWithLostMessages(w: InvoiceWorld): Promise<string> {
+  const stored = await getSuiteVersion(db(), w.tenant.id, "invoicedesk");
+  if (!stored) throw new Error("the suite was not saved");
+  const started = await startRunWith(
+    { tenantId: w.tenant.id, keyId: w.tenant.keyId, suite: { name: "invoicedesk", version: stored.version, document: storedSuite(stored) }, policy: null, trigger: { kind: "test" } },
+    { env, db: db(), ids: { id: newId, secret: randomSecret }, clock: systemClock, send: async () => undefined },
+  );
+  return started.start.run_id;
+}
+
+let messageCounter = 0;
+
+/** Delivers messages to the Worker's queue handler as the broker would, and answers what it acked and retried. */
+export async function deliver(queue: string, messages: EvalMessage[]) {
+  const batch = createMessageBatch<EvalMessage>(
+    queue,
+    messages.map((body) => ({ id: `msg-${++messageCounter}`, timestamp: new Date(), attempts: 1, body })),
+  );
+  const ctx = createExecutionContext();
+  await worker.queue(batch, env);
+  const result = await getQueueResult(batch, ctx);
+  return { acked: result.explicitAcks.length, retried: result.retryMessages.length };
 }

@@ -7,22 +7,18 @@
  * as a restarted local broker (which keeps its queue in memory) would. The queue handler is driven
  * with createMessageBatch / getQueueResult; the alarm with runInDurableObject and an injected clock.
  */
-import { createExecutionContext, createMessageBatch, env, getQueueResult, runInDurableObject } from "cloudflare:test";
+import { env, runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import { newId, randomSecret } from "../../src/adapters/crypto.js";
-import { getSuiteVersion } from "../../src/adapters/d1/suites.js";
-import { systemClock } from "../../src/core/ports.js";
-import worker from "../../src/worker/index.js";
-import { EVAL_DEAD_LETTER_QUEUE_NAME, EVAL_QUEUE_NAME, type EvalMessage } from "../../src/worker/evals/messages.js";
+import { ensureAttempt } from "../../src/worker/evals/attempt-setup.js";
+import { EVAL_DEAD_LETTER_QUEUE_NAME, EVAL_QUEUE_NAME } from "../../src/worker/evals/messages.js";
 import { RunCoordinator } from "../../src/worker/run-coordinator.js";
 import { DEFAULT_REPETITION_TIMEOUT_MS } from "../../src/worker/run/lifetimes.js";
-import { startRun as startRunWith } from "../../src/worker/run/start-run.js";
-import { storedSuite } from "../../src/worker/routes/suites.js";
 import { runStub } from "../../src/worker/run/run-access.js";
-import { call, db } from "./helpers.js";
+import { call } from "./helpers.js";
 import { stubOf } from "./simulation-helpers.js";
 import {
   coordinatorOf,
+  deliver,
   GOOD_JUDGE,
   invoiceSuite,
   invoiceWorld,
@@ -31,6 +27,7 @@ import {
   readRun,
   repetition,
   repetitions,
+  runWithLostMessages,
   server,
   startRun,
   waitForRun,
@@ -43,31 +40,6 @@ async function world(label: string): Promise<InvoiceWorld> {
   await server.script(w.model, { conversations: wellBehaved(), judge_default: GOOD_JUDGE });
   await putSuite(w, "invoicedesk", invoiceSuite(w));
   return w;
-}
-
-/** Starts a run of the world's suite whose messages are all lost. */
-async function runWithLostMessages(w: InvoiceWorld): Promise<string> {
-  const stored = await getSuiteVersion(db(), w.tenant.id, "invoicedesk");
-  if (!stored) throw new Error("the suite was not saved");
-  const started = await startRunWith(
-    { tenantId: w.tenant.id, keyId: w.tenant.keyId, suite: { name: "invoicedesk", version: stored.version, document: storedSuite(stored) }, policy: null, trigger: { kind: "test" } },
-    { env, db: db(), ids: { id: newId, secret: randomSecret }, clock: systemClock, send: async () => undefined },
-  );
-  return started.start.run_id;
-}
-
-let messageCounter = 0;
-
-/** Delivers messages to the Worker's queue handler as the broker would, and answers what it acked and retried. */
-async function deliver(queue: string, messages: EvalMessage[]) {
-  const batch = createMessageBatch<EvalMessage>(
-    queue,
-    messages.map((body) => ({ id: `msg-${++messageCounter}`, timestamp: new Date(), attempts: 1, body })),
-  );
-  const ctx = createExecutionContext();
-  await worker.queue(batch, env);
-  const result = await getQueueResult(batch, ctx);
-  return { acked: result.explicitAcks.length, retried: result.retryMessages.length };
 }
 
 /** Runs the coordinator's alarm as if `aheadMs` had passed. */
@@ -128,8 +100,10 @@ describe("a delivery that throws", () => {
     const w = await world("retry");
     const runId = await runWithLostMessages(w);
     const coordinator = runStub(env, runId);
-    // An earlier delivery claimed repetition 1 and gave up; then the attempt's storage was lost.
-    expect(await coordinator.claim(1)).toMatchObject({ kind: "job", job: { seq: 1, claim: 1 } });
+    // An earlier delivery claimed repetition 1, set its attempt up and gave up; then the attempt's storage was lost.
+    const claimed = await coordinator.claim(1);
+    expect(claimed).toMatchObject({ kind: "job", job: { seq: 1, claim: 1 } });
+    if (claimed.kind === "job") await ensureAttempt(env, claimed.job);
     expect(await coordinator.release(1, "Error: the worker was stopped")).toEqual({ kind: "ok" });
     const attemptId = String((await repetitions(w, runId))[0]?.attempt_id);
     await runInDurableObject(stubOf({ id: attemptId }), async (_instance, state) => {

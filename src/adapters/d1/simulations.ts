@@ -100,6 +100,18 @@ export function simulationStatements(db: Database, input: NewSimulation) {
   ] as const;
 }
 
+/**
+ * One attempt's row, written when a run's repetition is first claimed (its simulation row was
+ * written at the run's start). Writing it again (a redelivery) changes nothing.
+ */
+export async function insertAttemptIfAbsent(db: Database, attempt: { id: string; simulationId: string; tenantId: string; token_hash: string; expires_at: string }): Promise<void> {
+  await db
+    .insert(attempts)
+    .values({ id: attempt.id, simulation_id: attempt.simulationId, tenant_id: attempt.tenantId, token_hash: attempt.token_hash, expires_at: attempt.expires_at, status: "active" })
+    .onConflictDoNothing()
+    .run();
+}
+
 export type AttemptRow = typeof attempts.$inferSelect;
 
 /** A simulation as its list and read routes show it: what it pinned, without inline definitions. */

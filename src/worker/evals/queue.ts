@@ -1,6 +1,9 @@
 /**
  * The eval queue's consumer: one repetition per message.
  *
+ * The repetition's attempt is set up by the delivery that first claims it (attempt-setup.ts), so
+ * the attempts alive at once are bounded by the consumer's concurrency, not by the run's size.
+ *
  * A message carries only its run id and repetition seq. The consumer asks the run's coordinator for
  * the job (a repetition already recorded, or a run that has ended, is acknowledged and dropped:
  * delivery is at least once), builds the ports (tool calls through the attempt's object, model
@@ -25,6 +28,7 @@ import type { Database, Env } from "../env.js";
 import type { RunJob } from "../run/replies.js";
 import { runStub } from "../run/run-access.js";
 import { attemptDispatcher, evidenceMark, evidenceSince, releaseAttempt } from "./attempt-ports.js";
+import { ensureAttempt } from "./attempt-setup.js";
 import { batchConcurrency, forEachBounded, limitedClient } from "./concurrency.js";
 import { EVAL_DEAD_LETTER_QUEUE_NAME, isEvalMessage } from "./messages.js";
 import { runExternalJob } from "../external/job.js";
@@ -104,6 +108,8 @@ export async function runJob(job: RunJob, env: Env, resolve: ModelClientResolver
   const db = databaseOf(env.DB);
   const notRun = (infrastructure_error: string): RepetitionRecord =>
     notRunRecord({ scenario_id: job.scenario.id, repetition: job.repetition, attempt_id: job.attempt_id, infrastructure_error, at: clock.now() });
+  // Set up now, not at the run's start: a run's attempts never all exist at once (attempt-setup.ts).
+  await ensureAttempt(env, job);
 
   const runAgent = job.agent;
   if (runAgent.kind === "external") {

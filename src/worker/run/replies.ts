@@ -7,6 +7,7 @@ import type { RepetitionRecord } from "../../core/evals/agent-types.js";
 import type { JudgeSpec, ModelParameters, Scenario } from "../../core/evals/suite-types.js";
 import type { ApprovalMode } from "../../core/policy/types.js";
 import type { ChatTool } from "../../core/ports.js";
+import type { AttemptSetup, PinnedOperation, PinnedTool } from "../../core/simulation/setup.js";
 import type { ScenarioAttack } from "../../core/scoring/attacks.js";
 import type { CalibrationGate, Gate } from "../../core/scoring/run-verdict.js";
 import type { RunProgress } from "./progress.js";
@@ -66,10 +67,23 @@ export interface RunStart {
   calibration?: CalibrationGate;
   scenarios: RunScenario[];
   repetitions: RunRepetitionSlot[];
+  /**
+   * What each repetition's attempt is set up from, when a delivery first claims it (not at the
+   * start: a run's attempts then never all exist at once). Absent in runs started before this
+   * existed, whose attempts were all set up at the start.
+   */
+  attempts?: RunAttemptPlans;
   /** Epoch milliseconds. */
   created_at: number;
   /** Past this, the run ends with every repetition still missing recorded as an infrastructure error. */
   deadline_at: number;
+}
+
+/** The attempts' setup, per scenario (by scenario_index): one simulation each, shared by its repetitions. */
+export interface RunAttemptPlans {
+  /** Every attempt's lease end, epoch milliseconds: past the run's deadline. */
+  expires_at: number;
+  scenarios: Array<{ simulation_id: string; operations: PinnedOperation[]; tools: PinnedTool[] }>;
 }
 
 /** What the queue consumer needs to carry out one repetition. */
@@ -87,6 +101,8 @@ export interface RunJob {
   judge: RunJudge | null;
   /** Set for an external agent's repetition: what this delivery is to do (coordinator's external phases). */
   external?: ExternalPhase;
+  /** The attempt's setup, which the delivery makes sure of before anything runs on it (evals/attempt-setup.ts). */
+  setup?: AttemptSetup;
 }
 
 /**

@@ -4,10 +4,12 @@
  * 1. Plan (core/evals/run-plan.ts): pins once for the whole run, each scenario's copy with its
  *    variants and starting state; approval modes from the suite or its policy. Refusals are thrown
  *    as API errors before anything is written.
- * 2. One attempt object per repetition, set up first; then D1 records, in one batch, one simulation
- *    per scenario with its attempts (so their evidence is flushed and read like any attempt's) and
- *    the run's row. A failed setup leaves no rows; an object D1 never recorded is reachable by no
- *    one and retires itself after its lease.
+ * 2. D1 records, in one batch: one simulation per scenario (its attempts' evidence is flushed and
+ *    read like any attempt's) and the run's row. No attempt exists yet: each repetition's attempt
+ *    is set up, with its D1 row, by the delivery that first claims it (evals/attempt-setup.ts),
+ *    from the per-scenario plans the coordinator keeps. So the attempts alive at once are bounded
+ *    by the consumer's concurrency, not by the run's size, and a run starts in one D1 batch of
+ *    1 + scenarios statements whatever its repetitions.
  * 3. The run's coordinator, which arms its watchdog.
  * 4. One queue message per repetition. A send that fails is logged, not fatal: the watchdog
  *    resends every repetition that has gone quiet.
@@ -21,10 +23,9 @@ import { suiteApprovals } from "../../core/evals/suite-approvals.js";
 import type { Suite } from "../../core/evals/suite-types.js";
 import type { Clock, Ids } from "../../core/ports.js";
 import type { Policy } from "../../core/policy/types.js";
-import { attemptSetup, pinnedRecord } from "../../core/simulation/plan.js";
-import { attemptStub, newAttemptToken } from "../attempt-access.js";
+import { pinnedRecord } from "../../core/simulation/plan.js";
+import { newAttemptToken } from "../attempt-access.js";
 import type { Env } from "../env.js";
-import { forEachBounded } from "../evals/concurrency.js";
 import { sendRepetitions } from "../evals/messages.js";
 import { invalidRequest } from "../http-error.js";
 import { calibrationGate } from "../judge-calibration.js";
@@ -36,9 +37,6 @@ import type { RunRepetitionSlot, RunStart } from "./replies.js";
 import { runStub } from "./run-access.js";
 import { externalAttemptToken } from "../external/attempt-token.js";
 import { requireExternalAgentReady } from "../external/readiness.js";
-
-/** Attempt objects set up at once while a run starts. */
-const SETUP_CONCURRENCY = 50;
 
 export interface StartRunRequest {
   tenantId: string;
@@ -97,18 +95,7 @@ export async function startRun(request: StartRunRequest, deps: StartRunDeps): Pr
   });
   for (const slot of slots) slot.token_hash = sha256Hex(external === null ? newAttemptToken() : await externalAttemptToken(external, slot.attempt_id));
 
-  // Objects first, D1 after: see the header.
-  await forEachBounded(slots, SETUP_CONCURRENCY, async (slot) => {
-    const scenario = plan.scenarios[slot.scenario_index];
-    if (!scenario) throw new Error(`no plan for scenario ${slot.scenario_index}`);
-    const reply = await attemptStub(env, slot.attempt_id).setup(
-      attemptSetup(scenario.simulation, { attempt_id: slot.attempt_id, simulation_id: slot.simulation_id, tenant_id: request.tenantId, token_hash: slot.token_hash, expires_at: expiresAt }),
-    );
-    if (reply.kind === "conflict") throw new Error(`attempt object refused its setup: ${reply.message}`);
-  });
-
   const pinned = plan.scenarios.map((scenario) => ({ scenario: scenario.scenario.id, pinned: scenario.pinned }));
-  const expires = new Date(expiresAt).toISOString();
   const statements = [
     ...simulations.flatMap(({ id, scenario }) =>
       simulationStatements(db, {
@@ -117,7 +104,7 @@ export async function startRun(request: StartRunRequest, deps: StartRunDeps): Pr
         createdBy: request.keyId,
         leaseSeconds: Math.ceil((expiresAt - now) / 1000),
         pinned: scenario.pinned,
-        attempts: slots.filter((slot) => slot.simulation_id === id).map((slot) => ({ id: slot.attempt_id, token_hash: slot.token_hash, expires_at: expires })),
+        attempts: [],
       }),
     ),
   ];
@@ -160,6 +147,10 @@ export async function startRun(request: StartRunRequest, deps: StartRunDeps): Pr
     ...(calibration ? { calibration } : {}),
     scenarios: plan.scenarios.map((scenario) => scenario.scenario),
     repetitions: slots.map(({ seq, scenario_index, repetition, attempt_id, token_hash }) => ({ seq, scenario_index, repetition, attempt_id, token_hash })),
+    attempts: {
+      expires_at: expiresAt,
+      scenarios: simulations.map(({ id, scenario }) => ({ simulation_id: id, operations: scenario.simulation.operations, tools: scenario.simulation.tools })),
+    },
     created_at: now,
     deadline_at: deadline,
   };

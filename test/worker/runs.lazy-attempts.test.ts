@@ -1,0 +1,76 @@
+/**
+ * A run's attempts are set up when their repetitions are claimed, not when the run starts: until a
+ * delivery claims a repetition its attempt has no object and no D1 row (GET /api/attempts/:id
+ * answers 404, as for any attempt that does not exist), and a repetition that is never run (the
+ * run cancelled first) never gets one. Setting up again, as a redelivery does, changes nothing.
+ *
+ * Messages are lost at the start (runWithLostMessages), so the test decides which repetition is
+ * delivered when.
+ */
+import { env } from "cloudflare:test";
+import { beforeAll, describe, expect, it } from "vitest";
+import { attemptStub } from "../../src/worker/attempt-access.js";
+import { ensureAttempt } from "../../src/worker/evals/attempt-setup.js";
+import { EVAL_QUEUE_NAME } from "../../src/worker/evals/messages.js";
+import { runStub } from "../../src/worker/run/run-access.js";
+import { call } from "./helpers.js";
+import { deliver, GOOD_JUDGE, invoiceSuite, invoiceWorld, putSuite, readRun, repetitions, runWithLostMessages, server, wellBehaved, type InvoiceWorld } from "./run-helpers.js";
+
+let world: InvoiceWorld;
+
+beforeAll(async () => {
+  world = await invoiceWorld("lazy-attempts");
+  await server.script(world.model, { conversations: wellBehaved(), judge_default: GOOD_JUDGE });
+  await putSuite(world, "invoicedesk", invoiceSuite(world));
+});
+
+/** Per attempt id: whether D1 has its row, whether its object holds it, and what GET /api/attempts/:id answers. */
+async function attemptStates(ids: readonly string[]) {
+  const rows = await env.DB.prepare(`SELECT id FROM attempts WHERE id IN (${ids.map(() => "?").join(", ")})`)
+    .bind(...ids)
+    .all<{ id: string }>();
+  const inD1 = new Set(rows.results.map((row) => row.id));
+  return Promise.all(
+    ids.map(async (id) => {
+      const read = await call("GET", `/api/attempts/${id}`, { key: world.tenant.key });
+      const body = (await read.json()) as Record<string, unknown>;
+      return { id, d1: inD1.has(id), object: (await attemptStub(env, id).snapshot()).kind, get: read.status === 200 ? { status: 200, attempt: body.status, calls: body.calls } : { status: read.status, body } };
+    }),
+  );
+}
+
+const NOT_FOUND = { status: 404, body: { error: { code: "not_found", message: "attempt not found" } } };
+const unset = (id: string) => ({ id, d1: false, object: "missing", get: NOT_FOUND });
+
+describe("a run's attempts", () => {
+  it("exist only once their repetition is claimed; a repetition never run never gets one", async () => {
+    const runId = await runWithLostMessages(world);
+    const ids = (await repetitions(world, runId)).map((item) => String(item.attempt_id));
+    expect(ids).toHaveLength(15);
+    expect(await attemptStates(ids)).toEqual(ids.map(unset));
+
+    // Repetition 1 (status-lookup: one get_invoice call) is delivered and run; only its attempt exists.
+    expect(await deliver(EVAL_QUEUE_NAME, [{ run_id: runId, seq: 1 }])).toEqual({ acked: 1, retried: 0 });
+    const [first, ...rest] = ids;
+    if (first === undefined) throw new Error("no attempts");
+    expect(await attemptStates(ids)).toEqual([{ id: first, d1: true, object: "ok", get: { status: 200, attempt: "active", calls: 1 } }, ...rest.map(unset)]);
+
+    // A claim sets up its attempt before anything runs; the same setup again (a redelivery) changes nothing.
+    const claimed = await runStub(env, runId).claim(2);
+    if (claimed.kind !== "job") throw new Error(`claim answered ${claimed.kind}`);
+    await ensureAttempt(env, claimed.job);
+    const once = await attemptStub(env, claimed.job.attempt_id).snapshot();
+    await ensureAttempt(env, claimed.job);
+    await ensureAttempt(env, { ...claimed.job, claim: 2 });
+    expect(await attemptStub(env, claimed.job.attempt_id).snapshot()).toEqual(once);
+    const rows = await env.DB.prepare(`SELECT count(*) AS n FROM attempts WHERE id = ?`).bind(claimed.job.attempt_id).first<{ n: number }>();
+    expect(rows?.n).toBe(1);
+
+    // Cancelled: the 13 repetitions never claimed never get an attempt.
+    expect((await call("POST", `/api/runs/${runId}/cancel`, { key: world.tenant.key })).status).toBe(200);
+    expect(await readRun(world, runId)).toMatchObject({ status: "cancelled", finished_repetitions: 1 });
+    expect((await attemptStates(ids)).slice(2)).toEqual(ids.slice(2).map(unset));
+    expect(await deliver(EVAL_QUEUE_NAME, [{ run_id: runId, seq: 3 }])).toEqual({ acked: 1, retried: 0 });
+    expect((await attemptStates(ids)).slice(2)).toEqual(ids.slice(2).map(unset));
+  }, 60_000);
+});
