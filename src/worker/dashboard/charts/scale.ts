@@ -41,7 +41,8 @@ export function yOfCount(frame: Frame, count: number, max: number): number {
 export function bandCenter(frame: Frame, index: number, count: number): number {
   const bands = bandsOf(count);
   const i = Math.min(bands - 1, Math.max(0, Number.isFinite(index) ? Math.floor(index) : 0));
-  return round(frame.left + ((i + 0.5) * plotWidth(frame)) / bands);
+  // Dividing first: (i + 0.5) * width overflows to Infinity for a huge count, (i + 0.5) / bands never passes 1.
+  return round(frame.left + ((i + 0.5) / bands) * plotWidth(frame));
 }
 
 /** The width of one of `count` bands, less a gap, never negative. */
