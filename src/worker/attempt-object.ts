@@ -32,7 +32,7 @@ import type { AttemptSetup, PinnedOperation } from "../core/simulation/setup.js"
 import { afterCompletion, afterHarnessError, afterLeaseEnd, isAttemptStatus, type AttemptStatus } from "../core/simulation/status.js";
 import { indexTargets, resolveTarget, type TargetIndex } from "../core/simulation/target.js";
 import { d1EvidenceSink, evidenceFlusher, type EvidenceFlusher } from "./attempt/flusher.js";
-import { FLUSH_INTERVAL_MS, FLUSH_RETRY_MS, idleFlushMs, MAX_CALLS, RETENTION_MS } from "./attempt/lifetimes.js";
+import { FLUSH_INTERVAL_MS, FLUSH_RETRY_MS, FORWARD_GRACE_MS, idleFlushMs, MAX_CALLS, RETENTION_MS } from "./attempt/lifetimes.js";
 import type {
   Answer,
   AttemptMethods,
@@ -53,6 +53,16 @@ import type {
 import { AttemptStorage } from "./attempt/storage.js";
 import type { Env } from "./env.js";
 import { schemaValidator } from "./services.js";
+
+/**
+ * apply()'s answer to a repeat of a call_id whose real call is out at its real handler (the
+ * forwards table): the repeat waits for that call's answer (awaitForward), never leaves the object.
+ */
+interface InFlight {
+  kind: "in_flight";
+  call_id: string;
+  deadline: number;
+}
 
 /** What the object keeps in memory between calls; storage stays the source of truth. */
 interface Live {
@@ -81,6 +91,8 @@ export class AttemptObject extends DurableObject<Env> implements AttemptMethods 
   /** The in-memory idle-flush timer, when one is armed. */
   private idleTimer: ReturnType<typeof setTimeout> | null = null;
   private readonly idleFlushMs: number;
+  /** Per call_id out at its real handler, the repeats waiting for its answer (woken by recordReal). */
+  private readonly waiting = new Map<string, Set<() => void>>();
 
   constructor(ctx: DurableObjectState, env: Env, clock: Clock = systemClock) {
     super(ctx, env);
@@ -109,20 +121,20 @@ export class AttemptObject extends DurableObject<Env> implements AttemptMethods 
   }
 
   /** POST /api/attempts/:id/dispatch: the body's JSON text, parsed here so it crosses the RPC boundary as one string. */
-  dispatch(tokenHash: string, body: string): DispatchReply {
+  dispatch(tokenHash: string, body: string): DispatchReply | Promise<DispatchReply> {
     const live = this.authorized(tokenHash);
     if (!live) return live === null ? { kind: "missing" } : { kind: "unauthorized" };
     const parsed = parseDispatchText(body);
-    if (parsed.ok) return this.apply(live, parsed.request);
+    if (parsed.ok) return this.settle(live, parsed.request);
     return "malformed" in parsed ? { kind: "malformed_json", message: parsed.malformed } : refusal(parsed);
   }
 
   /** tools/call over MCP: the same call algorithm, state and evidence as dispatch. */
-  dispatchRequest(tokenHash: string, request: DispatchRequest): DispatchReply {
+  dispatchRequest(tokenHash: string, request: DispatchRequest): DispatchReply | Promise<DispatchReply> {
     const live = this.authorized(tokenHash);
     if (!live) return live === null ? { kind: "missing" } : { kind: "unauthorized" };
     const parsed = parseDispatchRequest(request);
-    return parsed.ok ? this.apply(live, parsed.request) : refusal(parsed);
+    return parsed.ok ? this.settle(live, parsed.request) : refusal(parsed);
   }
 
   /**
@@ -136,7 +148,14 @@ export class AttemptObject extends DurableObject<Env> implements AttemptMethods 
     const parsed = parseDispatchRequest(request);
     if (!parsed.ok) return refusal(parsed);
     const reply = this.apply(live, parsed.request, answer);
-    if (reply.kind === "forward") return { kind: "invalid_request", problems: [{ path: "/tool", message: "the call was forwarded twice" }] };
+    // Whatever became of it (recorded, or a replay when a repeat handed out after the deadline
+    // came back first), the call is no longer out: its waiting repeats read the evidence now.
+    const callId = parsed.request.call_id;
+    if (callId !== undefined) {
+      this.storage.deleteForward(callId);
+      this.wake(callId);
+    }
+    if (reply.kind === "forward" || reply.kind === "in_flight") return { kind: "invalid_request", problems: [{ path: "/tool", message: "the call was forwarded twice" }] };
     return reply;
   }
 
@@ -226,6 +245,9 @@ export class AttemptObject extends DurableObject<Env> implements AttemptMethods 
    * answered by a fresh instance loaded from it.
    */
   private async leaveMemory(reason: string): Promise<void> {
+    // Repeats waiting for a real answer would be cut off with an error: the runtime unloads the
+    // object once they are answered instead.
+    if (this.waiting.size > 0) return;
     if (this.idleTimer !== null) clearTimeout(this.idleTimer);
     this.idleTimer = null;
     await this.ctx.storage.sync();
@@ -275,8 +297,50 @@ export class AttemptObject extends DurableObject<Env> implements AttemptMethods 
 
   // -- the call ------------------------------------------------------------------------------
 
+  /** A call's reply; a repeat of a call_id that is out at its real handler gets that call's answer once it is recorded. */
+  private settle(live: Live, request: DispatchRequest): DispatchReply | Promise<DispatchReply> {
+    const reply = this.apply(live, request);
+    return reply.kind === "in_flight" ? this.awaitForward(request, reply) : reply;
+  }
+
+  /**
+   * Waits until the call out under this call_id is recorded (recordReal wakes the waiters) or its
+   * deadline passes, then answers the repeat as any repeat: the replay of the recorded call, or,
+   * when the Worker that sent it never came back, the call handed out again.
+   */
+  private async awaitForward(request: DispatchRequest, out: InFlight): Promise<DispatchReply> {
+    let pending = out;
+    for (;;) {
+      await this.settled(pending);
+      const live = this.load();
+      if (!live) return { kind: "missing" };
+      const reply = this.apply(live, request);
+      if (reply.kind !== "in_flight") return reply;
+      pending = reply;
+    }
+  }
+
+  private settled(out: InFlight): Promise<void> {
+    return new Promise((resolve) => {
+      const waiters = this.waiting.get(out.call_id) ?? new Set<() => void>();
+      this.waiting.set(out.call_id, waiters);
+      const done = (): void => {
+        clearTimeout(timer);
+        waiters.delete(done);
+        if (waiters.size === 0 && this.waiting.get(out.call_id) === waiters) this.waiting.delete(out.call_id);
+        resolve();
+      };
+      const timer = setTimeout(done, Math.max(0, out.deadline - this.clock.now()) + 1);
+      waiters.add(done);
+    });
+  }
+
+  private wake(callId: string): void {
+    for (const done of [...(this.waiting.get(callId) ?? [])]) done();
+  }
+
   /** `upstream`: the real handler's answer, when this is a forwarded call coming back to be recorded. */
-  private apply(live: Live, request: DispatchRequest, upstream?: UpstreamAnswer): DispatchReply {
+  private apply(live: Live, request: DispatchRequest, upstream?: UpstreamAnswer): DispatchReply | InFlight {
     const target = resolveTarget(live.index, request.tool, request.operation_id);
     if (target.kind === "ambiguous") return { kind: "ambiguous", message: target.message, operation_ids: target.operation_ids };
     const operation = target.kind === "operation" ? target.operation : null;
@@ -286,9 +350,14 @@ export class AttemptObject extends DurableObject<Env> implements AttemptMethods 
     if (request.call_id !== undefined) {
       const prior = this.storage.callById(request.call_id);
       if (prior) {
-        const same = prior.tool === tool && prior.operation_id === operationId && jsonEqual(JSON.parse(prior.arguments), request.arguments);
-        if (!same) return { kind: "call_id_conflict", call_id: request.call_id, seq: prior.seq };
+        if (!sameCall(prior, tool, operationId, request)) return { kind: "call_id_conflict", call_id: request.call_id, seq: prior.seq };
         return { kind: "answer", answer: answerOf(prior, true) };
+      }
+      // Out at its real handler and not back yet: sending it again would reach the real system twice.
+      const out = upstream ? undefined : this.storage.forwardById(request.call_id);
+      if (out && out.deadline > this.clock.now()) {
+        if (!sameCall(out, tool, operationId, request)) return { kind: "call_id_conflict", call_id: request.call_id, seq: null };
+        return { kind: "in_flight", call_id: request.call_id, deadline: out.deadline };
       }
     }
     if (live.nextSeq > MAX_CALLS) return { kind: "call_limit", limit: MAX_CALLS };
@@ -299,7 +368,13 @@ export class AttemptObject extends DurableObject<Env> implements AttemptMethods 
     if (operation?.real && target.kind === "operation" && (upstream || !live.leaseEnded)) {
       // A forwarded call comes back to be recorded even when the lease ended while it was out.
       const real = this.realOutcome(live, operation, request, upstream);
-      if (real.kind === "forward") return real;
+      if (real.kind === "forward") {
+        if (request.call_id !== undefined) {
+          const deadline = this.clock.now() + real.forward.binding.timeout_ms + FORWARD_GRACE_MS;
+          this.storage.putForward({ call_id: request.call_id, tool, operation_id: operationId, arguments: JSON.stringify(request.arguments), deadline });
+        }
+        return real;
+      }
       outcome = real.outcome;
       upstreamRecord = real.upstream;
     } else if (live.leaseEnded) {
@@ -598,6 +673,11 @@ function refusal(parsed: { ok: false; problems: Problem[] } | { ok: false; unusa
 
 function harness(kind: Extract<CallOutcome, { kind: "harness_error" }>["harness_kind"], message: string, variant: string): CallOutcome {
   return { kind: "harness_error", harness_kind: kind, message, details: [], variant, rule: null };
+}
+
+/** Whether a recorded (or forwarded) call is the same call as this request: a call_id names one call only. */
+function sameCall(earlier: { tool: string; operation_id: string; arguments: string }, tool: string, operationId: string, request: DispatchRequest): boolean {
+  return earlier.tool === tool && earlier.operation_id === operationId && jsonEqual(JSON.parse(earlier.arguments), request.arguments);
 }
 
 function answerOf(row: EvidenceRow, replayed: boolean): Answer {

@@ -7,11 +7,14 @@
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { CfWorkerJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/cfworker";
+import { env, runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { exports } from "cloudflare:workers";
 import { beforeAll, describe, expect, it } from "vitest";
+import { RETENTION_MS } from "../../src/worker/attempt/lifetimes.js";
+import type { AttemptObject } from "../../src/worker/attempt-object.js";
 import { upstream } from "../support/upstream/in-tests.js";
 import { answer, call, keyWith, newTenant, type TestTenant } from "./helpers.js";
-import { counterTool, dispatchJson, evidence, readAttempt, type CreatedSimulation } from "./simulation-helpers.js";
+import { counterTool, dispatch, dispatchJson, evidence, readAttempt, stubOf, type CreatedAttempt, type CreatedSimulation } from "./simulation-helpers.js";
 
 const invoiceOutput = {
   type: "object",
@@ -37,6 +40,12 @@ const billingTool = {
     },
     { operation_id: "slow", description: "Answers slowly.", input_schema: { type: "object" }, output_schema: true },
     { operation_id: "big", description: "Answers with a large body.", input_schema: { type: "object" }, output_schema: true },
+    {
+      operation_id: "get_invoice_slowly",
+      description: "Return one invoice, after a second.",
+      input_schema: { type: "object", properties: { invoice_id: { type: "string" } }, required: ["invoice_id"], additionalProperties: false },
+      output_schema: invoiceOutput,
+    },
   ],
 };
 const weatherTool = {
@@ -61,6 +70,7 @@ const httpUpstream = (overrides: Record<string, unknown> = {}) => ({
     place_hold: { method: "POST", path: "/invoices/{invoice_id}/hold", allow_writes: true },
     slow: { method: "GET", path: "/slow" },
     big: { method: "GET", path: "/big" },
+    get_invoice_slowly: { method: "GET", path: "/delayed/{invoice_id}" },
   },
   credentials: { bearer: "real-secret-token" },
   ...overrides,
@@ -230,6 +240,149 @@ describe("real-tools runs over HTTP", () => {
   });
 });
 
+describe("real-tools evidence: one call per call_id, the same figures wherever the attempt is read from", () => {
+  let tenant: TestTenant;
+  let tool: Awaited<ReturnType<typeof registered>>;
+  beforeAll(async () => {
+    tenant = await newTenant();
+    tool = await registered(tenant, billingTool);
+    expect((await call("PUT", `/api/tools/${tool.id}/upstream`, { key: tenant.key, body: httpUpstream({ timeout_ms: 5000 }) })).status).toBe(200);
+    await allowHosts(tenant, ["127.0.0.1"]);
+  });
+
+  /** What the local upstream received for one path (the log is shared by every test file, so it is filtered, never cleared). */
+  async function sentTo(path: string): Promise<string[]> {
+    return (await UP.requests()).filter((r) => r.path === path).map((r) => `${r.method} ${r.path}`);
+  }
+
+  it("a call_id repeated while its real call is still out reaches the upstream once, and both callers get its answer", async () => {
+    const simulation = await realSimulation(tenant, { tools: [{ tool_id: tool.id, operation_id: "get_invoice_slowly", mode: "real" }] });
+    const attempt = simulation.attempts[0];
+    if (!attempt) throw new Error("no attempt");
+    const invoice = `INV-once-${attempt.id}`;
+    const body = { tool: "billing__get_invoice_slowly", call_id: "c-1", arguments: { invoice_id: invoice } };
+    const [first, second] = await Promise.all([dispatch(attempt, body), dispatch(attempt, body)]);
+    const answers = await Promise.all(
+      [first, second].map(async (response) => ({ status: response.status, seq: response.headers.get("x-toolproof-seq"), replayed: response.headers.get("x-toolproof-replayed"), body: await response.json() })),
+    );
+    const recorded = { invoice_id: invoice, status: "open", amount: 120.5, fetched_at: expect.any(String), request_id: expect.stringMatching(/^req-\d+$/) };
+    // Which of the two was sent is up to the runtime; the other is the replay of its answer.
+    expect(answers.map((a) => a.replayed).sort()).toEqual(["true", null].sort());
+    expect(answers.map(({ replayed: _replayed, ...rest }) => rest)).toEqual([
+      { status: 200, seq: "1", body: recorded },
+      { status: 200, seq: "1", body: answers[0]?.body },
+    ]);
+    expect(await sentTo(`/delayed/${invoice}`)).toEqual([`GET /delayed/${invoice}`]);
+    const calls = await evidence(attempt);
+    expect(calls).toEqual([
+      {
+        seq: 1,
+        call_id: "c-1",
+        tool: "billing__get_invoice_slowly",
+        operation_id: "get_invoice_slowly",
+        revision: null,
+        variant: "real",
+        rule: null,
+        arguments: { invoice_id: invoice },
+        outcome: "result",
+        result: answers[0]?.body,
+        delay_ms: 0,
+        at: expect.any(String),
+        source: "real",
+        upstream: { status: 200, latency_ms: expect.any(Number), contract_violations: [] },
+      },
+    ]);
+    expect((await readAttempt(attempt)).body).toMatchObject({ calls: 1, real_calls: 1, contract_violations: 0 });
+  });
+
+  it("a call_id repeated with other arguments while its real call is out is a call_id conflict, and nothing more is sent", async () => {
+    const simulation = await realSimulation(tenant, { tools: [{ tool_id: tool.id, operation_id: "get_invoice_slowly", mode: "real" }] });
+    const attempt = simulation.attempts[0];
+    if (!attempt) throw new Error("no attempt");
+    const invoice = `INV-conflict-${attempt.id}`;
+    const out = dispatch(attempt, { tool: "billing__get_invoice_slowly", call_id: "c-1", arguments: { invoice_id: invoice } });
+    // Once the first is out (the upstream has it), the same call_id with other arguments arrives.
+    await waitFor(async () => (await sentTo(`/delayed/${invoice}`)).length === 1);
+    const other = await dispatchJson(attempt, { tool: "billing__get_invoice_slowly", call_id: "c-1", arguments: { invoice_id: `${invoice}-other` } });
+    expect(other).toEqual({
+      status: 409,
+      body: {
+        error: {
+          code: "call_id_reused",
+          message: '/call_id: "c-1" is already used by a call still out at its real handler, with a different tool or arguments',
+          details: { call_id: "c-1", seq: null },
+        },
+      },
+    });
+    expect((await out).status).toBe(200);
+    expect(await sentTo(`/delayed/${invoice}-other`)).toEqual([]);
+    expect((await evidence(attempt)).map((c) => ({ seq: c.seq, call_id: c.call_id, arguments: c.arguments }))).toEqual([{ seq: 1, call_id: "c-1", arguments: { invoice_id: invoice } }]);
+  });
+
+  it("an attempt read back from D1 after its object is retired shows the same view as the live object did, real-call figures included", async () => {
+    const simulation = await realSimulation(tenant, { tools: [{ tool_id: tool.id, operation_id: "get_invoice", mode: "real" }] });
+    const attempt = simulation.attempts[0];
+    if (!attempt) throw new Error("no attempt");
+    expect((await dispatchJson(attempt, { tool: "billing__get_invoice", arguments: { invoice_id: "INV-1" } })).status).toBe(200);
+    expect((await dispatchJson(attempt, { tool: "billing__get_invoice", arguments: { invoice_id: "INV-BAD" } })).status).toBe(200);
+    expect((await dispatchJson(attempt, { tool: "billing__get_invoice", arguments: { invoice: "INV-1" } })).status).toBe(422);
+    await retire(attempt);
+    // Past its lease, read by the live object: the view the retired attempt must keep.
+    const live = await readAttempt(attempt, tenant.key);
+    expect(live).toEqual({
+      status: 200,
+      body: {
+        id: attempt.id,
+        simulation_id: simulation.id,
+        status: "expired",
+        may_pass: false,
+        state: { billing: {} },
+        calls: 3,
+        tool_input_errors: 1,
+        harness_errors: 0,
+        real_calls: 2,
+        contract_violations: 1,
+        expires_at: expect.any(String),
+        lease_ended: true,
+        completion: null,
+      },
+    });
+    expect(await runDurableObjectAlarm(stubOf(attempt))).toBe(true);
+    expect(await runInDurableObject<AttemptObject, boolean>(stubOf(attempt), (_instance, state) => state.storage.sql.exec(`SELECT name FROM sqlite_master WHERE name = 'attempt'`).toArray().length > 0)).toBe(false);
+    expect(await readAttempt(attempt, tenant.key)).toEqual(live);
+  });
+
+  it("an attempt without real operations shows no real-call figures from D1 either", async () => {
+    const simulation = await realSimulation(tenant, { tools: [{ inline: counterTool }] });
+    const attempt = simulation.attempts[0];
+    if (!attempt) throw new Error("no attempt");
+    expect((await dispatchJson(attempt, { tool: "counter", arguments: { n: 4 } })).status).toBe(200);
+    await retire(attempt);
+    const live = await readAttempt(attempt, tenant.key);
+    expect(Object.keys(live.body)).not.toContain("real_calls");
+    expect(await runDurableObjectAlarm(stubOf(attempt))).toBe(true);
+    expect(await readAttempt(attempt, tenant.key)).toEqual(live);
+  });
+});
+
+/** Moves the attempt's lease (in its object and in D1) to long before the retention time, so the next alarm flushes and retires it. */
+async function retire(attempt: Pick<CreatedAttempt, "id">): Promise<void> {
+  const longAgo = Date.now() - RETENTION_MS - 1000;
+  await runInDurableObject<AttemptObject, void>(stubOf(attempt), (_instance, state) => {
+    state.storage.sql.exec(`UPDATE attempt SET expires_at = ?`, longAgo);
+    Reflect.set(_instance, "live", undefined);
+  });
+  await env.DB.prepare(`UPDATE attempts SET expires_at = ? WHERE id = ?`).bind(new Date(longAgo).toISOString(), attempt.id).run();
+}
+
+async function waitFor(check: () => Promise<boolean>): Promise<void> {
+  for (let tries = 0; tries < 200; tries++) {
+    if (await check()) return;
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+  throw new Error("waited 2 s for a condition that never held");
+}
+
 describe("real-tools refusals", () => {
   let tenant: TestTenant;
   let tool: Awaited<ReturnType<typeof registered>>;
@@ -316,7 +469,7 @@ describe("real-tools refusals", () => {
             problems: [
               { path: "/mcp_url", message: "an http tool declares base_url, not mcp_url" },
               { path: "/base_url", message: "required: the real handler's base URL" },
-              { path: "/operations/nope", message: "the tool has no operation \"nope\" (it has get_invoice, place_hold, slow, big)" },
+              { path: "/operations/nope", message: "the tool has no operation \"nope\" (it has get_invoice, place_hold, slow, big, get_invoice_slowly)" },
             ],
           },
         },

@@ -89,6 +89,19 @@ export const EVIDENCE_COLUMNS = [
 const everyColumnListed: Record<Exclude<keyof EvidenceRow, (typeof EVIDENCE_COLUMNS)[number]>, never> = {};
 void everyColumnListed;
 
+/** An attempt's real-call figures: calls forwarded to real handlers, and those whose real answer broke the output schema. */
+export interface RealCallCounts {
+  real_calls: number;
+  contract_violations: number;
+}
+
+/**
+ * The SQL select list of RealCallCounts over evidence rows (the object's calls table, D1's
+ * attempt_calls): one text for both, so the live attempt and the one read back from D1 count alike.
+ */
+export const REAL_CALL_COUNTS = `coalesce(sum(upstream IS NOT NULL), 0) AS real_calls,
+  coalesce(sum(upstream IS NOT NULL AND json_array_length(upstream, '$.contract_violations') > 0), 0) AS contract_violations`;
+
 /** One row as its column values, in EVIDENCE_COLUMNS order. */
 export function evidenceValues(row: EvidenceRow): Array<string | number | null> {
   return EVIDENCE_COLUMNS.map((column) => row[column]);

@@ -28,3 +28,9 @@ export const FLUSH_RETRY_MS = 10_000;
 export const RETENTION_MS = 24 * 60 * 60 * 1000;
 /** Calls one attempt may make; bounds what a runaway agent (or a leaked token) can store. */
 export const MAX_CALLS = 10_000;
+/**
+ * How long past an upstream's own timeout_ms a call with a call_id counts as still out: sending is
+ * bounded by timeout_ms, so a Worker silent for longer than this is gone (it crashed between the
+ * forward and the record), and a repeat of the call_id is handed out again rather than wait for ever.
+ */
+export const FORWARD_GRACE_MS = 5_000;

@@ -41,7 +41,8 @@ export type CallRefusal =
   | { kind: "unusable_arguments"; message: string; problems: Problem[] }
   | { kind: "malformed_json"; message: string }
   | { kind: "ambiguous"; message: string; operation_ids: string[] }
-  | { kind: "call_id_conflict"; call_id: string; seq: number }
+  /** seq: the earlier call's, or null while that call is out at its real handler (not recorded yet). */
+  | { kind: "call_id_conflict"; call_id: string; seq: number | null }
   | { kind: "call_limit"; limit: number };
 
 export type DispatchReply = CallRefusal | { kind: "answer"; answer: Answer } | { kind: "forward"; forward: ForwardRequest };
@@ -125,8 +126,9 @@ export type ReleaseReply = MissingReply | { kind: "unauthorized" } | { kind: "re
 
 export interface AttemptMethods {
   setup(setup: AttemptSetup): SetupReply;
-  dispatch(tokenHash: string, body: string): DispatchReply;
-  dispatchRequest(tokenHash: string, request: DispatchRequest): DispatchReply;
+  /** A promise only for a repeat of a call_id out at its real handler: it waits for that call's answer. */
+  dispatch(tokenHash: string, body: string): DispatchReply | Promise<DispatchReply>;
+  dispatchRequest(tokenHash: string, request: DispatchRequest): DispatchReply | Promise<DispatchReply>;
   recordReal(tokenHash: string, request: DispatchRequest, answer: UpstreamAnswer): RecordedReply;
   describe(tokenHash: string): DescribeReply;
   snapshot(): SnapshotReply;

@@ -28,10 +28,13 @@ export function refusalError(reply: ObjectRefusal): ApiError {
         operation_ids: reply.operation_ids,
       });
     case "call_id_conflict":
-      return new ApiError("call_id_reused", `/call_id: "${reply.call_id}" was already used by call ${reply.seq} with a different tool or arguments`, {
-        call_id: reply.call_id,
-        seq: reply.seq,
-      });
+      return new ApiError(
+        "call_id_reused",
+        reply.seq === null
+          ? `/call_id: "${reply.call_id}" is already used by a call still out at its real handler, with a different tool or arguments`
+          : `/call_id: "${reply.call_id}" was already used by call ${reply.seq} with a different tool or arguments`,
+        { call_id: reply.call_id, seq: reply.seq },
+      );
     case "call_limit":
       return new ApiError("call_limit", `this attempt has made the most calls one attempt may make (${reply.limit})`, { limit: reply.limit });
   }

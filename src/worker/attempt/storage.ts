@@ -9,7 +9,7 @@
  * in order, in one transaction. Objects created before versioning have the version-1 tables and
  * no `meta` table; they count as version 0 and migrate like any other.
  */
-import { EVIDENCE_COLUMNS, evidenceRowOf, evidenceValues, type EvidenceRow } from "../../core/simulation/evidence.js";
+import { EVIDENCE_COLUMNS, evidenceRowOf, evidenceValues, REAL_CALL_COUNTS, type EvidenceRow, type RealCallCounts } from "../../core/simulation/evidence.js";
 import type { AttemptSetup } from "../../core/simulation/setup.js";
 import type { AttemptStatus } from "../../core/simulation/status.js";
 import { applyPending, hasTable, schemaVersion, type Migration } from "../object-schema.js";
@@ -59,6 +59,20 @@ export const MIGRATIONS: readonly Migration[] = [
     version: 3,
     statements: [`ALTER TABLE calls ADD COLUMN upstream TEXT`],
   },
+  {
+    // Real calls with a call_id handed out to the Worker and not recorded yet: a repeat of the
+    // call_id meanwhile waits for that answer instead of reaching the real handler again.
+    version: 4,
+    statements: [
+      `CREATE TABLE IF NOT EXISTS forwards (
+         call_id TEXT PRIMARY KEY,
+         tool TEXT NOT NULL,
+         operation_id TEXT NOT NULL,
+         arguments TEXT NOT NULL,
+         deadline INTEGER NOT NULL
+       )`,
+    ],
+  },
 ];
 
 // The version-1 CREATE TABLE above lists the same columns by hand on purpose: a migration step must
@@ -85,6 +99,17 @@ export interface FlushMarks {
   changes: number;
   flushedChanges: number;
   completion: string | null;
+}
+
+/** A real call with a call_id that is out at its real handler: what it was, and until when its answer is awaited. */
+export interface ForwardOut {
+  call_id: string;
+  tool: string;
+  operation_id: string;
+  /** JSON text of the arguments, as the calls table keeps them. */
+  arguments: string;
+  /** ms since the epoch; past it, the Worker that sent the call is taken to be gone. */
+  deadline: number;
 }
 
 export interface CallCounts {
@@ -185,6 +210,27 @@ export class AttemptStorage {
     return row ? evidenceRowOf(row) : undefined;
   }
 
+  forwardById(callId: string): ForwardOut | undefined {
+    return this.sql.exec<{ call_id: string; tool: string; operation_id: string; arguments: string; deadline: number }>(`SELECT call_id, tool, operation_id, arguments, deadline FROM forwards WHERE call_id = ?`, callId).toArray()[0];
+  }
+
+  /** Marks a call as out (replacing a mark whose deadline passed: the call is handed out again). */
+  putForward(forward: ForwardOut): void {
+    this.sql.exec(
+      `INSERT INTO forwards (call_id, tool, operation_id, arguments, deadline) VALUES (?, ?, ?, ?, ?)
+       ON CONFLICT (call_id) DO UPDATE SET tool = excluded.tool, operation_id = excluded.operation_id, arguments = excluded.arguments, deadline = excluded.deadline`,
+      forward.call_id,
+      forward.tool,
+      forward.operation_id,
+      forward.arguments,
+      forward.deadline,
+    );
+  }
+
+  deleteForward(callId: string): void {
+    this.sql.exec(`DELETE FROM forwards WHERE call_id = ?`, callId);
+  }
+
   /** Every call in seq order, after `afterSeq`, at most `limit`. */
   callsAfter(afterSeq: number, limit: number): EvidenceRow[] {
     return this.sql.exec<SqlRow>(`SELECT ${CALL_COLUMNS} FROM calls WHERE seq > ? ORDER BY seq LIMIT ?`, afterSeq, limit).toArray().map(evidenceRowOf);
@@ -202,14 +248,8 @@ export class AttemptStorage {
   }
 
   /** Calls forwarded to real handlers, and those whose real answer broke the output schema. */
-  realCounts(): { real_calls: number; contract_violations: number } {
-    return this.sql
-      .exec<{ real_calls: number; contract_violations: number }>(
-        `SELECT coalesce(sum(upstream IS NOT NULL), 0) AS real_calls,
-                coalesce(sum(upstream IS NOT NULL AND json_array_length(upstream, '$.contract_violations') > 0), 0) AS contract_violations
-         FROM calls`,
-      )
-      .one();
+  realCounts(): RealCallCounts {
+    return this.sql.exec<{ real_calls: number; contract_violations: number }>(`SELECT ${REAL_CALL_COUNTS} FROM calls`).one();
   }
 
   readCompletion(): string | null {

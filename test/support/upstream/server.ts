@@ -8,6 +8,7 @@
  *                              INV-BAD answers {"invoice_id", "status": 42} (breaks the contract), INV-404 a 404 {"error": "not_found"}
  * - POST /invoices/:id/hold    {"invoice_id", "status": "on_hold", "reason": <body.reason>}
  * - GET  /slow                 answers after 3 s
+ * - GET  /delayed/:id          the invoice answer of GET /invoices/:id, after 1 s (a call still out while others arrive)
  * - GET  /big                  a 2 MB JSON string
  * MCP (POST /mcp): tools get_weather {city} → structuredContent {"city", "temp_c": 21} ("Nowhere": temp_c "warm"),
  *                  get_invoice {invoice_id} → the demo invoices contract's answer for a received invoice,
@@ -105,6 +106,13 @@ export async function startUpstream(): Promise<RunningUpstream> {
           const parsed: unknown = JSON.parse(body || "{}");
           const reason = typeof parsed === "object" && parsed !== null && "reason" in parsed ? parsed.reason : null;
           return send(response, 200, { invoice_id: decodeURIComponent(hold[1]), status: "on_hold", reason });
+        }
+        const delayed = /^\/delayed\/([^/]+)$/.exec(url.pathname);
+        if (delayed?.[1] && request.method === "GET") {
+          const id = decodeURIComponent(delayed[1]);
+          const requestId = `req-${++counter}`;
+          setTimeout(() => send(response, 200, { invoice_id: id, status: "open", amount: 120.5, fetched_at: new Date().toISOString(), request_id: requestId }), 1000);
+          return;
         }
         if (url.pathname === "/slow") {
           setTimeout(() => send(response, 200, { slow: true }), 3000);
