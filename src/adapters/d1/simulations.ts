@@ -4,7 +4,7 @@
  * be gone by the time someone reads the evidence).
  */
 import { and, eq, sql } from "drizzle-orm";
-import { EVIDENCE_COLUMNS, evidenceRowOf, type EvidenceRow, evidenceValues } from "../../core/simulation/evidence.js";
+import { EVIDENCE_COLUMNS, evidenceRowOf, type EvidenceRow, evidenceValues, REAL_CALL_COUNTS, type RealCallCounts } from "../../core/simulation/evidence.js";
 import { operationKey, type NewestRevision, type PinCandidates, type PinnableRevision, type ToolLibrary } from "../../core/simulation/library.js";
 import type { PinnedRecord } from "../../core/simulation/setup.js";
 import type { Database } from "./database.js";
@@ -276,4 +276,20 @@ export async function countEvidence(db: Database, attemptId: string): Promise<Ca
     .where(eq(attemptCalls.attempt_id, attemptId))
     .get();
   return { calls: row?.calls ?? 0, tool_input_errors: row?.tool_input_errors ?? 0, harness_errors: row?.harness_errors ?? 0 };
+}
+
+/**
+ * An attempt's real-call figures from its flushed evidence, counted by the same SQL as its object
+ * counts them; undefined when its simulation pinned no real operation (the object shows none then).
+ */
+export async function countRealEvidence(db: Database, attemptId: string, simulationId: string): Promise<RealCallCounts | undefined> {
+  const row = await db.$client
+    .prepare(
+      `SELECT EXISTS (SELECT 1 FROM simulations s, json_each(s.pinned) p WHERE s.id = ?2 AND p.value ->> 'mode' = 'real') AS real_operations, ${REAL_CALL_COUNTS}
+       FROM attempt_calls WHERE attempt_id = ?1`,
+    )
+    .bind(attemptId, simulationId)
+    .first<{ real_operations: number; real_calls: number; contract_violations: number }>();
+  if (!row || row.real_operations !== 1) return undefined;
+  return { real_calls: row.real_calls, contract_violations: row.contract_violations };
 }

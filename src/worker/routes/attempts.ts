@@ -12,7 +12,7 @@
  */
 import { Hono, type Context } from "hono";
 import { z } from "zod";
-import { countEvidence, findAttempt, listEvidence } from "../../adapters/d1/simulations.js";
+import { findAttempt, listEvidence } from "../../adapters/d1/simulations.js";
 import { constantTimeEqual } from "../../adapters/crypto.js";
 import { findAgentJob } from "../../adapters/d1/external-agents.js";
 import { completeExternalAttempt } from "../external/complete.js";
@@ -21,12 +21,12 @@ import { readJson } from "../middleware/json-body.js";
 import { hintedProblems } from "../field-hints.js";
 import { isJsonObject, type JsonObject, type JsonValue } from "../../core/json.js";
 import { toEvidenceCall } from "../../core/simulation/evidence.js";
-import { mayPass, statusWithoutObject } from "../../core/simulation/status.js";
+import { mayPass } from "../../core/simulation/status.js";
 import { systemClock } from "../../core/ports.js";
 import { attemptStub, attemptUnauthorized, capabilityTokenHash } from "../attempt-access.js";
-import { RETENTION_MS } from "../attempt/lifetimes.js";
 import type { AttemptSnapshot } from "../attempt/replies.js";
 import { leaseEndedError, refusalError } from "../attempt/reply-errors.js";
+import { storedSnapshot } from "../attempt/stored-snapshot.js";
 import { authorizedReader } from "../attempt-reader.js";
 import type { AppEnv } from "../env.js";
 import { ApiError, invalidRequest } from "../http-error.js";
@@ -48,20 +48,7 @@ attemptRoutes.get("/:id", async (c) => {
   const reply = await attemptStub(c.env, attempt.id).snapshot();
   if (reply.kind === "ok") return c.json(attemptView(reply.snapshot));
   // The object is gone (retired after its lease, or its storage lost): D1 holds what it last reported.
-  const counts = await countEvidence(c.var.db, attempt.id);
-  const status = statusWithoutObject(attempt.status, Date.parse(attempt.expires_at), RETENTION_MS, systemClock.now());
-  return c.json(
-    attemptView({
-      id: attempt.id,
-      simulation_id: attempt.simulation_id,
-      status,
-      state: parseObjectColumn(attempt.state),
-      ...counts,
-      expires_at: attempt.expires_at,
-      lease_ended: true,
-      completion: attempt.completion === null ? null : parseColumn(attempt.completion),
-    }),
-  );
+  return c.json(attemptView(await storedSnapshot(c.var.db, attempt)));
 });
 
 export const evidenceQuery = z.strictObject({
@@ -165,17 +152,6 @@ function attemptView(snapshot: AttemptSnapshot) {
     lease_ended: snapshot.lease_ended,
     completion: snapshot.completion,
   };
-}
-
-function parseColumn(text: string): JsonValue {
-  // SAFETY: attempt columns are written by this code from JSON.stringify of JSON values.
-  return JSON.parse(text) as JsonValue;
-}
-
-function parseObjectColumn(text: string | null): JsonObject {
-  if (text === null) return {};
-  const value = parseColumn(text);
-  return isJsonObject(value) ? value : {};
 }
 
 function toJson(value: unknown): JsonValue {
