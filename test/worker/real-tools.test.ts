@@ -352,6 +352,41 @@ describe("real-tools evidence: one call per call_id, the same figures wherever t
     expect(await readAttempt(attempt, tenant.key)).toEqual(live);
   });
 
+  it("a damaged upstream record leaves the call a real one without figures, and neither read fails", async () => {
+    const simulation = await realSimulation(tenant, { tools: [{ tool_id: tool.id, operation_id: "get_invoice", mode: "real" }] });
+    const attempt = simulation.attempts[0];
+    if (!attempt) throw new Error("no attempt");
+    const got = await dispatchJson(attempt, { tool: "billing__get_invoice", arguments: { invoice_id: "INV-BAD" } });
+    await runInDurableObject<AttemptObject, void>(stubOf(attempt), (_instance, state) => {
+      state.storage.sql.exec(`UPDATE calls SET upstream = '{"status":'`);
+    });
+    expect((await readAttempt(attempt)).body).toMatchObject({ calls: 1, real_calls: 1, contract_violations: 0 });
+    const calls = await evidence(attempt);
+    expect(calls).toEqual([
+      {
+        seq: 1,
+        call_id: null,
+        tool: "billing__get_invoice",
+        operation_id: "get_invoice",
+        revision: null,
+        variant: "real",
+        rule: null,
+        arguments: { invoice_id: "INV-BAD" },
+        outcome: "result",
+        result: got.body,
+        delay_ms: 0,
+        at: expect.any(String),
+        source: "real",
+      },
+    ]);
+    // D1 got the same damaged text: counted alike there.
+    await retire(attempt);
+    const live = await readAttempt(attempt, tenant.key);
+    expect(await runDurableObjectAlarm(stubOf(attempt))).toBe(true);
+    expect(await readAttempt(attempt, tenant.key)).toEqual(live);
+    expect(live.body).toMatchObject({ real_calls: 1, contract_violations: 0 });
+  });
+
   it("an attempt without real operations shows no real-call figures from D1 either", async () => {
     const simulation = await realSimulation(tenant, { tools: [{ inline: counterTool }] });
     const attempt = simulation.attempts[0];

@@ -4,7 +4,7 @@
  * (where it is flushed in batches and read back after the object is gone). JSON documents stay
  * text in rows, so a result is serialized once and that same text is the HTTP response body.
  */
-import type { JsonValue, Problem } from "../json.js";
+import { isJsonObject, type JsonValue, type Problem } from "../json.js";
 
 export type CallOutcomeKind = "result" | "tool_input_error" | "harness_error";
 
@@ -98,9 +98,11 @@ export interface RealCallCounts {
 /**
  * The SQL select list of RealCallCounts over evidence rows (the object's calls table, D1's
  * attempt_calls): one text for both, so the live attempt and the one read back from D1 count alike.
+ * A record that is not JSON counts as a real call without a violation (json_array_length would
+ * throw on it, failing the whole read; CASE is evaluated lazily, AND need not be).
  */
 export const REAL_CALL_COUNTS = `coalesce(sum(upstream IS NOT NULL), 0) AS real_calls,
-  coalesce(sum(upstream IS NOT NULL AND json_array_length(upstream, '$.contract_violations') > 0), 0) AS contract_violations`;
+  coalesce(sum(CASE WHEN json_valid(upstream) THEN coalesce(json_array_length(upstream, '$.contract_violations'), 0) > 0 ELSE 0 END), 0) AS contract_violations`;
 
 /** One row as its column values, in EVIDENCE_COLUMNS order. */
 export function evidenceValues(row: EvidenceRow): Array<string | number | null> {
@@ -182,11 +184,14 @@ export function toEvidenceCall(row: EvidenceRow): EvidenceCall {
   };
   if (row.result !== null) call.result = parseStored(row.result);
   if (row.error !== null) call.error = parseEvidenceError(row.error);
-  if (row.state_change !== null) call.state_change = parseStateChange(row.state_change);
+  const change = row.state_change === null ? undefined : parseStateChange(row.state_change);
+  if (change) call.state_change = change;
+  // The column is written for forwarded calls only, so the call stays a real one even when its
+  // record cannot be read; only the unreadable figures are left out (see parseUpstreamRecord).
   if (row.upstream !== null) {
     call.source = "real";
-    // SAFETY: the attempt object wrote this text with JSON.stringify of an UpstreamRecord.
-    call.upstream = JSON.parse(row.upstream) as UpstreamRecord;
+    const upstream = parseUpstreamRecord(row.upstream);
+    if (upstream) call.upstream = upstream;
   }
   return call;
 }
@@ -199,9 +204,51 @@ export function parseEvidenceError(text: string): EvidenceError {
   return value as EvidenceError;
 }
 
-function parseStateChange(text: string): StateChange {
-  // SAFETY: written only by the attempt object, from JSON.stringify of a StateChange.
-  return JSON.parse(text) as StateChange;
+/**
+ * A stored state change, or undefined when the text is not one. Only the attempt object writes it
+ * (JSON.stringify of a StateChange), so a malformed one means storage was damaged. Deliberately
+ * absent rather than a harness error: the call and its outcome stand on their own columns, and a
+ * reader of the evidence must not get a 500 for one damaged cell; the state it would have shown
+ * is still the attempt's final state and the next change's `before`.
+ */
+export function parseStateChange(text: string): StateChange | undefined {
+  const value = parsedOrUndefined(text);
+  if (!isJsonObject(value) || typeof value.tool !== "string" || !("before" in value) || !("after" in value)) return undefined;
+  const { before, after } = value;
+  if (before === undefined || after === undefined) return undefined;
+  return { tool: value.tool, before, after };
+}
+
+/**
+ * A stored upstream record, or undefined when the text is not one. Written only by the attempt
+ * object (JSON.stringify of an UpstreamRecord); a malformed one is read as absent, on purpose:
+ * inventing figures (a latency of 0, no contract violations) would make a damaged record pass for
+ * a call that kept the contract, and failing the whole evidence read would hide every other call.
+ * The call keeps `source: "real"` (toEvidenceCall), and the SQL counts (REAL_CALL_COUNTS) count it
+ * as a real call without a contract violation, since none can be read.
+ */
+export function parseUpstreamRecord(text: string): UpstreamRecord | undefined {
+  const value = parsedOrUndefined(text);
+  if (!isJsonObject(value)) return undefined;
+  const { status, latency_ms: latency, contract_violations: violations } = value;
+  if (status !== null && !(typeof status === "number" && Number.isInteger(status))) return undefined;
+  if (typeof latency !== "number" || !Number.isFinite(latency) || latency < 0) return undefined;
+  if (!Array.isArray(violations)) return undefined;
+  const problems: Problem[] = [];
+  for (const violation of violations) {
+    if (!isJsonObject(violation) || typeof violation.path !== "string" || typeof violation.message !== "string") return undefined;
+    problems.push({ path: violation.path, message: violation.message });
+  }
+  return { status, latency_ms: latency, contract_violations: problems };
+}
+
+/** JSON.parse of stored text, or undefined when the text is not JSON. */
+function parsedOrUndefined(text: string): JsonValue | undefined {
+  try {
+    return parseStored(text);
+  } catch {
+    return undefined;
+  }
 }
 
 function parseStored(text: string): JsonValue {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { EVIDENCE_COLUMNS, evidenceRowOf, evidenceValues, toEvidenceCall, type EvidenceRow } from "../../../src/core/simulation/evidence.js";
+import { EVIDENCE_COLUMNS, evidenceRowOf, evidenceValues, parseStateChange, parseUpstreamRecord, toEvidenceCall, type EvidenceRow } from "../../../src/core/simulation/evidence.js";
 
 const row: EvidenceRow = {
   seq: 3,
@@ -41,6 +41,43 @@ describe("toEvidenceCall of a real call", () => {
     const upstream = { status: 200, latency_ms: 12, contract_violations: [{ path: "/previous", message: "expected an integer" }] };
     const { result: _result, error: _error, state_change: _change, upstream: _upstream, ...common } = row;
     expect(toEvidenceCall({ ...row, upstream: JSON.stringify(upstream) })).toStrictEqual({ ...common, arguments: { n: 1 }, result: { previous: 0 }, source: "real", upstream });
+  });
+});
+
+describe("reading back a stored upstream record", () => {
+  const record = { status: 503, latency_ms: 7, contract_violations: [{ path: "", message: "expected an object" }] };
+
+  it("reads a record the object wrote, a call with no HTTP answer (status null) included", () => {
+    expect(parseUpstreamRecord(JSON.stringify(record))).toStrictEqual(record);
+    expect(parseUpstreamRecord(JSON.stringify({ ...record, status: null, contract_violations: [] }))).toStrictEqual({ ...record, status: null, contract_violations: [] });
+  });
+
+  it("reads a malformed record as absent: not JSON, the wrong shape, or a violation that is not a problem", () => {
+    const malformed = [
+      "{",
+      "null",
+      "[]",
+      JSON.stringify({ ...record, status: "503" }),
+      JSON.stringify({ status: 200, contract_violations: [] }),
+      JSON.stringify({ ...record, latency_ms: -1 }),
+      JSON.stringify({ ...record, contract_violations: {} }),
+      JSON.stringify({ ...record, contract_violations: [{ path: "/a" }] }),
+      JSON.stringify({ ...record, contract_violations: ["bad"] }),
+    ];
+    expect(malformed.map(parseUpstreamRecord)).toStrictEqual(malformed.map(() => undefined));
+  });
+
+  it("keeps a call with a malformed record a real call, without figures nobody can read", () => {
+    const { result: _result, error: _error, state_change: _change, upstream: _upstream, ...common } = row;
+    expect(toEvidenceCall({ ...row, upstream: '{"status":' })).toStrictEqual({ ...common, arguments: { n: 1 }, result: { previous: 0 }, source: "real" });
+  });
+
+  it("reads a malformed state change as absent, and a well-formed one whole", () => {
+    const change = { tool: "counter", before: { n: [1, { m: null }] }, after: "x" };
+    expect(parseStateChange(JSON.stringify(change))).toStrictEqual(change);
+    expect(["{", "[]", JSON.stringify({ before: 1, after: 2 }), JSON.stringify({ tool: "counter", after: 2 })].map(parseStateChange)).toStrictEqual([undefined, undefined, undefined, undefined]);
+    const { result: _result, error: _error, state_change: _change, upstream: _upstream, ...common } = row;
+    expect(toEvidenceCall({ ...row, state_change: "not json" })).toStrictEqual({ ...common, arguments: { n: 1 }, result: { previous: 0 } });
   });
 });
 
