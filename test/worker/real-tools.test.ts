@@ -10,7 +10,7 @@ import { CfWorkerJsonSchemaValidator } from "@modelcontextprotocol/sdk/validatio
 import { env, runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { exports } from "cloudflare:workers";
 import { beforeAll, describe, expect, it } from "vitest";
-import { RETENTION_MS } from "../../src/worker/attempt/lifetimes.js";
+import { MAX_CALLS, RETENTION_MS } from "../../src/worker/attempt/lifetimes.js";
 import type { AttemptObject } from "../../src/worker/attempt-object.js";
 import { upstream } from "../support/upstream/in-tests.js";
 import { answer, call, keyWith, newTenant, type TestTenant } from "./helpers.js";
@@ -317,6 +317,35 @@ describe("real-tools evidence: one call per call_id, the same figures wherever t
     expect((await out).status).toBe(200);
     expect(await sentTo(`/delayed/${invoice}-other`)).toEqual([]);
     expect((await evidence(attempt)).map((c) => ({ seq: c.seq, call_id: c.call_id, arguments: c.arguments }))).toEqual([{ seq: 1, call_id: "c-1", arguments: { invoice_id: invoice } }]);
+  });
+
+  it("real calls out at once when the call limit is reached are all recorded: the real system has acted on each", async () => {
+    const simulation = await realSimulation(tenant, { tools: [{ tool_id: tool.id, operation_id: "get_invoice_slowly", mode: "real" }] });
+    const attempt = simulation.attempts[0];
+    if (!attempt) throw new Error("no attempt");
+    expect((await readAttempt(attempt)).status).toBe(200);
+    // One call short of the limit: both calls below pass the limit check when they are handed out.
+    await runInDurableObject<AttemptObject, void>(stubOf(attempt), (instance) => {
+      const live: unknown = Reflect.get(instance, "live");
+      if (typeof live !== "object" || live === null) throw new Error("the attempt is not loaded");
+      Reflect.set(live, "nextSeq", MAX_CALLS);
+    });
+    const invoices = [`INV-limit-a-${attempt.id}`, `INV-limit-b-${attempt.id}`];
+    const answers = await Promise.all(invoices.map((invoice_id) => dispatchJson(attempt, { tool: "billing__get_invoice_slowly", arguments: { invoice_id } })));
+    expect(answers).toEqual(
+      invoices.map((invoice_id) => ({ status: 200, body: { invoice_id, status: "open", amount: 120.5, fetched_at: expect.any(String), request_id: expect.stringMatching(/^req-\d+$/) } })),
+    );
+    for (const invoice of invoices) expect(await sentTo(`/delayed/${invoice}`)).toEqual([`GET /delayed/${invoice}`]);
+    const calls = await evidence(attempt);
+    expect(calls.map((c) => c.seq)).toEqual([MAX_CALLS, MAX_CALLS + 1]);
+    expect(calls.map((c) => c.result).sort((a, b) => JSON.stringify(a).localeCompare(JSON.stringify(b)))).toEqual(
+      answers.map((a) => a.body).sort((a, b) => JSON.stringify(a).localeCompare(JSON.stringify(b))),
+    );
+    // The limit still holds for the next call.
+    expect(await dispatchJson(attempt, { tool: "billing__get_invoice_slowly", arguments: { invoice_id: "INV-after" } })).toEqual({
+      status: 429,
+      body: { error: { code: "call_limit", message: `this attempt has made the most calls one attempt may make (${MAX_CALLS})`, details: { limit: MAX_CALLS } } },
+    });
   });
 
   it("an attempt read back from D1 after its object is retired shows the same view as the live object did, real-call figures included", async () => {
