@@ -93,6 +93,8 @@ export class AttemptObject extends DurableObject<Env> implements AttemptMethods 
   private readonly idleFlushMs: number;
   /** Per call_id out at its real handler, the repeats waiting for its answer (woken by recordReal). */
   private readonly waiting = new Map<string, Set<() => void>>();
+  /** Calls handed out to the Worker whose answers have not come back to recordReal yet. */
+  private forwardsOut = 0;
 
   constructor(ctx: DurableObjectState, env: Env, clock: Clock = systemClock) {
     super(ctx, env);
@@ -148,6 +150,7 @@ export class AttemptObject extends DurableObject<Env> implements AttemptMethods 
     const parsed = parseDispatchRequest(request);
     if (!parsed.ok) return refusal(parsed);
     const reply = this.apply(live, parsed.request, answer);
+    this.forwardsOut = Math.max(0, this.forwardsOut - 1);
     // Whatever became of it (recorded, or a replay when a repeat handed out after the deadline
     // came back first), the call is no longer out: its waiting repeats read the evidence now.
     const callId = parsed.request.call_id;
@@ -245,13 +248,27 @@ export class AttemptObject extends DurableObject<Env> implements AttemptMethods 
    * answered by a fresh instance loaded from it.
    */
   private async leaveMemory(reason: string): Promise<void> {
-    // Repeats waiting for a real answer would be cut off with an error: the runtime unloads the
-    // object once they are answered instead.
-    if (this.waiting.size > 0) return;
+    if (this.busyWithForwards()) return;
     if (this.idleTimer !== null) clearTimeout(this.idleTimer);
     this.idleTimer = null;
     await this.ctx.storage.sync();
-    setTimeout(() => this.ctx.abort(reason), 0);
+    const seq = this.live?.nextSeq;
+    setTimeout(() => {
+      // Checked again when it fires: a call that came in meanwhile keeps the object (its write may
+      // not be durable yet, and its caller is still waiting for the reply).
+      if (this.busyWithForwards() || this.live?.nextSeq !== seq) return;
+      this.ctx.abort(reason);
+    }, 0);
+  }
+
+  /**
+   * Whether leaving memory now would cut a real call off: an abort fails every request in progress
+   * (a repeat waiting for a real answer) and breaks the stubs callers hold, so the recordReal of a
+   * call still out would fail and its real answer be lost. The runtime unloads the object later
+   * instead, once it is idle.
+   */
+  private busyWithForwards(): boolean {
+    return this.forwardsOut > 0 || this.waiting.size > 0;
   }
 
   /**
@@ -376,6 +393,7 @@ export class AttemptObject extends DurableObject<Env> implements AttemptMethods 
           const deadline = this.clock.now() + real.forward.binding.timeout_ms + FORWARD_GRACE_MS;
           this.storage.putForward({ call_id: request.call_id, tool, operation_id: operationId, arguments: JSON.stringify(request.arguments), deadline });
         }
+        this.forwardsOut++;
         return real;
       }
       outcome = real.outcome;
@@ -432,7 +450,7 @@ export class AttemptObject extends DurableObject<Env> implements AttemptMethods 
     const binding = operation.real;
     if (!upstream || !binding) {
       if (!binding) return { kind: "outcome", outcome: harness("internal", "the real operation has no binding", operation.variant), upstream: null };
-      return { kind: "forward", forward: { tenant_id: live.setup.tenant_id, request, binding } };
+      return { kind: "forward", forward: { attempt_id: live.setup.attempt_id, tenant_id: live.setup.tenant_id, request, binding } };
     }
     if (!upstream.ok) {
       return {

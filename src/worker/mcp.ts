@@ -92,7 +92,7 @@ export async function mcpHandler(c: Context<AppEnv>): Promise<Response> {
     if (isJsonObject(args)) call.arguments = args;
     const callId = params._meta?.[CALL_ID_META_KEY];
     if (typeof callId === "string") call.call_id = callId;
-    const reply = await settleForward(c.env, stub, tokenHash, await stub.dispatchRequest(tokenHash, call));
+    const reply = await settleForward(c.env, tokenHash, await stub.dispatchRequest(tokenHash, call));
     switch (reply.kind) {
       case "answer":
         return callResult(reply.answer, c.env.DELAY_SCALE);

@@ -348,6 +348,78 @@ describe("real-tools evidence: one call per call_id, the same figures wherever t
     });
   });
 
+  it("a release while a real call is out loses nothing: the call is answered, recorded and reaches D1", async () => {
+    const { attempt, invoice, answers } = await releasedWhileOut(false);
+    expect(answers).toEqual([{ status: 200, body: invoiceAnswer(invoice) }]);
+    expect(await sentTo(`/delayed/${invoice}`)).toEqual([`GET /delayed/${invoice}`]);
+    // Recorded after the release's flush: the object's alarm still copies it to D1.
+    expect(await runDurableObjectAlarm(stubOf(attempt))).toBe(true);
+    expect(await inD1(attempt)).toEqual([{ seq: 1, call_id: "c-1", result: answers[0]?.body }]);
+  });
+
+  it("a release while a repeat of a call_id waits for its real answer cuts neither off", async () => {
+    const { attempt, invoice, answers } = await releasedWhileOut(true);
+    expect(answers).toEqual([
+      { status: 200, body: invoiceAnswer(invoice) },
+      { status: 200, body: answers[0]?.body },
+    ]);
+    expect(await sentTo(`/delayed/${invoice}`)).toEqual([`GET /delayed/${invoice}`]);
+    expect(await runDurableObjectAlarm(stubOf(attempt))).toBe(true);
+    expect(await inD1(attempt)).toEqual([{ seq: 1, call_id: "c-1", result: answers[0]?.body }]);
+  });
+
+  it("an object reset while a real call is out (a deploy does that) still records the call's answer", async () => {
+    const simulation = await realSimulation(tenant, { tools: [{ tool_id: tool.id, operation_id: "get_invoice_slowly", mode: "real" }] });
+    const attempt = simulation.attempts[0];
+    if (!attempt) throw new Error("no attempt");
+    const invoice = `INV-reset-${attempt.id}`;
+    const out = dispatchJson(attempt, { tool: "billing__get_invoice_slowly", call_id: "c-1", arguments: { invoice_id: invoice } });
+    await waitFor(async () => (await sentTo(`/delayed/${invoice}`)).length === 1);
+    await runInDurableObject<AttemptObject, void>(stubOf(attempt), (_instance, state) => {
+      setTimeout(() => state.abort("reset while the call is out"), 0);
+    });
+    const answered = await out;
+    expect(answered).toEqual({ status: 200, body: invoiceAnswer(invoice) });
+    expect((await evidence(attempt)).map((c) => ({ seq: c.seq, call_id: c.call_id, result: c.result }))).toEqual([{ seq: 1, call_id: "c-1", result: answered.body }]);
+  });
+
+  /** Sends a slow real call (and, with `repeat`, its call_id again, waiting), releases the attempt meanwhile, and collects the answers. */
+  async function releasedWhileOut(repeat: boolean) {
+    const simulation = await realSimulation(tenant, { tools: [{ tool_id: tool.id, operation_id: "get_invoice_slowly", mode: "real" }] });
+    const attempt = simulation.attempts[0];
+    if (!attempt) throw new Error("no attempt");
+    const invoice = `INV-release-${attempt.id}`;
+    const body = { tool: "billing__get_invoice_slowly", call_id: "c-1", arguments: { invoice_id: invoice } };
+    const pending = [dispatchJson(attempt, body)];
+    await waitFor(async () => (await sentTo(`/delayed/${invoice}`)).length === 1);
+    if (repeat) {
+      pending.push(dispatchJson(attempt, body));
+      await waitFor(() =>
+        runInDurableObject<AttemptObject, boolean>(stubOf(attempt), (instance) => {
+          const waiting: unknown = Reflect.get(instance, "waiting");
+          return waiting instanceof Map && waiting.size === 1;
+        }),
+      );
+    }
+    // The eval consumer releases an attempt once its repetition is recorded; here, while the call is out.
+    const released = await runInDurableObject<AttemptObject, unknown>(stubOf(attempt), (instance, state) => {
+      const setup: unknown = JSON.parse(String(state.storage.sql.exec(`SELECT setup FROM attempt`).one().setup));
+      const tokenHash = typeof setup === "object" && setup !== null && "token_hash" in setup ? String(setup.token_hash) : "";
+      return instance.release(tokenHash);
+    });
+    expect(released).toEqual({ kind: "released", last_seq: 0 });
+    return { attempt, invoice, answers: await Promise.all(pending) };
+  }
+
+  function invoiceAnswer(invoice: string) {
+    return { invoice_id: invoice, status: "open", amount: 120.5, fetched_at: expect.any(String), request_id: expect.stringMatching(/^req-\d+$/) };
+  }
+
+  async function inD1(attempt: Pick<CreatedAttempt, "id">): Promise<unknown[]> {
+    const rows = await env.DB.prepare(`SELECT seq, call_id, result FROM attempt_calls WHERE attempt_id = ?`).bind(attempt.id).all();
+    return rows.results.map((r) => ({ ...r, result: JSON.parse(String(r.result)) }));
+  }
+
   it("an attempt read back from D1 after its object is retired shows the same view as the live object did, real-call figures included", async () => {
     const simulation = await realSimulation(tenant, { tools: [{ tool_id: tool.id, operation_id: "get_invoice", mode: "real" }] });
     const attempt = simulation.attempts[0];

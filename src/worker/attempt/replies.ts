@@ -56,6 +56,8 @@ export type RecordedReply = Exclude<DispatchReply, { kind: "forward" }>;
  * with recordReal. Nothing is recorded yet.
  */
 export interface ForwardRequest {
+  /** The answer goes back through a stub of its own (see real/forward.ts). */
+  attempt_id: string;
   tenant_id: string;
   request: DispatchRequest;
   binding: RealBinding;

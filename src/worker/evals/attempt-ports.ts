@@ -34,7 +34,7 @@ export function attemptDispatcher(env: Env, job: Pick<RunJob, "attempt_id" | "to
       used.set(call_id, seen + 1);
       const suffix = [job.claim > 1 ? `d${job.claim}` : "", seen > 0 ? `n${seen + 1}` : ""].filter(Boolean).join(".");
       const request = { tool: function_name, arguments: args, call_id: suffix === "" ? call_id : `${call_id}~${suffix}` };
-      const reply = await settleForward(env, stub, job.token_hash, await stub.dispatchRequest(job.token_hash, request));
+      const reply = await settleForward(env, job.token_hash, await stub.dispatchRequest(job.token_hash, request));
       if (reply.kind === "answer") await waitSimulatedDelay(reply.answer.delay_ms, scale, systemClock);
       return toolAnswerOf(reply);
     },

@@ -7,14 +7,20 @@
  * evidence reads and completion) for as long as it takes. Out here, other calls go on meanwhile;
  * the cost is a second RPC per real call, small beside any network round trip.
  */
-import type { AttemptRpc, DispatchReply, RecordedReply } from "../attempt/replies.js";
+import { attemptStub } from "../attempt-access.js";
+import type { DispatchReply, RecordedReply } from "../attempt/replies.js";
 import type { Env } from "../env.js";
 import { sendUpstream } from "./send.js";
 
-/** The reply as it stands, or, for a forward, the recorded answer of the real handler. */
-export async function settleForward(env: Env, stub: AttemptRpc, tokenHash: string, reply: DispatchReply): Promise<RecordedReply> {
+/**
+ * The reply as it stands, or, for a forward, the recorded answer of the real handler. The answer
+ * goes back through a new stub, not the one the forward came by: a stub breaks for good when its
+ * object is reset (a deploy, an abort) while the call is out, and the real answer would be lost
+ * with it; a new stub reaches the object as it is now, loaded again from its storage if need be.
+ */
+export async function settleForward(env: Env, tokenHash: string, reply: DispatchReply): Promise<RecordedReply> {
   if (reply.kind !== "forward") return reply;
   const { forward } = reply;
   const answer = await sendUpstream(env, forward.tenant_id, forward.binding, forward.request.arguments);
-  return stub.recordReal(tokenHash, forward.request, answer);
+  return attemptStub(env, forward.attempt_id).recordReal(tokenHash, forward.request, answer);
 }

@@ -51,7 +51,7 @@ export async function dispatchCall(request: Request, env: Env, attemptId: string
   const tokenHash = requestTokenHash(request, attemptId);
   const body = await readRequestJsonText(request, DISPATCH_BODY_LIMIT);
   const stub = attemptStub(env, attemptId);
-  const reply = await settleForward(env, stub, tokenHash, await stub.dispatch(tokenHash, body));
+  const reply = await settleForward(env, tokenHash, await stub.dispatch(tokenHash, body));
   switch (reply.kind) {
     case "answer":
       await waitSimulatedDelay(reply.answer.delay_ms, parseDelayScale(env.DELAY_SCALE), systemClock);
