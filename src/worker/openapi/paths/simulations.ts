@@ -58,8 +58,8 @@ export const Attempt = named(
     calls: z.number().int(),
     tool_input_errors: z.number().int(),
     harness_errors: z.number().int(),
-    real_calls: z.number().int().optional().describe("Attempts with real operations only: calls forwarded to real handlers."),
-    contract_violations: z.number().int().optional().describe("Attempts with real operations only: real answers that broke the output schema."),
+    real_calls: z.number().int().optional().describe("Attempts with real operations only: calls forwarded to real handlers (counted from the evidence: the same once the attempt is read back from D1)."),
+    contract_violations: z.number().int().optional().describe("Attempts with real operations only: calls whose real answer broke the output schema (counted from the evidence, like real_calls)."),
     expires_at: timestamp,
     lease_ended: z.boolean(),
     completion: JsonValue.describe("What POST .../complete recorded (output, transcript, metadata), or null."),
@@ -92,7 +92,7 @@ const EvidenceCall = z.object({
       contract_violations: z.array(Problem).describe("Where the real answer breaks the output schema (empty: it keeps the contract)."),
     })
     .optional()
-    .describe("Present for a call forwarded to a real handler."),
+    .describe("Present for a call forwarded to a real handler (absent, with source still real, when its stored record cannot be read)."),
 });
 const Evidence = named("Evidence", z.object({ attempt_id: z.string(), calls: z.array(EvidenceCall), next_cursor: z.string().nullable().describe("Pass as ?after= for the next page; null on the last.") }));
 
@@ -117,7 +117,9 @@ const DispatchRequest = named(
       tool: nameField.describe("The function name the agent calls (the pinned tool's)."),
       operation_id: nameField.optional().describe("Needed only when the function name is ambiguous."),
       arguments: z.record(z.string(), z.unknown()).describe("The call's arguments, as the operation's input_schema describes them ({} when it takes none)."),
-      call_id: nameField.optional().describe("An idempotency key: the same call_id again replays the first answer."),
+      call_id: nameField.optional().describe(
+        "An idempotency key: the same call_id again replays the first answer; repeated while a real call with it is still out at its real handler, it waits for that answer (never sent twice). Another tool or other arguments under it: 409 call_id_reused (details.seq null while that call is out).",
+      ),
     })
     .describe("One tool call (docs/simulations.md)."),
 );
