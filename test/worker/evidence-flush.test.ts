@@ -147,6 +147,14 @@ describe("flushableRows", () => {
     expect(flushableRows([row(1, EVIDENCE_FLUSH_BYTES * 2), row(2, 10)]).map((r) => r.seq)).toEqual([1]);
     expect(flushableRows([])).toEqual([]);
   });
+
+  it("counts every text column, a real call's upstream record included", () => {
+    const half = EVIDENCE_FLUSH_BYTES / 2;
+    // A real answer that breaks its schema in many places carries a long contract_violations list.
+    const real = (seq: number): EvidenceRow => ({ ...row(seq, 10), upstream: JSON.stringify({ status: 200, latency_ms: 1, contract_violations: [{ path: "/items", message: "x".repeat(half) }] }) });
+    const changed = (seq: number): EvidenceRow => ({ ...row(seq, 10), state_change: JSON.stringify({ tool: "echo", before: "x".repeat(half), after: null }) });
+    expect([flushableRows([real(1), real(2), real(3)]), flushableRows([changed(1), changed(2), changed(3)])].map((rows) => rows.map((r) => r.seq))).toEqual([[1], [1]]);
+  });
 });
 
 /** The object's own evidence rows, read straight from its SQLite. */

@@ -237,12 +237,17 @@ const INSERT_EVIDENCE = `INSERT INTO attempt_calls (attempt_id, tenant_id, ${EVI
 /** About how many bytes of evidence one flush statement may carry (D1 bounds a bound value at 2 MB). */
 export const EVIDENCE_FLUSH_BYTES = 512 * 1024;
 
-/** The first rows whose JSON stays under EVIDENCE_FLUSH_BYTES (always at least one row). */
+/**
+ * The first rows whose JSON stays under EVIDENCE_FLUSH_BYTES (always at least one row). Every text
+ * column counts, read through evidenceValues, so a column added later is counted too (the upstream
+ * record was not, and a batch of real calls with long contract_violations lists could outgrow what
+ * D1 takes in one statement: that flush would fail at every retry, and the evidence never reach D1).
+ */
 export function flushableRows(rows: readonly EvidenceRow[]): EvidenceRow[] {
   let bytes = 0;
   const taken: EvidenceRow[] = [];
   for (const row of rows) {
-    const size = row.arguments.length + (row.result?.length ?? 0) + (row.error?.length ?? 0) + (row.state_change?.length ?? 0) + 200;
+    const size = evidenceValues(row).reduce<number>((sum, value) => sum + (typeof value === "string" ? value.length : 0), 0) + 200;
     if (taken.length > 0 && bytes + size > EVIDENCE_FLUSH_BYTES) break;
     bytes += size;
     taken.push(row);
