@@ -69,6 +69,8 @@ interface Live {
   setup: AttemptSetup;
   index: TargetIndex;
   initial: Map<string, JsonObject>;
+  /** Some operation is real: only then can a call be out at a real handler (the forwards table). */
+  hasReal: boolean;
   /** Current state per tool name; filled from storage on first use. */
   states: Map<string, JsonObject>;
   status: AttemptStatus;
@@ -370,8 +372,10 @@ export class AttemptObject extends DurableObject<Env> implements AttemptMethods 
         if (!sameCall(prior, tool, operationId, request)) return { kind: "call_id_conflict", call_id: request.call_id, seq: prior.seq };
         return { kind: "answer", answer: answerOf(prior, true) };
       }
-      // Out at its real handler and not back yet: sending it again would reach the real system twice.
-      const out = upstream ? undefined : this.storage.forwardById(request.call_id);
+      // Out at its real handler and not back yet: sending it again would reach the real system
+      // twice. Checked for every call of an attempt with real operations (a mock call reusing the
+      // call_id is a conflict too), and for none of an attempt without: no read on that hot path.
+      const out = upstream || !live.hasReal ? undefined : this.storage.forwardById(request.call_id);
       if (out && out.deadline > this.clock.now()) {
         if (!sameCall(out, tool, operationId, request)) return { kind: "call_id_conflict", call_id: request.call_id, seq: null };
         return { kind: "in_flight", call_id: request.call_id, deadline: out.deadline };
@@ -558,7 +562,7 @@ export class AttemptObject extends DurableObject<Env> implements AttemptMethods 
       calls: counts.calls,
       tool_input_errors: counts.tool_input_errors,
       harness_errors: counts.harness_errors,
-      ...(live.setup.operations.some((op) => op.real) ? this.storage.realCounts() : {}),
+      ...(live.hasReal ? this.storage.realCounts() : {}),
       expires_at: new Date(live.expiresAt).toISOString(),
       lease_ended: live.leaseEnded,
       // SAFETY: the completion column holds JSON.stringify of a JsonObject written by complete().
@@ -671,6 +675,7 @@ export class AttemptObject extends DurableObject<Env> implements AttemptMethods 
       setup,
       index: indexTargets(setup.operations, setup.tools),
       initial: new Map(setup.tools.map((tool) => [tool.tool_name, tool.initial_state])),
+      hasReal: setup.operations.some((op) => op.real),
       states: new Map(),
       status: isAttemptStatus(stored.status) ? stored.status : "harness_failed",
       expiresAt: stored.expiresAt,

@@ -295,6 +295,37 @@ describe("real-tools evidence: one call per call_id, the same figures wherever t
     expect((await readAttempt(attempt)).body).toMatchObject({ calls: 1, real_calls: 1, contract_violations: 0 });
   });
 
+  it("a call_id whose Worker never came back with the answer is sent again once its mark lapses, and recorded once", async () => {
+    const simulation = await realSimulation(tenant, { tools: [{ tool_id: tool.id, operation_id: "get_invoice", mode: "real" }] });
+    const attempt = simulation.attempts[0];
+    if (!attempt) throw new Error("no attempt");
+    const invoice = `INV-lapsed-${attempt.id}`;
+    const args = { invoice_id: invoice };
+    // As a crashed Worker leaves it: the call marked out, and no recordReal ever coming.
+    const markOut = (callId: string, inMs: number) =>
+      runInDurableObject<AttemptObject, void>(stubOf(attempt), (_instance, state) => {
+        state.storage.sql.exec(`INSERT INTO forwards (call_id, tool, operation_id, arguments, deadline) VALUES (?, 'billing__get_invoice', 'get_invoice', ?, ?)`, callId, JSON.stringify(args), Date.now() + inMs);
+      });
+    await markOut("c-lapsed", -1);
+    await markOut("c-waits", 400);
+    const started = Date.now();
+    const [lapsed, waited] = await Promise.all([
+      dispatchJson(attempt, { tool: "billing__get_invoice", call_id: "c-lapsed", arguments: args }),
+      dispatchJson(attempt, { tool: "billing__get_invoice", call_id: "c-waits", arguments: args }).then((answer) => ({ ...answer, after: Date.now() - started })),
+    ]);
+    const body = { invoice_id: invoice, status: "open", amount: 120.5, fetched_at: expect.any(String), request_id: expect.stringMatching(/^req-\d+$/) };
+    expect([lapsed, waited]).toEqual([
+      { status: 200, body },
+      { status: 200, body, after: expect.any(Number) },
+    ]);
+    // The second waited for the mark's deadline before it was sent.
+    expect(waited.after).toBeGreaterThanOrEqual(390);
+    expect(await sentTo(`/invoices/${invoice}`)).toEqual([`GET /invoices/${invoice}`, `GET /invoices/${invoice}`]);
+    expect((await evidence(attempt)).map((c) => c.call_id).sort()).toEqual(["c-lapsed", "c-waits"]);
+    const marks = await runInDurableObject<AttemptObject, unknown[]>(stubOf(attempt), (_instance, state) => state.storage.sql.exec(`SELECT call_id FROM forwards`).toArray());
+    expect(marks).toEqual([]);
+  });
+
   it("a call_id repeated with other arguments while its real call is out is a call_id conflict, and nothing more is sent", async () => {
     const simulation = await realSimulation(tenant, { tools: [{ tool_id: tool.id, operation_id: "get_invoice_slowly", mode: "real" }] });
     const attempt = simulation.attempts[0];
