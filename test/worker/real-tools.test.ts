@@ -295,6 +295,22 @@ describe("real-tools evidence: one call per call_id, the same figures wherever t
     expect((await readAttempt(attempt)).body).toMatchObject({ calls: 1, real_calls: 1, contract_violations: 0 });
   });
 
+  it("a mock call reusing the call_id of a real call still out is a call_id conflict, and the real answer is recorded", async () => {
+    const simulation = await realSimulation(tenant, { tools: [{ tool_id: tool.id, operation_id: "get_invoice_slowly", mode: "real" }, { inline: counterTool }] });
+    const attempt = simulation.attempts[0];
+    if (!attempt) throw new Error("no attempt");
+    const invoice = `INV-mixed-${attempt.id}`;
+    const out = dispatchJson(attempt, { tool: "billing__get_invoice_slowly", call_id: "c-1", arguments: { invoice_id: invoice } });
+    await waitFor(async () => (await sentTo(`/delayed/${invoice}`)).length === 1);
+    expect(await dispatchJson(attempt, { tool: "counter", call_id: "c-1", arguments: { n: 1 } })).toEqual({
+      status: 409,
+      body: { error: { code: "call_id_reused", message: '/call_id: "c-1" is already used by a call still out at its real handler, with a different tool or arguments', details: { call_id: "c-1", seq: null } } },
+    });
+    const answered = await out;
+    expect(answered).toEqual({ status: 200, body: { invoice_id: invoice, status: "open", amount: 120.5, fetched_at: expect.any(String), request_id: expect.stringMatching(/^req-\d+$/) } });
+    expect((await evidence(attempt)).map((c) => ({ seq: c.seq, call_id: c.call_id, tool: c.tool, result: c.result }))).toEqual([{ seq: 1, call_id: "c-1", tool: "billing__get_invoice_slowly", result: answered.body }]);
+  });
+
   it("a call_id whose Worker never came back with the answer is sent again once its mark lapses, and recorded once", async () => {
     const simulation = await realSimulation(tenant, { tools: [{ tool_id: tool.id, operation_id: "get_invoice", mode: "real" }] });
     const attempt = simulation.attempts[0];
