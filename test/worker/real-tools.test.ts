@@ -87,6 +87,25 @@ async function allowHosts(tenant: TestTenant, hosts: string[]): Promise<void> {
   expect(await answer(await call("PUT", "/api/upstream-hosts", { key: tenant.key, body: { hosts } }))).toEqual({ status: 200, body: { hosts } });
 }
 
+/** One real call of billing__get_invoice as the evidence shows it; `fields` replaces what differs. */
+function realEvidence(fields: Record<string, unknown>): Record<string, unknown> {
+  return {
+    seq: 1,
+    call_id: null,
+    tool: "billing__get_invoice",
+    operation_id: "get_invoice",
+    revision: null,
+    variant: "real",
+    rule: null,
+    outcome: "result",
+    delay_ms: 0,
+    at: expect.any(String),
+    source: "real",
+    upstream: { status: 200, latency_ms: expect.any(Number), contract_violations: [] },
+    ...fields,
+  };
+}
+
 async function realSimulation(tenant: TestTenant, body: unknown): Promise<CreatedSimulation> {
   const response = await call("POST", "/api/simulations", { key: tenant.key, body });
   const created: unknown = await response.json();
@@ -144,24 +163,7 @@ describe("real-tools runs over HTTP", () => {
       { method: "GET", path: "/invoices/INV%201%2F2", authorization: "Bearer real-secret-token" },
     ]);
     const calls = await evidence(attempt);
-    expect(calls).toEqual([
-      {
-        seq: 1,
-        call_id: null,
-        tool: "billing__get_invoice",
-        operation_id: "get_invoice",
-        revision: null,
-        variant: "real",
-        rule: null,
-        arguments: { invoice_id: "INV 1/2" },
-        outcome: "result",
-        result: got.body,
-        delay_ms: 0,
-        at: expect.any(String),
-        source: "real",
-        upstream: { status: 200, latency_ms: expect.any(Number), contract_violations: [] },
-      },
-    ]);
+    expect(calls).toEqual([realEvidence({ arguments: { invoice_id: "INV 1/2" }, result: got.body })]);
   });
 
   it("records a real answer that breaks the output schema as a contract violation, and the agent still gets it", async () => {
@@ -250,16 +252,21 @@ describe("real-tools evidence: one call per call_id, the same figures wherever t
     await allowHosts(tenant, ["127.0.0.1"]);
   });
 
+  /** An attempt of the slow real operation (and `extra` entries), with an invoice id of its own: the upstream's log is shared. */
+  async function slowAttempt(label: string, extra: unknown[] = []): Promise<{ attempt: CreatedAttempt; invoice: string }> {
+    const simulation = await realSimulation(tenant, { tools: [{ tool_id: tool.id, operation_id: "get_invoice_slowly", mode: "real" }, ...extra] });
+    const attempt = simulation.attempts[0];
+    if (!attempt) throw new Error("no attempt");
+    return { attempt, invoice: `INV-${label}-${attempt.id}` };
+  }
+
   /** What the local upstream received for one path (the log is shared by every test file, so it is filtered, never cleared). */
   async function sentTo(path: string): Promise<string[]> {
     return (await UP.requests()).filter((r) => r.path === path).map((r) => `${r.method} ${r.path}`);
   }
 
   it("a call_id repeated while its real call is still out reaches the upstream once, and both callers get its answer", async () => {
-    const simulation = await realSimulation(tenant, { tools: [{ tool_id: tool.id, operation_id: "get_invoice_slowly", mode: "real" }] });
-    const attempt = simulation.attempts[0];
-    if (!attempt) throw new Error("no attempt");
-    const invoice = `INV-once-${attempt.id}`;
+    const { attempt, invoice } = await slowAttempt("once");
     const body = { tool: "billing__get_invoice_slowly", call_id: "c-1", arguments: { invoice_id: invoice } };
     const [first, second] = await Promise.all([dispatch(attempt, body), dispatch(attempt, body)]);
     const answers = await Promise.all(
@@ -274,32 +281,12 @@ describe("real-tools evidence: one call per call_id, the same figures wherever t
     ]);
     expect(await sentTo(`/delayed/${invoice}`)).toEqual([`GET /delayed/${invoice}`]);
     const calls = await evidence(attempt);
-    expect(calls).toEqual([
-      {
-        seq: 1,
-        call_id: "c-1",
-        tool: "billing__get_invoice_slowly",
-        operation_id: "get_invoice_slowly",
-        revision: null,
-        variant: "real",
-        rule: null,
-        arguments: { invoice_id: invoice },
-        outcome: "result",
-        result: answers[0]?.body,
-        delay_ms: 0,
-        at: expect.any(String),
-        source: "real",
-        upstream: { status: 200, latency_ms: expect.any(Number), contract_violations: [] },
-      },
-    ]);
+    expect(calls).toEqual([realEvidence({ call_id: "c-1", tool: "billing__get_invoice_slowly", operation_id: "get_invoice_slowly", arguments: { invoice_id: invoice }, result: answers[0]?.body })]);
     expect((await readAttempt(attempt)).body).toMatchObject({ calls: 1, real_calls: 1, contract_violations: 0 });
   });
 
   it("a mock call reusing the call_id of a real call still out is a call_id conflict, and the real answer is recorded", async () => {
-    const simulation = await realSimulation(tenant, { tools: [{ tool_id: tool.id, operation_id: "get_invoice_slowly", mode: "real" }, { inline: counterTool }] });
-    const attempt = simulation.attempts[0];
-    if (!attempt) throw new Error("no attempt");
-    const invoice = `INV-mixed-${attempt.id}`;
+    const { attempt, invoice } = await slowAttempt("mixed", [{ inline: counterTool }]);
     const out = dispatchJson(attempt, { tool: "billing__get_invoice_slowly", call_id: "c-1", arguments: { invoice_id: invoice } });
     await waitFor(async () => (await sentTo(`/delayed/${invoice}`)).length === 1);
     expect(await dispatchJson(attempt, { tool: "counter", call_id: "c-1", arguments: { n: 1 } })).toEqual({
@@ -343,10 +330,7 @@ describe("real-tools evidence: one call per call_id, the same figures wherever t
   });
 
   it("a call_id repeated with other arguments while its real call is out is a call_id conflict, and nothing more is sent", async () => {
-    const simulation = await realSimulation(tenant, { tools: [{ tool_id: tool.id, operation_id: "get_invoice_slowly", mode: "real" }] });
-    const attempt = simulation.attempts[0];
-    if (!attempt) throw new Error("no attempt");
-    const invoice = `INV-conflict-${attempt.id}`;
+    const { attempt, invoice } = await slowAttempt("conflict");
     const out = dispatch(attempt, { tool: "billing__get_invoice_slowly", call_id: "c-1", arguments: { invoice_id: invoice } });
     // Once the first is out (the upstream has it), the same call_id with other arguments arrives.
     await waitFor(async () => (await sentTo(`/delayed/${invoice}`)).length === 1);
@@ -367,9 +351,7 @@ describe("real-tools evidence: one call per call_id, the same figures wherever t
   });
 
   it("real calls out at once when the call limit is reached are all recorded: the real system has acted on each", async () => {
-    const simulation = await realSimulation(tenant, { tools: [{ tool_id: tool.id, operation_id: "get_invoice_slowly", mode: "real" }] });
-    const attempt = simulation.attempts[0];
-    if (!attempt) throw new Error("no attempt");
+    const { attempt } = await slowAttempt("limit");
     expect((await readAttempt(attempt)).status).toBe(200);
     // One call short of the limit: both calls below pass the limit check when they are handed out.
     await runInDurableObject<AttemptObject, void>(stubOf(attempt), (instance) => {
@@ -416,10 +398,7 @@ describe("real-tools evidence: one call per call_id, the same figures wherever t
   });
 
   it("an object reset while a real call is out (a deploy does that) still records the call's answer", async () => {
-    const simulation = await realSimulation(tenant, { tools: [{ tool_id: tool.id, operation_id: "get_invoice_slowly", mode: "real" }] });
-    const attempt = simulation.attempts[0];
-    if (!attempt) throw new Error("no attempt");
-    const invoice = `INV-reset-${attempt.id}`;
+    const { attempt, invoice } = await slowAttempt("reset");
     const out = dispatchJson(attempt, { tool: "billing__get_invoice_slowly", call_id: "c-1", arguments: { invoice_id: invoice } });
     await waitFor(async () => (await sentTo(`/delayed/${invoice}`)).length === 1);
     await runInDurableObject<AttemptObject, void>(stubOf(attempt), (_instance, state) => {
@@ -432,10 +411,7 @@ describe("real-tools evidence: one call per call_id, the same figures wherever t
 
   /** Sends a slow real call (and, with `repeat`, its call_id again, waiting), releases the attempt meanwhile, and collects the answers. */
   async function releasedWhileOut(repeat: boolean) {
-    const simulation = await realSimulation(tenant, { tools: [{ tool_id: tool.id, operation_id: "get_invoice_slowly", mode: "real" }] });
-    const attempt = simulation.attempts[0];
-    if (!attempt) throw new Error("no attempt");
-    const invoice = `INV-release-${attempt.id}`;
+    const { attempt, invoice } = await slowAttempt("release");
     const body = { tool: "billing__get_invoice_slowly", call_id: "c-1", arguments: { invoice_id: invoice } };
     const pending = [dispatchJson(attempt, body)];
     await waitFor(async () => (await sentTo(`/delayed/${invoice}`)).length === 1);
@@ -510,23 +486,9 @@ describe("real-tools evidence: one call per call_id, the same figures wherever t
     });
     expect((await readAttempt(attempt)).body).toMatchObject({ calls: 1, real_calls: 1, contract_violations: 0 });
     const calls = await evidence(attempt);
-    expect(calls).toEqual([
-      {
-        seq: 1,
-        call_id: null,
-        tool: "billing__get_invoice",
-        operation_id: "get_invoice",
-        revision: null,
-        variant: "real",
-        rule: null,
-        arguments: { invoice_id: "INV-BAD" },
-        outcome: "result",
-        result: got.body,
-        delay_ms: 0,
-        at: expect.any(String),
-        source: "real",
-      },
-    ]);
+    // No upstream key at all: the record cannot be read.
+    expect(calls).toEqual([realEvidence({ arguments: { invoice_id: "INV-BAD" }, result: got.body, upstream: undefined })]);
+    expect(calls[0]).not.toHaveProperty("upstream");
     // D1 got the same damaged text: counted alike there.
     await retire(attempt);
     const live = await readAttempt(attempt, tenant.key);
