@@ -13,7 +13,9 @@ import { afterEach, describe, expect, it } from "vitest";
 import { timestampFresh, verifyStandard } from "../../src/adapters/webhook-signature.js";
 import { receiver } from "../support/receiver/in-tests.js";
 import { answer, call, invalidAnswer } from "./helpers.js";
-import { GET, GOOD_JUDGE, HOLD, invoiceWorld, QUERIES, repetitions, server, startRun, waitForRun, type InvoiceWorld } from "./run-helpers.js";
+import { env } from "cloudflare:test";
+import { sendRepetitions } from "../../src/worker/evals/messages.js";
+import { GET, GOOD_JUDGE, HOLD, invoiceWorld, QUERIES, repetitions, server, startRun, startRunDirect, waitForRun, type InvoiceWorld } from "./run-helpers.js";
 import { createSimulation } from "./simulation-helpers.js";
 
 const jobs = receiver();
@@ -273,6 +275,25 @@ describe("timed_out", () => {
           details: { verdict: { outcome: "fail", pass: false, reason: only?.reason, cause: "timed_out", hard_fail: false, forbidden_calls: [], judge_decided: false } },
         },
       },
+    });
+  }, 30_000);
+});
+
+describe("the run's deadline", () => {
+  it("a repetition still awaiting its agent when the run's deadline (its job's deadline too) passes fails as timed_out; one no delivery ever carried is an infrastructure error", async () => {
+    const { world, name } = await externalWorld("ext-run-deadline");
+    // The run's deadline two seconds away: the job's (600 s) is cut to it. Repetition 2's message is lost.
+    const start = await startRunDirect(world, "desk", { settings: { EVAL_RUN_TIMEOUT_MS: "2000" }, send: (id, seqs) => sendRepetitions(env.EVAL_QUEUE, id, seqs.filter((seq) => seq === 1)) });
+    const [job] = await receivedJobs(name, 1);
+    if (!job) throw new Error("no job");
+    expect(job.data.deadline).toBe(new Date(start.deadline_at).toISOString());
+
+    const ended = await waitForRun(world, start.run_id, 20_000);
+    expect(ended).toMatchObject({ status: "finished", runs: 2, passed: 0, failed: 1, errors: 1 });
+    const [first, second] = await repetitions(world, start.run_id);
+    expect({ first, second }).toMatchObject({
+      first: { outcome: "fail", cause: "timed_out", reason: `Timed out: the agent did not complete its attempt by its deadline (${job.data.deadline})` },
+      second: { outcome: "error", cause: "infrastructure_error", reason: expect.stringMatching(/^Infrastructure error: no result before the run's deadline/) },
     });
   }, 30_000);
 });

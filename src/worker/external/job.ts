@@ -75,7 +75,7 @@ export async function runExternalJob(job: RunJob & { agent: RunExternalAgent; ex
   }
   let outcome: ExternalOutcome;
   if (job.external.phase === "timed_out") {
-    outcome = { kind: "timed_out", reason: `the agent did not complete its attempt by its deadline (${new Date(job.external.deadline_at).toISOString()})` };
+    outcome = timedOutOutcome(job.external.deadline_at);
   } else {
     const snapshot = await attemptStub(env, job.attempt_id).snapshot();
     if (snapshot.kind !== "ok") throw new Error(`attempt ${job.attempt_id} holds no attempt`);
@@ -95,6 +95,11 @@ export async function runExternalJob(job: RunJob & { agent: RunExternalAgent; ex
     started_at: job.external.deadline_at - job.agent.timeout_seconds * 1000,
     now: () => clock.now(),
   });
+}
+
+/** Why a repetition whose agent never completed fails, naming the deadline its job carried. */
+export function timedOutOutcome(deadlineAt: number): ExternalOutcome {
+  return { kind: "timed_out", reason: `the agent did not complete its attempt by its deadline (${new Date(deadlineAt).toISOString()})` };
 }
 
 /** POSTs the job; answers null once the endpoint has it, or why it refused the job for good. Throws what a retry may fix. */
