@@ -408,7 +408,7 @@ export const agentSecrets = sqliteTable(
 /**
  * The jobs sent to external agents, by attempt: how POST /api/attempts/:id/complete finds the run
  * repetition an attempt belongs to. Written before the job is POSTed, so a completion never
- * arrives for a job it cannot place.
+ * arrives for a job it cannot place; marked accepted once the agent has answered it 2xx.
  */
 export const agentJobs = sqliteTable("agent_jobs", {
   attempt_id: text("attempt_id").primaryKey(),
@@ -416,6 +416,8 @@ export const agentJobs = sqliteTable("agent_jobs", {
   run_id: text("run_id").notNull(),
   seq: integer("seq").notNull(),
   created_at: createdAt(),
+  /** When the agent answered the job 2xx: a later delivery of the repetition does not POST it again. */
+  accepted_at: text("accepted_at"),
 });
 
 /**

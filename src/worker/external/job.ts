@@ -5,9 +5,11 @@
  *
  * - send: the job is POSTed to the agent's endpoint, signed the Standard Webhooks way with the
  *   suite's agent secret. A 2xx means the agent has it: nothing is recorded, the coordinator waits
- *   for the completion or the deadline. A network failure, a 408, 425, 429 or 5xx is thrown, so the
- *   queue retries the message with backoff (each try carries the same webhook-id, so the agent can
- *   tell a retry). Any other answer (a 4xx, a redirect) is the endpoint refusing the job for good:
+ *   for the completion or the deadline, and agent_jobs marks the job accepted, so a delivery of
+ *   the repetition that comes again (a consumer retry, a redelivery) never POSTs it a second time.
+ *   A network failure, a 408, 425, 429 or 5xx is thrown, so the queue retries the message with
+ *   backoff (each try carries the same webhook-id: an agent that took a job whose answer never
+ *   came back, a timeout or a gateway's 502, must drop the retry by that id). Any other answer (a 4xx, a redirect) is the endpoint refusing the job for good:
  *   the repetition becomes an infrastructure error naming the status, never an agent pass or fail.
  * - score: the agent completed; its completion (stored on the attempt) and the attempt's evidence
  *   are scored exactly as the built-in runner's (evaluateExternalRepetition), judge included. The
@@ -15,7 +17,7 @@
  * - timed_out: the deadline passed without a completion: scored on what the agent did until then.
  */
 import { databaseOf } from "../../adapters/d1/database.js";
-import { findAgentJob, findAgentSecret, recordAgentJob } from "../../adapters/d1/external-agents.js";
+import { findAgentJob, findAgentSecret, markAgentJobAccepted, recordAgentJob } from "../../adapters/d1/external-agents.js";
 import { sealingKey } from "../../adapters/secret-box.js";
 import { signStandard } from "../../adapters/webhook-signature.js";
 import type { RepetitionRecord } from "../../core/evals/agent-types.js";
@@ -116,6 +118,9 @@ async function sendJob(job: RunJob & { agent: RunExternalAgent }, phase: Externa
 
   // Recorded before the POST: an agent that completes at once must find its repetition.
   const existing = await findAgentJob(db, job.attempt_id);
+  // The agent has this job already (a delivery that came again after its 2xx): a second POST would
+  // run it twice on one attempt, and every call of both runs would count as the agent's.
+  if (existing?.accepted_at) return null;
   if (!existing) await recordAgentJob(db, { attempt_id: job.attempt_id, tenant_id: job.tenant_id, run_id: job.run_id, seq: job.seq });
 
   const at = new Date(clock.now());
@@ -131,7 +136,13 @@ async function sendJob(job: RunJob & { agent: RunExternalAgent }, phase: Externa
     signal: AbortSignal.timeout(JOB_TIMEOUT_MS),
   });
   const text = (await response.text().catch(() => "")).slice(0, 200);
-  if (response.status >= 200 && response.status <= 299) return null;
+  if (response.status >= 200 && response.status <= 299) {
+    // Not thrown: a retry after a 2xx is exactly the second POST this mark is there to prevent.
+    await markAgentJobAccepted(db, job.attempt_id, new Date(clock.now()).toISOString()).catch((error: unknown) =>
+      console.error(`external job: marking the job of attempt ${job.attempt_id} accepted failed; a redelivery would POST it again`, error),
+    );
+    return null;
+  }
   const said = text === "" ? "" : `: ${text}`;
   if (response.status >= 500 || RETRYABLE.has(response.status)) throw new Error(`the agent endpoint answered ${response.status}${said}`);
   return `the agent endpoint refused the job (HTTP ${response.status}${said}); it was not sent again`;
