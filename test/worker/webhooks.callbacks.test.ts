@@ -5,9 +5,12 @@
  * GET /api/runs/:id/callbacks. The receiver is a real HTTP server in Node
  * (test/support/receiver); the signature is checked here with node:crypto.
  */
+import { createExecutionContext, createMessageBatch, env, getQueueResult } from "cloudflare:test";
 import { createHmac } from "node:crypto";
 import { beforeAll, describe, expect, it } from "vitest";
 import { receiver } from "../support/receiver/in-tests.js";
+import worker from "../../src/worker/index.js";
+import { CALLBACK_QUEUE_NAME, type CallbackMessage } from "../../src/worker/webhooks/callbacks.js";
 import { call } from "./helpers.js";
 import { readRun, startRun, waitForRun, type InvoiceWorld } from "./run-helpers.js";
 import { createWebhook, deliver, nowSeconds, standardHeaders, webhookWorld } from "./webhook-helpers.js";
@@ -129,6 +132,38 @@ describe("a run with a callback_url", () => {
     const [first] = await waitForCallbacks(runId, (items) => items.length >= 1);
     expect(first).toEqual({ attempt: 1, url, status: null, error: expect.stringMatching(/^the receiver could not be reached: /), at: ISO });
   }, 20_000);
+});
+
+let callbackMessages = 0;
+
+/** Hands the callback queue's consumer one batch as the broker would (the message's attempt number given), and answers what it acked and retried. */
+async function deliverCallback(message: CallbackMessage, attempts = 1): Promise<{ acked: number; retried: number }> {
+  const batch = createMessageBatch<CallbackMessage>(CALLBACK_QUEUE_NAME, [{ id: `cb-${++callbackMessages}`, timestamp: new Date(), attempts, body: message }]);
+  const ctx = createExecutionContext();
+  await worker.queue(batch, env);
+  const result = await getQueueResult(batch, ctx);
+  return { acked: result.explicitAcks.length, retried: result.retryMessages.length };
+}
+
+describe("a callback delivered again", () => {
+  it("is POSTed once: the queue redelivering a delivered callback, or two enqueues racing, send nothing more", async () => {
+    await receivers.script("once", []);
+    const url = receivers.urlOf("once");
+    const hook = await createWebhook(world, { suite: "invoicedesk", callback_url: url });
+    const runId = await startedByDelivery(hook, "msg_cb_once");
+    await waitForRun(world, runId);
+    await waitForCallbacks(runId, (items) => items.some((item) => item.status === 200));
+
+    const message: CallbackMessage = { kind: "callback", run_id: runId, tenant_id: world.tenant.id };
+    // A redelivery after the 2xx (its ack lost), then two copies at once (the run's end enqueued twice).
+    expect(await deliverCallback(message, 2)).toEqual({ acked: 1, retried: 0 });
+    expect(await Promise.all([deliverCallback(message), deliverCallback(message)])).toEqual([
+      { acked: 1, retried: 0 },
+      { acked: 1, retried: 0 },
+    ]);
+    expect((await receivers.requests("once")).map((request) => [request.status, request.headers["webhook-id"]])).toEqual([[200, `msg_${runId}`]]);
+    expect(await callbacks(runId)).toEqual([{ attempt: 1, url, status: 200, error: null, at: ISO }]);
+  }, 30_000);
 });
 
 describe("runs without a callback", () => {

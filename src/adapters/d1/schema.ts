@@ -346,6 +346,19 @@ export const callbackDeliveries = sqliteTable(
 );
 
 /**
+ * The send of a run's callback (webhooks/callbacks.ts): one consumer at a time holds it while it
+ * POSTs, and once a receiver answered 2xx nothing is POSTed for the run again, however often the
+ * callback queue delivers its message.
+ */
+export const callbackSends = sqliteTable("callback_sends", {
+  run_id: text("run_id").primaryKey(),
+  /** Epoch milliseconds until which a consumer holds the send; 0 when none does. */
+  claimed_until: integer("claimed_until").notNull(),
+  /** When a receiver answered 2xx. */
+  delivered_at: text("delivered_at"),
+});
+
+/**
  * Hand labels of repetitions (POST /api/runs/:id/labels), against which a suite's judge is
  * calibrated. One label per repetition; a new label for the same repetition replaces the old one.
  */
