@@ -35,7 +35,7 @@ import { evidenceSince, releaseAttempt } from "./evals/attempt-ports.js";
 import { forEachBounded } from "./evals/concurrency.js";
 import { sendRepetitions } from "./evals/messages.js";
 import { timedOutOutcome } from "./external/job.js";
-import { durationSetting, DEFAULT_REPETITION_TIMEOUT_MS, FINAL_RETRY_MS, MAX_SENDS, PROGRESS_INTERVAL_MS } from "./run/lifetimes.js";
+import { attemptLeaseEnd, durationSetting, DEFAULT_REPETITION_TIMEOUT_MS, FINAL_RETRY_MS, MAX_SENDS, PROGRESS_INTERVAL_MS } from "./run/lifetimes.js";
 import { isRunStatus, runProgress, type RunEnding, type RunProgress, type RunStatus, type StoredVerdict } from "./run/progress.js";
 import type {
   CancelReply,
@@ -511,7 +511,8 @@ function attemptSetupOf(start: StoredRun["start"], slot: SlotRow): Pick<RunJob, 
       simulation_id: plan.simulation_id,
       tenant_id: start.tenant_id,
       token_hash: slot.token_hash,
-      expires_at: start.attempts.expires_at,
+      // Spread, so the run's attempts' alarms do not all fire in one instant.
+      expires_at: attemptLeaseEnd(start.attempts.expires_at, slot.seq),
       operations: plan.operations,
       tools: plan.tools,
     },
