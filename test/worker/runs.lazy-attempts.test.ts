@@ -8,7 +8,9 @@
  * delivered when.
  */
 import { env, runInDurableObject } from "cloudflare:test";
+import fc from "fast-check";
 import { beforeAll, describe, expect, it } from "vitest";
+import { ATTEMPT_LEASE_SPREAD_MS, attemptLeaseEnd } from "../../src/worker/run/lifetimes.js";
 import { attemptStub } from "../../src/worker/attempt-access.js";
 import { ensureAttempt } from "../../src/worker/evals/attempt-setup.js";
 import { EVAL_QUEUE_NAME } from "../../src/worker/evals/messages.js";
@@ -107,4 +109,15 @@ describe("a run's attempts' lease ends", () => {
     const d1 = new Map(rows.results.map((row) => [row.id, Date.parse(row.expires_at)]));
     expect(start.repetitions.map((slot, i) => d1.get(slot.attempt_id) === alarms[i])).toEqual(start.repetitions.map(() => true));
   }, 30_000);
+
+  it("of any run size stay within the spread, and apart: no two of N closer than a third of spread / N", () => {
+    fc.assert(
+      fc.property(fc.integer({ min: 0, max: 4_000_000_000_000 }), fc.integer({ min: 2, max: 2000 }), (base, n) => {
+        const ends = Array.from({ length: n }, (_, i) => attemptLeaseEnd(base, i + 1)).sort((a, b) => a - b);
+        const gaps = ends.slice(1).map((end, i) => end - (ends[i] ?? end));
+        expect({ first: (ends[0] ?? base) >= base, last: (ends[n - 1] ?? base) < base + ATTEMPT_LEASE_SPREAD_MS, apart: Math.min(...gaps) >= ATTEMPT_LEASE_SPREAD_MS / (3 * n) }).toEqual({ first: true, last: true, apart: true });
+      }),
+      { numRuns: 40 },
+    );
+  });
 });

@@ -11,7 +11,8 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { receiver } from "../support/receiver/in-tests.js";
 import worker from "../../src/worker/index.js";
 import { CALLBACK_QUEUE_NAME, type CallbackMessage } from "../../src/worker/webhooks/callbacks.js";
-import { call } from "./helpers.js";
+import { claimCallbackSend, settleCallbackSend } from "../../src/adapters/d1/callback-sends.js";
+import { call, db } from "./helpers.js";
 import { readRun, startRun, waitForRun, type InvoiceWorld } from "./run-helpers.js";
 import { createWebhook, deliver, nowSeconds, standardHeaders, webhookWorld } from "./webhook-helpers.js";
 
@@ -164,6 +165,31 @@ describe("a callback delivered again", () => {
     expect((await receivers.requests("once")).map((request) => [request.status, request.headers["webhook-id"]])).toEqual([[200, `msg_${runId}`]]);
     expect(await callbacks(runId)).toEqual([{ attempt: 1, url, status: 200, error: null, at: ISO }]);
   }, 30_000);
+});
+
+describe("a callback's send, claimed in D1", () => {
+  it("is held by one consumer at a time, freed by a failure or when the hold runs out, and closed for good by a 2xx", async () => {
+    const runId = `run_claim_${crypto.randomUUID().slice(0, 8)}`;
+    const attempt = (status: number | null, at: number) => ({ run_id: runId, tenant_id: world.tenant.id, url: "https://ci.example.com/cb", status, error: status === 200 ? null : "failed", at: new Date(at).toISOString() });
+    const t = 1_800_000_000_000;
+    const steps = [
+      await claimCallbackSend(db(), runId, t, 30_000),
+      await claimCallbackSend(db(), runId, t + 1, 30_000),
+      // The holder died mid-send: once its hold has run out, another consumer may send.
+      await claimCallbackSend(db(), runId, t + 30_000, 30_000),
+    ];
+    await settleCallbackSend(db(), attempt(503, t + 30_001), false);
+    steps.push(await claimCallbackSend(db(), runId, t + 30_002, 30_000));
+    await settleCallbackSend(db(), attempt(200, t + 30_003), true);
+    steps.push(await claimCallbackSend(db(), runId, t + 30_004, 30_000), await claimCallbackSend(db(), runId, t + 999_999, 30_000));
+    expect(steps).toEqual(["claimed", "busy", "claimed", "claimed", "delivered", "delivered"]);
+    // Each settle wrote its attempt's row in the same batch.
+    const rows = await env.DB.prepare("SELECT attempt, status FROM callback_deliveries WHERE run_id = ? ORDER BY attempt").bind(runId).all<{ attempt: number; status: number | null }>();
+    expect(rows.results).toEqual([
+      { attempt: 1, status: 503 },
+      { attempt: 2, status: 200 },
+    ]);
+  });
 });
 
 describe("runs without a callback", () => {
