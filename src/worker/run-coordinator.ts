@@ -17,8 +17,8 @@
  *   messages: a repetition sent (or claimed) longer than the repetition timeout ago with no result
  *   is sent again; after MAX_SENDS sends, or once the run's deadline has passed, what is missing is
  *   recorded as an infrastructure error and the run ends (an external agent past its job's
- *   deadline is not missing: it timed out, and is scored so at the run's deadline if no delivery did). Alarms may fire more than once; each
- *   step is idempotent.
+ *   deadline is not missing: it timed out, and is scored so at the run's deadline if no delivery
+ *   did). Alarms may fire more than once; each step is idempotent.
  * - RPC drops custom error fields, so every method returns a tagged reply (run/replies.ts).
  * - Time comes from an injected Clock, never from Date.now() directly.
  */

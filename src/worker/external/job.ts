@@ -9,8 +9,9 @@
  *   the repetition that comes again (a consumer retry, a redelivery) never POSTs it a second time.
  *   A network failure, a 408, 425, 429 or 5xx is thrown, so the queue retries the message with
  *   backoff (each try carries the same webhook-id: an agent that took a job whose answer never
- *   came back, a timeout or a gateway's 502, must drop the retry by that id). Any other answer (a 4xx, a redirect) is the endpoint refusing the job for good:
- *   the repetition becomes an infrastructure error naming the status, never an agent pass or fail.
+ *   came back, a timeout or a gateway's 502, must drop the retry by that id). Any other answer
+ *   (a 4xx, a redirect) is the endpoint refusing the job for good: the repetition becomes an
+ *   infrastructure error naming the status, never an agent pass or fail.
  * - score: the agent completed; its completion (stored on the attempt) and the attempt's evidence
  *   are scored exactly as the built-in runner's (evaluateExternalRepetition), judge included. The
  *   judge is called here, off the completion request, so a slow judge cannot hold that request.
