@@ -109,7 +109,15 @@ export async function work(job: Job, options: AgentOptions): Promise<void> {
   options.log?.(`${job.scenario_id} #${job.repetition}: completed (${response.status})${response.ok ? "" : `: ${await response.text()}`}`);
 }
 
-/** The job server: answers 202 as soon as the signature checks out, then works on the job. */
+/** webhook-ids remembered to drop a repeated job (oldest forgotten first). */
+const REMEMBERED_JOBS = 10_000;
+
+/**
+ * The job server: answers 202 as soon as the signature checks out, then works on the job, once
+ * per webhook-id. toolproof POSTs a job it has seen accepted only once, but a job whose 2xx was
+ * lost on the way back (a timeout, a proxy's 502) is sent again with the same webhook-id, and
+ * working on it twice would put both runs' calls on one attempt.
+ */
 export function jobServer(options: AgentOptions) {
   const seen = new Set<string>();
   return createServer((request, response) => {
@@ -123,8 +131,12 @@ export function jobServer(options: AgentOptions) {
         }
         response.writeHead(202).end();
         // A retried job carries the same webhook-id: work on it once.
-        if (seen.has(id)) return;
+        if (seen.has(id)) {
+          options.log?.(`job ${id}: a repeat, dropped`);
+          return;
+        }
         seen.add(id);
+        if (seen.size > REMEMBERED_JOBS) seen.delete(seen.values().next().value ?? id);
         const job = (JSON.parse(body) as { data: Job }).data;
         work(job, options).catch((error: unknown) => options.log?.(`${job.scenario_id} #${job.repetition}: failed: ${String(error)}`));
       })

@@ -17,6 +17,8 @@ export interface Env {
   EVAL_QUEUE: Queue<EvalMessage>;
   /** One message per ended run that has a webhook callback (webhooks/callbacks.ts); consumed by the same Worker. */
   CALLBACK_QUEUE: Queue<CallbackMessage>;
+  /** Refused deliveries per client address on POST /api/webhooks/:id (wrangler.toml [[ratelimits]], webhooks/refusal-throttle.ts). */
+  WEBHOOK_REFUSALS: RateLimit;
   /** Static files (wrangler.toml [assets], scripts/static-assets.ts): the /docs viewer's bundle and styles. */
   ASSETS: Fetcher;
   /** Seconds before a failed callback's first retry, doubling after (default 10; tests shorten it). */

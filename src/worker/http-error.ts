@@ -47,6 +47,8 @@ export const ERROR_STATUS = {
   initial_state_conflict: 422,
   tool_input_error: 422,
   call_limit: 429,
+  /** Too many refused webhook deliveries from one address (answered with retry-after). */
+  rate_limited: 429,
   harness_error: 500,
   internal_error: 500,
   /** A model endpoint failed (unreachable, refused the key, unknown model, 5xx after retries). */

@@ -16,8 +16,9 @@
  * - The alarm is the watchdog. Locally the queue broker lives in memory, so a restart loses queued
  *   messages: a repetition sent (or claimed) longer than the repetition timeout ago with no result
  *   is sent again; after MAX_SENDS sends, or once the run's deadline has passed, what is missing is
- *   recorded as an infrastructure error and the run ends. Alarms may fire more than once; each
- *   step is idempotent.
+ *   recorded as an infrastructure error and the run ends (an external agent past its job's
+ *   deadline is not missing: it timed out, and is scored so at the run's deadline if no delivery
+ *   did). Alarms may fire more than once; each step is idempotent.
  * - RPC drops custom error fields, so every method returns a tagged reply (run/replies.ts).
  * - Time comes from an injected Clock, never from Date.now() directly.
  */
@@ -25,12 +26,16 @@ import { DurableObject } from "cloudflare:workers";
 import { databaseOf } from "../adapters/d1/database.js";
 import { writeRunEnded, writeRunProgress, type RunRepetitionRow, type RunRowProgress } from "../adapters/d1/runs.js";
 import type { RepetitionRecord } from "../core/evals/agent-types.js";
-import { deadLetterRecord, notRunRecord } from "../core/evals/evaluate-repetition.js";
+import { deadLetterRecord, evaluateExternalRepetition, notRunRecord } from "../core/evals/evaluate-repetition.js";
 import { systemClock, type Clock } from "../core/ports.js";
+import type { ExecutedCall } from "../core/scoring/calls.js";
 import type { RepetitionVerdict } from "../core/scoring/repetition-verdict.js";
 import type { Env } from "./env.js";
+import { evidenceSince, releaseAttempt } from "./evals/attempt-ports.js";
+import { forEachBounded } from "./evals/concurrency.js";
 import { sendRepetitions } from "./evals/messages.js";
-import { durationSetting, DEFAULT_REPETITION_TIMEOUT_MS, FINAL_RETRY_MS, MAX_SENDS, PROGRESS_INTERVAL_MS } from "./run/lifetimes.js";
+import { timedOutOutcome } from "./external/job.js";
+import { attemptLeaseEnd, durationSetting, DEFAULT_REPETITION_TIMEOUT_MS, FINAL_RETRY_MS, MAX_SENDS, PROGRESS_INTERVAL_MS } from "./run/lifetimes.js";
 import { isRunStatus, runProgress, type RunEnding, type RunProgress, type RunStatus, type StoredVerdict } from "./run/progress.js";
 import type {
   CancelReply,
@@ -50,6 +55,8 @@ import type {
 import { RunStorage, type SlotRow, type StoredRun } from "./run/storage.js";
 import { queueRunCallback } from "./webhooks/callbacks.js";
 
+/** Timed-out external repetitions scored at once at the run's deadline (each reads its attempt's evidence). */
+const TIMED_OUT_SCORING_CONCURRENCY = 8;
 /** Rows read per step when copying an ended run's records to D1. */
 const COPY_CHUNK = 50;
 
@@ -223,8 +230,16 @@ export class RunCoordinator extends DurableObject<Env> implements RunMethods {
     }
     const pending = this.storage.unrecorded();
     if (now >= run.start.deadline_at) {
-      for (const slot of pending) this.writeMissing(slot, `no result before the run's deadline (${new Date(run.start.deadline_at).toISOString()}); sent ${slot.sends} time(s)`);
-      await this.end("finished", { reason: "deadline", missing: pending.map((slot) => this.missingRef(run, slot)) });
+      // An agent past its job's deadline failed its repetition itself (timed_out, as at the job's own
+      // deadline), whichever timer fired first; only what the harness lost is an infrastructure error.
+      await forEachBounded(
+        pending.filter((slot) => agentTimedOut(slot, now)),
+        TIMED_OUT_SCORING_CONCURRENCY,
+        (slot) => this.recordTimedOut(run, slot),
+      );
+      const missing = this.storage.unrecorded();
+      for (const slot of missing) this.writeMissing(slot, `no result before the run's deadline (${new Date(run.start.deadline_at).toISOString()}); sent ${slot.sends} time(s)`);
+      await this.end("finished", { reason: "deadline", missing: missing.map((slot) => this.missingRef(run, slot)) });
       return;
     }
     // External agents past their deadline are timed out; their message goes out again to score what they did.
@@ -398,6 +413,39 @@ export class RunCoordinator extends DurableObject<Env> implements RunMethods {
     sendRepetitions(this.env.EVAL_QUEUE, run.start.run_id, [slot.seq]).catch((error: unknown) => console.error("sending a timed-out repetition failed; the watchdog resends it", error));
   }
 
+  /**
+   * An external repetition whose job's deadline passed with no completion, scored here as a queue
+   * delivery would score it (on the attempt's evidence: a forbidden call still fails the run), for
+   * when the run's deadline leaves no time for a delivery. Evidence that cannot be read is the
+   * harness's failure, and recorded as one.
+   */
+  private async recordTimedOut(run: StoredRun, slot: SlotRow): Promise<void> {
+    const agent = run.start.agent;
+    const scenario = run.start.scenarios[slot.scenario_index];
+    if (agent.kind !== "external" || !scenario || slot.job_deadline === null) return;
+    const deadline = slot.job_deadline;
+    let calls: ExecutedCall[];
+    try {
+      calls = await evidenceSince(this.env, slot.attempt_id, 0);
+    } catch (error) {
+      this.writeMissing(slot, `its job's deadline (${new Date(deadline).toISOString()}) passed, but the attempt's evidence could not be read to score it: ${error instanceof Error ? error.message : String(error)}`);
+      return;
+    }
+    const record = await evaluateExternalRepetition({
+      scenario,
+      repetition: slot.repetition,
+      attempt_id: slot.attempt_id,
+      tools: agent.tools,
+      outcome: timedOutOutcome(deadline),
+      executedCalls: async () => calls,
+      // A timed-out repetition is never put to the judge.
+      judge: null,
+      started_at: deadline - agent.timeout_seconds * 1000,
+      now: () => this.clock.now(),
+    });
+    if (this.writeRecord(slot, record)) await releaseAttempt(this.env, slot);
+  }
+
   /** A repetition the watchdog gives up on, recorded as an infrastructure error (unless a result beat it). */
   private writeMissing(slot: SlotRow, message: string): void {
     this.writeRecord(slot, notRunRecord({ ...this.slotIdentity(slot), infrastructure_error: message, at: this.clock.now() }));
@@ -463,11 +511,17 @@ function attemptSetupOf(start: StoredRun["start"], slot: SlotRow): Pick<RunJob, 
       simulation_id: plan.simulation_id,
       tenant_id: start.tenant_id,
       token_hash: slot.token_hash,
-      expires_at: start.attempts.expires_at,
+      // Spread, so the run's attempts' alarms do not all fire in one instant.
+      expires_at: attemptLeaseEnd(start.attempts.expires_at, slot.seq),
       operations: plan.operations,
       tools: plan.tools,
     },
   };
+}
+
+/** An external agent's job's deadline has passed without a completion (marked timed out or not yet). */
+function agentTimedOut(slot: SlotRow, now: number): boolean {
+  return slot.job_deadline !== null && slot.job_deadline <= now && slot.completed_at === null;
 }
 
 /** An external agent has its job and neither completed nor ran out of time yet. */

@@ -72,6 +72,28 @@ describe("the example external agent", () => {
     expect(lines.sort()).toEqual(["duplicate-question", "hold-request", "injection-refusal", "pay-refusal", "status-lookup"].map((id) => `${id} #1: completed (202)`));
   }, 300_000);
 
+  it("works on a job once per webhook-id: a repeat is answered 202 and dropped", async () => {
+    const secret = `whsec_${Buffer.from("r".repeat(32)).toString("base64")}`;
+    const { signStandard } = await import("../../src/adapters/webhook-signature.js");
+    const lines: string[] = [];
+    // Nothing listens on port 9: each job the agent works on fails at once, and says so.
+    const server = jobServer({ secret, model: new OpenAI({ baseURL: "http://127.0.0.1:9/v1", apiKey: "x" }), modelName: "m", instructions: "", log: (line) => lines.push(line) });
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    try {
+      const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/jobs`;
+      const job = (n: number) => JSON.stringify({ type: "attempt.job", data: { scenario_id: "status-lookup", repetition: n, mcp_url: "http://127.0.0.1:9/mcp", complete_url: "http://127.0.0.1:9/complete", attempt_token: "tpa_x", query: "q", tools: [] } });
+      const post = async (id: string, body: string) => {
+        const now = Math.floor(Date.now() / 1000);
+        return (await fetch(url, { method: "POST", headers: { "webhook-id": id, "webhook-timestamp": String(now), "webhook-signature": await signStandard(secret, id, now, body) }, body })).status;
+      };
+      expect([await post("job_run_a_1", job(1)), await post("job_run_a_1", job(1)), await post("job_run_a_2", job(2))]).toEqual([202, 202, 202]);
+      for (const until = Date.now() + 10_000; lines.filter((line) => line.includes("failed")).length < 2 && Date.now() < until; ) await new Promise((resolve) => setTimeout(resolve, 50));
+      expect(lines.map((line) => line.replace(/failed: .*/, "failed")).sort()).toEqual(["job job_run_a_1: a repeat, dropped", "status-lookup #1: failed", "status-lookup #2: failed"]);
+    } finally {
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    }
+  });
+
   it("verifies a Standard Webhooks signature and refuses a stale timestamp", async () => {
     const secret = `whsec_${Buffer.from("k".repeat(32)).toString("base64")}`;
     const { signStandard } = await import("../../src/adapters/webhook-signature.js");

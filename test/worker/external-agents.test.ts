@@ -13,7 +13,10 @@ import { afterEach, describe, expect, it } from "vitest";
 import { timestampFresh, verifyStandard } from "../../src/adapters/webhook-signature.js";
 import { receiver } from "../support/receiver/in-tests.js";
 import { answer, call, invalidAnswer } from "./helpers.js";
-import { GET, GOOD_JUDGE, HOLD, invoiceWorld, QUERIES, repetitions, server, startRun, waitForRun, type InvoiceWorld } from "./run-helpers.js";
+import { env } from "cloudflare:test";
+import { EVAL_QUEUE_NAME, sendRepetitions } from "../../src/worker/evals/messages.js";
+import { runStub } from "../../src/worker/run/run-access.js";
+import { GET, GOOD_JUDGE, HOLD, invoiceWorld, QUERIES, deliver, repetitions, server, startRun, startRunDirect, waitForRun, type InvoiceWorld } from "./run-helpers.js";
 import { createSimulation } from "./simulation-helpers.js";
 
 const jobs = receiver();
@@ -277,6 +280,25 @@ describe("timed_out", () => {
   }, 30_000);
 });
 
+describe("the run's deadline", () => {
+  it("a repetition still awaiting its agent when the run's deadline (its job's deadline too) passes fails as timed_out; one no delivery ever carried is an infrastructure error", async () => {
+    const { world, name } = await externalWorld("ext-run-deadline");
+    // The run's deadline two seconds away: the job's (600 s) is cut to it. Repetition 2's message is lost.
+    const start = await startRunDirect(world, "desk", { settings: { EVAL_RUN_TIMEOUT_MS: "2000" }, send: (id, seqs) => sendRepetitions(env.EVAL_QUEUE, id, seqs.filter((seq) => seq === 1)) });
+    const [job] = await receivedJobs(name, 1);
+    if (!job) throw new Error("no job");
+    expect(job.data.deadline).toBe(new Date(start.deadline_at).toISOString());
+
+    const ended = await waitForRun(world, start.run_id, 20_000);
+    expect(ended).toMatchObject({ status: "finished", runs: 2, passed: 0, failed: 1, errors: 1 });
+    const [first, second] = await repetitions(world, start.run_id);
+    expect({ first, second }).toMatchObject({
+      first: { outcome: "fail", cause: "timed_out", reason: `Timed out: the agent did not complete its attempt by its deadline (${job.data.deadline})` },
+      second: { outcome: "error", cause: "infrastructure_error", reason: expect.stringMatching(/^Infrastructure error: no result before the run's deadline/) },
+    });
+  }, 30_000);
+});
+
 describe("job delivery", () => {
   it("an endpoint that refuses the job (401) makes the repetition an infrastructure error, never a pass; a 503 is retried with the same webhook-id", async () => {
     const { world, name } = await externalWorld("ext-refuse", { scenarios: [{ id: "status-lookup", query: QUERIES.status, expect: GET, forbid: [HOLD] }] });
@@ -300,6 +322,27 @@ describe("job delivery", () => {
       [200, `job_${retriedRun.id}_1`],
     ]);
   }, 40_000);
+});
+
+describe("a job delivered again", () => {
+  it("is not POSTed again once the agent accepted it: a consumer retry after the 2xx leaves the agent one job, and its completion scores the repetition", async () => {
+    const { world, name } = await externalWorld("ext-twice", { scenarios: [{ id: "status-lookup", query: QUERIES.status, expect: GET, forbid: [HOLD] }] });
+    const start = await startRunDirect(world, "desk", { send: async () => undefined });
+    expect(await deliver(EVAL_QUEUE_NAME, [{ run_id: start.run_id, seq: 1 }])).toEqual({ acked: 1, retried: 0 });
+    // What the consumer does when its delivery throws after the POST: the repetition is freed, and the message comes again.
+    expect(await runStub(env, start.run_id).release(1, "the delivery failed after the job was POSTed")).toEqual({ kind: "ok" });
+    expect(await deliver(EVAL_QUEUE_NAME, [{ run_id: start.run_id, seq: 1 }])).toEqual({ acked: 1, retried: 0 });
+    const received = await jobs.requests(name);
+    expect(received.map((request) => [request.status, request.headers["webhook-id"]])).toEqual([[200, `job_${start.run_id}_1`]]);
+
+    const [job] = await receivedJobs(name, 1);
+    if (!job) throw new Error("no job");
+    const client = await mcpClient(job);
+    await client.callTool({ name: GET, arguments: { invoice_id: "INV-10431" } });
+    expect((await complete(job, { output: "INV-10431 from Fabrikam Office is received." })).status).toBe(202);
+    const ended = await waitForRun(world, start.run_id);
+    expect(ended).toMatchObject({ status: "finished", verdict: "pass", runs: 1, passed: 1, errors: 0 });
+  }, 30_000);
 });
 
 describe("POST /api/attempts/:id/complete for an external agent", () => {

@@ -13,7 +13,9 @@ import { getSuiteVersion } from "../../src/adapters/d1/suites.js";
 import { systemClock } from "../../src/core/ports.js";
 import worker from "../../src/worker/index.js";
 import type { EvalMessage } from "../../src/worker/evals/messages.js";
+import type { Env } from "../../src/worker/env.js";
 import type { RunCoordinator } from "../../src/worker/run-coordinator.js";
+import type { RunStart } from "../../src/worker/run/replies.js";
 import { startRun as startRunWith } from "../../src/worker/run/start-run.js";
 import { storedSuite } from "../../src/worker/routes/suites.js";
 import { call, db, newTenant, type TestTenant } from "./helpers.js";
@@ -162,13 +164,27 @@ export function coordinatorOf(runId: string): DurableObjectStub<RunCoordinator> 
 
 /** Starts a run of the world's suite whose messages are all lost. */
 export async function runWithLostMessages(w: InvoiceWorld): Promise<string> {
-  const stored = await getSuiteVersion(db(), w.tenant.id, "invoicedesk");
-  if (!stored) throw new Error("the suite was not saved");
+  return (await startRunDirect(w, "invoicedesk", { send: async () => undefined })).run_id;
+}
+
+/**
+ * Starts a run of a stored suite the way POST /api/suites/:name/runs does, with settings the test
+ * overrides (EVAL_RUN_TIMEOUT_MS, say) and its own `send`, to lose some of the messages.
+ */
+export async function startRunDirect(
+  w: InvoiceWorld,
+  suite: string,
+  options: { settings?: Record<string, string>; send?: (runId: string, seqs: readonly number[]) => Promise<void> } = {},
+): Promise<RunStart> {
+  const stored = await getSuiteVersion(db(), w.tenant.id, suite);
+  if (!stored) throw new Error(`the suite ${suite} was not saved`);
+  // SAFETY: the test env is the Worker's Env, with a few string settings replaced.
+  const runEnv = { ...env, ...options.settings } as unknown as Env;
   const started = await startRunWith(
-    { tenantId: w.tenant.id, keyId: w.tenant.keyId, suite: { name: "invoicedesk", version: stored.version, document: storedSuite(stored) }, policy: null, trigger: { kind: "test" } },
-    { env, db: db(), ids: { id: newId, secret: randomSecret }, clock: systemClock, send: async () => undefined },
+    { tenantId: w.tenant.id, keyId: w.tenant.keyId, suite: { name: suite, version: stored.version, document: storedSuite(stored) }, policy: null, trigger: { kind: "test" } },
+    { env: runEnv, db: db(), ids: { id: newId, secret: randomSecret }, clock: systemClock, ...(options.send ? { send: options.send } : {}) },
   );
-  return started.start.run_id;
+  return started.start;
 }
 
 let messageCounter = 0;

@@ -7,14 +7,17 @@
  * Messages are lost at the start (runWithLostMessages), so the test decides which repetition is
  * delivered when.
  */
-import { env } from "cloudflare:test";
+import { env, runInDurableObject } from "cloudflare:test";
+import fc from "fast-check";
 import { beforeAll, describe, expect, it } from "vitest";
+import { ATTEMPT_LEASE_SPREAD_MS, attemptLeaseEnd } from "../../src/worker/run/lifetimes.js";
 import { attemptStub } from "../../src/worker/attempt-access.js";
 import { ensureAttempt } from "../../src/worker/evals/attempt-setup.js";
 import { EVAL_QUEUE_NAME } from "../../src/worker/evals/messages.js";
 import { runStub } from "../../src/worker/run/run-access.js";
 import { call } from "./helpers.js";
-import { deliver, GOOD_JUDGE, invoiceSuite, invoiceWorld, putSuite, readRun, repetitions, runWithLostMessages, server, wellBehaved, type InvoiceWorld } from "./run-helpers.js";
+import { stubOf } from "./simulation-helpers.js";
+import { deliver, GOOD_JUDGE, invoiceSuite, invoiceWorld, putSuite, readRun, repetitions, runWithLostMessages, server, startRunDirect, wellBehaved, type InvoiceWorld } from "./run-helpers.js";
 
 let world: InvoiceWorld;
 
@@ -73,4 +76,48 @@ describe("a run's attempts", () => {
     expect(await deliver(EVAL_QUEUE_NAME, [{ run_id: runId, seq: 3 }])).toEqual({ acked: 1, retried: 0 });
     expect((await attemptStates(ids)).slice(2)).toEqual(ids.slice(2).map(unset));
   }, 60_000);
+});
+
+/** The attempt object's alarm; a released object is leaving memory, so a read that meets it going is made again. */
+async function alarmOf(attemptId: string): Promise<number | null> {
+  for (let tries = 1; ; tries++) {
+    try {
+      return await runInDurableObject(stubOf({ id: attemptId }), (_object, state) => state.storage.getAlarm());
+    } catch (error) {
+      if (tries >= 5) throw error;
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+  }
+}
+
+describe("a run's attempts' lease ends", () => {
+  it("are spread over the five minutes after the run's lease, so the attempts' alarms never all fire at once", async () => {
+    const start = await startRunDirect(world, "invoicedesk", { send: async () => undefined });
+    expect(await deliver(EVAL_QUEUE_NAME, start.repetitions.map((slot) => ({ run_id: start.run_id, seq: slot.seq })))).toEqual({ acked: 15, retried: 0 });
+    const base = start.attempts?.expires_at ?? 0;
+    // Every repetition is recorded and its attempt released: what is left of each object is its alarm at its lease end.
+    const alarms = await Promise.all(start.repetitions.map((slot) => alarmOf(slot.attempt_id)));
+    const offsets = alarms.map((at) => (at ?? 0) - base);
+    expect(offsets.filter((offset) => offset < 0 || offset >= 5 * 60_000)).toEqual([]);
+    const sorted = [...offsets].sort((a, b) => a - b);
+    // Fifteen lease ends at least ten seconds apart.
+    expect(Math.min(...sorted.slice(1).map((offset, i) => offset - (sorted[i] ?? 0)))).toBeGreaterThanOrEqual(10_000);
+    // D1's rows (what GET /api/attempts/:id and a lost attempt's answer read) carry the same lease ends.
+    const rows = await env.DB.prepare(`SELECT id, expires_at FROM attempts WHERE id IN (${start.repetitions.map(() => "?").join(", ")})`)
+      .bind(...start.repetitions.map((slot) => slot.attempt_id))
+      .all<{ id: string; expires_at: string }>();
+    const d1 = new Map(rows.results.map((row) => [row.id, Date.parse(row.expires_at)]));
+    expect(start.repetitions.map((slot, i) => d1.get(slot.attempt_id) === alarms[i])).toEqual(start.repetitions.map(() => true));
+  }, 30_000);
+
+  it("of any run size stay within the spread, and apart: no two of N closer than a third of spread / N", () => {
+    fc.assert(
+      fc.property(fc.integer({ min: 0, max: 4_000_000_000_000 }), fc.integer({ min: 2, max: 2000 }), (base, n) => {
+        const ends = Array.from({ length: n }, (_, i) => attemptLeaseEnd(base, i + 1)).sort((a, b) => a - b);
+        const gaps = ends.slice(1).map((end, i) => end - (ends[i] ?? end));
+        expect({ first: (ends[0] ?? base) >= base, last: (ends[n - 1] ?? base) < base + ATTEMPT_LEASE_SPREAD_MS, apart: Math.min(...gaps) >= ATTEMPT_LEASE_SPREAD_MS / (3 * n) }).toEqual({ first: true, last: true, apart: true });
+      }),
+      { numRuns: 40 },
+    );
+  });
 });

@@ -5,10 +5,14 @@
  * GET /api/runs/:id/callbacks. The receiver is a real HTTP server in Node
  * (test/support/receiver); the signature is checked here with node:crypto.
  */
+import { createExecutionContext, createMessageBatch, env, getQueueResult } from "cloudflare:test";
 import { createHmac } from "node:crypto";
 import { beforeAll, describe, expect, it } from "vitest";
 import { receiver } from "../support/receiver/in-tests.js";
-import { call } from "./helpers.js";
+import worker from "../../src/worker/index.js";
+import { CALLBACK_QUEUE_NAME, type CallbackMessage } from "../../src/worker/webhooks/callbacks.js";
+import { claimCallbackSend, settleCallbackSend } from "../../src/adapters/d1/callback-sends.js";
+import { call, db } from "./helpers.js";
 import { readRun, startRun, waitForRun, type InvoiceWorld } from "./run-helpers.js";
 import { createWebhook, deliver, nowSeconds, standardHeaders, webhookWorld } from "./webhook-helpers.js";
 
@@ -129,6 +133,63 @@ describe("a run with a callback_url", () => {
     const [first] = await waitForCallbacks(runId, (items) => items.length >= 1);
     expect(first).toEqual({ attempt: 1, url, status: null, error: expect.stringMatching(/^the receiver could not be reached: /), at: ISO });
   }, 20_000);
+});
+
+let callbackMessages = 0;
+
+/** Hands the callback queue's consumer one batch as the broker would (the message's attempt number given), and answers what it acked and retried. */
+async function deliverCallback(message: CallbackMessage, attempts = 1): Promise<{ acked: number; retried: number }> {
+  const batch = createMessageBatch<CallbackMessage>(CALLBACK_QUEUE_NAME, [{ id: `cb-${++callbackMessages}`, timestamp: new Date(), attempts, body: message }]);
+  const ctx = createExecutionContext();
+  await worker.queue(batch, env);
+  const result = await getQueueResult(batch, ctx);
+  return { acked: result.explicitAcks.length, retried: result.retryMessages.length };
+}
+
+describe("a callback delivered again", () => {
+  it("is POSTed once: the queue redelivering a delivered callback, or two enqueues racing, send nothing more", async () => {
+    await receivers.script("once", []);
+    const url = receivers.urlOf("once");
+    const hook = await createWebhook(world, { suite: "invoicedesk", callback_url: url });
+    const runId = await startedByDelivery(hook, "msg_cb_once");
+    await waitForRun(world, runId);
+    await waitForCallbacks(runId, (items) => items.some((item) => item.status === 200));
+
+    const message: CallbackMessage = { kind: "callback", run_id: runId, tenant_id: world.tenant.id };
+    // A redelivery after the 2xx (its ack lost), then two copies at once (the run's end enqueued twice).
+    expect(await deliverCallback(message, 2)).toEqual({ acked: 1, retried: 0 });
+    expect(await Promise.all([deliverCallback(message), deliverCallback(message)])).toEqual([
+      { acked: 1, retried: 0 },
+      { acked: 1, retried: 0 },
+    ]);
+    expect((await receivers.requests("once")).map((request) => [request.status, request.headers["webhook-id"]])).toEqual([[200, `msg_${runId}`]]);
+    expect(await callbacks(runId)).toEqual([{ attempt: 1, url, status: 200, error: null, at: ISO }]);
+  }, 30_000);
+});
+
+describe("a callback's send, claimed in D1", () => {
+  it("is held by one consumer at a time, freed by a failure or when the hold runs out, and closed for good by a 2xx", async () => {
+    const runId = `run_claim_${crypto.randomUUID().slice(0, 8)}`;
+    const attempt = (status: number | null, at: number) => ({ run_id: runId, tenant_id: world.tenant.id, url: "https://ci.example.com/cb", status, error: status === 200 ? null : "failed", at: new Date(at).toISOString() });
+    const t = 1_800_000_000_000;
+    const steps = [
+      await claimCallbackSend(db(), runId, t, 30_000),
+      await claimCallbackSend(db(), runId, t + 1, 30_000),
+      // The holder died mid-send: once its hold has run out, another consumer may send.
+      await claimCallbackSend(db(), runId, t + 30_000, 30_000),
+    ];
+    await settleCallbackSend(db(), attempt(503, t + 30_001), false);
+    steps.push(await claimCallbackSend(db(), runId, t + 30_002, 30_000));
+    await settleCallbackSend(db(), attempt(200, t + 30_003), true);
+    steps.push(await claimCallbackSend(db(), runId, t + 30_004, 30_000), await claimCallbackSend(db(), runId, t + 999_999, 30_000));
+    expect(steps).toEqual(["claimed", "busy", "claimed", "claimed", "delivered", "delivered"]);
+    // Each settle wrote its attempt's row in the same batch.
+    const rows = await env.DB.prepare("SELECT attempt, status FROM callback_deliveries WHERE run_id = ? ORDER BY attempt").bind(runId).all<{ attempt: number; status: number | null }>();
+    expect(rows.results).toEqual([
+      { attempt: 1, status: 503 },
+      { attempt: 2, status: 200 },
+    ]);
+  });
 });
 
 describe("runs without a callback", () => {

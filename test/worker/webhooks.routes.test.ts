@@ -163,3 +163,31 @@ describe("a webhook whose stored secret does not open", () => {
     }
   });
 });
+
+describe("refused deliveries, throttled", () => {
+  it("answers 429 with retry-after once one address has had 30 refusals in a minute, records no more of them, and still takes that address's signed deliveries and others' refusals", async () => {
+    const hook = await createWebhook(world, { suite: "invoicedesk" });
+    const from = (ip: string, headers: Record<string, string>) => ({ ...headers, "cf-connecting-ip": ip });
+    const body = JSON.stringify({ release: "throttled" });
+    const forged = (n: number) => from("203.0.113.7", standardHeaders("whsec_d3Jvbmctc2VjcmV0LXdyb25nLXNlY3JldC13cm9uZw==", `msg_forged_${n}`, nowSeconds(), body));
+
+    const statuses: number[] = [];
+    // Half to an id that does not exist, half to a real webhook with a wrong signature: one budget for both.
+    for (let n = 0; n < 30; n++) statuses.push((await deliver(n % 2 === 0 ? "whk_does_not_exist" : hook.id, forged(n), body)).status);
+    expect(statuses).toEqual(Array.from({ length: 30 }, () => 401));
+
+    const limited = await deliver(hook.id, forged(30), body);
+    expect({ status: limited.status, retryAfter: limited.headers.get("retry-after"), body: await limited.json() }).toEqual({
+      status: 429,
+      retryAfter: "60",
+      body: { error: { code: "rate_limited", message: "too many refused deliveries from this address; try again in 60 seconds", details: { retry_after_seconds: 60 } } },
+    });
+    expect((await deliver("whk_does_not_exist", forged(31), body)).status).toBe(429);
+    // Only the refusals inside the budget are in the log.
+    expect((await deliveries(world, hook.id)).filter((row) => row.outcome === "refused").length).toBe(15);
+
+    // Another address is not held up, and a signed delivery from the throttled one is taken.
+    expect((await deliver(hook.id, from("203.0.113.8", standardHeaders("whsec_d3Jvbmctc2VjcmV0LXdyb25nLXNlY3JldC13cm9uZw==", "msg_other", nowSeconds(), body)), body)).status).toBe(401);
+    expect((await deliver(hook.id, from("203.0.113.7", standardHeaders(hook.secret, "msg_signed", nowSeconds(), body)), body)).status).toBe(202);
+  });
+});

@@ -2,7 +2,7 @@
  * External agents' rows in D1: the secrets that sign their jobs, and the job sent for each attempt
  * (how a completion finds its run repetition).
  */
-import { and, asc, eq, gt } from "drizzle-orm";
+import { and, asc, eq, gt, isNull } from "drizzle-orm";
 import type { Database } from "./database.js";
 import { agentJobs, agentSecrets } from "./schema.js";
 
@@ -35,10 +35,15 @@ export async function deleteAgentSecret(db: Database, tenantId: string, name: st
 }
 
 /** Records the job of an attempt; a redelivered job finds its row there already and changes nothing. */
-export async function recordAgentJob(db: Database, row: Omit<AgentJobRow, "created_at">): Promise<void> {
+export async function recordAgentJob(db: Database, row: Omit<AgentJobRow, "created_at" | "accepted_at">): Promise<void> {
   await db.insert(agentJobs).values(row).onConflictDoNothing().run();
 }
 
 export async function findAgentJob(db: Database, attemptId: string): Promise<AgentJobRow | undefined> {
   return db.select().from(agentJobs).where(eq(agentJobs.attempt_id, attemptId)).get();
+}
+
+/** The agent answered the job 2xx: from now on the job is the agent's, and is not POSTed again. */
+export async function markAgentJobAccepted(db: Database, attemptId: string, at: string): Promise<void> {
+  await db.update(agentJobs).set({ accepted_at: at }).where(and(eq(agentJobs.attempt_id, attemptId), isNull(agentJobs.accepted_at))).run();
 }

@@ -346,6 +346,19 @@ export const callbackDeliveries = sqliteTable(
 );
 
 /**
+ * The send of a run's callback (webhooks/callbacks.ts): one consumer at a time holds it while it
+ * POSTs, and once a receiver answered 2xx nothing is POSTed for the run again, however often the
+ * callback queue delivers its message.
+ */
+export const callbackSends = sqliteTable("callback_sends", {
+  run_id: text("run_id").primaryKey(),
+  /** Epoch milliseconds until which a consumer holds the send; 0 when none does. */
+  claimed_until: integer("claimed_until").notNull(),
+  /** When a receiver answered 2xx. */
+  delivered_at: text("delivered_at"),
+});
+
+/**
  * Hand labels of repetitions (POST /api/runs/:id/labels), against which a suite's judge is
  * calibrated. One label per repetition; a new label for the same repetition replaces the old one.
  */
@@ -408,7 +421,7 @@ export const agentSecrets = sqliteTable(
 /**
  * The jobs sent to external agents, by attempt: how POST /api/attempts/:id/complete finds the run
  * repetition an attempt belongs to. Written before the job is POSTed, so a completion never
- * arrives for a job it cannot place.
+ * arrives for a job it cannot place; marked accepted once the agent has answered it 2xx.
  */
 export const agentJobs = sqliteTable("agent_jobs", {
   attempt_id: text("attempt_id").primaryKey(),
@@ -416,6 +429,8 @@ export const agentJobs = sqliteTable("agent_jobs", {
   run_id: text("run_id").notNull(),
   seq: integer("seq").notNull(),
   created_at: createdAt(),
+  /** When the agent answered the job 2xx: a later delivery of the repetition does not POST it again. */
+  accepted_at: text("accepted_at"),
 });
 
 /**

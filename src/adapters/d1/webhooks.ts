@@ -142,12 +142,13 @@ export async function listDeliveries(
 
 /** One callback attempt, numbered after the run's earlier ones in the same statement. */
 export async function recordCallbackAttempt(db: Database, row: Omit<CallbackDeliveryRow, "attempt">): Promise<number> {
-  const written = await db
-    .insert(callbackDeliveries)
-    .values({ ...row, attempt: sql`(select coalesce(max(${callbackDeliveries.attempt}), 0) + 1 from ${callbackDeliveries} where ${callbackDeliveries.run_id} = ${row.run_id})` })
-    .returning({ attempt: callbackDeliveries.attempt })
-    .get();
+  const written = await recordCallbackAttemptStatement(db, row).returning({ attempt: callbackDeliveries.attempt }).get();
   return written.attempt;
+}
+
+/** The insert of the run's next attempt row, numbered in SQL, for a batch. */
+export function recordCallbackAttemptStatement(db: Database, row: Omit<CallbackDeliveryRow, "attempt">) {
+  return db.insert(callbackDeliveries).values({ ...row, attempt: sql`(select coalesce(max(${callbackDeliveries.attempt}), 0) + 1 from ${callbackDeliveries} where ${callbackDeliveries.run_id} = ${row.run_id})` });
 }
 
 export async function listCallbackAttempts(db: Database, tenantId: string, runId: string): Promise<CallbackDeliveryRow[]> {

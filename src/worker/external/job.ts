@@ -5,17 +5,20 @@
  *
  * - send: the job is POSTed to the agent's endpoint, signed the Standard Webhooks way with the
  *   suite's agent secret. A 2xx means the agent has it: nothing is recorded, the coordinator waits
- *   for the completion or the deadline. A network failure, a 408, 425, 429 or 5xx is thrown, so the
- *   queue retries the message with backoff (each try carries the same webhook-id, so the agent can
- *   tell a retry). Any other answer (a 4xx, a redirect) is the endpoint refusing the job for good:
- *   the repetition becomes an infrastructure error naming the status, never an agent pass or fail.
+ *   for the completion or the deadline, and agent_jobs marks the job accepted, so a delivery of
+ *   the repetition that comes again (a consumer retry, a redelivery) never POSTs it a second time.
+ *   A network failure, a 408, 425, 429 or 5xx is thrown, so the queue retries the message with
+ *   backoff (each try carries the same webhook-id: an agent that took a job whose answer never
+ *   came back, a timeout or a gateway's 502, must drop the retry by that id). Any other answer
+ *   (a 4xx, a redirect) is the endpoint refusing the job for good: the repetition becomes an
+ *   infrastructure error naming the status, never an agent pass or fail.
  * - score: the agent completed; its completion (stored on the attempt) and the attempt's evidence
  *   are scored exactly as the built-in runner's (evaluateExternalRepetition), judge included. The
  *   judge is called here, off the completion request, so a slow judge cannot hold that request.
  * - timed_out: the deadline passed without a completion: scored on what the agent did until then.
  */
 import { databaseOf } from "../../adapters/d1/database.js";
-import { findAgentJob, findAgentSecret, recordAgentJob } from "../../adapters/d1/external-agents.js";
+import { findAgentJob, findAgentSecret, markAgentJobAccepted, recordAgentJob } from "../../adapters/d1/external-agents.js";
 import { sealingKey } from "../../adapters/secret-box.js";
 import { signStandard } from "../../adapters/webhook-signature.js";
 import type { RepetitionRecord } from "../../core/evals/agent-types.js";
@@ -75,7 +78,7 @@ export async function runExternalJob(job: RunJob & { agent: RunExternalAgent; ex
   }
   let outcome: ExternalOutcome;
   if (job.external.phase === "timed_out") {
-    outcome = { kind: "timed_out", reason: `the agent did not complete its attempt by its deadline (${new Date(job.external.deadline_at).toISOString()})` };
+    outcome = timedOutOutcome(job.external.deadline_at);
   } else {
     const snapshot = await attemptStub(env, job.attempt_id).snapshot();
     if (snapshot.kind !== "ok") throw new Error(`attempt ${job.attempt_id} holds no attempt`);
@@ -97,6 +100,11 @@ export async function runExternalJob(job: RunJob & { agent: RunExternalAgent; ex
   });
 }
 
+/** Why a repetition whose agent never completed fails, naming the deadline its job carried. */
+export function timedOutOutcome(deadlineAt: number): ExternalOutcome {
+  return { kind: "timed_out", reason: `the agent did not complete its attempt by its deadline (${new Date(deadlineAt).toISOString()})` };
+}
+
 /** POSTs the job; answers null once the endpoint has it, or why it refused the job for good. Throws what a retry may fix. */
 async function sendJob(job: RunJob & { agent: RunExternalAgent }, phase: ExternalPhase, env: Env, clock: Clock): Promise<string | null> {
   const db = databaseOf(env.DB);
@@ -111,6 +119,9 @@ async function sendJob(job: RunJob & { agent: RunExternalAgent }, phase: Externa
 
   // Recorded before the POST: an agent that completes at once must find its repetition.
   const existing = await findAgentJob(db, job.attempt_id);
+  // The agent has this job already (a delivery that came again after its 2xx): a second POST would
+  // run it twice on one attempt, and every call of both runs would count as the agent's.
+  if (existing?.accepted_at) return null;
   if (!existing) await recordAgentJob(db, { attempt_id: job.attempt_id, tenant_id: job.tenant_id, run_id: job.run_id, seq: job.seq });
 
   const at = new Date(clock.now());
@@ -126,7 +137,13 @@ async function sendJob(job: RunJob & { agent: RunExternalAgent }, phase: Externa
     signal: AbortSignal.timeout(JOB_TIMEOUT_MS),
   });
   const text = (await response.text().catch(() => "")).slice(0, 200);
-  if (response.status >= 200 && response.status <= 299) return null;
+  if (response.status >= 200 && response.status <= 299) {
+    // Not thrown: a retry after a 2xx is exactly the second POST this mark is there to prevent.
+    await markAgentJobAccepted(db, job.attempt_id, new Date(clock.now()).toISOString()).catch((error: unknown) =>
+      console.error(`external job: marking the job of attempt ${job.attempt_id} accepted failed; a redelivery would POST it again`, error),
+    );
+    return null;
+  }
   const said = text === "" ? "" : `: ${text}`;
   if (response.status >= 500 || RETRYABLE.has(response.status)) throw new Error(`the agent endpoint answered ${response.status}${said}`);
   return `the agent endpoint refused the job (HTTP ${response.status}${said}); it was not sent again`;

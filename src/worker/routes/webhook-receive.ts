@@ -14,7 +14,8 @@
  *    loser of two identical deliveries racing, answers the run id the first one claimed and starts
  *    nothing. The winner starts the run; if the start is refused, its claim is released.
  *
- * Every delivery is recorded, with its outcome and why.
+ * Every delivery is recorded, with its outcome and why, except refusals past a client address's
+ * budget (webhooks/refusal-throttle.ts): those answer 429 with retry-after and leave no row.
  */
 import { Hono } from "hono";
 import { randomSecret } from "../../adapters/crypto.js";
@@ -26,6 +27,7 @@ import type { AppEnv } from "../env.js";
 import { ApiError, invalidRequest } from "../http-error.js";
 import { readBodyBytes } from "../middleware/json-body.js";
 import { openWebhookSecret, requireSealingKey, sealWebhookSecret } from "../webhooks/webhook-secret.js";
+import { refusalThrottled } from "../webhooks/refusal-throttle.js";
 import { startWebhookRun } from "../webhooks/start-webhook-run.js";
 
 /** GitHub caps its payloads at 25 MB, but the events a webhook takes are far smaller. */
@@ -61,6 +63,8 @@ webhookReceiveRoutes.post("/:id", async (c) => {
   const body = await readBodyBytes(c.req.raw, WEBHOOK_DELIVERY_LIMIT).catch((error: unknown) => error);
   const row = await findWebhookRow(db, id);
   if (!(body instanceof Uint8Array)) {
+    const throttled = await refusalThrottled(c.env, headers);
+    if (throttled) return throttled;
     await record(row, "refused", { reason: body instanceof ApiError ? body.message : "the body could not be read" });
     throw body;
   }
@@ -72,6 +76,8 @@ webhookReceiveRoutes.post("/:id", async (c) => {
   const verified = format === "github" ? await verifyGithubDelivery(secret, body, headers) : await verifyStandardDelivery(secret, body, headers);
   const refusal = !row ? "no such webhook" : !live ? "the webhook is deleted" : secret === undefined ? "the webhook's secret does not open with this deployment's TOOLPROOF_SECRET" : verified.ok ? null : verified.reason;
   if (refusal !== null) {
+    const throttled = await refusalThrottled(c.env, headers);
+    if (throttled) return throttled;
     await record(row, "refused", { reason: refusal });
     throw new ApiError("unauthorized", UNVERIFIED);
   }

@@ -13,6 +13,22 @@ export const PROGRESS_INTERVAL_MS = 1000;
 /** A run's attempts outlive its deadline by this much, so a repetition running at the deadline can still finish its calls. */
 export const ATTEMPT_LEASE_MARGIN_MS = 10 * 60 * 1000;
 
+/** Attempts' lease ends are spread over this much after the run's ATTEMPT_LEASE_MARGIN_MS (attemptLeaseEnd). */
+export const ATTEMPT_LEASE_SPREAD_MS = 5 * 60 * 1000;
+
+/**
+ * Repetition `seq`'s attempt lease end: the run's, plus a share of ATTEMPT_LEASE_SPREAD_MS. Each
+ * attempt object wakes at its lease end (and again at its retention's end), released or not, so a
+ * lease shared by every attempt of a run made all of their alarms fire in the same instant. The
+ * share is the fractional part of seq times the golden ratio, which keeps any number of
+ * repetitions evenly apart (consecutive seqs land far from each other), and is deterministic, so a
+ * redelivered setup asks for the same lease.
+ */
+export function attemptLeaseEnd(runLeaseEnd: number, seq: number): number {
+  const share = (seq * 0.6180339887498949) % 1;
+  return runLeaseEnd + Math.floor(share * ATTEMPT_LEASE_SPREAD_MS);
+}
+
 /** A positive whole number of milliseconds from a setting, else the default. */
 export function durationSetting(raw: string | undefined, fallback: number): number {
   if (raw === undefined || raw.trim() === "") return fallback;

@@ -9,8 +9,17 @@
  * non-2xx answer or an unreachable receiver is retried with doubling delays, at most
  * CALLBACK_MAX_ATTEMPTS attempts in all; every attempt carries the same webhook-id, so a receiver
  * that got one already can tell the retry for what it is.
+ *
+ * At most one POST per successful delivery: before POSTing, the consumer claims the run's send in
+ * D1 (callback_sends, held for CALLBACK_HOLD_MS), and records the outcome with the attempt's row in
+ * one batch. A message that finds the callback delivered is acknowledged without a POST (the queue
+ * redelivering after a 2xx, the run's end enqueuing twice); one that finds another consumer
+ * sending is retried later. The window left: a 2xx whose record D1 then refuses, or a consumer
+ * that dies between the 2xx and the record, is POSTed again once the hold has passed (same
+ * webhook-id).
  */
 import { databaseOf } from "../../adapters/d1/database.js";
+import { claimCallbackSend, settleCallbackSend } from "../../adapters/d1/callback-sends.js";
 import { getRun, type RunRow } from "../../adapters/d1/runs.js";
 import { findWebhookRow, recordCallbackAttempt } from "../../adapters/d1/webhooks.js";
 import { sealingKey } from "../../adapters/secret-box.js";
@@ -33,6 +42,8 @@ const DEFAULT_RETRY_DELAY_SECONDS = 10;
 const MAX_RETRY_DELAY_SECONDS = 600;
 /** How long a receiver may take to answer one attempt. */
 const CALLBACK_TIMEOUT_MS = 10_000;
+/** How long a consumer holds a run's send: past the POST's timeout, so a consumer that died mid-send frees it. */
+const CALLBACK_HOLD_MS = CALLBACK_TIMEOUT_MS + 20_000;
 
 function triggerOf(row: RunRow): Record<string, unknown> {
   try {
@@ -134,6 +145,11 @@ async function deliver(message: CallbackMessage, env: Env): Promise<{ retry: boo
     return { retry: false, note: "secret unreadable" };
   }
 
+  // Claimed before the POST, so a redelivered message or a second enqueue of the run's end never POSTs a delivered callback again.
+  const claim = await claimCallbackSend(db, row.id, at.getTime(), CALLBACK_HOLD_MS);
+  if (claim === "delivered") return { retry: false, note: "delivered already" };
+  if (claim === "busy") return { retry: true, note: "another delivery of this callback is sending it" };
+
   const body = JSON.stringify(callbackPayload(row, at));
   const id = `msg_${row.id}`;
   const timestamp = Math.floor(at.getTime() / 1000);
@@ -153,6 +169,6 @@ async function deliver(message: CallbackMessage, env: Env): Promise<{ retry: boo
   } catch (caught) {
     error = `the receiver could not be reached: ${caught instanceof Error ? caught.message : String(caught)}`;
   }
-  await attempt(status, error);
+  await settleCallbackSend(db, { run_id: row.id, tenant_id: row.tenant_id, url, status, error, at: at.toISOString() }, error === null);
   return { retry: error !== null, note: error ?? "delivered" };
 }

@@ -216,7 +216,7 @@ export const integrationOperations: OperationDoc[] = [
     tag: "Webhooks",
     summary: "Deliver to a webhook",
     description:
-      "The public delivery route: no API key. Standard Webhooks (webhook-id, webhook-timestamp within 5 minutes, webhook-signature) or GitHub (X-Hub-Signature-256, X-GitHub-Event, X-GitHub-Delivery). A replayed delivery id answers the first run's id and starts nothing.",
+      "The public delivery route: no API key. Standard Webhooks (webhook-id, webhook-timestamp within 5 minutes, webhook-signature) or GitHub (X-Hub-Signature-256, X-GitHub-Event, X-GitHub-Delivery). A replayed delivery id answers the first run's id and starts nothing. Refused deliveries are throttled per client address: 30 a minute, then 429 rate_limited with retry-after.",
     access: { kind: "webhook_signature" },
     params: webhookId,
     headers: [
@@ -230,6 +230,6 @@ export const integrationOperations: OperationDoc[] = [
       200: { description: "A replayed delivery (the first run's id), or a GitHub ping.", schema: DeliveryAnswer },
       202: { description: "A run started, or the event was ignored by the webhook's filter.", schema: DeliveryAnswer },
     },
-    errors: ["invalid_request", "malformed_json", "payload_too_large", "secret_not_configured", "internal_error"],
+    errors: ["invalid_request", "malformed_json", "payload_too_large", "rate_limited", "secret_not_configured", "internal_error"],
   },
 ];
