@@ -92,12 +92,16 @@ describe("POST /api/bootstrap before any key exists", () => {
       key_id: expect.stringMatching(/^key_/),
       name: keyName,
       prefix: String((won as { key: string }).key).slice(0, 12),
-      permissions: ["AIManager:Admin"],
+      // The root key holds every permission, RunRealTools too, so every permission can be handed on (POST /api/keys).
+      permissions: ["AIManager:ManageTools", "AIManager:RunEvals", "AIManager:Admin", "AIManager:RunRealTools"],
       created_at: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/),
     });
     const key = (won as { key: string }).key;
     // An Admin route (connections need AIManager:Admin) opens with it, for the tenant it named.
     expect(await answer(await call("GET", "/api/connections", { key }))).toEqual({ status: 200, body: { items: [], next_cursor: null } });
+    // And it hands RunRealTools on, which an Admin key without it could not.
+    const granted = await answer(await call("POST", "/api/keys", { key, body: { name: "real tools", permissions: ["AIManager:RunRealTools"] } }));
+    expect({ status: granted.status, permissions: (granted.body as { permissions?: unknown }).permissions }).toEqual({ status: 201, permissions: ["AIManager:RunRealTools"] });
     // The loser's tenant was not created either: the whole batch wrote nothing.
     const tenants = await env.DB.prepare("SELECT name FROM tenants ORDER BY name").all<{ name: string }>();
     expect(tenants.results).toEqual([{ name: tenantName }]);
@@ -110,7 +114,8 @@ describe("POST /api/bootstrap once a key exists", () => {
     expect(await bootstrap({ authorization: `Bearer ${TOKEN}`, body: { tenant: "newcomer" } })).toEqual(REFUSED);
     expect(await bootstrap({ authorization: `Bearer ${TOKEN}`, body: { tenant: "-" } })).toEqual(REFUSED);
     expect(await bootstrap({ authorization: "Bearer wrong" })).toEqual(REFUSED);
+    // The bootstrap key and the one it granted above: no refused bootstrap wrote a key.
     const keys = await env.DB.prepare("SELECT count(*) AS n FROM api_keys").first<{ n: number }>();
-    expect(keys).toEqual({ n: 1 });
+    expect(keys).toEqual({ n: 2 });
   });
 });
