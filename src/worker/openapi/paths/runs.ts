@@ -4,7 +4,7 @@ import type { runView } from "../../run/view.js";
 import { runRequest } from "../../routes/runs.js";
 import { JSON_BODY_ERRORS, type OperationDoc } from "../operation.js";
 import { named } from "../schemas.js";
-import { assertSameFields, JsonValue, keyId, page, PAGING, Problem, timestamp, type SameFields } from "./common.js";
+import { assertSameFields, Deleted, JsonValue, keyId, page, PAGING, Problem, timestamp, type SameFields } from "./common.js";
 
 const RunEvals = { kind: "api_key", permission: "AIManager:RunEvals" } as const;
 
@@ -218,6 +218,18 @@ export const runOperations: OperationDoc[] = [
     params: runId,
     responses: { 200: { description: "The run.", schema: Run } },
     errors: ["not_found"],
+  },
+  {
+    method: "delete",
+    path: "/api/runs/:id",
+    tag: "Runs",
+    summary: "Delete an ended run",
+    description:
+      "Removes the run from D1 with everything it owns: its repetitions, its attempts and their calls, labels, callback deliveries and external jobs (webhook deliveries keep their log). A queued or running run answers 409 run_not_ended: cancel it first. With TOOLPROOF_RETENTION_DAYS set, a Cron Trigger deletes ended runs older than that (README, How it scales).",
+    access: RunEvals,
+    params: runId,
+    responses: { 200: { description: "Deleted.", schema: Deleted("DeletedRun", "id") } },
+    errors: ["not_found", "run_not_ended"],
   },
   {
     method: "post",
