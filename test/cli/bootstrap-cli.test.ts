@@ -3,13 +3,12 @@
  * started toolproof whose database holds no API key (a fresh deployment) and whose Worker has the
  * TOOLPROOF_BOOTSTRAP_TOKEN secret; the token comes from an environment variable, never a flag.
  */
-import { spawn } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startToolproof, type RunningToolproof } from "../../scripts/local-server.js";
-import { ROOT } from "./run-script.js";
+import { finished, ROOT, type Finished } from "./run-script.js";
 
 const BIN = path.join(ROOT, "bin/toolproof.mjs");
 const SLOW = 300_000;
@@ -33,17 +32,9 @@ function url(): string {
   return server.url;
 }
 
-/** The CLI with only PATH and `env` in its environment; never spawnSync (the server shares this process). */
-function toolproof(args: string[], env: Record<string, string>): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  const child = spawn(process.execPath, [BIN, ...args], { cwd: ROOT, env: { PATH: process.env.PATH ?? "", ...env }, stdio: ["ignore", "pipe", "pipe"] });
-  let stdout = "";
-  let stderr = "";
-  child.stdout.on("data", (chunk: Buffer) => (stdout += chunk.toString()));
-  child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
-  return new Promise((resolve, reject) => {
-    child.on("error", reject);
-    child.on("close", (code) => resolve({ code, stdout, stderr }));
-  });
+/** The CLI as an operator runs it, with only PATH and `env` in its environment. */
+function toolproof(args: string[], env: Record<string, string>): Promise<Finished> {
+  return finished(process.execPath, [BIN, ...args], env);
 }
 
 describe("toolproof bootstrap", () => {

@@ -4,25 +4,16 @@
  * fresh deployment does; the tests run in order and the mint in the middle shuts the door for the
  * ones after it.
  */
-import { createExecutionContext, env, waitOnExecutionContext } from "cloudflare:test";
+import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import worker from "../../src/worker/index.js";
-import type { Env } from "../../src/worker/env.js";
+import { bootstrapWithSecret } from "./bootstrap-helpers.js";
 import { answer, call, invalidAnswer } from "./helpers.js";
 
 const TOKEN = "bootstrap-token-for-tests-only-0123456789abcdef";
 
 /** The Worker with TOOLPROOF_BOOTSTRAP_TOKEN set, as after `wrangler secret put TOOLPROOF_BOOTSTRAP_TOKEN`. */
 async function bootstrap(options: { secret?: string | undefined; authorization?: string; body?: unknown }): Promise<{ status: number; body: unknown }> {
-  const ctx = createExecutionContext();
-  const headers: Record<string, string> = { "content-type": "application/json" };
-  if (options.authorization !== undefined) headers.authorization = options.authorization;
-  const request = new Request("http://toolproof.test/api/bootstrap", { method: "POST", headers, body: JSON.stringify(options.body ?? { tenant: "acme" }) });
-  const testEnv: Env = { ...env, TOOLPROOF_BOOTSTRAP_TOKEN: "secret" in options ? options.secret : TOKEN };
-  // SAFETY: a test request has no incoming cf properties; the handler reads none.
-  const response = await worker.fetch(request as Request<unknown, IncomingRequestCfProperties>, testEnv, ctx);
-  await waitOnExecutionContext(ctx);
-  return answer(response);
+  return answer(await bootstrapWithSecret("secret" in options ? options.secret : TOKEN, options));
 }
 
 const SETUP = "set one with `openssl rand -hex 32 | npx wrangler secret put TOOLPROOF_BOOTSTRAP_TOKEN` (README, Deploy)";

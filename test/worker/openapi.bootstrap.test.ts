@@ -3,11 +3,9 @@
  * openapi.test.ts (whose tenants have keys) cannot give, so it has this file's own fresh D1
  * (storage is isolated per test file). Then the minted root key's first calls: a key it grants.
  */
-import { createExecutionContext, env, waitOnExecutionContext } from "cloudflare:test";
 import { expect, it } from "vitest";
-import worker from "../../src/worker/index.js";
-import type { Env } from "../../src/worker/env.js";
 import { answerProblems, type OpenApiDoc } from "../support/openapi-answers.js";
+import { bootstrapWithSecret } from "./bootstrap-helpers.js";
 import { call } from "./helpers.js";
 
 const TOKEN = "bootstrap-token-for-openapi-tests-0123456789";
@@ -15,11 +13,7 @@ const TOKEN = "bootstrap-token-for-openapi-tests-0123456789";
 it("a fresh deployment's bootstrap (201) and the root key's first grant conform to the document", async () => {
   // SAFETY: the document's shape, as openapi.test.ts checks it against the built one.
   const doc = (await (await call("GET", "/openapi.json")).json()) as OpenApiDoc;
-  const ctx = createExecutionContext();
-  const request = new Request("http://toolproof.test/api/bootstrap", { method: "POST", headers: { "content-type": "application/json", authorization: `Bearer ${TOKEN}` }, body: JSON.stringify({ tenant: "acme" }) });
-  // SAFETY: a test request has no incoming cf properties; the handler reads none.
-  const response = await worker.fetch(request as Request<unknown, IncomingRequestCfProperties>, { ...env, TOOLPROOF_BOOTSTRAP_TOKEN: TOKEN } as Env, ctx);
-  await waitOnExecutionContext(ctx);
+  const response = await bootstrapWithSecret(TOKEN, { authorization: `Bearer ${TOKEN}` });
   const body: unknown = await response.json();
   expect({ status: response.status, problems: answerProblems(doc, "POST", "/api/bootstrap", response.status, body) }).toEqual({ status: 201, problems: [] });
   // SAFETY: validated against BootstrapKey.

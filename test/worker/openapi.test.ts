@@ -3,11 +3,8 @@
  * only this origin's files (and the asset routes answer them, byte for byte the package's), and
  * real answers of the API conform to what the document declares for them.
  */
-import { createExecutionContext, env, waitOnExecutionContext } from "cloudflare:test";
 import { beforeAll, describe, expect, it } from "vitest";
 import { DEMO_TOOLS } from "../../scripts/local/demo-tools.js";
-import worker from "../../src/worker/index.js";
-import type { Env } from "../../src/worker/env.js";
 import swaggerBundle from "swagger-ui-dist/swagger-ui-bundle.js?raw";
 import { openApiDocument } from "../../src/worker/openapi/document.js";
 import { DOCS_CSP } from "../../src/worker/routes/docs.js";
@@ -16,6 +13,7 @@ import { getInvoiceDefinition, invoiceTool } from "../fixtures/invoice-tools.js"
 import { answerProblems, type OpenApiDoc } from "../support/openapi-answers.js";
 import { receiver } from "../support/receiver/in-tests.js";
 import { upstream } from "../support/upstream/in-tests.js";
+import { bootstrapWithSecret } from "./bootstrap-helpers.js";
 import { call, keyWith, newTenant, type TestTenant } from "./helpers.js";
 import { counterTool, libraryTool } from "./simulation-helpers.js";
 import { GET, GOOD_JUDGE, HOLD, invoiceSuite, invoiceWorld, runWithLostMessages, server, waitForRun, wellBehaved } from "./run-helpers.js";
@@ -231,11 +229,7 @@ describe("real answers of bootstrap, real-tools upstreams, agent secrets and an 
   it("bootstrap: off without its secret (503), and 401 once keys exist, even with the right token", async () => {
     expect((await documented("POST", "/api/bootstrap", { body: { tenant: "acme" } })).status).toBe(503);
     const token = "bootstrap-token-for-openapi-tests-0123456789";
-    const ctx = createExecutionContext();
-    const request = new Request("http://toolproof.test/api/bootstrap", { method: "POST", headers: { "content-type": "application/json", authorization: `Bearer ${token}` }, body: JSON.stringify({ tenant: "acme" }) });
-    // SAFETY: a test request has no incoming cf properties; the handler reads none.
-    const response = await worker.fetch(request as Request<unknown, IncomingRequestCfProperties>, { ...env, TOOLPROOF_BOOTSTRAP_TOKEN: token } as Env, ctx);
-    await waitOnExecutionContext(ctx);
+    const response = await bootstrapWithSecret(token, { authorization: `Bearer ${token}` });
     const body: unknown = await response.json();
     expect({ status: response.status, problems: answerProblems(doc, "POST", "/api/bootstrap", response.status, body) }).toEqual({ status: 401, problems: [] });
   });
