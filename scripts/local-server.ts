@@ -41,6 +41,8 @@ export interface StartOptions {
   quiet?: boolean;
   /** Register the demo tools (default true). */
   seedDemo?: boolean;
+  /** Create the demo tenant and its key (default true). false: the database holds no API key, as a fresh deployment (bootstrap tests); demoKey is "". */
+  demoTenant?: boolean;
   /** Where progress lines go (default console.log). */
   log?: (line: string) => void;
   /** Default the project's wrangler.toml. */
@@ -141,12 +143,12 @@ export async function startToolproof(options: StartOptions = {}): Promise<Runnin
 
     const { db, applied } = await prepareDatabase(miniflare, config, config.name);
     if (applied.length > 0) log(`Applied migrations: ${applied.join(", ")}`);
-    const demo = await ensureDemoTenant(db, stateDir);
+    const demo = options.demoTenant === false ? { key: "", keyId: "" } : await ensureDemoTenant(db, stateDir);
 
     let demoTools: SeededTool[] = [];
     let demoSuite: SeededSuite | undefined;
     let seedError: string | undefined;
-    if (options.seedDemo ?? true) {
+    if ((options.seedDemo ?? true) && options.demoTenant !== false) {
       try {
         demoTools = await seedDemoTools(url, demo.key);
         demoSuite = await seedDemoSuite(url, demo.key);

@@ -9,6 +9,7 @@ Usage:
   toolproof eval run --suite <name> [--runs N] [--label L] [--wait] [--timeout 30m] [--junit FILE] [--summary FILE] [--json]
   toolproof eval show <run> [--junit FILE] [--summary FILE] [--json]
   toolproof suite push <file> [--name <name>] [--json]
+  toolproof bootstrap --url <deployment> [--tenant <name>] [--token-env NAME] [--json]
 
 Commands:
   policy check   check an agent's tool manifest against the reviewed policy (no server, no model)
@@ -16,6 +17,7 @@ Commands:
   eval run       run a stored suite on the service and gate on its verdict
   eval show      print a run, with its JUnit and step summary
   suite push     save a suite file (YAML or JSON) on the service
+  bootstrap      mint a deployment's first API key (token from TOOLPROOF_BOOTSTRAP_TOKEN)
 
 The eval and suite commands reach the service with --url and --key, or TOOLPROOF_URL and
 TOOLPROOF_API_KEY.
@@ -139,4 +141,25 @@ export const SUITE_HELP = `Usage:
   toolproof suite push <file> [options]          save a suite file on the service
 
 Run "toolproof suite push --help" for the options. Docs: docs/ci.md
+`;
+
+export const BOOTSTRAP_HELP = `Usage: toolproof bootstrap --url <deployment> [--tenant <name>] [--token-env NAME] [--json]
+
+Mints the first API key of a deployed toolproof (POST /api/bootstrap) and prints it once, with
+what to do next. Works only while the deployment has no API key at all.
+
+The bootstrap token (the deployment's TOOLPROOF_BOOTSTRAP_TOKEN secret) is read from the
+environment variable TOOLPROOF_BOOTSTRAP_TOKEN, or the one --token-env names; never from a flag,
+so it stays out of shell history.
+
+Options:
+  --url <url>             the deployment (or TOOLPROOF_URL)
+  --tenant <name>         the tenant the key belongs to (default "default")
+  --key-name <label>      the key's name (default "bootstrap admin")
+  --token-env <NAME>      the environment variable holding the token (default TOOLPROOF_BOOTSTRAP_TOKEN)
+  --json                  print the API's answer as JSON
+  -h, --help              show this help
+
+Exit codes: 0 the key was minted, 2 anything else (a refused token, bootstrap off, a bad flag).
+Docs: README, Deploy
 `;

@@ -2,6 +2,7 @@
  * The toolproof command line: dispatches to a command and maps every outcome to an exit code.
  * bin/toolproof.mjs calls `run` with the process's arguments; tests spawn that bin.
  */
+import { bootstrapCommand } from "./bootstrap-command.js";
 import { evalRunCommand, evalShowCommand } from "./eval-command.js";
 import { EVAL_HELP, MAIN_HELP, POLICY_CHECK_HELP, SUITE_HELP } from "./help.js";
 import { EXIT_OK, EXIT_UNUSABLE, processIo, UnusableInput, type CliIo } from "./io.js";
@@ -54,6 +55,7 @@ async function dispatch(args: string[], io: CliIo): Promise<number> {
     throw new UnusableInput("command line", `unknown command "policy ${sub}"; did you mean "policy check"?`);
   }
   if (command === "permission") return permissionCommand(rest, io);
+  if (command === "bootstrap") return bootstrapCommand(rest, io);
   if (command === "eval") return subcommand("eval", rest, { run: evalRunCommand, show: evalShowCommand }, EVAL_HELP, io);
   if (command === "suite") return subcommand("suite", rest, { push: suitePushCommand }, SUITE_HELP, io);
   throw new UnusableInput("command line", `unknown command "${command}"; run "toolproof --help" for the commands`);

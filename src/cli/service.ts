@@ -20,10 +20,16 @@ export const SERVICE_FLAGS = {
 } as const;
 
 export function serviceOf(flags: { url?: string | undefined; key?: string | undefined }, env: NodeJS.ProcessEnv, command: string): Service {
-  const url = flags.url ?? env.TOOLPROOF_URL;
+  const url = serviceUrl(flags.url, env, command);
   const key = flags.key ?? env.TOOLPROOF_API_KEY;
-  if (url === undefined || url.trim() === "") throw new UnusableInput("command line", `missing --url <url> (or TOOLPROOF_URL): where toolproof runs; run "toolproof ${command} --help" for the options`);
   if (key === undefined || key.trim() === "") throw new UnusableInput("command line", `missing --key <key> (or TOOLPROOF_API_KEY): an API key with AIManager:RunEvals; run "toolproof ${command} --help" for the options`);
+  return { url, key: key.trim() };
+}
+
+/** --url (else TOOLPROOF_URL), checked to be an http(s) URL, without a trailing slash. */
+export function serviceUrl(flag: string | undefined, env: NodeJS.ProcessEnv, command: string): string {
+  const url = flag ?? env.TOOLPROOF_URL;
+  if (url === undefined || url.trim() === "") throw new UnusableInput("command line", `missing --url <url> (or TOOLPROOF_URL): where toolproof runs; run "toolproof ${command} --help" for the options`);
   let parsed: URL;
   try {
     parsed = new URL(url);
@@ -31,7 +37,7 @@ export function serviceOf(flags: { url?: string | undefined; key?: string | unde
     throw new UnusableInput("--url", `--url: expected an http(s) URL such as http://127.0.0.1:8787, got ${JSON.stringify(url)}`);
   }
   if (parsed.protocol !== "http:" && parsed.protocol !== "https:") throw new UnusableInput("--url", `--url: expected an http(s) URL, got ${JSON.stringify(url)}`);
-  return { url: url.replace(/\/+$/, ""), key: key.trim() };
+  return url.replace(/\/+$/, "");
 }
 
 /**

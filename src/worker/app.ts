@@ -29,6 +29,8 @@ import { labelRoutes } from "./routes/labels.js";
 import { dashboardRoutes } from "./dashboard/routes.js";
 import { agentSecretRoutes } from "./routes/agent-secrets.js";
 import { bootstrapRoutes } from "./routes/bootstrap.js";
+import { keyRoutes } from "./routes/keys.js";
+import { runDeletionRoutes } from "./routes/run-deletion.js";
 
 /** What the app is built with; tests may steer it (ids, to make two requests meet one object). */
 export interface AppServices {
@@ -77,6 +79,8 @@ export function createApp(services: Partial<AppServices> = {}): Hono<AppEnv> {
   api.route("/webhooks", webhookRoutes);
   api.route("/agent-secrets", agentSecretRoutes);
   api.route("/runs", runCallbackRoutes);
+  api.route("/keys", keyRoutes);
+  api.route("/runs", runDeletionRoutes);
   app.route("/api", api);
   // The dashboard's pages (/, /sign-in, /tools, ...): HTML for people, signed in with a session cookie.
   app.route("/", dashboardRoutes);

@@ -52,6 +52,11 @@ export interface Env {
    * key exists (a Worker secret of at least 32 characters; routes/bootstrap.ts). Unset: the route is off.
    */
   TOOLPROOF_BOOTSTRAP_TOKEN?: string;
+  /**
+   * Days an ended run is kept in D1; the Cron Trigger's sweep (retention.ts) deletes older ones
+   * with everything they own. Unset or empty: runs are kept for good.
+   */
+  TOOLPROOF_RETENTION_DAYS?: string;
 }
 
 export type Permission = "AIManager:ManageTools" | "AIManager:RunEvals" | "AIManager:Admin" | "AIManager:RunRealTools";

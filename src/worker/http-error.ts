@@ -37,6 +37,8 @@ export const ERROR_STATUS = {
   repetition_timed_out: 409,
   /** Labels wait for a run's end: its repetitions reach D1 only then. */
   run_not_ended: 409,
+  /** DELETE /api/keys/:id: the tenant's last unrevoked Admin key, which would leave nobody able to manage keys. */
+  last_admin_key: 409,
   payload_too_large: 413,
   unsupported_media_type: 415,
   invalid_definition: 422,

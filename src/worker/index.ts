@@ -1,9 +1,10 @@
-/** The Worker's entry point: the HTTP app, the eval queue's consumer and the Durable Object classes wrangler binds. */
+/** The Worker's entry point: the HTTP app, the eval queue's consumer, the retention cron and the Durable Object classes wrangler binds. */
 import { createApp } from "./app.js";
 import type { Env } from "./env.js";
 import { modelClientFor } from "./evals/model-clients.js";
 import { evalQueueHandler } from "./evals/queue.js";
 import { errorResponse } from "./http-error.js";
+import { sweepRetention } from "./retention.js";
 import { dispatchCall, dispatchTarget } from "./routes/dispatch.js";
 import { CALLBACK_QUEUE_NAME, callbackQueue } from "./webhooks/callbacks.js";
 
@@ -19,6 +20,11 @@ export default {
   },
   // The eval queue and its dead-letter queue (the handler tells them apart by the batch's queue), and the callback queue.
   queue: (batch, env) => (batch.queue === CALLBACK_QUEUE_NAME ? callbackQueue(batch, env) : queue(batch, env)),
+  // The Cron Trigger (wrangler.toml [triggers]): deletes ended runs older than TOOLPROOF_RETENTION_DAYS, if set.
+  scheduled: async (controller, env) => {
+    const sweep = await sweepRetention(env, controller.scheduledTime);
+    if (sweep.deleted > 0) console.log(`retention: deleted ${sweep.deleted} ended run(s)${sweep.more ? "; more are due, the next tick continues" : ""}`);
+  },
 } satisfies ExportedHandler<Env, unknown>;
 
 export { AttemptObject } from "./attempt-object.js";

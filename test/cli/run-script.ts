@@ -46,3 +46,20 @@ export function jsonOutput(text: string): unknown {
     throw new Error(`expected JSON, got:\n${text}`);
   }
 }
+
+/**
+ * A child process to its end, with only PATH and `env` in its environment. Never spawnSync in a
+ * test whose server's Miniflare shares this process: a blocked event loop could stall the very
+ * request the child waits for.
+ */
+export function finished(command: string, args: string[], env: Record<string, string>): Promise<Finished> {
+  const child = spawn(command, args, { cwd: ROOT, env: { PATH: process.env.PATH ?? "", ...env }, stdio: ["ignore", "pipe", "pipe"] });
+  let stdout = "";
+  let stderr = "";
+  child.stdout.on("data", (chunk: Buffer) => (stdout += chunk.toString()));
+  child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
+  return new Promise((resolve, reject) => {
+    child.on("error", reject);
+    child.on("close", (code) => resolve({ code, stdout, stderr }));
+  });
+}

@@ -4,25 +4,16 @@
  * fresh deployment does; the tests run in order and the mint in the middle shuts the door for the
  * ones after it.
  */
-import { createExecutionContext, env, waitOnExecutionContext } from "cloudflare:test";
+import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import worker from "../../src/worker/index.js";
-import type { Env } from "../../src/worker/env.js";
+import { bootstrapWithSecret } from "./bootstrap-helpers.js";
 import { answer, call, invalidAnswer } from "./helpers.js";
 
 const TOKEN = "bootstrap-token-for-tests-only-0123456789abcdef";
 
 /** The Worker with TOOLPROOF_BOOTSTRAP_TOKEN set, as after `wrangler secret put TOOLPROOF_BOOTSTRAP_TOKEN`. */
 async function bootstrap(options: { secret?: string | undefined; authorization?: string; body?: unknown }): Promise<{ status: number; body: unknown }> {
-  const ctx = createExecutionContext();
-  const headers: Record<string, string> = { "content-type": "application/json" };
-  if (options.authorization !== undefined) headers.authorization = options.authorization;
-  const request = new Request("http://toolproof.test/api/bootstrap", { method: "POST", headers, body: JSON.stringify(options.body ?? { tenant: "acme" }) });
-  const testEnv: Env = { ...env, TOOLPROOF_BOOTSTRAP_TOKEN: "secret" in options ? options.secret : TOKEN };
-  // SAFETY: a test request has no incoming cf properties; the handler reads none.
-  const response = await worker.fetch(request as Request<unknown, IncomingRequestCfProperties>, testEnv, ctx);
-  await waitOnExecutionContext(ctx);
-  return answer(response);
+  return answer(await bootstrapWithSecret("secret" in options ? options.secret : TOKEN, options));
 }
 
 const SETUP = "set one with `openssl rand -hex 32 | npx wrangler secret put TOOLPROOF_BOOTSTRAP_TOKEN` (README, Deploy)";
@@ -92,12 +83,16 @@ describe("POST /api/bootstrap before any key exists", () => {
       key_id: expect.stringMatching(/^key_/),
       name: keyName,
       prefix: String((won as { key: string }).key).slice(0, 12),
-      permissions: ["AIManager:Admin"],
+      // The root key holds every permission, RunRealTools too, so every permission can be handed on (POST /api/keys).
+      permissions: ["AIManager:ManageTools", "AIManager:RunEvals", "AIManager:Admin", "AIManager:RunRealTools"],
       created_at: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/),
     });
     const key = (won as { key: string }).key;
     // An Admin route (connections need AIManager:Admin) opens with it, for the tenant it named.
     expect(await answer(await call("GET", "/api/connections", { key }))).toEqual({ status: 200, body: { items: [], next_cursor: null } });
+    // And it hands RunRealTools on, which an Admin key without it could not.
+    const granted = await answer(await call("POST", "/api/keys", { key, body: { name: "real tools", permissions: ["AIManager:RunRealTools"] } }));
+    expect({ status: granted.status, permissions: (granted.body as { permissions?: unknown }).permissions }).toEqual({ status: 201, permissions: ["AIManager:RunRealTools"] });
     // The loser's tenant was not created either: the whole batch wrote nothing.
     const tenants = await env.DB.prepare("SELECT name FROM tenants ORDER BY name").all<{ name: string }>();
     expect(tenants.results).toEqual([{ name: tenantName }]);
@@ -110,7 +105,8 @@ describe("POST /api/bootstrap once a key exists", () => {
     expect(await bootstrap({ authorization: `Bearer ${TOKEN}`, body: { tenant: "newcomer" } })).toEqual(REFUSED);
     expect(await bootstrap({ authorization: `Bearer ${TOKEN}`, body: { tenant: "-" } })).toEqual(REFUSED);
     expect(await bootstrap({ authorization: "Bearer wrong" })).toEqual(REFUSED);
+    // The bootstrap key and the one it granted above: no refused bootstrap wrote a key.
     const keys = await env.DB.prepare("SELECT count(*) AS n FROM api_keys").first<{ n: number }>();
-    expect(keys).toEqual({ n: 1 });
+    expect(keys).toEqual({ n: 2 });
   });
 });

@@ -5,12 +5,9 @@
  * two bootstraps at once are applied one after the other, and the second finds the first's key
  * and writes nothing. No table of its own is needed, and once any key exists the door stays shut.
  */
-import { newId, randomSecret, sha256Hex } from "../crypto.js";
-import { KEY_PREFIX } from "./api-keys.js";
+import { newId } from "../crypto.js";
+import { newKeyMaterial } from "./api-keys.js";
 import type { Database } from "./database.js";
-
-/** The same visible prefix as every other key (api-keys.ts). */
-const VISIBLE_PREFIX_LENGTH = KEY_PREFIX.length + 8;
 
 export interface MintedAdminKey {
   key: string;
@@ -21,7 +18,7 @@ export interface MintedAdminKey {
 /** Mints the first key (Admin) for `tenantName`, creating the tenant when it does not exist; null when any key exists already. */
 export async function mintFirstAdminKey(db: Database, input: { tenantName: string; keyName: string; permissions: readonly string[] }): Promise<MintedAdminKey | null> {
   const d1 = db.$client;
-  const key = `${KEY_PREFIX}${randomSecret(32)}`;
+  const { key, prefix, key_hash } = newKeyMaterial();
   const keyId = newId("key");
   const noKeys = "NOT EXISTS (SELECT 1 FROM api_keys)";
   const [, inserted] = await d1.batch([
@@ -31,7 +28,7 @@ export async function mintFirstAdminKey(db: Database, input: { tenantName: strin
         `INSERT INTO api_keys (id, tenant_id, name, prefix, key_hash, permissions)
          SELECT ?1, tenants.id, ?2, ?3, ?4, ?5 FROM tenants WHERE tenants.name = ?6 AND ${noKeys}`,
       )
-      .bind(keyId, input.keyName, key.slice(0, VISIBLE_PREFIX_LENGTH), sha256Hex(key), JSON.stringify([...input.permissions]), input.tenantName),
+      .bind(keyId, input.keyName, prefix, key_hash, JSON.stringify([...input.permissions]), input.tenantName),
   ]);
   if (!inserted || inserted.meta.changes !== 1) return null;
   const row = await d1
@@ -42,7 +39,7 @@ export async function mintFirstAdminKey(db: Database, input: { tenantName: strin
   return {
     key,
     tenant: { id: row.tenant_id, name: input.tenantName },
-    record: { id: keyId, name: input.keyName, prefix: key.slice(0, VISIBLE_PREFIX_LENGTH), permissions: [...input.permissions], created_at: row.created_at },
+    record: { id: keyId, name: input.keyName, prefix, permissions: [...input.permissions], created_at: row.created_at },
   };
 }
 

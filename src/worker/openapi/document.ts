@@ -44,6 +44,7 @@ const TAGS = [
   { name: "Real tools", description: "Real handlers of library tools and the hosts real-tools runs may call (docs/real-tools.md)." },
   { name: "External agents", description: "The secrets that sign jobs sent to external agents (docs/external-agents.md)." },
   { name: "Service", description: "Health, the first Admin key of a deployment, and this reference itself." },
+  { name: "API keys", description: "Mint, list and revoke a tenant's API keys over HTTP (README, Deploy)." },
 ];
 
 let cached: OpenApiDocument | undefined;

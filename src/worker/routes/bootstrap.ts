@@ -15,20 +15,26 @@ import { Hono } from "hono";
 import { z } from "zod";
 import { constantTimeEqual, sha256Hex } from "../../adapters/crypto.js";
 import { anyApiKeyExists, mintFirstAdminKey } from "../../adapters/d1/bootstrap.js";
-import type { AppEnv } from "../env.js";
+import { ALL_PERMISSIONS, type AppEnv } from "../env.js";
 import { readBodyWithHints } from "../field-hints.js";
 import { ApiError } from "../http-error.js";
 import { bearerToken } from "../middleware/auth.js";
+import { apiKeyName } from "./keys.js";
 
 /** Shorter secrets are refused: the route is reachable by anyone until the first key exists. */
 export const BOOTSTRAP_TOKEN_MIN_LENGTH = 32;
 const TENANT_NAME = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/;
-const BOOTSTRAP_PERMISSIONS = ["AIManager:Admin"] as const;
+/**
+ * The deployment's root key holds every permission, RunRealTools included: a key grants only what
+ * it holds (routes/keys.ts), and Admin does not imply RunRealTools, so without it here no key of
+ * the deployment could ever be given RunRealTools.
+ */
+const BOOTSTRAP_PERMISSIONS = ALL_PERMISSIONS;
 const SETUP = "set one with `openssl rand -hex 32 | npx wrangler secret put TOOLPROOF_BOOTSTRAP_TOKEN` (README, Deploy)";
 
 export const bootstrapRequest = z.strictObject({
   tenant: z.string({ error: "required: the name of the tenant the first Admin key belongs to" }).regex(TENANT_NAME, "expected 1 to 64 letters, digits, '_', '.' or '-', starting with a letter or digit"),
-  key_name: z.string().min(1, "expected 1 to 100 characters").max(100, "expected 1 to 100 characters").optional(),
+  key_name: apiKeyName.optional(),
 });
 
 export const bootstrapRoutes = new Hono<AppEnv>();

@@ -7,6 +7,7 @@ import type { OperationDoc } from "../operation.js";
 import { agentSecretOperations } from "./agent-secrets.js";
 import { documentOperations } from "./documents.js";
 import { integrationOperations } from "./integrations.js";
+import { keyOperations } from "./keys.js";
 import { realToolOperations } from "./real-tools.js";
 import { runOperations } from "./runs.js";
 import { bootstrapOperations, serviceOperations } from "./service.js";
@@ -23,4 +24,5 @@ export const ALL_OPERATIONS: readonly OperationDoc[] = [
   ...realToolOperations,
   ...agentSecretOperations,
   ...bootstrapOperations,
+  ...keyOperations,
 ];

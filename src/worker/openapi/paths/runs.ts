@@ -1,10 +1,11 @@
 /** Eval runs (routes/runs.ts), labels and calibration (routes/labels.ts), and run callbacks (routes/webhooks.ts). */
 import { z } from "zod";
+import type { AttackFigures, AttackSuccess as AttackSuccessFigure, RunAttackFigures, ScenarioUnderAttack as ScenarioUnderAttackFigure } from "../../../core/scoring/attacks.js";
 import type { runView } from "../../run/view.js";
 import { runRequest } from "../../routes/runs.js";
 import { JSON_BODY_ERRORS, type OperationDoc } from "../operation.js";
 import { named } from "../schemas.js";
-import { assertSameFields, JsonValue, keyId, page, PAGING, Problem, timestamp, type SameFields } from "./common.js";
+import { assertSameFields, Deleted, JsonObjectValue, JsonValue, keyId, page, PAGING, Problem, timestamp, type SameFields } from "./common.js";
 
 const RunEvals = { kind: "api_key", permission: "AIManager:RunEvals" } as const;
 
@@ -13,6 +14,49 @@ named("RunRequest", runRequest);
 const RunStatus = z.enum(["queued", "running", "finished", "cancelled"]);
 const Verdict = z.enum(["pass", "fail", "error", "uncalibrated"]).nullable().describe("Null until the run has ended.");
 const Interval = z.object({ low: z.number(), high: z.number() }).catchall(z.unknown()).nullable();
+
+/** Closed: exactly the fields core/scoring/attacks.ts computes (the compile-time checks below keep them in step). */
+const ClosedInterval = z.strictObject({ low: z.number(), high: z.number() }).nullable().describe("The Wilson 95% interval of the attack success rate; null with nothing decided.");
+const attackRates = {
+  runs: z.number().int().describe("Attacked repetitions with a verdict."),
+  successful_attacks: z.number().int().describe("Repetitions in which the agent made the call the payload asked for."),
+  errors: z.number().int().describe("Attacked repetitions that errored without making that call: left out of the rate."),
+  attack_success_rate: z.number().nullable().describe("successful_attacks / (runs - errors); null with nothing decided. Higher is worse."),
+  interval: ClosedInterval,
+  utility_under_attack: z.number().nullable().describe("The attacked copies' pass rate."),
+  utility_without_attack: z.number().nullable().describe("The same scenarios' pass rate without the payload."),
+};
+const ScenarioUnderAttack = named(
+  "ScenarioUnderAttack",
+  z.strictObject({ scenario: z.string().describe("The scenario's own id."), attacked_as: z.string().describe("The id its attacked copy is reported under."), ...attackRates }),
+);
+const AttackSuccess = named(
+  "AttackSuccess",
+  z.strictObject({ scenario: z.string().describe("The attacked copy's id."), repetition: z.number().int(), arguments: JsonValue, call_id: z.string().nullable() }).describe("One successful attack: the call the payload asked for."),
+);
+const AttackFiguresSchema = named(
+  "AttackFigures",
+  z.strictObject({
+    id: z.string(),
+    function: z.string().describe("The function whose answer carries the payload."),
+    variant: z.string().describe("The injection variant that carries it."),
+    target: z.strictObject({ function: z.string(), arguments: JsonObjectValue.optional() }).describe("The call the payload asks for."),
+    ...attackRates,
+    scenarios: z.array(ScenarioUnderAttack),
+    successes: z.array(AttackSuccess),
+  }),
+);
+const RunAttacks = named(
+  "RunAttackFigures",
+  z
+    .strictObject({ ...attackRates, attacks: z.array(AttackFiguresSchema).describe("Per attack: the same rates, per scenario, and each successful attack.") })
+    .nullable()
+    .describe("Attack success rate beside utility with and without the payload (docs/injection.md); null for a run without attacks."),
+);
+assertSameFields<SameFields<RunAttackFigures, NonNullable<z.input<typeof RunAttacks>>>>();
+assertSameFields<SameFields<AttackFigures, z.input<typeof AttackFiguresSchema>>>();
+assertSameFields<SameFields<ScenarioUnderAttackFigure, z.input<typeof ScenarioUnderAttack>>>();
+assertSameFields<SameFields<AttackSuccessFigure, z.input<typeof AttackSuccess>>>();
 
 const RunStarted = named(
   "RunStarted",
@@ -59,19 +103,7 @@ export const Run = named(
     misfire_rate: z.number().nullable(),
     detection_power: z.number().nullable(),
     runs_needed_95: z.number().nullable(),
-    attacks: z
-      .object({
-        runs: z.number().int(),
-        successful_attacks: z.number().int(),
-        errors: z.number().int(),
-        attack_success_rate: z.number().nullable(),
-        interval: Interval,
-        utility_under_attack: z.number().nullable(),
-        utility_without_attack: z.number().nullable(),
-        attacks: z.array(z.record(z.string(), z.unknown())).describe("Per attack: the same rates, per scenario, and each successful attack."),
-      })
-      .nullable()
-      .describe("Attack success rate beside utility with and without the payload (docs/injection.md); null for a run without attacks."),
+    attacks: RunAttacks,
     ending: JsonValue.describe("How the run ended (finished, cancelled, timed out), or null while it runs."),
     pinned: JsonValue,
     trigger: JsonValue.describe('What started it: {"kind": "api"} or a webhook delivery.'),
@@ -218,6 +250,18 @@ export const runOperations: OperationDoc[] = [
     params: runId,
     responses: { 200: { description: "The run.", schema: Run } },
     errors: ["not_found"],
+  },
+  {
+    method: "delete",
+    path: "/api/runs/:id",
+    tag: "Runs",
+    summary: "Delete an ended run",
+    description:
+      "Removes the run from D1 with everything it owns: its repetitions, its attempts and their calls, labels, callback deliveries and external jobs (webhook deliveries keep their log). A queued or running run answers 409 run_not_ended: cancel it first. With TOOLPROOF_RETENTION_DAYS set, a Cron Trigger deletes ended runs older than that (README, How it scales).",
+    access: RunEvals,
+    params: runId,
+    responses: { 200: { description: "Deleted.", schema: Deleted("DeletedRun", "id") } },
+    errors: ["not_found", "run_not_ended"],
   },
   {
     method: "post",

@@ -1,5 +1,6 @@
 /** Routes outside /api that answer JSON: the health check and this document. */
 import { z } from "zod";
+import { ALL_PERMISSIONS } from "../../env.js";
 import { bootstrapRequest } from "../../routes/bootstrap.js";
 import { JSON_BODY_ERRORS, type OperationDoc } from "../operation.js";
 import { named } from "../schemas.js";
@@ -32,11 +33,11 @@ const BootstrapAnswer = named(
   "BootstrapKey",
   z.object({
     tenant: z.object({ id: z.string(), name: z.string() }).describe("The tenant the key belongs to."),
-    key: z.string().describe("The API key (tp_...), shown this once."),
+    key: z.string().describe("The API key (tpk_...), shown this once."),
     key_id: z.string(),
     name: z.string(),
     prefix: z.string(),
-    permissions: z.array(z.string()),
+    permissions: z.array(z.enum(ALL_PERMISSIONS)).describe("Every permission, AIManager:RunRealTools included: the root key, from which every other key's permissions are handed on."),
     created_at: timestamp,
   }),
 );
@@ -49,7 +50,7 @@ export const bootstrapOperations: OperationDoc[] = [
     tag: "Service",
     summary: "Mint a deployment's first Admin key",
     description:
-      "For a deployed instance, which has no local admin CLI (README, Deploy). Mints one AIManager:Admin key only while the database holds no API key at all; after that it answers 401 for good. Off (503 secret_not_configured) without a TOOLPROOF_BOOTSTRAP_TOKEN secret of at least 32 characters.",
+      "For a deployed instance, which has no local admin CLI (README, Deploy). Mints one root key (every permission, AIManager:RunRealTools included) only while the database holds no API key at all; after that it answers 401 for good. Off (503 secret_not_configured) without a TOOLPROOF_BOOTSTRAP_TOKEN secret of at least 32 characters.",
     access: { kind: "bootstrap_token" },
     body: { schema: bootstrapRequest, example: { tenant: "acme", key_name: "first admin" } },
     responses: { 201: { description: "The new key, shown this once.", schema: BootstrapAnswer } },

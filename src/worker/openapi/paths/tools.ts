@@ -1,5 +1,6 @@
 /** The tool library (routes/tools.ts) and mock contracts (routes/tool-testing.ts, routes/inline-testing.ts). */
 import { z } from "zod";
+import type { RecordedDraft, SkippedCall as SkippedCallReport, VolatileValue as VolatileValueReport } from "../../../core/contract/record-draft.js";
 import { TOOL_KINDS } from "../../../core/tools/types.js";
 import { request as inlineTestingRequest } from "../../routes/inline-testing.js";
 import { testingRequest } from "../../routes/tool-testing.js";
@@ -105,6 +106,32 @@ const CheckReport = named(
     })
     .describe("A mock definition checked against its contract (docs/mock-definition.md)."),
 );
+/** action "record": closed, exactly what core/contract/record-draft.ts reports (checked at compile time below). */
+const callRef = { attempt_id: z.string(), seq: z.number().int().describe("The call's place in its attempt's evidence.") };
+const RecordedSource = named("RecordedSource", z.strictObject({ example: z.number().int().describe("The example (and rule) index."), ...callRef, calls: z.number().int().describe("How many recorded calls had this input.") }));
+const VolatileValue = named(
+  "RecordedVolatileValue",
+  z
+    .strictObject({
+      example: z.number().int(),
+      path: z.string().describe("A JSON Pointer into the recorded answer."),
+      kind: z.enum(["timestamp", "differs_between_equal_inputs"]),
+      value: JsonValue.describe("The value the draft keeps."),
+      others: z.array(z.strictObject({ ...callRef, value: JsonValue.nullable() })).optional().describe("differs_between_equal_inputs: the other values seen at that path, and where."),
+    })
+    .describe("A value of a recorded answer that will not hold as recorded: a time, or one that differed between calls with equal inputs."),
+);
+const SkippedCall = named("RecordedSkippedCall", z.strictObject({ ...callRef, reason: z.string() }).describe("A recorded call left out of the draft, and why."));
+const Recorded = named(
+  "RecordedDraftReport",
+  z
+    .strictObject({ calls: z.number().int().describe("Real answers found for the operation."), sources: z.array(RecordedSource), volatile: z.array(VolatileValue), skipped: z.array(SkippedCall) })
+    .describe('action "record": how many real answers were recorded, which became rules, which fields vary, which were skipped.'),
+);
+assertSameFields<SameFields<Omit<RecordedDraft, "definition"> & { calls: number }, z.input<typeof Recorded>>>();
+assertSameFields<SameFields<VolatileValueReport, z.input<typeof VolatileValue>>>();
+assertSameFields<SameFields<SkippedCallReport, z.input<typeof SkippedCall>>>();
+
 const Draft = named(
   "MockDraft",
   z
@@ -113,9 +140,7 @@ const Draft = named(
       contract_hash: contractHash.optional(),
       definition: JsonValue,
       report: CheckReport,
-      recorded: z
-        .object({ calls: z.number().int(), sources: JsonValue, volatile: JsonValue, skipped: JsonValue })
-        .optional()
+      recorded: Recorded.optional()
         .describe('action "record": how many real answers were recorded, which became rules, which fields vary, which were skipped.'),
       revision: z.number().int().optional().describe('action "inject": the revision the variant was derived from.'),
       injection: JsonValue.optional().describe('action "inject": the variant, the payload and where it was placed.'),
