@@ -8,6 +8,7 @@ import { beforeAll, describe, expect, it } from "vitest";
 import worker from "../../src/worker/index.js";
 import type { Env } from "../../src/worker/env.js";
 import { sweepRetention } from "../../src/worker/retention.js";
+import { RUN_KEYED_TABLES, RUN_KEYED_TABLES_KEPT } from "../../src/adapters/d1/run-deletion.js";
 import { answer, call, keyWith } from "./helpers.js";
 import { GOOD_JUDGE, invoiceSuite, invoiceWorld, putSuite, runWithLostMessages, server, startRun, waitForRun, wellBehaved, type InvoiceWorld } from "./run-helpers.js";
 
@@ -44,6 +45,7 @@ async function rowsOf(runId: string, owned?: { attempts: string[]; simulations: 
       run_repetitions: await count("SELECT count(*) AS n FROM run_repetitions WHERE run_id = ?", runId),
       judge_labels: await count("SELECT count(*) AS n FROM judge_labels WHERE run_id = ?", runId),
       callback_deliveries: await count("SELECT count(*) AS n FROM callback_deliveries WHERE run_id = ?", runId),
+      callback_sends: await count("SELECT count(*) AS n FROM callback_sends WHERE run_id = ?", runId),
       agent_jobs: await count("SELECT count(*) AS n FROM agent_jobs WHERE run_id = ?", runId),
       attempts: await count(`SELECT count(*) AS n FROM attempts WHERE id IN ${inJson}`, attemptsJson),
       attempt_calls: await count(`SELECT count(*) AS n FROM attempt_calls WHERE attempt_id IN ${inJson}`, attemptsJson),
@@ -52,7 +54,7 @@ async function rowsOf(runId: string, owned?: { attempts: string[]; simulations: 
   };
 }
 
-const NONE = { runs: 0, run_repetitions: 0, judge_labels: 0, callback_deliveries: 0, agent_jobs: 0, attempts: 0, attempt_calls: 0, simulations: 0 };
+const NONE = { runs: 0, run_repetitions: 0, judge_labels: 0, callback_deliveries: 0, callback_sends: 0, agent_jobs: 0, attempts: 0, attempt_calls: 0, simulations: 0 };
 
 /** The Worker's scheduled handler, as the Cron Trigger calls it, with `vars` over the test env. */
 async function cronTick(vars: Partial<Env>, at = Date.now()): Promise<void> {
@@ -65,6 +67,17 @@ async function ageRun(runId: string, days: number): Promise<void> {
 }
 
 describe("DELETE /api/runs/:id", () => {
+  it("clears every D1 table with a run_id column but the delivery log", async () => {
+    const tables = (await env.DB.prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' AND name NOT LIKE '_cf_%' AND name NOT LIKE 'd1_%'").all<{ name: string }>()).results.map((row) => row.name);
+    const withRunId: string[] = [];
+    for (const table of tables) {
+      const columns = (await env.DB.prepare(`SELECT name FROM pragma_table_info('${table}')`).all<{ name: string }>()).results.map((row) => row.name);
+      if (columns.includes("run_id")) withRunId.push(table);
+    }
+    expect(withRunId.sort()).toEqual([...RUN_KEYED_TABLES, ...RUN_KEYED_TABLES_KEPT].sort());
+  });
+
+
   it("deletes an ended run with its repetitions, labels, attempts and their calls, and nothing of another run", async () => {
     const runId = await finishedRun();
     const kept = await finishedRun();

@@ -3,8 +3,7 @@
  * everything keyed by the run or by one of its attempts, in one D1 batch (one transaction), so a
  * run is either wholly there or wholly gone.
  *
- * Tables keyed by a run (schema.ts): runs, run_repetitions, agent_jobs, judge_labels,
- * callback_deliveries. Keyed by its attempts: attempts, attempt_calls, and the simulations the run
+ * Tables keyed by a run (schema.ts): runs and RUN_KEYED_TABLES. Keyed by its attempts: attempts, attempt_calls, and the simulations the run
  * made (one per scenario) that those attempts belong to. webhook_deliveries keeps its rows: it is
  * the log of what a webhook URL received, and a delivery's run_id then names a run that is gone.
  *
@@ -15,6 +14,16 @@
 import { and, asc, eq, inArray, lt, sql } from "drizzle-orm";
 import type { Database } from "./database.js";
 import { runs } from "./schema.js";
+
+/**
+ * Every table with a run_id column whose rows belong to the run (a test checks the schema against
+ * this list, so a new run-keyed table cannot be forgotten). run_repetitions is last: the attempt
+ * ids are read from it by the statements before.
+ */
+export const RUN_KEYED_TABLES = ["agent_jobs", "judge_labels", "callback_deliveries", "callback_sends", "run_repetitions"] as const;
+
+/** Tables with a run_id column that deliberately outlive the run (webhook_deliveries: the delivery log). */
+export const RUN_KEYED_TABLES_KEPT = ["webhook_deliveries"] as const;
 
 /** The statuses of a run that has ended; only these can be deleted. */
 export const ENDED_RUN_STATUSES = ["finished", "cancelled"] as const;
@@ -54,10 +63,7 @@ async function deleteRunRows(db: Database, runId: string): Promise<void> {
     d1.prepare(`DELETE FROM attempt_calls WHERE attempt_id IN (${attemptIds}) OR attempt_id IN (${ofSimulations})`).bind(runId, simulationIds),
     d1.prepare(`DELETE FROM attempts WHERE id IN (${attemptIds}) OR id IN (${ofSimulations})`).bind(runId, simulationIds),
     d1.prepare(`DELETE FROM simulations WHERE id IN (SELECT value FROM json_each(?1))`).bind(simulationIds),
-    d1.prepare(`DELETE FROM agent_jobs WHERE run_id = ?1`).bind(runId),
-    d1.prepare(`DELETE FROM judge_labels WHERE run_id = ?1`).bind(runId),
-    d1.prepare(`DELETE FROM callback_deliveries WHERE run_id = ?1`).bind(runId),
-    d1.prepare(`DELETE FROM run_repetitions WHERE run_id = ?1`).bind(runId),
+    ...RUN_KEYED_TABLES.map((table) => d1.prepare(`DELETE FROM ${table} WHERE run_id = ?1`).bind(runId)),
     d1.prepare(`DELETE FROM runs WHERE id = ?1`).bind(runId),
   ]);
 }
