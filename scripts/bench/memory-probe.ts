@@ -1,159 +1,59 @@
 /**
- * Where workerd's memory goes after eval work (local runtime, loopback only). Numbers only.
+ * Where workerd's memory goes during eval work (local runtime, loopback only). Numbers only.
  *
- *   node --import tsx scripts/bench/memory-probe.ts --mode run --count 1000 --settle 60
+ *   node --import tsx scripts/bench/memory-probe.ts --mode run --count 1000 --rounds 3 --settle 60
  *
  * Modes, each on a fresh server:
  *   run       the InvoiceDesk suite, --count repetitions (must be a multiple of 5)
  *   nocall    a suite of the two no-call scenarios only (one model answer each, no attempt call)
  *   setup     --count attempts set up through POST /api/simulations and never called
  *   dispatch  the same, each called once over HTTP
- * Read at each step: workerd's resident memory, its open SQLite files (one per live attempt
- * object), the brk heap and anonymous mappings (/proc/<pid>/smaps), and the Worker isolate's JS
- * heap through the V8 inspector (used and allocated); after each round, the local D1 files' size.
+ * Read at each step, each as "before -> after" a full garbage collection of every isolate (through
+ * the V8 inspector: toolproof's own isolate and each of Miniflare's local simulators): workerd's
+ * resident and anonymous memory and the isolates' JavaScript heaps; also its open SQLite files (one
+ * per live attempt object) and, after each round, the local D1 files' size and what its tables hold.
  */
 import { readFileSync } from "node:fs";
-import { mkdtemp, readdir, readFile, rm } from "node:fs/promises";
+import { mkdtemp, readdir, rm, stat } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { startModelServer } from "../../test/support/model-server/server.js";
-import { startToolproof, type RunningToolproof } from "../local-server.js";
+import { startToolproof } from "../local-server.js";
 import { DEMO_MODEL, demoModelScript } from "../local/demo-model-script.js";
 import { positiveFlag, stringFlag } from "./flags.js";
+import { freePort } from "./support/free-port.js";
+import { isolateHeaps } from "./support/inspector.js";
+import { ownWorkerdPids, processMemory } from "./support/process-memory.js";
+import { api, field, runBenchmark, waitForRun } from "./support/toolproof-api.js";
 
 const MODE = stringFlag("mode") ?? "run";
 const COUNT = positiveFlag("count", 1000, true);
 const SETTLE_SECONDS = positiveFlag("settle", 60, true);
 const ROUNDS = positiveFlag("rounds", 1, true);
-const INSPECTOR_PORT = positiveFlag("inspector-port", 9329, true);
 const SUITE_FILE = path.join(import.meta.dirname, "../../examples/evals/invoicedesk.yaml");
 
-interface Reading {
-  step: string;
-  rss_mb: number;
-  sqlite_files: number;
-  brk_heap_mb: number;
-  anon_mb: number;
-  js_used_mb: number | null;
-  js_total_mb: number | null;
-  /** What V8 counts outside the JS heap for the embedder (workerd's own objects) and for ArrayBuffer contents, when it reports them. */
-  js_embedder_mb: number | null;
-  js_backing_store_mb: number | null;
-}
-
-async function api(server: RunningToolproof, method: string, route: string, body?: string, type = "application/json"): Promise<unknown> {
-  const init: RequestInit = { method, headers: { authorization: `Bearer ${server.demoKey}`, "content-type": type } };
-  if (body !== undefined) init.body = body;
-  const response = await fetch(`${server.url}${route}`, init);
-  const answer: unknown = await response.json();
-  if (!response.ok) throw new Error(`${method} ${route} answered ${response.status}: ${JSON.stringify(answer).slice(0, 500)}`);
-  return answer;
-}
-
-function field(value: unknown, key: string): unknown {
-  return typeof value === "object" && value !== null ? (value as Record<string, unknown>)[key] : undefined;
-}
-
-async function workerdPid(): Promise<number> {
-  for (const name of await readdir("/proc")) {
-    if (!/^\d+$/.test(name)) continue;
-    try {
-      const status = await readFile(`/proc/${name}/status`, "utf8");
-      if (/^Name:\s+workerd/m.test(status) && new RegExp(`^PPid:\\s+${process.pid}$`, "m").test(status)) return Number(name);
-    } catch {
-      // gone meanwhile
-    }
-  }
-  throw new Error("no workerd child process");
-}
-
-async function procReading(pid: number): Promise<Omit<Reading, "step" | "js_used_mb" | "js_total_mb" | "js_embedder_mb" | "js_backing_store_mb">> {
-  const status = await readFile(`/proc/${pid}/status`, "utf8");
-  const rss = Number(/^VmRSS:\s+(\d+)/m.exec(status)?.[1] ?? 0);
-  let sqlite = 0;
-  for (const fd of await readdir(`/proc/${pid}/fd`)) {
-    try {
-      const { readlink } = await import("node:fs/promises");
-      if ((await readlink(`/proc/${pid}/fd/${fd}`)).endsWith(".sqlite")) sqlite++;
-    } catch {
-      // closed meanwhile
-    }
-  }
-  const smaps = await readFile(`/proc/${pid}/smaps`, "utf8");
-  let heap = 0;
-  let anon = 0;
-  let current = "";
-  for (const line of smaps.split("\n")) {
-    const header = /^[0-9a-f]+-[0-9a-f]+ \S+ \S+ \S+ \d+\s*(.*)$/.exec(line);
-    if (header) {
-      current = header[1] ?? "";
-      continue;
-    }
-    const rssLine = /^Rss:\s+(\d+) kB/.exec(line);
-    if (!rssLine) continue;
-    const kb = Number(rssLine[1]);
-    if (current === "[heap]") heap += kb;
-    else if (current === "") anon += kb;
-  }
-  return { rss_mb: Math.round(rss / 1024), sqlite_files: sqlite, brk_heap_mb: Math.round(heap / 1024), anon_mb: Math.round(anon / 1024) };
-}
-
-/** A CDP session with the Worker's isolate (the one named after the Worker in /json/list). */
-async function inspector(): Promise<{ send(method: string): Promise<unknown>; close(): void } | null> {
-  try {
-    const list: unknown = await (await fetch(`http://127.0.0.1:${INSPECTOR_PORT}/json/list`)).json();
-    const targets = Array.isArray(list) ? list : [];
-    const target = targets.find((t: unknown) => String(field(t, "id") ?? field(t, "title")).includes("toolproof")) ?? targets[0];
-    const url = field(target, "webSocketDebuggerUrl");
-    if (typeof url !== "string") return null;
-    const socket = new WebSocket(url);
-    await new Promise((resolve, reject) => {
-      socket.addEventListener("open", resolve);
-      socket.addEventListener("error", reject);
-    });
-    let next = 1;
-    const waiting = new Map<number, (value: unknown) => void>();
-    socket.addEventListener("message", (event: MessageEvent) => {
-      const message: unknown = JSON.parse(String(event.data));
-      const id = field(message, "id");
-      if (typeof id === "number") waiting.get(id)?.(field(message, "result") ?? field(message, "error") ?? null);
-    });
-    return {
-      send(method) {
-        const id = next++;
-        socket.send(JSON.stringify({ id, method, params: {} }));
-        return new Promise((resolve) => waiting.set(id, resolve));
-      },
-      close: () => socket.close(),
-    };
-  } catch (error) {
-    console.error("inspector not reachable:", error);
-    return null;
-  }
-}
-
-async function read(step: string, pid: number): Promise<Reading> {
-  const session = await inspector();
-  const heap = session ? await session.send("Runtime.getHeapUsage") : null;
-  session?.close();
-  const mb = (key: string) => (typeof field(heap, key) === "number" ? Math.round(Number(field(heap, key)) / 1024 / 1024) : null);
-  const reading = { step, ...(await procReading(pid)), js_used_mb: mb("usedSize"), js_total_mb: mb("totalSize"), js_embedder_mb: mb("embedderHeapUsedSize"), js_backing_store_mb: mb("backingStorageSize") };
-  console.log(JSON.stringify(reading));
-  return reading;
-}
-
-async function waitForRun(server: RunningToolproof, id: string): Promise<unknown> {
-  for (;;) {
-    const view = await api(server, "GET", `/api/runs/${id}`);
-    const status = field(view, "status");
-    if (status !== "queued" && status !== "running") return view;
-    await new Promise((resolve) => setTimeout(resolve, 200));
-  }
+/** Resident memory before and after every isolate's garbage is collected, and what each isolate's heap holds. */
+async function read(step: string, pid: number, inspectorPort: number): Promise<void> {
+  const before = await processMemory(pid);
+  const heaps = await isolateHeaps(inspectorPort);
+  const after = await processMemory(pid);
+  // Only isolates holding at least 1 MiB either way are listed; Miniflare runs a dozen small ones.
+  const notable = heaps.filter((heap) => heap.used_before_mb >= 1 || heap.used_mb >= 1);
+  const js = Object.fromEntries(notable.map((heap) => [heap.isolate, `${heap.used_before_mb} -> ${heap.used_mb}`]));
+  const all = (key: "used_before_mb" | "used_mb") => Math.round(heaps.reduce((sum, heap) => sum + heap[key], 0) * 10) / 10;
+  console.log(
+    JSON.stringify({
+      step,
+      rss_mb: `${before.rss_mb} -> ${after.rss_mb}`,
+      anon_mb: `${before.anon_mb} -> ${after.anon_mb}`,
+      sqlite_files: after.sqlite_files,
+      js_heap_used_mb_before_and_after_collection: { all_isolates: `${all("used_before_mb")} -> ${all("used_mb")}`, ...js },
+    }),
+  );
 }
 
 /** Bytes of the local D1 database files (SQLite and its WAL) under the state directory. */
 async function d1Bytes(dir: string): Promise<number> {
-  const { stat } = await import("node:fs/promises");
   let total = 0;
   for (const entry of await readdir(dir, { recursive: true })) {
     const file = path.join(dir, String(entry));
@@ -191,21 +91,24 @@ async function main(): Promise<void> {
   const model = await startModelServer({ logLimit: 10 });
   model.script(DEMO_MODEL, demoModelScript(200));
   const stateDir = await mkdtemp(path.join(os.tmpdir(), "toolproof-memory-probe-"));
-  const server = await startToolproof({ port: 0, stateDir, quiet: true, inspectorPort: INSPECTOR_PORT });
+  const inspectorPort = await freePort();
+  const server = await startToolproof({ port: 0, stateDir, quiet: true, inspectorPort });
   try {
-    const pid = await workerdPid();
+    const pids = await ownWorkerdPids();
+    const pid = pids[0];
+    if (pids.length !== 1 || pid === undefined) throw new Error(`expected one workerd process, found ${pids.length}`);
     await api(server, "PUT", "/api/connections/demo-model", JSON.stringify({ base_url: `${model.url}/v1`, model: DEMO_MODEL, api_key: "probe", max_concurrency: 64 }));
     let suite = readFileSync(SUITE_FILE, "utf8");
     if (MODE === "nocall") suite = suite.replace(/scenarios:\n[\s\S]*?(  - id: pay-refusal)/, "scenarios:\n$1");
     await api(server, "PUT", "/api/suites/probe", suite, "application/yaml");
-    await read("idle", pid);
+    await read("idle", pid, inspectorPort);
     console.log(`D1 files: ${((await d1Bytes(stateDir)) / 1024 / 1024).toFixed(2)} MiB`);
     for (let round = 1; round <= ROUNDS; round++) {
     const started = performance.now();
     if (MODE === "run" || MODE === "nocall") {
       const perScenario = MODE === "run" ? COUNT / 5 : COUNT / 2;
       const run = await api(server, "POST", "/api/suites/probe/runs", JSON.stringify({ runs_per_scenario: perScenario }));
-      const view = await waitForRun(server, String(field(run, "id")));
+      const view = await waitForRun(server, String(field(run, "id")), 200);
       console.log(`run ended ${String(field(view, "status"))} ${String(field(view, "verdict"))} in ${Math.round(performance.now() - started)} ms`);
     } else {
       const tool = server.demoTools.find((t) => t.name === "invoices");
@@ -218,7 +121,7 @@ async function main(): Promise<void> {
       }
       console.log(`${attempts.length} attempts set up in ${Math.round(performance.now() - started)} ms`);
       if (MODE === "dispatch") {
-        await read("set up", pid);
+        await read("set up", pid, inspectorPort);
         for (const a of attempts) {
           const response = await fetch(`${server.url}/api/attempts/${a.id}/dispatch`, {
             method: "POST",
@@ -229,12 +132,12 @@ async function main(): Promise<void> {
         }
       }
     }
-    await read(`after round ${round}`, pid);
+    await read(`after round ${round}`, pid, inspectorPort);
     console.log(`D1 files: ${((await d1Bytes(stateDir)) / 1024 / 1024).toFixed(2)} MiB; stored per table: ${JSON.stringify(await d1Content(stateDir))}`);
     }
     for (let waited = 0; waited < SETTLE_SECONDS; waited += 20) {
       await new Promise((resolve) => setTimeout(resolve, 20_000));
-      await read(`+${waited + 20} s`, pid);
+      await read(`+${waited + 20} s`, pid, inspectorPort);
     }
   } finally {
     await server.stop();
@@ -243,7 +146,4 @@ async function main(): Promise<void> {
   }
 }
 
-main().catch((error: unknown) => {
-  console.error(error instanceof Error ? (error.stack ?? error.message) : String(error));
-  process.exit(1);
-});
+runBenchmark(main);
