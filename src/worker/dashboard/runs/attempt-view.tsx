@@ -13,6 +13,7 @@ import { when } from "../format.js";
 import type { PageResult } from "../page.js";
 import type { AttemptPageData } from "./data.js";
 import { runHref } from "./list-view.js";
+import { type StateSeen, statesSeen } from "./state-seen.js";
 
 const OUTCOME_WORDS: Record<EvidenceCall["outcome"], { word: string; tone: "pass" | "warn" | "fail" }> = {
   result: { word: "Result", tone: "pass" },
@@ -24,6 +25,8 @@ export function attemptPage(data: AttemptPageData, shownLimit: number): PageResu
   const { attempt, calls, repetition } = data;
   const completion = attempt.completion === null ? null : (JSON.parse(attempt.completion) as unknown);
   const externalTranscript = isJsonObject(completion) && Array.isArray(completion.transcript) ? completion.transcript : null;
+  // The starting state can be read from the state now only while every call is in hand.
+  const seen = statesSeen(calls, data.tool_of, data.state, !data.incomplete && calls.length < shownLimit);
   return {
     title: `Attempt ${attempt.id}`,
     body: (
@@ -33,14 +36,34 @@ export function attemptPage(data: AttemptPageData, shownLimit: number): PageResu
           {repetition ? (
             <>
               {" › "}
-              <a href={`${runHref(repetition.run_id)}#rep-${repetition.item.n}`}>{`run ${repetition.run_id}, ${repetition.item.scenario} repetition ${repetition.item.repetition}`}</a>
+              <a href={runHref(repetition.run_id)}>{`run ${repetition.run_label ?? repetition.run_id}`}</a>
+              {" › "}
+              <a href={`${runHref(repetition.run_id)}#rep-${repetition.item.n}`}>{`${repetition.item.scenario} repetition ${repetition.item.repetition}`}</a>
             </>
           ) : null}
         </p>
         <h1>{`Attempt ${attempt.id}`}</h1>
+        {data.link_problem ? (
+          <Notice kind="error">
+            <p>{data.link_problem}</p>
+          </Notice>
+        ) : null}
         <dl class="facts">
           <dt>Status</dt>
           <dd>{attempt.status}</dd>
+          {repetition ? (
+            <>
+              <dt>Run</dt>
+              <dd>
+                <a href={runHref(repetition.run_id)}>{repetition.run_label ? `${repetition.run_label} (${repetition.run_id})` : repetition.run_id}</a>
+                {`, ${repetition.run_status}`}
+              </dd>
+              <dt>Repetition</dt>
+              <dd>
+                <a href={`${runHref(repetition.run_id)}#rep-${repetition.item.n}`}>{`scenario ${repetition.item.scenario}, repetition ${repetition.item.repetition} (n = ${repetition.item.n})`}</a>
+              </dd>
+            </>
+          ) : null}
           <dt>Calls</dt>
           <dd>{String(calls.length)}</dd>
           <dt>Simulation</dt>
@@ -60,7 +83,7 @@ export function attemptPage(data: AttemptPageData, shownLimit: number): PageResu
         ) : (
           <ol class="timeline" aria-label="Calls in order">
             {calls.map((call) => (
-              <CallItem call={call} />
+              <CallItem call={call} seen={seen.get(call.seq)} />
             ))}
           </ol>
         )}
@@ -79,7 +102,7 @@ export function attemptPage(data: AttemptPageData, shownLimit: number): PageResu
           <p>
             {repetition
               ? "This repetition has no transcript (it never ran, or has not reported yet)."
-              : "No transcript here. A built-in run's transcript shows when this page is opened from the run's repetition."}
+              : "No transcript: this attempt is not a run repetition, and its agent sent none with POST /api/attempts/:id/complete."}
           </p>
         )}
       </div>
@@ -87,7 +110,7 @@ export function attemptPage(data: AttemptPageData, shownLimit: number): PageResu
   };
 }
 
-function CallItem(props: { call: EvidenceCall }) {
+function CallItem(props: { call: EvidenceCall; seen: StateSeen | undefined }) {
   const call = props.call;
   const outcome = OUTCOME_WORDS[call.outcome];
   return (
@@ -132,25 +155,45 @@ function CallItem(props: { call: EvidenceCall }) {
           <JsonBlock value={call.result ?? null} label={`Result of call ${call.seq}`} />
         </>
       )}
-      {call.state_change ? (
-        <div class="state-pair">
-          <div>
-            <p>
-              <strong>{`State of ${call.state_change.tool} before`}</strong>
-            </p>
-            <JsonBlock value={call.state_change.before} label={`State before call ${call.seq}`} />
-          </div>
-          <div>
-            <p>
-              <strong>{`State of ${call.state_change.tool} after`}</strong>
-            </p>
-            <JsonBlock value={call.state_change.after} label={`State after call ${call.seq}`} />
-          </div>
-        </div>
-      ) : (
-        <p class="hint">State unchanged by this call.</p>
-      )}
+      <StateOfCall seq={call.seq} seen={props.seen} />
     </li>
+  );
+}
+
+/** The tool's state around the call: before and after when it changed it, else the state it saw, marked unchanged. */
+function StateOfCall(props: { seq: number; seen: StateSeen | undefined }) {
+  const { seq, seen } = props;
+  if (!seen || seen.kind === "no_tool") return <p class="hint">No tool state: the call reached no pinned operation.</p>;
+  if (seen.kind === "real") return <p class="hint">{`Forwarded to the real tool: the simulated state${seen.tool ? ` of ${seen.tool}` : ""} played no part, and this call did not change it.`}</p>;
+  if (seen.kind === "unknown") return <p class="hint">{`State of ${seen.tool} unchanged by this call; what it was then is not known from the calls shown.`}</p>;
+  if (seen.kind === "unchanged") {
+    return (
+      <div class="state-seen">
+        <p>
+          <strong>{`State of ${seen.tool} this call saw `}</strong>
+          <Badge tone="neutral">Unchanged by this call</Badge>
+          {seen.left_by === "start" ? " (the starting state)" : ` (as call ${seen.left_by} left it)`}
+        </p>
+        <JsonBlock value={seen.state} label={`State call ${seq} saw, unchanged by it`} />
+      </div>
+    );
+  }
+  return (
+    <div class="state-pair">
+      <div>
+        <p>
+          <strong>{`State of ${seen.change.tool} before`}</strong>
+        </p>
+        <JsonBlock value={seen.change.before} label={`State before call ${seq}`} />
+      </div>
+      <div>
+        <p>
+          <strong>{`State of ${seen.change.tool} after`}</strong>{" "}
+          <Badge tone="info">Changed by this call</Badge>
+        </p>
+        <JsonBlock value={seen.change.after} label={`State after call ${seq}`} />
+      </div>
+    </div>
   );
 }
 

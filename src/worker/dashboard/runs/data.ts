@@ -4,8 +4,8 @@
  * live run from its coordinator, an ended one from D1, and every read scoped to the signed-in
  * tenant, so another tenant's run or attempt is "not found" exactly as the API answers.
  */
-import { findAttempt, listEvidence, type AttemptRow } from "../../../adapters/d1/simulations.js";
-import { listRuns, type RunRow } from "../../../adapters/d1/runs.js";
+import { findAttempt, getSimulation, listEvidence, type AttemptRow } from "../../../adapters/d1/simulations.js";
+import { findRunRepetitionOfAttempt, getRun, listRuns, type RunRow } from "../../../adapters/d1/runs.js";
 import { getSuiteVersion } from "../../../adapters/d1/suites.js";
 import { DEFAULT_PASS_RATE } from "../../../core/scoring/run-verdict.js";
 import { isJsonObject, type JsonObject } from "../../../core/json.js";
@@ -13,7 +13,7 @@ import { toEvidenceCall, type EvidenceCall } from "../../../core/simulation/evid
 import { attemptStub, isAttemptId } from "../../attempt-access.js";
 import type { AppEnv } from "../../env.js";
 import { progressOf, repetitionItems, tenantRun } from "../../routes/runs.js";
-import { runView, type RepetitionItem } from "../../run/view.js";
+import { itemOfRow, runView, type RepetitionItem } from "../../run/view.js";
 import type { RunView } from "./view-models.js";
 
 type Bindings = AppEnv["Bindings"];
@@ -118,29 +118,45 @@ export interface AttemptPageData {
   incomplete: boolean;
   /** State per tool as of the attempt's last flush. */
   state: JsonObject;
-  /** The repetition this attempt ran, when the page was opened from its run. */
-  repetition: { run_id: string; item: RepetitionItem } | null;
+  /** Per function name of the attempt's pinned operations, the tool whose state it reads and writes. */
+  tool_of: Map<string, string>;
+  /** The run repetition this attempt ran, when it is one. */
+  repetition: { run_id: string; run_label: string | null; run_status: string; item: RepetitionItem } | null;
+  /** The link's ?run=&n= named a repetition that is not this attempt's: said, and not shown. */
+  link_problem: string | null;
 }
 
 /**
  * An attempt of the tenant, or undefined (the page answers 404, as the API does for another
- * tenant's attempt). `from` names the run repetition that linked here, for its transcript; it is
- * used only when that repetition really is this attempt's.
+ * tenant's attempt). Its run repetition is found by the attempt id (run_repetitions_attempt) once
+ * the run has ended; while the run is live only its coordinator knows, so the run page's links
+ * carry `from` (?run=&n=), used only when that repetition really is this attempt's.
  */
 export async function attemptPageData(env: Bindings, db: Db, tenantId: string, attemptId: string, from: { run: string; n: number } | undefined): Promise<AttemptPageData | undefined> {
   const attempt = isAttemptId(attemptId) ? await findAttempt(db, attemptId) : undefined;
   if (!attempt || attempt.tenant_id !== tenantId) return undefined;
   // As GET /api/attempts/:id/evidence does: copy what the object has not flushed yet, then read D1.
   const flushed = await attemptStub(env, attempt.id).flush();
-  const rows = await listEvidence(db, attempt.id, 0, EVIDENCE_SHOWN);
-  const fresh = await findAttempt(db, attempt.id);
+  const [rows, fresh, simulation, own] = await Promise.all([
+    listEvidence(db, attempt.id, 0, EVIDENCE_SHOWN),
+    findAttempt(db, attempt.id),
+    getSimulation(db, tenantId, attempt.simulation_id),
+    findRunRepetitionOfAttempt(db, tenantId, attempt.id),
+  ]);
   const stateText = (fresh ?? attempt).state;
   const parsed: unknown = stateText === null ? {} : JSON.parse(stateText);
+  const tool_of = new Map((simulation?.simulation.pinned ?? []).map((p) => [p.function_name, p.tool_name] as const));
   let repetition: AttemptPageData["repetition"] = null;
-  if (from) {
-    const row = await tenantRun(db, tenantId, from.run).catch(() => undefined);
+  let link_problem: string | null = null;
+  const withRun = async (row: RunRow | undefined, item: RepetitionItem) => (row ? { run_id: row.id, run_label: row.label, run_status: row.status, item } : null);
+  if (own) {
+    repetition = await withRun(await getRun(db, tenantId, own.run_id), itemOfRow(own));
+    if (from && (from.run !== own.run_id || from.n !== own.seq)) link_problem = `The link named run ${from.run} repetition ${from.n}, which is not this attempt's: shown instead is the repetition this attempt ran.`;
+  } else if (from) {
+    const row = await getRun(db, tenantId, from.run);
     const [item] = row ? await repetitionItems(env, db, row, from.n - 1, 1) : [];
-    if (row && item && item.n === from.n && item.attempt_id === attempt.id) repetition = { run_id: row.id, item };
+    if (row && item && item.n === from.n && item.attempt_id === attempt.id) repetition = await withRun(row, item);
+    else link_problem = `The link named run ${from.run} repetition ${from.n}, which is not this attempt's: no run's transcript is shown.`;
   }
-  return { attempt: fresh ?? attempt, calls: rows.map(toEvidenceCall), incomplete: flushed.kind === "failed", state: isJsonObject(parsed) ? parsed : {}, repetition };
+  return { attempt: fresh ?? attempt, calls: rows.map(toEvidenceCall), incomplete: flushed.kind === "failed", state: isJsonObject(parsed) ? parsed : {}, tool_of, repetition, link_problem };
 }

@@ -307,7 +307,8 @@ function RepetitionDetails(props: { run: RunView; item: RepetitionItem }) {
       </summary>
       {record ? <RepetitionBody record={record} /> : <p>This repetition has not reported yet.</p>}
       <p>
-        <a href={attemptHref(item.attempt_id, { run: props.run.id, n: item.n })}>{`Open attempt ${item.attempt_id}: the evidence timeline`}</a>
+        {/* An ended run's attempt finds its repetition by its id; a live run's is known only to the coordinator, so the link names it. */}
+        <a href={attemptHref(item.attempt_id, props.run.status === "queued" || props.run.status === "running" ? { run: props.run.id, n: item.n } : undefined)}>{`Open attempt ${item.attempt_id}: the evidence timeline`}</a>
       </p>
     </details>
   );

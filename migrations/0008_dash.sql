@@ -1,0 +1,1 @@
+CREATE INDEX `run_repetitions_attempt` ON `run_repetitions` (`attempt_id`);
