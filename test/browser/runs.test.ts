@@ -7,21 +7,17 @@
  * its attempt's evidence timeline followed by link; axe-core on each page and full-page screenshots
  * at laptop and phone sizes in test/browser/screenshots/.
  */
-import type { Browser } from "playwright-core";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { demoModelScript } from "../../scripts/local/demo-model-script.js";
 import { modelServer, uniqueModel } from "../support/model-server/in-tests.js";
 import { expectAccessible } from "./support/accessibility.js";
-import { launchChromium, newContext } from "./support/chromium.js";
-import { mainText, signIn, tableRows } from "./support/dashboard.js";
+import { mainText, tableRows } from "./support/dashboard.js";
+import { dashboardFixture } from "./support/fixture.js";
 import { screenshot } from "./support/screenshots.js";
-import { type DemoToolproof, startDemo } from "./support/toolproof.js";
 
 const LOOKUP = "invoices__get_invoice";
 const HOLD = "invoices__place_invoice_on_hold";
 
-let demo: DemoToolproof;
-let browser: Browser;
 let baselineId: string;
 let candidateId: string;
 
@@ -41,24 +37,16 @@ async function worseModel(): Promise<string> {
   return model;
 }
 
-beforeAll(async () => {
-  [demo, browser] = await Promise.all([startDemo(), launchChromium()]);
+const dashboard = dashboardFixture(async (demo) => {
   baselineId = await demo.runDemoSuite(2, "baseline");
   const connection = (await demo.api("GET", "/api/connections/demo-model")) as Record<string, unknown>;
   await demo.api("PUT", "/api/connections/demo-model", { base_url: connection.base_url, model: await worseModel(), api_key: "not-needed" });
   candidateId = await demo.runDemoSuite(2, "candidate");
-}, 240_000);
-
-afterAll(async () => {
-  await browser?.close();
-  await demo?.stop();
 });
 
 describe("the Runs pages in Chromium", () => {
   it("lists the runs, opens the candidate, compares it with the baseline and follows a repetition to its attempt", { timeout: 180_000 }, async () => {
-    const context = await newContext(browser, "laptop");
-    const page = await context.newPage();
-    await signIn(page, demo.url, demo.key);
+    const { context, page } = await dashboard.signedIn("laptop");
 
     // The signed-in home: the runs, newest first, each verdict in words.
     expect(new URL(page.url()).pathname).toBe("/runs");
@@ -114,25 +102,23 @@ describe("the Runs pages in Chromium", () => {
     expect((await call.locator("h3").innerText()).replace(/\s+/g, " ")).toBe(`1. ${LOOKUP} (get_invoice) Result`);
     expect((await call.locator("dl").innerText()).replace(/\s+/g, " ")).toMatch(/^Matched rule rule \d+ Variant \S+ Revision 1 Delay 0 ms At \d{4}-/);
     expect(await mainText(page)).toMatch(/Transcript System You answer accounts payable questions/);
+    // The lookup changed nothing: it shows the state it saw, marked so in words.
+    expect((await call.locator(".state-seen p").innerText()).replace(/\s+/g, " ")).toBe("State of invoices this call saw Unchanged by this call (the starting state)");
     await expectAccessible(page);
     await screenshot(page, "runs-attempt-laptop");
+    // Found by its id alone (the link has no ?run=&n=), it links back to its run's repetition.
+    expect(new URL(page.url()).search).toBe("");
+    await page.getByRole("link", { name: "duplicate-question repetition 1" }).click();
+    expect(new URL(page.url()).pathname).toBe(`/runs/${candidateId}`);
+    const anchor = new URL(page.url()).hash;
+    expect(await page.locator(`details.repetition${anchor} summary`).innerText()).toMatch(/^Repetition 1 Pass/);
     await context.close();
   });
 
   it("fits a phone's width and stays accessible there", { timeout: 120_000 }, async () => {
-    const context = await newContext(browser, "phone");
-    const page = await context.newPage();
-    await signIn(page, demo.url, demo.key);
-    for (const [path, name] of [
+    await dashboard.walkOnPhone("runs", [
       ["/runs", "list"],
       [`/runs/${candidateId}?baseline=${baselineId}`, "compare"],
-    ] as const) {
-      await page.goto(`${demo.url}${path}`);
-      const overflow = await page.evaluate("document.documentElement.scrollWidth - document.documentElement.clientWidth");
-      expect(overflow, `${path} scrolls sideways`).toBe(0);
-      await expectAccessible(page);
-      await screenshot(page, `runs-${name}-phone`);
-    }
-    await context.close();
+    ]);
   });
 });
