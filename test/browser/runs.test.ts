@@ -100,7 +100,7 @@ describe("the Runs pages in Chromium", () => {
     expect(new URL(page.url()).pathname).toMatch(/^\/attempts\/att_/);
     const call = page.locator("ol.timeline > li").first();
     expect((await call.locator("h3").innerText()).replace(/\s+/g, " ")).toBe(`1. ${LOOKUP} (get_invoice) Result`);
-    expect((await call.locator("dl").innerText()).replace(/\s+/g, " ")).toMatch(/^Matched rule rule \d+ Variant \S+ Revision 1 Delay 0 ms At \d{4}-/);
+    expect((await call.locator("dl").innerText()).replace(/\s+/g, " ")).toMatch(/^Answered by the mock Matched rule rule \d+ Variant \S+ Revision 1 Delay 0 ms At \d{4}-/);
     expect(await mainText(page)).toMatch(/Transcript System You answer accounts payable questions/);
     // The lookup changed nothing: it shows the state it saw, marked so in words.
     expect((await call.locator(".state-seen p").innerText()).replace(/\s+/g, " ")).toBe("State of invoices this call saw Unchanged by this call (the starting state)");

@@ -166,7 +166,7 @@ describe("an attempt's page", () => {
     expect(page.status).toBe(200);
     expect(page.text).toContain(`Runs › run candidate › duplicate-question repetition 1 Attempt ${link.slice("/attempts/".length)} Status active Run candidate (${candidate.id}) , finished Repetition scenario duplicate-question, repetition 1 (n = 3) Calls 1 `);
     expect(page.html).toContain(`<a href="/runs/${candidate.id}">run candidate</a> › <a href="/runs/${candidate.id}#rep-3">duplicate-question repetition 1</a>`);
-    expect(page.text).toContain(`1. ${GET} (get_invoice) Result Matched rule rule 0 Variant success Revision 1 Delay 0 ms At `);
+    expect(page.text).toContain(`1. ${GET} (get_invoice) Result Answered by the mock Matched rule rule 0 Variant success Revision 1 Delay 0 ms At `);
     expect(page.html).toContain('<pre class="json" tabindex="0" aria-label="Arguments of call 1">{\n  &quot;invoice_id&quot;: &quot;INV-10423&quot;\n}</pre>');
     expect(page.text).toContain(`Transcript system You answer accounts payable questions about single invoices. user ${QUERIES.duplicate} assistant ${GET}({"invoice_id":"INV-10423"})`);
     expect(page.html).not.toContain('class="notice');
@@ -208,7 +208,7 @@ describe("an attempt's page", () => {
     await dispatch(attempt, { tool: "counter", arguments: { n: "x" } });
     const page = await readPage(browser, `/attempts/${attempt.id}`);
     expect(page.status).toBe(200);
-    expect(page.text).toContain('Evidence timeline 1. counter Result Matched rule none (the variant\'s default) Variant swap Revision inline Delay 0 ms');
+    expect(page.text).toContain('Evidence timeline 1. counter Result Answered by the mock Matched rule none (the variant\'s default) Variant swap Revision inline Delay 0 ms');
     expect(page.text).toContain('Result { "previous": 0 } State of counter before { "last": 0 } State of counter after Changed by this call { "last": 7 } 2. counter Tool input error');
     expect(page.text).toContain("Error (tool_input_error): ");
     expect(page.text).toContain('State of counter this call saw Unchanged by this call (as call 1 left it) { "last": 7 } State now');

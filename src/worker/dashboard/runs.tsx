@@ -9,8 +9,8 @@ import type { AppEnv } from "../env.js";
 import { pageCursor } from "../pagination.js";
 import { seg } from "./format.js";
 import { notFoundPage, page, pathParam, positiveIntQuery } from "./page.js";
-import { attemptPage } from "./runs/attempt-view.js";
-import { attemptPageData, EVIDENCE_SHOWN, REPETITIONS_SHOWN, runPageData, runsPageData } from "./runs/data.js";
+import { attemptNotStartedPage, attemptPage } from "./runs/attempt-view.js";
+import { attemptPageData, EVIDENCE_SHOWN, pendingRepetition, REPETITIONS_SHOWN, runPageData, runsPageData } from "./runs/data.js";
 import { runsListPage, suiteCharts } from "./runs/list-view.js";
 import { runPage } from "./runs/run-view.js";
 
@@ -43,8 +43,12 @@ attemptPages.get(
   page(runs, async (c, viewer) => {
     const run = c.req.query("run");
     const n = positiveIntQuery(c, "n");
-    const data = await attemptPageData(c.env, c.var.db, viewer.principal.tenantId, pathParam(c, "id"), run !== undefined && n !== undefined ? { run, n } : undefined);
-    if (!data) return notFoundPage("attempt", { href: "/runs", label: "Back to the runs" });
+    const from = run !== undefined && n !== undefined ? { run, n } : undefined;
+    const data = await attemptPageData(c.env, c.var.db, viewer.principal.tenantId, pathParam(c, "id"), from);
+    if (!data) {
+      const pending = await pendingRepetition(c.env, c.var.db, viewer.principal.tenantId, pathParam(c, "id"), from);
+      return pending ? attemptNotStartedPage(pathParam(c, "id"), pending) : notFoundPage("attempt", { href: "/runs", label: "Back to the runs" });
+    }
     return attemptPage(data, EVIDENCE_SHOWN);
   }),
 );

@@ -8,6 +8,7 @@
 import type { RepetitionRecord } from "../../../core/evals/agent-types.js";
 import { isJsonObject } from "../../../core/json.js";
 import type { EvidenceCall } from "../../../core/simulation/evidence.js";
+import type { RepetitionItem } from "../../run/view.js";
 import { Badge, JsonBlock, Notice } from "../components.js";
 import { when } from "../format.js";
 import type { PageResult } from "../page.js";
@@ -20,6 +21,30 @@ const OUTCOME_WORDS: Record<EvidenceCall["outcome"], { word: string; tone: "pass
   tool_input_error: { word: "Tool input error", tone: "warn" },
   harness_error: { word: "Harness error", tone: "fail" },
 };
+
+/** A live run's repetition whose attempt no delivery has set up yet: linked from the run, so not "not found". */
+export function attemptNotStartedPage(attemptId: string, repetition: { run_id: string; run_label: string | null; item: RepetitionItem }): PageResult {
+  const rep = `${runHref(repetition.run_id)}#rep-${repetition.item.n}`;
+  return {
+    title: `Attempt ${attemptId}`,
+    body: (
+      <div class="runs-page">
+        <p class="breadcrumbs">
+          <a href="/runs">Runs</a>
+          {" › "}
+          <a href={runHref(repetition.run_id)}>{`run ${repetition.run_label ?? repetition.run_id}`}</a>
+          {" › "}
+          <a href={rep}>{`${repetition.item.scenario} repetition ${repetition.item.repetition}`}</a>
+        </p>
+        <h1>{`Attempt ${attemptId}`}</h1>
+        <p class="lede">
+          {`Not started yet: scenario ${repetition.item.scenario}, repetition ${repetition.item.repetition} of run ${repetition.run_label ?? repetition.run_id} is waiting for its turn, and its attempt is set up when it starts. Reload this page later, or `}
+          <a href={rep}>go back to the run</a>.
+        </p>
+      </div>
+    ),
+  };
+}
 
 export function attemptPage(data: AttemptPageData, shownLimit: number): PageResult {
   const { attempt, calls, repetition } = data;
@@ -121,6 +146,8 @@ function CallItem(props: { call: EvidenceCall; seen: StateSeen | undefined }) {
         {call.operation_id && call.operation_id !== call.tool ? ` (${call.operation_id})` : ""} <Badge tone={outcome.tone}>{outcome.word}</Badge>
       </h3>
       <dl class="facts">
+        <dt>Answered by</dt>
+        <dd>{call.upstream ? `the real tool: ${call.upstream.status === null ? "no answer" : `HTTP ${call.upstream.status}`} in ${call.upstream.latency_ms} ms` : "the mock"}</dd>
         <dt>Matched rule</dt>
         <dd>{call.rule === null ? "none (the variant's default)" : `rule ${call.rule}`}</dd>
         <dt>Variant</dt>
@@ -139,6 +166,22 @@ function CallItem(props: { call: EvidenceCall; seen: StateSeen | undefined }) {
         ) : null}
       </dl>
       <JsonBlock value={call.arguments} label={`Arguments of call ${call.seq}`} />
+      {call.upstream && call.upstream.contract_violations.length > 0 ? (
+        <div class="notice notice-error">
+          <p>
+            <strong>{`The real answer breaks the contract in ${call.upstream.contract_violations.length} ${call.upstream.contract_violations.length === 1 ? "place" : "places"}`}</strong>
+            {" (the agent still got it):"}
+          </p>
+          <ul>
+            {call.upstream.contract_violations.map((v) => (
+              <li>
+                <code>{v.path === "" ? "/" : v.path}</code>
+                {`: ${v.message}`}
+              </li>
+            ))}
+          </ul>
+        </div>
+      ) : null}
       {call.error ? (
         <>
           <p>

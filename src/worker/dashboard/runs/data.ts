@@ -153,10 +153,25 @@ export async function attemptPageData(env: Bindings, db: Db, tenantId: string, a
     repetition = await withRun(await getRun(db, tenantId, own.run_id), itemOfRow(own));
     if (from && (from.run !== own.run_id || from.n !== own.seq)) link_problem = `The link named run ${from.run} repetition ${from.n}, which is not this attempt's: shown instead is the repetition this attempt ran.`;
   } else if (from) {
-    const row = await getRun(db, tenantId, from.run);
-    const [item] = row ? await repetitionItems(env, db, row, from.n - 1, 1) : [];
-    if (row && item && item.n === from.n && item.attempt_id === attempt.id) repetition = await withRun(row, item);
+    const named = await namedRepetition(env, db, tenantId, attempt.id, from);
+    if (named) repetition = await withRun(named.row, named.item);
     else link_problem = `The link named run ${from.run} repetition ${from.n}, which is not this attempt's: no run's transcript is shown.`;
   }
   return { attempt: fresh ?? attempt, calls: rows.map(toEvidenceCall), incomplete: flushed.kind === "failed", state: isJsonObject(parsed) ? parsed : {}, tool_of, repetition, link_problem };
+}
+
+/** The repetition `from` names, when it is of the tenant's run and really is this attempt's. */
+async function namedRepetition(env: Bindings, db: Db, tenantId: string, attemptId: string, from: { run: string; n: number }): Promise<{ row: RunRow; item: RepetitionItem } | undefined> {
+  const row = await getRun(db, tenantId, from.run);
+  const [item] = row ? await repetitionItems(env, db, row, from.n - 1, 1) : [];
+  return row && item && item.n === from.n && item.attempt_id === attemptId ? { row, item } : undefined;
+}
+
+/**
+ * A live run's repetition whose attempt is not set up yet (no delivery has claimed it): the run
+ * page links to it already, so the attempt page says so instead of "no such attempt".
+ */
+export async function pendingRepetition(env: Bindings, db: Db, tenantId: string, attemptId: string, from: { run: string; n: number } | undefined): Promise<{ run_id: string; run_label: string | null; item: RepetitionItem } | undefined> {
+  const named = from ? await namedRepetition(env, db, tenantId, attemptId, from) : undefined;
+  return named ? { run_id: named.row.id, run_label: named.row.label, item: named.item } : undefined;
 }
