@@ -113,7 +113,7 @@ export function attemptPage(data: AttemptPageData, shownLimit: number): PageResu
           </ol>
         )}
         <h2>State now</h2>
-        <p class="hint">Per tool, as of the attempt's last copy to the database.</p>
+        <p class="hint">Per tool, as the attempt holds it now (once its object is gone: as last copied to the database).</p>
         <JsonBlock value={data.state} label="The attempt's state per tool" />
         <h2>Transcript</h2>
         {repetition?.item.record?.transcript ? (
@@ -138,6 +138,7 @@ export function attemptPage(data: AttemptPageData, shownLimit: number): PageResu
 function CallItem(props: { call: EvidenceCall; seen: StateSeen | undefined }) {
   const call = props.call;
   const outcome = OUTCOME_WORDS[call.outcome];
+  const unpinned = props.seen?.kind === "no_tool";
   return (
     <li class={`outcome-${call.outcome}`} id={`call-${call.seq}`}>
       <h3>
@@ -147,13 +148,13 @@ function CallItem(props: { call: EvidenceCall; seen: StateSeen | undefined }) {
       </h3>
       <dl class="facts">
         <dt>Answered by</dt>
-        <dd>{call.upstream ? `the real tool: ${call.upstream.status === null ? "no answer" : `HTTP ${call.upstream.status}`} in ${call.upstream.latency_ms} ms` : "the mock"}</dd>
+        <dd>{answeredBy(call, unpinned)}</dd>
         <dt>Matched rule</dt>
-        <dd>{call.rule === null ? "none (the variant's default)" : `rule ${call.rule}`}</dd>
+        <dd>{call.rule !== null ? `rule ${call.rule}` : unpinned ? "—" : call.source === "real" ? "none (the real tool answered)" : "none (the variant's default)"}</dd>
         <dt>Variant</dt>
         <dd>{call.variant ?? "—"}</dd>
         <dt>Revision</dt>
-        <dd>{call.revision === null ? "inline" : String(call.revision)}</dd>
+        <dd>{call.revision !== null ? String(call.revision) : unpinned ? "—" : call.source === "real" ? "none (the real tool)" : "inline"}</dd>
         <dt>Delay</dt>
         <dd>{`${call.delay_ms} ms`}</dd>
         <dt>At</dt>
@@ -201,6 +202,13 @@ function CallItem(props: { call: EvidenceCall; seen: StateSeen | undefined }) {
       <StateOfCall seq={call.seq} seen={props.seen} />
     </li>
   );
+}
+
+/** Who gave the answer: the real tool (with its status and latency), the mock, or toolproof itself for a call no operation took. */
+function answeredBy(call: EvidenceCall, unpinned: boolean): string {
+  if (call.upstream) return `the real tool: ${call.upstream.status === null ? "no answer" : `HTTP ${call.upstream.status}`} in ${call.upstream.latency_ms} ms`;
+  if (unpinned) return "toolproof: no pinned operation has this name";
+  return call.source === "real" ? "the real tool" : "the mock";
 }
 
 /** The tool's state around the call: before and after when it changed it, else the state it saw, marked unchanged. */

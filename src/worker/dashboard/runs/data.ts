@@ -10,6 +10,9 @@ import { getSuiteVersion } from "../../../adapters/d1/suites.js";
 import { DEFAULT_PASS_RATE } from "../../../core/scoring/run-verdict.js";
 import { isJsonObject, type JsonObject } from "../../../core/json.js";
 import { toEvidenceCall, type EvidenceCall } from "../../../core/simulation/evidence.js";
+import { statusWithoutObject } from "../../../core/simulation/status.js";
+import { systemClock } from "../../../core/ports.js";
+import { RETENTION_MS } from "../../attempt/lifetimes.js";
 import { attemptStub, isAttemptId } from "../../attempt-access.js";
 import type { AppEnv } from "../../env.js";
 import { progressOf, repetitionItems, tenantRun } from "../../routes/runs.js";
@@ -135,16 +138,23 @@ export interface AttemptPageData {
 export async function attemptPageData(env: Bindings, db: Db, tenantId: string, attemptId: string, from: { run: string; n: number } | undefined): Promise<AttemptPageData | undefined> {
   const attempt = isAttemptId(attemptId) ? await findAttempt(db, attemptId) : undefined;
   if (!attempt || attempt.tenant_id !== tenantId) return undefined;
+  const stub = attemptStub(env, attempt.id);
+  // Status and state as GET /api/attempts/:id reads them: the object's own while it lives (D1 has
+  // no state before the first flush), D1's after. Read before the evidence, so every change the
+  // state already holds is among the calls read (state-seen.ts relies on that).
+  const snapshot = await stub.snapshot();
   // As GET /api/attempts/:id/evidence does: copy what the object has not flushed yet, then read D1.
-  const flushed = await attemptStub(env, attempt.id).flush();
+  const flushed = await stub.flush();
   const [rows, fresh, simulation, own] = await Promise.all([
     listEvidence(db, attempt.id, 0, EVIDENCE_SHOWN),
     findAttempt(db, attempt.id),
     getSimulation(db, tenantId, attempt.simulation_id),
     findRunRepetitionOfAttempt(db, tenantId, attempt.id),
   ]);
-  const stateText = (fresh ?? attempt).state;
-  const parsed: unknown = stateText === null ? {} : JSON.parse(stateText);
+  const stored = fresh ?? attempt;
+  const stateText = stored.state;
+  const parsed: unknown = snapshot.kind === "ok" ? snapshot.snapshot.state : stateText === null ? {} : JSON.parse(stateText);
+  const status = snapshot.kind === "ok" ? snapshot.snapshot.status : statusWithoutObject(stored.status, Date.parse(stored.expires_at), RETENTION_MS, systemClock.now());
   const tool_of = new Map((simulation?.simulation.pinned ?? []).map((p) => [p.function_name, p.tool_name] as const));
   let repetition: AttemptPageData["repetition"] = null;
   let link_problem: string | null = null;
@@ -157,7 +167,7 @@ export async function attemptPageData(env: Bindings, db: Db, tenantId: string, a
     if (named) repetition = await withRun(named.row, named.item);
     else link_problem = `The link named run ${from.run} repetition ${from.n}, which is not this attempt's: no run's transcript is shown.`;
   }
-  return { attempt: fresh ?? attempt, calls: rows.map(toEvidenceCall), incomplete: flushed.kind === "failed", state: isJsonObject(parsed) ? parsed : {}, tool_of, repetition, link_problem };
+  return { attempt: { ...stored, status }, calls: rows.map(toEvidenceCall), incomplete: flushed.kind === "failed", state: isJsonObject(parsed) ? parsed : {}, tool_of, repetition, link_problem };
 }
 
 /** The repetition `from` names, when it is of the tenant's run and really is this attempt's. */
