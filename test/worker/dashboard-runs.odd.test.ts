@@ -62,6 +62,26 @@ describe("a run whose repetitions have not run", () => {
   });
 });
 
+describe("a run that ended in errors", () => {
+  it("says Error in words, why, and opens each errored repetition", async () => {
+    // No script for this model: the model server answers 404 model_not_found to every request.
+    const broken = await invoiceWorld("dashboard-odd-broken");
+    await putSuite(broken, "invoicedesk", invoiceSuite(broken, { runs_per_scenario: 1 }));
+    const started = await startRun(broken, "invoicedesk");
+    await waitForRun(broken, started.id, 30_000);
+    const viewer = await signInWith(broken.tenant.key);
+    const page = await readPage(viewer, `/runs/${started.id}`);
+    expect(page.status).toBe(200);
+    expect(page.text).toContain(
+      `Run ${started.id} Error Suite invoicedesk version 1, 5 of 5 repetitions finished, finished. Verdict Error Pass rate 0.0% (0 of 5, the 5 errors counted as not passed), 95% interval 0.0%–43.4% Gate 90.0% of repetitions must pass Failed, errors 0 failed, 5 errors`,
+    );
+    expect(page.text).toContain("Why this verdict 5 of 5 repetitions ended in an error, so the run can neither pass nor fail. Scenario status-lookup, repetition 1: Infrastructure error: the agent's model connection \"model\" failed");
+    expect(page.text).toContain("Repetition 1 Error · no judge score · 0 calls · decided by infrastructure error Verdict error: Infrastructure error");
+    const list = await readPage(viewer, "/runs");
+    expect(tableRows(list.html, "Runs, newest first")[1]?.split(" | ").slice(2, 6)).toEqual(["Error", "0.0%", "None", "5 of 5"]);
+  }, 60_000);
+});
+
 describe("a run with an attack suite", () => {
   it("shows the attack success rate beside utility, per attack, the succeeded attack marked in words", async () => {
     const attacked = await invoiceWorld("dashboard-odd-attack");
