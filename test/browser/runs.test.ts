@@ -121,4 +121,54 @@ describe("the Runs pages in Chromium", () => {
       [`/runs/${candidateId}?baseline=${baselineId}`, "compare"],
     ]);
   });
+
+  it("reads a run that ended in errors, an attempt with no calls, the state each call saw and a mismatched link in words, accessibly", { timeout: 180_000 }, async () => {
+    const demo = dashboard.demo;
+    // Created here, after the tests that count the runs: a model the endpoint does not know errors every repetition.
+    const connection = (await demo.api("GET", "/api/connections/demo-model")) as Record<string, unknown>;
+    await demo.api("PUT", "/api/connections/demo-model", { base_url: connection.base_url, model: "no-such-model", api_key: "not-needed" });
+    const brokenId = await demo.runDemoSuite(1, "broken");
+    const { context, page } = await dashboard.signedIn("laptop");
+    await page.goto(`${demo.url}/runs/${brokenId}`);
+    expect(await page.locator("h1").innerText()).toBe("Run broken Error");
+    expect(await mainText(page)).toContain("Pass rate 0.0% (0 of 5, the 5 errors counted as not passed)");
+    await expectAccessible(page);
+    await screenshot(page, "runs-error-laptop");
+    const repetition = page.locator("details.repetition").first();
+    await repetition.locator("summary").click();
+    await repetition.getByRole("link", { name: /^Open attempt/ }).click();
+    expect(await mainText(page)).toContain("Evidence timeline No calls yet.");
+    await expectAccessible(page);
+
+    // Read, write, read in a simulation of the demo invoices tool: each call's state, in words.
+    const tools = (await demo.api("GET", "/api/tools")) as { items: Array<{ id: string; name: string }> };
+    const invoices = tools.items.find((t) => t.name === "invoices");
+    const simulation = (await demo.api("POST", "/api/simulations", { tools: [{ tool_id: invoices?.id }] }, 201)) as { attempts: Array<{ id: string; token: string }> };
+    const attempt = simulation.attempts[0];
+    if (!attempt) throw new Error("the simulation has no attempt");
+    for (const body of [
+      { tool: LOOKUP, arguments: { invoice_id: "INV-10431" } },
+      { tool: HOLD, arguments: { invoice_id: "INV-10431", reason: "disputed" } },
+      { tool: LOOKUP, arguments: { invoice_id: "INV-10431" } },
+    ]) {
+      const sent = await fetch(`${demo.url}/api/attempts/${attempt.id}/dispatch`, { method: "POST", headers: { authorization: `Bearer ${attempt.token}`, "content-type": "application/json" }, body: JSON.stringify(body) });
+      expect(sent.status).toBe(200);
+    }
+    await page.goto(`${demo.url}/attempts/${attempt.id}`);
+    const states = async (n: number) => (await page.locator(`#call-${n} .state-seen p, #call-${n} .state-pair p`).allInnerTexts()).map((t) => t.replace(/\s+/g, " ").trim());
+    expect([await states(1), await states(2), await states(3)]).toEqual([
+      ["State of invoices this call saw Unchanged by this call (the starting state)"],
+      ["State of invoices before", "State of invoices after Changed by this call"],
+      ["State of invoices this call saw Unchanged by this call (as call 2 left it)"],
+    ]);
+    expect(await page.getByLabel("State call 3 saw, unchanged by it").innerText()).toContain('"status": "on_hold"');
+    await expectAccessible(page);
+    await screenshot(page, "runs-attempt-states-laptop");
+
+    // A link naming a run's repetition that is not this attempt's: said, and no transcript shown.
+    await page.goto(`${demo.url}/attempts/${attempt.id}?run=${candidateId}&n=1`);
+    expect(await page.locator(".notice-error").innerText()).toBe(`The link named run ${candidateId} repetition 1, which is not this attempt's: no run's transcript is shown.`);
+    await expectAccessible(page);
+    await context.close();
+  });
 });
