@@ -150,7 +150,7 @@ describe("an attempt's timeline", () => {
     expect(page.text).toContain("No tool state: the call reached no pinned operation. 2. billing");
     expect(page.text).toMatch(/2\. billing \(get_invoice\) Result Answered by the real tool: HTTP 200 in \d+ ms Matched rule none \(the real tool answered\) Variant real Revision none \(the real tool\) /);
     expect(page.text).toMatch(
-      /\{ "invoice_id": "INV-BAD" \} The real answer breaks the contract in 1 place \(the agent still got it\): \/status : [^{]*string[^{]* Result \{ "invoice_id": "INV-BAD", "status": 42 \} Forwarded to the real tool: the simulated state of billing played no part, and this call did not change it\. State now/,
+      /Arguments \{ "invoice_id": "INV-BAD" \} The real answer breaks the contract in 1 place \(the agent still got it\): \/status : [^{]*string[^{]* Result \{ "invoice_id": "INV-BAD", "status": 42 \} Forwarded to the real tool: the simulated state of billing played no part, and this call did not change it\. State now/,
     );
   });
 });

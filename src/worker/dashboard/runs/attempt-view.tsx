@@ -166,6 +166,9 @@ function CallItem(props: { call: EvidenceCall; seen: StateSeen | undefined }) {
           </>
         ) : null}
       </dl>
+      <p>
+        <strong>Arguments</strong>
+      </p>
       <JsonBlock value={call.arguments} label={`Arguments of call ${call.seq}`} />
       {call.upstream && call.upstream.contract_violations.length > 0 ? (
         <div class="notice notice-error">
