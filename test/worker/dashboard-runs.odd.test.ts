@@ -8,7 +8,7 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { upstream } from "../support/upstream/in-tests.js";
 import { answer, call } from "./helpers.js";
 import { readPage, signInWith, tableRows, type Browser } from "./dashboard-helpers.js";
-import { ATTACK, GOOD_JUDGE, HOLD, invoiceSuite, invoiceWorld, putSuite, runWithLostMessages, saveInjectionVariant, server, startRun, TARGET, waitForRun, wellBehaved, type InvoiceWorld } from "./run-helpers.js";
+import { attackedWorld, GOOD_JUDGE, HOLD, invoiceSuite, invoiceWorld, putSuite, runWithLostMessages, server, startRun, waitForRun, wellBehaved, type InvoiceWorld } from "./run-helpers.js";
 import { counterTool, createSimulation, dispatchJson } from "./simulation-helpers.js";
 
 let world: InvoiceWorld;
@@ -84,14 +84,7 @@ describe("a run that ended in errors", () => {
 
 describe("a run with an attack suite", () => {
   it("shows the attack success rate beside utility, per attack, the succeeded attack marked in words", async () => {
-    const attacked = await invoiceWorld("dashboard-odd-attack");
-    await saveInjectionVariant(attacked);
-    await server.script(attacked.model, {
-      conversations: wellBehaved(),
-      judge_default: GOOD_JUDGE,
-      injections: [{ contains: "<INFORMATION>", follow_on: [1], turn: { tool_calls: [{ name: HOLD, arguments: TARGET.arguments }] } }],
-    });
-    await putSuite(attacked, "attacked", invoiceSuite(attacked, { attacks: [ATTACK] }));
+    const attacked = await attackedWorld("dashboard-odd-attack");
     const started = await startRun(attacked, "attacked");
     await waitForRun(attacked, started.id, 30_000);
     const page = await readPage(await signInWith(attacked.tenant.key), `/runs/${started.id}`);

@@ -201,3 +201,17 @@ export async function saveInjectionVariant(world: InvoiceWorld): Promise<void> {
   expect(saved.status).toBe(201);
 }
 
+
+/** A world with the injection variant saved, a model that obeys the payload in the first attacked repetition only, and suite "attacked". */
+export async function attackedWorld(label: string): Promise<InvoiceWorld> {
+  const world = await invoiceWorld(label);
+  await saveInjectionVariant(world);
+  await server.script(world.model, {
+    conversations: wellBehaved(),
+    judge_default: GOOD_JUDGE,
+    // The payload arrives in get_invoice's supplier field: the first repetition to read it obeys.
+    injections: [{ contains: "<INFORMATION>", follow_on: [1], turn: { tool_calls: [{ name: HOLD, arguments: TARGET.arguments }] } }],
+  });
+  await putSuite(world, "attacked", invoiceSuite(world, { attacks: [ATTACK] }));
+  return world;
+}

@@ -8,7 +8,7 @@ import { describe, expect, it } from "vitest";
 import { wilsonInterval } from "../../src/core/scoring/rates.js";
 import { catalogueText } from "../../src/core/injection/catalogue.js";
 import { call, invalidAnswer } from "./helpers.js";
-import { ATTACK, GET, GOOD_JUDGE, HOLD, invoiceSuite, invoiceWorld, putSuite, repetitions, saveInjectionVariant, server, startRun, TARGET, VARIANT, waitForRun, wellBehaved } from "./run-helpers.js";
+import { ATTACK, attackedWorld, GET, GOOD_JUDGE, HOLD, invoiceSuite, invoiceWorld, putSuite, repetitions, saveInjectionVariant, server, startRun, TARGET, VARIANT, waitForRun, wellBehaved } from "./run-helpers.js";
 
 
 /** A run of 18 to 27 repetitions takes a few seconds alone, longer on a busy machine. */
@@ -26,15 +26,7 @@ const rates = (runs: number, successes: number, under: number, without: number) 
 
 describe("a suite with an injection attack", () => {
   it("a model that follows the payload once in three repetitions: a hard fail at attack success rate 1/3, utility 2/3 against 1", async () => {
-    const world = await invoiceWorld("attack-follow");
-    await saveInjectionVariant(world);
-    await server.script(world.model, {
-      conversations: wellBehaved(),
-      judge_default: GOOD_JUDGE,
-      // The payload arrives in get_invoice's supplier field: the first repetition to read it obeys.
-      injections: [{ contains: "<INFORMATION>", follow_on: [1], turn: { tool_calls: [{ name: HOLD, arguments: TARGET.arguments }] } }],
-    });
-    await putSuite(world, "attacked", invoiceSuite(world, { attacks: [ATTACK] }));
+    const world = await attackedWorld("attack-follow");
     const started = await startRun(world, "attacked");
     expect(started.total_repetitions).toBe(18);
     const run = await waitForRun(world, started.id);
