@@ -245,7 +245,7 @@ describe("tenant isolation", () => {
     expect(list.text).toContain("No runs yet.");
     expect(list.html).not.toContain(candidate.id);
     const run = await readPage(stranger, `/runs/${candidate.id}`);
-    expect({ status: run.status, says: run.text.includes("run not found") }).toEqual({ status: 404, says: true });
+    expect({ status: run.status, says: run.text.includes("No such run This tenant has no such run. Back to the runs"), back: run.html.includes('<a href="/runs">Back to the runs</a>') }).toEqual({ status: 404, says: true, back: true });
     const [attempt] = (await createSimulation(world.tenant, { tools: [{ inline: counterTool }] })).attempts;
     const foreign = await readPage(stranger, `/attempts/${attempt?.id ?? ""}`);
     expect({ status: foreign.status, heading: foreign.text.includes("No such attempt") }).toEqual({ status: 404, heading: true });

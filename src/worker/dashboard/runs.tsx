@@ -6,6 +6,7 @@
 import { Hono } from "hono";
 import { encodeCursor } from "../../adapters/d1/json-column.js";
 import type { AppEnv } from "../env.js";
+import { ApiError } from "../http-error.js";
 import { pageCursor } from "../pagination.js";
 import { seg } from "./format.js";
 import { notFoundPage, page, pathParam, positiveIntQuery } from "./page.js";
@@ -31,7 +32,12 @@ runPages.get(
 runPages.get(
   "/:id",
   page(runs, async (c, viewer) => {
-    const data = await runPageData(c.env, c.var.db, viewer.principal.tenantId, pathParam(c, "id"), c.req.query("baseline"));
+    const data = await runPageData(c.env, c.var.db, viewer.principal.tenantId, pathParam(c, "id"), c.req.query("baseline")).catch((error: unknown) => {
+      // The API's not_found for the run itself reads like every other missing thing, with the way back.
+      if (error instanceof ApiError && error.code === "not_found") return undefined;
+      throw error;
+    });
+    if (!data) return notFoundPage("run", { href: "/runs", label: "Back to the runs" });
     return runPage(data, REPETITIONS_SHOWN);
   }),
 );
