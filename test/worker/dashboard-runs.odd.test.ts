@@ -139,6 +139,7 @@ describe("an attempt's timeline", () => {
     expect(await dispatchJson(attempt, { tool: "billing", arguments: { invoice_id: "INV-BAD" } })).toEqual({ status: 200, body: { invoice_id: "INV-BAD", status: 42 } });
     const page = await readPage(browser, `/attempts/${attempt.id}`);
     expect(page.status).toBe(200);
+    expect(page.text).toContain("Status harness_failed: a call ended in a harness error, so this attempt cannot pass Calls 2 ");
     expect(page.text).toContain("1. billing__get_invoice Harness error Answered by toolproof: no pinned operation has this name Matched rule — Variant — Revision — ");
     expect(page.text).toContain("No tool state: the call reached no pinned operation. 2. billing");
     expect(page.text).toMatch(/2\. billing \(get_invoice\) Result Answered by the real tool: HTTP 200 in \d+ ms Matched rule none \(the real tool answered\) Variant real Revision none \(the real tool\) /);

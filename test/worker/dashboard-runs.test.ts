@@ -164,7 +164,7 @@ describe("an attempt's page", () => {
     expect(link).toMatch(/^\/attempts\/att_[\w-]+$/);
     const page = await readPage(browser, link);
     expect(page.status).toBe(200);
-    expect(page.text).toContain(`Runs › run candidate › duplicate-question repetition 1 Attempt ${link.slice("/attempts/".length)} Status active Run candidate (${candidate.id}) , finished Repetition scenario duplicate-question, repetition 1 (n = 3) Calls 1 `);
+    expect(page.text).toContain(`Runs › run candidate › duplicate-question repetition 1 Attempt ${link.slice("/attempts/".length)} Status active: its lease is open, so calls are still answered (a built-in run's agent may be done with it already) Run candidate (${candidate.id}) , finished Repetition scenario duplicate-question, repetition 1 (n = 3) Calls 1 `);
     expect(page.html).toContain(`<a href="/runs/${candidate.id}">run candidate</a> › <a href="/runs/${candidate.id}#rep-3">duplicate-question repetition 1</a>`);
     expect(page.text).toContain(`1. ${GET} (get_invoice) Result Answered by the mock Matched rule rule 0 Variant success Revision 1 Delay 0 ms At `);
     expect(page.html).toContain('<pre class="json" tabindex="0" aria-label="Arguments of call 1">{\n  &quot;invoice_id&quot;: &quot;INV-10423&quot;\n}</pre>');

@@ -75,7 +75,7 @@ export function attemptPage(data: AttemptPageData, shownLimit: number): PageResu
         ) : null}
         <dl class="facts">
           <dt>Status</dt>
-          <dd>{attempt.status}</dd>
+          <dd>{statusWords(attempt.status)}</dd>
           {repetition ? (
             <>
               <dt>Run</dt>
@@ -205,6 +205,22 @@ function CallItem(props: { call: EvidenceCall; seen: StateSeen | undefined }) {
       <StateOfCall seq={call.seq} seen={props.seen} />
     </li>
   );
+}
+
+/** The status in the API's word, and what it means for the person reading (core/simulation/status.ts). */
+function statusWords(status: string): string {
+  switch (status) {
+    case "active":
+      return "active: its lease is open, so calls are still answered (a built-in run's agent may be done with it already)";
+    case "completed":
+      return "completed: the agent reported its final output";
+    case "harness_failed":
+      return "harness_failed: a call ended in a harness error, so this attempt cannot pass";
+    case "expired":
+      return "expired: the lease ended before the agent reported its final output";
+    default:
+      return status;
+  }
 }
 
 /** Who gave the answer: the real tool (with its status and latency), the mock, or toolproof itself for a call no operation took. */
