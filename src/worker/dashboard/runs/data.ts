@@ -119,7 +119,7 @@ export interface AttemptPageData {
   calls: EvidenceCall[];
   /** The evidence could not be copied from the attempt's object just now: what D1 has may lack calls. */
   incomplete: boolean;
-  /** State per tool as of the attempt's last flush. */
+  /** State per tool: the object's now while it lives, else as of its last flush to D1. */
   state: JsonObject;
   /** Per function name of the attempt's pinned operations, the tool whose state it reads and writes. */
   tool_of: Map<string, string>;
