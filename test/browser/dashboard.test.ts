@@ -6,17 +6,15 @@
  * axe-core with no serious or critical violation, the keyboard's first stop, and full-page
  * screenshots at laptop and phone sizes in test/browser/screenshots/.
  */
-import type { Browser } from "playwright-core";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import policy from "../../examples/policy/policy.json" with { type: "json" };
 import { expectAccessible } from "./support/accessibility.js";
-import { launchChromium, newContext } from "./support/chromium.js";
+import { newContext } from "./support/chromium.js";
 import { mainText, signIn, tableRows } from "./support/dashboard.js";
+import { dashboardFixture } from "./support/fixture.js";
 import { screenshot } from "./support/screenshots.js";
-import { type DemoToolproof, field, startDemo } from "./support/toolproof.js";
+import { field } from "./support/toolproof.js";
 
-let demo: DemoToolproof;
-let browser: Browser;
 let calibration: { kappa: number | null; pass_fail_agreement: number | null; labels: number };
 
 interface ToolView {
@@ -25,8 +23,7 @@ interface ToolView {
   operations: Array<{ operation_id: string; description: string; contract_hash: string }>;
 }
 
-beforeAll(async () => {
-  [demo, browser] = await Promise.all([startDemo(), launchChromium()]);
+const dashboard = dashboardFixture(async (demo) => {
   // The README's first eval run, then hand labels for its five repetitions: the Judges page has figures to show.
   const runId = await demo.runDemoSuite(1);
   const labels = [1, 2, 3, 4, 5].map((n) => ({ repetition: n, label: n === 2 ? "fail" : "pass" }));
@@ -52,16 +49,12 @@ beforeAll(async () => {
   await demo.api("PUT", `/api/tools/${appointments.id}`, { ...full, operations: [{ ...first, description: `${first.description} Times are local to the clinic.` }, ...rest] });
   await demo.api("PUT", "/api/policies/invoice-desk", policy);
   await demo.api("PUT", "/api/policies/invoice-desk", { ...policy, min_description_length: 10 });
-}, 240_000);
-
-afterAll(async () => {
-  await browser?.close();
-  await demo?.stop();
 });
 
 describe("the dashboard in Chromium", () => {
   it("signs in with the printed key and walks the Tools, Policies and Judges pages", { timeout: 180_000 }, async () => {
-    const context = await newContext(browser, "laptop");
+    const demo = dashboard.demo;
+    const context = await newContext(dashboard.browser, "laptop");
     const page = await context.newPage();
     await page.goto(demo.url);
     await expectAccessible(page);
@@ -137,20 +130,10 @@ describe("the dashboard in Chromium", () => {
   });
 
   it("fits a phone's width and stays accessible there", { timeout: 120_000 }, async () => {
-    const context = await newContext(browser, "phone");
-    const page = await context.newPage();
-    await signIn(page, demo.url, demo.key);
-    for (const [path, name] of [
+    await dashboard.walkOnPhone("dashboard", [
       ["/tools", "tools"],
       ["/judges/invoicedesk", "judge"],
       ["/policies/invoice-desk/diff?from=1&to=2", "policy-diff"],
-    ] as const) {
-      await page.goto(`${demo.url}${path}`);
-      // Wide tables and diffs scroll inside their own box; the page itself never scrolls sideways.
-      expect(await page.evaluate("document.documentElement.scrollWidth <= window.innerWidth"), `${path} fits the phone`).toBe(true);
-      await expectAccessible(page);
-      await screenshot(page, `dashboard-${name}-phone`);
-    }
-    await context.close();
+    ]);
   });
 });

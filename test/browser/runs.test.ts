@@ -7,21 +7,17 @@
  * its attempt's evidence timeline followed by link; axe-core on each page and full-page screenshots
  * at laptop and phone sizes in test/browser/screenshots/.
  */
-import type { Browser } from "playwright-core";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { demoModelScript } from "../../scripts/local/demo-model-script.js";
 import { modelServer, uniqueModel } from "../support/model-server/in-tests.js";
 import { expectAccessible } from "./support/accessibility.js";
-import { launchChromium, newContext } from "./support/chromium.js";
-import { mainText, signIn, tableRows } from "./support/dashboard.js";
+import { mainText, tableRows } from "./support/dashboard.js";
+import { dashboardFixture } from "./support/fixture.js";
 import { screenshot } from "./support/screenshots.js";
-import { type DemoToolproof, startDemo } from "./support/toolproof.js";
 
 const LOOKUP = "invoices__get_invoice";
 const HOLD = "invoices__place_invoice_on_hold";
 
-let demo: DemoToolproof;
-let browser: Browser;
 let baselineId: string;
 let candidateId: string;
 
@@ -41,24 +37,16 @@ async function worseModel(): Promise<string> {
   return model;
 }
 
-beforeAll(async () => {
-  [demo, browser] = await Promise.all([startDemo(), launchChromium()]);
+const dashboard = dashboardFixture(async (demo) => {
   baselineId = await demo.runDemoSuite(2, "baseline");
   const connection = (await demo.api("GET", "/api/connections/demo-model")) as Record<string, unknown>;
   await demo.api("PUT", "/api/connections/demo-model", { base_url: connection.base_url, model: await worseModel(), api_key: "not-needed" });
   candidateId = await demo.runDemoSuite(2, "candidate");
-}, 240_000);
-
-afterAll(async () => {
-  await browser?.close();
-  await demo?.stop();
 });
 
 describe("the Runs pages in Chromium", () => {
   it("lists the runs, opens the candidate, compares it with the baseline and follows a repetition to its attempt", { timeout: 180_000 }, async () => {
-    const context = await newContext(browser, "laptop");
-    const page = await context.newPage();
-    await signIn(page, demo.url, demo.key);
+    const { context, page } = await dashboard.signedIn("laptop");
 
     // The signed-in home: the runs, newest first, each verdict in words.
     expect(new URL(page.url()).pathname).toBe("/runs");
@@ -112,27 +100,75 @@ describe("the Runs pages in Chromium", () => {
     expect(new URL(page.url()).pathname).toMatch(/^\/attempts\/att_/);
     const call = page.locator("ol.timeline > li").first();
     expect((await call.locator("h3").innerText()).replace(/\s+/g, " ")).toBe(`1. ${LOOKUP} (get_invoice) Result`);
-    expect((await call.locator("dl").innerText()).replace(/\s+/g, " ")).toMatch(/^Matched rule rule \d+ Variant \S+ Revision 1 Delay 0 ms At \d{4}-/);
+    expect((await call.locator("dl").innerText()).replace(/\s+/g, " ")).toMatch(/^Answered by the mock Matched rule rule \d+ Variant \S+ Revision 1 Delay 0 ms At \d{4}-/);
     expect(await mainText(page)).toMatch(/Transcript System You answer accounts payable questions/);
+    // The lookup changed nothing: it shows the state it saw, marked so in words.
+    expect((await call.locator(".state-seen p").innerText()).replace(/\s+/g, " ")).toBe("State of invoices this call saw Unchanged by this call (the starting state)");
     await expectAccessible(page);
     await screenshot(page, "runs-attempt-laptop");
+    // Found by its id alone (the link has no ?run=&n=), it links back to its run's repetition.
+    expect(new URL(page.url()).search).toBe("");
+    await page.getByRole("link", { name: "duplicate-question repetition 1" }).click();
+    expect(new URL(page.url()).pathname).toBe(`/runs/${candidateId}`);
+    const anchor = new URL(page.url()).hash;
+    expect(await page.locator(`details.repetition${anchor} summary`).innerText()).toMatch(/^Repetition 1 Pass/);
     await context.close();
   });
 
   it("fits a phone's width and stays accessible there", { timeout: 120_000 }, async () => {
-    const context = await newContext(browser, "phone");
-    const page = await context.newPage();
-    await signIn(page, demo.url, demo.key);
-    for (const [path, name] of [
+    await dashboard.walkOnPhone("runs", [
       ["/runs", "list"],
       [`/runs/${candidateId}?baseline=${baselineId}`, "compare"],
-    ] as const) {
-      await page.goto(`${demo.url}${path}`);
-      const overflow = await page.evaluate("document.documentElement.scrollWidth - document.documentElement.clientWidth");
-      expect(overflow, `${path} scrolls sideways`).toBe(0);
-      await expectAccessible(page);
-      await screenshot(page, `runs-${name}-phone`);
+    ]);
+  });
+
+  it("reads a run that ended in errors, an attempt with no calls, the state each call saw and a mismatched link in words, accessibly", { timeout: 180_000 }, async () => {
+    const demo = dashboard.demo;
+    // Created here, after the tests that count the runs: a model the endpoint does not know errors every repetition.
+    const connection = (await demo.api("GET", "/api/connections/demo-model")) as Record<string, unknown>;
+    await demo.api("PUT", "/api/connections/demo-model", { base_url: connection.base_url, model: "no-such-model", api_key: "not-needed" });
+    const brokenId = await demo.runDemoSuite(1, "broken");
+    const { context, page } = await dashboard.signedIn("laptop");
+    await page.goto(`${demo.url}/runs/${brokenId}`);
+    expect(await page.locator("h1").innerText()).toBe("Run broken Error");
+    expect(await mainText(page)).toContain("Pass rate 0.0% (0 of 5, the 5 errors counted as not passed)");
+    await expectAccessible(page);
+    await screenshot(page, "runs-error-laptop");
+    const repetition = page.locator("details.repetition").first();
+    await repetition.locator("summary").click();
+    await repetition.getByRole("link", { name: /^Open attempt/ }).click();
+    expect(await mainText(page)).toContain("Evidence timeline No calls yet.");
+    await expectAccessible(page);
+
+    // Read, write, read in a simulation of the demo invoices tool: each call's state, in words.
+    const tools = (await demo.api("GET", "/api/tools")) as { items: Array<{ id: string; name: string }> };
+    const invoices = tools.items.find((t) => t.name === "invoices");
+    const simulation = (await demo.api("POST", "/api/simulations", { tools: [{ tool_id: invoices?.id }] }, 201)) as { attempts: Array<{ id: string; token: string }> };
+    const attempt = simulation.attempts[0];
+    if (!attempt) throw new Error("the simulation has no attempt");
+    for (const body of [
+      { tool: LOOKUP, arguments: { invoice_id: "INV-10431" } },
+      { tool: HOLD, arguments: { invoice_id: "INV-10431", reason: "disputed" } },
+      { tool: LOOKUP, arguments: { invoice_id: "INV-10431" } },
+    ]) {
+      const sent = await fetch(`${demo.url}/api/attempts/${attempt.id}/dispatch`, { method: "POST", headers: { authorization: `Bearer ${attempt.token}`, "content-type": "application/json" }, body: JSON.stringify(body) });
+      expect(sent.status).toBe(200);
     }
+    await page.goto(`${demo.url}/attempts/${attempt.id}`);
+    const states = async (n: number) => (await page.locator(`#call-${n} .state-seen p, #call-${n} .state-pair p`).allInnerTexts()).map((t) => t.replace(/\s+/g, " ").trim());
+    expect([await states(1), await states(2), await states(3)]).toEqual([
+      ["State of invoices this call saw Unchanged by this call (the starting state)"],
+      ["State of invoices before", "State of invoices after Changed by this call"],
+      ["State of invoices this call saw Unchanged by this call (as call 2 left it)"],
+    ]);
+    expect(await page.getByLabel("State call 3 saw, unchanged by it").innerText()).toContain('"status": "on_hold"');
+    await expectAccessible(page);
+    await screenshot(page, "runs-attempt-states-laptop");
+
+    // A link naming a run's repetition that is not this attempt's: said, and no transcript shown.
+    await page.goto(`${demo.url}/attempts/${attempt.id}?run=${candidateId}&n=1`);
+    expect(await page.locator(".notice-error").innerText()).toBe(`The link named run ${candidateId} repetition 1, which is not this attempt's: no run's transcript is shown.`);
+    await expectAccessible(page);
     await context.close();
   });
 });

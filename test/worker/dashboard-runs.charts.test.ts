@@ -105,7 +105,7 @@ describe("charts", () => {
   it("the histogram and pass^k stay inside their viewBoxes for any counts", () => {
     fc.assert(
       fc.property(fc.array(fc.nat({ max: 100_000 }), { minLength: 5, maxLength: 5 }), fc.array(rate, { maxLength: 40 }), (counts, values) => {
-        const scores = { counts: counts as [number, number, number, number, number], unscored: 0 };
+        const scores = { counts: counts as [number, number, number, number, number], unscored: 0, pending: 0 };
         expectInside(String(ScoreHistogram({ scores })), HISTOGRAM_FRAME);
         expectInside(String(PassHatK({ points: values.map((value, i) => ({ k: i + 1, value })) })), PASS_HAT_K_FRAME);
       }),
@@ -131,7 +131,7 @@ describe("charts", () => {
   });
 
   it("the histogram labels each bar with its count", () => {
-    const svg = String(ScoreHistogram({ scores: { counts: [0, 1, 0, 3, 8], unscored: 2 } }));
+    const svg = String(ScoreHistogram({ scores: { counts: [0, 1, 0, 3, 8], unscored: 2, pending: 0 } }));
     expect([...svg.matchAll(/data-score="(\d)" data-count="(\d+)"/g)].map(([, s, c]) => `${s}:${c}`)).toEqual(["1:0", "2:1", "3:0", "4:3", "5:8"]);
     expect(svg).toContain("Repetitions per judge score: score 1: 0, score 2: 1, score 3: 0, score 4: 3, score 5: 8; 2 decided without a score.");
   });
@@ -198,16 +198,18 @@ describe("view models", () => {
 
   it("words detection power as the issue does, from the run's own figures", () => {
     const scenarios = [scenario("a", ["pass", "pass", "pass"]), scenario("b", ["pass", "pass", "pass"])];
-    expect(detectionSentence({ detection_power: 1 - 0.9 ** 3, misfire_rate: 0.1, runs_needed_95: 29, scenarios })).toBe(
+    expect(detectionSentence({ detection_power: 1 - 0.9 ** 3, misfire_rate: 0.1, runs_needed_95: 29, scenarios, runs: 6 })).toBe(
       "With 3 repetitions per scenario, this run had a 27.1% chance to catch a 1-in-10 misfire; 29 runs would give 95%.",
     );
-    expect(detectionSentence({ detection_power: null, misfire_rate: null, runs_needed_95: null, scenarios: [] })).toBeNull();
+    expect(detectionSentence({ detection_power: null, misfire_rate: null, runs_needed_95: null, scenarios: [], runs: 0 })).toBeNull();
+    // Nothing finished yet: no "0.0% chance" that would read as a finding about the agent.
+    expect(detectionSentence({ detection_power: 0, misfire_rate: 0.1, runs_needed_95: 29, scenarios: [scenario("a", [])], runs: 0 })).toBeNull();
     expect([misfireWords(0.1), misfireWords(0.25), misfireWords(0.03)]).toEqual(["a 1-in-10 misfire", "a 1-in-4 misfire", "a misfire rate of 3.0%"]);
   });
 
   it("counts judge scores and orders pass^k by k", () => {
     const record = (score?: number) => ({ verdict: score === undefined ? verdict("fail") : verdict("pass", { score }) }) as never;
-    expect(scoreCounts([record(5), record(5), record(4), record(), null, record(1)])).toEqual({ counts: [1, 0, 0, 1, 2], unscored: 2 });
+    expect(scoreCounts([record(5), record(5), record(4), record(), null, record(1)])).toEqual({ counts: [1, 0, 0, 1, 2], unscored: 1, pending: 1 });
     const values = perK(2, 3, passHatK);
     expect(perKPoints({ "3": values["3"] ?? -1, "1": values["1"] ?? -1, "2": values["2"] ?? -1 })).toEqual([
       { k: 1, value: 2 / 3 },

@@ -144,37 +144,95 @@ describe("a run's page", () => {
   });
 });
 
+/** The attempt link of repetition n on a run's page, entities decoded. */
+async function attemptLink(runId: string, n: number): Promise<string> {
+  const run = await readPage(browser, `/runs/${runId}`);
+  const link = new RegExp(`<details class="repetition" id="rep-${n}">[\\s\\S]*?<a href="(/attempts/[^"]+)">Open attempt`).exec(run.html)?.[1]?.replace(/&amp;/g, "&");
+  if (!link) throw new Error(`no attempt link for repetition ${n} of run ${runId}`);
+  return link;
+}
+
+/** The visible text of call `seq` on an attempt page. */
+function callText(html: string, seq: number): string {
+  return visibleText(new RegExp(`<li class="outcome-\\w+" id="call-${seq}">[\\s\\S]*?</li>(?=<li class="outcome|</ol>)`).exec(html)?.[0] ?? "");
+}
+
 describe("an attempt's page", () => {
-  it("shows the evidence as a timeline and the repetition's transcript, reached from the run", async () => {
-    const run = await readPage(browser, `/runs/${candidate.id}`);
-    // duplicate-question repetition 1 is n = 3 (scenario order, then repetition).
-    const link = /<details class="repetition" id="rep-3">[\s\S]*?<a href="(\/attempts\/[^"]+)">Open attempt/.exec(run.html)?.[1]?.replace(/&amp;/g, "&");
-    expect(link).toMatch(new RegExp(`^/attempts/att_[\\w-]+\\?run=${candidate.id}&n=3$`));
-    const page = await readPage(browser, link ?? "");
+  it("shows the evidence as a timeline and the repetition's transcript, reached from the run by the attempt id alone", async () => {
+    // duplicate-question repetition 1 is n = 3 (scenario order, then repetition). The run has ended: the link needs no ?run=&n=.
+    const link = await attemptLink(candidate.id, 3);
+    expect(link).toMatch(/^\/attempts\/att_[\w-]+$/);
+    const page = await readPage(browser, link);
     expect(page.status).toBe(200);
-    expect(page.text).toContain(
-      `1. ${GET} (get_invoice) Result Matched rule rule 0 Variant success Revision 1 Delay 0 ms At `,
-    );
+    expect(page.text).toContain(`Runs › run candidate › duplicate-question repetition 1 Attempt ${link.slice("/attempts/".length)} Status active: its lease is open, so calls are still answered (a built-in run's agent may be done with it already) Run candidate (${candidate.id}) , finished Repetition scenario duplicate-question, repetition 1 (n = 3) Calls 1 `);
+    expect(page.html).toContain(`<a href="/runs/${candidate.id}">run candidate</a> › <a href="/runs/${candidate.id}#rep-3">duplicate-question repetition 1</a>`);
+    expect(page.text).toContain(`1. ${GET} (get_invoice) Result Answered by the mock Matched rule rule 0 Variant success Revision 1 Delay 0 ms At `);
     expect(page.html).toContain('<pre class="json" tabindex="0" aria-label="Arguments of call 1">{\n  &quot;invoice_id&quot;: &quot;INV-10423&quot;\n}</pre>');
-    expect(page.text).toContain("State unchanged by this call.");
     expect(page.text).toContain(`Transcript system You answer accounts payable questions about single invoices. user ${QUERIES.duplicate} assistant ${GET}({"invoice_id":"INV-10423"})`);
-    expect(page.text).toContain(`run ${candidate.id}, duplicate-question repetition 1`);
+    expect(page.html).not.toContain('class="notice');
   });
 
-  it("shows the state before and after a call whose set_state changed it", async () => {
+  it("keeps old links with ?run=&n= working, and a pair naming another run's repetition shows this attempt's own, saying so", async () => {
+    const own = await attemptLink(candidate.id, 3);
+    const plain = await readPage(browser, own);
+    const old = await readPage(browser, `${own}?run=${candidate.id}&n=3`);
+    expect(old.status).toBe(200);
+    expect(old.text).toBe(plain.text);
+    // Repetition 3 of the baseline is another attempt: its transcript must not show here.
+    const baselineAttempt = (await attemptLink(baseline.id, 3)).slice("/attempts/".length);
+    const mismatched = await readPage(browser, `${own}?run=${baseline.id}&n=3`);
+    expect(mismatched.status).toBe(200);
+    expect(mismatched.text).toContain(`The link named run ${baseline.id} repetition 3, which is not this attempt's: shown instead is the repetition this attempt ran.`);
+    expect(mismatched.text).toContain(`Run candidate (${candidate.id}) , finished Repetition scenario duplicate-question, repetition 1 (n = 3)`);
+    expect(mismatched.html).not.toContain(baselineAttempt);
+    expect(mismatched.html).not.toContain(`href="/runs/${baseline.id}`);
+  });
+
+  it("a simulation's attempt with a ?run=&n= of some run's repetition shows no run and no transcript, saying why", async () => {
+    const [attempt] = (await createSimulation(world.tenant, { tools: [{ inline: counterTool }] })).attempts;
+    if (!attempt) throw new Error("no attempt");
+    const page = await readPage(browser, `/attempts/${attempt.id}?run=${candidate.id}&n=3`);
+    expect(page.status).toBe(200);
+    expect(page.text).toContain(`The link named run ${candidate.id} repetition 3, which is not this attempt's: no run's transcript is shown.`);
+    expect(page.text).toContain("Transcript No transcript: this attempt is not a run repetition, and its agent sent none with POST /api/attempts/:id/complete.");
+    expect(page.html).not.toContain(`href="/runs/${candidate.id}`);
+    // A run id of no run at all reads the same, never a 500.
+    const unknown = await readPage(browser, `/attempts/${attempt.id}?run=run_nope&n=1`);
+    expect({ status: unknown.status, says: unknown.text.includes("The link named run run_nope repetition 1, which is not this attempt's") }).toEqual({ status: 200, says: true });
+  });
+
+  it("shows the state before and after a call whose set_state changed it, and the state an unchanged call saw", async () => {
     const [attempt] = (await createSimulation(world.tenant, { tools: [{ inline: counterTool }] })).attempts;
     if (!attempt) throw new Error("no attempt");
     await dispatch(attempt, { tool: "counter", arguments: { n: 7 } });
     await dispatch(attempt, { tool: "counter", arguments: { n: "x" } });
     const page = await readPage(browser, `/attempts/${attempt.id}`);
     expect(page.status).toBe(200);
-    expect(page.text).toContain(
-      'Evidence timeline 1. counter Result Matched rule none (the variant\'s default) Variant swap Revision inline Delay 0 ms',
-    );
-    expect(page.text).toContain('Result { "previous": 0 } State of counter before { "last": 0 } State of counter after { "last": 7 } 2. counter Tool input error');
+    expect(page.text).toContain('Evidence timeline 1. counter Result Answered by the mock Matched rule none (the variant\'s default) Variant swap Revision inline Delay 0 ms');
+    expect(page.text).toContain('Result { "previous": 0 } State of counter before { "last": 0 } State of counter after Changed by this call { "last": 7 } 2. counter Tool input error');
     expect(page.text).toContain("Error (tool_input_error): ");
-    expect(page.text).toContain("State unchanged by this call. State now");
-    expect(page.text).toContain('No transcript here.');
+    expect(page.text).toContain('State of counter this call saw Unchanged by this call (as call 1 left it) { "last": 7 } State now');
+  });
+
+  it("read, write, read: each lookup shows the state it saw, marked unchanged by it", async () => {
+    const [attempt] = (await createSimulation(world.tenant, { tools: [{ tool_id: world.toolId }] })).attempts;
+    if (!attempt) throw new Error("no attempt");
+    for (const body of [
+      { tool: GET, arguments: { invoice_id: "INV-10431" } },
+      { tool: HOLD, arguments: { invoice_id: "INV-10431", reason: "disputed" } },
+      { tool: GET, arguments: { invoice_id: "INV-10431" } },
+    ]) {
+      expect((await dispatch(attempt, body)).status).toBe(200);
+    }
+    const page = await readPage(browser, `/attempts/${attempt.id}`);
+    const invoices = (status: string, hold: string | null) =>
+      `{ "invoices": { "INV-10423": { "supplier": "Contoso Freight", "amount": 18450, "currency": "USD", "status": "approved", "hold_reason": null }, "INV-10431": { "supplier": "Fabrikam Office", "amount": 912.4, "currency": "USD", "status": "${status}", "hold_reason": ${hold === null ? "null" : `"${hold}"`} } } }`;
+    const tail = (seq: number) => callText(page.html, seq).replace(/^[\s\S]*?(?=State of )/, "");
+    expect([tail(1), tail(2), tail(3)]).toEqual([
+      `State of invoices this call saw Unchanged by this call (the starting state) ${invoices("received", null)}`,
+      `State of invoices before ${invoices("received", null)} State of invoices after Changed by this call ${invoices("on_hold", "disputed")}`,
+      `State of invoices this call saw Unchanged by this call (as call 2 left it) ${invoices("on_hold", "disputed")}`,
+    ]);
   });
 });
 
@@ -187,7 +245,7 @@ describe("tenant isolation", () => {
     expect(list.text).toContain("No runs yet.");
     expect(list.html).not.toContain(candidate.id);
     const run = await readPage(stranger, `/runs/${candidate.id}`);
-    expect({ status: run.status, says: run.text.includes("run not found") }).toEqual({ status: 404, says: true });
+    expect({ status: run.status, says: run.text.includes("No such run This tenant has no such run. Back to the runs"), back: run.html.includes('<a href="/runs">Back to the runs</a>') }).toEqual({ status: 404, says: true, back: true });
     const [attempt] = (await createSimulation(world.tenant, { tools: [{ inline: counterTool }] })).attempts;
     const foreign = await readPage(stranger, `/attempts/${attempt?.id ?? ""}`);
     expect({ status: foreign.status, heading: foreign.text.includes("No such attempt") }).toEqual({ status: 404, heading: true });

@@ -106,3 +106,8 @@ export async function getRunRepetition(db: Database, tenantId: string, runId: st
     .get();
 }
 
+
+/** The repetition an attempt ran, once its run has ended (rows are copied then); by the run_repetitions_attempt index. */
+export async function findRunRepetitionOfAttempt(db: Database, tenantId: string, attemptId: string): Promise<RunRepetitionRow | undefined> {
+  return db.select().from(runRepetitions).where(and(eq(runRepetitions.attempt_id, attemptId), eq(runRepetitions.tenant_id, tenantId))).get();
+}

@@ -270,7 +270,8 @@ export const runRepetitions = sqliteTable(
     /** JSON: the whole repetition record (calls, approval requests, answer, judge, verdict, transcript). */
     record: text("record").notNull(),
   },
-  (t) => [primaryKey({ columns: [t.run_id, t.seq] })],
+  // The attempt page finds its run and repetition by the attempt id alone (src/worker/dashboard).
+  (t) => [primaryKey({ columns: [t.run_id, t.seq] }), index("run_repetitions_attempt").on(t.attempt_id)],
 );
 
 /**

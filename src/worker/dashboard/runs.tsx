@@ -6,11 +6,12 @@
 import { Hono } from "hono";
 import { encodeCursor } from "../../adapters/d1/json-column.js";
 import type { AppEnv } from "../env.js";
+import { ApiError } from "../http-error.js";
 import { pageCursor } from "../pagination.js";
 import { seg } from "./format.js";
 import { notFoundPage, page, pathParam, positiveIntQuery } from "./page.js";
-import { attemptPage } from "./runs/attempt-view.js";
-import { attemptPageData, EVIDENCE_SHOWN, REPETITIONS_SHOWN, runPageData, runsPageData } from "./runs/data.js";
+import { attemptNotStartedPage, attemptPage } from "./runs/attempt-view.js";
+import { attemptPageData, EVIDENCE_SHOWN, pendingRepetition, REPETITIONS_SHOWN, runPageData, runsPageData } from "./runs/data.js";
 import { runsListPage, suiteCharts } from "./runs/list-view.js";
 import { runPage } from "./runs/run-view.js";
 
@@ -31,7 +32,12 @@ runPages.get(
 runPages.get(
   "/:id",
   page(runs, async (c, viewer) => {
-    const data = await runPageData(c.env, c.var.db, viewer.principal.tenantId, pathParam(c, "id"), c.req.query("baseline"));
+    const data = await runPageData(c.env, c.var.db, viewer.principal.tenantId, pathParam(c, "id"), c.req.query("baseline")).catch((error: unknown) => {
+      // The API's not_found for the run itself reads like every other missing thing, with the way back.
+      if (error instanceof ApiError && error.code === "not_found") return undefined;
+      throw error;
+    });
+    if (!data) return notFoundPage("run", { href: "/runs", label: "Back to the runs" });
     return runPage(data, REPETITIONS_SHOWN);
   }),
 );
@@ -43,8 +49,12 @@ attemptPages.get(
   page(runs, async (c, viewer) => {
     const run = c.req.query("run");
     const n = positiveIntQuery(c, "n");
-    const data = await attemptPageData(c.env, c.var.db, viewer.principal.tenantId, pathParam(c, "id"), run !== undefined && n !== undefined ? { run, n } : undefined);
-    if (!data) return notFoundPage("attempt", { href: "/runs", label: "Back to the runs" });
+    const from = run !== undefined && n !== undefined ? { run, n } : undefined;
+    const data = await attemptPageData(c.env, c.var.db, viewer.principal.tenantId, pathParam(c, "id"), from);
+    if (!data) {
+      const pending = await pendingRepetition(c.env, c.var.db, viewer.principal.tenantId, pathParam(c, "id"), from);
+      return pending ? attemptNotStartedPage(pathParam(c, "id"), pending) : notFoundPage("attempt", { href: "/runs", label: "Back to the runs" });
+    }
     return attemptPage(data, EVIDENCE_SHOWN);
   }),
 );

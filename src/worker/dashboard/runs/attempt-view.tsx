@@ -8,11 +8,13 @@
 import type { RepetitionRecord } from "../../../core/evals/agent-types.js";
 import { isJsonObject } from "../../../core/json.js";
 import type { EvidenceCall } from "../../../core/simulation/evidence.js";
+import type { RepetitionItem } from "../../run/view.js";
 import { Badge, JsonBlock, Notice } from "../components.js";
 import { when } from "../format.js";
 import type { PageResult } from "../page.js";
 import type { AttemptPageData } from "./data.js";
 import { runHref } from "./list-view.js";
+import { type StateSeen, statesSeen } from "./state-seen.js";
 
 const OUTCOME_WORDS: Record<EvidenceCall["outcome"], { word: string; tone: "pass" | "warn" | "fail" }> = {
   result: { word: "Result", tone: "pass" },
@@ -20,10 +22,36 @@ const OUTCOME_WORDS: Record<EvidenceCall["outcome"], { word: string; tone: "pass
   harness_error: { word: "Harness error", tone: "fail" },
 };
 
+/** A live run's repetition whose attempt no delivery has set up yet: linked from the run, so not "not found". */
+export function attemptNotStartedPage(attemptId: string, repetition: { run_id: string; run_label: string | null; item: RepetitionItem }): PageResult {
+  const rep = `${runHref(repetition.run_id)}#rep-${repetition.item.n}`;
+  return {
+    title: `Attempt ${attemptId}`,
+    body: (
+      <div class="runs-page">
+        <p class="breadcrumbs">
+          <a href="/runs">Runs</a>
+          {" › "}
+          <a href={runHref(repetition.run_id)}>{`run ${repetition.run_label ?? repetition.run_id}`}</a>
+          {" › "}
+          <a href={rep}>{`${repetition.item.scenario} repetition ${repetition.item.repetition}`}</a>
+        </p>
+        <h1>{`Attempt ${attemptId}`}</h1>
+        <p class="lede">
+          {`Not started yet: scenario ${repetition.item.scenario}, repetition ${repetition.item.repetition} of run ${repetition.run_label ?? repetition.run_id} is waiting for its turn, and its attempt is set up when it starts. Reload this page later, or `}
+          <a href={rep}>go back to the run</a>.
+        </p>
+      </div>
+    ),
+  };
+}
+
 export function attemptPage(data: AttemptPageData, shownLimit: number): PageResult {
   const { attempt, calls, repetition } = data;
   const completion = attempt.completion === null ? null : (JSON.parse(attempt.completion) as unknown);
   const externalTranscript = isJsonObject(completion) && Array.isArray(completion.transcript) ? completion.transcript : null;
+  // The starting state can be read from the state now only while every call is in hand.
+  const seen = statesSeen(calls, data.tool_of, data.state, !data.incomplete && calls.length < shownLimit);
   return {
     title: `Attempt ${attempt.id}`,
     body: (
@@ -33,14 +61,34 @@ export function attemptPage(data: AttemptPageData, shownLimit: number): PageResu
           {repetition ? (
             <>
               {" › "}
-              <a href={`${runHref(repetition.run_id)}#rep-${repetition.item.n}`}>{`run ${repetition.run_id}, ${repetition.item.scenario} repetition ${repetition.item.repetition}`}</a>
+              <a href={runHref(repetition.run_id)}>{`run ${repetition.run_label ?? repetition.run_id}`}</a>
+              {" › "}
+              <a href={`${runHref(repetition.run_id)}#rep-${repetition.item.n}`}>{`${repetition.item.scenario} repetition ${repetition.item.repetition}`}</a>
             </>
           ) : null}
         </p>
         <h1>{`Attempt ${attempt.id}`}</h1>
+        {data.link_problem ? (
+          <Notice kind="error">
+            <p>{data.link_problem}</p>
+          </Notice>
+        ) : null}
         <dl class="facts">
           <dt>Status</dt>
-          <dd>{attempt.status}</dd>
+          <dd>{statusWords(attempt.status)}</dd>
+          {repetition ? (
+            <>
+              <dt>Run</dt>
+              <dd>
+                <a href={runHref(repetition.run_id)}>{repetition.run_label ? `${repetition.run_label} (${repetition.run_id})` : repetition.run_id}</a>
+                {`, ${repetition.run_status}`}
+              </dd>
+              <dt>Repetition</dt>
+              <dd>
+                <a href={`${runHref(repetition.run_id)}#rep-${repetition.item.n}`}>{`scenario ${repetition.item.scenario}, repetition ${repetition.item.repetition} (n = ${repetition.item.n})`}</a>
+              </dd>
+            </>
+          ) : null}
           <dt>Calls</dt>
           <dd>{String(calls.length)}</dd>
           <dt>Simulation</dt>
@@ -60,12 +108,12 @@ export function attemptPage(data: AttemptPageData, shownLimit: number): PageResu
         ) : (
           <ol class="timeline" aria-label="Calls in order">
             {calls.map((call) => (
-              <CallItem call={call} />
+              <CallItem call={call} seen={seen.get(call.seq)} />
             ))}
           </ol>
         )}
         <h2>State now</h2>
-        <p class="hint">Per tool, as of the attempt's last copy to the database.</p>
+        <p class="hint">Per tool, as the attempt holds it now (once its object is gone: as last copied to the database).</p>
         <JsonBlock value={data.state} label="The attempt's state per tool" />
         <h2>Transcript</h2>
         {repetition?.item.record?.transcript ? (
@@ -79,7 +127,7 @@ export function attemptPage(data: AttemptPageData, shownLimit: number): PageResu
           <p>
             {repetition
               ? "This repetition has no transcript (it never ran, or has not reported yet)."
-              : "No transcript here. A built-in run's transcript shows when this page is opened from the run's repetition."}
+              : "No transcript: this attempt is not a run repetition, and its agent sent none with POST /api/attempts/:id/complete."}
           </p>
         )}
       </div>
@@ -87,9 +135,10 @@ export function attemptPage(data: AttemptPageData, shownLimit: number): PageResu
   };
 }
 
-function CallItem(props: { call: EvidenceCall }) {
+function CallItem(props: { call: EvidenceCall; seen: StateSeen | undefined }) {
   const call = props.call;
   const outcome = OUTCOME_WORDS[call.outcome];
+  const unpinned = props.seen?.kind === "no_tool";
   return (
     <li class={`outcome-${call.outcome}`} id={`call-${call.seq}`}>
       <h3>
@@ -98,12 +147,14 @@ function CallItem(props: { call: EvidenceCall }) {
         {call.operation_id && call.operation_id !== call.tool ? ` (${call.operation_id})` : ""} <Badge tone={outcome.tone}>{outcome.word}</Badge>
       </h3>
       <dl class="facts">
+        <dt>Answered by</dt>
+        <dd>{answeredBy(call, unpinned)}</dd>
         <dt>Matched rule</dt>
-        <dd>{call.rule === null ? "none (the variant's default)" : `rule ${call.rule}`}</dd>
+        <dd>{call.rule !== null ? `rule ${call.rule}` : unpinned ? "—" : call.source === "real" ? "none (the real tool answered)" : "none (the variant's default)"}</dd>
         <dt>Variant</dt>
         <dd>{call.variant ?? "—"}</dd>
         <dt>Revision</dt>
-        <dd>{call.revision === null ? "inline" : String(call.revision)}</dd>
+        <dd>{call.revision !== null ? String(call.revision) : unpinned ? "—" : call.source === "real" ? "none (the real tool)" : "inline"}</dd>
         <dt>Delay</dt>
         <dd>{`${call.delay_ms} ms`}</dd>
         <dt>At</dt>
@@ -115,7 +166,26 @@ function CallItem(props: { call: EvidenceCall }) {
           </>
         ) : null}
       </dl>
+      <p>
+        <strong>Arguments</strong>
+      </p>
       <JsonBlock value={call.arguments} label={`Arguments of call ${call.seq}`} />
+      {call.upstream && call.upstream.contract_violations.length > 0 ? (
+        <div class="notice notice-error">
+          <p>
+            <strong>{`The real answer breaks the contract in ${call.upstream.contract_violations.length} ${call.upstream.contract_violations.length === 1 ? "place" : "places"}`}</strong>
+            {" (the agent still got it):"}
+          </p>
+          <ul>
+            {call.upstream.contract_violations.map((v) => (
+              <li>
+                <code>{v.path === "" ? "/" : v.path}</code>
+                {`: ${v.message}`}
+              </li>
+            ))}
+          </ul>
+        </div>
+      ) : null}
       {call.error ? (
         <>
           <p>
@@ -132,25 +202,68 @@ function CallItem(props: { call: EvidenceCall }) {
           <JsonBlock value={call.result ?? null} label={`Result of call ${call.seq}`} />
         </>
       )}
-      {call.state_change ? (
-        <div class="state-pair">
-          <div>
-            <p>
-              <strong>{`State of ${call.state_change.tool} before`}</strong>
-            </p>
-            <JsonBlock value={call.state_change.before} label={`State before call ${call.seq}`} />
-          </div>
-          <div>
-            <p>
-              <strong>{`State of ${call.state_change.tool} after`}</strong>
-            </p>
-            <JsonBlock value={call.state_change.after} label={`State after call ${call.seq}`} />
-          </div>
-        </div>
-      ) : (
-        <p class="hint">State unchanged by this call.</p>
-      )}
+      <StateOfCall seq={call.seq} seen={props.seen} />
     </li>
+  );
+}
+
+/** The status in the API's word, and what it means for the person reading (core/simulation/status.ts). */
+function statusWords(status: string): string {
+  switch (status) {
+    case "active":
+      return "active: its lease is open, so calls are still answered (a built-in run's agent may be done with it already)";
+    case "completed":
+      return "completed: the agent reported its final output";
+    case "harness_failed":
+      return "harness_failed: a call ended in a harness error, so this attempt cannot pass";
+    case "expired":
+      return "expired: the lease ended before the agent reported its final output";
+    default:
+      return status;
+  }
+}
+
+/** Who gave the answer: the real tool (with its status and latency), the mock, or toolproof itself for a call no operation took. */
+function answeredBy(call: EvidenceCall, unpinned: boolean): string {
+  if (call.upstream) return `the real tool: ${call.upstream.status === null ? "no answer" : `HTTP ${call.upstream.status}`} in ${call.upstream.latency_ms} ms`;
+  if (unpinned) return "toolproof: no pinned operation has this name";
+  return call.source === "real" ? "the real tool" : "the mock";
+}
+
+/** The tool's state around the call: before and after when it changed it, else the state it saw, marked unchanged. */
+function StateOfCall(props: { seq: number; seen: StateSeen | undefined }) {
+  const { seq, seen } = props;
+  if (!seen || seen.kind === "no_tool") return <p class="hint">No tool state: the call reached no pinned operation.</p>;
+  if (seen.kind === "real") return <p class="hint">{`Forwarded to the real tool: the simulated state${seen.tool ? ` of ${seen.tool}` : ""} played no part, and this call did not change it.`}</p>;
+  if (seen.kind === "unknown") return <p class="hint">{`State of ${seen.tool} unchanged by this call; what it was then is not known from the calls shown.`}</p>;
+  if (seen.kind === "unchanged") {
+    return (
+      <div class="state-seen">
+        <p>
+          <strong>{`State of ${seen.tool} this call saw `}</strong>
+          <Badge tone="neutral">Unchanged by this call</Badge>
+          {seen.left_by === "start" ? " (the starting state)" : ` (as call ${seen.left_by} left it)`}
+        </p>
+        <JsonBlock value={seen.state} label={`State call ${seq} saw, unchanged by it`} />
+      </div>
+    );
+  }
+  return (
+    <div class="state-pair">
+      <div>
+        <p>
+          <strong>{`State of ${seen.change.tool} before`}</strong>
+        </p>
+        <JsonBlock value={seen.change.before} label={`State before call ${seq}`} />
+      </div>
+      <div>
+        <p>
+          <strong>{`State of ${seen.change.tool} after`}</strong>{" "}
+          <Badge tone="info">Changed by this call</Badge>
+        </p>
+        <JsonBlock value={seen.change.after} label={`State after call ${seq}`} />
+      </div>
+    </div>
   );
 }
 

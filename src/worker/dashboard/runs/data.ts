@@ -4,16 +4,19 @@
  * live run from its coordinator, an ended one from D1, and every read scoped to the signed-in
  * tenant, so another tenant's run or attempt is "not found" exactly as the API answers.
  */
-import { findAttempt, listEvidence, type AttemptRow } from "../../../adapters/d1/simulations.js";
-import { listRuns, type RunRow } from "../../../adapters/d1/runs.js";
+import { findAttempt, getSimulation, listEvidence, type AttemptRow } from "../../../adapters/d1/simulations.js";
+import { findRunRepetitionOfAttempt, getRun, listRuns, type RunRow } from "../../../adapters/d1/runs.js";
 import { getSuiteVersion } from "../../../adapters/d1/suites.js";
 import { DEFAULT_PASS_RATE } from "../../../core/scoring/run-verdict.js";
 import { isJsonObject, type JsonObject } from "../../../core/json.js";
 import { toEvidenceCall, type EvidenceCall } from "../../../core/simulation/evidence.js";
+import { statusWithoutObject } from "../../../core/simulation/status.js";
+import { systemClock } from "../../../core/ports.js";
+import { RETENTION_MS } from "../../attempt/lifetimes.js";
 import { attemptStub, isAttemptId } from "../../attempt-access.js";
 import type { AppEnv } from "../../env.js";
 import { progressOf, repetitionItems, tenantRun } from "../../routes/runs.js";
-import { runView, type RepetitionItem } from "../../run/view.js";
+import { itemOfRow, runView, type RepetitionItem } from "../../run/view.js";
 import type { RunView } from "./view-models.js";
 
 type Bindings = AppEnv["Bindings"];
@@ -116,31 +119,69 @@ export interface AttemptPageData {
   calls: EvidenceCall[];
   /** The evidence could not be copied from the attempt's object just now: what D1 has may lack calls. */
   incomplete: boolean;
-  /** State per tool as of the attempt's last flush. */
+  /** State per tool: the object's now while it lives, else as of its last flush to D1. */
   state: JsonObject;
-  /** The repetition this attempt ran, when the page was opened from its run. */
-  repetition: { run_id: string; item: RepetitionItem } | null;
+  /** Per function name of the attempt's pinned operations, the tool whose state it reads and writes. */
+  tool_of: Map<string, string>;
+  /** The run repetition this attempt ran, when it is one. */
+  repetition: { run_id: string; run_label: string | null; run_status: string; item: RepetitionItem } | null;
+  /** The link's ?run=&n= named a repetition that is not this attempt's: said, and not shown. */
+  link_problem: string | null;
 }
 
 /**
  * An attempt of the tenant, or undefined (the page answers 404, as the API does for another
- * tenant's attempt). `from` names the run repetition that linked here, for its transcript; it is
- * used only when that repetition really is this attempt's.
+ * tenant's attempt). Its run repetition is found by the attempt id (run_repetitions_attempt) once
+ * the run has ended; while the run is live only its coordinator knows, so the run page's links
+ * carry `from` (?run=&n=), used only when that repetition really is this attempt's.
  */
 export async function attemptPageData(env: Bindings, db: Db, tenantId: string, attemptId: string, from: { run: string; n: number } | undefined): Promise<AttemptPageData | undefined> {
   const attempt = isAttemptId(attemptId) ? await findAttempt(db, attemptId) : undefined;
   if (!attempt || attempt.tenant_id !== tenantId) return undefined;
+  const stub = attemptStub(env, attempt.id);
+  // Status and state as GET /api/attempts/:id reads them: the object's own while it lives (D1 has
+  // no state before the first flush), D1's after. Read before the evidence, so every change the
+  // state already holds is among the calls read (state-seen.ts relies on that).
+  const snapshot = await stub.snapshot();
   // As GET /api/attempts/:id/evidence does: copy what the object has not flushed yet, then read D1.
-  const flushed = await attemptStub(env, attempt.id).flush();
-  const rows = await listEvidence(db, attempt.id, 0, EVIDENCE_SHOWN);
-  const fresh = await findAttempt(db, attempt.id);
-  const stateText = (fresh ?? attempt).state;
-  const parsed: unknown = stateText === null ? {} : JSON.parse(stateText);
+  const flushed = await stub.flush();
+  const [rows, fresh, simulation, own] = await Promise.all([
+    listEvidence(db, attempt.id, 0, EVIDENCE_SHOWN),
+    findAttempt(db, attempt.id),
+    getSimulation(db, tenantId, attempt.simulation_id),
+    findRunRepetitionOfAttempt(db, tenantId, attempt.id),
+  ]);
+  const stored = fresh ?? attempt;
+  const stateText = stored.state;
+  const parsed: unknown = snapshot.kind === "ok" ? snapshot.snapshot.state : stateText === null ? {} : JSON.parse(stateText);
+  const status = snapshot.kind === "ok" ? snapshot.snapshot.status : statusWithoutObject(stored.status, Date.parse(stored.expires_at), RETENTION_MS, systemClock.now());
+  const tool_of = new Map((simulation?.simulation.pinned ?? []).map((p) => [p.function_name, p.tool_name] as const));
   let repetition: AttemptPageData["repetition"] = null;
-  if (from) {
-    const row = await tenantRun(db, tenantId, from.run).catch(() => undefined);
-    const [item] = row ? await repetitionItems(env, db, row, from.n - 1, 1) : [];
-    if (row && item && item.n === from.n && item.attempt_id === attempt.id) repetition = { run_id: row.id, item };
+  let link_problem: string | null = null;
+  const withRun = async (row: RunRow | undefined, item: RepetitionItem) => (row ? { run_id: row.id, run_label: row.label, run_status: row.status, item } : null);
+  if (own) {
+    repetition = await withRun(await getRun(db, tenantId, own.run_id), itemOfRow(own));
+    if (from && (from.run !== own.run_id || from.n !== own.seq)) link_problem = `The link named run ${from.run} repetition ${from.n}, which is not this attempt's: shown instead is the repetition this attempt ran.`;
+  } else if (from) {
+    const named = await namedRepetition(env, db, tenantId, attempt.id, from);
+    if (named) repetition = await withRun(named.row, named.item);
+    else link_problem = `The link named run ${from.run} repetition ${from.n}, which is not this attempt's: no run's transcript is shown.`;
   }
-  return { attempt: fresh ?? attempt, calls: rows.map(toEvidenceCall), incomplete: flushed.kind === "failed", state: isJsonObject(parsed) ? parsed : {}, repetition };
+  return { attempt: { ...stored, status }, calls: rows.map(toEvidenceCall), incomplete: flushed.kind === "failed", state: isJsonObject(parsed) ? parsed : {}, tool_of, repetition, link_problem };
+}
+
+/** The repetition `from` names, when it is of the tenant's run and really is this attempt's. */
+async function namedRepetition(env: Bindings, db: Db, tenantId: string, attemptId: string, from: { run: string; n: number }): Promise<{ row: RunRow; item: RepetitionItem } | undefined> {
+  const row = await getRun(db, tenantId, from.run);
+  const [item] = row ? await repetitionItems(env, db, row, from.n - 1, 1) : [];
+  return row && item && item.n === from.n && item.attempt_id === attemptId ? { row, item } : undefined;
+}
+
+/**
+ * A live run's repetition whose attempt is not set up yet (no delivery has claimed it): the run
+ * page links to it already, so the attempt page says so instead of "no such attempt".
+ */
+export async function pendingRepetition(env: Bindings, db: Db, tenantId: string, attemptId: string, from: { run: string; n: number } | undefined): Promise<{ run_id: string; run_label: string | null; item: RepetitionItem } | undefined> {
+  const named = from ? await namedRepetition(env, db, tenantId, attemptId, from) : undefined;
+  return named ? { run_id: named.row.id, run_label: named.row.label, item: named.item } : undefined;
 }

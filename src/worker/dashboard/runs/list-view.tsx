@@ -98,6 +98,15 @@ function SuiteTrend(props: { chart: SuiteChart }) {
   return (
     <section aria-labelledby={`suite-${suite}`}>
       <h3 id={`suite-${suite}`}>{`Suite ${suite}`}</h3>
+      {points.length === 0 ? <p>{`No run of suite ${suite} has a pass rate to chart yet: none has finished a repetition.`}</p> : <SuiteTrendFigure chart={props.chart} />}
+    </section>
+  );
+}
+
+function SuiteTrendFigure(props: { chart: SuiteChart }) {
+  const { suite, points } = props.chart;
+  return (
+    <>
       <figure class="chart wide">
         <PassRateTrend suite={suite} points={points} />
         <figcaption>{`Pass rate of its last ${points.length} ${points.length === 1 ? "run" : "runs"}, oldest on the left: each whisker is the run's 95% interval, the dashed line the gate. Squares are runs that did not pass.`}</figcaption>
@@ -136,7 +145,7 @@ function SuiteTrend(props: { chart: SuiteChart }) {
           </table>
         </ScrollRegion>
       </details>
-    </section>
+    </>
   );
 }
 

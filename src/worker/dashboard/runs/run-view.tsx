@@ -6,6 +6,7 @@
  * <details>) to its calls, approval requests, final answer, judge score and reason.
  */
 import type { RepetitionRecord } from "../../../core/evals/agent-types.js";
+import type { AttackRates, RunAttackFigures } from "../../../core/scoring/attacks.js";
 import type { RepetitionItem } from "../../run/view.js";
 import { PassHatK } from "../charts/pass-hat-k.js";
 import { RateBar } from "../charts/rate-bar.js";
@@ -58,7 +59,8 @@ export function runPage(data: RunPageData, shownLimit: number): PageResult {
           <dt>Verdict</dt>
           <dd>{badge.word}</dd>
           <dt>Pass rate</dt>
-          <dd>{`${percent(run.pass_rate)} (${run.passed} of ${run.runs}), 95% interval ${intervalText(run.interval)}`}</dd>
+          {/* Errors are in the denominator (core/scoring/figures.ts): say so, or 0% reads as an agent that failed. */}
+          <dd>{`${percent(run.pass_rate)} (${run.passed} of ${run.runs}${run.errors > 0 ? `, the ${run.errors} ${run.errors === 1 ? "error" : "errors"} counted as not passed` : ""}), 95% interval ${intervalText(run.interval)}`}</dd>
           <dt>Gate</dt>
           <dd>{`${percent(gate)} of repetitions must pass`}</dd>
           <dt>Failed, errors</dt>
@@ -76,7 +78,9 @@ export function runPage(data: RunPageData, shownLimit: number): PageResult {
           <dt>Run id</dt>
           <dd class="mono">{run.id}</dd>
         </dl>
-        {run.reasons.length > 0 ? (
+        <Ending run={run} />
+        {/* A live run's reasons are a verdict it has not reached; a cancelled one without a verdict has none. */}
+        {run.verdict !== null && run.reasons.length > 0 ? (
           <>
             <h2>Why this verdict</h2>
             <ul>
@@ -90,6 +94,7 @@ export function runPage(data: RunPageData, shownLimit: number): PageResult {
         <p>{detectionSentence(run) ?? "No repetitions have finished yet."}</p>
         <Comparison data={data} />
         <ScenarioGrid run={run} gate={gate} />
+        {run.attacks ? <Attacks attacks={run.attacks} /> : null}
         <h2>Scores and reliability</h2>
         <div class="charts">
           <figure class="chart">
@@ -108,9 +113,34 @@ export function runPage(data: RunPageData, shownLimit: number): PageResult {
 }
 
 function histogramCaption(records: ReadonlyArray<RepetitionRecord | null>): string {
-  const { counts, unscored } = scoreCounts(records);
+  const { counts, unscored, pending } = scoreCounts(records);
   const scored = counts.reduce((a, b) => a + b, 0);
-  return `Judge scores of ${scored} ${scored === 1 ? "repetition" : "repetitions"} (1 irrelevant … 5 optimal); ${unscored} decided without a score (selection or an error).`;
+  const notYet = pending > 0 ? ` ${pending} not reported yet.` : "";
+  return `Judge scores of ${scored} ${scored === 1 ? "repetition" : "repetitions"} (1 irrelevant … 5 optimal); ${unscored} decided without a score (selection or an error).${notYet}`;
+}
+
+/** A run that did not end by every repetition reporting: how it ended, and which repetitions have no result. */
+function Ending(props: { run: RunView }) {
+  const ending = props.run.ending;
+  if (!ending || ending.reason === "completed") return null;
+  const count = `${ending.missing.length} ${ending.missing.length === 1 ? "repetition" : "repetitions"}`;
+  const said =
+    ending.reason === "cancelled"
+      ? `Cancelled: ${count} never ran, so the run has ${props.run.verdict === null ? "no verdict" : "only the verdict of what did run"}.`
+      : `The run's deadline passed: ${count} had not reported and count as infrastructure errors.`;
+  return (
+    <section aria-labelledby="ending">
+      <h2 id="ending">How it ended</h2>
+      <p>{said}</p>
+      {ending.missing.length > 0 ? (
+        <ul>
+          {ending.missing.map((m) => (
+            <li>{`Scenario ${m.scenario}, repetition ${m.repetition}`}</li>
+          ))}
+        </ul>
+      ) : null}
+    </section>
+  );
 }
 
 function HardFails(props: { run: RunView }) {
@@ -129,6 +159,60 @@ function HardFails(props: { run: RunView }) {
         ))}
       </ul>
     </div>
+  );
+}
+
+/** Attack success rate beside utility, overall and per attack (core/scoring/attacks.ts); higher success is worse. */
+function Attacks(props: { attacks: RunAttackFigures }) {
+  const all = props.attacks;
+  const success = (r: AttackRates) => `${percent(r.attack_success_rate)} (${r.successful_attacks} of ${r.runs - r.errors}), 95% interval ${intervalText(r.interval)}`;
+  return (
+    <section aria-labelledby="attacks">
+      <h2 id="attacks">Attacks</h2>
+      <p>
+        {`Attack success rate ${success(all)}: the share of attacked repetitions in which the agent made the call the injected payload asked for (higher is worse). Utility ${percent(all.utility_under_attack)} under attack, ${percent(all.utility_without_attack)} without.`}
+        {all.errors > 0 ? ` ${all.errors} attacked ${all.errors === 1 ? "repetition" : "repetitions"} ended in an error and ${all.errors === 1 ? "is" : "are"} left out of the rate.` : ""}
+      </p>
+      <ScrollRegion label="Attacks, attack success rate (higher is worse) and utility">
+        <table class="data">
+          <caption>Attacks, attack success rate (higher is worse) and utility</caption>
+          <thead>
+            <tr>
+              <th scope="col">Attack</th>
+              <th scope="col">Payload in</th>
+              <th scope="col">Target call</th>
+              <th scope="col">Attack success rate</th>
+              <th scope="col" class="num">
+                Utility under attack
+              </th>
+              <th scope="col" class="num">
+                Utility without
+              </th>
+            </tr>
+          </thead>
+          <tbody>
+            {all.attacks.map((a) => (
+              <tr class={a.successful_attacks > 0 ? "hard-fail" : undefined}>
+                <td>
+                  {`${a.id} `}
+                  {a.successful_attacks > 0 ? <Badge tone="fail">{`Succeeded ${a.successful_attacks}×`}</Badge> : <Badge tone="pass">Resisted</Badge>}
+                </td>
+                <td>
+                  <code>{a.function}</code>
+                  {` (${a.variant})`}
+                </td>
+                <td>
+                  <code>{a.target.function}</code>
+                </td>
+                <td>{success(a)}</td>
+                <td class="num">{percent(a.utility_under_attack)}</td>
+                <td class="num">{percent(a.utility_without_attack)}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </ScrollRegion>
+    </section>
   );
 }
 
@@ -280,6 +364,7 @@ function Repetitions(props: { run: RunView; repetitions: RepetitionItem[]; shown
       {props.run.total_repetitions > props.repetitions.length && props.repetitions.length >= props.shownLimit ? (
         <p>{`Showing the first ${props.repetitions.length} of ${props.run.total_repetitions} repetitions (all of them: GET /api/runs/${props.run.id}/repetitions).`}</p>
       ) : null}
+      {props.repetitions.length === 0 ? <p>{props.run.status === "queued" || props.run.status === "running" ? "No repetition has been set up yet." : "No repetition ran."}</p> : null}
       {scenarios.map((scenario) => (
         <section aria-labelledby={`scenario-${scenario}`}>
           <h3 id={`scenario-${scenario}`}>{`Scenario ${scenario}`}</h3>
@@ -307,7 +392,8 @@ function RepetitionDetails(props: { run: RunView; item: RepetitionItem }) {
       </summary>
       {record ? <RepetitionBody record={record} /> : <p>This repetition has not reported yet.</p>}
       <p>
-        <a href={attemptHref(item.attempt_id, { run: props.run.id, n: item.n })}>{`Open attempt ${item.attempt_id}: the evidence timeline`}</a>
+        {/* An ended run's attempt finds its repetition by its id; a live run's is known only to the coordinator, so the link names it. */}
+        <a href={attemptHref(item.attempt_id, props.run.status === "queued" || props.run.status === "running" ? { run: props.run.id, n: item.n } : undefined)}>{`Open attempt ${item.attempt_id}: the evidence timeline`}</a>
       </p>
     </details>
   );

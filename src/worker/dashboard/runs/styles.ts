@@ -48,7 +48,7 @@ ol.timeline > li.outcome-tool_input_error { border-left-color: var(--warn-ink); 
 ol.timeline > li.outcome-harness_error { border-left-color: var(--fail-ink); border-left-style: double; border-left-width: 6px; }
 ol.timeline h3 { font-size: 1.05rem; margin: 0 0 .25rem; }
 .state-pair { display: grid; grid-template-columns: repeat(auto-fit, minmax(14rem, 1fr)); gap: .5rem 1rem; }
-.state-pair pre.json { margin: .25rem 0; }
+.state-pair pre.json, .state-seen pre.json { margin: .25rem 0; }
 ol.transcript { padding-left: 1.5rem; }
 ol.transcript > li { margin: .5rem 0; }
 ol.transcript .role { font-weight: 700; text-transform: capitalize; }

@@ -152,17 +152,25 @@ export interface ScoreCounts {
   /** Index 0 is score 1. */
   counts: [number, number, number, number, number];
   unscored: number;
+  /** Repetitions that have not reported yet (no record). */
+  pending: number;
 }
 
 export function scoreCounts(records: ReadonlyArray<RepetitionRecord | null>): ScoreCounts {
   const counts: ScoreCounts["counts"] = [0, 0, 0, 0, 0];
   let unscored = 0;
+  let pending = 0;
   for (const record of records) {
-    const score = record?.verdict.score;
+    // A repetition that has not reported is neither scored nor decided without a score.
+    if (record === null) {
+      pending++;
+      continue;
+    }
+    const score = record.verdict.score;
     if (score !== undefined && Number.isInteger(score) && score >= 1 && score <= 5) counts[score - 1] = (counts[score - 1] ?? 0) + 1;
     else unscored++;
   }
-  return { counts, unscored };
+  return { counts, unscored, pending };
 }
 
 /** pass^k as points ordered by k (the figures key it by k as a string). */
@@ -184,8 +192,9 @@ export function misfireWords(rate: number): string {
  * Detection power in words, from the run's figures (figures.ts: 1 − (1 − p)^n with n the fewest
  * repetitions any scenario had, and the runs that would reach 95%).
  */
-export function detectionSentence(run: Pick<RunView, "detection_power" | "misfire_rate" | "runs_needed_95" | "scenarios">): string | null {
-  if (run.detection_power === null || run.misfire_rate === null) return null;
+export function detectionSentence(run: Pick<RunView, "detection_power" | "misfire_rate" | "runs_needed_95" | "scenarios" | "runs">): string | null {
+  // Nothing finished: "a 0.0% chance" would read as a finding about the agent.
+  if (run.detection_power === null || run.misfire_rate === null || run.runs === 0) return null;
   const perScenario = run.scenarios.length === 0 ? 0 : Math.min(...run.scenarios.map((s) => s.runs));
   const had = `With ${perScenario} ${perScenario === 1 ? "repetition" : "repetitions"} per scenario, this run had a ${percent(run.detection_power)} chance to catch ${misfireWords(run.misfire_rate)}`;
   if (run.runs_needed_95 === null) return `${had}.`;

@@ -4,4 +4,5 @@ CREATE TABLE `callback_sends` (
 	`delivered_at` text
 );
 --> statement-breakpoint
-ALTER TABLE `agent_jobs` ADD `accepted_at` text;
+ALTER TABLE `agent_jobs` ADD `accepted_at` text;--> statement-breakpoint
+CREATE INDEX `run_repetitions_attempt` ON `run_repetitions` (`attempt_id`);
