@@ -34,7 +34,8 @@ import { positiveFlag } from "./flags.js";
 import { freePort } from "./support/free-port.js";
 import { isolateHeaps } from "./support/inspector.js";
 import { workerdRssMb } from "./support/process-memory.js";
-import { api, field, runBenchmark, waitForRun } from "./support/toolproof-api.js";
+import { field } from "../local/narrow.js";
+import { api, runBenchmark, waitForRun } from "./support/toolproof-api.js";
 
 const RUNS = positiveFlag("runs", 20, true);
 const LARGE_RUNS = positiveFlag("large-runs", 200, true);

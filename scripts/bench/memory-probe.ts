@@ -24,7 +24,8 @@ import { positiveFlag, stringFlag } from "./flags.js";
 import { freePort } from "./support/free-port.js";
 import { isolateHeaps } from "./support/inspector.js";
 import { ownWorkerdPids, processMemory } from "./support/process-memory.js";
-import { api, field, runBenchmark, waitForRun } from "./support/toolproof-api.js";
+import { field } from "../local/narrow.js";
+import { api, runBenchmark, waitForRun } from "./support/toolproof-api.js";
 
 const MODE = stringFlag("mode") ?? "run";
 const COUNT = positiveFlag("count", 1000, true);

@@ -8,6 +8,7 @@
  * local D1, queue broker and entry workers), which is how a benchmark tells the service's heap
  * from the local simulators'.
  */
+import { field } from "../../local/narrow.js";
 
 export interface IsolateHeap {
   /** The inspector target's id: "core:user:<worker>" for a Worker, other prefixes for Miniflare's own. */
@@ -26,10 +27,6 @@ interface Target {
 }
 
 const SNAPSHOT_TIMEOUT_MS = 60_000;
-
-function field(value: unknown, key: string): unknown {
-  return typeof value === "object" && value !== null ? (value as Record<string, unknown>)[key] : undefined;
-}
 
 async function targets(port: number): Promise<Target[]> {
   const list: unknown = await (await fetch(`http://127.0.0.1:${port}/json/list`)).json();

@@ -1,5 +1,6 @@
 /** The benchmarks' client of a local toolproof: JSON over HTTP with the demo key, failing loudly. */
 import type { RunningToolproof } from "../../local-server.js";
+import { field } from "../../local/narrow.js";
 
 export async function api(server: RunningToolproof, method: string, route: string, body?: string, type = "application/json"): Promise<unknown> {
   const init: RequestInit = { method, headers: { authorization: `Bearer ${server.demoKey}`, "content-type": type } };
@@ -8,10 +9,6 @@ export async function api(server: RunningToolproof, method: string, route: strin
   const answer: unknown = await response.json();
   if (!response.ok) throw new Error(`${method} ${route} answered ${response.status}: ${JSON.stringify(answer).slice(0, 2000)}`);
   return answer;
-}
-
-export function field(value: unknown, key: string): unknown {
-  return typeof value === "object" && value !== null ? (value as Record<string, unknown>)[key] : undefined;
 }
 
 /** Polls a run until it is neither queued nor running, calling `onPoll` between reads; the run's last view. */
