@@ -44,6 +44,7 @@ UPSTREAM_FILES = [
     f"{RETAIL}/data/orders.json",
     f"{RETAIL}/data/products.json",
     f"{RETAIL}/data/users.json",
+    f"{RETAIL}/data/__init__.py",
     f"{RETAIL}/tasks_test.py",
     f"{RETAIL}/tasks_train.py",
     f"{RETAIL}/tasks_dev.py",
@@ -218,7 +219,15 @@ def diff(before: Any, after: Any, path: list[str | int], out: list[dict[str, Any
 def state_diff(base: dict[str, Any], data: dict[str, Any]) -> list[dict[str, Any]]:
     out: list[dict[str, Any]] = []
     for c in COLLECTIONS:
-        diff(base[c], data[c], [c], out)
+        before, after = base[c], data[c]
+        if before.keys() != after.keys():
+            diff(before, after, [c], out)
+            continue
+        for key in before:
+            # Python's own deep comparison first, for speed: it differs from JSON equality only in
+            # taking True for 1, and no retail tool writes a boolean.
+            if before[key] != after[key]:
+                diff(before[key], after[key], [c, key], out)
     return out
 
 
@@ -888,7 +897,8 @@ def main() -> None:
     ops = operations(tau["tools"])
     write_json(os.path.join(out, "operations.json"), ops)
     files = {}
-    for name in UPSTREAM_FILES:
+    tools = sorted(f"{RETAIL}/tools/{name}" for name in os.listdir(os.path.join(checkout, RETAIL, "tools")) if name.endswith(".py"))
+    for name in UPSTREAM_FILES + tools:
         with open(os.path.join(checkout, name), "rb") as f:
             files[name] = hashlib.sha256(f.read()).hexdigest()
     base_sha = state_hash(replayer.base_hashes)
