@@ -3,7 +3,7 @@
  * measured on τ-bench-shaped retail computations (500 users, 1,000 orders), in Node and in
  * workerd. docs/mock-definition.md ("Choosing the expression language") holds a run's table.
  *
- *   npm run bench:expressions [-- --iterations 2000]
+ *   npm run bench:expressions [-- --iterations 200]
  *
  * Columns: minified and gzipped bundle size of the library alone (esbuild), microseconds per
  * evaluation in Node and in workerd for each computation (compiled once, evaluated many times),
@@ -29,7 +29,7 @@ import {
   type Computation,
 } from "./support/expression-candidates.js";
 
-const ITERATIONS = positiveFlag("iterations", 2000, true);
+const ITERATIONS = positiveFlag("iterations", 200, true);
 const here = path.dirname(fileURLToPath(import.meta.url));
 
 async function bundleBytes(module: string): Promise<{ minified: number; gzipped: number }> {
