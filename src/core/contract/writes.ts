@@ -300,6 +300,10 @@ function writeAt(work: WorkingState, segments: readonly string[], op: WriteOp, v
     if (!isJsonObject(value)) return `cannot merge into "${segments.join(".")}": the value to merge is ${jsonTypeOf(value)}, not an object`;
     if (current !== undefined && !isJsonObject(current)) return `cannot merge into "${segments.join(".")}": the state holds ${jsonTypeOf(current)} there, not an object`;
   }
+  if (op === "merge" && isJsonObject(current) && isJsonObject(value)) {
+    const patch = value;
+    if (Object.keys(patch).every((name) => Object.hasOwn(current, name) && jsonEqual(current[name] as JsonValue, patch[name] as JsonValue))) return null;
+  }
   if (op === "append" && current !== undefined && !Array.isArray(current)) {
     return `cannot append to "${segments.join(".")}": the state holds ${jsonTypeOf(current)} there, not an array`;
   }

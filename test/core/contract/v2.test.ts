@@ -194,6 +194,10 @@ describe("ordered writes at computed paths", () => {
     expect(run(hole, {}, orders)).toMatchObject({ kind: "harness_error", harness_kind: "missing_reference", details: [{ path: "/variants/ok/set_state/0" }] });
     const same = parsed(v2({ result: 1, set_state: [{ set: "users.u1.name", value: "Ada" }] }));
     expect(run(same, {}, orders)).toMatchObject({ kind: "result", state: orders, state_changed: false });
+    const sameMerge = parsed(v2({ result: 1, set_state: [{ merge: "users.u1", value: { name: "Ada" } }, { remove: "users.u3" }] }));
+    const outcome = run(sameMerge, {}, orders);
+    expect(outcome).toMatchObject({ kind: "result", state_changed: false });
+    if (outcome.kind === "result") expect(outcome.state).toBe(orders);
   });
 });
 
