@@ -4,7 +4,7 @@
  */
 import { describe, expect, it } from "vitest";
 import { call, newTenant } from "./helpers.js";
-import { createSimulation, dispatchJson, libraryTool } from "./simulation-helpers.js";
+import { createSimulation, dispatchJson, libraryTool, readAttempt } from "./simulation-helpers.js";
 
 const tenantPromise = newTenant();
 
@@ -90,6 +90,17 @@ describe("version-2 definitions over HTTP", () => {
     expect(await cancel("#1")).toEqual({ status: 200, body: "Error: non-pending order cannot be cancelled" });
     expect(await cancel("#7")).toEqual({ status: 200, body: "Error: order not found" });
     expect(await get("#2")).toEqual({ status: 200, body: { status: "pending", user_id: "u1", items: [{ price: 1 }] } });
+    // 5 + 10.25 + 2.5, written at the user the cancelled order belongs to.
+    expect((await readAttempt(attempt)).body).toMatchObject({
+      status: "active",
+      harness_errors: 0,
+      state: {
+        orders_v2: {
+          orders: { "#1": { status: "cancelled", user_id: "u1", items: [{ price: 10.25 }, { price: 2.5 }] }, "#2": { status: "pending", user_id: "u1", items: [{ price: 1 }] } },
+          users: { u1: { balance: 17.75 } },
+        },
+      },
+    });
   });
 
   it("refuses to save a definition whose expression does not type-check, naming where", async () => {
