@@ -38,7 +38,7 @@ describe("POST /api/tools/:id/testing refusals", () => {
       action: "save",
       operation_id: "get_invoice",
       contract_hash: hash,
-      definition: { schema_version: 2, default_variant: "nope", variants: {}, examples: [], extra: true },
+      definition: { schema_version: 3, default_variant: "nope", variants: {}, examples: [], extra: true },
     });
     expect(response.status).toBe(422);
     // SAFETY: documented error shape.

@@ -8,11 +8,13 @@ import { isJsonObject, jsonEqual } from "../json.js";
 import type { JsonSchema, SchemaValidator } from "../ports.js";
 import { compileDefinition, type CompiledDelay, type CompiledRule, type CompiledSetState } from "./compile.js";
 import { allHold } from "./conditions.js";
-import { render, RenderFailure } from "./expressions.js";
+import { Meter } from "./cel.js";
+import { render, RenderFailure, type RenderScope } from "./expressions.js";
 import { resolvePath, setPath } from "./paths.js";
 import { candidateRules } from "./rule-index.js";
 import type { CallOutcome, HarnessErrorKind, MockDefinition } from "./types.js";
 import { copyJson, describe } from "./values.js";
+import { applyWrites, WorkingState, type CompiledWrite } from "./writes.js";
 
 export interface CallRequest {
   input_schema: JsonSchema;
@@ -80,7 +82,8 @@ export function runCall(request: CallRequest, trace: CallTrace | null): CallOutc
     const definition = request.definition;
     const requested: unknown = request.variant ?? definition.default_variant;
     variantName = typeof requested === "string" ? requested : "";
-    const variant = compileDefinition(definition).variants.get(variantName);
+    const compiled = compileDefinition(definition);
+    const variant = compiled.variants.get(variantName);
     if (variant === undefined) {
       const message = `the definition has no variant named ${describe(requested)}`;
       return harness("unknown_variant", message, [{ path: "/variants", message }], variantName, null);
@@ -108,8 +111,11 @@ export function runCall(request: CallRequest, trace: CallTrace | null): CallOutc
     // Steps 2-4: the first rule whose conditions all hold on the pre-call state; result,
     // set_state and delay_ms each fall back to the variant's on their own.
     const state = request.state;
+    // Version 2: expressions see the pre-call state as `before`, and the call has a cost budget.
+    const scope: RenderScope | null = compiled.version === 2 ? { before: state, locals: {}, meter: new Meter() } : null;
     let resultTemplate = variant.result;
     let setState: CompiledSetState = variant.setState;
+    let writes: readonly CompiledWrite[] = variant.writes;
     let delay = delayOf(variant.delay);
     const rules = variant.rules;
     const candidates = variant.ruleIndex === null ? null : candidateRules(variant.ruleIndex, args, state);
@@ -119,14 +125,37 @@ export function runCall(request: CallRequest, trace: CallTrace | null): CallOutc
       // indices below rules.length, so both lookups hit an element.
       const index = candidates === null ? c : (candidates[c] as number);
       const rule = rules[index] as CompiledRule;
-      if (allHold(rule.when, args, state)) {
+      if (allHold(rule.when, args, state, scope)) {
         ruleIndex = index;
         if (rule.result !== undefined) resultTemplate = rule.result;
         if (rule.setState !== undefined) setState = rule.setState;
+        if (rule.writes !== undefined) writes = rule.writes;
         const ruleDelay = delayOf(rule.delay);
         if (ruleDelay !== undefined) delay = ruleDelay;
         break;
       }
+    }
+
+    if (scope !== null) {
+      // Version 2, steps 5-7: the writes in order, each seeing the state the ones before it
+      // left; then the result, rendered against the state after the writes.
+      const work = new WorkingState(state);
+      applyWrites(writes, args, work, scope);
+      const result = render(resultTemplate, args, work.root, scope);
+      const outputProblems = request.validator.validate(request.output_schema, result);
+      if (outputProblems.length > 0) {
+        const message = `the rendered result does not match the output schema: ${summary(outputProblems)}`;
+        return harness("output_schema", message, outputProblems, variantName, ruleIndex);
+      }
+      return {
+        kind: "result",
+        result,
+        state: work.changed ? work.root : state,
+        state_changed: work.changed,
+        variant: variantName,
+        rule: ruleIndex,
+        delay_ms: delay ?? 0,
+      };
     }
 
     // Step 5: render everything against the same pre-call state before anything is written.

@@ -7,12 +7,13 @@
  * cached form stale; build a new object (or parse again) instead.
  */
 import { compileCondition, type CompiledCondition } from "./conditions.js";
-import { compileTemplate, Template } from "./expressions.js";
+import { compileTemplate, Template, VERSION_1, type TemplateContext } from "./expressions.js";
 import { LIMITS } from "./limits.js";
 import { splitPath, type Segments } from "./paths.js";
 import { buildRuleIndex, type RuleIndex } from "./rule-index.js";
 import type { MockDefinition } from "./types.js";
 import { child } from "./values.js";
+import { compileWrites, type CompiledWrite } from "./writes.js";
 
 export interface CompiledSetEntry {
   readonly key: string;
@@ -32,6 +33,8 @@ export interface CompiledRule {
   readonly when: readonly CompiledCondition[];
   readonly result: Template | undefined;
   readonly setState: CompiledSetState | undefined;
+  /** Version 2: the ordered writes, when the rule has its own set_state. */
+  readonly writes: readonly CompiledWrite[] | undefined;
   readonly delay: CompiledDelay;
 }
 
@@ -39,6 +42,8 @@ export interface CompiledVariant {
   readonly name: string;
   readonly result: Template;
   readonly setState: CompiledSetState;
+  /** Version 2: the ordered writes ([] when none; version 1 uses setState). */
+  readonly writes: readonly CompiledWrite[];
   readonly delay: CompiledDelay;
   readonly rules: readonly CompiledRule[];
   /** Narrows the rules to check on a call; null when the variant has too few rules to bother. */
@@ -46,6 +51,7 @@ export interface CompiledVariant {
 }
 
 export interface CompiledDefinition {
+  readonly version: 1 | 2;
   readonly variants: ReadonlyMap<string, CompiledVariant>;
 }
 
@@ -57,8 +63,8 @@ const cache = new WeakMap<object, CompiledDefinition>();
  */
 export type TemplateCache = Map<unknown, Template>;
 
-function templateOf(value: unknown, at: string, templates: TemplateCache | undefined): Template {
-  return (value !== null && typeof value === "object" ? templates?.get(value) : undefined) ?? compileTemplate(value, at, null);
+function templateOf(value: unknown, at: string, templates: TemplateCache | undefined, context: TemplateContext): Template {
+  return (value !== null && typeof value === "object" ? templates?.get(value) : undefined) ?? compileTemplate(value, at, null, 0, context);
 }
 
 function asRecord(value: unknown): Record<string, unknown> | undefined {
@@ -71,7 +77,7 @@ function compileSetState(raw: unknown, at: string, templates: TemplateCache | un
   if (!record) return [];
   return Object.keys(record).map((key) => {
     const keyAt = child(at, key);
-    return { key, segments: splitPath(key), template: templateOf(record[key], keyAt, templates), at: keyAt };
+    return { key, segments: splitPath(key), template: templateOf(record[key], keyAt, templates, VERSION_1), at: keyAt };
   });
 }
 
@@ -84,26 +90,30 @@ function compileDelay(owner: Record<string, unknown>, at: string): CompiledDelay
   return { ok: false, at: `${at}/delay_ms` };
 }
 
-function compileVariant(name: string, raw: Record<string, unknown>, templates: TemplateCache | undefined): CompiledVariant {
+function compileVariant(name: string, raw: Record<string, unknown>, templates: TemplateCache | undefined, version: 1 | 2): CompiledVariant {
   const at = child("/variants", name);
+  const context: TemplateContext = version === 2 ? { version: 2, locals: [] } : VERSION_1;
   const rawRules = Array.isArray(raw.rules) ? raw.rules : [];
   const rules = rawRules.map((rule: unknown, index: number): CompiledRule => {
     const ruleAt = `${at}/rules/${index}`;
     const record = asRecord(rule) ?? {};
+    const hasSetState = Object.hasOwn(record, "set_state");
     return {
-      when: Array.isArray(record.when) ? record.when.map(compileCondition) : [],
-      result: Object.hasOwn(record, "result") ? templateOf(record.result, `${ruleAt}/result`, templates) : undefined,
-      // A rule's own "set_state": {} overrides the variant's, so presence (not content) decides.
-      setState: Object.hasOwn(record, "set_state") ? compileSetState(record.set_state, `${ruleAt}/set_state`, templates) : undefined,
+      when: Array.isArray(record.when) ? record.when.map((condition: unknown, c: number) => compileCondition(condition, version, `${ruleAt}/when/${c}`)) : [],
+      result: Object.hasOwn(record, "result") ? templateOf(record.result, `${ruleAt}/result`, templates, context) : undefined,
+      // A rule's own "set_state": {} (or []) overrides the variant's, so presence (not content) decides.
+      setState: hasSetState && version === 1 ? compileSetState(record.set_state, `${ruleAt}/set_state`, templates) : undefined,
+      writes: hasSetState && version === 2 ? compileWrites(record.set_state, `${ruleAt}/set_state`, null) : undefined,
       delay: compileDelay(record, ruleAt),
     };
   });
   return {
     name,
     result: Object.hasOwn(raw, "result")
-      ? templateOf(raw.result, `${at}/result`, templates)
+      ? templateOf(raw.result, `${at}/result`, templates, context)
       : new Template("invalid", null, [], [], [], `variant "${name}" has no result`, 0, 0, at),
-    setState: compileSetState(raw.set_state, `${at}/set_state`, templates),
+    setState: version === 1 ? compileSetState(raw.set_state, `${at}/set_state`, templates) : [],
+    writes: version === 2 && Object.hasOwn(raw, "set_state") ? compileWrites(raw.set_state, `${at}/set_state`, null) : [],
     delay: compileDelay(raw, at),
     rules,
     ruleIndex: buildRuleIndex(rules),
@@ -115,14 +125,16 @@ export function compileDefinition(definition: MockDefinition, templates?: Templa
   const cached = cache.get(definition);
   if (cached) return cached;
   const variants = new Map<string, CompiledVariant>();
+  // Anything but 2 is read as version 1, which is what a definition without the parser was before.
+  const version = definition.schema_version === 2 ? 2 : 1;
   const rawVariants = asRecord(definition.variants);
   if (rawVariants) {
     for (const name of Object.keys(rawVariants)) {
       const variant = asRecord(rawVariants[name]);
-      if (variant) variants.set(name, compileVariant(name, variant, templates));
+      if (variant) variants.set(name, compileVariant(name, variant, templates, version));
     }
   }
-  const compiled: CompiledDefinition = { variants };
+  const compiled: CompiledDefinition = { version, variants };
   cache.set(definition, compiled);
   return compiled;
 }

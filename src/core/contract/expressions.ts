@@ -9,9 +9,11 @@
  * and the call path (without one, where a malformed expression in a definition that skipped the
  * parser becomes a harness error when it is rendered).
  */
-import type { HarnessErrorKind } from "./types.js";
 import type { JsonObject, JsonValue, Problem } from "../json.js";
 import { dateAdd, EXPECTED_DATE } from "./datetime.js";
+import { compileExpression, evaluateExpression, type Expression, type Meter } from "./cel.js";
+import { RenderFailure } from "./failure.js";
+export { RenderFailure };
 import { LIMITS } from "./limits.js";
 import { pathProblem, resolvePath, segmentsPointer, splitPath, type Segments } from "./paths.js";
 import { child, copyJson, describe, setOwn } from "./values.js";
@@ -32,8 +34,31 @@ export type TemplateKind =
   | "number"
   /** `items[0]` is the value template; `days` and `hours` are checked literals. */
   | "dateAdd"
+  /** Version 2: a CEL expression, in `expression`. */
+  | "expr"
   /** A malformed expression or a literal that can never be accepted: a harness error when rendered. */
   | "invalid";
+
+/**
+ * What a template may use, by definition version: version 1 knows only the four operators, so
+ * `{"$expr": ...}` there stays plain data; version 2 adds `$expr`, seeing `locals` (for_each names).
+ */
+export interface TemplateContext {
+  readonly version: 1 | 2;
+  readonly locals: readonly string[];
+}
+
+export const VERSION_1: TemplateContext = { version: 1, locals: [] };
+
+/**
+ * What a version-2 render sees besides the arguments and the state: the pre-call state, the
+ * for_each names bound so far and the call's cost budget. Version 1 renders pass none.
+ */
+export interface RenderScope {
+  readonly before: JsonValue;
+  readonly locals: Readonly<Record<string, JsonValue>>;
+  readonly meter: Meter;
+}
 
 /**
  * One compiled template node. A single class with every field present (rather than a union of
@@ -55,6 +80,8 @@ export class Template {
     readonly hours: number = 0,
     /** JSON Pointer of this node in the definition. */
     readonly at: string = "",
+    /** The compiled CEL expression of an expr node. */
+    readonly expression: Expression | null = null,
   ) {}
 }
 
@@ -69,16 +96,12 @@ function invalid(message: string, at: string): Template {
   return new Template("invalid", null, NO_KEYS, NO_ITEMS, NO_KEYS, message, 0, 0, at);
 }
 
-/**
- * Why a render stopped. A plain class (not an Error) because it is control flow on the call path
- * and a stack trace would only cost time; executeCall turns it into an outcome.
- */
-export class RenderFailure {
-  constructor(
-    readonly kind: "tool_input_error" | HarnessErrorKind,
-    readonly message: string,
-    readonly details: Problem[],
-  ) {}
+
+/** Is `value` an object whose single own key is "$expr" (the version-2 expression)? */
+function isExprObject(value: unknown): value is { $expr: unknown } {
+  if (value === null || typeof value !== "object" || Array.isArray(value)) return false;
+  const keys = Object.keys(value);
+  return keys.length === 1 && keys[0] === "$expr";
 }
 
 /** Is `value` an object whose single own key is an operator (the contract's definition of an expression)? */
@@ -123,12 +146,17 @@ function isInteger(value: unknown, min: number, max: number): value is number {
  * Compiles a template found at JSON Pointer `at` of the definition. Problems go to `sink` (the
  * parser's list) when one is given; the returned tree is usable either way.
  */
-export function compileTemplate(value: unknown, at: string, sink: Problem[] | null, depth = 0): Template {
+export function compileTemplate(value: unknown, at: string, sink: Problem[] | null, depth = 0, context: TemplateContext = VERSION_1): Template {
   if (depth > LIMITS.maxNesting) return report(sink, at, `nested deeper than ${LIMITS.maxNesting} levels`);
   if (value === null || typeof value !== "object") {
     // SAFETY: the parser checked JSON-ness of the whole definition; on the call path a non-JSON
     // scalar can only come from a caller that bypassed the parser and is copied through as is.
     return scalar(value as JsonValue);
+  }
+  if (context.version === 2 && isExprObject(value)) {
+    const compiled = compileExpression(value.$expr, context.locals, child(at, "$expr"), sink);
+    if (typeof compiled === "string") return invalid(compiled, child(at, "$expr"));
+    return new Template("expr", null, NO_KEYS, NO_ITEMS, NO_KEYS, compiled.source, 0, 0, at, compiled);
   }
   const operator = expressionOperator(value);
   if (operator !== null) {
@@ -140,9 +168,9 @@ export function compileTemplate(value: unknown, at: string, sink: Problem[] | nu
       case "$state":
         return compileReference(operator === "$input" ? "input" : "state", argument, argAt, at, sink);
       case "$number":
-        return compileNumber(argument, argAt, at, sink, depth);
+        return compileNumber(argument, argAt, at, sink, depth, context);
       default:
-        return compileDateAdd(argument, argAt, at, sink, depth);
+        return compileDateAdd(argument, argAt, at, sink, depth, context);
     }
   }
   if (Array.isArray(value)) {
@@ -152,7 +180,7 @@ export function compileTemplate(value: unknown, at: string, sink: Problem[] | nu
     let literal = true;
     let folded = false;
     for (let i = 0; i < value.length; i++) {
-      const item = compileTemplate(value[i], `${at}/${i}`, sink, depth + 1);
+      const item = compileTemplate(value[i], `${at}/${i}`, sink, depth + 1, context);
       items[i] = item;
       literal &&= isLiteral(item);
       folded ||= item.value !== value[i];
@@ -176,7 +204,7 @@ export function compileTemplate(value: unknown, at: string, sink: Problem[] | nu
   for (let i = 0; i < keys.length; i++) {
     // SAFETY: i < keys.length.
     const key = keys[i] as string;
-    const item = compileTemplate(record[key], child(at, key), sink, depth + 1);
+    const item = compileTemplate(record[key], child(at, key), sink, depth + 1, context);
     values[i] = item;
     literal &&= isLiteral(item);
     folded ||= item.value !== record[key];
@@ -205,8 +233,8 @@ function compileReference(
   return new Template(kind, null, NO_KEYS, NO_ITEMS, splitPath(argument), argument, 0, 0, at);
 }
 
-function compileNumber(argument: unknown, argAt: string, at: string, sink: Problem[] | null, depth: number): Template {
-  const inner = compileTemplate(argument, argAt, sink, depth + 1);
+function compileNumber(argument: unknown, argAt: string, at: string, sink: Problem[] | null, depth: number, context: TemplateContext): Template {
+  const inner = compileTemplate(argument, argAt, sink, depth + 1, context);
   if (inner.t === "invalid") return inner;
   if (isLiteral(inner)) {
     // A literal is known now: fold it, or refuse the definition instead of failing at run time.
@@ -223,7 +251,7 @@ function compileNumber(argument: unknown, argAt: string, at: string, sink: Probl
 
 const DATE_ADD_KEYS: ReadonlySet<string> = new Set(["value", "days", "hours"]);
 
-function compileDateAdd(argument: unknown, argAt: string, at: string, sink: Problem[] | null, depth: number): Template {
+function compileDateAdd(argument: unknown, argAt: string, at: string, sink: Problem[] | null, depth: number, context: TemplateContext): Template {
   if (argument === null || typeof argument !== "object" || Array.isArray(argument)) {
     return report(sink, argAt, 'expected an object {"value": ..., "days"?: integer, "hours"?: integer} for $dateAdd');
   }
@@ -251,7 +279,7 @@ function compileDateAdd(argument: unknown, argAt: string, at: string, sink: Prob
     return invalid("$dateAdd has no value", argAt);
   }
   const valueAt = `${argAt}/value`;
-  const inner = compileTemplate(record.value, valueAt, sink, depth + 1);
+  const inner = compileTemplate(record.value, valueAt, sink, depth + 1, context);
   if (inner.t === "invalid") return inner;
   if (broken || !isInteger(days, LIMITS.minDays, LIMITS.maxDays) || !isInteger(hours, LIMITS.minHours, LIMITS.maxHours)) {
     return invalid("$dateAdd is malformed", argAt);
@@ -293,7 +321,7 @@ function refused(source: Template, value: JsonValue, operator: string, expected:
  * Renders a compiled template against the arguments and the pre-call state. Throws RenderFailure;
  * the returned value shares nothing with the definition, the arguments or the state.
  */
-export function render(t: Template, input: JsonValue, state: JsonValue): JsonValue {
+export function render(t: Template, input: JsonValue, state: JsonValue, scope: RenderScope | null = null): JsonValue {
   switch (t.t) {
     case "scalar":
       return t.value;
@@ -305,7 +333,7 @@ export function render(t: Template, input: JsonValue, state: JsonValue): JsonVal
       const items = t.items;
       for (let i = 0; i < keys.length; i++) {
         // SAFETY: keys and items are parallel arrays built together in compileTemplate.
-        setOwn(out, keys[i] as string, render(items[i] as Template, input, state));
+        setOwn(out, keys[i] as string, render(items[i] as Template, input, state, scope));
       }
       return out;
     }
@@ -313,7 +341,7 @@ export function render(t: Template, input: JsonValue, state: JsonValue): JsonVal
       const items = t.items;
       const out: JsonValue[] = new Array<JsonValue>(items.length);
       // SAFETY: i < items.length.
-      for (let i = 0; i < items.length; i++) out[i] = render(items[i] as Template, input, state);
+      for (let i = 0; i < items.length; i++) out[i] = render(items[i] as Template, input, state, scope);
       return out;
     }
     case "input":
@@ -325,7 +353,7 @@ export function render(t: Template, input: JsonValue, state: JsonValue): JsonVal
     case "number": {
       // SAFETY: number nodes are built with exactly one item, the inner template.
       const inner = t.items[0] as Template;
-      const value = render(inner, input, state);
+      const value = render(inner, input, state, scope);
       const number = toNumber(value);
       if (number === null) throw refused(inner, value, "$number", EXPECTED_NUMBER, `${t.at}/$number`);
       return number;
@@ -333,14 +361,33 @@ export function render(t: Template, input: JsonValue, state: JsonValue): JsonVal
     case "dateAdd": {
       // SAFETY: dateAdd nodes are built with exactly one item, the value template.
       const inner = t.items[0] as Template;
-      const value = render(inner, input, state);
+      const value = render(inner, input, state, scope);
       const result = dateAdd(value, t.days, t.hours);
       if (!result.ok) {
         throw refused(inner, value, "$dateAdd", `${EXPECTED_DATE} in years 0001..9999 (${result.message})`, `${t.at}/$dateAdd/value`);
       }
       return result.value;
     }
+    case "expr": {
+      // SAFETY: expr nodes are built with their compiled expression.
+      const evaluation = evaluate(t.expression as Expression, input, state, scope);
+      if (evaluation.kind === "value") return evaluation.value;
+      // A key that is not there, read outside a guarding condition: the fixture expected it.
+      const kind = evaluation.kind === "missing" ? "missing_reference" : "expression_error";
+      throw new RenderFailure(kind, evaluation.message, [{ path: `${t.at}/$expr`, message: evaluation.message }]);
+    }
     case "invalid":
       throw new RenderFailure("bad_literal", t.text, [{ path: t.at, message: t.text }]);
   }
+}
+
+/** Evaluates a version-2 expression with the variables of the scope it runs in. */
+export function evaluate(expression: Expression, input: JsonValue, state: JsonValue, scope: RenderScope | null): ReturnType<typeof evaluateExpression> {
+  if (scope === null) {
+    // Only a version-1 render has no scope, and version 1 never compiles expressions.
+    throw new RenderFailure("internal", "a version-2 expression was rendered without its scope", []);
+  }
+  const variables: Record<string, unknown> = { input, state, before: scope.before };
+  for (const name of Object.keys(scope.locals)) variables[name] = scope.locals[name];
+  return evaluateExpression(expression, variables, scope.meter);
 }

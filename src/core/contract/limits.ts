@@ -24,8 +24,26 @@ export const LIMITS = {
    * 100 KB document could otherwise nest deep enough to exhaust the stack.
    */
   maxNesting: 64,
+  /** Version 2: characters in one CEL expression. */
+  maxExpressionLength: 2000,
+  /** Version 2: syntax-tree nodes in one CEL expression (cel-js checks it while parsing). */
+  maxExpressionNodes: 400,
+  /** Version 2: macros (map, filter, all, exists, exists_one) nested inside one another. */
+  maxMacroNesting: 2,
+  /** Version 2: writes in one set_state list, counting those nested in for_each. */
+  maxWrites: 50,
+  /** Version 2: for_each nested inside for_each. */
+  maxForEachNesting: 2,
+  /**
+   * Version 2: cost units one call may spend. A unit is one element a macro or a function walks,
+   * one value an expression hands back, one for_each turn or one write; so the budget bounds the
+   * data a call touches, whatever the expressions look like.
+   */
+  costBudget: 200_000,
 } as const;
 
 export const VARIANT_NAME = /^[A-Za-z0-9_.-]{1,64}$/;
 
 export const SCHEMA_VERSION = 1;
+/** The version with computed values (CEL), keyed state and ordered writes. */
+export const SCHEMA_VERSION_2 = 2;

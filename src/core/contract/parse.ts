@@ -7,8 +7,10 @@ import type { JsonObject, JsonValue, Problem } from "../json.js";
 import { isJsonObject, pointer } from "../json.js";
 import { compileDefinition, type TemplateCache } from "./compile.js";
 import { CONDITION_OPS, CONDITION_SOURCES } from "./conditions.js";
-import { compileTemplate } from "./expressions.js";
-import { LIMITS, SCHEMA_VERSION, VARIANT_NAME } from "./limits.js";
+import { compileWrites } from "./writes.js";
+import { compileCondition, isExpressionCondition } from "./conditions.js";
+import { compileTemplate, VERSION_1, type TemplateContext } from "./expressions.js";
+import { LIMITS, SCHEMA_VERSION, SCHEMA_VERSION_2, VARIANT_NAME } from "./limits.js";
 import { pathProblem, splitPath } from "./paths.js";
 import type { MockDefinition } from "./types.js";
 import { child, copyJson, describe, jsonTypeOf } from "./values.js";
@@ -68,12 +70,14 @@ function parse(raw: unknown): ParseResult {
   unknownKeys(root, "", ROOT_KEYS, errors);
 
   if (!Object.hasOwn(root, "schema_version")) {
-    errors.push({ path: "/schema_version", message: `required: expected ${SCHEMA_VERSION}` });
-  } else if (root.schema_version !== SCHEMA_VERSION) {
-    errors.push({ path: "/schema_version", message: `expected ${SCHEMA_VERSION}; got ${describe(root.schema_version)}` });
+    errors.push({ path: "/schema_version", message: `required: expected ${SCHEMA_VERSION} or ${SCHEMA_VERSION_2}` });
+  } else if (root.schema_version !== SCHEMA_VERSION && root.schema_version !== SCHEMA_VERSION_2) {
+    errors.push({ path: "/schema_version", message: `expected ${SCHEMA_VERSION} or ${SCHEMA_VERSION_2}; got ${describe(root.schema_version)}` });
   }
+  // The rest is read as the version it says (version 1 when the version itself is wrong).
+  const context: TemplateContext = root.schema_version === SCHEMA_VERSION_2 ? { version: 2, locals: [] } : VERSION_1;
 
-  const variantNames = checkVariants(root, errors, templates);
+  const variantNames = checkVariants(root, errors, templates, context);
 
   if (!Object.hasOwn(root, "default_variant")) {
     errors.push({ path: "/default_variant", message: "required: expected the name of one of the variants" });
@@ -196,7 +200,7 @@ function countProblem(what: string, min: number, max: number, found: number): st
 }
 
 /** Checks /variants; answers the variant names when /variants is an object (for cross-checks). */
-function checkVariants(root: JsonObject, errors: Problem[], templates: TemplateCache): string[] | null {
+function checkVariants(root: JsonObject, errors: Problem[], templates: TemplateCache, context: TemplateContext): string[] | null {
   if (!Object.hasOwn(root, "variants")) {
     errors.push({ path: "/variants", message: "required: expected an object of named variants" });
     return null;
@@ -214,18 +218,18 @@ function checkVariants(root: JsonObject, errors: Problem[], templates: TemplateC
     if (!VARIANT_NAME.test(name)) {
       errors.push({ path: at, message: `expected a variant name of 1 to 64 characters from A-Z a-z 0-9 _ . -; got ${describe(name)}` });
     }
-    checkVariant(variants[name], at, errors, templates);
+    checkVariant(variants[name], at, errors, templates, context);
   }
   return names;
 }
 
 /** Compiles a template for its problems, and keeps the compiled form for compileDefinition. */
-function checkTemplate(value: JsonValue | undefined, at: string, errors: Problem[], templates: TemplateCache): void {
-  const template = compileTemplate(value, at, errors);
+function checkTemplate(value: JsonValue | undefined, at: string, errors: Problem[], templates: TemplateCache, context: TemplateContext): void {
+  const template = compileTemplate(value, at, errors, 0, context);
   if (value !== null && typeof value === "object") templates.set(value, template);
 }
 
-function checkVariant(variant: unknown, at: string, errors: Problem[], templates: TemplateCache): void {
+function checkVariant(variant: unknown, at: string, errors: Problem[], templates: TemplateCache, context: TemplateContext): void {
   if (!isJsonObject(variant)) {
     errors.push({ path: at, message: `expected a variant object {result, set_state?, delay_ms?, rules?}; got ${jsonTypeOf(variant)}` });
     return;
@@ -234,9 +238,9 @@ function checkVariant(variant: unknown, at: string, errors: Problem[], templates
   if (!Object.hasOwn(variant, "result")) {
     errors.push({ path: `${at}/result`, message: "required: expected the result template (any JSON value)" });
   } else {
-    checkTemplate(variant.result, `${at}/result`, errors, templates);
+    checkTemplate(variant.result, `${at}/result`, errors, templates, context);
   }
-  if (Object.hasOwn(variant, "set_state")) checkSetState(variant.set_state, `${at}/set_state`, errors, templates);
+  if (Object.hasOwn(variant, "set_state")) checkSetState(variant.set_state, `${at}/set_state`, errors, templates, context);
   if (Object.hasOwn(variant, "delay_ms")) checkDelay(variant.delay_ms, `${at}/delay_ms`, errors);
   if (Object.hasOwn(variant, "rules")) {
     const rules = variant.rules;
@@ -246,11 +250,11 @@ function checkVariant(variant: unknown, at: string, errors: Problem[], templates
     }
     const count = countProblem("rules per variant", 0, LIMITS.maxRulesPerVariant, rules.length);
     if (count !== null) errors.push({ path: `${at}/rules`, message: count });
-    rules.forEach((rule, index) => checkRule(rule, `${at}/rules/${index}`, errors, templates));
+    rules.forEach((rule, index) => checkRule(rule, `${at}/rules/${index}`, errors, templates, context));
   }
 }
 
-function checkRule(rule: unknown, at: string, errors: Problem[], templates: TemplateCache): void {
+function checkRule(rule: unknown, at: string, errors: Problem[], templates: TemplateCache, context: TemplateContext): void {
   if (!isJsonObject(rule)) {
     errors.push({ path: at, message: `expected a rule object {when, result?, set_state?, delay_ms?}; got ${jsonTypeOf(rule)}` });
     return;
@@ -263,16 +267,22 @@ function checkRule(rule: unknown, at: string, errors: Problem[], templates: Temp
   } else {
     const count = countProblem("conditions", LIMITS.minConditionsPerRule, LIMITS.maxConditionsPerRule, rule.when.length);
     if (count !== null) errors.push({ path: `${at}/when`, message: count });
-    rule.when.forEach((condition, index) => checkCondition(condition, `${at}/when/${index}`, errors));
+    rule.when.forEach((condition, index) => {
+      const conditionAt = `${at}/when/${index}`;
+      // Version 2 adds {"expr": "..."}; compiling it reports its problems.
+      if (context.version === 2 && isExpressionCondition(condition)) compileCondition(condition, 2, conditionAt, errors);
+      else checkCondition(condition, conditionAt, errors, context);
+    });
   }
-  if (Object.hasOwn(rule, "result")) checkTemplate(rule.result, `${at}/result`, errors, templates);
-  if (Object.hasOwn(rule, "set_state")) checkSetState(rule.set_state, `${at}/set_state`, errors, templates);
+  if (Object.hasOwn(rule, "result")) checkTemplate(rule.result, `${at}/result`, errors, templates, context);
+  if (Object.hasOwn(rule, "set_state")) checkSetState(rule.set_state, `${at}/set_state`, errors, templates, context);
   if (Object.hasOwn(rule, "delay_ms")) checkDelay(rule.delay_ms, `${at}/delay_ms`, errors);
 }
 
-function checkCondition(condition: unknown, at: string, errors: Problem[]): void {
+function checkCondition(condition: unknown, at: string, errors: Problem[], context: TemplateContext): void {
   if (!isJsonObject(condition)) {
-    errors.push({ path: at, message: `expected a condition object {source, path, op, value}; got ${jsonTypeOf(condition)}` });
+    const shapes = context.version === 2 ? '{source, path, op, value} or {"expr": "..."}' : "{source, path, op, value}";
+    errors.push({ path: at, message: `expected a condition object ${shapes}; got ${jsonTypeOf(condition)}` });
     return;
   }
   unknownKeys(condition, at, CONDITION_KEYS, errors);
@@ -308,7 +318,12 @@ function checkCondition(condition: unknown, at: string, errors: Problem[]): void
   }
 }
 
-function checkSetState(setState: unknown, at: string, errors: Problem[], templates: TemplateCache): void {
+function checkSetState(setState: unknown, at: string, errors: Problem[], templates: TemplateCache, context: TemplateContext): void {
+  if (context.version === 2) {
+    // Version 2: an ordered list of writes; compiling it reports every problem.
+    compileWrites(setState, at, errors);
+    return;
+  }
   if (!isJsonObject(setState)) {
     errors.push({ path: at, message: `expected an object of state paths to value templates; got ${jsonTypeOf(setState)}` });
     return;
@@ -319,7 +334,7 @@ function checkSetState(setState: unknown, at: string, errors: Problem[], templat
     const problem = pathProblem(key, false);
     if (problem !== null) errors.push({ path: keyAt, message: problem });
     else usable.set(key, splitPath(key));
-    checkTemplate(setState[key], keyAt, errors, templates);
+    checkTemplate(setState[key], keyAt, errors, templates, context);
   }
   // All keys are applied after rendering, so "a" and "a.b" together would make the outcome
   // depend on key order: refuse the pair and name the shorter key.

@@ -9,6 +9,11 @@ import type { JsonSchema } from "../ports.js";
 export type ConditionSource = "input" | "state";
 export type ConditionOp = "eq" | "ne" | "in" | "exists";
 
+/** Version 2: a condition written as a CEL expression over input, state and before. */
+export interface ExpressionCondition {
+  expr: string;
+}
+
 export interface Condition {
   source: ConditionSource;
   /** Dot-separated keys; an all-digit segment indexes an array; "" is the whole value. */
@@ -20,16 +25,29 @@ export interface Condition {
 /** Paths (dot-separated) mapped to value templates. */
 export type SetState = Record<string, JsonValue>;
 
+/**
+ * Version 2: one write of an ordered set_state list. The path is a dotted string or a list of
+ * segments (strings, indices, or templates computing them); docs/mock-definition.md has the rules.
+ */
+export type Write =
+  | { set: WritePath; value: JsonValue; if?: string }
+  | { merge: WritePath; value: JsonValue; if?: string }
+  | { append: WritePath; value: JsonValue; if?: string }
+  | { remove: WritePath; if?: string }
+  | { for_each: string; as: string; writes: Write[]; if?: string };
+
+export type WritePath = string | JsonValue[];
+
 export interface Rule {
-  when: Condition[];
+  when: Array<Condition | ExpressionCondition>;
   result?: JsonValue;
-  set_state?: SetState;
+  set_state?: SetState | Write[];
   delay_ms?: number;
 }
 
 export interface Variant {
   result: JsonValue;
-  set_state?: SetState;
+  set_state?: SetState | Write[];
   delay_ms?: number;
   rules?: Rule[];
 }
@@ -42,7 +60,8 @@ export interface Example {
 }
 
 export interface MockDefinition {
-  schema_version: 1;
+  /** 1: the original format; 2: adds CEL expressions, keyed state and ordered writes. */
+  schema_version: 1 | 2;
   default_variant: string;
   initial_state?: JsonObject;
   variants: Record<string, Variant>;
@@ -67,6 +86,10 @@ export type HarnessErrorKind =
   | "missing_reference"
   | "bad_literal"
   | "output_schema"
+  /** Version 2: a CEL expression failed for a reason other than a missing key (a type mismatch, a non-boolean condition). */
+  | "expression_error"
+  /** Version 2: the call spent more than the cost budget. */
+  | "cost_budget"
   | "lease_expired"
   /** A real-tools call whose real handler gave no usable answer (unreachable, timed out, too large, refused address). */
   | "upstream"

@@ -75,4 +75,30 @@ describe("docs/mock-definition.md", () => {
     expect(doc).toContain(`| \`$dateAdd\` \`days\` / \`hours\` | integers −${-LIMITS.minDays} to ${LIMITS.maxDays} / −${-LIMITS.minHours} to ${LIMITS.maxHours} |`);
     expect(doc).toContain(`| nesting depth | ${LIMITS.maxNesting} levels`);
   });
+
+  it("has a version-2 worked example that checks and cancels as the text says", async () => {
+    const start = doc.indexOf("<!-- docs-example: v2-definition -->");
+    const open = doc.indexOf("```json\n", start) + "```json\n".length;
+    const rawV2: unknown = JSON.parse(doc.slice(open, doc.indexOf("\n```", open)));
+    const anything: OperationContract = { tool: "orders", operation: "cancel_pending_order", description: "Cancels an order.", input_schema: { type: "object" }, output_schema: {} };
+    const report = await checkDefinition(anything, rawV2, validator);
+    expect({ valid: report.valid, errors: report.errors }).toEqual({ valid: true, errors: [] });
+    const definition = parsed(rawV2);
+    const cancel = (state: JsonObject) =>
+      executeCall({ input_schema: { type: "object" }, output_schema: {}, definition, args: { order_id: "#W1" }, state, validator });
+    const first = cancel(initialState(definition));
+    if (first.kind !== "result") throw new Error(JSON.stringify(first));
+    expect(first.state.users).toEqual({ ada: { payment_methods: { gift_card_1: { balance: 90.14 }, credit_card_1: {} } } });
+    expect(cancel(first.state)).toMatchObject({ kind: "result", result: "Error: non-pending order cannot be cancelled", state_changed: false });
+  });
+
+  it("states the version-2 limits", () => {
+    const fmt = (n: number) => n.toLocaleString("en-US");
+    expect(doc).toContain(`| characters in one expression | ${fmt(LIMITS.maxExpressionLength)} |`);
+    expect(doc).toContain(`| syntax-tree nodes in one expression | ${LIMITS.maxExpressionNodes} |`);
+    expect(doc).toContain(`| macros nested in one expression | ${LIMITS.maxMacroNesting} |`);
+    expect(doc).toContain(`| writes in one \`set_state\`, counting those inside \`for_each\` | ${LIMITS.maxWrites} |`);
+    expect(doc).toContain(`| \`for_each\` nesting | ${LIMITS.maxForEachNesting} |`);
+    expect(doc).toContain(`| cost budget per call | ${fmt(LIMITS.costBudget)} units |`);
+  });
 });

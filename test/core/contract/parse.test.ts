@@ -197,7 +197,7 @@ describe("structure", () => {
     ["an array", [], [{ path: "", message: "expected a JSON object (the mock definition); got array" }]],
     ["a string", "{}", [{ path: "", message: "expected a JSON object (the mock definition); got string" }]],
     ["an empty object", {}, [
-      { path: "/schema_version", message: "required: expected 1" },
+      { path: "/schema_version", message: "required: expected 1 or 2" },
       { path: "/variants", message: "required: expected an object of named variants" },
       { path: "/default_variant", message: "required: expected the name of one of the variants" },
       { path: "/examples", message: "required: expected an array of 1 to 100 checked examples" },
@@ -207,9 +207,9 @@ describe("structure", () => {
   });
 
   it.each<[JsonValue, string]>([
-    [2, "expected 1; got 2"],
-    ["1", 'expected 1; got "1"'],
-    [null, "expected 1; got null"],
+    [3, "expected 1 or 2; got 3"],
+    ["1", 'expected 1 or 2; got "1"'],
+    [null, "expected 1 or 2; got null"],
   ])("schema_version %j", (version, message) => {
     expect(errorsOf({ ...base(), schema_version: version })).toEqual([{ path: "/schema_version", message }]);
   });
@@ -318,7 +318,7 @@ describe("expressions", () => {
 describe("reports every error at once", () => {
   it("with JSON Pointer paths", () => {
     const raw = {
-      schema_version: 2,
+      schema_version: 3,
       default_variant: "missing",
       initial_state: "none",
       variants: {
@@ -339,7 +339,7 @@ describe("reports every error at once", () => {
     };
     expect(errorsOf(raw)).toEqual([
       { path: "/comment", message: 'unknown key "comment"; expected only schema_version, default_variant, initial_state, variants, examples' },
-      { path: "/schema_version", message: "expected 1; got 2" },
+      { path: "/schema_version", message: "expected 1 or 2; got 3" },
       { path: "/variants/success/result/reference/$state", message: 'path segment "__proto__" is not allowed (__proto__, prototype and constructor are reserved)' },
       { path: "/variants/success/result/when/$dateAdd/days", message: "expected an integer from -3660 to 3660; got 9999" },
       { path: "/variants/success/delay_ms", message: "expected an integer number of milliseconds from 0 to 30000; got 40000" },
