@@ -198,6 +198,28 @@ describe("real-tools runs over HTTP", () => {
     expect(await UP.requests()).toEqual([]);
   });
 
+  it("refuses a path argument that is a dot segment or empty as the agent's tool input error, and sends nothing", async () => {
+    // "/invoices/.." would reach the upstream's parent resource with the credentials attached.
+    await UP.clear();
+    const simulation = await realSimulation(tenant, { tools: [{ tool_id: tool.id, operation_id: "get_invoice", mode: "real" }] });
+    const attempt = simulation.attempts[0];
+    if (!attempt) throw new Error("no attempt");
+    const answers = [];
+    for (const id of ["..", ".", ""]) answers.push(await dispatchJson(attempt, { tool: "billing__get_invoice", arguments: { invoice_id: id } }));
+    const refusal = (id: string) => {
+      const why = id === "" ? "an empty value" : `"${id}"`;
+      const message = `/invoice_id: ${why} cannot be sent as the path segment {invoice_id} of /invoices/{invoice_id}: the URL would name another resource than the one the argument means (a dot segment moves up or stays, an empty one joins its neighbours)`;
+      return { status: 422, body: { error: { code: "tool_input_error", message: `the arguments cannot be sent to the real handler of billing__get_invoice: ${message}`, details: [{ path: "/invoice_id", message: message.slice("/invoice_id: ".length) }] } } };
+    };
+    expect(answers).toEqual([refusal(".."), refusal("."), refusal("")]);
+    expect(await UP.requests()).toEqual([]);
+    // A dot inside a value is data, and a value that only looks encoded is encoded again.
+    expect((await dispatchJson(attempt, { tool: "billing__get_invoice", arguments: { invoice_id: "%2e%2e" } })).status).toBe(200);
+    expect((await dispatchJson(attempt, { tool: "billing__get_invoice", arguments: { invoice_id: "..." } })).status).toBe(200);
+    expect((await UP.requests()).map((r) => r.path)).toEqual(["/invoices/%252e%252e", "/invoices/..."]);
+    expect((await evidence(attempt)).map((c) => (c as { outcome: string }).outcome)).toEqual(["tool_input_error", "tool_input_error", "tool_input_error", "result", "result"]);
+  });
+
   it("bounds each upstream call in time and in body size, as an upstream harness error", async () => {
     const simulation = await realSimulation(tenant, { tools: [{ tool_id: tool.id, operation_id: "slow", mode: "real" }, { tool_id: tool.id, operation_id: "big", mode: "real" }] });
     const attempt = simulation.attempts[0];

@@ -4,7 +4,7 @@
  * tools/call answers the operation. Pure: what a request to the real handler looks like, and which
  * addresses and hosts a request may go to. The Worker sends it (src/worker/real/).
  */
-import { isJsonObject, type JsonObject, type JsonValue } from "../json.js";
+import { isJsonObject, pointer, type JsonObject, type JsonValue, type Problem } from "../json.js";
 
 export const HTTP_METHODS = ["GET", "POST", "PUT", "PATCH", "DELETE"] as const;
 export type HttpMethod = (typeof HTTP_METHODS)[number];
@@ -53,6 +53,36 @@ export function pathParameters(path: string): string[] {
   return [...path.matchAll(/\{([^{}]+)\}/g)].map((match) => match[1] ?? "");
 }
 
+/**
+ * Path arguments that would not stay in their segment: a filled segment that is `.` or `..`
+ * (a dot segment: the URL parser, and most servers, resolve it, so "/invoices/.." names the
+ * parent) or empty ("/invoices/" names the collection). Percent-encoding cannot help: `%2e` is a
+ * dot segment to the URL parser too, so such a value is refused, as the agent's tool input error
+ * (the object checks it with the input schema, before anything is sent). Empty for mcp bindings.
+ */
+export function pathArgumentProblems(binding: RealBinding | null, args: JsonObject): Problem[] {
+  if (binding?.kind !== "http") return [];
+  const problems: Problem[] = [];
+  for (const segment of binding.path.split("/")) {
+    const names = pathParameters(segment);
+    if (names.length === 0) continue;
+    const values = names.map((name) => (Object.hasOwn(args, name) ? args[name] : undefined));
+    // A missing or non-scalar value is httpCall's to report; only scalars can fill the segment.
+    if (!values.every((value) => typeof value === "string" || typeof value === "number" || typeof value === "boolean")) continue;
+    let index = 0;
+    const filled = segment.replace(/\{([^{}]+)\}/g, () => String(values[index++]));
+    if (filled !== "" && filled !== "." && filled !== "..") continue;
+    const why = filled === "" ? "an empty value" : `"${filled}"`;
+    for (const name of names) {
+      problems.push({
+        path: pointer(name),
+        message: `${why} cannot be sent as the path segment ${segment} of ${binding.path}: the URL would name another resource than the one the argument means (a dot segment moves up or stays, an empty one joins its neighbours)`,
+      });
+    }
+  }
+  return problems;
+}
+
 export type HttpCall = { ok: true; url: string; method: HttpMethod; body: string | null } | { ok: false; message: string };
 
 /**
@@ -74,6 +104,9 @@ export function httpCall(binding: Extract<RealBinding, { kind: "http" }>, args: 
     inPath.add(name);
   }
   path += binding.path.slice(last);
+  // Checked by the attempt's object first; here again so that no stored binding or object can send one.
+  const [moved] = pathArgumentProblems(binding, args);
+  if (moved) return { ok: false, message: `${moved.path}: ${moved.message}` };
   const rest = Object.keys(args).filter((name) => !inPath.has(name));
   const readsBody = binding.method === "POST" || binding.method === "PUT" || binding.method === "PATCH";
   const queryNames = binding.query ?? (readsBody ? [] : rest);
