@@ -587,15 +587,25 @@ describe("real-tools refusals", () => {
     expect(offList).toEqual({ status: 403, body: { error: { code: "upstream_not_allowed", message: `/tools/0/mode: ${host}`, details: { problems: [{ path: "/tools/0/mode", message: host }] } } } });
   });
 
-  it("refuses private and link-local upstream addresses, even on a local instance", async () => {
+  it("refuses private, link-local and every other special-purpose upstream address, whatever its spelling, even on a local instance", async () => {
     for (const [address, kind] of [
-      ["http://10.1.2.3", "private"],
-      ["http://169.254.169.254", "link-local"],
-      ["http://[fd00::1]", "private"],
+      ["http://10.1.2.3", "a private"],
+      ["http://169.254.169.254", "a link-local"],
+      ["http://[fd00::1]", "a private"],
+      ["http://[64:ff9b::169.254.169.254]", "a NAT64 (64:ff9b::/96, 64:ff9b:1::/48)"],
+      ["http://[2002:a9fe:a9fe::1]", "a 6to4 (2002::/16)"],
+      ["http://[::169.254.169.254]", "an IPv4-compatible (::/96, deprecated)"],
+      ["http://[::ffff:0:a9fe:a9fe]", "an IPv4-translated (SIIT, ::ffff:0:0:0/96)"],
+      ["http://[fec0::1]", "a site-local (fec0::/10)"],
+      ["http://255.255.255.255", "a broadcast (255.255.255.255)"],
+      ["http://224.0.0.1", "a multicast (224.0.0.0/4)"],
+      ["http://198.18.0.1", "a reserved (IETF protocol assignments, documentation, benchmarking or future use)"],
+      ["http://2852039166", "a link-local"],
+      ["http://0xa9.0376.43518", "a link-local"],
     ] as const) {
       const refused = await answer(await call("PUT", `/api/tools/${tool.id}/upstream`, { key: tenant.key, body: httpUpstream({ base_url: address }) }));
       const host = new URL(address).hostname;
-      const message = `the host ${host} is a ${kind} address, which a deployed instance never calls`;
+      const message = `the host ${host} is ${kind} address, which a deployed instance never calls`;
       expect(refused).toEqual({ status: 403, body: { error: { code: "upstream_not_allowed", message: `/base_url: ${message}`, details: { problems: [{ path: "/base_url", message }] } } } });
     }
   });

@@ -5,6 +5,7 @@
  * addresses and hosts a request may go to. The Worker sends it (src/worker/real/).
  */
 import { isJsonObject, pointer, type JsonObject, type JsonValue, type Problem } from "../json.js";
+import { specialAddress } from "./upstream-address.js";
 
 export const HTTP_METHODS = ["GET", "POST", "PUT", "PATCH", "DELETE"] as const;
 export type HttpMethod = (typeof HTTP_METHODS)[number];
@@ -146,53 +147,11 @@ export function addressRefusal(url: string, allowLoopback: boolean): string | nu
   }
   if (parsed.protocol !== "http:" && parsed.protocol !== "https:") return `only http and https upstreams are allowed, not ${parsed.protocol}`;
   if (parsed.username !== "" || parsed.password !== "") return "an upstream URL must not carry credentials; store them as the tool's upstream credentials";
-  const host = parsed.hostname.toLowerCase().replace(/^\[|\]$/g, "");
-  const kind = addressKind(host);
-  if (kind === null) return null;
-  if (kind === "loopback" && allowLoopback) return null;
-  const hint = kind === "loopback" ? " (a local instance allows loopback with TOOLPROOF_ALLOW_LOOPBACK_UPSTREAMS=1, which npm start sets)" : "";
-  return `the host ${parsed.hostname} is a ${kind} address, which a deployed instance never calls${hint}`;
-}
-
-/** loopback, private or link-local for hosts that name such an address (literally, or as localhost), else null. */
-export function addressKind(host: string): "loopback" | "private" | "link-local" | null {
-  if (host === "localhost" || host.endsWith(".localhost")) return "loopback";
-  const v4 = ipv4(host);
-  if (v4) return ipv4Kind(v4);
-  if (host.includes(":")) {
-    const lower = host.toLowerCase();
-    if (lower === "::1" || lower === "0:0:0:0:0:0:0:1") return "loopback";
-    if (lower === "::" ) return "private";
-    const mapped = /^(?:0:0:0:0:0:)?(?:::)?ffff:(\d+\.\d+\.\d+\.\d+)$/.exec(lower);
-    if (mapped?.[1]) {
-      const inner = ipv4(mapped[1]);
-      return inner ? ipv4Kind(inner) : "private";
-    }
-    const mappedHex = /^::ffff:([0-9a-f]{1,4}):([0-9a-f]{1,4})$/.exec(lower);
-    if (mappedHex?.[1] && mappedHex[2]) {
-      const high = parseInt(mappedHex[1], 16);
-      const low = parseInt(mappedHex[2], 16);
-      return ipv4Kind([high >> 8, high & 255, low >> 8, low & 255]);
-    }
-    if (/^f[cd]/.test(lower)) return "private";
-    if (/^fe[89ab]/.test(lower)) return "link-local";
-    return null;
-  }
-  return null;
-}
-
-function ipv4(host: string): number[] | null {
-  const match = /^(\d{1,3})\.(\d{1,3})\.(\d{1,3})\.(\d{1,3})$/.exec(host);
-  if (!match) return null;
-  const parts = match.slice(1).map(Number);
-  return parts.every((part) => part <= 255) ? parts : null;
-}
-
-function ipv4Kind([a = 0, b = 0]: number[]): "loopback" | "private" | "link-local" | null {
-  if (a === 127) return "loopback";
-  if (a === 0 || a === 10 || (a === 172 && b >= 16 && b <= 31) || (a === 192 && b === 168) || (a === 100 && b >= 64 && b <= 127)) return "private";
-  if (a === 169 && b === 254) return "link-local";
-  return null;
+  const special = specialAddress(parsed.hostname);
+  if (special === null) return null;
+  if (special.loopback && allowLoopback) return null;
+  const hint = special.loopback ? " (a local instance allows loopback with TOOLPROOF_ALLOW_LOOPBACK_UPSTREAMS=1, which npm start sets)" : "";
+  return `the host ${parsed.hostname} is a${/^[aeiou]/i.test(special.range) ? "n" : ""} ${special.range} address, which a deployed instance never calls${hint}`;
 }
 
 /** Whether `hostname` is on the tenant's allowlist: exact names, or `*.example.com` for its subdomains. */
