@@ -610,6 +610,20 @@ describe("real-tools refusals", () => {
     }
   });
 
+  it("refuses allowlist entries no URL's host can ever equal, naming the entry and its spelling in a URL", async () => {
+    // The URL parser reads 127.1 as 127.0.0.1, so the entry "127.1" could never match a request's host.
+    const refused = await answer(await call("PUT", "/api/upstream-hosts", { key: tenant.key, body: { hosts: ["api.example.com", "127.1", "0x7f.0.0.1", "0:0:0:0:0:0:0:1", "example.123"] } }));
+    const problems = [
+      { path: "/hosts/1", message: 'the URL parser reads "127.1" as 127.0.0.1, and the allowlist compares hosts as URLs spell them: write "127.0.0.1"' },
+      { path: "/hosts/2", message: 'the URL parser reads "0x7f.0.0.1" as 127.0.0.1, and the allowlist compares hosts as URLs spell them: write "127.0.0.1"' },
+      { path: "/hosts/3", message: 'the URL parser reads "0:0:0:0:0:0:0:1" as ::1, and the allowlist compares hosts as URLs spell them: write "::1"' },
+      { path: "/hosts/4", message: '"example.123" can never be the host of a URL: a name whose last label is a number is read as an IPv4 address, and this one is not one' },
+    ];
+    expect(refused).toEqual({ status: 400, body: { error: { code: "invalid_request", message: `${problems[0]?.path}: ${problems[0]?.message} (and 3 more problems)`, details: { problems } } } });
+    expect(await answer(await call("GET", "/api/upstream-hosts", { key: tenant.key }))).toMatchObject({ status: 200 });
+    await allowHosts(tenant, ["127.0.0.1", "::1", "api.example.com"]);
+  });
+
   it("refuses a real write whose upstream does not set allow_writes", async () => {
     await allowHosts(tenant, ["127.0.0.1"]);
     const ops = httpUpstream().operations;

@@ -163,6 +163,24 @@ export function hostAllowed(hostname: string, allowlist: readonly string[]): boo
   });
 }
 
+/**
+ * Why an allowlist entry (lower-cased, without `*.`) can never equal a URL's host, or null when it
+ * can. The allowlist compares the host as the URL parser spells it, so an entry must be that
+ * spelling: `127.1` is read as 127.0.0.1 and would never match, `0:0:0:0:0:0:0:1` is `::1`.
+ */
+export function allowlistEntryProblem(entry: string): string | null {
+  const host = entry.startsWith("*.") ? entry.slice(2) : entry;
+  let parsed: string;
+  try {
+    parsed = new URL(`http://${host.includes(":") ? `[${host}]` : host}/`).hostname.replace(/^\[|\]$/g, "");
+  } catch {
+    return `"${entry}" can never be the host of a URL: a name whose last label is a number is read as an IPv4 address, and this one is not one`;
+  }
+  if (parsed === host) return null;
+  const canonical = entry.startsWith("*.") ? `*.${parsed}` : parsed;
+  return `the URL parser reads "${entry}" as ${canonical}, and the allowlist compares hosts as URLs spell them: write "${canonical}"`;
+}
+
 /** The host of an upstream URL, as the allowlist names it. */
 export function upstreamHost(url: string): string {
   return new URL(url).hostname.toLowerCase().replace(/^\[|\]$/g, "");
