@@ -84,8 +84,7 @@ describe("redactText", () => {
 
   it("spells base64 as Node does, in both alphabets", () => {
     fc.assert(
-      fc.property(fc.string({ minLength: 4, maxLength: 40 }), (secret) => {
-        fc.pre(secret.isWellFormed());
+      fc.property(fc.string({ unit: "grapheme", minLength: 4, maxLength: 40 }), (secret) => {
         const spellings = secretSpellings(secret);
         expect(spellings).toContain(Buffer.from(secret).toString("base64").toLowerCase());
         expect(spellings).toContain(Buffer.from(secret).toString("base64url").toLowerCase());
