@@ -669,6 +669,46 @@ describe("real-tools refusals", () => {
   });
 });
 
+describe("real-tools credentials echoed by the upstream", () => {
+  it("are blanked, in every common spelling, from what the agent receives, the object's SQLite and D1's evidence", async () => {
+    const tenant = await newTenant();
+    const echoer = await registered(tenant, {
+      name: "echoer",
+      description: "An upstream that echoes what it was sent.",
+      kind: "http",
+      operations: [{ operation_id: "echo_credentials", description: "Echo the request's credentials.", input_schema: { type: "object" }, output_schema: true }],
+    });
+    const put = await call("PUT", `/api/tools/${echoer.id}/upstream`, {
+      key: tenant.key,
+      body: { base_url: UP.url, operations: { echo_credentials: { method: "GET", path: "/echo-credentials" } }, credentials: { bearer: "real-secret-token-42", headers: { "x-api-key": "key-VALUE-0042" } } },
+    });
+    expect(put.status).toBe(200);
+    await allowHosts(tenant, ["127.0.0.1"]);
+    const simulation = await realSimulation(tenant, { tools: [{ tool_id: echoer.id, mode: "real" }] });
+    const attempt = simulation.attempts[0];
+    if (!attempt) throw new Error("no attempt");
+    const blanked = {
+      authorization: "[redacted]",
+      authorization_b64: "[redacted]",
+      token_url: "[redacted]",
+      token_upper: "[redacted]",
+      "[redacted]": "a key as a member name",
+      api_key_b64url: "[redacted]",
+      plain: "nothing secret here",
+    };
+    expect(await dispatchJson(attempt, { tool: "echoer", arguments: {} })).toEqual({ status: 200, body: blanked });
+    const stored = await runInDurableObject<AttemptObject, unknown[]>(stubOf(attempt), (_instance, state) => state.storage.sql.exec(`SELECT result FROM calls`).toArray());
+    expect(stored).toEqual([{ result: JSON.stringify(blanked) }]);
+    // Reading the evidence flushes it to D1 first.
+    expect((await evidence(attempt)).map((row) => row.result)).toEqual([blanked]);
+    const fromD1 = await env.DB.prepare(`SELECT result FROM attempt_calls WHERE attempt_id = ?`).bind(attempt.id).all();
+    expect(fromD1.results).toEqual([{ result: JSON.stringify(blanked) }]);
+    // The upstream did get the credentials.
+    const sent = (await UP.requests()).filter((r) => r.path === "/echo-credentials").at(-1);
+    expect([sent?.headers.authorization, sent?.headers["x-api-key"]]).toEqual(["Bearer real-secret-token-42", "key-VALUE-0042"]);
+  });
+});
+
 describe("real-tools runs over MCP", () => {
   it("forwards tools/call to the upstream MCP server, over toolproof's own MCP endpoint too", async () => {
     const tenant = await newTenant();
