@@ -61,6 +61,8 @@ export function pathParameters(path: string): string[] {
  * dot segment to the URL parser too, so such a value is refused, as the agent's tool input error
  * (the object checks it with the input schema, before anything is sent). Empty for mcp bindings.
  */
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+
 export function pathArgumentProblems(binding: RealBinding | null, args: JsonObject): Problem[] {
   if (binding?.kind !== "http") return [];
   const problems: Problem[] = [];
@@ -70,6 +72,11 @@ export function pathArgumentProblems(binding: RealBinding | null, args: JsonObje
     const values = names.map((name) => (Object.hasOwn(args, name) ? args[name] : undefined));
     // A missing or non-scalar value is httpCall's to report; only scalars can fill the segment.
     if (!values.every((value) => typeof value === "string" || typeof value === "number" || typeof value === "boolean")) continue;
+    const malformed = names.filter((_, i) => typeof values[i] === "string" && LONE_SURROGATE.test(values[i]));
+    for (const name of malformed) {
+      problems.push({ path: pointer(name), message: `a lone UTF-16 surrogate has no UTF-8 form, so it cannot be percent-encoded into the path segment ${segment} of ${binding.path}` });
+    }
+    if (malformed.length > 0) continue;
     let index = 0;
     const filled = segment.replace(/\{([^{}]+)\}/g, () => String(values[index++]));
     if (filled !== "" && filled !== "." && filled !== "..") continue;

@@ -75,6 +75,11 @@ describe("httpCall", () => {
       [],
     ]);
     expect(httpCall(binding(), { invoice_id: ".." })).toEqual({ ok: false, message: `/invoice_id: ${message('".."')}` });
+    // encodeURIComponent throws on a lone surrogate: the agent's input error, not a failed request.
+    expect(pathArgumentProblems(binding(), { invoice_id: "INV-\ud800" })).toEqual([
+      { path: "/invoice_id", message: "a lone UTF-16 surrogate has no UTF-8 form, so it cannot be percent-encoded into the path segment {invoice_id} of /invoices/{invoice_id}" },
+    ]);
+    expect(pathArgumentProblems(binding(), { invoice_id: "INV-\ud83d\ude00" })).toEqual([]);
     expect(pathArgumentProblems({ ...binding(), kind: "mcp", mcp_url: "https://mcp.example.com", tool: "t" } as RealBinding, { invoice_id: ".." })).toEqual([]);
   });
 });
