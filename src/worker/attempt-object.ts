@@ -31,6 +31,7 @@ import type { EvidenceError, EvidenceRow, StateChange, UpstreamRecord } from "..
 import type { AttemptSetup, PinnedOperation } from "../core/simulation/setup.js";
 import { afterCompletion, afterHarnessError, afterLeaseEnd, isAttemptStatus, type AttemptStatus } from "../core/simulation/status.js";
 import { indexTargets, resolveTarget, type TargetIndex } from "../core/simulation/target.js";
+import { pathArgumentProblems } from "../core/tools/upstream.js";
 import { d1EvidenceSink, evidenceFlusher, type EvidenceFlusher } from "./attempt/flusher.js";
 import { FLUSH_INTERVAL_MS, FLUSH_RETRY_MS, FORWARD_GRACE_MS, idleFlushMs, MAX_CALLS, RETENTION_MS } from "./attempt/lifetimes.js";
 import type {
@@ -452,6 +453,11 @@ export class AttemptObject extends DurableObject<Env> implements AttemptMethods 
       return { kind: "outcome", outcome: { kind: "tool_input_error", message, details: inputProblems, variant: operation.variant, rule: null }, upstream: null };
     }
     const binding = operation.real;
+    const pathProblems = pathArgumentProblems(binding ?? null, request.arguments);
+    if (pathProblems.length > 0) {
+      const message = `the arguments cannot be sent to the real handler of ${operation.function_name}: ${pathProblems.map((p) => `${p.path}: ${p.message}`).join("; ")}`;
+      return { kind: "outcome", outcome: { kind: "tool_input_error", message, details: pathProblems, variant: operation.variant, rule: null }, upstream: null };
+    }
     if (!upstream || !binding) {
       if (!binding) return { kind: "outcome", outcome: harness("internal", "the real operation has no binding", operation.variant), upstream: null };
       return { kind: "forward", forward: { attempt_id: live.setup.attempt_id, tenant_id: live.setup.tenant_id, request, binding } };

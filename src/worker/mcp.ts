@@ -19,7 +19,7 @@
  */
 import { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
-import { ErrorCode, ListToolsRequestSchema, type CallToolRequest, type CallToolResult, type ListToolsResult } from "@modelcontextprotocol/sdk/types.js";
+import { ErrorCode, InitializeRequestSchema, ListToolsRequestSchema, type CallToolRequest, type CallToolResult, type ListToolsResult } from "@modelcontextprotocol/sdk/types.js";
 import { CfWorkerJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/cfworker";
 import type { Context } from "hono";
 import { z } from "zod";
@@ -52,6 +52,28 @@ export const CALL_ID_META_KEY = "toolproof/call_id";
 const RawToolCallSchema = z.looseObject({ method: z.literal("tools/call") });
 
 export async function mcpHandler(c: Context<AppEnv>): Promise<Response> {
+  try {
+    return await answerMcp(c);
+  } catch (error) {
+    if (!(error instanceof ApiError)) throw error;
+    const response = error.toResponse(errorHeaders(error));
+    return error.status === 401 ? withoutOAuthPrompt(response) : response;
+  }
+}
+
+/**
+ * A refused token as 403, the same body. MCP clients built on the official SDK (the MCP Inspector
+ * among them) answer any 401 by starting OAuth discovery and an interactive login, which this
+ * server does not offer: its token is the attempt's, handed out with the simulation. The MCP
+ * authorization spec is optional and binds only servers that support it, and RFC 9110's 403
+ * ("credentials ... considered insufficient") fits a token that opens nothing here; clients
+ * report a 403 (without an insufficient_scope challenge) as the error it is.
+ */
+function withoutOAuthPrompt(response: Response): Response {
+  return new Response(response.body, { status: 403, headers: response.headers });
+}
+
+async function answerMcp(c: Context<AppEnv>): Promise<Response> {
   const attemptId = c.req.param("id") ?? "";
   const tokenHash = capabilityTokenHash(c, attemptId);
   if (c.req.method !== "POST") {
@@ -63,8 +85,7 @@ export async function mcpHandler(c: Context<AppEnv>): Promise<Response> {
   if (described.kind === "unauthorized") throw refusalError(described);
   if (described.kind === "missing") {
     // Before any MCP is spoken, as for a bad token: the same answer HTTP dispatch gives.
-    const error = await lostAttemptError(c.env, attemptId, tokenHash, systemClock);
-    return error.toResponse(errorHeaders(error));
+    throw await lostAttemptError(c.env, attemptId, tokenHash, systemClock);
   }
 
   const server = new Server(SERVER_INFO, {
@@ -72,6 +93,13 @@ export async function mcpHandler(c: Context<AppEnv>): Promise<Response> {
     instructions: "Simulated tools of one toolproof attempt. Calls change this attempt's state and are recorded as evidence.",
     jsonSchemaValidator: new CfWorkerJsonSchemaValidator(),
   });
+  if (described.lease_ended) {
+    // A new session is a read too: after the lease the token opens nothing but the calls of a
+    // client connected before (answered below as the lease_expired harness error).
+    server.setRequestHandler(InitializeRequestSchema, () => {
+      throw jsonRpcError(leaseEndedError());
+    });
+  }
   const listing: ListToolsResult = { tools: described.tools.map(mcpTool) };
   server.setRequestHandler(ListToolsRequestSchema, () => {
     // A read, like GET /api/attempts/:id: the token no longer opens it. Calls still reach the

@@ -205,14 +205,16 @@ describe("lost storage answers the same on every path that opens the attempt wit
     ["MCP tools/call", (attempt, key) => mcpPost(attempt, key, { method: "tools/call", params: { name: "counter", arguments: { n: 4 } } })],
   ];
 
-  it.each(paths)("%s: a harness error, and the attempt is marked harness_failed in D1; another token still gets 401", async (_path, send) => {
+  it.each(paths)("%s: a harness error, and the attempt is marked harness_failed in D1; another token is still refused (401, over MCP 403)", async (path, send) => {
     const attempt = await freshAttempt();
     const tenant = await tenantPromise;
     await withLostStorage(attempt);
     const [other] = (await createSimulation(tenant, { tools: [{ inline: counterTool }] })).attempts;
     if (!other) throw new Error("no attempt");
     const stranger = await send(attempt, other.token);
-    expect({ status: stranger.status, body: await stranger.json() }).toEqual({ status: 401, body: { error: { code: "unauthorized", message: "this token does not grant access to this attempt" } } });
+    // MCP answers a refused token with 403: MCP clients start OAuth on a 401 (docs/simulations.md).
+    const refusedStatus = path.startsWith("MCP") ? 403 : 401;
+    expect({ status: stranger.status, body: await stranger.json() }).toEqual({ status: refusedStatus, body: { error: { code: "unauthorized", message: "this token does not grant access to this attempt" } } });
     expect((await env.DB.prepare(`SELECT status FROM attempts WHERE id = ?`).bind(attempt.id).first<{ status: string }>())?.status).toBe("active");
 
     const lost = await send(attempt, attempt.token);

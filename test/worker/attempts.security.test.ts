@@ -32,7 +32,8 @@ describe("capability tokens", () => {
       call("POST", `/api/attempts/${b.id}/complete`, { key: a.token, body: { output: "x" } }),
       call("POST", `/api/attempts/${b.id}/mcp`, { key: a.token, body: { jsonrpc: "2.0", id: 1, method: "tools/list" }, headers: { accept: "application/json, text/event-stream" } }),
     ]);
-    expect(await Promise.all(answers.map(async (r) => ({ status: r.status, body: await r.json() })))).toEqual(Array.from({ length: 5 }, () => ({ status: 401, body: unauthorized })));
+    // MCP refuses with 403: MCP clients start OAuth on a 401 (docs/simulations.md).
+    expect(await Promise.all(answers.map(async (r) => ({ status: r.status, body: await r.json() })))).toEqual([401, 401, 401, 401, 403].map((status) => ({ status, body: unauthorized })));
     // B was not touched.
     expect((await readAttempt(b)).body).toMatchObject({ calls: 0, status: "active", state: { counter: { last: 0 } } });
   });
@@ -64,7 +65,7 @@ describe("capability tokens", () => {
       call("POST", `/api/attempts/${a.id}/complete`, { key: tenant.key, body: { output: "x" } }),
       call("POST", `/api/attempts/${a.id}/mcp`, { key: tenant.key, body: { jsonrpc: "2.0", id: 1, method: "tools/list" }, headers: { accept: "application/json, text/event-stream" } }),
     ]);
-    expect(await Promise.all(answers.map(async (r) => ({ status: r.status, body: await r.json() })))).toEqual(Array.from({ length: 3 }, () => ({ status: 401, body: apiKeyRefused })));
+    expect(await Promise.all(answers.map(async (r) => ({ status: r.status, body: await r.json() })))).toEqual([401, 401, 403].map((status) => ({ status, body: apiKeyRefused })));
     expect((await readAttempt(a)).body).toMatchObject({ calls: 0, status: "active" });
   });
 

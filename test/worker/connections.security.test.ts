@@ -80,6 +80,42 @@ describe("the key is never shown", () => {
     expect([last?.headers.authorization, last?.headers["x-gateway-token"]]).toEqual([`Bearer ${API_KEY}`, HEADER_VALUE]);
   });
 
+  it("is blanked from an endpoint's error in every common spelling: URL-encoded, base64 (both alphabets, with and without padding), other case", async () => {
+    // An endpoint (a proxy, a local server) that echoes what it was sent, encoded.
+    const echoModel = uniqueModel("echo");
+    const b64 = (text: string) => Buffer.from(text).toString("base64");
+    const echoed = [
+      encodeURIComponent(API_KEY),
+      b64(API_KEY),
+      b64(API_KEY).replace(/=+$/, ""),
+      Buffer.from(API_KEY).toString("base64url"),
+      b64(`Bearer ${API_KEY}`),
+      API_KEY.toUpperCase(),
+      API_KEY.toLowerCase(),
+      encodeURIComponent(HEADER_VALUE),
+      b64(HEADER_VALUE),
+      HEADER_VALUE.toUpperCase(),
+    ];
+    await server.script(echoModel, { faults: [{ status: 401, times: 1, message: `you sent ${echoed.join(" ")}` }], default: [{ content: "ok" }] });
+    // A tenant of its own: the owner's rows are counted below.
+    const echoTenant = await newTenant();
+    const put = await call("PUT", "/api/connections/echo", { key: echoTenant.key, body: { base_url: server.openaiBaseUrl, model: echoModel, api_key: API_KEY, headers: { "x-gateway-token": HEADER_VALUE }, max_retries: 0 } });
+    expect(put.status).toBe(201);
+    const tested = await answer(await call("POST", "/api/connections/echo/test", { key: echoTenant.key }));
+    expect(tested).toEqual({
+      status: 200,
+      body: {
+        ok: false,
+        connection: "echo",
+        model: echoModel,
+        kind: "unauthorized",
+        status: 401,
+        // Of the base64 of "Bearer <key>", only the characters that also depend on "Bearer " and the end stay.
+        message: `connection "echo": the endpoint refused the API key (401): you sent ${echoed.map((text) => (text === b64(`Bearer ${API_KEY}`) ? "QmVhcmVyIH[redacted]Q==" : "[redacted]")).join(" ")}`,
+      },
+    });
+  });
+
   it("is not readable from a copy of the database: the raw row holds neither the key nor the header values", async () => {
     const rows = await env.DB.prepare("select * from connections where tenant_id = ?").bind(owner.id).all();
     expect(rows.results.length).toBe(1);

@@ -3,7 +3,8 @@
  * the client's fetch goes straight into the Worker's fetch handler.
  */
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import type { OAuthClientProvider } from "@modelcontextprotocol/sdk/client/auth.js";
+import { StreamableHTTPClientTransport, StreamableHTTPError } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { ErrorCode, McpError } from "@modelcontextprotocol/sdk/types.js";
 import { CfWorkerJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/cfworker";
 import { runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
@@ -230,14 +231,20 @@ describe("MCP: tools/call params exactly as sent", () => {
 });
 
 describe("MCP access", () => {
-  it("after the lease, tools/list is refused as every read is (token_expired); a call is still the recorded lease_expired harness error", async () => {
+  it("after the lease, initialize and tools/list are refused as every read is (token_expired); a call of a client connected before is still the recorded lease_expired harness error", async () => {
     const attempt = await attemptWith([{ inline: counterTool }]);
+    const client = await connect(attempt);
     const stub = stubOf(attempt);
     await runInDurableObject<AttemptObject, void>(stub, (_instance, state) => {
       state.storage.sql.exec(`UPDATE attempt SET expires_at = ?`, Date.now() - 1000);
     });
     expect(await runDurableObjectAlarm(stub)).toBe(true);
-    const client = await connect(attempt);
+    // A new connection: its initialize is answered with the same refusal as tools/list (it was answered before).
+    expect(await mcpError(connect(attempt))).toEqual({
+      code: ErrorCode.InvalidRequest,
+      message: "MCP error -32600: the attempt's lease has ended, and its token with it",
+      data: { code: "token_expired" },
+    });
     expect(await mcpError(client.listTools())).toEqual({
       code: ErrorCode.InvalidRequest,
       message: "MCP error -32600: the attempt's lease has ended, and its token with it",
@@ -246,6 +253,51 @@ describe("MCP access", () => {
     expect(await mcpError(client.callTool({ name: "counter", arguments: { n: 1 } }))).toMatchObject({ data: { code: "harness_error", kind: "lease_expired", seq: 1 } });
   });
 
+
+  it("refuses a wrong or missing token, or an API key, with 403, so a client that speaks OAuth (the MCP Inspector) reports it instead of starting OAuth", async () => {
+    // The official SDK's client, with an OAuth provider as the Inspector gives it, starts OAuth
+    // discovery on any 401, whatever the WWW-Authenticate header says; a 403 it only reports.
+    const simulation = await createSimulation(await tenantPromise, { tools: [{ inline: counterTool }], attempts: 2 });
+    const [a, b] = simulation.attempts;
+    if (!a || !b) throw new Error("two attempts expected");
+    const tenant = await tenantPromise;
+    const outcomes = [];
+    for (const token of [a.token, tenant.key, null]) {
+      const fetched: string[] = [];
+      const oauth: string[] = [];
+      const provider: OAuthClientProvider = {
+        redirectUrl: "http://127.0.0.1:6274/oauth/callback",
+        clientMetadata: { redirect_uris: ["http://127.0.0.1:6274/oauth/callback"], client_name: "inspector-like" },
+        clientInformation: () => undefined,
+        saveClientInformation: () => void oauth.push("register"),
+        tokens: () => undefined,
+        saveTokens: () => void oauth.push("tokens"),
+        redirectToAuthorization: () => void oauth.push("authorize"),
+        saveCodeVerifier: () => undefined,
+        codeVerifier: () => "",
+      };
+      const client = new Client({ name: "inspector-like", version: "2.12.0" });
+      const transport = new StreamableHTTPClientTransport(new URL(b.mcp_url), {
+        authProvider: provider,
+        fetch: (url, init) => {
+          fetched.push(String(url));
+          return exports.default.fetch(new Request(url, init));
+        },
+        ...(token === null ? {} : { requestInit: { headers: { authorization: `Bearer ${token}` } } }),
+      });
+      const error: unknown = await client.connect(transport).then(
+        () => null,
+        (thrown: unknown) => thrown,
+      );
+      outcomes.push({
+        error: error instanceof StreamableHTTPError ? { code: error.code, said: /"code":"(\w+)"/.exec(error.message)?.[1] } : String(error),
+        fetched: [...new Set(fetched)],
+        oauth,
+      });
+    }
+    const refused = { error: { code: 403, said: "unauthorized" }, fetched: [b.mcp_url], oauth: [] };
+    expect(outcomes).toEqual([refused, refused, refused]);
+  });
 
   it("refuses another attempt's token before any MCP is spoken", async () => {
     const simulation = await createSimulation(await tenantPromise, { tools: [{ inline: counterTool }], attempts: 2 });

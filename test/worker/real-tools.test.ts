@@ -198,6 +198,28 @@ describe("real-tools runs over HTTP", () => {
     expect(await UP.requests()).toEqual([]);
   });
 
+  it("refuses a path argument that is a dot segment or empty as the agent's tool input error, and sends nothing", async () => {
+    // "/invoices/.." would reach the upstream's parent resource with the credentials attached.
+    await UP.clear();
+    const simulation = await realSimulation(tenant, { tools: [{ tool_id: tool.id, operation_id: "get_invoice", mode: "real" }] });
+    const attempt = simulation.attempts[0];
+    if (!attempt) throw new Error("no attempt");
+    const answers = [];
+    for (const id of ["..", ".", ""]) answers.push(await dispatchJson(attempt, { tool: "billing__get_invoice", arguments: { invoice_id: id } }));
+    const refusal = (id: string) => {
+      const why = id === "" ? "an empty value" : `"${id}"`;
+      const message = `/invoice_id: ${why} cannot be sent as the path segment {invoice_id} of /invoices/{invoice_id}: the URL would name another resource than the one the argument means (a dot segment moves up or stays, an empty one joins its neighbours)`;
+      return { status: 422, body: { error: { code: "tool_input_error", message: `the arguments cannot be sent to the real handler of billing__get_invoice: ${message}`, details: [{ path: "/invoice_id", message: message.slice("/invoice_id: ".length) }] } } };
+    };
+    expect(answers).toEqual([refusal(".."), refusal("."), refusal("")]);
+    expect(await UP.requests()).toEqual([]);
+    // A dot inside a value is data, and a value that only looks encoded is encoded again.
+    expect((await dispatchJson(attempt, { tool: "billing__get_invoice", arguments: { invoice_id: "%2e%2e" } })).status).toBe(200);
+    expect((await dispatchJson(attempt, { tool: "billing__get_invoice", arguments: { invoice_id: "..." } })).status).toBe(200);
+    expect((await UP.requests()).map((r) => r.path)).toEqual(["/invoices/%252e%252e", "/invoices/..."]);
+    expect((await evidence(attempt)).map((c) => (c as { outcome: string }).outcome)).toEqual(["tool_input_error", "tool_input_error", "tool_input_error", "result", "result"]);
+  });
+
   it("bounds each upstream call in time and in body size, as an upstream harness error", async () => {
     const simulation = await realSimulation(tenant, { tools: [{ tool_id: tool.id, operation_id: "slow", mode: "real" }, { tool_id: tool.id, operation_id: "big", mode: "real" }] });
     const attempt = simulation.attempts[0];
@@ -565,17 +587,41 @@ describe("real-tools refusals", () => {
     expect(offList).toEqual({ status: 403, body: { error: { code: "upstream_not_allowed", message: `/tools/0/mode: ${host}`, details: { problems: [{ path: "/tools/0/mode", message: host }] } } } });
   });
 
-  it("refuses private and link-local upstream addresses, even on a local instance", async () => {
+  it("refuses private, link-local and every other special-purpose upstream address, whatever its spelling, even on a local instance", async () => {
     for (const [address, kind] of [
-      ["http://10.1.2.3", "private"],
-      ["http://169.254.169.254", "link-local"],
-      ["http://[fd00::1]", "private"],
+      ["http://10.1.2.3", "a private"],
+      ["http://169.254.169.254", "a link-local"],
+      ["http://[fd00::1]", "a private"],
+      ["http://[64:ff9b::169.254.169.254]", "a NAT64 (64:ff9b::/96, 64:ff9b:1::/48)"],
+      ["http://[2002:a9fe:a9fe::1]", "a 6to4 (2002::/16)"],
+      ["http://[::169.254.169.254]", "an IPv4-compatible (::/96, deprecated)"],
+      ["http://[::ffff:0:a9fe:a9fe]", "an IPv4-translated (SIIT, ::ffff:0:0:0/96)"],
+      ["http://[fec0::1]", "a site-local (fec0::/10)"],
+      ["http://255.255.255.255", "a broadcast (255.255.255.255)"],
+      ["http://224.0.0.1", "a multicast (224.0.0.0/4)"],
+      ["http://198.18.0.1", "a reserved (IETF protocol assignments, documentation, benchmarking or future use)"],
+      ["http://2852039166", "a link-local"],
+      ["http://0xa9.0376.43518", "a link-local"],
     ] as const) {
       const refused = await answer(await call("PUT", `/api/tools/${tool.id}/upstream`, { key: tenant.key, body: httpUpstream({ base_url: address }) }));
       const host = new URL(address).hostname;
-      const message = `the host ${host} is a ${kind} address, which a deployed instance never calls`;
+      const message = `the host ${host} is ${kind} address, which a deployed instance never calls`;
       expect(refused).toEqual({ status: 403, body: { error: { code: "upstream_not_allowed", message: `/base_url: ${message}`, details: { problems: [{ path: "/base_url", message }] } } } });
     }
+  });
+
+  it("refuses allowlist entries no URL's host can ever equal, naming the entry and its spelling in a URL", async () => {
+    // The URL parser reads 127.1 as 127.0.0.1, so the entry "127.1" could never match a request's host.
+    const refused = await answer(await call("PUT", "/api/upstream-hosts", { key: tenant.key, body: { hosts: ["api.example.com", "127.1", "0x7f.0.0.1", "0:0:0:0:0:0:0:1", "example.123"] } }));
+    const problems = [
+      { path: "/hosts/1", message: 'the URL parser reads "127.1" as 127.0.0.1, and the allowlist compares hosts as URLs spell them: write "127.0.0.1"' },
+      { path: "/hosts/2", message: 'the URL parser reads "0x7f.0.0.1" as 127.0.0.1, and the allowlist compares hosts as URLs spell them: write "127.0.0.1"' },
+      { path: "/hosts/3", message: 'the URL parser reads "0:0:0:0:0:0:0:1" as ::1, and the allowlist compares hosts as URLs spell them: write "::1"' },
+      { path: "/hosts/4", message: '"example.123" can never be the host of a URL: a name whose last label is a number is read as an IPv4 address, and this one is not one' },
+    ];
+    expect(refused).toEqual({ status: 400, body: { error: { code: "invalid_request", message: `${problems[0]?.path}: ${problems[0]?.message} (and 3 more problems)`, details: { problems } } } });
+    expect(await answer(await call("GET", "/api/upstream-hosts", { key: tenant.key }))).toMatchObject({ status: 200 });
+    await allowHosts(tenant, ["127.0.0.1", "::1", "api.example.com"]);
   });
 
   it("refuses a real write whose upstream does not set allow_writes", async () => {
@@ -620,6 +666,46 @@ describe("real-tools refusals", () => {
         },
       },
     });
+  });
+});
+
+describe("real-tools credentials echoed by the upstream", () => {
+  it("are blanked, in every common spelling, from what the agent receives, the object's SQLite and D1's evidence", async () => {
+    const tenant = await newTenant();
+    const echoer = await registered(tenant, {
+      name: "echoer",
+      description: "An upstream that echoes what it was sent.",
+      kind: "http",
+      operations: [{ operation_id: "echo_credentials", description: "Echo the request's credentials.", input_schema: { type: "object" }, output_schema: true }],
+    });
+    const put = await call("PUT", `/api/tools/${echoer.id}/upstream`, {
+      key: tenant.key,
+      body: { base_url: UP.url, operations: { echo_credentials: { method: "GET", path: "/echo-credentials" } }, credentials: { bearer: "real-secret-token-42", headers: { "x-api-key": "key-VALUE-0042" } } },
+    });
+    expect(put.status).toBe(200);
+    await allowHosts(tenant, ["127.0.0.1"]);
+    const simulation = await realSimulation(tenant, { tools: [{ tool_id: echoer.id, mode: "real" }] });
+    const attempt = simulation.attempts[0];
+    if (!attempt) throw new Error("no attempt");
+    const blanked = {
+      authorization: "[redacted]",
+      authorization_b64: "[redacted]",
+      token_url: "[redacted]",
+      token_upper: "[redacted]",
+      "[redacted]": "a key as a member name",
+      api_key_b64url: "[redacted]",
+      plain: "nothing secret here",
+    };
+    expect(await dispatchJson(attempt, { tool: "echoer", arguments: {} })).toEqual({ status: 200, body: blanked });
+    const stored = await runInDurableObject<AttemptObject, unknown[]>(stubOf(attempt), (_instance, state) => state.storage.sql.exec(`SELECT result FROM calls`).toArray());
+    expect(stored).toEqual([{ result: JSON.stringify(blanked) }]);
+    // Reading the evidence flushes it to D1 first.
+    expect((await evidence(attempt)).map((row) => row.result)).toEqual([blanked]);
+    const fromD1 = await env.DB.prepare(`SELECT result FROM attempt_calls WHERE attempt_id = ?`).bind(attempt.id).all();
+    expect(fromD1.results).toEqual([{ result: JSON.stringify(blanked) }]);
+    // The upstream did get the credentials.
+    const sent = (await UP.requests()).filter((r) => r.path === "/echo-credentials").at(-1);
+    expect([sent?.headers.authorization, sent?.headers["x-api-key"]]).toEqual(["Bearer real-secret-token-42", "key-VALUE-0042"]);
   });
 });
 

@@ -9,6 +9,7 @@
 import OpenAI, { APIConnectionError, APIConnectionTimeoutError, APIError, APIUserAbortError, AzureOpenAI } from "openai";
 import type { ChatCompletion, ChatCompletionCreateParamsNonStreaming, ChatCompletionMessageParam, ChatCompletionTool } from "openai/resources/chat/completions";
 import type { ChatAnswer, ChatMessage, ChatRequest, ChatResult, ChatTool, ChatToolCall, ModelClient, ModelFailure } from "../../core/ports.js";
+import { redactionList, redactText } from "../../core/secret-redaction.js";
 
 /** One stored connection with its opened secrets: everything needed to reach the endpoint. */
 export interface ModelConnectionConfig {
@@ -150,14 +151,13 @@ function invalid(config: ModelConnectionConfig, what: string): ChatResult {
 }
 
 /**
- * The failure's message with the connection's key and header values blanked out: an endpoint (a
- * proxy, a local server) may echo what it was sent, and the message is answered to API clients
- * and stored on repetitions, where the key must never appear.
+ * The failure's message with the connection's key and header values blanked out, in every
+ * spelling an echo may take (core/secret-redaction.ts): an endpoint (a proxy, a local server) may
+ * echo what it was sent, and the message is answered to API clients and stored on repetitions,
+ * where the key must never appear.
  */
 function withoutSecrets(config: ModelConnectionConfig, failure: ModelFailure): ModelFailure {
-  const secrets = [config.api_key, ...Object.values(config.headers)].filter((secret) => secret.length >= 4).sort((a, b) => b.length - a.length);
-  let message = failure.message;
-  for (const secret of secrets) message = message.split(secret).join("[redacted]");
+  const message = redactText(failure.message, redactionList([config.api_key, ...Object.values(config.headers)]));
   return message === failure.message ? failure : { ...failure, message };
 }
 

@@ -4,7 +4,8 @@
  * tools/call answers the operation. Pure: what a request to the real handler looks like, and which
  * addresses and hosts a request may go to. The Worker sends it (src/worker/real/).
  */
-import { isJsonObject, type JsonObject, type JsonValue } from "../json.js";
+import { isJsonObject, pointer, type JsonObject, type JsonValue, type Problem } from "../json.js";
+import { specialAddress } from "./upstream-address.js";
 
 export const HTTP_METHODS = ["GET", "POST", "PUT", "PATCH", "DELETE"] as const;
 export type HttpMethod = (typeof HTTP_METHODS)[number];
@@ -53,6 +54,43 @@ export function pathParameters(path: string): string[] {
   return [...path.matchAll(/\{([^{}]+)\}/g)].map((match) => match[1] ?? "");
 }
 
+/**
+ * Path arguments that would not stay in their segment: a filled segment that is `.` or `..`
+ * (a dot segment: the URL parser, and most servers, resolve it, so "/invoices/.." names the
+ * parent) or empty ("/invoices/" names the collection). Percent-encoding cannot help: `%2e` is a
+ * dot segment to the URL parser too, so such a value is refused, as the agent's tool input error
+ * (the object checks it with the input schema, before anything is sent). Empty for mcp bindings.
+ */
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+
+export function pathArgumentProblems(binding: RealBinding | null, args: JsonObject): Problem[] {
+  if (binding?.kind !== "http") return [];
+  const problems: Problem[] = [];
+  for (const segment of binding.path.split("/")) {
+    const names = pathParameters(segment);
+    if (names.length === 0) continue;
+    const values = names.map((name) => (Object.hasOwn(args, name) ? args[name] : undefined));
+    // A missing or non-scalar value is httpCall's to report; only scalars can fill the segment.
+    if (!values.every((value) => typeof value === "string" || typeof value === "number" || typeof value === "boolean")) continue;
+    const malformed = names.filter((_, i) => typeof values[i] === "string" && LONE_SURROGATE.test(values[i]));
+    for (const name of malformed) {
+      problems.push({ path: pointer(name), message: `a lone UTF-16 surrogate has no UTF-8 form, so it cannot be percent-encoded into the path segment ${segment} of ${binding.path}` });
+    }
+    if (malformed.length > 0) continue;
+    let index = 0;
+    const filled = segment.replace(/\{([^{}]+)\}/g, () => String(values[index++]));
+    if (filled !== "" && filled !== "." && filled !== "..") continue;
+    const why = filled === "" ? "an empty value" : `"${filled}"`;
+    for (const name of names) {
+      problems.push({
+        path: pointer(name),
+        message: `${why} cannot be sent as the path segment ${segment} of ${binding.path}: the URL would name another resource than the one the argument means (a dot segment moves up or stays, an empty one joins its neighbours)`,
+      });
+    }
+  }
+  return problems;
+}
+
 export type HttpCall = { ok: true; url: string; method: HttpMethod; body: string | null } | { ok: false; message: string };
 
 /**
@@ -74,6 +112,9 @@ export function httpCall(binding: Extract<RealBinding, { kind: "http" }>, args: 
     inPath.add(name);
   }
   path += binding.path.slice(last);
+  // Checked by the attempt's object first; here again so that no stored binding or object can send one.
+  const [moved] = pathArgumentProblems(binding, args);
+  if (moved) return { ok: false, message: `${moved.path}: ${moved.message}` };
   const rest = Object.keys(args).filter((name) => !inPath.has(name));
   const readsBody = binding.method === "POST" || binding.method === "PUT" || binding.method === "PATCH";
   const queryNames = binding.query ?? (readsBody ? [] : rest);
@@ -113,53 +154,11 @@ export function addressRefusal(url: string, allowLoopback: boolean): string | nu
   }
   if (parsed.protocol !== "http:" && parsed.protocol !== "https:") return `only http and https upstreams are allowed, not ${parsed.protocol}`;
   if (parsed.username !== "" || parsed.password !== "") return "an upstream URL must not carry credentials; store them as the tool's upstream credentials";
-  const host = parsed.hostname.toLowerCase().replace(/^\[|\]$/g, "");
-  const kind = addressKind(host);
-  if (kind === null) return null;
-  if (kind === "loopback" && allowLoopback) return null;
-  const hint = kind === "loopback" ? " (a local instance allows loopback with TOOLPROOF_ALLOW_LOOPBACK_UPSTREAMS=1, which npm start sets)" : "";
-  return `the host ${parsed.hostname} is a ${kind} address, which a deployed instance never calls${hint}`;
-}
-
-/** loopback, private or link-local for hosts that name such an address (literally, or as localhost), else null. */
-export function addressKind(host: string): "loopback" | "private" | "link-local" | null {
-  if (host === "localhost" || host.endsWith(".localhost")) return "loopback";
-  const v4 = ipv4(host);
-  if (v4) return ipv4Kind(v4);
-  if (host.includes(":")) {
-    const lower = host.toLowerCase();
-    if (lower === "::1" || lower === "0:0:0:0:0:0:0:1") return "loopback";
-    if (lower === "::" ) return "private";
-    const mapped = /^(?:0:0:0:0:0:)?(?:::)?ffff:(\d+\.\d+\.\d+\.\d+)$/.exec(lower);
-    if (mapped?.[1]) {
-      const inner = ipv4(mapped[1]);
-      return inner ? ipv4Kind(inner) : "private";
-    }
-    const mappedHex = /^::ffff:([0-9a-f]{1,4}):([0-9a-f]{1,4})$/.exec(lower);
-    if (mappedHex?.[1] && mappedHex[2]) {
-      const high = parseInt(mappedHex[1], 16);
-      const low = parseInt(mappedHex[2], 16);
-      return ipv4Kind([high >> 8, high & 255, low >> 8, low & 255]);
-    }
-    if (/^f[cd]/.test(lower)) return "private";
-    if (/^fe[89ab]/.test(lower)) return "link-local";
-    return null;
-  }
-  return null;
-}
-
-function ipv4(host: string): number[] | null {
-  const match = /^(\d{1,3})\.(\d{1,3})\.(\d{1,3})\.(\d{1,3})$/.exec(host);
-  if (!match) return null;
-  const parts = match.slice(1).map(Number);
-  return parts.every((part) => part <= 255) ? parts : null;
-}
-
-function ipv4Kind([a = 0, b = 0]: number[]): "loopback" | "private" | "link-local" | null {
-  if (a === 127) return "loopback";
-  if (a === 0 || a === 10 || (a === 172 && b >= 16 && b <= 31) || (a === 192 && b === 168) || (a === 100 && b >= 64 && b <= 127)) return "private";
-  if (a === 169 && b === 254) return "link-local";
-  return null;
+  const special = specialAddress(parsed.hostname);
+  if (special === null) return null;
+  if (special.loopback && allowLoopback) return null;
+  const hint = special.loopback ? " (a local instance allows loopback with TOOLPROOF_ALLOW_LOOPBACK_UPSTREAMS=1, which npm start sets)" : "";
+  return `the host ${parsed.hostname} is a${/^[aeiou]/i.test(special.range) ? "n" : ""} ${special.range} address, which a deployed instance never calls${hint}`;
 }
 
 /** Whether `hostname` is on the tenant's allowlist: exact names, or `*.example.com` for its subdomains. */
@@ -169,6 +168,24 @@ export function hostAllowed(hostname: string, allowlist: readonly string[]): boo
     const allowed = entry.toLowerCase();
     return allowed.startsWith("*.") ? host.endsWith(allowed.slice(1)) : host === allowed;
   });
+}
+
+/**
+ * Why an allowlist entry (lower-cased, without `*.`) can never equal a URL's host, or null when it
+ * can. The allowlist compares the host as the URL parser spells it, so an entry must be that
+ * spelling: `127.1` is read as 127.0.0.1 and would never match, `0:0:0:0:0:0:0:1` is `::1`.
+ */
+export function allowlistEntryProblem(entry: string): string | null {
+  const host = entry.startsWith("*.") ? entry.slice(2) : entry;
+  let parsed: string;
+  try {
+    parsed = new URL(`http://${host.includes(":") ? `[${host}]` : host}/`).hostname.replace(/^\[|\]$/g, "");
+  } catch {
+    return `"${entry}" can never be the host of a URL: a name whose last label is a number is read as an IPv4 address, and this one is not one`;
+  }
+  if (parsed === host) return null;
+  const canonical = entry.startsWith("*.") ? `*.${parsed}` : parsed;
+  return `the URL parser reads "${entry}" as ${canonical}, and the allowlist compares hosts as URLs spell them: write "${canonical}"`;
 }
 
 /** The host of an upstream URL, as the allowlist names it. */

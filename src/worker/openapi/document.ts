@@ -126,7 +126,8 @@ function operationObject(operation: OperationDoc): Record<string, unknown> {
   for (const [status, answer] of Object.entries(operation.responses)) {
     responses[status] = "schema" in answer ? answerObject(answer, `${operation.method.toUpperCase()} ${operation.path} ${status}`) : { description: answer.description };
   }
-  Object.assign(responses, errorResponses([...accessErrors(operation.access), ...(operation.errors ?? [])]));
+  const refusedWith403 = operation.access.kind === "attempt_token" && operation.access.refusedWith403 === true;
+  Object.assign(responses, errorResponses([...accessErrors(operation.access), ...(operation.errors ?? [])], refusedWith403 ? { unauthorized: 403, token_expired: 403 } : {}));
   result.responses = responses;
   return result;
 }

@@ -36,11 +36,15 @@ function exampleOf(code: ErrorCode): unknown {
   return errorBody(code, code.replaceAll("_", " "));
 }
 
-/** The error responses of an operation: one per status, its description listing the codes. */
-export function errorResponses(codes: readonly ErrorCode[]): Record<string, Record<string, unknown>> {
+/**
+ * The error responses of an operation: one per status, its description listing the codes.
+ * `statusOf`: a route that answers a code with another status than the table's (the MCP endpoint
+ * refuses tokens with 403, see mcp.ts).
+ */
+export function errorResponses(codes: readonly ErrorCode[], statusOf: Partial<Record<ErrorCode, number>> = {}): Record<string, Record<string, unknown>> {
   const byStatus = new Map<number, ErrorCode[]>();
   for (const code of new Set(codes)) {
-    const status = ERROR_STATUS[code];
+    const status = statusOf[code] ?? ERROR_STATUS[code];
     byStatus.set(status, [...(byStatus.get(status) ?? []), code]);
   }
   const responses: Record<string, Record<string, unknown>> = {};

@@ -10,6 +10,7 @@ import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/
 import { CfWorkerJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/cfworker";
 import { sealingKey } from "../../adapters/secret-box.js";
 import type { JsonObject, JsonValue } from "../../core/json.js";
+import { redactionList, redactJson, redactText } from "../../core/secret-redaction.js";
 import { addressRefusal, bindingUrl, httpCall, mcpAnswer, type RealBinding } from "../../core/tools/upstream.js";
 import type { UpstreamAnswer } from "../attempt/replies.js";
 import type { Env } from "../env.js";
@@ -31,13 +32,43 @@ export async function sendUpstream(env: Env, tenantId: string, binding: RealBind
   if (refusal !== null) return failed(`not sent: ${refusal}`);
   const headers = await credentialHeaders(env, tenantId, binding);
   if (!headers.ok) return failed(`not sent: ${headers.message}`);
+  return withoutCredentials(await sendWith(binding, args, headers.headers, started, failed), headers.headers);
+}
+
+/**
+ * The answer with the credentials blanked out, in every spelling an echo may take
+ * (core/secret-redaction.ts): an upstream that echoes what it received would otherwise put them in
+ * the attempt's SQLite, D1's evidence, recorded mocks, and the agent's (and its model's) context.
+ * Done here, before the answer reaches the attempt object, so everything downstream sees only this.
+ */
+function withoutCredentials(answer: UpstreamAnswer, headers: Record<string, string>): UpstreamAnswer {
+  // A header value, and the token of an `<scheme> <token>` value (Bearer, Basic, Token) on its own.
+  const secrets = Object.values(headers).flatMap((value) => [value, ...(/^\S+ +(\S.*)$/.exec(value)?.slice(1) ?? [])]);
+  const spellings = redactionList(secrets);
+  if (spellings.length === 0) return answer;
+  if (!answer.ok) return { ...answer, message: redactText(answer.message, spellings) };
+  try {
+    return { ...answer, body: redactJson(answer.body, spellings) };
+  } catch (error) {
+    // Nested too deep to walk: nothing of it may be passed on unchecked.
+    return { ok: false, status: answer.status, latency_ms: answer.latency_ms, message: `the answer could not be checked for the upstream's credentials: ${error instanceof Error ? error.message : String(error)}` };
+  }
+}
+
+async function sendWith(
+  binding: RealBinding,
+  args: JsonObject,
+  headers: Record<string, string>,
+  started: number,
+  failed: (message: string, status?: number | null) => UpstreamAnswer,
+): Promise<UpstreamAnswer> {
   try {
     if (binding.kind === "http") {
       const call = httpCall(binding, args);
       if (!call.ok) return failed(`not sent: ${call.message}`);
       const response = await fetch(call.url, {
         method: call.method,
-        headers: { accept: "application/json", ...(call.body === null ? {} : { "content-type": "application/json" }), ...headers.headers },
+        headers: { accept: "application/json", ...(call.body === null ? {} : { "content-type": "application/json" }), ...headers },
         body: call.body,
         redirect: "manual",
         signal: AbortSignal.timeout(binding.timeout_ms),
@@ -46,7 +77,7 @@ export async function sendUpstream(env: Env, tenantId: string, binding: RealBind
       if (!text.ok) return failed(text.message, response.status);
       return { ok: true, status: response.status, latency_ms: Date.now() - started, body: jsonOrText(text.text) };
     }
-    return await callMcp(binding, args, headers.headers, started);
+    return await callMcp(binding, args, headers, started);
   } catch (error) {
     return failed(describe(error, binding.timeout_ms));
   }

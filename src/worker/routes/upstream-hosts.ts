@@ -2,11 +2,13 @@
  * The tenant's allowlist of upstream hosts a real-tools run may call, with an API key holding
  * AIManager:Admin: GET /api/upstream-hosts, PUT /api/upstream-hosts {"hosts": [...]} (replaces the
  * list). An entry is a host name (`api.example.com`), `*.example.com` for its subdomains, or an IP
- * address; ports are not part of it. An empty list (the default) allows no real call at all.
+ * address, spelled as the URL parser spells a host (`127.0.0.1`, not `127.1`: anything else could
+ * never match); ports are not part of it. An empty list (the default) allows no real call at all.
  */
 import { Hono } from "hono";
 import { z } from "zod";
 import { listUpstreamHosts, replaceUpstreamHosts } from "../../adapters/d1/upstreams.js";
+import { allowlistEntryProblem } from "../../core/tools/upstream.js";
 import type { AppEnv } from "../env.js";
 import { readBodyWithHints } from "../field-hints.js";
 import { requirePermission } from "../middleware/auth.js";
@@ -19,7 +21,12 @@ export const hostsRequest = z.strictObject({
         .string()
         .max(253)
         .transform((host) => host.toLowerCase())
-        .refine((host) => HOST.test(host), "expected a host name (api.example.com), *.example.com, or an IP address, without scheme, port or path"),
+        .refine((host) => HOST.test(host), "expected a host name (api.example.com), *.example.com, or an IP address, without scheme, port or path")
+        .superRefine((host, context) => {
+          // Only entries of the right shape: one problem per entry.
+          const problem = HOST.test(host) ? allowlistEntryProblem(host) : null;
+          if (problem !== null) context.addIssue({ code: "custom", message: problem });
+        }),
     )
     .max(200, "expected at most 200 hosts"),
 });

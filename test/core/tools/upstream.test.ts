@@ -1,7 +1,7 @@
 /** Real handlers: the request a call becomes, the addresses a deployed instance refuses, the allowlist, the MCP answer. */
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { addressKind, addressRefusal, hostAllowed, httpCall, mcpAnswer, type RealBinding } from "../../../src/core/tools/upstream.js";
+import { addressRefusal, hostAllowed, httpCall, mcpAnswer, pathArgumentProblems, type RealBinding } from "../../../src/core/tools/upstream.js";
 
 const binding = (overrides: Partial<Extract<RealBinding, { kind: "http" }>> = {}): Extract<RealBinding, { kind: "http" }> => ({
   kind: "http",
@@ -44,17 +44,43 @@ describe("httpCall", () => {
     expect(httpCall(binding(), {})).toEqual({ ok: false, message: 'the path template /invoices/{invoice_id} needs the argument "invoice_id" as a string, number or boolean, and the call has none' });
   });
 
-  it("never lets a path argument leave its segment", () => {
+  it("never lets a path argument leave its segment: it fills exactly one segment, or the call is refused", () => {
+    const dotty = fc.array(fc.constantFrom(".", "%2e", "%2E", "/", "\\", "", "a"), { maxLength: 4 }).map((parts) => parts.join(""));
     fc.assert(
-      fc.property(fc.string(), (id) => {
-        const call = httpCall(binding(), { invoice_id: id });
-        if (!call.ok) throw new Error(call.message);
-        const path = new URL(call.url).pathname;
-        expect(path.startsWith("/v1/invoices/")).toBe(true);
-        expect(path.slice("/v1/invoices/".length).includes("/")).toBe(false);
+      fc.property(fc.oneof(fc.string(), dotty), fc.constantFrom("/invoices/{invoice_id}", "/invoices/{invoice_id}/hold", "/x/{invoice_id}{invoice_id}/y"), (id, path) => {
+        const call = httpCall(binding({ path }), { invoice_id: id });
+        const problems = pathArgumentProblems(binding({ path }), { invoice_id: id });
+        expect(call.ok).toBe(problems.length === 0);
+        if (!call.ok) return;
+        const template = path.split("/");
+        const sent = new URL(call.url).pathname.split("/").slice(2);
+        expect(sent.length).toBe(template.length - 1);
+        template.slice(1).forEach((segment, i) => {
+          if (!segment.includes("{")) expect(sent[i]).toBe(segment);
+          else expect(decodeURIComponent(sent[i] ?? "")).toBe(segment.replace(/\{invoice_id\}/g, () => id));
+        });
       }),
-      { numRuns: 200 },
+      { numRuns: 300 },
     );
+  });
+
+  it("refuses a path argument that would be a dot segment or an empty one, naming the argument", () => {
+    const message = (why: string) =>
+      `${why} cannot be sent as the path segment {invoice_id} of /invoices/{invoice_id}: the URL would name another resource than the one the argument means (a dot segment moves up or stays, an empty one joins its neighbours)`;
+    expect(["..", ".", "", "...", ".a"].map((id) => pathArgumentProblems(binding(), { invoice_id: id }))).toEqual([
+      [{ path: "/invoice_id", message: message('".."') }],
+      [{ path: "/invoice_id", message: message('"."') }],
+      [{ path: "/invoice_id", message: message("an empty value") }],
+      [],
+      [],
+    ]);
+    expect(httpCall(binding(), { invoice_id: ".." })).toEqual({ ok: false, message: `/invoice_id: ${message('".."')}` });
+    // encodeURIComponent throws on a lone surrogate: the agent's input error, not a failed request.
+    expect(pathArgumentProblems(binding(), { invoice_id: "INV-\ud800" })).toEqual([
+      { path: "/invoice_id", message: "a lone UTF-16 surrogate has no UTF-8 form, so it cannot be percent-encoded into the path segment {invoice_id} of /invoices/{invoice_id}" },
+    ]);
+    expect(pathArgumentProblems(binding(), { invoice_id: "INV-\ud83d\ude00" })).toEqual([]);
+    expect(pathArgumentProblems({ ...binding(), kind: "mcp", mcp_url: "https://mcp.example.com", tool: "t" } as RealBinding, { invoice_id: ".." })).toEqual([]);
   });
 });
 
@@ -87,7 +113,7 @@ describe("addressRefusal", () => {
 
   it("reads the URL parser's normal forms of IPv4 (decimal, hex) as the addresses they are", () => {
     // new URL normalizes http://2130706433 and http://0x7f.1 to 127.0.0.1 before the check reads it.
-    expect([addressRefusal("http://2130706433", false) !== null, addressRefusal("http://0x7f.0.0.1", false) !== null, addressKind("127.0.0.1")]).toEqual([true, true, "loopback"]);
+    expect([addressRefusal("http://2130706433", false) !== null, addressRefusal("http://0x7f.0.0.1", false) !== null, addressRefusal("http://0x7f.1", true)]).toEqual([true, true, null]);
   });
 });
 

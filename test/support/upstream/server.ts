@@ -10,6 +10,7 @@
  * - GET  /slow                 answers after 3 s
  * - GET  /delayed/:id          the invoice answer of GET /invoices/:id, after 1 s (a call still out while others arrive)
  * - GET  /big                  a 2 MB JSON string
+ * - GET  /echo-credentials     the Authorization and x-api-key headers it received, as is and encoded
  * MCP (POST /mcp): tools get_weather {city} → structuredContent {"city", "temp_c": 21} ("Nowhere": temp_c "warm"),
  *                  get_invoice {invoice_id} → the demo invoices contract's answer for a received invoice,
  *                  place_order {item} → {"order": "ORD-1", "item"}
@@ -119,6 +120,20 @@ export async function startUpstream(): Promise<RunningUpstream> {
           return;
         }
         if (url.pathname === "/big") return send(response, 200, "x".repeat(2 * 1024 * 1024));
+        if (url.pathname === "/echo-credentials") {
+          // An upstream that echoes the credentials it received, as is and encoded.
+          const authorization = request.headers.authorization ?? "";
+          const apiKey = String(request.headers["x-api-key"] ?? "");
+          return send(response, 200, {
+            authorization,
+            authorization_b64: Buffer.from(authorization).toString("base64"),
+            token_url: encodeURIComponent(authorization.replace(/^Bearer /, "")),
+            token_upper: authorization.replace(/^Bearer /, "").toUpperCase(),
+            [apiKey]: "a key as a member name",
+            api_key_b64url: Buffer.from(apiKey).toString("base64url"),
+            plain: "nothing secret here",
+          });
+        }
         return send(response, 404, { error: "no such route" });
       })
       .catch((error: unknown) => send(response, 500, { error: String(error) }));

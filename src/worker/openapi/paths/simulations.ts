@@ -194,8 +194,9 @@ export const simulationOperations: OperationDoc[] = [
     path: "/api/attempts/:id/mcp",
     tag: "Attempts",
     summary: "The attempt's tools over MCP",
-    description: "MCP Streamable HTTP, stateless, JSON answers (docs/simulations.md). Other methods on this path answer 405 method_not_allowed.",
-    access: { kind: "attempt_token" },
+    description:
+      "MCP Streamable HTTP, stateless, JSON answers (docs/simulations.md). Other methods on this path answer 405 method_not_allowed. A refused token (missing, wrong, an API key) is 403 with code unauthorized here, not 401: MCP clients answer a 401 by starting OAuth, which this server does not offer. After the lease, initialize and tools/list are JSON-RPC errors (-32600, data.code token_expired).",
+    access: { kind: "attempt_token", refusedWith403: true },
     params: { id: "The attempt's id." },
     body: { schema: JsonRpc, example: { jsonrpc: "2.0", id: 1, method: "tools/list" } },
     responses: { 200: { description: "The JSON-RPC answer.", schema: JsonRpc } },
