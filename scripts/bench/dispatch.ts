@@ -158,7 +158,9 @@ async function main(): Promise<void> {
       const loads: Partial<Record<PhaseName, Measured>> = {};
       for (const phase of order) {
         progress(`round ${r + 1}/${ROUNDS}: ${phase}`);
-        loads[phase] = await runPhase(phase, SECONDS, true);
+        const load = await runPhase(phase, SECONDS, true);
+        loads[phase] = load;
+        progress(`round ${r + 1}/${ROUNDS}: ${phase}: ${load.requests_per_second.toFixed(0)} req/s, p50 ${load.p50_ms.toFixed(1)} ms, p99 ${load.p99_ms.toFixed(1)} ms, CPU ${load.cpu_ms_per_call?.toFixed(3) ?? "?"} ms/call, load average ${loadavg()}`);
       }
       rounds.push({ round: r + 1, order, loadavg: [start, loadavg()], loads: loads as Record<PhaseName, Measured> });
     }
