@@ -51,6 +51,7 @@ import type {
   SnapshotReply,
   UpstreamAnswer,
 } from "./attempt/replies.js";
+import { sharedOperation } from "./attempt/shared-operations.js";
 import { AttemptStorage } from "./attempt/storage.js";
 import type { Env } from "./env.js";
 import { schemaValidator } from "./services.js";
@@ -670,13 +671,13 @@ export class AttemptObject extends DurableObject<Env> implements AttemptMethods 
       if (isAttemptStatus(lease.status)) this.live.status = lease.status;
       return this.live;
     }
-    if (!this.storage.holdsAttempt()) {
+    const stored = this.storage.open();
+    if (!stored) {
       this.live = null;
       return null;
     }
-    this.storage.migrate();
-    const stored = this.storage.readAttempt();
     const setup = stored.setup;
+    setup.operations = setup.operations.map(sharedOperation);
     this.live = {
       setup,
       index: indexTargets(setup.operations, setup.tools),

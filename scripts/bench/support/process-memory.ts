@@ -77,3 +77,26 @@ export async function processMemory(pid: number): Promise<ProcessMemory> {
   }
   return { rss_mb: Math.round(rss / 1024), anon_mb: Math.round(anon / 1024), sqlite_files: sqlite };
 }
+
+/**
+ * CPU time (user + system, ms) the given processes have used so far, from /proc/<pid>/stat; null
+ * without /proc. Read before and after a load, it is what the load cost the runtime, whatever
+ * else the machine was doing meanwhile (where wall-clock figures on a shared machine are not).
+ */
+export async function cpuMs(pids: readonly number[]): Promise<number | null> {
+  let ticks = 0;
+  for (const pid of pids) {
+    try {
+      const stat = await readFile(`/proc/${pid}/stat`, "utf8");
+      // The fields after the command name (which may hold spaces) start at its closing parenthesis.
+      const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+      ticks += Number(fields[11]) + Number(fields[12]); // utime and stime: fields 14 and 15 of stat
+    } catch {
+      return null;
+    }
+  }
+  return pids.length > 0 ? (ticks * 1000) / CLOCK_TICKS_PER_SECOND : null;
+}
+
+/** Linux's USER_HZ, which /proc reports times in: 100 on every common build. */
+const CLOCK_TICKS_PER_SECOND = 100;

@@ -12,7 +12,7 @@
 import { EVIDENCE_COLUMNS, evidenceRowOf, evidenceValues, REAL_CALL_COUNTS, type EvidenceRow, type RealCallCounts } from "../../core/simulation/evidence.js";
 import type { AttemptSetup } from "../../core/simulation/setup.js";
 import type { AttemptStatus } from "../../core/simulation/status.js";
-import { applyPending, hasTable, schemaVersion, type Migration } from "../object-schema.js";
+import { applyPending, schemaVersion, type Migration } from "../object-schema.js";
 
 export type { Migration };
 
@@ -128,11 +128,6 @@ export class AttemptStorage {
     return new AttemptStorage(storage.sql, (fn) => storage.transactionSync(fn));
   }
 
-  /** Whether this object holds an attempt at all (it was set up, and neither retired nor lost). */
-  holdsAttempt(): boolean {
-    return hasTable(this.sql, "attempt");
-  }
-
   /** The version the storage is at: 0 for tables made before versioning (or for none at all). */
   schemaVersion(): number {
     return schemaVersion(this.sql);
@@ -141,6 +136,20 @@ export class AttemptStorage {
   /** Applies, in order and in one transaction, every step newer than the storage's version. */
   migrate(migrations: readonly Migration[] = MIGRATIONS): { from: number; to: number } {
     return this.transactionSync(() => applyPending(this.sql, migrations));
+  }
+
+  /**
+   * The attempt as load() needs it, migrating the storage first when it is behind; null when the
+   * object holds no attempt. An object is loaded again each time the runtime has unloaded it, so
+   * this is the cheap path for current storage: one look at which tables exist, one read of the
+   * version, one read of the attempt (no transaction at all).
+   */
+  open(migrations: readonly Migration[] = MIGRATIONS): StoredAttempt | null {
+    const tables = new Set(this.sql.exec<{ name: string }>(`SELECT name FROM sqlite_master WHERE type = 'table' AND name IN ('attempt', 'meta')`).toArray().map((row) => row.name));
+    if (!tables.has("attempt")) return null;
+    const version = tables.has("meta") ? (this.sql.exec<{ schema_version: number }>(`SELECT schema_version FROM meta`).toArray()[0]?.schema_version ?? 0) : 0;
+    if (migrations.some((step) => step.version > version)) this.migrate(migrations);
+    return this.readAttempt();
   }
 
   /** Creates the schema and the attempt row together. */
@@ -153,11 +162,11 @@ export class AttemptStorage {
 
   readAttempt(): StoredAttempt {
     const row = this.sql
-      .exec<{ setup: string; status: string; expires_at: number; lease_ended: number; completion: string | null }>(
-        `SELECT setup, status, expires_at, lease_ended, completion FROM attempt`,
+      .exec<{ setup: string; status: string; expires_at: number; lease_ended: number; completion: string | null; max_seq: number | null }>(
+        `SELECT setup, status, expires_at, lease_ended, completion, (SELECT max(seq) FROM calls) AS max_seq FROM attempt`,
       )
       .one();
-    const maxSeq = this.sql.exec<{ seq: number | null }>(`SELECT max(seq) AS seq FROM calls`).one().seq ?? 0;
+    const maxSeq = row.max_seq ?? 0;
     return {
       // SAFETY: the setup column is written only by create(), from an AttemptSetup the Worker built.
       setup: JSON.parse(row.setup) as AttemptSetup,
