@@ -422,6 +422,12 @@ function Comparison(props: { data: RunPageData }) {
           <div>
             <label for="baseline">Baseline run</label>
             <select id="baseline" name="baseline">
+              {/* Without an older run there is no default: a browser would otherwise pick the first, a newer run. */}
+              {selected === undefined ? (
+                <option value="" selected>
+                  Pick a run to compare with
+                </option>
+              ) : null}
               {candidates.map((c) => (
                 <option value={c.id} selected={selected === c.id}>
                   {`${runName(c)} · ${verdictBadge(c).word} · ${percent(c.pass_rate)} · ${when(c.created_at)}`}
@@ -543,16 +549,23 @@ function RepetitionDetails(props: { run: RunView; item: RepetitionItem }) {
   );
 }
 
+/** The judge's line: its score, and its reason only when the verdict above does not already quote it. */
+function judgeWords(r: RepetitionRecord): string {
+  const judge = r.judge?.outcome;
+  if (!judge) return "not asked (selection decided, or no calls)";
+  if (judge.kind !== "score") return `error: ${judge.message}`;
+  return r.verdict.reason.includes(judge.reason) ? `score ${judge.score} of 5 (its reason is quoted in the verdict)` : `score ${judge.score} of 5: ${judge.reason}`;
+}
+
 function RepetitionBody(props: { record: RepetitionRecord }) {
   const r = props.record;
-  const judge = r.judge?.outcome;
   return (
     <>
       <dl class="facts">
         <dt>Verdict</dt>
         <dd>{`${r.verdict.outcome}: ${r.verdict.reason}`}</dd>
         <dt>Judge</dt>
-        <dd>{judge ? (judge.kind === "score" ? `score ${judge.score}: ${judge.reason}` : `error: ${judge.message}`) : "not asked (selection decided, or no calls)"}</dd>
+        <dd>{judgeWords(r)}</dd>
         <dt>Stopped</dt>
         <dd>{r.stop_reason ? r.stop_reason.replace(/_/g, " ") : "—"}</dd>
       </dl>
@@ -575,7 +588,7 @@ function RepetitionBody(props: { record: RepetitionRecord }) {
               {r.calls.map((call) => (
                 <tr>
                   <td>
-                    <code>{call.function}</code>
+                    <code class="function-name">{call.function}</code>
                   </td>
                   <td>{call.kind === "executed" ? call.outcome.replace(/_/g, " ") : "approval request (proposed, not executed)"}</td>
                   <td>

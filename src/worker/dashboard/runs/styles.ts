@@ -7,6 +7,10 @@ export const RUNS_STYLESHEET = `
 .runs-page :is(p, li, dd, summary, h1, h2, h3, code) { overflow-wrap: anywhere; }
 .runs-page form.inline > div { min-width: 0; max-width: 100%; }
 .runs-page select { width: 100%; }
+/* A function name wraps nowhere (its table scrolls instead): invoices__place_invoice_o|n_hold reads as two words. */
+.runs-page td code.function-name { overflow-wrap: normal; white-space: nowrap; }
+/* The "Calls" heading names the table already; its caption stays for screen readers only. */
+details.repetition table.data > caption { position: absolute; width: 1px; height: 1px; overflow: hidden; clip-path: inset(50%); white-space: nowrap; }
 .chart .whisker { stroke: var(--ink); stroke-width: 2; }
 .chart .point circle, .chart .point rect { stroke: var(--paper); stroke-width: 1.5; }
 .chart .tone-pass circle, .chart .tone-pass rect { fill: var(--pass-ink); }
@@ -64,6 +68,7 @@ ol.timeline { list-style: none; padding: 0; margin: 0; }
 ol.timeline > li { border-left: 4px solid var(--accent); padding: .25rem 0 .75rem 1rem; margin-left: .5rem; position: relative; }
 ol.timeline > li.outcome-tool_input_error { border-left-color: var(--warn-ink); }
 ol.timeline > li.outcome-harness_error { border-left-color: var(--fail-ink); border-left-style: double; border-left-width: 6px; }
+ol.timeline > li.proposal { border-left-style: dashed; border-left-color: var(--info-ink); }
 ol.timeline h3 { font-size: 1.05rem; margin: 0 0 .25rem; }
 .state-pair { display: grid; grid-template-columns: repeat(auto-fit, minmax(14rem, 1fr)); gap: .5rem 1rem; }
 .state-pair pre.json, .state-seen pre.json { margin: .25rem 0; }
