@@ -31,10 +31,13 @@ describe("a run whose repetitions have not run", () => {
     const text = visibleText(page.html);
     expect(page.status).toBe(200);
     expect(text).toMatch(
-      new RegExp(`Run ${live} No verdict yet \\(queued\\) Suite invoicedesk version 1: queued, 0 of 5 repetitions finished\\. This page reloads itself every 5 s until the run ends\\. Progress 0 passed 0 failed 0 errors 5 not reported yet Elapsed: \\S+ m?s \\(queued \\S+ m?s, not started yet\\) so far Verdict`),
+      new RegExp(`Run ${live} No verdict yet \\(queued\\) Suite invoicedesk version 1: queued, 0 of 5 repetitions finished\\. This page reloads itself every 5 s until the run ends\\. Stop reloading Progress 0 passed 0 failed 0 errors 5 not reported yet Elapsed: \\S+ m?s \\(queued \\S+ m?s, not started yet\\) so far Verdict`),
     );
     // Live: it reloads itself without script, and the CSP still allows no script.
     expect(page.html).toContain('<meta http-equiv="refresh" content="5"/>');
+    expect(page.html).toContain(`<a href="/runs/${live}?reload=off">Stop reloading</a>`);
+    const stopped = await readPage(browser, `/runs/${live}?reload=off`);
+    expect([stopped.html.includes("http-equiv"), stopped.text.includes("Reloading is off: reload the page to see how far the run is, or reload it every 5 s .")]).toEqual([false, true]);
     expect(response.headers.get("content-security-policy")).toBe("default-src 'none'; style-src 'self'; img-src 'self' data:; form-action 'self'; frame-ancestors 'none'; base-uri 'none'");
     expect(text).not.toContain("Why this verdict");
     // No premature figures: no detection sentence, no empty pass^k frame, no histogram of part of the run.

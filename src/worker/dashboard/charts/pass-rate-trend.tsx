@@ -19,7 +19,7 @@ export const MARK_WORDS: Record<TrendMark, string> = {
   pass: "passed the gate",
   fail: "did not pass (failed the gate, a hard fail, or errors)",
   uncalibrated: "measured, verdict withheld: the judge is not calibrated",
-  pending: "still running, no verdict yet",
+  pending: "no verdict: still running, or cancelled before one",
   unmeasured: "nothing measured: every repetition ended in an error",
 };
 

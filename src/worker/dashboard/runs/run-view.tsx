@@ -43,8 +43,12 @@ function runName(run: Pick<RunView, "label" | "id">): string {
 /** Seconds between reloads of a live run's page (a <meta http-equiv="refresh">: no script needed). */
 export const LIVE_REFRESH_SECONDS = 5;
 
-/** `now` (ms) measures a live run's elapsed time. */
-export function runPage(data: RunPageData, shownLimit: number, now: number): PageResult {
+/**
+ * `now` (ms) measures a live run's elapsed time; `reload` is false when the reader turned the
+ * reloading off (?reload=off): a page that reloads itself must let people stop it (WCAG 2.2.1),
+ * and a screen reader loses its place at every reload.
+ */
+export function runPage(data: RunPageData, shownLimit: number, now: number, reload = true): PageResult {
   const { run, gate, repetitions } = data;
   const badge = verdictBadge(run);
   const records = repetitions.map((r) => r.record);
@@ -53,7 +57,7 @@ export function runPage(data: RunPageData, shownLimit: number, now: number): Pag
   return {
     title: `Run ${runName(run)}`,
     // Only while live: an ended run's page never changes, so it stops reloading itself.
-    refreshSeconds: live ? LIVE_REFRESH_SECONDS : undefined,
+    refreshSeconds: live && reload ? LIVE_REFRESH_SECONDS : undefined,
     body: (
       <div class="runs-page">
         <p class="breadcrumbs">
@@ -64,6 +68,7 @@ export function runPage(data: RunPageData, shownLimit: number, now: number): Pag
           <Badge tone={badge.tone}>{badge.word}</Badge>
         </h1>
         <p class="lede">{lede(run)}</p>
+        {live ? <ReloadControl run={run} reload={reload} /> : null}
         <RunProgress run={run} time={time} />
         {run.hard_fail ? <HardFails run={run} /> : null}
         <dl class="facts">
@@ -118,10 +123,24 @@ export function runPage(data: RunPageData, shownLimit: number, now: number): Pag
 function lede(run: RunView): string {
   const suite = `Suite ${run.suite} version ${run.suite_version}`;
   const of = `${run.finished_repetitions} of ${run.total_repetitions} ${run.total_repetitions === 1 ? "repetition" : "repetitions"}`;
-  if (run.status === "queued") return `${suite}: queued, ${of} finished. This page reloads itself every ${LIVE_REFRESH_SECONDS} s until the run ends.`;
-  if (run.status === "running") return `${suite}: running, ${of} finished. This page reloads itself every ${LIVE_REFRESH_SECONDS} s until the run ends.`;
+  if (run.status === "queued" || run.status === "running") return `${suite}: ${run.status}, ${of} finished.`;
   if (run.status === "cancelled") return `${suite}: cancelled with ${of} finished.`;
   return `${suite}: ended with all ${run.total_repetitions} ${run.total_repetitions === 1 ? "repetition" : "repetitions"} finished.`;
+}
+
+/** Whether the live page reloads itself, and the link that turns it off or on again. */
+function ReloadControl(props: { run: RunView; reload: boolean }) {
+  return props.reload ? (
+    <p class="reload">
+      {`This page reloads itself every ${LIVE_REFRESH_SECONDS} s until the run ends. `}
+      <a href={`${runHref(props.run.id)}?reload=off`}>Stop reloading</a>
+    </p>
+  ) : (
+    <p class="reload">
+      {"Reloading is off: reload the page to see how far the run is, or "}
+      <a href={runHref(props.run.id)}>{`reload it every ${LIVE_REFRESH_SECONDS} s`}</a>.
+    </p>
+  );
 }
 
 interface RunTimes {
