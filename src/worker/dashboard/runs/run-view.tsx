@@ -76,7 +76,7 @@ export function runPage(data: RunPageData, shownLimit: number, now: number, relo
           <dd>{badge.word}</dd>
           <dt>Pass rate</dt>
           {/* Errors are in the denominator (core/scoring/figures.ts): say so, or 0% reads as an agent that failed. */}
-          <dd>{`${percent(run.pass_rate)} (${run.passed} of ${run.runs}${run.errors > 0 ? `, the ${run.errors} ${run.errors === 1 ? "error" : "errors"} counted as not passed` : ""}), 95% interval ${intervalText(run.interval)}`}</dd>
+          <dd>{`${live ? "so far " : ""}${percent(run.pass_rate)} (${run.passed} of ${run.runs}${run.errors > 0 ? `, the ${run.errors} ${run.errors === 1 ? "error" : "errors"} counted as not passed` : ""}), 95% interval ${intervalText(run.interval)}`}</dd>
           <dt>Gate</dt>
           <dd>{`${percent(gate)} of repetitions must pass`}</dd>
           <dt>Failed, errors</dt>
