@@ -98,6 +98,12 @@ describe("a live run's page and the runs chart in Chromium", () => {
     expect(await page.locator('meta[http-equiv="refresh"]').count()).toBe(0);
     expect(await page.locator("p.lede").innerText()).toBe("Suite invoicedesk version 2: cancelled with 4 of 5 repetitions finished.");
     expect(await page.getByRole("region", { name: "Progress" }).locator("li.elapsed").innerText()).toMatch(/^Duration: /);
+    expect(await page.getByRole("region", { name: "Progress" }).getByRole("img").getAttribute("aria-label")).toBe("4 of 5 done: 4 passed, 0 failed, 0 errors, 1 never ran");
+    // A scenario that never ran: no "0 repetitions per scenario, a 0.0% chance", no empty pass^k frame.
+    const ended = await mainText(page);
+    expect(ended).toContain("Detection power No detection figure: scenario status-lookup had no finished repetition, so the run could catch nothing there.");
+    expect(ended).toContain("No pass^k: a scenario has no finished repetition, and pass^k needs k repetitions of every scenario.");
+    expect(await page.locator("svg.pass-hat-k").count()).toBe(0);
     await expectAccessible(page);
     await screenshot(page, "live-run-cancelled-laptop");
     await context.close();

@@ -264,6 +264,8 @@ describe("view models", () => {
     expect(detectionSentence({ ...ended, detection_power: 0, misfire_rate: 0.1, runs_needed_95: 29, scenarios: [scenario("a", [])], runs: 0 })).toBeNull();
     // Still running (a scenario has 0 finished so far), or every repetition errored: no figure either.
     expect(detectionSentence({ ...ended, status: "running", detection_power: 0, misfire_rate: 0.1, runs_needed_95: 29, scenarios: [...scenarios, scenario("c", [])], runs: 6 })).toBeNull();
+    // Cancelled with a scenario that never ran: no "0 repetitions per scenario, a 0.0% chance".
+    expect(detectionSentence({ ...ended, status: "cancelled", detection_power: 0, misfire_rate: 0.1, runs_needed_95: 29, scenarios: [...scenarios, scenario("c", [])], runs: 6 })).toBeNull();
     expect(detectionSentence({ status: "finished", errors: 6, detection_power: 1 - 0.9 ** 3, misfire_rate: 0.1, runs_needed_95: 29, scenarios, runs: 6 })).toBeNull();
     expect([misfireWords(0.1), misfireWords(0.25), misfireWords(0.03)]).toEqual(["a 1-in-10 misfire", "a 1-in-4 misfire", "a misfire rate of 3.0%"]);
   });

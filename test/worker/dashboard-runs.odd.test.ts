@@ -86,7 +86,7 @@ describe("a run that ended in errors", () => {
     const page = await readPage(viewer, `/runs/${started.id}`);
     expect(page.status).toBe(200);
     expect(page.text).toContain(
-      `Run ${started.id} Error Suite invoicedesk version 1: ended with all 5 repetitions finished. Progress 0 passed 0 failed 5 errors 0 not reported yet Duration: `,
+      `Run ${started.id} Error Suite invoicedesk version 1: ended with all 5 repetitions finished. Progress 0 passed 0 failed 5 errors 0 without a result Duration: `,
     );
     expect(page.text).toMatch(/\) Verdict Error Pass rate 0\.0% \(0 of 5, the 5 errors counted as not passed\), 95% interval 0\.0%–43\.4% Gate 90\.0% of repetitions must pass Failed, errors 0 failed, 5 errors/);
     // Nothing was measured: said in words, not drawn as an all-zero histogram and a pass^k point at 0%.

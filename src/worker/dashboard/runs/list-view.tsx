@@ -107,7 +107,8 @@ function SuiteTrendFigure(props: { chart: SuiteChart }) {
   const { suite, points } = props.chart;
   return (
     <>
-      <figure class="chart wide">
+      {/* Focusable: on a phone the chart keeps a readable size and scrolls sideways in its own box. */}
+      <figure class="chart wide" tabindex={0}>
         <PassRateTrend suite={suite} points={points} />
         <figcaption>{`Pass rate of its last ${points.length} ${points.length === 1 ? "run" : "runs"}, oldest on the left, each under the date it was created.`}</figcaption>
       </figure>

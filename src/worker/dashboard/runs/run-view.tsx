@@ -169,8 +169,10 @@ function timeWords(time: RunTimes, live: boolean): string {
 function RunProgress(props: { run: RunView; time: RunTimes }) {
   const { run } = props;
   const pending = Math.max(0, run.total_repetitions - run.finished_repetitions);
-  const words = `${run.finished_repetitions} of ${run.total_repetitions} done: ${run.passed} passed, ${run.failed} failed, ${run.errors} ${run.errors === 1 ? "error" : "errors"}, ${pending} not reported yet`;
   const live = isLive(run);
+  // Once the run has ended, a repetition without a result will never report.
+  const pendingWords = live ? "not reported yet" : run.status === "cancelled" ? "never ran" : "without a result";
+  const words = `${run.finished_repetitions} of ${run.total_repetitions} done: ${run.passed} passed, ${run.failed} failed, ${run.errors} ${run.errors === 1 ? "error" : "errors"}, ${pending} ${pendingWords}`;
   return (
     <section class="run-progress" aria-labelledby="progress">
       <h2 id="progress">Progress</h2>
@@ -190,7 +192,7 @@ function RunProgress(props: { run: RunView; time: RunTimes }) {
         </li>
         <li>
           <span class="swatch swatch-pending" aria-hidden="true" />
-          {`${pending} not reported yet`}
+          {`${pending} ${pendingWords}`}
         </li>
         <li class="elapsed">{`${live ? "Elapsed" : "Duration"}: ${timeWords(props.time, live)}`}</li>
       </ul>
@@ -202,6 +204,8 @@ function RunProgress(props: { run: RunView; time: RunTimes }) {
 function noDetectionWords(run: RunView): string {
   if (isLive(run)) return `Given once the run ends: ${run.finished_repetitions} of ${run.total_repetitions} repetitions have finished so far, and a figure from part of a run would understate what the whole run can catch.`;
   if (run.runs > 0 && run.errors >= run.runs) return "Nothing was measured: every repetition that finished ended in an error, so this run says nothing about the agent.";
+  const none = run.scenarios.filter((s) => s.runs === 0).map((s) => s.id);
+  if (run.runs > 0 && none.length > 0) return `No detection figure: ${none.length === 1 ? "scenario" : "scenarios"} ${none.join(", ")} had no finished repetition, so the run could catch nothing there.`;
   return "No repetitions have finished.";
 }
 
@@ -215,6 +219,7 @@ function ScoresAndReliability(props: { run: RunView; records: ReadonlyArray<Repe
   const scores = scoreCounts(records);
   const scored = scores.counts.reduce((a, b) => a + b, 0);
   const measured = run.runs - run.errors;
+  const passK = perKPoints(run.pass_hat_k);
   return (
     <div class="charts">
       {scored > 0 ? (
@@ -225,13 +230,19 @@ function ScoresAndReliability(props: { run: RunView; records: ReadonlyArray<Repe
       ) : (
         <p class="no-chart">{`No judge scores: none of the ${records.length} ${records.length === 1 ? "repetition" : "repetitions"} was scored by the judge (${scores.unscored} decided without a score: by selection or an error).`}</p>
       )}
-      {measured > 0 ? (
+      {measured > 0 && passK.length > 0 ? (
         <figure class="chart">
-          <PassHatK points={perKPoints(run.pass_hat_k)} />
+          <PassHatK points={passK} />
           <figcaption>pass^k: the chance that k repetitions of a scenario, drawn from this run, all pass (mean over scenarios). A falling line is an agent that passes sometimes, not reliably.</figcaption>
         </figure>
       ) : (
-        <p class="no-chart">{run.runs === 0 ? "No pass^k: no repetition finished." : `No pass^k: all ${run.runs} repetitions ended in errors, so nothing was measured.`}</p>
+        <p class="no-chart">
+          {run.runs === 0
+            ? "No pass^k: no repetition finished."
+            : measured === 0
+              ? `No pass^k: all ${run.runs} repetitions ended in errors, so nothing was measured.`
+              : "No pass^k: a scenario has no finished repetition, and pass^k needs k repetitions of every scenario."}
+        </p>
       )}
     </div>
   );

@@ -49,7 +49,9 @@ svg.rate-bar .whisker { stroke: var(--ink); stroke-width: 2; }
 svg.rate-bar .gate { stroke: var(--fail-ink); stroke-width: 1.5; stroke-dasharray: 2 2; }
 .charts { display: flex; flex-wrap: wrap; gap: 1rem 2rem; }
 .charts figure.chart { flex: 1 1 18rem; max-width: 26rem; }
-figure.chart.wide { max-width: none; }
+figure.chart.wide { max-width: none; overflow-x: auto; }
+figure.chart.wide svg.trend { min-width: 36rem; }
+figure.chart.wide:focus-visible { outline: 3px solid var(--focus); }
 .hard-fail-banner { border: 3px solid var(--fail-ink); }
 .hard-fail-banner h2 { margin-top: 0; color: var(--fail-ink); }
 tr.hard-fail td { background: var(--fail-bg); }

@@ -218,6 +218,8 @@ export function detectionSentence(run: Pick<RunView, "status" | "detection_power
   // "a 0.0% chance" would read as a finding about the agent.
   if (isLive(run) || run.detection_power === null || run.misfire_rate === null || run.runs === 0 || run.errors >= run.runs) return null;
   const perScenario = run.scenarios.length === 0 ? 0 : Math.min(...run.scenarios.map((s) => s.runs));
+  // A scenario with no finished repetition (a cancelled run) caught nothing: "0 repetitions, a 0.0% chance" says nothing.
+  if (perScenario === 0) return null;
   const had = `With ${perScenario} ${perScenario === 1 ? "repetition" : "repetitions"} per scenario, this run had a ${percent(run.detection_power)} chance to catch ${misfireWords(run.misfire_rate)}`;
   if (run.runs_needed_95 === null) return `${had}.`;
   if (perScenario >= run.runs_needed_95) return `${had}; that is at least the 95% that ${run.runs_needed_95} runs per scenario give.`;
