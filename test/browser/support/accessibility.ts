@@ -15,22 +15,18 @@ interface Violation {
   nodes: Array<{ target: unknown[]; failureSummary?: string }>;
 }
 
-/**
- * The serious and critical violations on the page, as sentences (empty when there are none).
- * `except` names rules a test has checked another way (its caller says how, beside the call).
- */
-export async function seriousViolations(page: Page, except: readonly string[] = []): Promise<string[]> {
+/** The serious and critical violations on the page, as sentences (empty when there are none). */
+export async function seriousViolations(page: Page): Promise<string[]> {
   await page.evaluate(axe.source);
-  const options = { ...AXE_OPTIONS, rules: Object.fromEntries(except.map((id) => [id, { enabled: false }])) };
   // A string, evaluated in the page (where axe.source defined window.axe), so no DOM types are needed here.
-  const violations: unknown = await page.evaluate(`axe.run(document, ${JSON.stringify(options)}).then((result) => result.violations)`);
+  const violations: unknown = await page.evaluate(`axe.run(document, ${JSON.stringify(AXE_OPTIONS)}).then((result) => result.violations)`);
   // SAFETY: axe-core's documented result shape.
   return (violations as Violation[])
     .filter((v) => v.impact === "serious" || v.impact === "critical")
     .map((v) => `${v.impact} ${v.id}: ${v.help} at ${v.nodes.map((n) => JSON.stringify(n.target)).join(", ")}${v.nodes[0]?.failureSummary ? ` (${v.nodes[0].failureSummary.replace(/\s+/g, " ")})` : ""}`);
 }
 
-/** Fails the test with every serious or critical violation on the page, naming the page (and any rule `except`ed). */
-export async function expectAccessible(page: Page, except: readonly string[] = []): Promise<void> {
-  expect(await seriousViolations(page, except), `axe on ${page.url()}${except.length > 0 ? ` (except ${except.join(", ")})` : ""}`).toEqual([]);
+/** Fails the test with every serious or critical violation on the page, naming the page. */
+export async function expectAccessible(page: Page): Promise<void> {
+  expect(await seriousViolations(page), `axe on ${page.url()}`).toEqual([]);
 }
