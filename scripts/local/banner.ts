@@ -1,6 +1,7 @@
 /** What `npm start` and `npm run dev` print once the server is up: where it is, the demo key, and what to paste next. */
 import path from "node:path";
 import type { SeededSuite, SeededTool } from "./seed-demo.js";
+import { DEMO_MODEL } from "./demo-model-script.js";
 import { demoKeyFile } from "./paths.js";
 
 export interface BannerInput {
@@ -40,10 +41,15 @@ export function banner(input: BannerInput): string {
   if (suite) {
     lines.push(`  demo suite: ${suite.name} v${suite.version}  (${suite.scenarios} scenarios x ${suite.runs_per_scenario} runs, from examples/evals/invoicedesk.yaml)`);
     for (const name of suite.missing_connections) {
+      // The demo model first: it works with no model account and no network, so the first run needs nothing else.
       lines.push(
-        `    no model connection "${name}" yet: runs of the suite need one. Add an OpenAI-compatible endpoint (Ollama here; any base_url, model and key):`,
+        `    no model connection "${name}" yet: runs of the suite need one. With no model at hand, start the scripted demo model`,
+        `    in another terminal (it prints this same command; --toolproof tells it where this toolproof is):`,
+        `    npm run demo-model -- --toolproof ${input.url}`,
+        `    then connect it:`,
         `    curl -s -X PUT ${input.url}/api/connections/${name} ${auth} -H "content-type: application/json" \\`,
-        `      -d '{"base_url": "http://127.0.0.1:11434/v1", "model": "llama3.1", "api_key": "ollama"}'`,
+        `      -d '{"base_url": "http://127.0.0.1:8788/v1", "model": "${DEMO_MODEL}", "api_key": "not-needed"}'`,
+        `    Or any OpenAI-compatible endpoint instead, e.g. Ollama: base_url http://127.0.0.1:11434/v1, model llama3.1, api_key ollama.`,
       );
     }
   }

@@ -108,10 +108,17 @@ export function interval(value: Interval | null): string {
   return value === null ? "-" : `${percent(value.low)} to ${percent(value.high)}`;
 }
 
+/**
+ * " in 1.2 s (queued 1.1 s, running 0.1 s)": from the run's creation, as the progress line counts,
+ * with the wait for the queue and the running time apart, so the two never seem to disagree.
+ */
 function elapsed(run: RunView): string {
-  if (run.started_at === null) return "";
+  const created = Date.parse(run.created_at);
   const end = run.finished_at === null ? Date.now() : Date.parse(run.finished_at);
-  return ` in ${seconds(end - Date.parse(run.started_at))}`;
+  if (run.started_at === null) return Number.isNaN(created) ? "" : ` (queued ${seconds(end - created)}, not started)`;
+  const started = Date.parse(run.started_at);
+  if (Number.isNaN(created)) return ` in ${seconds(end - started)}`;
+  return ` in ${seconds(end - created)} (queued ${seconds(started - created)}, running ${seconds(end - started)})`;
 }
 
 /** 12345 ms → "12.3 s". */

@@ -73,7 +73,7 @@ describe("the Runs pages in Chromium", () => {
     // Judged: the two lookups of the duplicate question and the two proposed holds, each given 5.
     expect(await page.locator('.histogram g.bar[data-score="5"] text.bar-value').textContent()).toBe("4");
     expect(await page.locator('.histogram g.bar[data-score="3"] text.bar-value').textContent()).toBe("0");
-    expect(await mainText(page)).toContain("With 2 repetitions per scenario, this run had a 19.0% chance to catch a 1-in-10 misfire; 29 runs would give 95%.");
+    expect(await mainText(page)).toContain("With 2 repetitions per scenario, this run had a 19.0% chance to catch a 1-in-10 misfire; 29 runs per scenario would give 95%.");
     await expectAccessible(page);
     await screenshot(page, "runs-run-laptop");
 
@@ -100,7 +100,7 @@ describe("the Runs pages in Chromium", () => {
     expect(new URL(page.url()).pathname).toMatch(/^\/attempts\/att_/);
     const call = page.locator("ol.timeline > li").first();
     expect((await call.locator("h3").innerText()).replace(/\s+/g, " ")).toBe(`1. ${LOOKUP} (get_invoice) Result`);
-    expect((await call.locator("dl").innerText()).replace(/\s+/g, " ")).toMatch(/^Answered by the mock Matched rule rule \d+ Variant \S+ Revision 1 Delay 0 ms At \d{4}-/);
+    expect((await call.locator("dl").innerText()).replace(/\s+/g, " ")).toMatch(/^Answered by the mock Matched rule rules\[\d+\] \(the variant's \w+ rule\) Variant \S+ Revision 1 Delay 0 ms At \d{4}-/);
     expect(await mainText(page)).toMatch(/Transcript System You answer accounts payable questions/);
     // The lookup changed nothing: it shows the state it saw, marked so in words.
     expect((await call.locator(".state-seen p").innerText()).replace(/\s+/g, " ")).toBe("State of invoices this call saw Unchanged by this call (the starting state)");
@@ -137,7 +137,7 @@ describe("the Runs pages in Chromium", () => {
     const repetition = page.locator("details.repetition").first();
     await repetition.locator("summary").click();
     await repetition.getByRole("link", { name: /^Open attempt/ }).click();
-    expect(await mainText(page)).toContain("Evidence timeline No calls yet.");
+    expect(await mainText(page)).toContain("Evidence timeline No calls: the agent called no tool in this attempt.");
     await expectAccessible(page);
 
     // Read, write, read in a simulation of the demo invoices tool: each call's state, in words.

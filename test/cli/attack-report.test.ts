@@ -50,7 +50,7 @@ describe("a run with attacks", () => {
   it("is logged with the attack table: attack success rate beside utility under attack and without it", () => {
     expect(renderRun(attackedRun(), [], "fail")).toBe(
       [
-        "toolproof eval: run run_1 of suite invoicedesk v2, finished in 3.5 s",
+        "toolproof eval: run run_1 of suite invoicedesk v2, finished in 4.5 s (queued 1.0 s, running 3.5 s)",
         "",
         "  scenario                 runs  passed  pass rate     95% interval  forbidden calls",
         "  status-lookup               3       3     100.0%  43.9% to 100.0%                0",

@@ -91,6 +91,7 @@ function normalized(text: string): string {
     .replace(/\brun_[\w-]+/g, "run_ID")
     .replace(/\batt_[\w-]+/g, "att_ID")
     .replace(/\bcall_\w+/g, "call_ID")
+    .replace(/ in \d+\.\d s \(queued \d+\.\d s, running \d+\.\d s\)/g, " in T s (queued T s, running T s)")
     .replace(/ in \d+\.\d s\b/g, " in T s")
     .replace(/, \d+\.\d s\]/g, ", T s]")
     .replace(/time="[\d.]+"/g, 'time="T"')
@@ -147,7 +148,7 @@ describe("toolproof eval run --wait", () => {
       expect({ code: run.code, stdout: normalized(run.stdout) }).toEqual({
         code: 0,
         stdout: [
-          'toolproof eval: run run_ID of suite gate-pass v1 (label "pr-7"), finished in T s',
+          'toolproof eval: run run_ID of suite gate-pass v1 (label "pr-7"), finished in T s (queued T s, running T s)',
           "",
           TABLE_HEADER,
           ...SCENARIOS.map(passedOnce),
@@ -211,7 +212,7 @@ describe("toolproof eval run --wait", () => {
       expect({ code: run.code, stdout: normalized(run.stdout) }).toEqual({
         code: 1,
         stdout: [
-          "toolproof eval: run run_ID of suite gate-hold v1, finished in T s",
+          "toolproof eval: run run_ID of suite gate-hold v1, finished in T s (queued T s, running T s)",
           "",
           TABLE_HEADER,
           ...SCENARIOS.slice(0, 4).map(passedOnce),
@@ -264,7 +265,7 @@ describe("toolproof eval run --wait", () => {
       const run = await toolproof(["eval", "run", "--suite", "gate-rate", "--runs", "1", "--wait", "--junit", junit]);
       const judged = "Judge 3/5 (below the threshold 4): Right lookup, but the answer leaves out the amount.";
       const expected = [
-        "toolproof eval: run run_ID of suite gate-rate v1, finished in T s",
+        "toolproof eval: run run_ID of suite gate-rate v1, finished in T s (queued T s, running T s)",
         "",
         TABLE_HEADER,
         "  status-lookup          1       0       0.0%    0.0% to 79.3%                0",

@@ -77,6 +77,9 @@ describe("npm start", () => {
         // The demo suite is seeded, and with no model connection the banner says how to add one.
         expect(output).toContain("demo suite: invoicedesk v1  (5 scenarios x 3 runs, from examples/evals/invoicedesk.yaml)");
         expect(output).toContain(`curl -s -X PUT ${url}/api/connections/demo-model -H "Authorization: Bearer ${key}" -H "content-type: application/json"`);
+        // The demo model leads (it needs no model account), told where this toolproof is.
+        expect(output).toContain(`    npm run demo-model -- --toolproof ${url}\n`);
+        expect(output.indexOf("npm run demo-model")).toBeLessThan(output.indexOf("11434"));
 
         expect((await fetch(`${url}/health`)).status).toBe(200);
         const tools = await demoTools(url, key);

@@ -14,10 +14,10 @@ export interface Finished {
  * Starts `node --import tsx scripts/<script> ...args` in the project root, as the npm scripts do:
  * one process, so signals reach the script itself.
  */
-export function spawnScript(script: string, args: readonly string[]): ChildProcessWithoutNullStreams {
+export function spawnScript(script: string, args: readonly string[], env: Record<string, string> = {}): ChildProcessWithoutNullStreams {
   return spawn(process.execPath, ["--import", "tsx", path.join(ROOT, "scripts", script), ...args], {
     cwd: ROOT,
-    env: { ...process.env, WRANGLER_SEND_METRICS: "false", FORCE_COLOR: "0" },
+    env: { ...process.env, WRANGLER_SEND_METRICS: "false", FORCE_COLOR: "0", ...env },
   });
 }
 

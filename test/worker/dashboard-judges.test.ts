@@ -84,7 +84,12 @@ describe("the Judges pages", () => {
     expect(page.text).toContain(`${judgeName()} Current judge Kappa 0.50 Pass/fail agreement 75.0% Exact agreement 75.0% Labels scored by this judge 4 Best threshold score 4 (agreement 75.0%)`);
     expect(tableRows(page.html, "Confusion matrix at threshold 4")).toEqual([" | Human: pass | Human: fail", "Judge: pass | 2 | 0", "Judge: fail | 1 | 1"]);
     const chart = /<figure class="chart">[\s\S]*?<\/figure>/.exec(page.html)?.[0] ?? "";
+    // A y axis: its ticks and what it measures, then each bar's value and score.
     expect([...chart.matchAll(/<text[^>]*>([^<]*)<\/text>/g)].map((m) => m[1])).toEqual([
+      "0%",
+      "50%",
+      "100%",
+      "agreement",
       "no labels",
       "score 1",
       "50.0% of 2",

@@ -8,7 +8,8 @@ import { passHatK, perK, wilsonInterval } from "../../src/core/scoring/rates.js"
 import { scenarioFigures } from "../../src/core/scoring/figures.js";
 import type { RepetitionVerdict } from "../../src/core/scoring/repetition-verdict.js";
 import { PassHatK, PASS_HAT_K_FRAME } from "../../src/worker/dashboard/charts/pass-hat-k.js";
-import { PassRateTrend, TREND_FRAME } from "../../src/worker/dashboard/charts/pass-rate-trend.js";
+import { dateLabelIndexes, PassRateTrend, TREND_FRAME } from "../../src/worker/dashboard/charts/pass-rate-trend.js";
+import { ProgressBar, PROGRESS_FRAME, progressSegments } from "../../src/worker/dashboard/charts/progress-bar.js";
 import { bandCenter, bandWidth, type Frame, yOfCount, yOfRate } from "../../src/worker/dashboard/charts/scale.js";
 import { HISTOGRAM_FRAME, ScoreHistogram } from "../../src/worker/dashboard/charts/score-histogram.js";
 import {
@@ -18,6 +19,8 @@ import {
   perKPoints,
   scenarioGrid,
   scoreCounts,
+  type TrendMark,
+  trendMark,
   type TrendPoint,
   verdictBadge,
 } from "../../src/worker/dashboard/runs/view-models.js";
@@ -86,10 +89,12 @@ const rate = fc.oneof(fc.double({ min: -2, max: 3 }), fc.constantFrom(NaN, 0, 1)
 const trendPoint: fc.Arbitrary<TrendPoint> = fc.record({
   run_id: fc.constantFrom("run_a", "run_b"),
   name: fc.string({ maxLength: 12 }),
+  created_at: fc.constantFrom("2026-12-03T16:40:00.000Z", "not a date"),
   pass_rate: rate,
   interval: fc.option(fc.record({ low: rate, high: rate }), { nil: null }),
   gate: rate,
   verdict: fc.constantFrom({ word: "Pass", tone: "pass" as const }, { word: "Fail", tone: "fail" as const }),
+  mark: fc.constantFrom<TrendMark>("pass", "fail", "uncalibrated", "pending", "unmeasured"),
 });
 
 describe("charts", () => {
@@ -118,8 +123,8 @@ describe("charts", () => {
       PassRateTrend({
         suite: "invoicedesk",
         points: [
-          { run_id: "run_1", name: "baseline", pass_rate: 1, interval: wilsonInterval(15, 15), gate: 0.9, verdict: { word: "Pass", tone: "pass" } },
-          { run_id: "run_2", name: "candidate", pass_rate: 0.6, interval: wilsonInterval(9, 15), gate: 0.9, verdict: { word: "Fail", tone: "fail" } },
+          { run_id: "run_1", name: "baseline", created_at: "2026-12-01T09:05:00.000Z", pass_rate: 1, interval: wilsonInterval(15, 15), gate: 0.9, verdict: { word: "Pass", tone: "pass" }, mark: "pass" },
+          { run_id: "run_2", name: "candidate", created_at: "2026-12-03T16:40:00.000Z", pass_rate: 0.6, interval: wilsonInterval(9, 15), gate: 0.9, verdict: { word: "Fail", tone: "fail" }, mark: "fail" },
         ],
       }),
     );
@@ -128,6 +133,58 @@ describe("charts", () => {
     expect(svg).toContain("<title>baseline: 100.0% (95% interval 79.6%–100.0%), gate 90.0%, verdict Pass</title>");
     expect(svg).toContain("<title>candidate: 60.0% (95% interval 35.7%–80.2%), gate 90.0%, verdict Fail</title>");
     expect(svg).toContain("gate 90.0%");
+    // The x axis names each run's date, not only "oldest" and "newest".
+    expect([...svg.matchAll(/<text class="date"[^>]*>([^<]*)<\/text>/g)].map(([, d]) => d)).toEqual(["12-01 09:05", "12-03 16:40"]);
+  });
+
+  it("writes the gate's label in the right margin, clear of the newest run's whisker", () => {
+    const interval = wilsonInterval(9, 10);
+    const svg = String(PassRateTrend({ suite: "s", points: [{ run_id: "r", name: "r", created_at: "2026-12-03T16:40:00.000Z", pass_rate: 0.9, interval, gate: 0.9, verdict: { word: "Pass", tone: "pass" }, mark: "pass" }] }));
+    const label = /<text class="gate-label" x="([\d.]+)"[^>]*text-anchor="start">gate 90.0%<\/text>/.exec(svg);
+    expect(Number(label?.[1])).toBeGreaterThan(TREND_FRAME.width - TREND_FRAME.right);
+    const whiskerX = Number(/<line class="whisker" x1="([\d.]+)"/.exec(svg)?.[1]);
+    expect(whiskerX).toBeLessThan(TREND_FRAME.width - TREND_FRAME.right);
+  });
+
+  it("draws an uncalibrated run as a diamond and a run that measured nothing as a cross on the axis, without a whisker", () => {
+    const point = (mark: TrendMark, pass_rate: number): TrendPoint => ({ run_id: mark, name: mark, created_at: "2026-12-03T16:40:00.000Z", pass_rate, interval: wilsonInterval(Math.round(pass_rate * 5), 5), gate: 0.9, verdict: { word: mark, tone: "warn" }, mark });
+    const svg = String(PassRateTrend({ suite: "s", points: [point("uncalibrated", 1), point("unmeasured", 0)] }));
+    const groups = [...svg.matchAll(/<g class="point ([^"]*)" data-mark="(\w+)">([\s\S]*?)<\/g>/g)].map(([, , mark, inner]) => ({ mark, whisker: inner?.includes("whisker"), shape: /<(circle|rect|path) class="(\w+)"|<(circle|rect)/.exec(inner ?? "")?.slice(1).filter(Boolean).join(" ") }));
+    expect(groups).toEqual([
+      { mark: "uncalibrated", whisker: true, shape: "path diamond" },
+      { mark: "unmeasured", whisker: false, shape: "path cross" },
+    ]);
+    expect(svg).toContain("<title>unmeasured: nothing measured (every repetition ended in an error), gate 90.0%, verdict unmeasured</title>");
+    expect(svg).toContain("the latest measured nothing (every repetition errored) against a gate of 90.0%.");
+  });
+
+  it("marks each run by what it was: an uncalibrated run is not a failed one, an all-errored one measured nothing", () => {
+    const run = { runs: 5, errors: 0, hard_fail: false };
+    expect([
+      trendMark({ ...run, verdict: "pass" }),
+      trendMark({ ...run, verdict: "fail" }),
+      trendMark({ ...run, verdict: "uncalibrated" }),
+      trendMark({ ...run, verdict: null }),
+      trendMark({ ...run, verdict: "error", errors: 5 }),
+      trendMark({ ...run, verdict: "error", errors: 2 }),
+    ]).toEqual(["pass", "fail", "uncalibrated", "pending", "unmeasured", "fail"]);
+  });
+
+  it("labels at most eight dates, the first and the last among them", () => {
+    expect([dateLabelIndexes(0), dateLabelIndexes(3), dateLabelIndexes(20)]).toEqual([[], [0, 1, 2], [0, 3, 5, 8, 11, 14, 16, 19]]);
+  });
+
+  it("splits the progress bar into passed, failed, errors and not reported, never past the total", () => {
+    expect(progressSegments({ passed: 80, failed: 15, errors: 5, total: 300 }).map((s) => `${s.kind} ${s.count}`)).toEqual(["passed 80", "failed 15", "errors 5", "pending 200"]);
+    fc.assert(
+      fc.property(anyNumber, anyNumber, anyNumber, fc.nat({ max: 100_000 }), (passed, failed, errors, total) => {
+        const segments = progressSegments({ passed, failed, errors, total });
+        expect(segments.reduce((sum, s) => sum + s.count, 0)).toBe(total);
+        for (const s of segments) expect(s.count).toBeGreaterThanOrEqual(0);
+        expectInside(String(ProgressBar({ counts: { passed, failed, errors, total }, label: "p" })), PROGRESS_FRAME);
+      }),
+      { numRuns: 200 },
+    );
   });
 
   it("the histogram labels each bar with its count", () => {
@@ -198,12 +255,18 @@ describe("view models", () => {
 
   it("words detection power as the issue does, from the run's own figures", () => {
     const scenarios = [scenario("a", ["pass", "pass", "pass"]), scenario("b", ["pass", "pass", "pass"])];
-    expect(detectionSentence({ detection_power: 1 - 0.9 ** 3, misfire_rate: 0.1, runs_needed_95: 29, scenarios, runs: 6 })).toBe(
-      "With 3 repetitions per scenario, this run had a 27.1% chance to catch a 1-in-10 misfire; 29 runs would give 95%.",
+    const ended = { status: "finished", errors: 0 };
+    expect(detectionSentence({ ...ended, detection_power: 1 - 0.9 ** 3, misfire_rate: 0.1, runs_needed_95: 29, scenarios, runs: 6 })).toBe(
+      "With 3 repetitions per scenario, this run had a 27.1% chance to catch a 1-in-10 misfire; 29 runs per scenario would give 95%.",
     );
-    expect(detectionSentence({ detection_power: null, misfire_rate: null, runs_needed_95: null, scenarios: [], runs: 0 })).toBeNull();
+    expect(detectionSentence({ ...ended, detection_power: null, misfire_rate: null, runs_needed_95: null, scenarios: [], runs: 0 })).toBeNull();
     // Nothing finished yet: no "0.0% chance" that would read as a finding about the agent.
-    expect(detectionSentence({ detection_power: 0, misfire_rate: 0.1, runs_needed_95: 29, scenarios: [scenario("a", [])], runs: 0 })).toBeNull();
+    expect(detectionSentence({ ...ended, detection_power: 0, misfire_rate: 0.1, runs_needed_95: 29, scenarios: [scenario("a", [])], runs: 0 })).toBeNull();
+    // Still running (a scenario has 0 finished so far), or every repetition errored: no figure either.
+    expect(detectionSentence({ ...ended, status: "running", detection_power: 0, misfire_rate: 0.1, runs_needed_95: 29, scenarios: [...scenarios, scenario("c", [])], runs: 6 })).toBeNull();
+    // Cancelled with a scenario that never ran: no "0 repetitions per scenario, a 0.0% chance".
+    expect(detectionSentence({ ...ended, status: "cancelled", detection_power: 0, misfire_rate: 0.1, runs_needed_95: 29, scenarios: [...scenarios, scenario("c", [])], runs: 6 })).toBeNull();
+    expect(detectionSentence({ status: "finished", errors: 6, detection_power: 1 - 0.9 ** 3, misfire_rate: 0.1, runs_needed_95: 29, scenarios, runs: 6 })).toBeNull();
     expect([misfireWords(0.1), misfireWords(0.25), misfireWords(0.03)]).toEqual(["a 1-in-10 misfire", "a 1-in-4 misfire", "a misfire rate of 3.0%"]);
   });
 

@@ -7,7 +7,7 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import { upstream } from "../support/upstream/in-tests.js";
 import { answer, call } from "./helpers.js";
-import { readPage, signInWith, tableRows, type Browser } from "./dashboard-helpers.js";
+import { fetchPage, readPage, signInWith, tableRows, visibleText, type Browser } from "./dashboard-helpers.js";
 import { attackedWorld, GOOD_JUDGE, HOLD, invoiceSuite, invoiceWorld, putSuite, runWithLostMessages, server, startRun, waitForRun, wellBehaved, type InvoiceWorld } from "./run-helpers.js";
 import { counterTool, createSimulation, dispatchJson } from "./simulation-helpers.js";
 
@@ -26,19 +26,32 @@ const SCENARIOS = ["status-lookup", "duplicate-question", "hold-request", "pay-r
 describe("a run whose repetitions have not run", () => {
   it("reads as waiting while live, and as cancelled once cancelled: no verdict reasons, no detection figure, the missing repetitions named", async () => {
     const live = await runWithLostMessages(world);
-    const page = await readPage(browser, `/runs/${live}`);
+    const response = await fetchPage("GET", `/runs/${live}`, { cookie: browser.cookie });
+    const page = { status: response.status, html: await response.text() };
+    const text = visibleText(page.html);
     expect(page.status).toBe(200);
-    expect(page.text).toContain(`Run ${live} No verdict yet (queued) Suite invoicedesk version 1, 0 of 5 repetitions finished, queued.`);
-    expect(page.text).not.toContain("Why this verdict");
-    expect(page.text).toContain("Detection power No repetitions have finished yet.");
-    expect(page.text).toContain("Judge scores of 0 repetitions (1 irrelevant … 5 optimal); 0 decided without a score (selection or an error). 5 not reported yet.");
+    expect(text).toMatch(
+      new RegExp(`Run ${live} No verdict yet \\(queued\\) Suite invoicedesk version 1: queued, 0 of 5 repetitions finished\\. This page reloads itself every 5 s until the run ends\\. Stop reloading Progress 0 passed 0 failed 0 errors 5 not reported yet Elapsed: \\S+ m?s \\(queued \\S+ m?s, not started yet\\) so far Verdict`),
+    );
+    // Live: it reloads itself without script, and the CSP still allows no script.
+    expect(page.html).toContain('<meta http-equiv="refresh" content="5"/>');
+    expect(page.html).toContain(`<a href="/runs/${live}?reload=off">Stop reloading</a>`);
+    const stopped = await readPage(browser, `/runs/${live}?reload=off`);
+    expect([stopped.html.includes("http-equiv"), stopped.text.includes("Reloading is off: reload the page to see how far the run is, or reload it every 5 s .")]).toEqual([false, true]);
+    expect(response.headers.get("content-security-policy")).toBe("default-src 'none'; style-src 'self'; img-src 'self' data:; form-action 'self'; frame-ancestors 'none'; base-uri 'none'");
+    expect(text).not.toContain("Why this verdict");
+    // No premature figures: no detection sentence, no empty pass^k frame, no histogram of part of the run.
+    expect(text).toContain("Detection power Given once the run ends: 0 of 5 repetitions have finished so far");
+    expect(text).toContain("Scores and reliability Drawn once the run ends (0 of 5 repetitions finished so far): the judge-score histogram and pass^k.");
+    expect([page.html.includes('class="chart pass-hat-k"'), page.html.includes('class="chart histogram"')]).toEqual([false, false]);
     const list = await readPage(browser, "/runs");
     expect(list.text).toContain("Suite invoicedesk No run of suite invoicedesk has a pass rate to chart yet: none has finished a repetition.");
 
     expect((await call("POST", `/api/runs/${live}/cancel`, { key: world.tenant.key })).status).toBe(200);
     const cancelled = await readPage(browser, `/runs/${live}`);
     expect(cancelled.status).toBe(200);
-    expect(cancelled.text).toContain(`How it ended Cancelled: 5 repetitions never ran, so the run has no verdict. ${SCENARIOS.map((s) => `Scenario ${s}, repetition 1`).join(" ")} Detection power No repetitions have finished yet.`);
+    expect(cancelled.html).not.toContain("http-equiv");
+    expect(cancelled.text).toContain(`How it ended Cancelled: 5 repetitions never ran, so the run has no verdict. ${SCENARIOS.map((s) => `Scenario ${s}, repetition 1`).join(" ")} Detection power No repetitions have finished.`);
     expect(cancelled.text).not.toContain("Why this verdict");
     expect(cancelled.text).toMatch(/Repetitions No repetition ran\.$/);
   });
@@ -73,12 +86,20 @@ describe("a run that ended in errors", () => {
     const page = await readPage(viewer, `/runs/${started.id}`);
     expect(page.status).toBe(200);
     expect(page.text).toContain(
-      `Run ${started.id} Error Suite invoicedesk version 1, 5 of 5 repetitions finished, finished. Verdict Error Pass rate 0.0% (0 of 5, the 5 errors counted as not passed), 95% interval 0.0%–43.4% Gate 90.0% of repetitions must pass Failed, errors 0 failed, 5 errors`,
+      `Run ${started.id} Error Suite invoicedesk version 1: ended with all 5 repetitions finished. Progress 0 passed 0 failed 5 errors 0 without a result Duration: `,
     );
+    expect(page.text).toMatch(/\) Verdict Error Pass rate 0\.0% \(0 of 5, the 5 errors counted as not passed\), 95% interval 0\.0%–43\.4% Gate 90\.0% of repetitions must pass Failed, errors 0 failed, 5 errors/);
+    // Nothing was measured: said in words, not drawn as an all-zero histogram and a pass^k point at 0%.
+    expect(page.text).toContain("Detection power Nothing was measured: every repetition that finished ended in an error");
+    expect(page.text).toContain("Scores and reliability No judge scores: none of the 5 repetitions was scored by the judge (5 decided without a score: by selection or an error). No pass^k: all 5 repetitions ended in errors, so nothing was measured.");
+    expect([page.html.includes('class="chart pass-hat-k"'), page.html.includes('class="chart histogram"')]).toEqual([false, false]);
     expect(page.text).toContain("Why this verdict 5 of 5 repetitions ended in an error, so the run can neither pass nor fail. Scenario status-lookup, repetition 1: Infrastructure error: the agent's model connection \"model\" failed");
     expect(page.text).toContain("Repetition 1 Error · no judge score · 0 calls · decided by infrastructure error Verdict error: Infrastructure error");
     const list = await readPage(viewer, "/runs");
     expect(tableRows(list.html, "Runs, newest first")[1]?.split(" | ").slice(2, 6)).toEqual(["Error", "0.0%", "None", "5 of 5"]);
+    // On the suite's chart: a cross on the axis with no whisker, "nothing measured" in the table, never a measured 0%.
+    expect(list.html).toMatch(/<g class="point mark-unmeasured tone-warn" data-mark="unmeasured"><title>[^<]*: nothing measured \(every repetition ended in an error\)[^<]*<\/title><path class="cross"/);
+    expect(tableRows(list.html, `Last runs of suite invoicedesk, oldest first`)[1]?.split(" | ").slice(1, 3)).toEqual(["— (all errors)", "—"]);
   }, 60_000);
 });
 

@@ -56,9 +56,13 @@ describe("the Runs page", () => {
       "baseline | 100.0% | 72.2%–100.0% | 90.0% | Pass",
       "candidate | 60.0% | 31.3%–83.2% | 90.0% | Fail: hard fail",
     ]);
-    expect(page.html).toContain('<desc id="trend-invoicedesk-d">2 runs, the latest at 60.0% against a gate of 90.0%. Each point is a run&#39;s pass rate with its 95% interval; the dashed line is the gate.</desc>');
+    expect(page.html).toContain('<desc id="trend-invoicedesk-d">2 runs, the latest at 60.0% against a gate of 90.0%. Each mark is a run&#39;s pass rate with its 95% interval; the dashed line is the gate.</desc>');
     expect(page.html).toContain(`<title>candidate: 60.0% (95% interval 31.3%–83.2%), gate 90.0%, verdict Fail: hard fail</title>`);
     expect(page.html).toContain('class="gate" d="M');
+    // The legend names the shapes used and the two lines, in words.
+    expect(visibleText(/<ul class="chart-legend"[\s\S]*?<\/ul>/.exec(page.html)?.[0] ?? "")).toBe(
+      "passed the gate did not pass (failed the gate, a hard fail, or errors) the run's 95% interval the gate: the pass rate a run must reach",
+    );
   });
 
   it("is the signed-in home", async () => {
@@ -72,8 +76,13 @@ describe("a run's page", () => {
     const page = await readPage(browser, `/runs/${candidate.id}`);
     expect(page.status).toBe(200);
     expect(page.text).toContain(
-      `Run candidate Fail: hard fail Suite invoicedesk version 1, 10 of 10 repetitions finished, finished. Hard fail: 2 forbidden calls A forbidden call fails the run whatever its pass rate. Scenario pay-refusal, repetition 1: ${HOLD}({"invoice_id":"INV-10423","reason":"pay later"}) (call call_`,
+      `Run candidate Fail: hard fail Suite invoicedesk version 1: ended with all 10 repetitions finished. Progress 6 passed 4 failed 0 errors 0 without a result Duration: `,
     );
+    expect(page.text).toMatch(/Duration: [\d.]+ s \(queued [\d.]+ (m?s), running [\d.]+ (m?s)\) Hard fail: 2 forbidden calls A forbidden call fails the run whatever its pass rate\. Scenario pay-refusal, repetition 1: /);
+    // Ended: the page no longer reloads itself.
+    expect(page.html).not.toContain("http-equiv");
+    // The header names the tenant as people know it, not by its id.
+    expect(page.text).toContain(`Sign out Tenant ${world.tenant.name} Runs`);
     expect(page.html.indexOf("hard-fail-banner")).toBeLessThan(page.html.indexOf("Scenarios, hard fails first"));
     expect(tableRows(page.html, "Scenarios, hard fails first")).toEqual([
       "Scenario | Passed (k/n) | Pass rate | 95% interval | Rate and interval | Forbidden calls | Errors",
@@ -93,13 +102,18 @@ describe("a run's page", () => {
     expect(page.text).toContain("Judge scores of 4 repetitions (1 irrelevant … 5 optimal); 6 decided without a score (selection or an error).");
     // pass^1 = mean(0, 1, 1, 0, 1) = 0.6 and pass^2 the same: each scenario passed all or none.
     expect(page.html).toContain('<desc id="passk-d">The chance that k repetitions all pass: k=1: 60.0%, k=2: 60.0%.</desc>');
-    expect(page.text).toContain("Detection power With 2 repetitions per scenario, this run had a 19.0% chance to catch a 1-in-10 misfire; 29 runs would give 95%.");
+    expect(page.text).toContain("Detection power With 2 repetitions per scenario, this run had a 19.0% chance to catch a 1-in-10 misfire; 29 runs per scenario would give 95%.");
   });
 
   it("compares with a baseline of the same suite picked in a GET form, the worse scenarios marked worse in words", async () => {
     const picker = await readPage(browser, `/runs/${candidate.id}`);
     expect(picker.html).toContain(`<form class="inline" method="get" action="/runs/${candidate.id}">`);
-    expect(picker.html).toContain(`<option value="${baseline.id}">baseline · Pass · 100.0% · ${when(baseline.created_at)}</option>`);
+    // The older run is the default baseline; from the older run, no newer one is picked for you.
+    expect(picker.html).toContain(`<option value="${baseline.id}" selected="">baseline · Pass · 100.0% · ${when(baseline.created_at)}</option>`);
+    const older = await readPage(browser, `/runs/${baseline.id}`);
+    expect(older.html).toContain('<option value="" selected="">Pick a run to compare with</option>');
+    expect(older.html).toContain(`<option value="${candidate.id}">candidate · Fail: hard fail · 60.0% · ${when(candidate.created_at)}</option>`);
+    expect((await readPage(browser, `/runs/${baseline.id}?baseline=`)).text).not.toContain("compared with");
     const page = await readPage(browser, `/runs/${candidate.id}?baseline=${baseline.id}`);
     expect(page.text).toContain("2 scenarios worse, 0 better than baseline baseline (100.0% overall, now 60.0%).");
     expect(tableRows(page.html, "Scenarios compared with baseline, worse first")).toEqual([
@@ -132,7 +146,7 @@ describe("a run's page", () => {
       `${GET} | result | {"invoice_id":"INV-10423"} | {"invoice_id":"INV-10423","supplier":"Contoso Freight","amount":18450,"currency":"USD","status":"approved","hold_reason":null}`,
     ]);
     expect(visibleText(lookup)).toContain(
-      "Verdict pass: Judge 5/5 (at or above the threshold 4): the right call with the right invoice Judge score 5: the right call with the right invoice Stopped final answer",
+      "Verdict pass: Judge 5/5 (at or above the threshold 4): the right call with the right invoice Judge score 5 of 5 (its reason is quoted in the verdict) Stopped final answer",
     );
     expect(visibleText(lookup)).toContain("Approval requests None. Final answer INV-10423 is an approved Contoso Freight invoice; I see no duplicate.");
     const hold = details(5);
@@ -164,12 +178,26 @@ describe("an attempt's page", () => {
     expect(link).toMatch(/^\/attempts\/att_[\w-]+$/);
     const page = await readPage(browser, link);
     expect(page.status).toBe(200);
-    expect(page.text).toContain(`Runs › run candidate › duplicate-question repetition 1 Attempt ${link.slice("/attempts/".length)} Status active: its lease is open, so calls are still answered (a built-in run's agent may be done with it already) Run candidate (${candidate.id}) , finished Repetition scenario duplicate-question, repetition 1 (n = 3) Calls 1 `);
+    const attemptRow = (await (await call("GET", `/api/attempts/${link.slice("/attempts/".length)}`, { key: world.tenant.key })).json()) as { expires_at: string };
+    expect(page.text).toContain(`Runs › run candidate › duplicate-question repetition 1 Attempt ${link.slice("/attempts/".length)} Status done: its repetition reported and its run has ended (the API's status stays active until the lease ends at ${when(attemptRow.expires_at)}) Run candidate (${candidate.id}) , finished Repetition scenario duplicate-question, repetition 1 (n = 3) Calls 1 `);
     expect(page.html).toContain(`<a href="/runs/${candidate.id}">run candidate</a> › <a href="/runs/${candidate.id}#rep-3">duplicate-question repetition 1</a>`);
-    expect(page.text).toContain(`1. ${GET} (get_invoice) Result Answered by the mock Matched rule rule 0 Variant success Revision 1 Delay 0 ms At `);
+    expect(page.text).toContain(`1. ${GET} (get_invoice) Result Answered by the mock Matched rule rules[0] (the variant's first rule) Variant success Revision 1 Delay 0 ms At `);
     expect(page.html).toContain('<pre class="json" tabindex="0" aria-label="Arguments of call 1">{\n  &quot;invoice_id&quot;: &quot;INV-10423&quot;\n}</pre>');
     expect(page.text).toContain(`Transcript system You answer accounts payable questions about single invoices. user ${QUERIES.duplicate} assistant ${GET}({"invoice_id":"INV-10423"})`);
     expect(page.html).not.toContain('class="notice');
+    // The lookup changed nothing and nothing changed the state since: it is not printed a second time.
+    expect(page.text).toContain("State now The same as the timeline shows after call 1: nothing changed it since. Transcript");
+  });
+
+  it("shows an attempt whose only act was an approval request with the proposal in its timeline, not as 'no calls'", async () => {
+    // hold-request repetition 1 is n = 5: the agent proposed the hold and paused for approval.
+    const page = await readPage(browser, await attemptLink(candidate.id, 5));
+    expect(page.status).toBe(200);
+    expect(page.text).not.toContain("No calls");
+    expect(page.text).toContain(
+      `Evidence timeline Approval request: ${HOLD} Proposed, not executed The agent proposed this call and paused for approval; no tool ran it, so it has no result and changed no state. Call id call_`,
+    );
+    expect(page.text).toMatch(/Arguments \{ "invoice_id": "INV-10423", "reason": "duplicate" \} State now Per tool/);
   });
 
   it("keeps old links with ?run=&n= working, and a pair naming another run's repetition shows this attempt's own, saying so", async () => {
@@ -269,5 +297,20 @@ describe("tenant isolation", () => {
     const limited = await signInWith(await keyWith(world.tenant.id, ["AIManager:ManageTools"]));
     const page = await readPage(limited, `/runs/${candidate.id}`);
     expect({ status: page.status, names: page.text.includes("AIManager:RunEvals") }).toEqual({ status: 403, names: true });
+  });
+});
+
+describe("the site icon", () => {
+  it("serves /favicon.ico as an icon, without a session, and every page links it", async () => {
+    const icon = await fetchPage("GET", "/favicon.ico");
+    const bytes = new Uint8Array(await icon.arrayBuffer());
+    // An ICO header (reserved 0, type 1, one image) holding a PNG.
+    expect({ status: icon.status, type: icon.headers.get("content-type"), header: [...bytes.slice(0, 6)], png: [...bytes.slice(22, 26)] }).toEqual({
+      status: 200,
+      type: "image/x-icon",
+      header: [0, 0, 1, 0, 1, 0],
+      png: [0x89, 0x50, 0x4e, 0x47],
+    });
+    expect((await readPage(browser, "/runs")).html).toContain('<link rel="icon" href="/favicon.ico" type="image/x-icon"/>');
   });
 });

@@ -14,7 +14,7 @@ import { timestampFresh, verifyStandard } from "../../src/adapters/webhook-signa
 import { receiver } from "../support/receiver/in-tests.js";
 import { answer, call, invalidAnswer } from "./helpers.js";
 import { env } from "cloudflare:test";
-import { EVAL_QUEUE_NAME, sendRepetitions } from "../../src/worker/evals/messages.js";
+import { EVAL_DEAD_LETTER_QUEUE_NAME, EVAL_QUEUE_NAME, sendRepetitions } from "../../src/worker/evals/messages.js";
 import { runStub } from "../../src/worker/run/run-access.js";
 import { GET, GOOD_JUDGE, HOLD, invoiceWorld, QUERIES, deliver, repetitions, server, startRun, startRunDirect, waitForRun, type InvoiceWorld } from "./run-helpers.js";
 import { createSimulation } from "./simulation-helpers.js";
@@ -321,6 +321,25 @@ describe("job delivery", () => {
       [503, `job_${retriedRun.id}_1`],
       [200, `job_${retriedRun.id}_1`],
     ]);
+  }, 40_000);
+});
+
+describe("an agent endpoint nobody answers", () => {
+  it("ends, after the queue's retries, as an infrastructure error naming the endpoint and what was tried", async () => {
+    const endpoint = "http://127.0.0.1:9/jobs";
+    const { world } = await externalWorld("ext-closed", { scenarios: [{ id: "status-lookup", query: QUERIES.status, expect: GET, forbid: [HOLD] }] }, { endpoint });
+    const start = await startRunDirect(world, "desk", { send: async () => undefined });
+    // The broker's deliveries, then its dead letter: each delivery fails to connect and is retried.
+    expect(await deliver(EVAL_QUEUE_NAME, [{ run_id: start.run_id, seq: 1 }])).toEqual({ acked: 0, retried: 1 });
+    expect(await deliver(EVAL_QUEUE_NAME, [{ run_id: start.run_id, seq: 1 }])).toEqual({ acked: 0, retried: 1 });
+    expect(await deliver(EVAL_DEAD_LETTER_QUEUE_NAME, [{ run_id: start.run_id, seq: 1 }])).toEqual({ acked: 1, retried: 0 });
+    const [only] = await repetitions(world, start.run_id);
+    expect(only).toMatchObject({ outcome: "error", cause: "infrastructure_error" });
+    expect(String((only as { reason: unknown }).reason)).toMatch(
+      new RegExp(
+        `^Infrastructure error: the queue gave up on this repetition after its retries \\(dead letter\\); the last error: Error: could not reach the agent endpoint ${endpoint.replace(/[.]/g, "\\.")} to POST its job \\(delivery 2 of this repetition, each a signed POST with webhook-id job_${start.run_id}_1 and a 15 s timeout\\): .+$`,
+      ),
+    );
   }, 40_000);
 });
 

@@ -41,22 +41,23 @@ describe("PUT /api/suites/:name refusals, each naming its field", () => {
     );
   });
 
-  it("refuses what simulation planning refuses, with its codes, under /agent/tools", async () => {
+  it("refuses what simulation planning refuses under /agent/tools, a missing tool as a 400 naming its field", async () => {
+    // A missing tool is a mistake in the document being saved: 400 with the field's path, not a 404 of the route.
     expect(await answer(await putSuite(tenant, "bad", withAgent({ tools: [{ tool: "invoice" }] })))).toEqual({
-      status: 404,
+      status: 400,
       body: {
         error: {
-          code: "not_found",
+          code: "invalid_request",
           message: '/agent/tools/0/tool: no tool named "invoice" (GET /api/tools lists the tenant\'s tools)',
           details: { problems: [{ path: "/agent/tools/0/tool", message: 'no tool named "invoice" (GET /api/tools lists the tenant\'s tools)' }] },
         },
       },
     });
     expect(await answer(await putSuite(tenant, "bad", withAgent({ tools: [{ tool_id: "invoices" }] })))).toEqual({
-      status: 404,
+      status: 400,
       body: {
         error: {
-          code: "not_found",
+          code: "invalid_request",
           message: `/agent/tools/0/tool_id: no tool "invoices": that looks like a tool name, and tool_id takes the tool's id; the tool named "invoices" has id "${toolId}"`,
           details: {
             problems: [{ path: "/agent/tools/0/tool_id", message: `no tool "invoices": that looks like a tool name, and tool_id takes the tool's id; the tool named "invoices" has id "${toolId}"` }],
@@ -98,10 +99,10 @@ describe("PUT /api/suites/:name refusals, each naming its field", () => {
 
   it("refuses a policy that does not exist, a function the policy does not list, and an approval mode beside a policy", async () => {
     expect(await answer(await putSuite(tenant, "bad", withAgent({ policy: "nowhere", tools: [{ tool: "invoices" }] })))).toEqual({
-      status: 404,
+      status: 400,
       body: {
         error: {
-          code: "not_found",
+          code: "invalid_request",
           message: '/agent/policy: no policy named "nowhere" (PUT /api/policies/nowhere first)',
           details: { problems: [{ path: "/agent/policy", message: 'no policy named "nowhere" (PUT /api/policies/nowhere first)' }] },
         },

@@ -29,17 +29,17 @@ describe("suites are the tenant's own", () => {
   it("cannot reach another tenant's tools or policies from a suite, by name or by id", async () => {
     const outsider = await newTenant();
     const byName = await answer(await putSuite(outsider, "mine", invoiceSuite()));
-    expect(byName).toMatchObject({ status: 404, body: { error: { code: "not_found", details: { problems: [{ path: "/agent/tools/0/tool" }, { path: "/agent/tools/1/tool" }] } } } });
+    expect(byName).toMatchObject({ status: 400, body: { error: { code: "invalid_request", details: { problems: [{ path: "/agent/tools/0/tool" }, { path: "/agent/tools/1/tool" }] } } } });
     const suite = invoiceSuite();
     const agent = suite.agent as Record<string, unknown>;
     const byId = await answer(await putSuite(outsider, "mine", { ...suite, agent: { ...agent, tools: [{ tool_id: ownerToolId }] } }));
     expect(byId).toEqual({
-      status: 404,
-      body: { error: { code: "not_found", message: `/agent/tools/0/tool_id: no tool "${ownerToolId}"`, details: { problems: [{ path: "/agent/tools/0/tool_id", message: `no tool "${ownerToolId}"` }] } } },
+      status: 400,
+      body: { error: { code: "invalid_request", message: `/agent/tools/0/tool_id: no tool "${ownerToolId}"`, details: { problems: [{ path: "/agent/tools/0/tool_id", message: `no tool "${ownerToolId}"` }] } } },
     });
 
     const policy = await answer(await putSuite(stranger, "mine", { ...suite, agent: { ...agent, policy: "owner-policy", tools: [{ tool: "invoices" }] } }));
-    expect(policy).toMatchObject({ status: 404, body: { error: { code: "not_found", details: { problems: [{ path: "/agent/policy" }] } } } });
+    expect(policy).toMatchObject({ status: 400, body: { error: { code: "invalid_request", details: { problems: [{ path: "/agent/policy" }] } } } });
   });
 
   it("counts only the tenant's own connections: another tenant's connection of the same name still warns", async () => {

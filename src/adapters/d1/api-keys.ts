@@ -34,6 +34,11 @@ export async function findTenantByName(db: Db, name: string): Promise<{ id: stri
   return db.select({ id: tenants.id, name: tenants.name }).from(tenants).where(eq(tenants.name, name)).get();
 }
 
+/** A tenant's name (what people call it; its id is for machines). */
+export async function findTenantName(db: Db, id: string): Promise<string | undefined> {
+  return (await db.select({ name: tenants.name }).from(tenants).where(eq(tenants.id, id)).get())?.name;
+}
+
 export async function createTenant(db: Db, name: string): Promise<{ id: string; name: string }> {
   const tenant = { id: newId("tnt"), name };
   await db.insert(tenants).values(tenant);

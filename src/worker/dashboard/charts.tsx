@@ -23,11 +23,14 @@ export interface BarChartProps {
   line?: { value: number; label: string };
   /** The id stem for title/desc elements, unique on the page. */
   id: string;
+  /** The y axis: what it measures, and how a tick's value is written (values 0, max/2 and max are ticked). */
+  yAxis: { label: string; format: (value: number) => string };
 }
 
 const WIDTH = 480;
 const HEIGHT = 220;
-const PAD = { top: 24, right: 12, bottom: 36, left: 12 };
+/** The left margin holds the y axis's tick labels and its title. */
+const PAD = { top: 24, right: 12, bottom: 36, left: 64 };
 
 /** The geometry of a bar chart (pure, so tests can check where a bar ends without parsing SVG). */
 export function barGeometry(bars: readonly Bar[], max: number): Array<{ x: number; y: number; width: number; height: number }> {
@@ -51,6 +54,21 @@ export function BarChart(props: BarChartProps) {
         <title id={`${props.id}-title`}>{props.title}</title>
         <desc id={`${props.id}-desc`}>{`${props.description} ${props.bars.map((b) => `${b.label}: ${b.text}`).join("; ")}.`}</desc>
         <line class="axis" x1={PAD.left} x2={WIDTH - PAD.right} y1={baseline} y2={baseline} />
+        <line class="axis" x1={PAD.left} x2={PAD.left} y1={PAD.top} y2={baseline} />
+        {[0, 0.5, 1].map((share) => {
+          const y = Math.round((baseline - share * (HEIGHT - PAD.top - PAD.bottom)) * 10) / 10;
+          return (
+            <g class="y-tick">
+              <line class="axis" x1={PAD.left - 4} x2={PAD.left} y1={y} y2={y} />
+              <text x={PAD.left - 6} y={y + 4} text-anchor="end">
+                {props.yAxis.format(share * props.max)}
+              </text>
+            </g>
+          );
+        })}
+        <text class="axis-label" x={14} y={PAD.top + (HEIGHT - PAD.top - PAD.bottom) / 2} text-anchor="middle" transform={`rotate(-90 14 ${PAD.top + (HEIGHT - PAD.top - PAD.bottom) / 2})`}>
+          {props.yAxis.label}
+        </text>
         {props.bars.map((bar, i) => {
           const g = geometry[i];
           if (!g) return null;

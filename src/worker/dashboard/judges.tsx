@@ -239,6 +239,7 @@ function JudgeReport(props: { group: JudgeCalibration; id: string }) {
         title={`Agreement per judge score, ${judgeName(g)}`}
         description="For each score the judge gave, the share of those repetitions where judge and human agree on pass or fail."
         max={1}
+        yAxis={{ label: "agreement", format: (value) => `${Math.round(value * 100)}%` }}
         bars={g.per_score.map((s) => ({ label: `score ${s.score}`, value: s.agreement, text: s.labels === 0 ? "no labels" : `${percent(s.agreement)} of ${s.labels}` }))}
       />
     </section>

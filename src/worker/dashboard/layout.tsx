@@ -2,6 +2,7 @@
 /** The frame of every dashboard page: skip link, site header with nav and sign-out, the page's main. */
 import type { Child } from "hono/jsx";
 import { CsrfField } from "./components.js";
+import { FAVICON_PATH } from "./favicon.js";
 import { STYLESHEET_PATH } from "./styles.js";
 
 /** The nav's sections; a page names the one it belongs to so the link is marked current. */
@@ -18,7 +19,9 @@ export interface LayoutProps {
   title: string;
   section?: Section;
   /** Present when someone is signed in: the nav and the sign-out form are shown. */
-  signedIn?: { tenantId: string; csrfToken: string };
+  signedIn?: { tenantName: string; csrfToken: string };
+  /** Set only on a page that changes while it is read (a live run): reload every this many seconds. */
+  refreshSeconds?: number;
   children: Child;
 }
 
@@ -28,7 +31,9 @@ export function Layout(props: LayoutProps) {
       <head>
         <meta charset="utf-8" />
         <meta name="viewport" content="width=device-width, initial-scale=1" />
+        {props.refreshSeconds !== undefined ? <meta http-equiv="refresh" content={String(props.refreshSeconds)} /> : null}
         <title>{`${props.title} · toolproof`}</title>
+        <link rel="icon" href={FAVICON_PATH} type="image/x-icon" />
         <link rel="stylesheet" href={STYLESHEET_PATH} />
       </head>
       <body>
@@ -59,7 +64,7 @@ export function Layout(props: LayoutProps) {
                 </ul>
               </nav>
             ) : null}
-            {props.signedIn ? <span class="tenant">Tenant {props.signedIn.tenantId}</span> : null}
+            {props.signedIn ? <span class="tenant">Tenant {props.signedIn.tenantName}</span> : null}
           </div>
         </header>
         <main id="main" tabindex={-1}>

@@ -23,6 +23,11 @@ export interface PageResult {
   body: Child;
   /** 200 unless the page says otherwise (404 for a missing tool...). */
   status?: ContentfulStatusCode;
+  /**
+   * Reload the page every this many seconds (a live run's page): a <meta http-equiv="refresh">,
+   * so no script is needed and the CSP stays as strict as on every other page.
+   */
+  refreshSeconds?: number;
 }
 
 export interface PageOptions {
@@ -33,9 +38,9 @@ export interface PageOptions {
 
 /** Renders a whole document (doctype and layout). */
 export function renderDocument(c: DashboardContext, result: PageResult, viewer: Viewer | undefined, section?: Section): Response | Promise<Response> {
-  const signedIn = viewer ? { tenantId: viewer.principal.tenantId, csrfToken: viewer.csrfToken } : undefined;
+  const signedIn = viewer ? { tenantName: viewer.tenantName, csrfToken: viewer.csrfToken } : undefined;
   const document = (
-    <Layout title={result.title} section={section} signedIn={signedIn}>
+    <Layout title={result.title} section={section} signedIn={signedIn} refreshSeconds={result.refreshSeconds}>
       {result.body}
     </Layout>
   );

@@ -5,6 +5,7 @@
  */
 import { Hono } from "hono";
 import type { AppEnv } from "../env.js";
+import { FAVICON_PATH, faviconBytes } from "./favicon.js";
 import { judgePages } from "./judges.js";
 import { policyPages } from "./policies.js";
 import { attemptPages, runPages } from "./runs.js";
@@ -19,6 +20,7 @@ dashboardRoutes.get(STYLESHEET_PATH, (c) => {
   c.header("cache-control", "public, max-age=300");
   return c.body(STYLESHEET);
 });
+dashboardRoutes.get(FAVICON_PATH, () => new Response(faviconBytes(), { headers: { "content-type": "image/x-icon", "cache-control": "public, max-age=86400" } }));
 dashboardRoutes.route("/", signInPages);
 dashboardRoutes.route("/tools", toolPages);
 dashboardRoutes.route("/policies", policyPages);

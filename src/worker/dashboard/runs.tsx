@@ -38,7 +38,7 @@ runPages.get(
       throw error;
     });
     if (!data) return notFoundPage("run", { href: "/runs", label: "Back to the runs" });
-    return runPage(data, REPETITIONS_SHOWN);
+    return runPage(data, REPETITIONS_SHOWN, Date.now(), c.req.query("reload") !== "off");
   }),
 );
 

@@ -8,6 +8,7 @@ import type { Context } from "hono";
 import { deleteCookie, getCookie, setCookie } from "hono/cookie";
 import { constantTimeEqual, randomSecret, sha256Hex } from "../../adapters/crypto.js";
 import { createSession, deleteExpiredSessions, deleteSession, findSession } from "../../adapters/d1/dashboard-sessions.js";
+import { findTenantName } from "../../adapters/d1/api-keys.js";
 import type { AppEnv, Principal } from "../env.js";
 import { activeKey, touchLater } from "../middleware/auth.js";
 
@@ -21,6 +22,8 @@ export const SESSION_SECONDS = 8 * 60 * 60;
 
 export interface Viewer {
   principal: Principal;
+  /** The tenant's name, for the header (its id is what the API uses). */
+  tenantName: string;
   /** The session's CSRF token, for the hidden field of every form a page renders. */
   csrfToken: string;
 }
@@ -50,7 +53,7 @@ export async function currentViewer(c: Ctx): Promise<Viewer | undefined> {
     return undefined;
   }
   touchLater(c.var.db, c.executionCtx, found);
-  return { principal: found.principal, csrfToken: session.csrf_token };
+  return { principal: found.principal, tenantName: await tenantNameOf(c, found.principal.tenantId), csrfToken: session.csrf_token };
 }
 
 /** Signs in with an API key: a new session when the key is active, else undefined. */
@@ -71,7 +74,12 @@ export async function signIn(c: Ctx, key: string): Promise<Viewer | undefined> {
   c.executionCtx.waitUntil(deleteExpiredSessions(c.var.db, new Date(now).toISOString()).catch(() => undefined));
   setCookie(c, SESSION_COOKIE, id, cookieOptions(c, SESSION_SECONDS));
   deleteCookie(c, SIGN_IN_COOKIE, { path: "/", secure: secureCookies(c.req.url) });
-  return { principal: found.principal, csrfToken };
+  return { principal: found.principal, tenantName: await tenantNameOf(c, found.principal.tenantId), csrfToken };
+}
+
+/** The tenant's name; its id when the row has none to give (never blank in the header). */
+async function tenantNameOf(c: Ctx, tenantId: string): Promise<string> {
+  return (await findTenantName(c.var.db, tenantId)) ?? tenantId;
 }
 
 export async function signOut(c: Ctx): Promise<void> {

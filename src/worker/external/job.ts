@@ -129,12 +129,18 @@ async function sendJob(job: RunJob & { agent: RunExternalAgent }, phase: Externa
   const body = JSON.stringify(jobPayload(job, phase, token, publicUrl, at));
   const id = jobMessageId(job.run_id, job.seq);
   const timestamp = Math.floor(at.getTime() / 1000);
+  // A failed connection says only "Network connection lost.": this repetition's dead letter keeps the
+  // last error, so it must name the endpoint and what was tried, or the person reading cannot act on it.
+  const tried = `delivery ${job.claim} of this repetition, each a signed POST with webhook-id ${id} and a ${JOB_TIMEOUT_MS / 1000} s timeout`;
   const response = await fetch(job.agent.endpoint, {
     method: "POST",
     headers: { "content-type": "application/json", "user-agent": "toolproof-jobs", "webhook-id": id, "webhook-timestamp": String(timestamp), "webhook-signature": await signStandard(secret, id, timestamp, body) },
     body,
     redirect: "manual",
     signal: AbortSignal.timeout(JOB_TIMEOUT_MS),
+  }).catch((error: unknown) => {
+    const cause = error instanceof Error ? (error.name === "TimeoutError" ? `no answer within ${JOB_TIMEOUT_MS / 1000} s` : error.message) : String(error);
+    throw new Error(`could not reach the agent endpoint ${job.agent.endpoint} to POST its job (${tried}): ${cause}`);
   });
   const text = (await response.text().catch(() => "")).slice(0, 200);
   if (response.status >= 200 && response.status <= 299) {
@@ -145,6 +151,6 @@ async function sendJob(job: RunJob & { agent: RunExternalAgent }, phase: Externa
     return null;
   }
   const said = text === "" ? "" : `: ${text}`;
-  if (response.status >= 500 || RETRYABLE.has(response.status)) throw new Error(`the agent endpoint answered ${response.status}${said}`);
+  if (response.status >= 500 || RETRYABLE.has(response.status)) throw new Error(`the agent endpoint ${job.agent.endpoint} answered ${response.status}${said} (${tried})`);
   return `the agent endpoint refused the job (HTTP ${response.status}${said}); it was not sent again`;
 }

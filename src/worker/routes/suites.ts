@@ -64,7 +64,10 @@ suiteRoutes.put("/:name", async (c) => {
   requireRealTools(c.var.principal, realModes);
   const real = realModes.length > 0 ? await realToolContext(c.env, c.var.db, tenantId, parsed.suite.agent.policy, "/agent/policy") : undefined;
   const resolved = await resolveSuite(parsed.suite, { library: toolLibrary(c.var.db, tenantId), validator: schemaValidator(), policies: policySource(c.var.db, tenantId), real });
-  if (!resolved.ok) throw refusalError(resolved.refusal);
+  // A tool or policy the document names that does not exist is a mistake in the document being
+  // saved, like any other field: 400 with its path. (POST /api/suites/:name/runs, which pins a
+  // stored suite, keeps the planner's 404: there the thing went missing after the document was saved.)
+  if (!resolved.ok) throw resolved.refusal.kind === "not_found" ? invalidRequest(resolved.refusal.problems) : refusalError(resolved.refusal);
   const { suite, plan, policy, approval } = resolved;
 
   const saved = await appendSuiteVersion(c.var.db, { tenantId, name, suite, createdBy: keyId });

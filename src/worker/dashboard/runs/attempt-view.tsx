@@ -6,6 +6,7 @@
  * sent one with POST /api/attempts/:id/complete.
  */
 import type { RepetitionRecord } from "../../../core/evals/agent-types.js";
+import type { ApprovalRequest } from "../../../core/scoring/calls.js";
 import { isJsonObject } from "../../../core/json.js";
 import type { EvidenceCall } from "../../../core/simulation/evidence.js";
 import type { RepetitionItem } from "../../run/view.js";
@@ -52,6 +53,10 @@ export function attemptPage(data: AttemptPageData, shownLimit: number): PageResu
   const externalTranscript = isJsonObject(completion) && Array.isArray(completion.transcript) ? completion.transcript : null;
   // The starting state can be read from the state now only while every call is in hand.
   const seen = statesSeen(calls, data.tool_of, data.state, !data.incomplete && calls.length < shownLimit);
+  // Proposed for approval and never executed: not in the evidence, but what the agent did.
+  const proposals = repetition?.item.record?.approval_requests ?? [];
+  const runEnded = repetition !== null && repetition.run_status !== "queued" && repetition.run_status !== "running";
+  const sameAsTimeline = stateShownLast(calls, seen, data.state);
   return {
     title: `Attempt ${attempt.id}`,
     body: (
@@ -75,7 +80,7 @@ export function attemptPage(data: AttemptPageData, shownLimit: number): PageResu
         ) : null}
         <dl class="facts">
           <dt>Status</dt>
-          <dd>{statusWords(attempt.status)}</dd>
+          <dd>{statusWords(attempt.status, runEnded, attempt.expires_at)}</dd>
           {repetition ? (
             <>
               <dt>Run</dt>
@@ -103,18 +108,27 @@ export function attemptPage(data: AttemptPageData, shownLimit: number): PageResu
         ) : null}
         <h2>Evidence timeline</h2>
         {calls.length >= shownLimit ? <p>{`Showing the first ${calls.length} calls (all of them: GET /api/attempts/${attempt.id}/evidence).`}</p> : null}
-        {calls.length === 0 ? (
-          <p>No calls yet.</p>
+        {calls.length === 0 && proposals.length === 0 ? (
+          <p>{runEnded || attempt.status !== "active" ? "No calls: the agent called no tool in this attempt." : "No calls yet."}</p>
         ) : (
           <ol class="timeline" aria-label="Calls in order">
             {calls.map((call) => (
               <CallItem call={call} seen={seen.get(call.seq)} />
             ))}
+            {proposals.map((proposal, i) => (
+              <ProposalItem proposal={proposal} index={i + 1} />
+            ))}
           </ol>
         )}
         <h2>State now</h2>
-        <p class="hint">Per tool, as the attempt holds it now (once its object is gone: as last copied to the database).</p>
-        <JsonBlock value={data.state} label="The attempt's state per tool" />
+        {sameAsTimeline ? (
+          <p>{`The same as the timeline shows after call ${sameAsTimeline}: ${proposals.length > 0 ? "an approval request changes no state, and " : ""}nothing changed it since.`}</p>
+        ) : (
+          <>
+            <p class="hint">Per tool, as the attempt holds it now (once its object is gone: as last copied to the database).</p>
+            <JsonBlock value={data.state} label="The attempt's state per tool" />
+          </>
+        )}
         <h2>Transcript</h2>
         {repetition?.item.record?.transcript ? (
           <Transcript record={repetition.item.record} />
@@ -150,7 +164,7 @@ function CallItem(props: { call: EvidenceCall; seen: StateSeen | undefined }) {
         <dt>Answered by</dt>
         <dd>{answeredBy(call, unpinned)}</dd>
         <dt>Matched rule</dt>
-        <dd>{call.rule !== null ? `rule ${call.rule}` : unpinned ? "—" : call.source === "real" ? "none (the real tool answered)" : "none (the variant's default)"}</dd>
+        <dd>{call.rule !== null ? ruleWords(call.rule) : unpinned ? "—" : call.source === "real" ? "none (the real tool answered)" : "none (the variant's default)"}</dd>
         <dt>Variant</dt>
         <dd>{call.variant ?? "—"}</dd>
         <dt>Revision</dt>
@@ -207,10 +221,60 @@ function CallItem(props: { call: EvidenceCall; seen: StateSeen | undefined }) {
   );
 }
 
+/**
+ * The matched rule as the API numbers it (evidence `rule`, from 0: rules[0] is the variant's first),
+ * written as an index so it cannot be read as an ordinal; docs/dashboard.md says so.
+ */
+export function ruleWords(rule: number): string {
+  const ordinals = ["first", "second", "third", "fourth", "fifth"];
+  return `rules[${rule}] (the variant's ${ordinals[rule] ?? `${rule + 1}th`} rule)`;
+}
+
+/**
+ * The proposal an agent paused on for approval: not executed, so not in the evidence, but it is
+ * what the agent did (an attempt whose only act it was is no "attempt with no calls").
+ */
+function ProposalItem(props: { proposal: ApprovalRequest; index: number }) {
+  const { proposal, index } = props;
+  return (
+    <li class="proposal" id={`proposal-${index}`}>
+      <h3>
+        {"Approval request: "}
+        <code>{proposal.function}</code> <Badge tone="info">Proposed, not executed</Badge>
+      </h3>
+      <p>{`The agent proposed this call and paused for approval; no tool ran it, so it has no result and changed no state.${proposal.call_id ? ` Call id ${proposal.call_id}.` : ""}`}</p>
+      <p>
+        <strong>Arguments</strong>
+      </p>
+      <JsonBlock value={proposal.arguments} label={`Arguments of approval request ${index}`} />
+    </li>
+  );
+}
+
+/**
+ * The seq of the last call when the timeline already shows every tool's state as it is now (its
+ * after, or the state it saw), so "State now" need not print the same JSON again; else null.
+ */
+function stateShownLast(calls: readonly EvidenceCall[], seen: ReadonlyMap<number, StateSeen>, stateNow: Record<string, unknown>): number | null {
+  const last = new Map<string, unknown>();
+  let lastSeq: number | null = null;
+  for (const call of [...calls].sort((a, b) => a.seq - b.seq)) {
+    const s = seen.get(call.seq);
+    if (s?.kind === "changed") last.set(s.change.tool, s.change.after);
+    else if (s?.kind === "unchanged") last.set(s.tool, s.state);
+    lastSeq = call.seq;
+  }
+  const tools = Object.keys(stateNow);
+  if (lastSeq === null || tools.length === 0 || tools.length !== last.size) return null;
+  return tools.every((tool) => last.has(tool) && JSON.stringify(last.get(tool)) === JSON.stringify(stateNow[tool])) ? lastSeq : null;
+}
+
 /** The status in the API's word, and what it means for the person reading (core/simulation/status.ts). */
-function statusWords(status: string): string {
+function statusWords(status: string, runEnded: boolean, expiresAt: string): string {
   switch (status) {
     case "active":
+      // The API says active until the lease ends, but a repetition of an ended run is done: say what it is.
+      if (runEnded) return `done: its repetition reported and its run has ended (the API's status stays active until the lease ends at ${when(expiresAt)})`;
       return "active: its lease is open, so calls are still answered (a built-in run's agent may be done with it already)";
     case "completed":
       return "completed: the agent reported its final output";

@@ -3,12 +3,12 @@
  * The Runs page: every run of the tenant newest first (verdict in words, pass rate, hard fails),
  * and per suite its pass rate over its last runs, drawn against the gate with each run's interval.
  */
-import { PassRateTrend } from "../charts/pass-rate-trend.js";
+import { MARK_WORDS, Mark, PassRateTrend } from "../charts/pass-rate-trend.js";
 import { Badge } from "../components.js";
 import { ScrollRegion } from "./scroll-region.js";
 import { seg, when } from "../format.js";
 import type { PageResult } from "../page.js";
-import { intervalText, percent, runListRow, suiteTrend, type RunView, type TrendPoint } from "./view-models.js";
+import { intervalText, percent, runListRow, suiteTrend, type RunView, type TrendMark, type TrendPoint } from "./view-models.js";
 
 export function runHref(id: string): string {
   return `/runs/${seg(id)}`;
@@ -107,10 +107,12 @@ function SuiteTrendFigure(props: { chart: SuiteChart }) {
   const { suite, points } = props.chart;
   return (
     <>
-      <figure class="chart wide">
+      {/* Focusable: on a phone the chart keeps a readable size and scrolls sideways in its own box. */}
+      <figure class="chart wide" tabindex={0}>
         <PassRateTrend suite={suite} points={points} />
-        <figcaption>{`Pass rate of its last ${points.length} ${points.length === 1 ? "run" : "runs"}, oldest on the left: each whisker is the run's 95% interval, the dashed line the gate. Squares are runs that did not pass.`}</figcaption>
+        <figcaption>{`Pass rate of its last ${points.length} ${points.length === 1 ? "run" : "runs"}, oldest on the left, each under the date it was created.`}</figcaption>
       </figure>
+      <TrendLegend marks={points.map((p) => p.mark)} />
       <details>
         <summary>The chart's numbers</summary>
         <ScrollRegion label={`Last runs of suite ${suite}, oldest first`}>
@@ -135,8 +137,8 @@ function SuiteTrendFigure(props: { chart: SuiteChart }) {
                   <td>
                     <a href={runHref(p.run_id)}>{p.name}</a>
                   </td>
-                  <td class="num">{percent(p.pass_rate)}</td>
-                  <td>{intervalText(p.interval)}</td>
+                  <td class="num">{p.mark === "unmeasured" ? "— (all errors)" : percent(p.pass_rate)}</td>
+                  <td>{p.mark === "unmeasured" ? "—" : intervalText(p.interval)}</td>
                   <td class="num">{percent(p.gate)}</td>
                   <td>{p.verdict.word}</td>
                 </tr>
@@ -146,6 +148,37 @@ function SuiteTrendFigure(props: { chart: SuiteChart }) {
         </ScrollRegion>
       </details>
     </>
+  );
+}
+
+/** What the chart's marks and lines mean, drawn with the same marks: every shape the chart uses, and the two lines. */
+function TrendLegend(props: { marks: readonly TrendMark[] }) {
+  const shown = (Object.keys(MARK_WORDS) as TrendMark[]).filter((mark) => mark === "pass" || mark === "fail" || props.marks.includes(mark));
+  return (
+    <ul class="chart-legend" aria-label="Legend of the chart">
+      {shown.map((mark) => (
+        <li>
+          <svg class={`chart legend-mark`} viewBox="0 0 16 16" width="16" height="16" aria-hidden="true">
+            <g class={`point mark-${mark} tone-${mark === "pass" ? "pass" : mark === "fail" ? "fail" : "warn"}`}>
+              <Mark mark={mark} x={8} y={8} />
+            </g>
+          </svg>
+          {` ${MARK_WORDS[mark]}`}
+        </li>
+      ))}
+      <li>
+        <svg class="chart legend-mark" viewBox="0 0 16 16" width="16" height="16" aria-hidden="true">
+          <line class="whisker" x1="8" x2="8" y1="1" y2="15" />
+        </svg>
+        {" the run's 95% interval"}
+      </li>
+      <li>
+        <svg class="chart legend-mark" viewBox="0 0 16 16" width="16" height="16" aria-hidden="true">
+          <path class="gate" d="M0,8 L16,8" />
+        </svg>
+        {" the gate: the pass rate a run must reach"}
+      </li>
+    </ul>
   );
 }
 

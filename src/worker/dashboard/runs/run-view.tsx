@@ -9,11 +9,12 @@ import type { RepetitionRecord } from "../../../core/evals/agent-types.js";
 import type { AttackRates, RunAttackFigures } from "../../../core/scoring/attacks.js";
 import type { RepetitionItem } from "../../run/view.js";
 import { PassHatK } from "../charts/pass-hat-k.js";
+import { ProgressBar } from "../charts/progress-bar.js";
 import { RateBar } from "../charts/rate-bar.js";
 import { ScoreHistogram } from "../charts/score-histogram.js";
 import { Badge, Notice } from "../components.js";
 import { ScrollRegion } from "./scroll-region.js";
-import { seg, when } from "../format.js";
+import { duration, seg, when } from "../format.js";
 import type { PageResult } from "../page.js";
 import type { RunPageData } from "./data.js";
 import { runHref } from "./list-view.js";
@@ -21,6 +22,7 @@ import {
   compareScenarios,
   detectionSentence,
   intervalText,
+  isLive,
   percent,
   perKPoints,
   type RunView,
@@ -38,12 +40,24 @@ function runName(run: Pick<RunView, "label" | "id">): string {
   return run.label ?? run.id;
 }
 
-export function runPage(data: RunPageData, shownLimit: number): PageResult {
+/** Seconds between reloads of a live run's page (a <meta http-equiv="refresh">: no script needed). */
+export const LIVE_REFRESH_SECONDS = 5;
+
+/**
+ * `now` (ms) measures a live run's elapsed time; `reload` is false when the reader turned the
+ * reloading off (?reload=off): a page that reloads itself must let people stop it (WCAG 2.2.1),
+ * and a screen reader loses its place at every reload.
+ */
+export function runPage(data: RunPageData, shownLimit: number, now: number, reload = true): PageResult {
   const { run, gate, repetitions } = data;
   const badge = verdictBadge(run);
   const records = repetitions.map((r) => r.record);
+  const live = isLive(run);
+  const time = runTimes(run, now);
   return {
     title: `Run ${runName(run)}`,
+    // Only while live: an ended run's page never changes, so it stops reloading itself.
+    refreshSeconds: live && reload ? LIVE_REFRESH_SECONDS : undefined,
     body: (
       <div class="runs-page">
         <p class="breadcrumbs">
@@ -53,14 +67,16 @@ export function runPage(data: RunPageData, shownLimit: number): PageResult {
           {`Run ${runName(run)} `}
           <Badge tone={badge.tone}>{badge.word}</Badge>
         </h1>
-        <p class="lede">{`Suite ${run.suite} version ${run.suite_version}, ${run.finished_repetitions} of ${run.total_repetitions} repetitions finished, ${run.status}.`}</p>
+        <p class="lede">{lede(run)}</p>
+        {live ? <ReloadControl run={run} reload={reload} /> : null}
+        <RunProgress run={run} time={time} />
         {run.hard_fail ? <HardFails run={run} /> : null}
         <dl class="facts">
           <dt>Verdict</dt>
           <dd>{badge.word}</dd>
           <dt>Pass rate</dt>
           {/* Errors are in the denominator (core/scoring/figures.ts): say so, or 0% reads as an agent that failed. */}
-          <dd>{`${percent(run.pass_rate)} (${run.passed} of ${run.runs}${run.errors > 0 ? `, the ${run.errors} ${run.errors === 1 ? "error" : "errors"} counted as not passed` : ""}), 95% interval ${intervalText(run.interval)}`}</dd>
+          <dd>{`${live ? "so far " : ""}${percent(run.pass_rate)} (${run.passed} of ${run.runs}${run.errors > 0 ? `, the ${run.errors} ${run.errors === 1 ? "error" : "errors"} counted as not passed` : ""}), 95% interval ${intervalText(run.interval)}`}</dd>
           <dt>Gate</dt>
           <dd>{`${percent(gate)} of repetitions must pass`}</dd>
           <dt>Failed, errors</dt>
@@ -91,25 +107,145 @@ export function runPage(data: RunPageData, shownLimit: number): PageResult {
           </>
         ) : null}
         <h2>Detection power</h2>
-        <p>{detectionSentence(run) ?? "No repetitions have finished yet."}</p>
+        <p>{detectionSentence(run) ?? noDetectionWords(run)}</p>
         <Comparison data={data} />
         <ScenarioGrid run={run} gate={gate} />
         {run.attacks ? <Attacks attacks={run.attacks} /> : null}
         <h2>Scores and reliability</h2>
-        <div class="charts">
-          <figure class="chart">
-            <ScoreHistogram scores={scoreCounts(records)} />
-            <figcaption>{histogramCaption(records)}</figcaption>
-          </figure>
-          <figure class="chart">
-            <PassHatK points={perKPoints(run.pass_hat_k)} />
-            <figcaption>pass^k: the chance that k repetitions of a scenario, drawn from this run, all pass (mean over scenarios). A falling line is an agent that passes sometimes, not reliably.</figcaption>
-          </figure>
-        </div>
+        <ScoresAndReliability run={run} records={records} />
         <Repetitions run={run} repetitions={repetitions} shownLimit={shownLimit} />
       </div>
     ),
   };
+}
+
+/** What the subtitle says: how far the run is, or how it ended, once. */
+function lede(run: RunView): string {
+  const suite = `Suite ${run.suite} version ${run.suite_version}`;
+  const of = `${run.finished_repetitions} of ${run.total_repetitions} ${run.total_repetitions === 1 ? "repetition" : "repetitions"}`;
+  if (run.status === "queued" || run.status === "running") return `${suite}: ${run.status}, ${of} finished.`;
+  if (run.status === "cancelled") return `${suite}: cancelled with ${of} finished.`;
+  return `${suite}: ended with all ${run.total_repetitions} ${run.total_repetitions === 1 ? "repetition" : "repetitions"} finished.`;
+}
+
+/** Whether the live page reloads itself, and the link that turns it off or on again. */
+function ReloadControl(props: { run: RunView; reload: boolean }) {
+  return props.reload ? (
+    <p class="reload">
+      {`This page reloads itself every ${LIVE_REFRESH_SECONDS} s until the run ends. `}
+      <a href={`${runHref(props.run.id)}?reload=off`}>Stop reloading</a>
+    </p>
+  ) : (
+    <p class="reload">
+      {"Reloading is off: reload the page to see how far the run is, or "}
+      <a href={runHref(props.run.id)}>{`reload it every ${LIVE_REFRESH_SECONDS} s`}</a>.
+    </p>
+  );
+}
+
+interface RunTimes {
+  /** Created to started (or to now, still queued). */
+  queued_ms: number | null;
+  /** Started to finished (or to now, still running). */
+  running_ms: number | null;
+  total_ms: number | null;
+}
+
+function runTimes(run: Pick<RunView, "created_at" | "started_at" | "finished_at">, now: number): RunTimes {
+  const created = Date.parse(run.created_at);
+  const started = run.started_at ? Date.parse(run.started_at) : null;
+  const end = run.finished_at ? Date.parse(run.finished_at) : now;
+  const span = (from: number | null, to: number | null) => (from === null || to === null || Number.isNaN(from) || Number.isNaN(to) ? null : Math.max(0, to - from));
+  return { queued_ms: span(created, started ?? end), running_ms: started === null ? null : span(started, end), total_ms: span(created, end) };
+}
+
+/** "12.3 s (queued 1.1 s, running 11.2 s)": both, as the CLI's report says them. */
+function timeWords(time: RunTimes, live: boolean): string {
+  const parts = [`queued ${duration(time.queued_ms)}`, time.running_ms === null ? (live ? "not started yet" : "never started") : `running ${duration(time.running_ms)}`];
+  return `${duration(time.total_ms)} (${parts.join(", ")})${live ? " so far" : ""}`;
+}
+
+/** The CLI's progress facts as a bar and in words: passed, failed, errors, not reported yet, elapsed. */
+function RunProgress(props: { run: RunView; time: RunTimes }) {
+  const { run } = props;
+  const pending = Math.max(0, run.total_repetitions - run.finished_repetitions);
+  const live = isLive(run);
+  // Once the run has ended, a repetition without a result will never report.
+  const pendingWords = live ? "not reported yet" : run.status === "cancelled" ? "never ran" : "without a result";
+  const words = `${run.finished_repetitions} of ${run.total_repetitions} done: ${run.passed} passed, ${run.failed} failed, ${run.errors} ${run.errors === 1 ? "error" : "errors"}, ${pending} ${pendingWords}`;
+  return (
+    <section class="run-progress" aria-labelledby="progress">
+      <h2 id="progress">Progress</h2>
+      <ProgressBar counts={{ passed: run.passed, failed: run.failed, errors: run.errors, total: run.total_repetitions }} label={words} />
+      <ul class="progress-legend">
+        <li>
+          <span class="swatch swatch-passed" aria-hidden="true" />
+          {`${run.passed} passed`}
+        </li>
+        <li>
+          <span class="swatch swatch-failed" aria-hidden="true" />
+          {`${run.failed} failed`}
+        </li>
+        <li>
+          <span class="swatch swatch-errors" aria-hidden="true" />
+          {`${run.errors} ${run.errors === 1 ? "error" : "errors"}`}
+        </li>
+        <li>
+          <span class="swatch swatch-pending" aria-hidden="true" />
+          {`${pending} ${pendingWords}`}
+        </li>
+        <li class="elapsed">{`${live ? "Elapsed" : "Duration"}: ${timeWords(props.time, live)}`}</li>
+      </ul>
+    </section>
+  );
+}
+
+/** Why there is no detection figure: the run is still going, nothing finished, or nothing was measured. */
+function noDetectionWords(run: RunView): string {
+  if (isLive(run)) return `Given once the run ends: ${run.finished_repetitions} of ${run.total_repetitions} repetitions have finished so far, and a figure from part of a run would understate what the whole run can catch.`;
+  if (run.runs > 0 && run.errors >= run.runs) return "Nothing was measured: every repetition that finished ended in an error, so this run says nothing about the agent.";
+  const none = run.scenarios.filter((s) => s.runs === 0).map((s) => s.id);
+  if (run.runs > 0 && none.length > 0) return `No detection figure: ${none.length === 1 ? "scenario" : "scenarios"} ${none.join(", ")} had no finished repetition, so the run could catch nothing there.`;
+  return "No repetitions have finished.";
+}
+
+/**
+ * The judge-score histogram and pass^k, once there is something to draw: not while the run is
+ * live (a partial figure), and not when nothing was measured (an all-zero plot would read as a finding).
+ */
+function ScoresAndReliability(props: { run: RunView; records: ReadonlyArray<RepetitionRecord | null> }) {
+  const { run, records } = props;
+  if (isLive(run)) return <p>{`Drawn once the run ends (${run.finished_repetitions} of ${run.total_repetitions} repetitions finished so far): the judge-score histogram and pass^k.`}</p>;
+  const scores = scoreCounts(records);
+  const scored = scores.counts.reduce((a, b) => a + b, 0);
+  const measured = run.runs - run.errors;
+  const passK = perKPoints(run.pass_hat_k);
+  return (
+    <div class="charts">
+      {scored > 0 ? (
+        <figure class="chart">
+          <ScoreHistogram scores={scores} />
+          <figcaption>{histogramCaption(records)}</figcaption>
+        </figure>
+      ) : (
+        <p class="no-chart">{`No judge scores: none of the ${records.length} ${records.length === 1 ? "repetition" : "repetitions"} was scored by the judge (${scores.unscored} decided without a score: by selection or an error).`}</p>
+      )}
+      {measured > 0 && passK.length > 0 ? (
+        <figure class="chart">
+          <PassHatK points={passK} />
+          <figcaption>pass^k: the chance that k repetitions of a scenario, drawn from this run, all pass (mean over scenarios). A falling line is an agent that passes sometimes, not reliably.</figcaption>
+        </figure>
+      ) : (
+        <p class="no-chart">
+          {run.runs === 0
+            ? "No pass^k: no repetition finished."
+            : measured === 0
+              ? `No pass^k: all ${run.runs} repetitions ended in errors, so nothing was measured.`
+              : "No pass^k: a scenario has no finished repetition, and pass^k needs k repetitions of every scenario."}
+        </p>
+      )}
+    </div>
+  );
 }
 
 function histogramCaption(records: ReadonlyArray<RepetitionRecord | null>): string {
@@ -221,6 +357,7 @@ function ScenarioGrid(props: { run: RunView; gate: number }) {
   return (
     <>
       <h2>Scenarios</h2>
+      <RateBarLegend gate={props.gate} />
       <ScrollRegion label="Scenarios, hard fails first">
         <table class="data">
           <caption>Scenarios, hard fails first</caption>
@@ -266,8 +403,45 @@ function ScenarioGrid(props: { run: RunView; gate: number }) {
   );
 }
 
+/** What the "Rate and interval" column's marks mean, drawn with the same marks. */
+function RateBarLegend(props: { gate: number }) {
+  return (
+    <p class="rate-legend" id="rate-legend">
+      {"In the Rate and interval column: "}
+      <span class="legend-mark">
+        <svg class="rate-bar" viewBox="0 0 16 12" width="16" height="12" aria-hidden="true">
+          <rect class="fill" x="0" y="2" width="16" height="8" />
+        </svg>
+        {" the bar is the pass rate, "}
+      </span>
+      <span class="legend-mark">
+        <svg class="rate-bar" viewBox="0 0 16 12" width="16" height="12" aria-hidden="true">
+          <line class="whisker" x1="0" x2="16" y1="6" y2="6" />
+        </svg>
+        {" the black line its 95% interval, "}
+      </span>
+      <span class="legend-mark">
+        <svg class="rate-bar" viewBox="0 0 16 12" width="16" height="12" aria-hidden="true">
+          <line class="gate" x1="8" x2="8" y1="0" y2="12" />
+        </svg>
+        {` the dashed red line the gate (${percent(props.gate)}).`}
+      </span>
+    </p>
+  );
+}
+
+/**
+ * The baseline a comparison starts from: the one asked for, else the newest run older than this
+ * one (a comparison asks what changed since, so a newer run is never the default).
+ */
+export function defaultBaselineId(run: Pick<RunView, "id" | "created_at">, candidates: ReadonlyArray<Pick<RunView, "id" | "created_at">>, asked: RunView | null): string | undefined {
+  if (asked) return asked.id;
+  return candidates.find((c) => c.created_at < run.created_at || (c.created_at === run.created_at && c.id < run.id))?.id;
+}
+
 function Comparison(props: { data: RunPageData }) {
   const { run, candidates, baseline, baseline_problem } = props.data;
+  const selected = defaultBaselineId(run, candidates, baseline);
   return (
     <section aria-labelledby="compare">
       <h2 id="compare">Compare with another run</h2>
@@ -278,8 +452,14 @@ function Comparison(props: { data: RunPageData }) {
           <div>
             <label for="baseline">Baseline run</label>
             <select id="baseline" name="baseline">
+              {/* Without an older run there is no default: a browser would otherwise pick the first, a newer run. */}
+              {selected === undefined ? (
+                <option value="" selected>
+                  Pick a run to compare with
+                </option>
+              ) : null}
               {candidates.map((c) => (
-                <option value={c.id} selected={baseline?.id === c.id}>
+                <option value={c.id} selected={selected === c.id}>
                   {`${runName(c)} · ${verdictBadge(c).word} · ${percent(c.pass_rate)} · ${when(c.created_at)}`}
                 </option>
               ))}
@@ -399,16 +579,23 @@ function RepetitionDetails(props: { run: RunView; item: RepetitionItem }) {
   );
 }
 
+/** The judge's line: its score, and its reason only when the verdict above does not already quote it. */
+function judgeWords(r: RepetitionRecord): string {
+  const judge = r.judge?.outcome;
+  if (!judge) return "not asked (selection decided, or no calls)";
+  if (judge.kind !== "score") return `error: ${judge.message}`;
+  return r.verdict.reason.includes(judge.reason) ? `score ${judge.score} of 5 (its reason is quoted in the verdict)` : `score ${judge.score} of 5: ${judge.reason}`;
+}
+
 function RepetitionBody(props: { record: RepetitionRecord }) {
   const r = props.record;
-  const judge = r.judge?.outcome;
   return (
     <>
       <dl class="facts">
         <dt>Verdict</dt>
         <dd>{`${r.verdict.outcome}: ${r.verdict.reason}`}</dd>
         <dt>Judge</dt>
-        <dd>{judge ? (judge.kind === "score" ? `score ${judge.score}: ${judge.reason}` : `error: ${judge.message}`) : "not asked (selection decided, or no calls)"}</dd>
+        <dd>{judgeWords(r)}</dd>
         <dt>Stopped</dt>
         <dd>{r.stop_reason ? r.stop_reason.replace(/_/g, " ") : "—"}</dd>
       </dl>
@@ -431,7 +618,7 @@ function RepetitionBody(props: { record: RepetitionRecord }) {
               {r.calls.map((call) => (
                 <tr>
                   <td>
-                    <code>{call.function}</code>
+                    <code class="function-name">{call.function}</code>
                   </td>
                   <td>{call.kind === "executed" ? call.outcome.replace(/_/g, " ") : "approval request (proposed, not executed)"}</td>
                   <td>

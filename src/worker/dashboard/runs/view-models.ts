@@ -75,16 +75,35 @@ export function runListRow(run: RunView): RunListRow {
   };
 }
 
+/** How a run is marked on its suite's chart: the shape says it, the colour only repeats it. */
+export type TrendMark = "pass" | "fail" | "uncalibrated" | "unmeasured" | "pending";
+
 /** One run as a point of its suite's pass-rate chart. */
 export interface TrendPoint {
   run_id: string;
-  /** What the x axis names the run by: its label, else its start date. */
+  /** What the table names the run by: its label, else its start time. */
   name: string;
+  /** When the run was created (ISO): the x axis's dates. */
+  created_at: string;
   pass_rate: number;
   interval: Interval | null;
   /** The suite version's gate (pass_rate floor) the run was judged against. */
   gate: number;
   verdict: Badge;
+  /**
+   * unmeasured: every finished repetition ended in an error, so its 0% is no measurement of the
+   * agent; uncalibrated: measured, but the verdict is withheld (the judge is not calibrated), so
+   * it is not a run that failed the gate; pending: still running, no verdict yet.
+   */
+  mark: TrendMark;
+}
+
+export function trendMark(run: Pick<RunView, "verdict" | "hard_fail" | "runs" | "errors">): TrendMark {
+  if (run.runs > 0 && run.errors >= run.runs) return "unmeasured";
+  if (run.hard_fail || run.verdict === "fail" || run.verdict === "error") return "fail";
+  if (run.verdict === "pass") return "pass";
+  if (run.verdict === "uncalibrated") return "uncalibrated";
+  return "pending";
 }
 
 /** Runs of one suite with a pass rate, oldest first, the last `limit` of them. */
@@ -96,10 +115,12 @@ export function suiteTrend(runsNewestFirst: readonly RunView[], gateOf: (run: Ru
     .map((run) => ({
       run_id: run.id,
       name: run.label ?? run.created_at.slice(0, 16).replace("T", " "),
+      created_at: run.created_at,
       pass_rate: run.pass_rate ?? 0,
       interval: run.interval,
       gate: gateOf(run),
       verdict: verdictBadge(run),
+      mark: trendMark(run),
     }));
 }
 
@@ -192,14 +213,22 @@ export function misfireWords(rate: number): string {
  * Detection power in words, from the run's figures (figures.ts: 1 − (1 − p)^n with n the fewest
  * repetitions any scenario had, and the runs that would reach 95%).
  */
-export function detectionSentence(run: Pick<RunView, "detection_power" | "misfire_rate" | "runs_needed_95" | "scenarios" | "runs">): string | null {
-  // Nothing finished: "a 0.0% chance" would read as a finding about the agent.
-  if (run.detection_power === null || run.misfire_rate === null || run.runs === 0) return null;
+export function detectionSentence(run: Pick<RunView, "status" | "detection_power" | "misfire_rate" | "runs_needed_95" | "scenarios" | "runs" | "errors">): string | null {
+  // A live run's scenarios have uneven counts so far, and nothing finished (or only errors) measures nothing:
+  // "a 0.0% chance" would read as a finding about the agent.
+  if (isLive(run) || run.detection_power === null || run.misfire_rate === null || run.runs === 0 || run.errors >= run.runs) return null;
   const perScenario = run.scenarios.length === 0 ? 0 : Math.min(...run.scenarios.map((s) => s.runs));
+  // A scenario with no finished repetition (a cancelled run) caught nothing: "0 repetitions, a 0.0% chance" says nothing.
+  if (perScenario === 0) return null;
   const had = `With ${perScenario} ${perScenario === 1 ? "repetition" : "repetitions"} per scenario, this run had a ${percent(run.detection_power)} chance to catch ${misfireWords(run.misfire_rate)}`;
   if (run.runs_needed_95 === null) return `${had}.`;
-  if (perScenario >= run.runs_needed_95) return `${had}; that is at least the 95% that ${run.runs_needed_95} runs give.`;
-  return `${had}; ${run.runs_needed_95} runs would give 95%.`;
+  if (perScenario >= run.runs_needed_95) return `${had}; that is at least the 95% that ${run.runs_needed_95} runs per scenario give.`;
+  return `${had}; ${run.runs_needed_95} runs per scenario would give 95%.`;
+}
+
+/** Queued or running: its figures are of the repetitions finished so far, not the run's. */
+export function isLive(run: Pick<RunView, "status">): boolean {
+  return run.status === "queued" || run.status === "running";
 }
 
 export type Change = "worse" | "better" | "same" | "new" | "gone";

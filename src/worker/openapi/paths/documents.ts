@@ -217,7 +217,7 @@ export const documentOperations: OperationDoc[] = [
     path: "/api/suites/:name",
     tag: "Suites",
     summary: "Save a suite version",
-    description: "201 for version 1, 200 after; a suite identical to the latest version adds none (changed: false). Its tools are planned as a simulation's, so refusals keep the simulation's codes, under /agent/tools.",
+    description: "201 for version 1, 200 after; a suite identical to the latest version adds none (changed: false). Its tools are planned as a simulation's, so refusals keep the simulation's codes, under /agent/tools, except that a tool or policy that does not exist is a 400 invalid_request naming the field (a mistake in the document), not a 404.",
     access: RunEvals,
     params: suiteName,
     body: { schema: SuiteDocument, contentTypes: DOCUMENT_TYPES },
