@@ -54,5 +54,5 @@ describe("runs of generated answers", () => {
       }),
       { seed: EVAL_FUZZ_SEED, numRuns: 3 * EVAL_FUZZ_SCALE },
     );
-  }, 120_000);
+  }, 60_000 * EVAL_FUZZ_SCALE);
 });
