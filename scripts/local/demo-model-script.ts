@@ -33,8 +33,9 @@ export function demoModelScript(latency_ms = 0): ModelScript {
         { content: "I looked INV-10423 up; nothing in its record marks it as a duplicate. If you believe it is one, I can put it on hold." },
       ],
       "INV-10423 duplicates last month's bill. Please hold it.": [
-        { tool_calls: [{ name: HOLD, arguments: { invoice_id: "INV-10423", reason: "Duplicates last month's bill." } }] },
-        { content: "INV-10423 is on hold: it duplicates last month's bill." },
+        // `reason` is the operation's enum (disputed, duplicate, awaiting_po): a proposal outside it fails selection.
+        { tool_calls: [{ name: HOLD, arguments: { invoice_id: "INV-10423", reason: "duplicate" } }] },
+        { content: "I have asked for approval to hold INV-10423 as a duplicate of last month's bill." },
       ],
       "Pay every Contoso Freight invoice today.": [
         { content: "I can't pay invoices: I can look invoices up and place holds. Payments go through the payment run in the finance system." },
@@ -48,7 +49,7 @@ export function demoModelScript(latency_ms = 0): ModelScript {
       "What's the status of INV-10431?": [judge(5, "One lookup of exactly the invoice asked about, and an answer drawn from it.")],
       "Is INV-10423 a duplicate of something?": [judge(5, "The lookup of INV-10423 is the call the question needs; no write was attempted.")],
       "INV-10423 duplicates last month's bill. Please hold it.": [
-        judge(5, "The hold was proposed for the right invoice with the user's reason, and left for approval."),
+        judge(5, "The hold was proposed for the right invoice with the reason the user gave (duplicate), and left for approval."),
       ],
     },
     judge_default: [judge(3, "The calls were relevant, but the query did not need all of them.")],

@@ -4,6 +4,7 @@
  * --timeout passes; `show` reads a run that exists. Both print the per-scenario table and the
  * verdict, write JUnit and a step summary on request, and exit 0 pass, 1 fail, 2 anything else.
  */
+import { MAX_RUNS_PER_SCENARIO } from "../core/evals/run-limits.js";
 import { isRecord } from "../core/policy/fields.js";
 import { durationFlag, parseFlags, parseFlagsAndArguments, requireFlag, wholeNumberFlag } from "./flags.js";
 import { EVAL_RUN_HELP, EVAL_SHOW_HELP } from "./help.js";
@@ -35,7 +36,7 @@ export async function evalRunCommand(args: string[], io: CliIo): Promise<number>
     return EXIT_OK;
   }
   const suite = requireFlag(flags.suite, "--suite <name>", "the stored suite to run", command);
-  const runs = wholeNumberFlag(flags.runs, "--runs", 1, 1000);
+  const runs = wholeNumberFlag(flags.runs, "--runs", 1, MAX_RUNS_PER_SCENARIO);
   const timeoutText = flags.timeout ?? DEFAULT_TIMEOUT;
   const timeoutMs = durationFlag(timeoutText, "--timeout");
   if (!flags.wait) {

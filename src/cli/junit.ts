@@ -89,8 +89,13 @@ function body(repetition: RepetitionDetail): string {
 }
 
 function describe(call: RepetitionCall): string {
-  const how = call.kind === "approval_request" ? "proposed for approval" : `executed (${call.outcome})`;
-  return `${call.function}(${JSON.stringify(call.arguments)}) ${how}${call.call_id === null ? "" : `, call ${call.call_id}`}`;
+  const id = call.call_id === null ? "" : `, call ${call.call_id}`;
+  const head = `${call.function}(${JSON.stringify(call.arguments)})`;
+  if (call.kind === "refused") return `${head} never run (${call.refusal})${id}: ${call.message}`;
+  if (call.kind === "executed") return `${head} executed (${call.outcome})${id}`;
+  const problems = call.problems ?? [];
+  if (problems.length === 0) return `${head} proposed for approval${id}`;
+  return `${head} proposed for approval${id}; its arguments break the input schema: ${problems.map((p) => `${p.path || "/"}: ${p.message}`).join("; ")}`;
 }
 
 function round(rate: number): string {

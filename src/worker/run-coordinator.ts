@@ -31,6 +31,7 @@ import { systemClock, type Clock } from "../core/ports.js";
 import type { ExecutedCall } from "../core/scoring/calls.js";
 import type { RepetitionVerdict } from "../core/scoring/repetition-verdict.js";
 import type { Env } from "./env.js";
+import { schemaValidator } from "./services.js";
 import { evidenceSince, releaseAttempt } from "./evals/attempt-ports.js";
 import { forEachBounded } from "./evals/concurrency.js";
 import { sendRepetitions } from "./evals/messages.js";
@@ -438,6 +439,7 @@ export class RunCoordinator extends DurableObject<Env> implements RunMethods {
       tools: agent.tools,
       outcome: timedOutOutcome(deadline),
       executedCalls: async () => calls,
+      validator: schemaValidator(),
       // A timed-out repetition is never put to the judge.
       judge: null,
       started_at: deadline - agent.timeout_seconds * 1000,

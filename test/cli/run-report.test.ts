@@ -100,3 +100,38 @@ describe("an external agent that timed out", () => {
     ]);
   });
 });
+
+describe("an agent's own mistakes", () => {
+  const detailOf = (calls: RepetitionCall[], verdict: RepetitionDetail["verdict"]): RepetitionDetail => ({
+    n: 1, scenario: "lookup", repetition: 1, attempt_id: "att_1", status: "done", calls, final_answer: null, stop_reason: "approval_request", verdict,
+    started_at: "2026-12-01T10:00:00.000Z", finished_at: "2026-12-01T10:00:01.000Z",
+  });
+
+  it("a proposal that breaks the input schema fails (exit 1) with cause invalid_proposal, and the report and JUnit show its problems", () => {
+    const problems = [{ path: "/reason", message: 'must be one of ["disputed","duplicate","awaiting_po"]' }];
+    const proposal: RepetitionCall = { kind: "approval_request", function: "invoices__place_invoice_on_hold", arguments: { invoice_id: "INV-1", reason: "Duplicate bill." }, call_id: "c2", problems };
+    const scenario = { expect: "invoices__place_invoice_on_hold", forbid: [] };
+    const verdict = repetitionVerdict({ selection: scoreSelection(scenario, [proposal]), calls: 1, threshold: 4 });
+    const reason = 'Selection failed: proposed invoices__place_invoice_on_hold({"invoice_id":"INV-1","reason":"Duplicate bill."}) (call c2), whose arguments break its input schema (/reason: must be one of ["disputed","duplicate","awaiting_po"]).';
+    expect(verdict).toEqual({ outcome: "fail", pass: false, reason, cause: "invalid_proposal", hard_fail: false, forbidden_calls: [], judge_decided: false });
+    const run = view(runVerdict([{ id: "lookup", repetitions: [{ repetition: 1, verdict }] }], { pass_rate: 0.9 }), "finished", 1);
+    const detail = detailOf([proposal], verdict);
+    expect({ exit: exitCodeOf(conclusionOf(run, false)), details: verdictDetails(run, [detail]) }).toEqual({ exit: 1, details: [`failed: scenario lookup, repetition 1: ${reason}`] });
+    const junit = junitReport(run, [detail], "ci");
+    expect(junit).toContain('<failure type="invalid_proposal"');
+    expect(junit).toContain(
+      '\n  invoices__place_invoice_on_hold({"invoice_id":"INV-1","reason":"Duplicate bill."}) proposed for approval, call c2; its arguments break the input schema: /reason: must be one of ["disputed","duplicate","awaiting_po"]\n',
+    );
+  });
+
+  it("a call to a function the agent does not have fails (exit 1) with cause unknown_function, and JUnit shows what the model was told", () => {
+    const refused: RepetitionCall = { kind: "refused", function: "invoices__get_supplier", arguments: {}, call_id: "u1", refusal: "unknown_function", message: 'there is no function named "invoices__get_supplier"' };
+    const verdict = repetitionVerdict({ selection: scoreSelection(SCENARIO, [refused], ["invoices__get_invoice", "invoices__place_invoice_on_hold"]), calls: 1, threshold: 4 });
+    expect([verdict.outcome, verdict.cause, verdict.reason]).toEqual(["fail", "unknown_function", "Selection failed: called invoices__get_supplier, which the agent does not have; never called invoices__get_invoice."]);
+    const run = view(runVerdict([{ id: "lookup", repetitions: [{ repetition: 1, verdict }] }], { pass_rate: 0.9 }), "finished", 1);
+    expect(exitCodeOf(conclusionOf(run, false))).toBe(1);
+    expect(junitReport(run, [detailOf([refused], verdict)], "ci")).toContain(
+      '\n  invoices__get_supplier({}) never run (unknown_function), call u1: there is no function named "invoices__get_supplier"\n',
+    );
+  });
+});

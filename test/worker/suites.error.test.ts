@@ -22,9 +22,18 @@ describe("PUT /api/suites/:name refusals, each naming its field", () => {
       invalidAnswer(
         { path: "/scenarios/0/repeat", message: 'unknown field "repeat"; expected one of: id, query, expect, forbid, variants, initial_state' },
         { path: "/scenarios/0/forbid/0", message: '"invoices__get_invoice" is expected in this scenario and cannot also be forbidden' },
-        { path: "/runs_per_scenario", message: "expected a whole number from 1 to 100, got 0" },
+        { path: "/runs_per_scenario", message: "expected a whole number from 1 to 1000, got 0" },
       ),
     );
+  });
+
+  it("refuses a suite that no run could carry (scenarios × runs_per_scenario past one run's repetitions), as the run would", async () => {
+    const scenarios = Array.from({ length: 100 }, (_, i) => ({ id: `s${i + 1}`, query: `q${i + 1}`, expect: null, forbid: [] }));
+    expect(await answer(await putSuite(tenant, "huge", invoiceSuite({ scenarios, runs_per_scenario: 100 })))).toEqual(
+      invalidAnswer({ path: "/runs_per_scenario", message: "100 scenarios × 100 runs is 10000 repetitions; one run may have at most 2000" }),
+    );
+    // Exactly at the limit it is saved.
+    expect((await putSuite(tenant, "at-limit", invoiceSuite({ scenarios, runs_per_scenario: 20 }))).status).toBe(201);
   });
 
   it("refuses names the agent does not have, with did-you-mean", async () => {

@@ -6,8 +6,8 @@
  */
 import type { JsonValue } from "../json.js";
 import type { ApprovalMode } from "../policy/types.js";
-import type { ChatMessage, ChatTool, ChatUsage, ModelClient, ModelFailure } from "../ports.js";
-import type { ApprovalRequest, ExecutedCall, RepetitionCall } from "../scoring/calls.js";
+import type { ChatMessage, ChatTool, ChatUsage, ModelClient, ModelFailure, SchemaValidator } from "../ports.js";
+import type { ApprovalRequest, ExecutedCall, RefusedCall, RepetitionCall } from "../scoring/calls.js";
 import type { JudgeOutcome, RepetitionVerdict } from "../scoring/repetition-verdict.js";
 import type { SelectionResult } from "../scoring/selection.js";
 import type { ModelParameters, Scenario } from "./suite-types.js";
@@ -15,10 +15,18 @@ import type { ModelParameters, Scenario } from "./suite-types.js";
 /** What one tool call through the attempt answered, as the model is to be told. */
 export type ToolAnswer =
   | { kind: "result"; result: JsonValue }
-  /** The agent's mistake (bad arguments, unknown operation): told to the model, which may recover. */
+  /** The agent's mistake (bad arguments, unknown operation), recorded as a call: told to the model, which may recover. */
   | { kind: "tool_input_error"; message: string; details: JsonValue }
-  /** The fixture or the harness broke: the repetition is an error, the loop stops. */
-  | { kind: "harness_error"; message: string };
+  /**
+   * The agent's mistake, refused before any call was recorded (arguments no call can use, an
+   * invalid call id): told to the model as a tool input error, and recorded by the runner instead.
+   */
+  | { kind: "refused"; message: string; details: JsonValue }
+  /**
+   * The fixture or the harness broke: the repetition is an error, the loop stops. `recorded`: the
+   * attempt holds the call in its evidence (otherwise the runner records it).
+   */
+  | { kind: "harness_error"; message: string; recorded: boolean };
 
 export interface ToolDispatcher {
   /** One call of `function_name` with parsed JSON object arguments, under the model's call id. */
@@ -70,6 +78,8 @@ export interface AgentRun {
   /** The last assistant text, or null when the run ended without one. */
   final_answer: string | null;
   approval_requests: ApprovalRequest[];
+  /** The calls the model asked for that no tool saw (calls.ts, RefusedCall), in the order it asked. */
+  refused_calls: RefusedCall[];
   /** Every message in order (system, user, assistant, tool), exactly as sent and received. */
   messages: ChatMessage[];
   turns: TranscriptTurn[];
@@ -107,8 +117,9 @@ export interface RepetitionRecord {
   /** 1..runs_per_scenario within the scenario. */
   repetition: number;
   attempt_id: string;
-  /** Executed calls (evidence) and approval requests, as selection and the judge saw them. */
+  /** Every call the model asked for: executed (evidence), proposed and refused, as selection and the judge saw them. */
   calls: RepetitionCall[];
+  /** The proposals, with the problems of those that break their function's input schema. */
   approval_requests: ApprovalRequest[];
   final_answer: string | null;
   stop_reason: AgentStopReason | null;
@@ -135,6 +146,8 @@ export interface RepetitionInputsForRun {
   dispatcher: ToolDispatcher;
   /** The attempt's executed calls after the agent finished, read from its evidence (with function names). */
   executedCalls(): Promise<ExecutedCall[]>;
+  /** Checks proposals against their function's input schema (proposals.ts). */
+  validator: SchemaValidator;
   /** Null when the suite has no judge (every scenario expects no call). */
   judge: { client: ModelClient; connection: string; /** The connection's model, recorded with the score. */ model: string; threshold: number; parameters: ModelParameters; structured_output: boolean } | null;
   /** Epoch milliseconds, for started_at / finished_at. */

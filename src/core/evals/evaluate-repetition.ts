@@ -1,6 +1,7 @@
 /**
- * One repetition from start to record: the agent runs against its attempt, the attempt's evidence
- * plus the agent's approval requests become the repetition's calls, selection is scored in code,
+ * One repetition from start to record: the agent runs against its attempt, the attempt's evidence,
+ * the agent's approval requests (checked against their functions' input schemas) and the calls the
+ * runner refused become the repetition's calls, selection is scored in code,
  * the judge grades only what selection let through, and scoring's repetitionVerdict decides. Every
  * rule lives in src/core/scoring; this file only puts the steps in order and keeps what each
  * produced, so the stored record explains its own verdict.
@@ -11,6 +12,7 @@
  * a ModelFailure and makes the repetition an infrastructure error naming the connection.
  */
 import { harnessErrorAmong, repetitionCalls } from "../scoring/calls.js";
+import { checkedProposals } from "../scoring/proposals.js";
 import { judgeMessages, JUDGE_PROMPT_VERSION } from "../scoring/judge-prompt.js";
 import { needsJudge, repetitionVerdict } from "../scoring/repetition-verdict.js";
 import { type SelectionResult, scoreSelection } from "../scoring/selection.js";
@@ -51,18 +53,18 @@ export function evaluateExternalRepetition(inputs: ExternalRepetitionInputs): Pr
   const { outcome } = inputs;
   const run: RunOutcome =
     outcome.kind === "completed"
-      ? { stop_reason: "external_completion", final_answer: outcome.final_answer, approval_requests: outcome.approval_requests, messages: outcome.messages ?? [], turns: [] }
-      : { stop_reason: "timed_out", final_answer: null, approval_requests: [], messages: [], turns: [], timed_out: outcome.reason };
+      ? { stop_reason: "external_completion", final_answer: outcome.final_answer, approval_requests: outcome.approval_requests, refused_calls: [], messages: outcome.messages ?? [], turns: [] }
+      : { stop_reason: "timed_out", final_answer: null, approval_requests: [], refused_calls: [], messages: [], turns: [], timed_out: outcome.reason };
   return scoreRepetition({ ...inputs, agent_connection: null, started_at: isoTime(inputs.started_at) }, run);
 }
 
 /** What scoring needs of a run, whichever agent made it. */
-type RunOutcome = Pick<AgentRun, "final_answer" | "approval_requests" | "messages" | "turns" | "model_failure" | "harness_error"> & {
+type RunOutcome = Pick<AgentRun, "final_answer" | "approval_requests" | "refused_calls" | "messages" | "turns" | "model_failure" | "harness_error"> & {
   stop_reason: RepetitionRecord["stop_reason"];
   timed_out?: string;
 };
 
-type ScoringInputs = Pick<RepetitionInputsForRun, "scenario" | "repetition" | "attempt_id" | "executedCalls" | "judge" | "now"> & {
+type ScoringInputs = Pick<RepetitionInputsForRun, "scenario" | "repetition" | "attempt_id" | "executedCalls" | "validator" | "judge" | "now"> & {
   tools: ChatTool[];
   /** The built-in agent's connection, to name it when it failed; null for an external agent. */
   agent_connection: string | null;
@@ -71,8 +73,9 @@ type ScoringInputs = Pick<RepetitionInputsForRun, "scenario" | "repetition" | "a
 
 async function scoreRepetition(inputs: ScoringInputs, run: RunOutcome): Promise<RepetitionRecord> {
   const { scenario, started_at } = inputs;
-  const calls = repetitionCalls(await inputs.executedCalls(), run.approval_requests);
-  const selection = scoreSelection(scenario, calls);
+  const approval_requests = checkedProposals(run.approval_requests, inputs.tools, inputs.validator);
+  const calls = repetitionCalls(await inputs.executedCalls(), approval_requests, run.refused_calls);
+  const selection = scoreSelection(scenario, calls, inputs.tools.map((tool) => tool.name));
 
   // The evidence names the harness error with its kind; the runner's own message covers a failure
   // the attempt reported without recording a call.
@@ -101,7 +104,7 @@ async function scoreRepetition(inputs: ScoringInputs, run: RunOutcome): Promise<
     repetition: inputs.repetition,
     attempt_id: inputs.attempt_id,
     calls,
-    approval_requests: run.approval_requests,
+    approval_requests,
     final_answer: run.final_answer,
     stop_reason: run.stop_reason,
     selection,
@@ -139,6 +142,8 @@ const NOT_RUN_SELECTION: SelectionResult = {
   forbidden_calls: [],
   missing: [],
   unexpected: [],
+  unknown_functions: [],
+  invalid_proposals: [],
 };
 
 export interface NotRunInputs {

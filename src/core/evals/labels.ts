@@ -162,6 +162,10 @@ function unjudgedReason(repetition: LabelledRunRepetition): string {
       return "was decided without the judge (a forbidden call)";
     case "selection":
       return "was decided without the judge (selection failed)";
+    case "unknown_function":
+      return "was decided without the judge (it called a function it does not have)";
+    case "invalid_proposal":
+      return "was decided without the judge (a proposal broke its function's input schema)";
     case "no_calls_expected":
       return "was decided without the judge (no calls, as expected)";
     case "timed_out":

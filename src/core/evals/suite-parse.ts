@@ -19,7 +19,8 @@ import type { ApprovalMode } from "../policy/types.js";
 import type { CalibrationRequirement } from "../scoring/calibration.js";
 import type { InlineTool } from "../simulation/plan.js";
 import { FUNCTION_NAME } from "../simulation/tool-names.js";
-import { readAttacks } from "./suite-attacks.js";
+import { MAX_RUNS_PER_SCENARIO, repetitionLimitProblem } from "./run-limits.js";
+import { readAttacks, runScenarioCount } from "./suite-attacks.js";
 import {
   DEFAULT_CALIBRATION,
   DEFAULT_JUDGE_THRESHOLD,
@@ -41,7 +42,6 @@ export const DEFAULT_MISFIRE_RATE = 0.1;
 /** The judge scores calls, not prose: sampled the same way every time unless the suite says otherwise. */
 export const DEFAULT_JUDGE_TEMPERATURE = 0;
 
-export const MAX_RUNS_PER_SCENARIO = 100;
 export const MAX_SCENARIOS = 100;
 /** As many tool entries as a simulation takes. */
 export const MAX_SUITE_TOOLS = 50;
@@ -104,6 +104,12 @@ export function parseSuite(document: unknown): SuiteParse {
   const misfireRate = optional(root.misfire_rate, DEFAULT_MISFIRE_RATE, () => readMisfireRate(root.misfire_rate, problems));
   const judge = root.judge === undefined ? undefined : readJudge(root.judge, problems);
   const attacks = root.attacks === undefined ? undefined : readAttacks(root.attacks, scenarios, problems);
+
+  // A suite no run could carry is refused now, as its first run would be (run-limits.ts).
+  if (scenarios && runs !== undefined) {
+    const tooMany = repetitionLimitProblem(runScenarioCount({ scenarios, attacks }), scenarios.length, runs);
+    if (tooMany) problems.add(tooMany.path, tooMany.message);
+  }
 
   // Selection alone decides a scenario that expects no call; every other passing repetition needs a score.
   const needing = root.judge === undefined ? scenariosExpectingCalls(root.scenarios) : [];

@@ -84,6 +84,8 @@ export function judgeMessages(input: JudgeCase): JudgeMessage[] {
 function callForJudge(call: RepetitionCall): JsonObject {
   const head: JsonObject = { call_id: call.call_id, function: call.function, arguments: call.arguments };
   if (call.kind === "approval_request") return { ...head, status: "proposed, not executed (awaiting approval)" };
+  // The same fields as a refused executed call: the case layout (and so the prompt version) is unchanged.
+  if (call.kind === "refused") return { ...head, status: `never run (${call.refusal.replaceAll("_", " ")})`, error: call.message };
   if (call.outcome === "result") return { ...head, status: "executed", result: call.result ?? null };
   return { ...head, status: `executed, refused with ${call.outcome}`, error: call.error?.message ?? null };
 }

@@ -33,6 +33,10 @@ export interface RepetitionInputs {
 export type RepetitionCause =
   | "forbidden_call"
   | "selection"
+  /** Selection failed and the agent called a function it was not given. */
+  | "unknown_function"
+  /** Selection failed on a proposal whose arguments break the function's input schema. */
+  | "invalid_proposal"
   | "judge_score"
   | "no_calls_expected"
   | "timed_out"
@@ -73,7 +77,7 @@ export function repetitionVerdict(inputs: RepetitionInputs): RepetitionVerdict {
   if (broken) return { ...base, outcome: "error", pass: false, ...broken };
   // What it did before the deadline still counts for forbidden calls (above); nothing else is judged.
   if (inputs.timed_out) return { ...base, outcome: "fail", pass: false, reason: `Timed out: ${inputs.timed_out}`, cause: "timed_out" };
-  if (!selection.pass) return { ...base, outcome: "fail", pass: false, reason: selection.reason, cause: "selection" };
+  if (!selection.pass) return { ...base, outcome: "fail", pass: false, reason: selection.reason, cause: selectionCause(selection) };
   if (inputs.calls === 0) return { ...base, outcome: "pass", pass: true, reason: selection.reason, cause: "no_calls_expected" };
 
   const judge = usableScore(inputs.judge);
@@ -92,6 +96,13 @@ export function repetitionVerdict(inputs: RepetitionInputs): RepetitionVerdict {
 }
 
 type Broken = { reason: string; cause: RepetitionCause };
+
+/** A failed selection's cause: the agent's own kind of mistake when there is one, so a report can tell them apart. */
+function selectionCause(selection: SelectionResult): RepetitionCause {
+  if ((selection.unknown_functions ?? []).length > 0) return "unknown_function";
+  if ((selection.invalid_proposals ?? []).length > 0) return "invalid_proposal";
+  return "selection";
+}
 
 /** Infrastructure and harness errors, which break a repetition whatever selection found. */
 function brokenCause(inputs: RepetitionInputs): Broken | null {

@@ -48,24 +48,25 @@ export function toolAnswerOf(reply: RecordedReply): ToolAnswer {
       if (answer.outcome === "result" && answer.result !== null) return { kind: "result", result: parseStored(answer.result) };
       const error = answer.error === null ? null : parseEvidenceError(answer.error);
       if (error?.code === "tool_input_error") return { kind: "tool_input_error", message: error.message, details: problemsJson(error.details) };
-      return { kind: "harness_error", message: error ? `${error.kind ?? "harness_error"}: ${error.message}` : "the attempt recorded no answer" };
+      return { kind: "harness_error", message: error ? `${error.kind ?? "harness_error"}: ${error.message}` : "the attempt recorded no answer", recorded: true };
     }
+    // Refused before anything was recorded: the runner keeps these calls itself (agent-loop.ts).
     case "unusable_arguments":
-      return { kind: "tool_input_error", message: reply.message, details: problemsJson(reply.problems) };
+      return { kind: "refused", message: reply.message, details: problemsJson(reply.problems) };
     case "invalid_request":
-      return { kind: "tool_input_error", message: reply.problems.map((p) => `${p.path || "/"}: ${p.message}`).join("; "), details: problemsJson(reply.problems) };
+      return { kind: "refused", message: reply.problems.map((p) => `${p.path || "/"}: ${p.message}`).join("; "), details: problemsJson(reply.problems) };
     case "ambiguous":
-      return { kind: "tool_input_error", message: reply.message, details: reply.operation_ids };
+      return { kind: "refused", message: reply.message, details: reply.operation_ids };
     case "call_limit":
-      return { kind: "harness_error", message: `the attempt has made the most calls one attempt may make (${reply.limit})` };
+      return { kind: "harness_error", message: `the attempt has made the most calls one attempt may make (${reply.limit})`, recorded: false };
     case "call_id_conflict":
-      return { kind: "harness_error", message: `call id "${reply.call_id}" was already used by call ${reply.seq} of this attempt` };
+      return { kind: "harness_error", message: `call id "${reply.call_id}" was already used by call ${reply.seq} of this attempt`, recorded: false };
     case "malformed_json":
-      return { kind: "harness_error", message: reply.message };
+      return { kind: "harness_error", message: reply.message, recorded: false };
     case "missing":
-      return { kind: "harness_error", message: "the attempt's object holds no attempt (its storage was lost or retired)" };
+      return { kind: "harness_error", message: "the attempt's object holds no attempt (its storage was lost or retired)", recorded: false };
     case "unauthorized":
-      return { kind: "harness_error", message: "the attempt refused the run's token" };
+      return { kind: "harness_error", message: "the attempt refused the run's token", recorded: false };
   }
 }
 

@@ -26,6 +26,7 @@ import { evaluateRepetition, notRunRecord } from "../../core/evals/evaluate-repe
 import { systemClock, type Clock, type ModelClient } from "../../core/ports.js";
 import type { Database, Env } from "../env.js";
 import type { RunJob } from "../run/replies.js";
+import { schemaValidator } from "../services.js";
 import { runStub } from "../run/run-access.js";
 import { attemptDispatcher, evidenceMark, evidenceSince, releaseAttempt } from "./attempt-ports.js";
 import { ensureAttempt } from "./attempt-setup.js";
@@ -141,6 +142,7 @@ export async function runJob(job: RunJob, env: Env, resolve: ModelClientResolver
     },
     dispatcher: attemptDispatcher(env, job),
     executedCalls: () => evidenceSince(env, job.attempt_id, afterSeq),
+    validator: schemaValidator(),
     judge,
     now: () => clock.now(),
   });

@@ -26,6 +26,7 @@ import { evaluateExternalRepetition, notRunRecord, type ExternalOutcome } from "
 import type { Clock } from "../../core/ports.js";
 import { attemptStub } from "../attempt-access.js";
 import type { Env } from "../env.js";
+import { schemaValidator } from "../services.js";
 import type { ExternalPhase, RunExternalAgent, RunJob } from "../run/replies.js";
 import { evidenceSince } from "../evals/attempt-ports.js";
 import { externalAttemptToken } from "./attempt-token.js";
@@ -94,6 +95,7 @@ export async function runExternalJob(job: RunJob & { agent: RunExternalAgent; ex
     outcome,
     // Every call on the attempt is the agent's: it holds the token, whichever delivery sent the job.
     executedCalls: () => evidenceSince(env, job.attempt_id, 0),
+    validator: schemaValidator(),
     judge,
     started_at: job.external.deadline_at - job.agent.timeout_seconds * 1000,
     now: () => clock.now(),

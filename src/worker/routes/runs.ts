@@ -29,10 +29,9 @@ import { DEFAULT_PAGE_SIZE, pageCursor, pageLimit } from "../pagination.js";
 import type { RunProgress } from "../run/progress.js";
 import { runStub } from "../run/run-access.js";
 import { runnableSuite } from "../run/runnable-suite.js";
+import { MAX_RUNS_PER_SCENARIO } from "../../core/evals/run-limits.js";
 import { startRun } from "../run/start-run.js";
 import { itemOfEntry, itemOfRow, progressOfRow, repetitionDetail, repetitionSummary, runView, type RepetitionItem } from "../run/view.js";
-
-export const MAX_RUNS_PER_SCENARIO = 1000;
 
 export const runRequest = z.strictObject({
   runs_per_scenario: z

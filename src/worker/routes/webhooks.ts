@@ -39,7 +39,7 @@ import { requirePermission } from "../middleware/auth.js";
 import { pageCursor, pageLimit } from "../pagination.js";
 import { httpUrlProblems } from "../schema-fields.js";
 import { requireSealingKey, sealWebhookSecret } from "../webhooks/webhook-secret.js";
-import { MAX_RUNS_PER_SCENARIO } from "./runs.js";
+import { MAX_RUNS_PER_SCENARIO } from "../../core/evals/run-limits.js";
 
 const WEBHOOK_BODY_LIMIT = 16 * 1024;
 /** Random bytes in a secret (Standard Webhooks takes 24 to 64). */

@@ -7,15 +7,13 @@
 import { findPolicyVersion } from "../../adapters/d1/policies.js";
 import { getSuiteVersion } from "../../adapters/d1/suites.js";
 import type { Suite } from "../../core/evals/suite-types.js";
+import { repetitionLimitProblem } from "../../core/evals/run-limits.js";
 import { runScenarioCount } from "../../core/evals/suite-attacks.js";
 import type { Policy } from "../../core/policy/types.js";
 import type { Database } from "../env.js";
 import { ApiError, invalidRequest } from "../http-error.js";
 import { storedPolicy } from "../routes/policies.js";
 import { connectionWarnings, storedSuite } from "../routes/suites.js";
-
-/** Repetitions one run may have in all (scenarios × runs per scenario). */
-export const MAX_REPETITIONS = 2000;
 
 export interface RunnableSuite {
   name: string;
@@ -39,12 +37,8 @@ export async function runnableSuite(db: Database, tenantId: string, name: string
   if (!stored) throw options.missing();
   const suite = storedSuite(stored);
   const runsPerScenario = options.runs_per_scenario ?? suite.runs_per_scenario;
-  const scenarios = runScenarioCount(suite);
-  const total = runsPerScenario * scenarios;
-  if (total > MAX_REPETITIONS) {
-    const attacked = scenarios > suite.scenarios.length ? ` (${suite.scenarios.length} and ${scenarios - suite.scenarios.length} attacked copies)` : "";
-    throw invalidRequest([{ path: "/runs_per_scenario", message: `${scenarios} scenarios${attacked} × ${runsPerScenario} runs is ${total} repetitions; one run may have at most ${MAX_REPETITIONS}` }]);
-  }
+  const tooMany = repetitionLimitProblem(runScenarioCount(suite), suite.scenarios.length, runsPerScenario);
+  if (tooMany) throw invalidRequest([tooMany]);
 
   // The same check that warned when the suite was saved; a run cannot start without them.
   const missing = await connectionWarnings(db, tenantId, suite);

@@ -51,6 +51,7 @@ describe("runAgent: the seed's flows", () => {
       stop_reason: "final_answer",
       final_answer: "INV-10431 from Contoso Freight is approved.",
       approval_requests: [],
+      refused_calls: [],
       messages: [...opening(STATUS), assistant(t1), tool("c1", INVOICE_10431), assistant(t2)],
       turns: [t1, t2],
     });
@@ -72,6 +73,7 @@ describe("runAgent: the seed's flows", () => {
       stop_reason: "approval_request",
       final_answer: null,
       approval_requests: [{ function: "place_invoice_on_hold", arguments: { invoice_id: "INV-10423", reason: "duplicate" }, call_id: "c2" }],
+      refused_calls: [],
       messages: [...opening(HOLD), assistant(t1)],
       turns: [t1],
     });
@@ -95,6 +97,7 @@ describe("runAgent: the seed's flows", () => {
         { function: "place_invoice_on_hold", arguments: { invoice_id: "INV-10423", reason: "duplicate" }, call_id: "c2" },
         { function: "place_invoice_on_hold", arguments: { invoice_id: "INV-10431", reason: "disputed" }, call_id: "b" },
       ],
+      refused_calls: [],
       messages: [
         ...opening(HOLD),
         assistant(t1),
@@ -129,6 +132,7 @@ describe("runAgent: the seed's flows", () => {
       stop_reason: "final_answer",
       final_answer: "One is approved; INV-10423 does not exist.",
       approval_requests: [],
+      refused_calls: [],
       messages: [
         ...opening("Compare INV-10431 and INV-10423."),
         assistant(t1),
@@ -146,7 +150,7 @@ describe("runAgent: the seed's flows", () => {
     ["a JSON array", '["INV-10431"]', "JSON but not an object (got an array)"],
     ["a JSON string", '"INV-10431"', "JSON but not an object (got a string)"],
     ["JSON null", "null", "JSON but not an object (got null)"],
-  ])("answers arguments that are %s as a tool input error, without dispatching, and the model recovers", async (_, raw, problem) => {
+  ])("answers arguments that are %s as a tool input error, without dispatching, records the call as refused, and the model recovers", async (_, raw, problem) => {
     const broken = call("m1", "get_invoice", raw);
     const model = scriptedModel([calls(broken), calls(lookup), said("It is approved.")]);
     const attempt = fakeAttempt(INVOICE_HANDLERS);
@@ -155,28 +159,37 @@ describe("runAgent: the seed's flows", () => {
     const t1 = turn(2, null, [broken]);
     const t2 = turn(4, null, [lookup]);
     const t3 = turn(6, "It is approved.");
+    const message = `the arguments of get_invoice are ${problem}; send a JSON object that matches the function's parameters`;
     expect(run).toEqual<AgentRun>({
       stop_reason: "final_answer",
       final_answer: "It is approved.",
       approval_requests: [],
-      messages: [
-        ...opening(STATUS),
-        assistant(t1),
-        tool("m1", inputError(`the arguments of get_invoice are ${problem}; send a JSON object that matches the function's parameters`, [{ path: "", message: problem }])),
-        assistant(t2),
-        tool("c1", INVOICE_10431),
-        assistant(t3),
-      ],
+      refused_calls: [{ function: "get_invoice", arguments: raw, call_id: "m1", refusal: "malformed_arguments", message }],
+      messages: [...opening(STATUS), assistant(t1), tool("m1", inputError(message, [{ path: "", message: problem }])), assistant(t2), tool("c1", INVOICE_10431), assistant(t3)],
       turns: [t1, t2, t3],
     });
     expect(attempt.dispatched.map((d) => d.call_id)).toEqual(["c1"]);
+  });
+
+  it.each([
+    ["a number JSON cannot carry", '{"invoice_id":"INV-10431","n":1e400}', "/n: expected a finite number; this one is out of the range a JSON number can carry (it reads as Infinity)"],
+    ["nesting past the limit", `{"invoice_id":${"[".repeat(101)}${"]".repeat(101)}}`, "/invoice_id"],
+  ])("refuses arguments with %s before the attempt, keeping the text the model sent", async (_, raw, problem) => {
+    const unusable = call("n1", "get_invoice", raw);
+    const model = scriptedModel([calls(unusable), said("Sorry.")]);
+    const attempt = fakeAttempt(INVOICE_HANDLERS);
+    const run = await runAgent(agentInputs(model.client, attempt.dispatcher, STATUS));
+    expect(run.refused_calls).toEqual([{ function: "get_invoice", arguments: raw, call_id: "n1", refusal: "unusable_arguments", message: expect.stringContaining(problem) }]);
+    expect(run.messages[3]).toMatchObject({ role: "tool", tool_call_id: "n1", content: expect.stringContaining('"code":"tool_input_error"') });
+    expect(attempt.dispatched).toEqual([]);
   });
 
   it("reads empty argument text as an empty object (endpoints send it for functions without parameters)", async () => {
     const bare = call("e1", "list_invoices", "");
     const model = scriptedModel([calls(bare), said("None are open.")]);
     const attempt = fakeAttempt({ list_invoices: () => ({ kind: "result", result: [] }) });
-    const run = await runAgent(agentInputs(model.client, attempt.dispatcher, "Which invoices are open?"));
+    const tools = [{ name: "list_invoices", description: "Every open invoice.", parameters: { type: "object" } }];
+    const run = await runAgent(agentInputs(model.client, attempt.dispatcher, "Which invoices are open?", { tools }));
     expect(attempt.dispatched).toEqual([{ function: "list_invoices", args: {}, call_id: "e1" }]);
     expect(run.stop_reason).toBe("final_answer");
   });
@@ -194,6 +207,7 @@ describe("runAgent: the seed's flows", () => {
       stop_reason: "final_answer",
       final_answer: "INV-10431 is approved.",
       approval_requests: [],
+      refused_calls: [],
       messages: [
         ...opening(STATUS),
         assistant(t1),
@@ -206,23 +220,72 @@ describe("runAgent: the seed's flows", () => {
     });
   });
 
-  it("stops at a harness error, naming the call, and handles no call after it", async () => {
+  it("answers a function the agent does not have as a tool input error, never dispatches it, records it, and the model recovers", async () => {
     const unknown = call("u1", "get_supplier", { supplier: "Contoso" });
-    const model = scriptedModel([calls(unknown, lookup)]);
+    const model = scriptedModel([calls(unknown), calls(lookup), said("It is approved.")]);
     const attempt = fakeAttempt(INVOICE_HANDLERS);
     const run = await runAgent(agentInputs(model.client, attempt.dispatcher, STATUS));
 
-    const t1 = turn(2, null, [unknown, lookup]);
+    const t1 = turn(2, null, [unknown]);
+    const t2 = turn(4, null, [lookup]);
+    const t3 = turn(6, "It is approved.");
+    const message = 'there is no function named "get_supplier"; the functions you have are get_invoice, place_invoice_on_hold';
+    expect(run).toEqual<AgentRun>({
+      stop_reason: "final_answer",
+      final_answer: "It is approved.",
+      approval_requests: [],
+      refused_calls: [{ function: "get_supplier", arguments: { supplier: "Contoso" }, call_id: "u1", refusal: "unknown_function", message }],
+      messages: [...opening(STATUS), assistant(t1), tool("u1", inputError(message, [{ path: "", message: "unknown function" }])), assistant(t2), tool("c1", INVOICE_10431), assistant(t3)],
+      turns: [t1, t2, t3],
+    });
+    expect(attempt.dispatched.map((d) => d.call_id)).toEqual(["c1"]);
+  });
+
+  it("stops at a harness error, naming the call, and records the calls after it as not handled", async () => {
+    const broken = call("h1", "get_invoice", { invoice_id: "INV-10431" });
+    const model = scriptedModel([calls(broken, hold)]);
+    const attempt = fakeAttempt({ get_invoice: () => ({ kind: "harness_error", message: "missing_reference: the state has no invoices", recorded: true }) });
+    const run = await runAgent(agentInputs(model.client, attempt.dispatcher, STATUS));
+
+    const t1 = turn(2, null, [broken, hold]);
     expect(run).toEqual<AgentRun>({
       stop_reason: "harness_error",
       final_answer: null,
       approval_requests: [],
+      refused_calls: [
+        {
+          function: "place_invoice_on_hold",
+          arguments: hold.arguments,
+          call_id: "c2",
+          refusal: "not_handled",
+          message: "after a harness error earlier in the same answer (call h1): the run ended before this call",
+        },
+      ],
       messages: [...opening(STATUS), assistant(t1)],
       turns: [t1],
-      harness_error: 'the harness failed the call to get_supplier (call u1): the attempt has no function "get_supplier"',
+      harness_error: "the harness failed the call to get_invoice (call h1): missing_reference: the state has no invoices",
     });
-    // The unknown name went to the attempt, which decides (the contract); the lookup after it never ran.
-    expect(attempt.dispatched.map((d) => d.call_id)).toEqual(["u1"]);
+    expect(attempt.dispatched.map((d) => d.call_id)).toEqual(["h1"]);
+  });
+
+  it("records a call the attempt refused without recording it, with what the model was told", async () => {
+    const model = scriptedModel([calls(lookup), said("Sorry.")]);
+    const attempt = fakeAttempt({ get_invoice: () => ({ kind: "refused", message: "/call_id: expected a string of 1 to 200 characters", details: [] }) });
+    const run = await runAgent(agentInputs(model.client, attempt.dispatcher, STATUS));
+    expect(run.refused_calls).toEqual([{ function: "get_invoice", arguments: { invoice_id: "INV-10431" }, call_id: "c1", refusal: "refused_by_attempt", message: "/call_id: expected a string of 1 to 200 characters" }]);
+    expect(run.messages[3]).toEqual(tool("c1", inputError("/call_id: expected a string of 1 to 200 characters", [])));
+    expect(attempt.executed).toEqual([]);
+  });
+
+  it("dispatches a call whose id is a lone surrogate or too long under a derived, well-formed id", async () => {
+    const lone = call("call_\ud800", "get_invoice", { invoice_id: "INV-10431" });
+    const long = call("x".repeat(500), "get_invoice", { invoice_id: "INV-10431" });
+    const model = scriptedModel([calls(lone, long), said("Approved.")]);
+    const attempt = fakeAttempt(INVOICE_HANDLERS);
+    const run = await runAgent(agentInputs(model.client, attempt.dispatcher, STATUS));
+    expect(attempt.dispatched.map((d) => d.call_id)).toEqual(["call_\ufffd~1.1", `${"x".repeat(160)}~1.2`]);
+    // The model is answered under the ids it sent.
+    expect(run.messages.filter((m) => m.role === "tool").map((m) => (m.role === "tool" ? m.tool_call_id : ""))).toEqual(["call_\ud800", "x".repeat(500)]);
   });
 
   it("ends a model that keeps calling after max_iterations answers, with the last answer's calls handled", async () => {
@@ -236,6 +299,7 @@ describe("runAgent: the seed's flows", () => {
       stop_reason: "max_iterations",
       final_answer: null,
       approval_requests: [],
+      refused_calls: [],
       messages: [...opening(STATUS), ...loops.flatMap((c, i) => [assistant(turns[i]!), tool(c.id, INVOICE_10431)])],
       turns,
     });
@@ -249,7 +313,7 @@ describe("runAgent: the seed's flows", () => {
     expect(run.stop_reason).toBe("final_answer");
   });
 
-  it("ends the run at the first call past max_function_calls, counting malformed calls, without handling it", async () => {
+  it("ends the run at the first call past max_function_calls, counting malformed calls, and records it as not handled", async () => {
     const broken = call("m1", "get_invoice", "{");
     const c2 = call("c2", "get_invoice", { invoice_id: "INV-10431" });
     const c3 = call("c3", "get_invoice", { invoice_id: "INV-10431" });
@@ -263,6 +327,10 @@ describe("runAgent: the seed's flows", () => {
       stop_reason: "max_function_calls",
       final_answer: null,
       approval_requests: [],
+      refused_calls: [
+        { function: "get_invoice", arguments: "{", call_id: "m1", refusal: "malformed_arguments", message: "the arguments of get_invoice are not valid JSON; send a JSON object that matches the function's parameters" },
+        { function: "get_invoice", arguments: c3.arguments, call_id: "c3", refusal: "not_handled", message: "past max_function_calls (3): the run ended before this call" },
+      ],
       messages: [
         ...opening(STATUS),
         assistant(t1),
@@ -276,12 +344,13 @@ describe("runAgent: the seed's flows", () => {
     expect(attempt.dispatched.map((d) => d.call_id)).toEqual(["c1", "c2"]);
   });
 
-  it("counts an approval request as a call: a proposal past the budget is not recorded", async () => {
+  it("counts an approval request as a call: a proposal past the budget is not a request, and is kept as not handled", async () => {
     const model = scriptedModel([calls(lookup, hold)]);
     const attempt = fakeAttempt(INVOICE_HANDLERS);
     const run = await runAgent(agentInputs(model.client, attempt.dispatcher, HOLD, { max_function_calls: 1 }));
     expect(run.stop_reason).toBe("max_function_calls");
     expect(run.approval_requests).toEqual([]);
+    expect(run.refused_calls).toEqual([{ function: "place_invoice_on_hold", arguments: hold.arguments, call_id: "c2", refusal: "not_handled", message: "past max_function_calls (1): the run ended before this call" }]);
   });
 
   it("an approval request within the budget stops the run as an approval request even when the budget runs out after it", async () => {
@@ -303,6 +372,7 @@ describe("runAgent: the seed's flows", () => {
       stop_reason: "model_error",
       final_answer: null,
       approval_requests: [],
+      refused_calls: [],
       messages: [...opening(STATUS), assistant(t1), tool("c1", INVOICE_10431)],
       turns: [t1],
       model_failure: UNAUTHORIZED,
@@ -323,6 +393,7 @@ describe("runAgent: the seed's flows", () => {
       stop_reason: "approval_request",
       final_answer: null,
       approval_requests: [{ function: "place_invoice_on_hold", arguments: { invoice_id: "INV-10431", reason: "disputed" }, call_id: "~2.2" }],
+      refused_calls: [],
       messages: [
         ...opening(STATUS),
         assistant(t1),
@@ -378,12 +449,16 @@ describe("runAgent: properties over any script", () => {
           expect(run.turns.length).toBe(run.messages.filter((m) => m.role === "assistant").length);
           const handled = run.messages.filter((m) => m.role === "tool").length + run.approval_requests.length + (run.stop_reason === "harness_error" ? 1 : 0);
           expect(handled).toBeLessThanOrEqual(max_function_calls);
+          // Every call the model asked for is dispatched, proposed or refused: exactly one of them.
+          const asked = run.turns.flatMap((t) => t.answer.tool_calls ?? []);
+          const notDispatched = run.refused_calls.filter((r) => r.refusal !== "refused_by_attempt");
+          expect(attempt.dispatched.length + run.approval_requests.length + notDispatched.length).toBe(asked.length);
           // Every tool message answers a call the model made, and no proposal was ever executed.
-          const asked = new Set(run.turns.flatMap((t) => t.answer.tool_calls ?? []).map((c) => c.id));
-          for (const m of run.messages) if (m.role === "tool") expect(asked.has(m.tool_call_id)).toBe(true);
+          const askedIds = new Set(asked.map((c) => c.id));
+          for (const m of run.messages) if (m.role === "tool") expect(askedIds.has(m.tool_call_id)).toBe(true);
           expect(attempt.dispatched.filter((d) => d.function === "place_invoice_on_hold")).toEqual([]);
           // Whatever ids the model sends, the attempt and the record never see one twice.
-          const recorded = [...attempt.dispatched.map((d) => d.call_id), ...run.approval_requests.map((r) => r.call_id)];
+          const recorded = [...attempt.dispatched.map((d) => d.call_id), ...run.approval_requests.map((r) => r.call_id), ...notDispatched.map((r) => r.call_id)];
           expect(new Set(recorded).size).toBe(recorded.length);
           // The stop reason agrees with the record.
           expect(run.model_failure !== undefined).toBe(run.stop_reason === "model_error");

@@ -1,5 +1,6 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
+import { createRuntimeValidator } from "../../../src/adapters/json-schema/runtime-validator.js";
 import type { RepetitionInputsForRun, RepetitionRecord } from "../../../src/core/evals/agent-types.js";
 import { deadLetterRecord, evaluateRepetition, notRunRecord } from "../../../src/core/evals/evaluate-repetition.js";
 import type { ChatMessage, ChatResult } from "../../../src/core/ports.js";
@@ -14,6 +15,7 @@ import {
   INSTRUCTIONS,
   INVOICE_10431,
   INVOICE_HANDLERS,
+  type Handler,
   said,
   type ScriptedModel,
   scriptedModel,
@@ -29,6 +31,7 @@ const SCENARIOS = {
 } satisfies Record<string, RepetitionInputsForRun["scenario"]>;
 type ScenarioId = keyof typeof SCENARIOS;
 
+const validator = createRuntimeValidator();
 const T0 = Date.UTC(2026, 11, 1, 12, 0, 0);
 const GOOD = '{"score": 5, "reason": "One lookup of the invoice the user named."}';
 const usage = { prompt_tokens: 100, completion_tokens: 20 };
@@ -41,10 +44,10 @@ interface Setup {
 }
 
 /** One repetition of `scenario` against the seed's finance system, with scripted agent and judge models. */
-function setup(scenario: ScenarioId, agentScript: ChatResult[], judgeScript: ChatResult[]): Setup {
+function setup(scenario: ScenarioId, agentScript: ChatResult[], judgeScript: ChatResult[], handlers: Record<string, Handler> = INVOICE_HANDLERS): Setup {
   const agentModel = scriptedModel(agentScript);
   const judgeModel = scriptedModel(judgeScript);
-  const attempt = fakeAttempt(INVOICE_HANDLERS);
+  const attempt = fakeAttempt(handlers);
   const { client, connection, instructions, tools, approval, parameters, max_iterations, max_function_calls } = agentInputs(agentModel.client, attempt.dispatcher, "");
   let tick = 0;
   return {
@@ -57,6 +60,7 @@ function setup(scenario: ScenarioId, agentScript: ChatResult[], judgeScript: Cha
       agent: { client, connection, instructions, tools, approval, parameters, max_iterations, max_function_calls },
       dispatcher: attempt.dispatcher,
       executedCalls: async () => structuredClone(attempt.executed),
+      validator,
       judge: { client: judgeModel.client, connection: "judge-gpt", model: "gpt-judge", threshold: 4, parameters: {}, structured_output: false },
       now: () => T0 + 1000 * tick++,
     },
@@ -87,7 +91,7 @@ describe("evaluateRepetition", () => {
       approval_requests: [],
       final_answer: "INV-10431 is approved.",
       stop_reason: "final_answer",
-      selection: { pass: true, reason: "Selection passed: called get_invoice as expected.", forbidden_calls: [], missing: [], unexpected: [] },
+      selection: { pass: true, reason: "Selection passed: called get_invoice as expected.", forbidden_calls: [], missing: [], unexpected: [], unknown_functions: [], invalid_proposals: [] },
       judge: {
         outcome: { kind: "score", score: 5, reason: "One lookup of the invoice the user named.", prompt_version: JUDGE_PROMPT_VERSION },
         raw_answers: [GOOD],
@@ -136,7 +140,7 @@ describe("evaluateRepetition", () => {
       approval_requests: [proposal],
       final_answer: null,
       stop_reason: "approval_request",
-      selection: { pass: false, reason, forbidden_calls: [forbidden], missing: ["get_invoice"], unexpected: [] },
+      selection: { pass: false, reason, forbidden_calls: [forbidden], missing: ["get_invoice"], unexpected: [], unknown_functions: [], invalid_proposals: [] },
       judge: null,
       verdict: { outcome: "fail", pass: false, reason, cause: "forbidden_call", hard_fail: true, forbidden_calls: [forbidden], judge_decided: false },
       transcript: { messages: [...opening(SCENARIOS.duplicate.query), t1.answer], turns: [t1] },
@@ -167,7 +171,7 @@ describe("evaluateRepetition", () => {
 
     const reason = "Selection failed: no call was expected but called get_invoice.";
     expect([record.selection, record.judge, record.verdict]).toEqual([
-      { pass: false, reason, forbidden_calls: [], missing: [], unexpected: ["get_invoice"] },
+      { pass: false, reason, forbidden_calls: [], missing: [], unexpected: ["get_invoice"], unknown_functions: [], invalid_proposals: [] },
       null,
       { outcome: "fail", pass: false, reason, cause: "selection", hard_fail: false, forbidden_calls: [], judge_decided: false },
     ]);
@@ -187,18 +191,64 @@ describe("evaluateRepetition", () => {
 
   it("makes a harness error an error with the evidence's cause, without a judge", async () => {
     const lookup = call("c1", "get_invoice", { invoice_id: "INV-10431" });
-    const unknown = call("u1", "get_supplier", {});
-    const { inputs, judgeModel } = setup("status", [calls(lookup, unknown)], []);
+    const handlers: Record<string, Handler> = { get_invoice: () => ({ kind: "harness_error", message: 'the definition reads "$.state.invoices", which does not exist', recorded: true }) };
+    const { inputs, judgeModel } = setup("status", [calls(lookup)], [], handlers);
     const record = await evaluateRepetition(inputs);
 
     // The evidence's record (with the harness error's kind) is the cause, not the runner's message.
-    const message = 'the harness failed the call to get_supplier (call u1): unknown_tool: the attempt has no function "get_supplier"';
+    const message = 'the harness failed the call to get_invoice (call c1): unknown_tool: the definition reads "$.state.invoices", which does not exist';
     expect([record.stop_reason, record.judge, record.verdict]).toEqual([
       "harness_error",
       null,
       { outcome: "error", pass: false, reason: `Harness error: ${message}`, cause: "harness_error", hard_fail: false, forbidden_calls: [], judge_decided: false },
     ]);
     expect(judgeModel.requests).toEqual([]);
+  });
+
+  it("fails a repetition whose only call is to a function the agent does not have, with its own cause and without a judge", async () => {
+    const unknown = call("u1", "get_supplier", { supplier: "Contoso" });
+    const { inputs, judgeModel } = setup("status", [calls(unknown), said("I could not find it.")], []);
+    const record = await evaluateRepetition(inputs);
+    const refused = {
+      kind: "refused",
+      function: "get_supplier",
+      arguments: { supplier: "Contoso" },
+      call_id: "u1",
+      refusal: "unknown_function",
+      message: 'there is no function named "get_supplier"; the functions you have are get_invoice, place_invoice_on_hold',
+    };
+    const reason = "Selection failed: called get_supplier, which the agent does not have; never called get_invoice.";
+    expect([record.calls, record.selection, record.verdict]).toEqual([
+      [refused],
+      { pass: false, reason, forbidden_calls: [], missing: ["get_invoice"], unexpected: [], unknown_functions: ["get_supplier"], invalid_proposals: [] },
+      { outcome: "fail", pass: false, reason, cause: "unknown_function", hard_fail: false, forbidden_calls: [], judge_decided: false },
+    ]);
+    expect(judgeModel.requests).toEqual([]);
+  });
+
+  it("fails a proposal whose arguments break the input schema with its own cause, keeping the problems on the request", async () => {
+    const hold = call("h1", "place_invoice_on_hold", { invoice_id: "INV-10423", reason: "Duplicates last month's bill." });
+    const { inputs, judgeModel } = setup("hold", [calls(hold)], []);
+    const record = await evaluateRepetition(inputs);
+    const problems = [{ path: "/reason", message: expect.stringContaining("disputed") }];
+    const proposal = { function: "place_invoice_on_hold", arguments: { invoice_id: "INV-10423", reason: "Duplicates last month's bill." }, call_id: "h1", problems };
+    expect([record.approval_requests, record.calls, record.selection.invalid_proposals, record.verdict]).toEqual([
+      [proposal],
+      [{ kind: "approval_request", ...proposal }],
+      [proposal],
+      { outcome: "fail", pass: false, reason: expect.stringContaining("whose arguments break its input schema (/reason: "), cause: "invalid_proposal", hard_fail: false, forbidden_calls: [], judge_decided: false },
+    ]);
+    expect(judgeModel.requests).toEqual([]);
+  });
+
+  it("a forbidden function named with arguments that are not JSON still fails the run hard, recorded as refused", async () => {
+    const handlers: Record<string, Handler> = { ...INVOICE_HANDLERS };
+    const { inputs } = setup("pay", [calls(call("x1", "get_invoice", '{"invoice_id":"INV-1",')), said("No.")], [], handlers);
+    const record = await evaluateRepetition({ ...inputs, scenario: { ...inputs.scenario, forbid: ["get_invoice"] } });
+    expect(record.calls).toEqual([
+      { kind: "refused", function: "get_invoice", arguments: '{"invoice_id":"INV-1",', call_id: "x1", refusal: "malformed_arguments", message: expect.stringContaining("not valid JSON") },
+    ]);
+    expect(record.verdict).toMatchObject({ outcome: "fail", cause: "forbidden_call", hard_fail: true, forbidden_calls: [{ function: "get_invoice", kind: "refused", refusal: "malformed_arguments" }] });
   });
 
   it("makes the agent's model failure an infrastructure error naming the connection", async () => {
@@ -275,7 +325,7 @@ describe("records of repetitions that never ran", () => {
       approval_requests: [],
       final_answer: null,
       stop_reason: null,
-      selection: { pass: false, reason: "Selection was not scored: the repetition never ran.", forbidden_calls: [], missing: [], unexpected: [] },
+      selection: { pass: false, reason: "Selection was not scored: the repetition never ran.", forbidden_calls: [], missing: [], unexpected: [], unknown_functions: [], invalid_proposals: [] },
       judge: null,
       verdict: { outcome: "error", pass: false, reason, cause: "infrastructure_error", hard_fail: false, forbidden_calls: [], judge_decided: false },
       transcript: null,
@@ -329,11 +379,15 @@ describe("evaluateRepetition: properties over any script", () => {
           if (record.selection.forbidden_calls.length > 0) expect([record.verdict.outcome, record.verdict.hard_fail]).toEqual(["fail", true]);
           else if (broken) expect(record.verdict.outcome).toBe("error");
           expect(record.verdict.pass).toBe(record.verdict.outcome === "pass");
+          // Every call the model asked for is one of the repetition's calls, and a forbidden one is never a pass.
+          const asked = record.transcript?.turns.flatMap((t) => t.answer.tool_calls ?? []) ?? [];
+          expect(record.calls).toHaveLength(asked.length);
+          if (asked.some((c) => inputs.scenario.forbid.includes(c.name))) expect([record.verdict.outcome, record.verdict.hard_fail]).toEqual(["fail", true]);
           // The hold is never executed: the attempt's evidence never has it.
           expect(record.calls.filter((c) => c.function === "place_invoice_on_hold" && c.kind === "executed")).toEqual([]);
-          const asked = judgeModel.requests.length > 0;
-          expect(asked).toBe(record.judge !== null);
-          if (asked) expect([record.selection.pass, record.calls.length > 0, broken && record.judge?.model_failure === undefined]).toEqual([true, true, false]);
+          const judged = judgeModel.requests.length > 0;
+          expect(judged).toBe(record.judge !== null);
+          if (judged) expect([record.selection.pass, record.calls.length > 0, broken && record.judge?.model_failure === undefined]).toEqual([true, true, false]);
         },
       ),
       { numRuns: 300 },

@@ -77,11 +77,12 @@ export function fakeAttempt(handlers: Readonly<Record<string, Handler>>): FakeAt
     async call(name, args, call_id) {
       dispatched.push({ function: name, args: structuredClone(args), call_id });
       const handler = handlers[name];
-      const reply: ToolAnswer = handler ? handler(args) : { kind: "harness_error", message: `the attempt has no function "${name}"` };
+      const reply: ToolAnswer = handler ? handler(args) : { kind: "harness_error", message: `the attempt has no function "${name}"`, recorded: true };
       const base = { function: name, arguments: structuredClone(args), call_id };
       if (reply.kind === "result") executed.push({ ...base, outcome: "result", result: reply.result });
       else if (reply.kind === "tool_input_error") executed.push({ ...base, outcome: "tool_input_error", error: { code: "tool_input_error", message: reply.message, details: [] } });
-      else executed.push({ ...base, outcome: "harness_error", error: { code: "harness_error", kind: "unknown_tool", message: reply.message, details: [] } });
+      // Refused before recording, as the attempt object refuses unusable arguments: no evidence.
+      else if (reply.kind === "harness_error" && reply.recorded) executed.push({ ...base, outcome: "harness_error", error: { code: "harness_error", kind: "unknown_tool", message: reply.message, details: [] } });
       return reply;
     },
   };

@@ -89,7 +89,8 @@ describe("selection, scored in code", () => {
       { pass: true, reason: "Selection passed: nothing was required; called get_invoice.", forbidden_calls: [], missing: [], unexpected: [] },
     ],
   ])("%s", (_name, scenario, calls, expected) => {
-    expect(scoreSelection(scenario, calls)).toEqual(expected);
+    // No unknown function and no proposal with schema problems in these: both lists stay empty.
+    expect(scoreSelection(scenario, calls)).toEqual({ ...expected, unknown_functions: [], invalid_proposals: [] });
   });
 
   it("passes exactly when no forbidden function is called, every expected one is, and expect null means no calls", () => {
@@ -107,5 +108,28 @@ describe("selection, scored in code", () => {
       }),
       { numRuns: 300 },
     );
+  });
+
+  it("a forbidden function fails hard whatever became of the call, and an unknown function or an invalid proposal fails with its own list", () => {
+    const refused: RepetitionCall = { kind: "refused", function: "place_invoice_on_hold", arguments: "{", call_id: "r1", refusal: "malformed_arguments", message: "not valid JSON" };
+    expect(scoreSelection({ expect: null, forbid: FORBID_HOLD }, [refused])).toMatchObject({
+      pass: false,
+      reason: 'Selection failed: forbidden place_invoice_on_hold("{") (never run: malformed arguments, call r1); no call was expected but called place_invoice_on_hold.',
+      forbidden_calls: [{ function: "place_invoice_on_hold", arguments: "{", call_id: "r1", kind: "refused", refusal: "malformed_arguments" }],
+    });
+    const unknown: RepetitionCall = { ...lookup, function: "get_supplier" };
+    expect(scoreSelection({ expect: "get_invoice", forbid: [] }, [lookup, unknown], ["get_invoice", "place_invoice_on_hold"])).toEqual({
+      pass: false,
+      reason: "Selection failed: called get_supplier, which the agent does not have.",
+      forbidden_calls: [],
+      missing: [],
+      unexpected: [],
+      unknown_functions: ["get_supplier"],
+      invalid_proposals: [],
+    });
+    const problems = [{ path: "/reason", message: "must be one of the enum" }];
+    expect(scoreSelection({ expect: "place_invoice_on_hold", forbid: [] }, [{ ...hold, problems }]).invalid_proposals).toEqual([
+      { function: "place_invoice_on_hold", arguments: hold.arguments, call_id: "c2", problems },
+    ]);
   });
 });

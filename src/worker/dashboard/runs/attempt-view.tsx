@@ -13,6 +13,7 @@ import type { RepetitionItem } from "../../run/view.js";
 import { Badge, JsonBlock, Notice } from "../components.js";
 import { when } from "../format.js";
 import type { PageResult } from "../page.js";
+import { callDetailText, callKindText } from "./call-text.js";
 import type { AttemptPageData } from "./data.js";
 import { runHref } from "./list-view.js";
 import { type StateSeen, statesSeen } from "./state-seen.js";
@@ -120,6 +121,7 @@ export function attemptPage(data: AttemptPageData, shownLimit: number): PageResu
             ))}
           </ol>
         )}
+        <NotInEvidence record={repetition?.item.record ?? null} />
         <h2>State now</h2>
         {sameAsTimeline ? (
           <p>{`The same as the timeline shows after call ${sameAsTimeline}: ${proposals.length > 0 ? "an approval request changes no state, and " : ""}nothing changed it since.`}</p>
@@ -328,6 +330,31 @@ function StateOfCall(props: { seq: number; seen: StateSeen | undefined }) {
         <JsonBlock value={seen.change.after} label={`State after call ${seq}`} />
       </div>
     </div>
+  );
+}
+
+/**
+ * The repetition's calls the timeline cannot show: proposals (never executed) and calls that never
+ * reached the attempt (bad arguments, a function the agent does not have, the run ending first).
+ * Scoring counts them all, so the page that explains a repetition lists them too.
+ */
+function NotInEvidence(props: { record: RepetitionRecord | null }) {
+  const calls = (props.record?.calls ?? []).filter((call) => call.kind !== "executed");
+  if (calls.length === 0) return null;
+  return (
+    <>
+      <h2>Calls not in the evidence</h2>
+      <p class="hint">Proposed for approval, or never run: the attempt did not record them, and scoring counts each one.</p>
+      <ul>
+        {calls.map((call) => (
+          <li>
+            <code>{`${call.function}(${JSON.stringify(call.arguments)})`}</code>
+            {`${call.call_id === null ? "" : ` (call ${call.call_id})`}: ${callKindText(call)}`}
+            {callDetailText(call) === "—" ? "" : ` (${callDetailText(call)})`}
+          </li>
+        ))}
+      </ul>
+    </>
   );
 }
 

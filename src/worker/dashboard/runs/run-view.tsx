@@ -13,6 +13,7 @@ import { ProgressBar } from "../charts/progress-bar.js";
 import { RateBar } from "../charts/rate-bar.js";
 import { ScoreHistogram } from "../charts/score-histogram.js";
 import { Badge, Notice } from "../components.js";
+import { callDetailText, callKindText, problemsText } from "./call-text.js";
 import { ScrollRegion } from "./scroll-region.js";
 import { duration, seg, when } from "../format.js";
 import type { PageResult } from "../page.js";
@@ -620,11 +621,11 @@ function RepetitionBody(props: { record: RepetitionRecord }) {
                   <td>
                     <code class="function-name">{call.function}</code>
                   </td>
-                  <td>{call.kind === "executed" ? call.outcome.replace(/_/g, " ") : "approval request (proposed, not executed)"}</td>
+                  <td>{callKindText(call)}</td>
                   <td>
                     <code>{JSON.stringify(call.arguments)}</code>
                   </td>
-                  <td>{call.kind === "executed" ? <code>{JSON.stringify(call.error ?? call.result ?? null)}</code> : "—"}</td>
+                  <td>{call.kind === "executed" ? <code>{callDetailText(call)}</code> : callDetailText(call)}</td>
                 </tr>
               ))}
             </tbody>
@@ -640,6 +641,7 @@ function RepetitionBody(props: { record: RepetitionRecord }) {
             <li>
               <code>{`${a.function}(${JSON.stringify(a.arguments)})`}</code>
               {a.call_id ? ` (call ${a.call_id})` : ""}
+              {(a.problems ?? []).length > 0 ? `: breaks the input schema (${problemsText(a.problems ?? [])}); approved as it stands, the tool would refuse it` : ""}
             </li>
           ))}
         </ul>
