@@ -32,7 +32,19 @@ export interface ModelConnectionConfig {
   structured_output: boolean;
 }
 
-export function openAIModelClient(config: ModelConnectionConfig, now: () => number = Date.now): ModelClient {
+/**
+ * Whether a TCP connection to host:port is accepted. workerd's fetch says "Network connection lost."
+ * both when nothing listens and when a server closes the connection without answering; a probe
+ * (tcp-probe.ts, over cloudflare:sockets) tells the two apart after such a failure. Node's fetch
+ * names the cause itself (ECONNREFUSED), so Node callers pass none.
+ */
+export type ConnectionProbe = (host: string, port: number) => Promise<"refused" | "accepted" | "unknown">;
+
+export interface ModelClientEnvironment {
+  probe?: ConnectionProbe;
+}
+
+export function openAIModelClient(config: ModelConnectionConfig, now: () => number = Date.now, environment: ModelClientEnvironment = {}): ModelClient {
   const client = sdkClient(config);
   return {
     async chat(request: ChatRequest): Promise<ChatResult> {
@@ -41,7 +53,8 @@ export function openAIModelClient(config: ModelConnectionConfig, now: () => numb
       try {
         completion = await client.chat.completions.create(completionParams(config, request));
       } catch (error) {
-        return { ok: false, failure: withoutSecrets(config, describeFailure(config, error)) };
+        const probed = error instanceof APIConnectionError && !(error instanceof APIConnectionTimeoutError) ? await probeAfter(config, error, environment.probe) : null;
+        return { ok: false, failure: withoutSecrets(config, describeFailure(config, error, probed)) };
       }
       return readCompletion(config, completion, now() - started);
     },
@@ -161,15 +174,50 @@ function withoutSecrets(config: ModelConnectionConfig, failure: ModelFailure): M
   return message === failure.message ? failure : { ...failure, message };
 }
 
+type Probed = "refused" | "accepted" | "unknown" | null;
+
+/** The probe's answer for the base URL's address, only after workerd's ambiguous "Network connection lost.". */
+async function probeAfter(config: ModelConnectionConfig, error: APIConnectionError, probe: ConnectionProbe | undefined): Promise<Probed> {
+  if (!probe || !/network connection lost/i.test(causeChain(error))) return null;
+  const { host, port } = addressOf(config.base_url);
+  try {
+    return await probe(host, port);
+  } catch {
+    return "unknown";
+  }
+}
+
+/** The host and port a base URL connects to (the scheme's port when none is written). */
+function addressOf(baseUrl: string): { host: string; port: number; text: string } {
+  const url = new URL(baseUrl);
+  const port = url.port === "" ? (url.protocol === "https:" ? 443 : 80) : Number(url.port);
+  return { host: url.hostname, port, text: `${url.hostname}:${port}` };
+}
+
+/**
+ * Why the endpoint could not be reached, in words: a refused connection and one closed without an
+ * answer call for different fixes (start the server, or look at what answers on that port), and
+ * the runtimes word them differently (Node: ECONNREFUSED, other side closed; workerd: "Network
+ * connection lost." for both, told apart by the probe).
+ */
+function unreachableReason(config: ModelConnectionConfig, error: APIConnectionError, probed: Probed): string {
+  const chain = causeChain(error);
+  const address = addressOf(config.base_url).text;
+  const codes = causeCodes(error);
+  if (codes.includes("ECONNREFUSED") || probed === "refused") return `the connection to ${address} was refused (nothing accepts connections at that address and port)`;
+  if (codes.includes("UND_ERR_SOCKET") || codes.includes("ECONNRESET") || probed === "accepted") return `${address} accepted the connection and closed it without an answer (${chain})`;
+  return chain;
+}
+
 /** What went wrong, for a person: the connection, what failed, and the endpoint's own words. */
-export function describeFailure(config: ModelConnectionConfig, error: unknown): ModelFailure {
+export function describeFailure(config: ModelConnectionConfig, error: unknown, probed: Probed = null): ModelFailure {
   const name = `connection "${config.name}"`;
   const retries = config.max_retries > 0 ? ` (after ${config.max_retries} ${config.max_retries === 1 ? "retry" : "retries"})` : "";
   if (error instanceof APIConnectionTimeoutError || error instanceof APIUserAbortError) {
     return { kind: "timeout", status: null, message: `${name}: no answer from ${config.base_url} within ${config.timeout_ms} ms${retries}`, retryable: true };
   }
   if (error instanceof APIConnectionError) {
-    return { kind: "unreachable", status: null, message: `${name}: could not reach ${config.base_url}${retries}: ${causeChain(error)}`, retryable: true };
+    return { kind: "unreachable", status: null, message: `${name}: could not reach ${config.base_url}${retries}: ${unreachableReason(config, error, probed)}`, retryable: true };
   }
   if (error instanceof APIError && typeof error.status === "number") {
     return statusFailure(config, error.status, endpointSaid(error), error.code ?? null, retries);
@@ -225,6 +273,17 @@ function causeChain(error: Error): string {
     current = current.cause;
   }
   return parts.length > 0 ? parts.join(": ") : error.message;
+}
+
+/** The error codes (ECONNREFUSED, UND_ERR_SOCKET, ...) along the cause chain. */
+function causeCodes(error: Error): string[] {
+  const codes: string[] = [];
+  let current: unknown = error.cause;
+  for (let depth = 0; depth < 4 && current instanceof Error; depth++) {
+    if (isRecord(current) && typeof current.code === "string") codes.push(current.code);
+    current = current.cause;
+  }
+  return codes;
 }
 
 function isRecord(value: unknown): value is Record<string, unknown> {

@@ -253,7 +253,22 @@ describe("failures a person can act on", () => {
     const result = await openAIModelClient(config("any", { base_url: base })).chat(ask("q"));
     expect(result).toEqual({
       ok: false,
-      failure: { kind: "unreachable", status: null, message: `connection "agent": could not reach ${base}: fetch failed: connect ECONNREFUSED 127.0.0.1:${closed.port}`, retryable: true },
+      failure: {
+        kind: "unreachable",
+        status: null,
+        message: `connection "agent": could not reach ${base}: the connection to 127.0.0.1:${closed.port} was refused (nothing accepts connections at that address and port)`,
+        retryable: true,
+      },
+    });
+  });
+
+  it("a connection closed without an answer", async () => {
+    const model = uniqueModel("drop");
+    await server.script(model, { default: [{ drop: true }] });
+    const result = await openAIModelClient(config(model)).chat(ask("q"));
+    expect(result).toEqual({
+      ok: false,
+      failure: { kind: "unreachable", status: null, message: `connection "agent": could not reach ${server.openaiBaseUrl}: ${new URL(server.url).host} accepted the connection and closed it without an answer (fetch failed: UND_ERR_SOCKET other side closed)`, retryable: true },
     });
   });
 
