@@ -7,8 +7,17 @@
  * Runs unchanged in workerd and Node (the package uses the platform's fetch).
  */
 import OpenAI, { APIConnectionError, APIConnectionTimeoutError, APIError, APIUserAbortError, AzureOpenAI } from "openai";
-import type { ChatCompletion, ChatCompletionCreateParamsNonStreaming, ChatCompletionMessageParam, ChatCompletionTool } from "openai/resources/chat/completions";
+import { readAnswerBody } from "./answer-body.js";
+import type { ChatCompletionCreateParamsNonStreaming, ChatCompletionMessageParam, ChatCompletionTool } from "openai/resources/chat/completions";
 import type { ChatAnswer, ChatMessage, ChatRequest, ChatResult, ChatTool, ChatToolCall, ModelClient, ModelFailure } from "../../core/ports.js";
+
+/**
+ * The most bytes of one answer's body that are read (docs/connections.md, "How much of an answer is
+ * read"). A repetition's record keeps each answer twice (the conversation and its turns) and must
+ * fit one SQLite value (2 MB in Durable Objects and D1); 256 KiB is about 64k tokens of text, more
+ * than chat models write in one answer.
+ */
+export const MAX_ANSWER_BYTES = 256 * 1024;
 
 /** One stored connection with its opened secrets: everything needed to reach the endpoint. */
 export interface ModelConnectionConfig {
@@ -49,14 +58,39 @@ export function openAIModelClient(config: ModelConnectionConfig, now: () => numb
   return {
     async chat(request: ChatRequest): Promise<ChatResult> {
       const started = now();
-      let completion: ChatCompletion;
+      let response: Response;
       try {
-        completion = await client.chat.completions.create(completionParams(config, request));
+        // The raw response, not the parsed completion: the SDK would read the whole body first (answer-body.ts).
+        response = await client.chat.completions.create(completionParams(config, request)).asResponse();
       } catch (error) {
         const probed = error instanceof APIConnectionError && !(error instanceof APIConnectionTimeoutError) ? await probeAfter(config, error, environment.probe) : null;
         return { ok: false, failure: withoutSecrets(config, describeFailure(config, error, probed)) };
       }
+      const body = await readAnswerBody(response, MAX_ANSWER_BYTES, config.timeout_ms);
+      if (body.kind === "too_large") return tooLarge(config);
+      if (body.kind === "timeout") {
+        return { ok: false, failure: { kind: "timeout", status: 200, message: `connection "${config.name}": the answer from ${config.base_url} did not finish within ${config.timeout_ms} ms`, retryable: false } };
+      }
+      if (body.kind === "failed") return invalid(config, `the endpoint's answer broke off while it was read: ${body.message}`);
+      let completion: unknown;
+      try {
+        completion = JSON.parse(body.text);
+      } catch {
+        return invalid(config, body.text.trim() === "" ? "the endpoint answered 200 with an empty body" : `the endpoint's answer is not JSON (it begins ${JSON.stringify(body.text.slice(0, 80))})`);
+      }
       return readCompletion(config, completion, now() - started);
+    },
+  };
+}
+
+function tooLarge(config: ModelConnectionConfig): ChatResult {
+  return {
+    ok: false,
+    failure: {
+      kind: "answer_too_large",
+      status: 200,
+      message: `connection "${config.name}": the endpoint's answer is larger than ${MAX_ANSWER_BYTES} bytes, the most toolproof reads of one model answer; the rest was not read and the call is not retried`,
+      retryable: false,
     },
   };
 }

@@ -86,7 +86,7 @@ describe("answers", () => {
     };
     await openAIModelClient(config(model, { headers: { "x-team": "finance" } })).chat(request);
     const [entry] = await server.log(model);
-    expect({ ...entry, received_at: 0, answered_at: 0, answer: null }).toEqual({
+    expect({ ...entry, received_at: 0, answered_at: 0, answer: null, answer_bytes: 0, delivered: null }).toEqual({
       seq: 1,
       kind: "judge",
       path: "/v1/chat/completions",
@@ -113,6 +113,8 @@ describe("answers", () => {
       answered_at: 0,
       status: 200,
       answer: null,
+      answer_bytes: 0,
+      delivered: null,
     });
   });
 
