@@ -15,6 +15,11 @@ export interface ModelServerOptions {
   port?: number;
   /** Requests kept per model in its log (default 10000); older ones are dropped first. */
   logLimit?: number;
+  /**
+   * How the server waits an answer's latency_ms (default: a timer that ends early when the client
+   * goes away). Tests pass their own to see what was asked for without timing anything.
+   */
+  wait?: (ms: number, signal: AbortSignal) => Promise<void>;
 }
 
 export interface ModelServer {
@@ -46,6 +51,7 @@ interface Counters {
 
 export async function startModelServer(options: ModelServerOptions = {}): Promise<ModelServer> {
   const logLimit = options.logLimit ?? 10_000;
+  const wait = options.wait ?? sleep;
   const states = new Map<string, ModelState>();
   const logs = new Map<string, LoggedRequest[]>();
   const sequence = new Map<string, number>();
@@ -162,7 +168,7 @@ export async function startModelServer(options: ModelServerOptions = {}): Promis
     aborted: AbortSignal,
     log: (status: number, answer: unknown, kind: LoggedRequest["kind"]) => void,
   ): Promise<void> {
-    await sleep(decision.latency_ms, aborted);
+    await wait(decision.latency_ms, aborted);
     if (aborted.aborted) return log(0, null, kind);
     const fields = isRecord(requestBody) ? requestBody : {};
     const messages = Array.isArray(fields.messages) ? fields.messages : [];
@@ -355,7 +361,7 @@ function abortOnClose(res: ServerResponse): AbortSignal {
   return controller.signal;
 }
 
-function sleep(ms: number, signal: AbortSignal): Promise<void> {
+export function sleep(ms: number, signal: AbortSignal): Promise<void> {
   if (ms <= 0 || signal.aborted) return Promise.resolve();
   return new Promise((resolve) => {
     const timer = setTimeout(done, ms);
