@@ -144,17 +144,29 @@ function toSdkTool(tool: ChatTool): ChatCompletionTool {
   return { type: "function", function: { name: tool.name, description: tool.description, parameters } };
 }
 
+/**
+ * The first choice's message as the core's ChatAnswer, whatever shape of OpenAI-compatible answer
+ * carried it (docs/connections.md, "Answers as endpoints send them"): tool calls without `type` or
+ * `id`, arguments as an object, text parts instead of a string, the legacy `function_call`, reasoning
+ * fields beside the content. What cannot be read as a chat answer is refused, naming the endpoint
+ * and the shape, rather than guessed at.
+ */
 function readCompletion(config: ModelConnectionConfig, completion: unknown, latency_ms: number): ChatResult {
   const choice = firstChoice(completion);
-  if (!choice) {
-    return invalid(config, "the endpoint answered without any choice (no choices[0].message)");
-  }
+  if (!choice) return invalid(config, "the endpoint answered without any choice (no choices[0].message)");
+  if ("streamed" in choice) return invalid(config, "the endpoint answered a streaming chunk (choices[0].delta) to a request that did not ask to stream");
   const { message, finish_reason } = choice;
-  const content = typeof message.content === "string" ? message.content : null;
+  const content = contentText(message.content);
+  if (content === undefined) return invalid(config, `the endpoint answered choices[0].message.content as ${kindOf(message.content)}, neither text nor text parts`);
+  const rawCalls = message.tool_calls ?? null;
+  if (rawCalls !== null && !Array.isArray(rawCalls)) return invalid(config, `the endpoint answered choices[0].message.tool_calls as ${kindOf(rawCalls)}, not a list`);
+  // The legacy single function_call (before tool_calls) is a call like any other: a forbidden one must be seen.
+  const calls: unknown[] = rawCalls ?? (isRecord(message.function_call) ? [{ type: "function", function: message.function_call }] : []);
+  const where = rawCalls === null ? "choices[0].message.function_call" : "choices[0].message.tool_calls";
   const tool_calls: ChatToolCall[] = [];
-  for (const [index, raw] of (Array.isArray(message.tool_calls) ? message.tool_calls : []).entries()) {
-    const call = functionCall(raw);
-    if (!call) return invalid(config, `the endpoint answered a tool call without a function name (choices[0].message.tool_calls[${index}])`);
+  for (const [index, raw] of calls.entries()) {
+    const call = functionCall(raw, index);
+    if (typeof call === "string") return invalid(config, `the endpoint answered a tool call ${call} (${rawCalls === null ? where : `${where}[${index}]`})`);
     tool_calls.push(call);
   }
   const answer: ChatAnswer = {
@@ -167,23 +179,58 @@ function readCompletion(config: ModelConnectionConfig, completion: unknown, late
   return { ok: true, answer };
 }
 
-function firstChoice(completion: unknown): { message: Record<string, unknown>; finish_reason: unknown } | undefined {
+/** choices[0] (by its index field when the endpoint sent several), or a streaming chunk's delta. */
+function firstChoice(completion: unknown): { message: Record<string, unknown>; finish_reason: unknown } | { streamed: true } | undefined {
   if (!isRecord(completion) || !Array.isArray(completion.choices)) return undefined;
-  const choice: unknown = completion.choices[0];
-  if (!isRecord(choice) || !isRecord(choice.message)) return undefined;
+  const choices: unknown[] = completion.choices;
+  const choice: unknown = choices.find((c) => isRecord(c) && c.index === 0) ?? choices[0];
+  if (!isRecord(choice)) return undefined;
+  if (!isRecord(choice.message)) return isRecord(choice.delta) ? { streamed: true } : undefined;
   return { message: choice.message, finish_reason: choice.finish_reason };
 }
 
-function functionCall(raw: unknown): ChatToolCall | undefined {
-  if (!isRecord(raw) || !isRecord(raw.function) || typeof raw.function.name !== "string" || raw.function.name === "") return undefined;
+/** The message's text: a string, text parts joined, null when absent; undefined for anything else. */
+function contentText(content: unknown): string | null | undefined {
+  if (content === undefined || content === null) return null;
+  if (typeof content === "string") return content;
+  if (Array.isArray(content) && content.every((part) => isRecord(part) && (typeof part.text === "string" || part.type !== "text"))) {
+    return content.map((part) => (isRecord(part) && typeof part.text === "string" ? part.text : "")).join("");
+  }
+  return undefined;
+}
+
+/** One tool call, or what is wrong with it (a phrase completing "answered a tool call ..."). */
+function functionCall(raw: unknown, index: number): ChatToolCall | string {
+  if (!isRecord(raw)) return `that is ${kindOf(raw)}, not an object`;
+  if (raw.type !== undefined && raw.type !== "function") return `of type ${JSON.stringify(raw.type)}, not "function"`;
+  if (!isRecord(raw.function) || typeof raw.function.name !== "string" || raw.function.name === "") return "without a function name";
+  const name = raw.function.name;
   const args = raw.function.arguments;
-  return {
-    // Kept as the endpoint sent it: the tool result goes back under the same id.
-    id: typeof raw.id === "string" ? raw.id : "",
-    name: raw.function.name,
-    // The raw text, whatever it is: malformed JSON is the agent loop's to report to the model.
-    arguments: typeof args === "string" ? args : args === undefined ? "" : JSON.stringify(args),
-  };
+  // The raw text, whatever it is: malformed JSON is the agent loop's to report to the model.
+  const text = typeof args === "string" ? args : args === undefined || args === null ? "" : JSON.stringify(args);
+  // Kept as the endpoint sent it (the tool result goes back under the same id); derived when missing.
+  const id = typeof raw.id === "string" && raw.id !== "" ? raw.id : derivedCallId(index, name, text);
+  return { id, name, arguments: text };
+}
+
+/**
+ * The id of a call the endpoint sent without one (Gemini sends "", some servers none): "tp_" + the
+ * call's position in the answer (from 1) + a hash of its name and arguments, so reading the same
+ * answer twice gives the same id, and two calls of one answer never share it.
+ */
+export function derivedCallId(index: number, name: string, args: string): string {
+  let hash = 0x811c9dc5;
+  for (const char of `${name}\u0000${args}`) {
+    hash ^= char.codePointAt(0) ?? 0;
+    hash = Math.imul(hash, 0x01000193) >>> 0;
+  }
+  return `tp_${index + 1}_${hash.toString(16).padStart(8, "0")}`;
+}
+
+function kindOf(value: unknown): string {
+  if (value === null) return "null";
+  if (Array.isArray(value)) return "a list";
+  return typeof value === "object" ? "an object" : `a ${typeof value}`;
 }
 
 function usageOf(completion: unknown): ChatAnswer["usage"] {
@@ -193,7 +240,7 @@ function usageOf(completion: unknown): ChatAnswer["usage"] {
 }
 
 function invalid(config: ModelConnectionConfig, what: string): ChatResult {
-  return { ok: false, failure: { kind: "invalid_answer", status: 200, message: `connection "${config.name}": ${what}`, retryable: false } };
+  return { ok: false, failure: { kind: "invalid_answer", status: 200, message: `connection "${config.name}" (${config.base_url}): ${what}`, retryable: false } };
 }
 
 /**

@@ -284,8 +284,8 @@ describe("failures a person can act on", () => {
     });
     const client = openAIModelClient(config(model));
     expect([await client.chat(ask("none")), await client.chat(ask("nameless"))]).toEqual([
-      { ok: false, failure: { kind: "invalid_answer", status: 200, message: 'connection "agent": the endpoint answered without any choice (no choices[0].message)', retryable: false } },
-      { ok: false, failure: { kind: "invalid_answer", status: 200, message: 'connection "agent": the endpoint answered a tool call without a function name (choices[0].message.tool_calls[0])', retryable: false } },
+      { ok: false, failure: { kind: "invalid_answer", status: 200, message: `connection "agent" (${server.openaiBaseUrl}): the endpoint answered without any choice (no choices[0].message)`, retryable: false } },
+      { ok: false, failure: { kind: "invalid_answer", status: 200, message: `connection "agent" (${server.openaiBaseUrl}): the endpoint answered a tool call without a function name (choices[0].message.tool_calls[0])`, retryable: false } },
     ]);
   });
 });
