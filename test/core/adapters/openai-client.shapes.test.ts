@@ -45,7 +45,7 @@ describe("shapes that are read", () => {
     ["text content beside tool calls", completion({ content: "Let me look that up.", tool_calls: [{ id: "c1", type: "function", function: { name: "get_invoice", arguments: ARGS } }] }), answered({ content: "Let me look that up.", tool_calls: [call("c1")] })],
     ["content absent, tool_calls null", completion({ tool_calls: null }, "stop"), answered({ finish_reason: "stop" })],
     [
-      "reasoning fields beside the content (vLLM reasoning_content, OpenRouter/LM Studio reasoning)",
+      "reasoning fields beside the content (vLLM: reasoning_content, renamed reasoning)",
       completion({ content: "INV-1 is paid.", reasoning_content: "The user asks...", reasoning: "The user asks..." }, "stop"),
       answered({ content: "INV-1 is paid.", finish_reason: "stop" }),
     ],
