@@ -147,7 +147,7 @@ describe("POST /api/connections/:name/test", () => {
     await put("test-closed", { base_url: "http://127.0.0.1:9/v1", model: "m", max_retries: 5 });
     expect(await test("test-closed")).toEqual({
       status: 200,
-      body: { ok: false, connection: "test-closed", model: "m", kind: "unreachable", status: null, message: 'connection "test-closed": could not reach http://127.0.0.1:9/v1: Network connection lost.' },
+      body: { ok: false, connection: "test-closed", model: "m", kind: "unreachable", status: null, message: 'connection "test-closed": could not reach http://127.0.0.1:9/v1: the connection to 127.0.0.1:9 was refused (nothing accepts connections at that address and port)' },
     });
   });
 });

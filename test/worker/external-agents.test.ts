@@ -261,7 +261,7 @@ describe("timed_out", () => {
     const [job] = await receivedJobs(name, 1);
     if (!job) throw new Error("no job");
 
-    const ended = await waitForRun(world, run.id, 20_000);
+    const ended = await waitForRun(world, run.id);
     expect(ended).toMatchObject({ status: "finished", verdict: "fail", runs: 1, passed: 0, failed: 1, errors: 0, hard_fail: false });
     const [only] = await repetitions(world, run.id);
     expect(only).toMatchObject({ outcome: "fail", cause: "timed_out", reason: `Timed out: the agent did not complete its attempt by its deadline (${job.data.deadline})` });
@@ -289,7 +289,7 @@ describe("the run's deadline", () => {
     if (!job) throw new Error("no job");
     expect(job.data.deadline).toBe(new Date(start.deadline_at).toISOString());
 
-    const ended = await waitForRun(world, start.run_id, 20_000);
+    const ended = await waitForRun(world, start.run_id);
     expect(ended).toMatchObject({ status: "finished", runs: 2, passed: 0, failed: 1, errors: 1 });
     const [first, second] = await repetitions(world, start.run_id);
     expect({ first, second }).toMatchObject({

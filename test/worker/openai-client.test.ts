@@ -4,6 +4,7 @@
  */
 import { describe, expect, it } from "vitest";
 import { openAIModelClient, type ModelConnectionConfig } from "../../src/adapters/model/openai-client.js";
+import { tcpProbe } from "../../src/adapters/model/tcp-probe.js";
 import { testConnection } from "../support/model-server/connection-config.js";
 import { modelServer, uniqueModel } from "../support/model-server/in-tests.js";
 
@@ -39,11 +40,29 @@ describe("the openai adapter in workerd", () => {
     await server.script(keyed, { api_key: "sk-other", latency_ms: 0, conversations: { slow: [{ content: "late", latency_ms: 10_000 }] }, default: [{ content: "x" }] });
     const refused = await openAIModelClient(config(keyed, { api_key: "sk-workerd-wrong" })).chat({ messages: [{ role: "user", content: "q" }] });
     const slow = await openAIModelClient(config(keyed, { api_key: "sk-other", timeout_ms: 100 })).chat({ messages: [{ role: "user", content: "slow" }] });
-    const closed = await openAIModelClient(config(keyed, { base_url: "http://127.0.0.1:9/v1" })).chat({ messages: [{ role: "user", content: "q" }] });
+    const closed = await openAIModelClient(config(keyed, { base_url: "http://127.0.0.1:9/v1" }), Date.now, { probe: tcpProbe }).chat({ messages: [{ role: "user", content: "q" }] });
     expect([refused, slow, closed]).toEqual([
       { ok: false, failure: { kind: "unauthorized", status: 401, message: 'connection "in-workerd": the endpoint refused the API key (401): Incorrect API key provided: sk-****rong.', retryable: false } },
       { ok: false, failure: { kind: "timeout", status: null, message: `connection "in-workerd": no answer from ${server.openaiBaseUrl} within 100 ms`, retryable: true } },
-      { ok: false, failure: { kind: "unreachable", status: null, message: 'connection "in-workerd": could not reach http://127.0.0.1:9/v1: Network connection lost.', retryable: true } },
+      {
+        ok: false,
+        failure: { kind: "unreachable", status: null, message: 'connection "in-workerd": could not reach http://127.0.0.1:9/v1: the connection to 127.0.0.1:9 was refused (nothing accepts connections at that address and port)', retryable: true },
+      },
     ]);
+  });
+
+  it("tells a connection closed without an answer from a refused one", async () => {
+    const model = uniqueModel("workerd-drop");
+    await server.script(model, { default: [{ drop: true }] });
+    const address = new URL(server.url).host;
+    expect(await openAIModelClient(config(model), Date.now, { probe: tcpProbe }).chat({ messages: [{ role: "user", content: "q" }] })).toEqual({
+      ok: false,
+      failure: {
+        kind: "unreachable",
+        status: null,
+        message: `connection "in-workerd": could not reach ${server.openaiBaseUrl}: ${address} accepted the connection and closed it without an answer (Network connection lost.)`,
+        retryable: true,
+      },
+    });
   });
 });

@@ -7,10 +7,11 @@
  */
 import { createExecutionContext, createMessageBatch, env, getQueueResult } from "cloudflare:test";
 import { createHmac } from "node:crypto";
-import { beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it, onTestFailed } from "vitest";
 import { receiver } from "../support/receiver/in-tests.js";
 import worker from "../../src/worker/index.js";
-import { CALLBACK_QUEUE_NAME, type CallbackMessage } from "../../src/worker/webhooks/callbacks.js";
+import { CALLBACK_QUEUE_NAME, queueRunCallback, type CallbackMessage } from "../../src/worker/webhooks/callbacks.js";
+import type { Env } from "../../src/worker/env.js";
 import { claimCallbackSend, settleCallbackSend } from "../../src/adapters/d1/callback-sends.js";
 import { call, db } from "./helpers.js";
 import { readRun, startRun, waitForRun, type InvoiceWorld } from "./run-helpers.js";
@@ -40,12 +41,13 @@ async function callbacks(runId: string): Promise<Attempt[]> {
   return ((await response.json()) as { items: Attempt[] }).items;
 }
 
-async function waitForCallbacks(runId: string, done: (attempts: Attempt[]) => boolean, timeoutMs = 30_000): Promise<Attempt[]> {
-  const until = Date.now() + timeoutMs;
+/** Polls the run's callback attempts until `done` holds; a callback that never comes is caught by the hung-test timeout. */
+async function waitForCallbacks(runId: string, done: (attempts: Attempt[]) => boolean): Promise<Attempt[]> {
+  let last: Attempt[] = [];
+  onTestFailed(() => console.error(`callbacks of ${runId} as last read before the test failed: ${JSON.stringify(last)}`));
   for (;;) {
-    const attempts = await callbacks(runId);
-    if (done(attempts)) return attempts;
-    if (Date.now() > until) throw new Error(`callbacks of ${runId} not done within ${timeoutMs} ms: ${JSON.stringify(attempts)}`);
+    last = await callbacks(runId);
+    if (done(last)) return last;
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
 }
@@ -197,14 +199,20 @@ describe("runs without a callback", () => {
     const hook = await createWebhook(world, { suite: "invoicedesk" });
     const hooked = await startedByDelivery(hook, "msg_no_cb");
     const api = await startRun(world, "invoicedesk");
-    await waitForRun(world, hooked);
-    await waitForRun(world, api.id);
-    // Give a wrongly queued callback time to show up.
-    await new Promise((resolve) => setTimeout(resolve, 1500));
+    const withUrl = await startedByDelivery(await createWebhook(world, { suite: "invoicedesk", callback_url: "https://ci.example.com/cb" }), "msg_with_cb");
+    await Promise.all([waitForRun(world, hooked), waitForRun(world, api.id), waitForRun(world, withUrl)]);
+    // queueRunCallback is the one sender of callback messages (the coordinator calls it once the
+    // ended run is in D1): asked with a queue that counts, it sends for the run with a callback_url
+    // only. No waiting for a callback that must not come.
+    const sent: string[] = [];
+    // SAFETY: the test env with its callback queue replaced by one that records what it is sent.
+    const counting = { ...env, CALLBACK_QUEUE: { send: async (message: CallbackMessage) => void sent.push(message.run_id) } } as unknown as Env;
+    for (const runId of [hooked, api.id, withUrl]) await queueRunCallback(counting, world.tenant.id, runId);
+    expect(sent).toEqual([withUrl]);
     expect(await callbacks(hooked)).toEqual([]);
     const response = await call("GET", `/api/runs/${api.id}/callbacks`, { key: world.tenant.key });
     expect({ status: response.status, body: await response.json() }).toEqual({ status: 200, body: { run: api.id, items: [] } });
     const missing = await call("GET", "/api/runs/run_nope/callbacks", { key: world.tenant.key });
     expect({ status: missing.status, body: await missing.json() }).toEqual({ status: 404, body: { error: { code: "not_found", message: "run not found" } } });
-  }, 20_000);
+  });
 });

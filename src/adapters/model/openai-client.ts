@@ -7,9 +7,18 @@
  * Runs unchanged in workerd and Node (the package uses the platform's fetch).
  */
 import OpenAI, { APIConnectionError, APIConnectionTimeoutError, APIError, APIUserAbortError, AzureOpenAI } from "openai";
-import type { ChatCompletion, ChatCompletionCreateParamsNonStreaming, ChatCompletionMessageParam, ChatCompletionTool } from "openai/resources/chat/completions";
+import { readAnswerBody } from "./answer-body.js";
+import type { ChatCompletionCreateParamsNonStreaming, ChatCompletionMessageParam, ChatCompletionTool } from "openai/resources/chat/completions";
 import type { ChatAnswer, ChatMessage, ChatRequest, ChatResult, ChatTool, ChatToolCall, ModelClient, ModelFailure } from "../../core/ports.js";
 import { redactionList, redactText } from "../../core/secret-redaction.js";
+
+/**
+ * The most bytes of one answer's body that are read (docs/connections.md, "How much of an answer is
+ * read"). A repetition's record keeps each answer twice (the conversation and its turns) and must
+ * fit one SQLite value (2 MB in Durable Objects and D1); 256 KiB is about 64k tokens of text, more
+ * than chat models write in one answer.
+ */
+export const MAX_ANSWER_BYTES = 256 * 1024;
 
 /** One stored connection with its opened secrets: everything needed to reach the endpoint. */
 export interface ModelConnectionConfig {
@@ -33,18 +42,56 @@ export interface ModelConnectionConfig {
   structured_output: boolean;
 }
 
-export function openAIModelClient(config: ModelConnectionConfig, now: () => number = Date.now): ModelClient {
+/**
+ * Whether a TCP connection to host:port is accepted. workerd's fetch says "Network connection lost."
+ * both when nothing listens and when a server closes the connection without answering; a probe
+ * (tcp-probe.ts, over cloudflare:sockets) tells the two apart after such a failure. Node's fetch
+ * names the cause itself (ECONNREFUSED), so Node callers pass none.
+ */
+export type ConnectionProbe = (host: string, port: number) => Promise<"refused" | "accepted" | "unknown">;
+
+export interface ModelClientEnvironment {
+  probe?: ConnectionProbe;
+}
+
+export function openAIModelClient(config: ModelConnectionConfig, now: () => number = Date.now, environment: ModelClientEnvironment = {}): ModelClient {
   const client = sdkClient(config);
   return {
     async chat(request: ChatRequest): Promise<ChatResult> {
       const started = now();
-      let completion: ChatCompletion;
+      let response: Response;
       try {
-        completion = await client.chat.completions.create(completionParams(config, request));
+        // The raw response, not the parsed completion: the SDK would read the whole body first (answer-body.ts).
+        response = await client.chat.completions.create(completionParams(config, request)).asResponse();
       } catch (error) {
-        return { ok: false, failure: withoutSecrets(config, describeFailure(config, error)) };
+        const probed = error instanceof APIConnectionError && !(error instanceof APIConnectionTimeoutError) ? await probeAfter(config, error, environment.probe) : null;
+        return { ok: false, failure: withoutSecrets(config, describeFailure(config, error, probed)) };
+      }
+      const body = await readAnswerBody(response, MAX_ANSWER_BYTES, config.timeout_ms);
+      if (body.kind === "too_large") return tooLarge(config);
+      if (body.kind === "timeout") {
+        return { ok: false, failure: { kind: "timeout", status: 200, message: `connection "${config.name}": the answer from ${config.base_url} did not finish within ${config.timeout_ms} ms`, retryable: false } };
+      }
+      if (body.kind === "failed") return invalid(config, `the endpoint's answer broke off while it was read: ${body.message}`);
+      let completion: unknown;
+      try {
+        completion = JSON.parse(body.text);
+      } catch {
+        return invalid(config, body.text.trim() === "" ? "the endpoint answered 200 with an empty body" : `the endpoint's answer is not JSON (it begins ${JSON.stringify(body.text.slice(0, 80))})`);
       }
       return readCompletion(config, completion, now() - started);
+    },
+  };
+}
+
+function tooLarge(config: ModelConnectionConfig): ChatResult {
+  return {
+    ok: false,
+    failure: {
+      kind: "answer_too_large",
+      status: 200,
+      message: `connection "${config.name}": the endpoint's answer is larger than ${MAX_ANSWER_BYTES} bytes, the most toolproof reads of one model answer; the rest was not read and the call is not retried`,
+      retryable: false,
     },
   };
 }
@@ -98,17 +145,29 @@ function toSdkTool(tool: ChatTool): ChatCompletionTool {
   return { type: "function", function: { name: tool.name, description: tool.description, parameters } };
 }
 
+/**
+ * The first choice's message as the core's ChatAnswer, whatever shape of OpenAI-compatible answer
+ * carried it (docs/connections.md, "Answers as endpoints send them"): tool calls without `type` or
+ * `id`, arguments as an object, text parts instead of a string, the legacy `function_call`, reasoning
+ * fields beside the content. What cannot be read as a chat answer is refused, naming the endpoint
+ * and the shape, rather than guessed at.
+ */
 function readCompletion(config: ModelConnectionConfig, completion: unknown, latency_ms: number): ChatResult {
   const choice = firstChoice(completion);
-  if (!choice) {
-    return invalid(config, "the endpoint answered without any choice (no choices[0].message)");
-  }
+  if (!choice) return invalid(config, "the endpoint answered without any choice (no choices[0].message)");
+  if ("streamed" in choice) return invalid(config, "the endpoint answered a streaming chunk (choices[0].delta) to a request that did not ask to stream");
   const { message, finish_reason } = choice;
-  const content = typeof message.content === "string" ? message.content : null;
+  const content = contentText(message.content);
+  if (content === undefined) return invalid(config, `the endpoint answered choices[0].message.content as ${kindOf(message.content)}, neither text nor text parts`);
+  const rawCalls = message.tool_calls ?? null;
+  if (rawCalls !== null && !Array.isArray(rawCalls)) return invalid(config, `the endpoint answered choices[0].message.tool_calls as ${kindOf(rawCalls)}, not a list`);
+  // The legacy single function_call (before tool_calls) is a call like any other: a forbidden one must be seen.
+  const calls: unknown[] = rawCalls ?? (isRecord(message.function_call) ? [{ type: "function", function: message.function_call }] : []);
+  const where = rawCalls === null ? "choices[0].message.function_call" : "choices[0].message.tool_calls";
   const tool_calls: ChatToolCall[] = [];
-  for (const [index, raw] of (Array.isArray(message.tool_calls) ? message.tool_calls : []).entries()) {
-    const call = functionCall(raw);
-    if (!call) return invalid(config, `the endpoint answered a tool call without a function name (choices[0].message.tool_calls[${index}])`);
+  for (const [index, raw] of calls.entries()) {
+    const call = functionCall(raw, index);
+    if (typeof call === "string") return invalid(config, `the endpoint answered a tool call ${call} (${rawCalls === null ? where : `${where}[${index}]`})`);
     tool_calls.push(call);
   }
   const answer: ChatAnswer = {
@@ -121,23 +180,58 @@ function readCompletion(config: ModelConnectionConfig, completion: unknown, late
   return { ok: true, answer };
 }
 
-function firstChoice(completion: unknown): { message: Record<string, unknown>; finish_reason: unknown } | undefined {
+/** choices[0] (by its index field when the endpoint sent several), or a streaming chunk's delta. */
+function firstChoice(completion: unknown): { message: Record<string, unknown>; finish_reason: unknown } | { streamed: true } | undefined {
   if (!isRecord(completion) || !Array.isArray(completion.choices)) return undefined;
-  const choice: unknown = completion.choices[0];
-  if (!isRecord(choice) || !isRecord(choice.message)) return undefined;
+  const choices: unknown[] = completion.choices;
+  const choice: unknown = choices.find((c) => isRecord(c) && c.index === 0) ?? choices[0];
+  if (!isRecord(choice)) return undefined;
+  if (!isRecord(choice.message)) return isRecord(choice.delta) ? { streamed: true } : undefined;
   return { message: choice.message, finish_reason: choice.finish_reason };
 }
 
-function functionCall(raw: unknown): ChatToolCall | undefined {
-  if (!isRecord(raw) || !isRecord(raw.function) || typeof raw.function.name !== "string" || raw.function.name === "") return undefined;
+/** The message's text: a string, text parts joined, null when absent; undefined for anything else. */
+function contentText(content: unknown): string | null | undefined {
+  if (content === undefined || content === null) return null;
+  if (typeof content === "string") return content;
+  if (Array.isArray(content) && content.every((part) => isRecord(part) && (typeof part.text === "string" || part.type !== "text"))) {
+    return content.map((part) => (isRecord(part) && typeof part.text === "string" ? part.text : "")).join("");
+  }
+  return undefined;
+}
+
+/** One tool call, or what is wrong with it (a phrase completing "answered a tool call ..."). */
+function functionCall(raw: unknown, index: number): ChatToolCall | string {
+  if (!isRecord(raw)) return `that is ${kindOf(raw)}, not an object`;
+  if (raw.type !== undefined && raw.type !== "function") return `of type ${JSON.stringify(raw.type)}, not "function"`;
+  if (!isRecord(raw.function) || typeof raw.function.name !== "string" || raw.function.name === "") return "without a function name";
+  const name = raw.function.name;
   const args = raw.function.arguments;
-  return {
-    // Kept as the endpoint sent it: the tool result goes back under the same id.
-    id: typeof raw.id === "string" ? raw.id : "",
-    name: raw.function.name,
-    // The raw text, whatever it is: malformed JSON is the agent loop's to report to the model.
-    arguments: typeof args === "string" ? args : args === undefined ? "" : JSON.stringify(args),
-  };
+  // The raw text, whatever it is: malformed JSON is the agent loop's to report to the model.
+  const text = typeof args === "string" ? args : args === undefined || args === null ? "" : JSON.stringify(args);
+  // Kept as the endpoint sent it (the tool result goes back under the same id); derived when missing.
+  const id = typeof raw.id === "string" && raw.id !== "" ? raw.id : derivedCallId(index, name, text);
+  return { id, name, arguments: text };
+}
+
+/**
+ * The id of a call the endpoint sent without one (Gemini sends "", some servers none): "tp_" + the
+ * call's position in the answer (from 1) + a hash of its name and arguments, so reading the same
+ * answer twice gives the same id, and two calls of one answer never share it.
+ */
+export function derivedCallId(index: number, name: string, args: string): string {
+  let hash = 0x811c9dc5;
+  for (const char of `${name}\u0000${args}`) {
+    hash ^= char.codePointAt(0) ?? 0;
+    hash = Math.imul(hash, 0x01000193) >>> 0;
+  }
+  return `tp_${index + 1}_${hash.toString(16).padStart(8, "0")}`;
+}
+
+function kindOf(value: unknown): string {
+  if (value === null) return "null";
+  if (Array.isArray(value)) return "a list";
+  return typeof value === "object" ? "an object" : `a ${typeof value}`;
 }
 
 function usageOf(completion: unknown): ChatAnswer["usage"] {
@@ -147,7 +241,7 @@ function usageOf(completion: unknown): ChatAnswer["usage"] {
 }
 
 function invalid(config: ModelConnectionConfig, what: string): ChatResult {
-  return { ok: false, failure: { kind: "invalid_answer", status: 200, message: `connection "${config.name}": ${what}`, retryable: false } };
+  return { ok: false, failure: { kind: "invalid_answer", status: 200, message: `connection "${config.name}" (${config.base_url}): ${what}`, retryable: false } };
 }
 
 /**
@@ -161,15 +255,50 @@ function withoutSecrets(config: ModelConnectionConfig, failure: ModelFailure): M
   return message === failure.message ? failure : { ...failure, message };
 }
 
+type Probed = "refused" | "accepted" | "unknown" | null;
+
+/** The probe's answer for the base URL's address, only after workerd's ambiguous "Network connection lost.". */
+async function probeAfter(config: ModelConnectionConfig, error: APIConnectionError, probe: ConnectionProbe | undefined): Promise<Probed> {
+  if (!probe || !/network connection lost/i.test(causeChain(error))) return null;
+  const { host, port } = addressOf(config.base_url);
+  try {
+    return await probe(host, port);
+  } catch {
+    return "unknown";
+  }
+}
+
+/** The host and port a base URL connects to (the scheme's port when none is written). */
+function addressOf(baseUrl: string): { host: string; port: number; text: string } {
+  const url = new URL(baseUrl);
+  const port = url.port === "" ? (url.protocol === "https:" ? 443 : 80) : Number(url.port);
+  return { host: url.hostname, port, text: `${url.hostname}:${port}` };
+}
+
+/**
+ * Why the endpoint could not be reached, in words: a refused connection and one closed without an
+ * answer call for different fixes (start the server, or look at what answers on that port), and
+ * the runtimes word them differently (Node: ECONNREFUSED, other side closed; workerd: "Network
+ * connection lost." for both, told apart by the probe).
+ */
+function unreachableReason(config: ModelConnectionConfig, error: APIConnectionError, probed: Probed): string {
+  const chain = causeChain(error);
+  const address = addressOf(config.base_url).text;
+  const codes = causeCodes(error);
+  if (codes.includes("ECONNREFUSED") || probed === "refused") return `the connection to ${address} was refused (nothing accepts connections at that address and port)`;
+  if (codes.includes("UND_ERR_SOCKET") || codes.includes("ECONNRESET") || probed === "accepted") return `${address} accepted the connection and closed it without an answer (${chain})`;
+  return chain;
+}
+
 /** What went wrong, for a person: the connection, what failed, and the endpoint's own words. */
-export function describeFailure(config: ModelConnectionConfig, error: unknown): ModelFailure {
+export function describeFailure(config: ModelConnectionConfig, error: unknown, probed: Probed = null): ModelFailure {
   const name = `connection "${config.name}"`;
   const retries = config.max_retries > 0 ? ` (after ${config.max_retries} ${config.max_retries === 1 ? "retry" : "retries"})` : "";
   if (error instanceof APIConnectionTimeoutError || error instanceof APIUserAbortError) {
     return { kind: "timeout", status: null, message: `${name}: no answer from ${config.base_url} within ${config.timeout_ms} ms${retries}`, retryable: true };
   }
   if (error instanceof APIConnectionError) {
-    return { kind: "unreachable", status: null, message: `${name}: could not reach ${config.base_url}${retries}: ${causeChain(error)}`, retryable: true };
+    return { kind: "unreachable", status: null, message: `${name}: could not reach ${config.base_url}${retries}: ${unreachableReason(config, error, probed)}`, retryable: true };
   }
   if (error instanceof APIError && typeof error.status === "number") {
     return statusFailure(config, error.status, endpointSaid(error), error.code ?? null, retries);
@@ -225,6 +354,17 @@ function causeChain(error: Error): string {
     current = current.cause;
   }
   return parts.length > 0 ? parts.join(": ") : error.message;
+}
+
+/** The error codes (ECONNREFUSED, UND_ERR_SOCKET, ...) along the cause chain. */
+function causeCodes(error: Error): string[] {
+  const codes: string[] = [];
+  let current: unknown = error.cause;
+  for (let depth = 0; depth < 4 && current instanceof Error; depth++) {
+    if (isRecord(current) && typeof current.code === "string") codes.push(current.code);
+    current = current.cause;
+  }
+  return codes;
 }
 
 function isRecord(value: unknown): value is Record<string, unknown> {

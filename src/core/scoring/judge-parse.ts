@@ -3,9 +3,11 @@
  * non-empty `reason`, and nothing else. The one tolerance is an answer that is entirely a fenced
  * ```json block, which chat models produce even when asked not to. A lenient parser (the first
  * number in the text, say) would turn a confused judge into a score; here it is an `unparseable`
- * answer, retried and then recorded as a judge error.
+ * answer, retried and then recorded as a judge error. So is a key written twice at any depth
+ * (`{"score": 1, "score": 5}`): JSON.parse would silently keep the last one.
  */
 import { isJsonObject } from "../json.js";
+import { firstRepeatedKey } from "../json-repeated-keys.js";
 import type { JudgeOutcome } from "./repetition-verdict.js";
 
 export type JudgeAnswer =
@@ -28,6 +30,8 @@ export function parseJudgeAnswer(raw: string | null | undefined): JudgeAnswer {
     return unparseable("the answer is not JSON");
   }
   if (!isJsonObject(value)) return unparseable("the answer is not a JSON object");
+  const repeated = firstRepeatedKey(body);
+  if (repeated) return unparseable(`the answer repeats the key ${JSON.stringify(repeated.key)}${repeated.at === "" ? "" : ` (at ${repeated.at})`}`);
 
   const extra = Object.keys(value).filter((key) => key !== "score" && key !== "reason");
   if (extra.length > 0) return unparseable(`unexpected field${extra.length > 1 ? "s" : ""} ${extra.join(", ")}`);

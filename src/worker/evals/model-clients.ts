@@ -4,6 +4,7 @@
  * one is a sentence naming the connection, ready to be recorded on a repetition or answered.
  */
 import { findConnection } from "../../adapters/d1/connections.js";
+import { tcpProbe } from "../../adapters/model/tcp-probe.js";
 import { openAIModelClient, type ModelConnectionConfig } from "../../adapters/model/openai-client.js";
 import { sealingKey } from "../../adapters/secret-box.js";
 import type { ModelClient } from "../../core/ports.js";
@@ -36,7 +37,7 @@ export async function modelClientFor(
   const { config } = opened;
   return {
     ok: true,
-    client: openAIModelClient(config),
+    client: openAIModelClient(config, Date.now, { probe: tcpProbe }),
     connection: { name: config.name, model: config.model, max_concurrency: config.max_concurrency, structured_output: config.structured_output },
   };
 }

@@ -28,6 +28,7 @@ import type { Database, Env } from "../env.js";
 import type { RunJob } from "../run/replies.js";
 import { schemaValidator } from "../services.js";
 import { runStub } from "../run/run-access.js";
+import { answerBudget } from "./answer-budget.js";
 import { attemptDispatcher, evidenceMark, evidenceSince, releaseAttempt } from "./attempt-ports.js";
 import { ensureAttempt } from "./attempt-setup.js";
 import { batchConcurrency, forEachBounded, limitedClient } from "./concurrency.js";
@@ -136,7 +137,7 @@ export async function runJob(job: RunJob, env: Env, resolve: ModelClientResolver
     attempt_id: job.attempt_id,
     agent: {
       ...agentSpec,
-      client: limitedClient(agent.client, job.tenant_id, agent.connection.name, agent.connection.max_concurrency),
+      client: answerBudget(limitedClient(agent.client, job.tenant_id, agent.connection.name, agent.connection.max_concurrency), agent.connection.name),
       tools,
       approval,
     },

@@ -10,6 +10,7 @@ import { Hono, type Context } from "hono";
 import { z } from "zod";
 import { deleteConnection, findConnection, listConnections, putConnection, type StoredConnection } from "../../adapters/d1/connections.js";
 import { encodeCursor } from "../../adapters/d1/json-column.js";
+import { tcpProbe } from "../../adapters/model/tcp-probe.js";
 import { openAIModelClient } from "../../adapters/model/openai-client.js";
 import { sealingKey } from "../../adapters/secret-box.js";
 import { pointer, type Problem } from "../../core/json.js";
@@ -157,7 +158,7 @@ connectionRoutes.post("/:name/test", async (c) => {
   }
   const config = { ...opened.config, max_retries: 0, timeout_ms: Math.min(opened.config.timeout_ms, TEST_TIMEOUT_MS) };
   // No max_tokens: reasoning models refuse the parameter, and one word is cheap either way.
-  const result = await openAIModelClient(config).chat({ messages: [{ role: "user", content: "Reply with the single word: ok" }] });
+  const result = await openAIModelClient(config, Date.now, { probe: tcpProbe }).chat({ messages: [{ role: "user", content: "Reply with the single word: ok" }] });
   if (result.ok) return c.json({ ok: true, connection: name, model: config.model, latency_ms: result.answer.latency_ms });
   const { kind, status, message } = result.failure;
   return c.json({ ok: false, connection: name, model: config.model, kind, status, message });

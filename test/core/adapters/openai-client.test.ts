@@ -86,7 +86,7 @@ describe("answers", () => {
     };
     await openAIModelClient(config(model, { headers: { "x-team": "finance" } })).chat(request);
     const [entry] = await server.log(model);
-    expect({ ...entry, received_at: 0, answered_at: 0, answer: null }).toEqual({
+    expect({ ...entry, received_at: 0, answered_at: 0, answer: null, answer_bytes: 0, delivered: null }).toEqual({
       seq: 1,
       kind: "judge",
       path: "/v1/chat/completions",
@@ -113,6 +113,8 @@ describe("answers", () => {
       answered_at: 0,
       status: 200,
       answer: null,
+      answer_bytes: 0,
+      delivered: null,
     });
   });
 
@@ -253,7 +255,22 @@ describe("failures a person can act on", () => {
     const result = await openAIModelClient(config("any", { base_url: base })).chat(ask("q"));
     expect(result).toEqual({
       ok: false,
-      failure: { kind: "unreachable", status: null, message: `connection "agent": could not reach ${base}: fetch failed: connect ECONNREFUSED 127.0.0.1:${closed.port}`, retryable: true },
+      failure: {
+        kind: "unreachable",
+        status: null,
+        message: `connection "agent": could not reach ${base}: the connection to 127.0.0.1:${closed.port} was refused (nothing accepts connections at that address and port)`,
+        retryable: true,
+      },
+    });
+  });
+
+  it("a connection closed without an answer", async () => {
+    const model = uniqueModel("drop");
+    await server.script(model, { default: [{ drop: true }] });
+    const result = await openAIModelClient(config(model)).chat(ask("q"));
+    expect(result).toEqual({
+      ok: false,
+      failure: { kind: "unreachable", status: null, message: `connection "agent": could not reach ${server.openaiBaseUrl}: ${new URL(server.url).host} accepted the connection and closed it without an answer (fetch failed: UND_ERR_SOCKET other side closed)`, retryable: true },
     });
   });
 
@@ -267,8 +284,8 @@ describe("failures a person can act on", () => {
     });
     const client = openAIModelClient(config(model));
     expect([await client.chat(ask("none")), await client.chat(ask("nameless"))]).toEqual([
-      { ok: false, failure: { kind: "invalid_answer", status: 200, message: 'connection "agent": the endpoint answered without any choice (no choices[0].message)', retryable: false } },
-      { ok: false, failure: { kind: "invalid_answer", status: 200, message: 'connection "agent": the endpoint answered a tool call without a function name (choices[0].message.tool_calls[0])', retryable: false } },
+      { ok: false, failure: { kind: "invalid_answer", status: 200, message: `connection "agent" (${server.openaiBaseUrl}): the endpoint answered without any choice (no choices[0].message)`, retryable: false } },
+      { ok: false, failure: { kind: "invalid_answer", status: 200, message: `connection "agent" (${server.openaiBaseUrl}): the endpoint answered a tool call without a function name (choices[0].message.tool_calls[0])`, retryable: false } },
     ]);
   });
 });

@@ -30,6 +30,12 @@ describe("reading the judge's answer strictly", () => {
     ["an empty reason", '{"score": 4, "reason": " "}', "reason must be a non-empty string"],
     ["no reason", '{"score": 4}', "reason must be a non-empty string"],
     ["an extra field", '{"score": 4, "reason": "ok", "result": "pass"}', "unexpected field result"],
+    // JSON.parse keeps the last of repeated keys: a judge saying 1 then 5 must not read as 5.
+    ["a repeated score", '{"score": 1, "score": 5, "reason": "dup"}', 'the answer repeats the key "score"'],
+    ["a repeated reason", '{"score": 5, "reason": "bad", "reason": "good"}', 'the answer repeats the key "reason"'],
+    ["a key repeated in another spelling", '{"score": 2, "\\u0073core": 5, "reason": "escaped"}', 'the answer repeats the key "score"'],
+    ["a repeated key in a fenced block", '```json\n{"score": 5, "reason": "a", "score": 5}\n```', 'the answer repeats the key "score"'],
+    ["a repeated key inside a nested value", '{"score": 5, "reason": "ok", "extra": [{"a": 1, "a": 2}]}', 'the answer repeats the key "a" (at /extra/0)'],
   ])("%s is unparseable", (_name, raw, problem) => {
     expect(parseJudgeAnswer(raw)).toEqual({ kind: "unparseable", problem, raw });
   });
@@ -53,6 +59,32 @@ describe("reading the judge's answer strictly", () => {
     );
     fc.assert(fc.property(fc.string(), (text) => void parseJudgeAnswer(text)), { numRuns: 300 });
   });
+
+  it("refuses an answer with a key repeated at any depth, and only such an answer among valid JSON texts", () => {
+    // A JSON text built by hand from fast-check's JSON values, with one object's key written twice
+    // (or not): the parser must say which key, whatever the depth and the spacing.
+    const text = (value: unknown, duplicate: { at: number } | null, counter: { objects: number }): string => {
+      if (Array.isArray(value)) return `[${value.map((item) => text(item, duplicate, counter)).join(", ")}]`;
+      if (typeof value !== "object" || value === null) return JSON.stringify(value);
+      const index = counter.objects++;
+      const entries = Object.entries(value).map(([key, item]) => `${JSON.stringify(key)}: ${text(item, duplicate, counter)}`);
+      const first = Object.keys(value)[0];
+      if (duplicate?.at === index && first !== undefined) entries.push(`${JSON.stringify(first)}: null`);
+      return `{${entries.join(", ")}}`;
+    };
+    fc.assert(
+      fc.property(fc.jsonValue({ maxDepth: 4 }), fc.nat({ max: 6 }), fc.boolean(), (value, at, repeat) => {
+        const wrapped = { score: 3, reason: "r", nested: value };
+        const counter = { objects: 0 };
+        const raw = text(wrapped, repeat ? { at } : null, counter);
+        const parsed = parseJudgeAnswer(raw);
+        const repeated = repeat && at < counter.objects && hasKeyAtObject(wrapped, at);
+        if (repeated) expect(parsed).toMatchObject({ kind: "unparseable", problem: expect.stringMatching(/^the answer repeats the key /) });
+        else expect(parsed).toEqual({ kind: "unparseable", problem: "unexpected field nested", raw });
+      }),
+      { numRuns: 300 },
+    );
+  });
 });
 
 describe("the judge's outcome after retries", () => {
@@ -73,3 +105,17 @@ describe("the judge's outcome after retries", () => {
     expect(judgeOutcomeOf(attempts, "p1")).toEqual(expected);
   });
 });
+
+/** Whether the at-th object met depth-first (the order text() numbers them in) has a key. */
+function hasKeyAtObject(value: unknown, at: number): boolean {
+  let seen = 0;
+  let found = false;
+  const walk = (item: unknown): void => {
+    if (Array.isArray(item)) return item.forEach(walk);
+    if (typeof item !== "object" || item === null) return;
+    if (seen++ === at) found = Object.keys(item).length > 0;
+    Object.values(item).forEach(walk);
+  };
+  walk(value);
+  return found;
+}

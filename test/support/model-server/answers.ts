@@ -117,12 +117,15 @@ export function completionBody(
   nextCallId: () => string,
   prompt: unknown[],
   tools: unknown,
-  turn: { content: string | null; tool_calls?: Array<{ name: string; arguments: Record<string, unknown> | string }> },
+  scripted: { content: string | null; repeat?: number | "forever"; tool_calls?: Array<{ name: string; arguments: Record<string, unknown> | string; padding?: number }> },
 ): unknown {
+  // "forever" is streamed by the server around this body's content; here it is the content once.
+  const times = typeof scripted.repeat === "number" ? scripted.repeat : 1;
+  const turn = { ...scripted, content: scripted.content === null ? null : scripted.content.repeat(times) };
   const toolCalls = (turn.tool_calls ?? []).map((call) => ({
     id: nextCallId(),
     type: "function",
-    function: { name: call.name, arguments: typeof call.arguments === "string" ? call.arguments : JSON.stringify(call.arguments) },
+    function: { name: call.name, arguments: (typeof call.arguments === "string" ? call.arguments : JSON.stringify(call.arguments)) + " ".repeat(call.padding ?? 0) },
   }));
   const completionText = (turn.content ?? "") + toolCalls.map((c) => c.function.name + c.function.arguments).join("");
   const promptTokens = tokens(JSON.stringify(prompt)) + (tools === undefined ? 0 : tokens(JSON.stringify(tools)));

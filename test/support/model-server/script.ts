@@ -27,13 +27,27 @@ const rawBody = z.strictObject({
 /** The connection is closed without any answer (the client sees a network error). */
 const drop = z.strictObject({ drop: z.literal(true), latency_ms: z.number().int().min(0).optional() });
 
+/** Bounds a script can ask for without the script itself being large (oversized answers). */
+const MAX_SCRIPTED_BYTES = 64 * 1024 * 1024;
+
 const toolCall = z.strictObject({
   name: z.string().min(1),
   /** An object is sent as its JSON text; a string is sent as is (malformed JSON on purpose). */
   arguments: z.union([z.record(z.string(), z.unknown()), z.string()]),
+  /** Spaces appended to the arguments text: still the same JSON, as large as asked (5 MB of arguments). */
+  padding: z.number().int().min(0).max(MAX_SCRIPTED_BYTES).optional(),
 });
 
-const contentTurn = z.strictObject({ content: z.string(), latency_ms: z.number().int().min(0).optional() });
+const contentTurn = z.strictObject({
+  content: z.string(),
+  /**
+   * The content is sent this many times over ("x" with repeat 10485760 is a 10 MB answer), or
+   * "forever": the body never ends, the content streams until the client closes the connection
+   * (only a client that stops reading at a bound gets past such an answer).
+   */
+  repeat: z.union([z.number().int().min(1).max(MAX_SCRIPTED_BYTES), z.literal("forever")]).optional(),
+  latency_ms: z.number().int().min(0).optional(),
+});
 const toolTurn = z.strictObject({
   tool_calls: z.array(toolCall).min(1),
   /** Text beside the calls (most models send none). */
@@ -111,8 +125,16 @@ export interface LoggedRequest {
   received_at: number;
   answered_at: number;
   status: number;
-  /** The JSON body sent back (null when the connection was dropped). */
+  /** The JSON body sent back (null when the connection was dropped; a note instead of a body over 1 MB). */
   answer: unknown;
+  /** The size of the body sent back, in bytes (0 when none was). */
+  answer_bytes: number;
+  /**
+   * Whether the whole body was handed to the connection before it closed: false when the client
+   * stopped reading and went away first (a client that reads answers up to a bound), null until
+   * the response has ended either way.
+   */
+  delivered: boolean | null;
 }
 
 export interface ModelServerStats {

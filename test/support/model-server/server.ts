@@ -15,6 +15,11 @@ export interface ModelServerOptions {
   port?: number;
   /** Requests kept per model in its log (default 10000); older ones are dropped first. */
   logLimit?: number;
+  /**
+   * How the server waits an answer's latency_ms (default: a timer that ends early when the client
+   * goes away). Tests pass their own to see what was asked for without timing anything.
+   */
+  wait?: (ms: number, signal: AbortSignal) => Promise<void>;
 }
 
 export interface ModelServer {
@@ -30,6 +35,8 @@ export interface ModelServer {
 }
 
 const BODY_LIMIT = 8 * 1024 * 1024;
+/** Answers larger than this are logged as their size only. */
+const LOGGED_ANSWER_LIMIT = 1024 * 1024;
 /** The OpenAI-style routes (with and without /v1, and Azure's v1 API): any other path is a 404, as a wrong base_url would get. */
 const OPENAI_PATHS = new Set(["/v1/chat/completions", "/chat/completions", "/openai/v1/chat/completions"]);
 const MODELS_PATHS = new Set(["/v1/models", "/models", "/openai/v1/models"]);
@@ -44,6 +51,7 @@ interface Counters {
 
 export async function startModelServer(options: ModelServerOptions = {}): Promise<ModelServer> {
   const logLimit = options.logLimit ?? 10_000;
+  const wait = options.wait ?? sleep;
   const states = new Map<string, ModelState>();
   const logs = new Map<string, LoggedRequest[]>();
   const sequence = new Map<string, number>();
@@ -69,13 +77,15 @@ export async function startModelServer(options: ModelServerOptions = {}): Promis
     logs.delete(model);
     sequence.delete(model);
   };
-  const record = (model: string, entry: Omit<LoggedRequest, "seq">) => {
+  const record = (model: string, entry: Omit<LoggedRequest, "seq">): LoggedRequest => {
     const seq = (sequence.get(model) ?? 0) + 1;
     sequence.set(model, seq);
     let log = logs.get(model);
     if (!log) logs.set(model, (log = []));
-    log.push({ seq, ...entry });
+    const logged = { seq, ...entry };
+    log.push(logged);
     if (log.length > logLimit) log.splice(0, log.length - logLimit);
+    return logged;
   };
 
   async function completion(req: IncomingMessage, res: ServerResponse, url: URL, deployment: string | null): Promise<void> {
@@ -94,7 +104,8 @@ export async function startModelServer(options: ModelServerOptions = {}): Promis
       if (model === null) return;
       const fields = body.ok && isRecord(body.value) ? body.value : {};
       const retry = req.headers["x-stainless-retry-count"];
-      record(model, {
+      const answerBytes = answer === null ? 0 : Buffer.byteLength(JSON.stringify(answer));
+      const entry = record(model, {
         kind,
         path: url.pathname,
         api_version: url.searchParams.get("api-version"),
@@ -111,8 +122,15 @@ export async function startModelServer(options: ModelServerOptions = {}): Promis
         received_at: receivedAt,
         answered_at: Date.now(),
         status,
-        answer,
+        // An oversized answer is not kept whole: the log would hold every test's megabytes.
+        answer: answerBytes > LOGGED_ANSWER_LIMIT ? `(${answerBytes} bytes, not kept in the log)` : answer,
+        answer_bytes: answerBytes,
+        delivered: status === 0 ? false : null,
       });
+      if (entry.delivered === null) {
+        res.once("finish", () => (entry.delivered = true));
+        res.once("close", () => (entry.delivered ??= res.writableFinished));
+      }
     };
     try {
       if (!body.ok) return send(res, body.status, errorBody(body.message, "invalid_request_error", null));
@@ -150,11 +168,11 @@ export async function startModelServer(options: ModelServerOptions = {}): Promis
     aborted: AbortSignal,
     log: (status: number, answer: unknown, kind: LoggedRequest["kind"]) => void,
   ): Promise<void> {
-    await sleep(decision.latency_ms, aborted);
+    await wait(decision.latency_ms, aborted);
     if (aborted.aborted) return log(0, null, kind);
     const fields = isRecord(requestBody) ? requestBody : {};
     const messages = Array.isArray(fields.messages) ? fields.messages : [];
-    const body = (content: { content: string | null; tool_calls?: Array<{ name: string; arguments: Record<string, unknown> | string }> }) =>
+    const body = (content: Parameters<typeof completionBody>[5]) =>
       completionBody(model, nextId("chatcmpl-"), () => nextId("call_"), messages, fields.tools, content);
 
     if (decision.type === "error") {
@@ -181,9 +199,40 @@ export async function startModelServer(options: ModelServerOptions = {}): Promis
       log(200, scripted.body, kind);
       return send(res, 200, scripted.body);
     }
-    const answerBody = "tool_calls" in scripted ? body({ content: scripted.content ?? null, tool_calls: scripted.tool_calls }) : body({ content: scripted.content });
+    if (!("tool_calls" in scripted) && scripted.repeat === "forever") return endless(res, body({ content: "" }), scripted.content, aborted, log, kind);
+    const answerBody = "tool_calls" in scripted ? body({ content: scripted.content ?? null, tool_calls: scripted.tool_calls }) : body({ content: scripted.content, ...(scripted.repeat === undefined ? {} : { repeat: scripted.repeat }) });
     log(200, answerBody, kind);
     return send(res, 200, answerBody);
+  }
+
+  /** A 200 whose content never ends: the body up to the content, then the content over and over until the client goes away. */
+  async function endless(
+    res: ServerResponse,
+    emptyBody: unknown,
+    content: string,
+    aborted: AbortSignal,
+    log: (status: number, answer: unknown, kind: LoggedRequest["kind"]) => void,
+    kind: "chat" | "judge",
+  ): Promise<void> {
+    const text = JSON.stringify(emptyBody);
+    const at = text.indexOf('"content":""') + '"content":"'.length;
+    const piece = JSON.stringify(content).slice(1, -1) || "x";
+    const chunk = piece.repeat(Math.ceil(64 * 1024 / piece.length));
+    log(200, "(an endless answer)", kind);
+    res.writeHead(200, { "content-type": "application/json" });
+    res.write(text.slice(0, at));
+    while (!aborted.aborted && !res.destroyed) {
+      if (res.write(chunk)) continue;
+      await new Promise<void>((resolve) => {
+        const done = () => {
+          res.off("drain", done);
+          res.off("close", done);
+          resolve();
+        };
+        res.on("drain", done);
+        res.on("close", done);
+      });
+    }
   }
 
   async function control(req: IncomingMessage, res: ServerResponse, url: URL): Promise<boolean> {
@@ -312,7 +361,7 @@ function abortOnClose(res: ServerResponse): AbortSignal {
   return controller.signal;
 }
 
-function sleep(ms: number, signal: AbortSignal): Promise<void> {
+export function sleep(ms: number, signal: AbortSignal): Promise<void> {
   if (ms <= 0 || signal.aborted) return Promise.resolve();
   return new Promise((resolve) => {
     const timer = setTimeout(done, ms);
