@@ -7,7 +7,7 @@ import { HTTPException } from "hono/http-exception";
 import { newId, randomSecret } from "../adapters/crypto.js";
 import { databaseOf } from "../adapters/d1/database.js";
 import type { Ids } from "../core/ports.js";
-import type { AppEnv } from "./env.js";
+import type { AppEnv } from "./platform/env.js";
 import { ApiError, errorResponse, fromHttpException } from "./http-error.js";
 import { authenticate } from "./middleware/auth.js";
 import { docsRoutes } from "./routes/docs.js";

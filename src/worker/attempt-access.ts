@@ -8,7 +8,7 @@ import type { Context } from "hono";
 import { randomSecret, sha256Hex } from "../adapters/crypto.js";
 import { KEY_PREFIX } from "../adapters/d1/api-keys.js";
 import type { AttemptRpc } from "./attempt/replies.js";
-import type { AppEnv, Env } from "./env.js";
+import type { AppEnv, Env } from "./platform/env.js";
 import { ApiError } from "./http-error.js";
 import { bearerToken } from "./middleware/auth.js";
 

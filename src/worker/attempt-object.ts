@@ -51,8 +51,8 @@ import type {
   UpstreamAnswer,
 } from "./attempt/replies.js";
 import { AttemptStorage } from "./attempt/storage.js";
-import type { Env } from "./env.js";
-import { schemaValidator } from "./services.js";
+import type { Env } from "./platform/env.js";
+import { schemaValidator } from "./platform/services.js";
 
 /**
  * apply()'s answer to a repeat of a call_id whose real call is out at its real handler (the

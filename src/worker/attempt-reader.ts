@@ -9,7 +9,7 @@ import { KEY_PREFIX } from "../adapters/d1/api-keys.js";
 import { findAttempt, type AttemptRow } from "../adapters/d1/simulations.js";
 import { systemClock } from "../core/ports.js";
 import { attemptUnauthorized, capabilityTokenHash, isAttemptId } from "./attempt-access.js";
-import type { AppEnv } from "./env.js";
+import type { AppEnv } from "./platform/env.js";
 import { ApiError } from "./http-error.js";
 import { authenticate, bearerToken } from "./middleware/auth.js";
 

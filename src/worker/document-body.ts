@@ -8,7 +8,7 @@ import type { JsonValue } from "../core/json.js";
 import { RESOURCE_NAME, RESOURCE_NAME_RULE } from "../core/names.js";
 import { isJsonValue } from "../core/policy/fields.js";
 import { parseText } from "../core/policy/parse-text.js";
-import type { AppEnv } from "./env.js";
+import type { AppEnv } from "./platform/env.js";
 import { ApiError, invalidRequest } from "./http-error.js";
 import { readBodyText, readJson } from "./middleware/json-body.js";
 

@@ -1,6 +1,6 @@
 /** The Worker's entry point: the HTTP app, the eval queue's consumer, the retention cron and the Durable Object classes wrangler binds. */
 import { createApp } from "./app.js";
-import type { Env } from "./env.js";
+import type { Env } from "./platform/env.js";
 import { modelClientFor } from "./evals/model-clients.js";
 import { evalQueueHandler } from "./evals/queue.js";
 import { errorResponse } from "./http-error.js";

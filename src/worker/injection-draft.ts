@@ -11,7 +11,7 @@ import { ATTACK_STYLES } from "../core/injection/catalogue.js";
 import { injectVariant, type PayloadSource } from "../core/injection/inject-variant.js";
 import type { Database } from "../adapters/d1/database.js";
 import { ApiError, invalidRequest } from "./http-error.js";
-import { schemaValidator } from "./services.js";
+import { schemaValidator } from "./platform/services.js";
 import { toolName } from "./schema-fields.js";
 
 const functionName = z.string().regex(/^[A-Za-z0-9_.-]{1,128}$/, "expected a function name as the model sees it (invoices__place_invoice_on_hold)");

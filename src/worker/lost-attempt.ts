@@ -15,7 +15,7 @@ import { objectStorageLost } from "../core/simulation/status.js";
 import { attemptUnauthorized } from "./attempt-access.js";
 import { RETENTION_MS } from "./attempt/lifetimes.js";
 import { harnessError } from "./attempt/reply-errors.js";
-import type { Env } from "./env.js";
+import type { Env } from "./platform/env.js";
 import type { ApiError } from "./http-error.js";
 
 export const LOST_STORAGE_MESSAGE =

@@ -31,7 +31,7 @@ import { mcpTool, structuredContent } from "../core/simulation/mcp-shape.js";
 import { attemptStub, capabilityTokenHash } from "./attempt-access.js";
 import type { Answer } from "./attempt/replies.js";
 import { answerError, leaseEndedError, refusalError } from "./attempt/reply-errors.js";
-import type { AppEnv } from "./env.js";
+import type { AppEnv } from "./platform/env.js";
 import { ApiError } from "./http-error.js";
 import { errorHeaders, lostAttemptError } from "./lost-attempt.js";
 import { settleForward } from "./real/forward.js";

@@ -6,10 +6,10 @@
 import { draftFromInstructions } from "../core/contract/index.js";
 import type { CheckReport, OperationContract } from "../core/contract/types.js";
 import type { JsonObject } from "../core/json.js";
-import type { Database, Env } from "./env.js";
+import type { Database, Env } from "./platform/env.js";
 import { modelClientFor } from "./evals/model-clients.js";
 import { ApiError } from "./http-error.js";
-import { schemaValidator } from "./services.js";
+import { schemaValidator } from "./platform/services.js";
 
 export interface ModelDraft {
   definition: JsonObject;

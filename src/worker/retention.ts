@@ -9,7 +9,7 @@
  */
 import { databaseOf } from "../adapters/d1/database.js";
 import { deleteEndedRun, endedRunsBefore } from "../adapters/d1/run-deletion.js";
-import type { Env } from "./env.js";
+import type { Env } from "./platform/env.js";
 
 export const MAX_RUNS_PER_SWEEP = 200;
 /** Runs looked up per query. */

@@ -30,7 +30,7 @@ import { deadLetterRecord, evaluateExternalRepetition, notRunRecord } from "../c
 import { systemClock, type Clock } from "../core/ports.js";
 import type { ExecutedCall } from "../core/scoring/calls.js";
 import type { RepetitionVerdict } from "../core/scoring/repetition-verdict.js";
-import type { Env } from "./env.js";
+import type { Env } from "./platform/env.js";
 import { evidenceSince, releaseAttempt } from "./evals/attempt-ports.js";
 import { forEachBounded } from "./evals/concurrency.js";
 import { sendRepetitions } from "./evals/messages.js";

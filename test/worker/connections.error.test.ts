@@ -2,7 +2,7 @@
 import { createExecutionContext, env, waitOnExecutionContext } from "cloudflare:test";
 import { beforeAll, describe, expect, it } from "vitest";
 import { createApp } from "../../src/worker/app.js";
-import type { Env } from "../../src/worker/env.js";
+import type { Env } from "../../src/worker/platform/env.js";
 import { type TestTenant, answer, call, invalidAnswer, newTenant } from "./helpers.js";
 
 let tenant: TestTenant;

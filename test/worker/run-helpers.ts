@@ -13,7 +13,7 @@ import { getSuiteVersion } from "../../src/adapters/d1/suites.js";
 import { systemClock } from "../../src/core/ports.js";
 import worker from "../../src/worker/index.js";
 import type { EvalMessage } from "../../src/worker/evals/messages.js";
-import type { Env } from "../../src/worker/env.js";
+import type { Env } from "../../src/worker/platform/env.js";
 import type { RunCoordinator } from "../../src/worker/run-coordinator.js";
 import type { RunStart } from "../../src/worker/run/replies.js";
 import { startRun as startRunWith } from "../../src/worker/run/start-run.js";

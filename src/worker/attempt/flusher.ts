@@ -4,7 +4,7 @@
  * D1 refuses (nothing is marked flushed then, so the next flush sends the same rows again).
  */
 import { flushableRows, writeEvidence, type AttemptSync } from "../../adapters/d1/simulations.js";
-import type { Database } from "../env.js";
+import type { Database } from "../platform/env.js";
 import type { EvidenceRow } from "../../core/simulation/evidence.js";
 import type { AttemptStorage } from "./storage.js";
 

@@ -12,7 +12,7 @@
 import { EVIDENCE_COLUMNS, evidenceRowOf, evidenceValues, REAL_CALL_COUNTS, type EvidenceRow, type RealCallCounts } from "../../core/simulation/evidence.js";
 import type { AttemptSetup } from "../../core/simulation/setup.js";
 import type { AttemptStatus } from "../../core/simulation/status.js";
-import { applyPending, hasTable, schemaVersion, type Migration } from "../object-schema.js";
+import { applyPending, hasTable, schemaVersion, type Migration } from "../platform/object-schema.js";
 
 export type { Migration };
 

@@ -7,7 +7,7 @@ import { countEvidence, countRealEvidence, type AttemptRow } from "../../adapter
 import { isJsonObject, type JsonObject, type JsonValue } from "../../core/json.js";
 import { systemClock } from "../../core/ports.js";
 import { statusWithoutObject } from "../../core/simulation/status.js";
-import type { Database } from "../env.js";
+import type { Database } from "../platform/env.js";
 import { RETENTION_MS } from "./lifetimes.js";
 import type { AttemptSnapshot } from "./replies.js";
 

@@ -14,7 +14,7 @@ import type { JudgeCalibration } from "../../core/scoring/judge-groups.js";
 import type { CalibrationGate } from "../../core/scoring/run-verdict.js";
 import { calibrationRequirement } from "../../core/scoring/calibration.js";
 import { documentName } from "../document-body.js";
-import type { AppEnv } from "../env.js";
+import type { AppEnv } from "../platform/env.js";
 import { type SuiteCalibrationView, suiteCalibration } from "../judge-calibration.js";
 import { pageCursor } from "../pagination.js";
 import { storedSuite } from "../routes/suites.js";

@@ -10,7 +10,7 @@ import { html } from "hono/html";
 import type { Child } from "hono/jsx";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
 import { ApiError } from "../http-error.js";
-import type { AppEnv, Permission } from "../env.js";
+import type { AppEnv, Permission } from "../platform/env.js";
 import { grants } from "../middleware/auth.js";
 import { Layout, type Section } from "./layout.js";
 import { Notice } from "./components.js";

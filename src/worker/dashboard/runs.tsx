@@ -5,7 +5,7 @@
  */
 import { Hono } from "hono";
 import { encodeCursor } from "../../adapters/d1/json-column.js";
-import type { AppEnv } from "../env.js";
+import type { AppEnv } from "../platform/env.js";
 import { ApiError } from "../http-error.js";
 import { pageCursor } from "../pagination.js";
 import { seg } from "./format.js";

@@ -8,7 +8,7 @@ import type { Context } from "hono";
 import { deleteCookie, getCookie, setCookie } from "hono/cookie";
 import { constantTimeEqual, randomSecret, sha256Hex } from "../../adapters/crypto.js";
 import { createSession, deleteExpiredSessions, deleteSession, findSession } from "../../adapters/d1/dashboard-sessions.js";
-import type { AppEnv, Principal } from "../env.js";
+import type { AppEnv, Principal } from "../platform/env.js";
 import { activeKey, touchLater } from "../middleware/auth.js";
 
 export const SESSION_COOKIE = "tp_session";

@@ -13,7 +13,7 @@ import { parseEvidenceError, toEvidenceCall } from "../../core/simulation/eviden
 import { attemptStub } from "../attempt-access.js";
 import type { RecordedReply } from "../attempt/replies.js";
 import { settleForward } from "../real/forward.js";
-import type { Env } from "../env.js";
+import type { Env } from "../platform/env.js";
 import type { RunJob } from "../run/replies.js";
 
 const EVIDENCE_PAGE = 200;

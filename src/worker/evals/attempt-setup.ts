@@ -17,7 +17,7 @@
 import { databaseOf } from "../../adapters/d1/database.js";
 import { findAttempt, insertAttemptIfAbsent } from "../../adapters/d1/simulations.js";
 import { attemptStub } from "../attempt-access.js";
-import type { Env } from "../env.js";
+import type { Env } from "../platform/env.js";
 import type { RunJob } from "../run/replies.js";
 
 /** Makes sure the job's attempt exists before anything runs on it; throws what a retry may fix. */

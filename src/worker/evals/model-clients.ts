@@ -7,7 +7,7 @@ import { findConnection } from "../../adapters/d1/connections.js";
 import { openAIModelClient, type ModelConnectionConfig } from "../../adapters/model/openai-client.js";
 import { sealingKey } from "../../adapters/secret-box.js";
 import type { ModelClient } from "../../core/ports.js";
-import type { Database, Env } from "../env.js";
+import type { Database, Env } from "../platform/env.js";
 import { connectionConfig, openConnectionSecrets, unreadableMessage } from "./connection-secrets.js";
 
 export type OpenedConnection =

@@ -24,7 +24,7 @@ import { databaseOf } from "../../adapters/d1/database.js";
 import type { RepetitionRecord } from "../../core/evals/agent-types.js";
 import { evaluateRepetition, notRunRecord } from "../../core/evals/evaluate-repetition.js";
 import { systemClock, type Clock, type ModelClient } from "../../core/ports.js";
-import type { Database, Env } from "../env.js";
+import type { Database, Env } from "../platform/env.js";
 import type { RunJob } from "../run/replies.js";
 import { runStub } from "../run/run-access.js";
 import { attemptDispatcher, evidenceMark, evidenceSince, releaseAttempt } from "./attempt-ports.js";

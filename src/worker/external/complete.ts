@@ -16,7 +16,7 @@ import type { JsonValue } from "../../core/json.js";
 import { systemClock } from "../../core/ports.js";
 import { attemptStub } from "../attempt-access.js";
 import { leaseEndedError, refusalError } from "../attempt/reply-errors.js";
-import type { AppEnv } from "../env.js";
+import type { AppEnv } from "../platform/env.js";
 import { sendRepetitions } from "../evals/messages.js";
 import { hintedProblems } from "../field-hints.js";
 import { ApiError, invalidRequest } from "../http-error.js";

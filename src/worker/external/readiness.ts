@@ -3,7 +3,7 @@ import type { Database } from "../../adapters/d1/database.js";
 import { findAgentSecret } from "../../adapters/d1/external-agents.js";
 import { sealingKey } from "../../adapters/secret-box.js";
 import type { ExternalAgent } from "../../core/evals/suite-types.js";
-import type { Env } from "../env.js";
+import type { Env } from "../platform/env.js";
 import { ApiError } from "../http-error.js";
 
 /** Answers the deployment secret, from which the run's attempt tokens are derived (attempt-token.ts). */

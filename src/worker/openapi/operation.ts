@@ -7,7 +7,7 @@
  */
 import type { z } from "zod";
 import type { ErrorCode } from "../http-error.js";
-import type { Permission } from "../env.js";
+import type { Permission } from "../platform/env.js";
 
 /** Who may call a route: which credential it takes (see security.ts). */
 export type Access =

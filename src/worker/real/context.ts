@@ -8,7 +8,7 @@ import { findPolicyVersion } from "../../adapters/d1/policies.js";
 import { getUpstreams, listUpstreamHosts } from "../../adapters/d1/upstreams.js";
 import type { Problem } from "../../core/json.js";
 import type { RealToolContext } from "../../core/simulation/real-tools.js";
-import type { Database, Env, Principal } from "../env.js";
+import type { Database, Env, Principal } from "../platform/env.js";
 import { ApiError } from "../http-error.js";
 import { storedPolicy } from "../routes/policies.js";
 import { allowsLoopback } from "./send.js";

@@ -9,7 +9,7 @@
  */
 import { attemptStub } from "../attempt-access.js";
 import type { DispatchReply, RecordedReply } from "../attempt/replies.js";
-import type { Env } from "../env.js";
+import type { Env } from "../platform/env.js";
 import { sendUpstream } from "./send.js";
 
 /**

@@ -12,7 +12,7 @@ import { sealingKey } from "../../adapters/secret-box.js";
 import type { JsonObject, JsonValue } from "../../core/json.js";
 import { addressRefusal, bindingUrl, httpCall, mcpAnswer, type RealBinding } from "../../core/tools/upstream.js";
 import type { UpstreamAnswer } from "../attempt/replies.js";
-import type { Env } from "../env.js";
+import type { Env } from "../platform/env.js";
 import { readCapped } from "../middleware/json-body.js";
 import { openUpstreamCredentials } from "./credentials.js";
 

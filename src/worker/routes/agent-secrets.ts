@@ -17,12 +17,12 @@ import { encodeCursor } from "../../adapters/d1/json-column.js";
 import { webhookSecret } from "../../adapters/webhook-signature.js";
 import { RESOURCE_NAME } from "../../core/names.js";
 import { documentName } from "../document-body.js";
-import type { AppEnv } from "../env.js";
+import type { AppEnv } from "../platform/env.js";
 import { readBodyWithHints } from "../field-hints.js";
 import { notFound } from "../http-error.js";
 import { requirePermission } from "../middleware/auth.js";
 import { pageCursor, pageLimit } from "../pagination.js";
-import { requireSealingKey } from "../webhooks/webhook-secret.js";
+import { requireSealingKey } from "../platform/webhook-secret.js";
 import { sealAgentSecret } from "../external/agent-secret.js";
 
 const BODY_LIMIT = 8 * 1024;

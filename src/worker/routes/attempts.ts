@@ -28,7 +28,7 @@ import type { AttemptSnapshot } from "../attempt/replies.js";
 import { leaseEndedError, refusalError } from "../attempt/reply-errors.js";
 import { storedSnapshot } from "../attempt/stored-snapshot.js";
 import { authorizedReader } from "../attempt-reader.js";
-import type { AppEnv } from "../env.js";
+import type { AppEnv } from "../platform/env.js";
 import { ApiError, invalidRequest } from "../http-error.js";
 import { errorHeaders, lostAttemptError } from "../lost-attempt.js";
 import { mcpHandler } from "../mcp.js";

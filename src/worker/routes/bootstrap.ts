@@ -15,7 +15,7 @@ import { Hono } from "hono";
 import { z } from "zod";
 import { constantTimeEqual, sha256Hex } from "../../adapters/crypto.js";
 import { anyApiKeyExists, mintFirstAdminKey } from "../../adapters/d1/bootstrap.js";
-import { ALL_PERMISSIONS, type AppEnv } from "../env.js";
+import { ALL_PERMISSIONS, type AppEnv } from "../platform/env.js";
 import { readBodyWithHints } from "../field-hints.js";
 import { ApiError } from "../http-error.js";
 import { bearerToken } from "../middleware/auth.js";

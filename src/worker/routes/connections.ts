@@ -13,7 +13,7 @@ import { encodeCursor } from "../../adapters/d1/json-column.js";
 import { openAIModelClient } from "../../adapters/model/openai-client.js";
 import { sealingKey } from "../../adapters/secret-box.js";
 import { pointer, type Problem } from "../../core/json.js";
-import type { AppEnv } from "../env.js";
+import type { AppEnv } from "../platform/env.js";
 import { ApiError, invalidRequest, notFound } from "../http-error.js";
 import { readBodyWithHints } from "../field-hints.js";
 import { requirePermission } from "../middleware/auth.js";

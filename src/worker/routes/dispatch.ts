@@ -10,7 +10,7 @@ import { parseDelayScale, waitSimulatedDelay } from "../../core/simulation/delay
 import { systemClock } from "../../core/ports.js";
 import { attemptStub, requestTokenHash } from "../attempt-access.js";
 import { refusalError } from "../attempt/reply-errors.js";
-import type { Env } from "../env.js";
+import type { Env } from "../platform/env.js";
 import { errorHeaders, lostAttemptError } from "../lost-attempt.js";
 import { readRequestJsonText } from "../middleware/json-body.js";
 import { settleForward } from "../real/forward.js";

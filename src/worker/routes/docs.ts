@@ -6,7 +6,7 @@
  * but this origin's files and works offline. Its Content-Security-Policy says so to the browser too.
  */
 import { Hono } from "hono";
-import type { AppEnv } from "../env.js";
+import type { AppEnv } from "../platform/env.js";
 import { notFound } from "../http-error.js";
 import { openApiDocument } from "../openapi/document.js";
 

@@ -6,13 +6,13 @@ import { Hono } from "hono";
 import { z } from "zod";
 import { checkDefinition, generateDraft } from "../../core/contract/index.js";
 import type { OperationContract } from "../../core/contract/types.js";
-import type { AppEnv } from "../env.js";
+import type { AppEnv } from "../platform/env.js";
 import { ApiError } from "../http-error.js";
 import { readBodyWithHints } from "../field-hints.js";
 import { requirePermission } from "../middleware/auth.js";
 import { draftSource, draftWithModel } from "../model-draft.js";
 import { assertUsableSchemas, connectionNameField, description, draftInstructions, jsonSchemaField, toolName } from "../schema-fields.js";
-import { schemaValidator } from "../services.js";
+import { schemaValidator } from "../platform/services.js";
 
 /** A definition may be 100 KB; schemas and the rest of the tool fit comfortably in the remainder. */
 export const INLINE_TESTING_BODY_LIMIT = 512 * 1024;

@@ -14,7 +14,7 @@ import { Hono } from "hono";
 import { z } from "zod";
 import { createApiKey, getKey, listKeysPage, revokeKeyKeepingAnAdmin, type StoredKey } from "../../adapters/d1/api-keys.js";
 import { encodeCursor } from "../../adapters/d1/json-column.js";
-import { ALL_PERMISSIONS, type AppEnv, type Permission, type Principal } from "../env.js";
+import { ALL_PERMISSIONS, type AppEnv, type Permission, type Principal } from "../platform/env.js";
 import { readBodyWithHints } from "../field-hints.js";
 import { ApiError, notFound } from "../http-error.js";
 import { grants, requirePermission } from "../middleware/auth.js";

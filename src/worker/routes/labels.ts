@@ -19,7 +19,7 @@ import { readLabels, type LabelledRun } from "../../core/evals/labels.js";
 import { calibrationRequirement } from "../../core/scoring/calibration.js";
 import type { RepetitionCause } from "../../core/scoring/repetition-verdict.js";
 import { documentName } from "../document-body.js";
-import type { AppEnv } from "../env.js";
+import type { AppEnv } from "../platform/env.js";
 import { ApiError, invalidRequest, notFound } from "../http-error.js";
 import { suiteCalibration } from "../judge-calibration.js";
 import { requirePermission } from "../middleware/auth.js";

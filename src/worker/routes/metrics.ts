@@ -6,7 +6,7 @@ import { Hono } from "hono";
 import { z } from "zod";
 import { findPolicyVersion } from "../../adapters/d1/policies.js";
 import { measureToolPermission, type ToolPermissionOptions } from "../../core/policy/permission-metric.js";
-import type { AppEnv } from "../env.js";
+import type { AppEnv } from "../platform/env.js";
 import { invalidRequest, notFound } from "../http-error.js";
 import { requirePermission } from "../middleware/auth.js";
 import { readBodyWithHints } from "../field-hints.js";

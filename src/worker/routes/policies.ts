@@ -14,7 +14,7 @@ import { checkManifest } from "../../core/policy/check.js";
 import { readManifest } from "../../core/policy/manifest.js";
 import { parsePolicy } from "../../core/policy/parse-policy.js";
 import { MANIFEST_FORMATS, type Policy } from "../../core/policy/types.js";
-import type { AppEnv } from "../env.js";
+import type { AppEnv } from "../platform/env.js";
 import { documentName, readDocumentBody, versionParam } from "../document-body.js";
 import { ApiError, invalidRequest, notFound } from "../http-error.js";
 import { requirePermission } from "../middleware/auth.js";

@@ -5,7 +5,7 @@
  */
 import { Hono } from "hono";
 import { deleteEndedRun } from "../../adapters/d1/run-deletion.js";
-import type { AppEnv } from "../env.js";
+import type { AppEnv } from "../platform/env.js";
 import { ApiError, notFound } from "../http-error.js";
 import { requirePermission } from "../middleware/auth.js";
 

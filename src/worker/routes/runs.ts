@@ -21,7 +21,7 @@ import { getRun, getRunRepetition, listRunRepetitions, listRuns, type RunRow } f
 import { systemClock } from "../../core/ports.js";
 import { RESOURCE_NAME } from "../../core/names.js";
 import { documentName } from "../document-body.js";
-import type { AppEnv } from "../env.js";
+import type { AppEnv } from "../platform/env.js";
 import { readBodyWithHints } from "../field-hints.js";
 import { ApiError, invalidRequest, notFound } from "../http-error.js";
 import { requirePermission } from "../middleware/auth.js";

@@ -25,14 +25,14 @@ import type { PinnedRecord } from "../../core/simulation/setup.js";
 import { mayPass, statusWithoutObject, type AttemptStatus } from "../../core/simulation/status.js";
 import { attemptStub, newAttemptToken } from "../attempt-access.js";
 import { RETENTION_MS } from "../attempt/lifetimes.js";
-import type { AppEnv, Env } from "../env.js";
+import type { AppEnv, Env } from "../platform/env.js";
 import { invalidRequest, notFound } from "../http-error.js";
 import { refusalError } from "../plan-refusal.js";
 import { hintedProblems, readBodyWithHints } from "../field-hints.js";
 import { requirePermission } from "../middleware/auth.js";
 import { pageCursor, pageLimit } from "../pagination.js";
 import { clientRecord, description, jsonObject, jsonSchemaField, toolName } from "../schema-fields.js";
-import { schemaValidator } from "../services.js";
+import { schemaValidator } from "../platform/services.js";
 import { realToolContext, requireRealTools } from "../real/context.js";
 
 export const MAX_ATTEMPTS = 100;

@@ -12,7 +12,7 @@ import { isJsonObject, type JsonValue, type Problem } from "../../core/json.js";
 import type { EvidenceRow } from "../../core/simulation/evidence.js";
 import type { SchemaValidator } from "../../core/ports.js";
 import { attemptStub } from "../attempt-access.js";
-import type { AppEnv, Env } from "../env.js";
+import type { AppEnv, Env } from "../platform/env.js";
 import { ApiError, invalidRequest } from "../http-error.js";
 import { toolName } from "../schema-fields.js";
 

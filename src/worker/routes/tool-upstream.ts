@@ -18,7 +18,7 @@ import { getTool, type StoredTool } from "../../adapters/d1/tools.js";
 import { deleteUpstream, getUpstreams, putUpstream, type UpstreamRow } from "../../adapters/d1/upstreams.js";
 import { pointer, type Problem } from "../../core/json.js";
 import { addressRefusal, HTTP_METHODS, pathParameters, UPSTREAM_LIMITS, type UpstreamConfig } from "../../core/tools/upstream.js";
-import type { AppEnv } from "../env.js";
+import type { AppEnv } from "../platform/env.js";
 import { ApiError, invalidRequest, notFound } from "../http-error.js";
 import { readBodyWithHints } from "../field-hints.js";
 import { toolNotFound } from "../missing-tool.js";

@@ -7,7 +7,7 @@
 import { Hono } from "hono";
 import { z } from "zod";
 import { listUpstreamHosts, replaceUpstreamHosts } from "../../adapters/d1/upstreams.js";
-import type { AppEnv } from "../env.js";
+import type { AppEnv } from "../platform/env.js";
 import { readBodyWithHints } from "../field-hints.js";
 import { requirePermission } from "../middleware/auth.js";
 

@@ -23,10 +23,10 @@ import { acceptedDelivery, claimDelivery, findWebhookRow, recordDelivery, releas
 import { timestampFresh, TIMESTAMP_TOLERANCE_SECONDS, verifyGithub, verifyStandard, webhookSecret } from "../../adapters/webhook-signature.js";
 import type { JsonValue } from "../../core/json.js";
 import { filterDecision, githubSource, type GithubEventFilter, type GithubSource } from "../../core/webhooks/github-events.js";
-import type { AppEnv } from "../env.js";
+import type { AppEnv } from "../platform/env.js";
 import { ApiError, invalidRequest } from "../http-error.js";
 import { readBodyBytes } from "../middleware/json-body.js";
-import { openWebhookSecret, requireSealingKey, sealWebhookSecret } from "../webhooks/webhook-secret.js";
+import { openWebhookSecret, requireSealingKey, sealWebhookSecret } from "../platform/webhook-secret.js";
 import { refusalThrottled } from "../webhooks/refusal-throttle.js";
 import { startWebhookRun } from "../webhooks/start-webhook-run.js";
 

@@ -32,13 +32,13 @@ import { webhookSecret } from "../../adapters/webhook-signature.js";
 import type { Problem } from "../../core/json.js";
 import { RESOURCE_NAME, RESOURCE_NAME_RULE } from "../../core/names.js";
 import type { GithubEventFilter } from "../../core/webhooks/github-events.js";
-import type { AppEnv } from "../env.js";
+import type { AppEnv } from "../platform/env.js";
 import { readBodyWithHints } from "../field-hints.js";
 import { ApiError, invalidRequest, notFound } from "../http-error.js";
 import { requirePermission } from "../middleware/auth.js";
 import { pageCursor, pageLimit } from "../pagination.js";
 import { httpUrlProblems } from "../schema-fields.js";
-import { requireSealingKey, sealWebhookSecret } from "../webhooks/webhook-secret.js";
+import { requireSealingKey, sealWebhookSecret } from "../platform/webhook-secret.js";
 import { MAX_RUNS_PER_SCENARIO } from "./runs.js";
 
 const WEBHOOK_BODY_LIMIT = 16 * 1024;

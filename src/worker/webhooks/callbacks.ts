@@ -24,9 +24,9 @@ import { getRun, type RunRow } from "../../adapters/d1/runs.js";
 import { findWebhookRow, recordCallbackAttempt } from "../../adapters/d1/webhooks.js";
 import { sealingKey } from "../../adapters/secret-box.js";
 import { signStandard } from "../../adapters/webhook-signature.js";
-import type { Env } from "../env.js";
+import type { Env } from "../platform/env.js";
 import { progressOfRow, runView } from "../run/view.js";
-import { openWebhookSecret } from "./webhook-secret.js";
+import { openWebhookSecret } from "../platform/webhook-secret.js";
 
 export interface CallbackMessage {
   kind: "callback";

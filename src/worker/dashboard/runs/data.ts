@@ -14,7 +14,7 @@ import { statusWithoutObject } from "../../../core/simulation/status.js";
 import { systemClock } from "../../../core/ports.js";
 import { RETENTION_MS } from "../../attempt/lifetimes.js";
 import { attemptStub, isAttemptId } from "../../attempt-access.js";
-import type { AppEnv } from "../../env.js";
+import type { AppEnv } from "../../platform/env.js";
 import { progressOf, repetitionItems, tenantRun } from "../../routes/runs.js";
 import { itemOfRow, runView, type RepetitionItem } from "../../run/view.js";
 import type { RunView } from "./view-models.js";

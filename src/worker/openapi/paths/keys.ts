@@ -1,6 +1,6 @@
 /** API keys over HTTP (routes/keys.ts): mint, list, read, revoke; README, Deploy. */
 import { z } from "zod";
-import { ALL_PERMISSIONS } from "../../env.js";
+import { ALL_PERMISSIONS } from "../../platform/env.js";
 import { createKeyRequest, type keyView } from "../../routes/keys.js";
 import { JSON_BODY_ERRORS, type OperationDoc } from "../operation.js";
 import { named } from "../schemas.js";

@@ -1,6 +1,6 @@
 /** Routes outside /api that answer JSON: the health check and this document. */
 import { z } from "zod";
-import { ALL_PERMISSIONS } from "../../env.js";
+import { ALL_PERMISSIONS } from "../../platform/env.js";
 import { bootstrapRequest } from "../../routes/bootstrap.js";
 import { JSON_BODY_ERRORS, type OperationDoc } from "../operation.js";
 import { named } from "../schemas.js";

@@ -3,10 +3,10 @@
  * The one declaration of Env: globals.d.ts makes the Workers types' global Cloudflare.Env this same
  * type, so the Worker and the workerd tests cannot drift apart.
  */
-import type { Database } from "../adapters/d1/database.js";
-import type { Ids } from "../core/ports.js";
-import type { EvalMessage } from "./evals/messages.js";
-import type { CallbackMessage } from "./webhooks/callbacks.js";
+import type { Database } from "../../adapters/d1/database.js";
+import type { Ids } from "../../core/ports.js";
+import type { EvalMessage } from "../evals/messages.js";
+import type { CallbackMessage } from "../webhooks/callbacks.js";
 
 export interface Env {
   DB: D1Database;
