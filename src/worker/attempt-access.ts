@@ -9,8 +9,8 @@ import { randomSecret, sha256Hex } from "../adapters/crypto.js";
 import { KEY_PREFIX } from "../adapters/d1/api-keys.js";
 import type { AttemptRpc } from "./attempt/replies.js";
 import type { AppEnv, Env } from "./platform/env.js";
-import { ApiError } from "./http-error.js";
-import { bearerToken } from "./middleware/auth.js";
+import { ApiError } from "./http/errors.js";
+import { bearerToken } from "./http/auth.js";
 
 export const ATTEMPT_TOKEN_PREFIX = "tpa_";
 /** Attempt ids are newId("att"): the prefix and 16 random bytes in base64url. */

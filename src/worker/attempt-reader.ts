@@ -10,8 +10,8 @@ import { findAttempt, type AttemptRow } from "../adapters/d1/simulations.js";
 import { systemClock } from "../core/ports.js";
 import { attemptUnauthorized, capabilityTokenHash, isAttemptId } from "./attempt-access.js";
 import type { AppEnv } from "./platform/env.js";
-import { ApiError } from "./http-error.js";
-import { authenticate, bearerToken } from "./middleware/auth.js";
+import { ApiError } from "./http/errors.js";
+import { authenticate, bearerToken } from "./http/auth.js";
 
 export async function authorizedReader(c: Context<AppEnv>): Promise<AttemptRow> {
   const attemptId = c.req.param("id") ?? "";

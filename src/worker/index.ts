@@ -3,7 +3,7 @@ import { createApp } from "./app.js";
 import type { Env } from "./platform/env.js";
 import { modelClientFor } from "./evals/model-clients.js";
 import { evalQueueHandler } from "./evals/queue.js";
-import { errorResponse } from "./http-error.js";
+import { errorResponse } from "./http/errors.js";
 import { sweepRetention } from "./retention.js";
 import { dispatchCall, dispatchTarget } from "./routes/dispatch.js";
 import { CALLBACK_QUEUE_NAME, callbackQueue } from "./webhooks/callbacks.js";

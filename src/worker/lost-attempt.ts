@@ -16,7 +16,7 @@ import { attemptUnauthorized } from "./attempt-access.js";
 import { RETENTION_MS } from "./attempt/lifetimes.js";
 import { harnessError } from "./attempt/reply-errors.js";
 import type { Env } from "./platform/env.js";
-import type { ApiError } from "./http-error.js";
+import type { ApiError } from "./http/errors.js";
 
 export const LOST_STORAGE_MESSAGE =
   "this attempt's stored state is gone (its Durable Object storage was lost); the call was not answered or recorded, and the attempt can no longer pass";

@@ -32,7 +32,7 @@ import { attemptStub, capabilityTokenHash } from "./attempt-access.js";
 import type { Answer } from "./attempt/replies.js";
 import { answerError, leaseEndedError, refusalError } from "./attempt/reply-errors.js";
 import type { AppEnv } from "./platform/env.js";
-import { ApiError } from "./http-error.js";
+import { ApiError } from "./http/errors.js";
 import { errorHeaders, lostAttemptError } from "./lost-attempt.js";
 import { settleForward } from "./real/forward.js";
 

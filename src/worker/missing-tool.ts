@@ -6,7 +6,7 @@
 import { findToolIdsByName } from "../adapters/d1/tools.js";
 import { TOOL_ID_PREFIX } from "../core/tools/types.js";
 import type { AppEnv } from "./platform/env.js";
-import { ApiError, notFound } from "./http-error.js";
+import { ApiError, notFound } from "./http/errors.js";
 
 export async function toolNotFound(db: AppEnv["Variables"]["db"], tenantId: string, id: string): Promise<ApiError> {
   const named = (await findToolIdsByName(db, tenantId, [id])).get(id);

@@ -8,7 +8,7 @@ import type { SchemaValidator } from "../core/ports.js";
 import { schemaFieldProblem, schemaProblemMessage } from "../core/schema-problems.js";
 import { operationContract } from "../core/tools/effective-contract.js";
 import type { ToolSpec } from "../core/tools/types.js";
-import { invalidRequest } from "./http-error.js";
+import { invalidRequest } from "./http/errors.js";
 
 export type OperationField = "operation_id" | "input_schema" | "output_schema";
 

@@ -6,7 +6,7 @@
  */
 import { parseEvidenceError, type EvidenceError } from "../../core/simulation/evidence.js";
 import { attemptUnauthorized } from "../attempt-access.js";
-import { ApiError, invalidRequest } from "../http-error.js";
+import { ApiError, invalidRequest } from "../http/errors.js";
 import type { Answer, CallRefusal, MissingReply } from "./replies.js";
 
 /** A refusal the object decided alone; `missing` needs D1 to tell lost storage from a bad token (lost-attempt.ts). */

@@ -9,7 +9,7 @@ import { encodeCursor } from "../../adapters/d1/json-column.js";
 import { type PolicySummary, type StoredPolicyVersion, findPolicyVersion, listPolicies, listPolicyVersions } from "../../adapters/d1/policies.js";
 import { RESOURCE_NAME } from "../../core/names.js";
 import type { AppEnv } from "../platform/env.js";
-import { pageCursor } from "../pagination.js";
+import { pageCursor } from "../http/pagination.js";
 import { policyName } from "../routes/policies.js";
 import { CompareForm, JsonBlock, TableWrap } from "./components.js";
 import { DiffView, jsonLineDiff } from "./diff-view.js";

@@ -8,7 +8,7 @@ import { isJsonObject, type JsonObject, type JsonValue } from "../../core/json.j
 import type { ChatMessage } from "../../core/ports.js";
 import type { ApprovalRequest } from "../../core/scoring/calls.js";
 import { FUNCTION_NAME } from "../../core/simulation/tool-names.js";
-import { jsonObject } from "../schema-fields.js";
+import { jsonObject } from "../http/schema-fields.js";
 
 export const MAX_APPROVAL_REQUESTS = 100;
 export const MAX_MESSAGES = 1000;

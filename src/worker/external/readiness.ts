@@ -4,7 +4,7 @@ import { findAgentSecret } from "../../adapters/d1/external-agents.js";
 import { sealingKey } from "../../adapters/secret-box.js";
 import type { ExternalAgent } from "../../core/evals/suite-types.js";
 import type { Env } from "../platform/env.js";
-import { ApiError } from "../http-error.js";
+import { ApiError } from "../http/errors.js";
 
 /** Answers the deployment secret, from which the run's attempt tokens are derived (attempt-token.ts). */
 export async function requireExternalAgentReady(env: Env, db: Database, tenantId: string, agent: ExternalAgent): Promise<string> {

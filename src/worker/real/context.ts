@@ -9,7 +9,7 @@ import { getUpstreams, listUpstreamHosts } from "../../adapters/d1/upstreams.js"
 import type { Problem } from "../../core/json.js";
 import type { RealToolContext } from "../../core/simulation/real-tools.js";
 import type { Database, Env, Principal } from "../platform/env.js";
-import { ApiError } from "../http-error.js";
+import { ApiError } from "../http/errors.js";
 import { storedPolicy } from "../routes/policies.js";
 import { allowsLoopback } from "./send.js";
 

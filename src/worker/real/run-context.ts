@@ -6,7 +6,7 @@
 import { realModePaths } from "../../core/evals/suite-tools.js";
 import type { RealToolContext } from "../../core/simulation/real-tools.js";
 import type { Database, Env } from "../platform/env.js";
-import { ApiError } from "../http-error.js";
+import { ApiError } from "../http/errors.js";
 import type { StartRunRequest } from "../run/start-run.js";
 import { realToolContext, RUN_REAL_TOOLS } from "./context.js";
 

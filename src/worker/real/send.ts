@@ -13,7 +13,7 @@ import type { JsonObject, JsonValue } from "../../core/json.js";
 import { addressRefusal, bindingUrl, httpCall, mcpAnswer, type RealBinding } from "../../core/tools/upstream.js";
 import type { UpstreamAnswer } from "../attempt/replies.js";
 import type { Env } from "../platform/env.js";
-import { readCapped } from "../middleware/json-body.js";
+import { readCapped } from "../http/json-body.js";
 import { openUpstreamCredentials } from "./credentials.js";
 
 const CLIENT_INFO = { name: "toolproof-real-tools", version: "0.1.0" };

@@ -16,12 +16,12 @@ import { deleteAgentSecret, listAgentSecrets, putAgentSecret, type AgentSecretRo
 import { encodeCursor } from "../../adapters/d1/json-column.js";
 import { webhookSecret } from "../../adapters/webhook-signature.js";
 import { RESOURCE_NAME } from "../../core/names.js";
-import { documentName } from "../document-body.js";
+import { documentName } from "../http/document-body.js";
 import type { AppEnv } from "../platform/env.js";
-import { readBodyWithHints } from "../field-hints.js";
-import { notFound } from "../http-error.js";
-import { requirePermission } from "../middleware/auth.js";
-import { pageCursor, pageLimit } from "../pagination.js";
+import { readBodyWithHints } from "../http/field-hints.js";
+import { notFound } from "../http/errors.js";
+import { requirePermission } from "../http/auth.js";
+import { pageCursor, pageLimit } from "../http/pagination.js";
 import { requireSealingKey } from "../platform/webhook-secret.js";
 import { sealAgentSecret } from "../external/agent-secret.js";
 

@@ -16,9 +16,9 @@ import { z } from "zod";
 import { constantTimeEqual, sha256Hex } from "../../adapters/crypto.js";
 import { anyApiKeyExists, mintFirstAdminKey } from "../../adapters/d1/bootstrap.js";
 import { ALL_PERMISSIONS, type AppEnv } from "../platform/env.js";
-import { readBodyWithHints } from "../field-hints.js";
-import { ApiError } from "../http-error.js";
-import { bearerToken } from "../middleware/auth.js";
+import { readBodyWithHints } from "../http/field-hints.js";
+import { ApiError } from "../http/errors.js";
+import { bearerToken } from "../http/auth.js";
 import { apiKeyName } from "./keys.js";
 
 /** Shorter secrets are refused: the route is reachable by anyone until the first key exists. */

@@ -14,15 +14,15 @@ import { openAIModelClient } from "../../adapters/model/openai-client.js";
 import { sealingKey } from "../../adapters/secret-box.js";
 import { pointer, type Problem } from "../../core/json.js";
 import type { AppEnv } from "../platform/env.js";
-import { ApiError, invalidRequest, notFound } from "../http-error.js";
-import { readBodyWithHints } from "../field-hints.js";
-import { requirePermission } from "../middleware/auth.js";
-import { pageCursor, pageLimit } from "../pagination.js";
-import { clientRecord, httpUrlProblems } from "../schema-fields.js";
+import { ApiError, invalidRequest, notFound } from "../http/errors.js";
+import { readBodyWithHints } from "../http/field-hints.js";
+import { requirePermission } from "../http/auth.js";
+import { pageCursor, pageLimit } from "../http/pagination.js";
+import { clientRecord, httpUrlProblems } from "../http/schema-fields.js";
 import { openStoredConnection } from "../evals/model-clients.js";
 import { sealConnectionSecrets, openConnectionSecrets, unreadableMessage } from "../evals/connection-secrets.js";
 // Connections follow the name rule of every named resource (policies, suites).
-import { documentName as connectionName } from "../document-body.js";
+import { documentName as connectionName } from "../http/document-body.js";
 import { RESOURCE_NAME } from "../../core/names.js";
 
 export const CONNECTION_BODY_LIMIT = 64 * 1024;

@@ -12,7 +12,7 @@ import { attemptStub, requestTokenHash } from "../attempt-access.js";
 import { refusalError } from "../attempt/reply-errors.js";
 import type { Env } from "../platform/env.js";
 import { errorHeaders, lostAttemptError } from "../lost-attempt.js";
-import { readRequestJsonText } from "../middleware/json-body.js";
+import { readRequestJsonText } from "../http/json-body.js";
 import { settleForward } from "../real/forward.js";
 import { httpAnswer } from "./dispatch-answer.js";
 

@@ -7,11 +7,11 @@ import { z } from "zod";
 import { checkDefinition, generateDraft } from "../../core/contract/index.js";
 import type { OperationContract } from "../../core/contract/types.js";
 import type { AppEnv } from "../platform/env.js";
-import { ApiError } from "../http-error.js";
-import { readBodyWithHints } from "../field-hints.js";
-import { requirePermission } from "../middleware/auth.js";
+import { ApiError } from "../http/errors.js";
+import { readBodyWithHints } from "../http/field-hints.js";
+import { requirePermission } from "../http/auth.js";
 import { draftSource, draftWithModel } from "../model-draft.js";
-import { assertUsableSchemas, connectionNameField, description, draftInstructions, jsonSchemaField, toolName } from "../schema-fields.js";
+import { assertUsableSchemas, connectionNameField, description, draftInstructions, jsonSchemaField, toolName } from "../http/schema-fields.js";
 import { schemaValidator } from "../platform/services.js";
 
 /** A definition may be 100 KB; schemas and the rest of the tool fit comfortably in the remainder. */

@@ -15,10 +15,10 @@ import { z } from "zod";
 import { createApiKey, getKey, listKeysPage, revokeKeyKeepingAnAdmin, type StoredKey } from "../../adapters/d1/api-keys.js";
 import { encodeCursor } from "../../adapters/d1/json-column.js";
 import { ALL_PERMISSIONS, type AppEnv, type Permission, type Principal } from "../platform/env.js";
-import { readBodyWithHints } from "../field-hints.js";
-import { ApiError, notFound } from "../http-error.js";
-import { grants, requirePermission } from "../middleware/auth.js";
-import { pageCursor, pageLimit } from "../pagination.js";
+import { readBodyWithHints } from "../http/field-hints.js";
+import { ApiError, notFound } from "../http/errors.js";
+import { grants, requirePermission } from "../http/auth.js";
+import { pageCursor, pageLimit } from "../http/pagination.js";
 
 export const apiKeyName = z.string().min(1, "expected 1 to 100 characters").max(100, "expected 1 to 100 characters");
 

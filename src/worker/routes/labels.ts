@@ -18,13 +18,13 @@ import { getSuiteVersion } from "../../adapters/d1/suites.js";
 import { readLabels, type LabelledRun } from "../../core/evals/labels.js";
 import { calibrationRequirement } from "../../core/scoring/calibration.js";
 import type { RepetitionCause } from "../../core/scoring/repetition-verdict.js";
-import { documentName } from "../document-body.js";
+import { documentName } from "../http/document-body.js";
 import type { AppEnv } from "../platform/env.js";
-import { ApiError, invalidRequest, notFound } from "../http-error.js";
+import { ApiError, invalidRequest, notFound } from "../http/errors.js";
 import { suiteCalibration } from "../judge-calibration.js";
-import { requirePermission } from "../middleware/auth.js";
-import { readJson } from "../middleware/json-body.js";
-import { DEFAULT_PAGE_SIZE, pageCursor, pageLimit } from "../pagination.js";
+import { requirePermission } from "../http/auth.js";
+import { readJson } from "../http/json-body.js";
+import { DEFAULT_PAGE_SIZE, pageCursor, pageLimit } from "../http/pagination.js";
 import { storedSuite } from "./suites.js";
 
 /** 2000 labels (a whole run) with notes fit. */

@@ -7,9 +7,9 @@ import { z } from "zod";
 import { findPolicyVersion } from "../../adapters/d1/policies.js";
 import { measureToolPermission, type ToolPermissionOptions } from "../../core/policy/permission-metric.js";
 import type { AppEnv } from "../platform/env.js";
-import { invalidRequest, notFound } from "../http-error.js";
-import { requirePermission } from "../middleware/auth.js";
-import { readBodyWithHints } from "../field-hints.js";
+import { invalidRequest, notFound } from "../http/errors.js";
+import { requirePermission } from "../http/auth.js";
+import { readBodyWithHints } from "../http/field-hints.js";
 import { policyName, storedPolicy } from "./policies.js";
 
 /** A long agent run is a few thousand calls; arguments ride along but are not used. */

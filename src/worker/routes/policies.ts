@@ -15,11 +15,11 @@ import { readManifest } from "../../core/policy/manifest.js";
 import { parsePolicy } from "../../core/policy/parse-policy.js";
 import { MANIFEST_FORMATS, type Policy } from "../../core/policy/types.js";
 import type { AppEnv } from "../platform/env.js";
-import { documentName, readDocumentBody, versionParam } from "../document-body.js";
-import { ApiError, invalidRequest, notFound } from "../http-error.js";
-import { requirePermission } from "../middleware/auth.js";
-import { readBodyWithHints } from "../field-hints.js";
-import { pageCursor, pageLimit } from "../pagination.js";
+import { documentName, readDocumentBody, versionParam } from "../http/document-body.js";
+import { ApiError, invalidRequest, notFound } from "../http/errors.js";
+import { requirePermission } from "../http/auth.js";
+import { readBodyWithHints } from "../http/field-hints.js";
+import { pageCursor, pageLimit } from "../http/pagination.js";
 
 /** A policy is a few dozen names and rules; 128 KiB leaves room for large MCP allow lists. */
 export const POLICY_BODY_LIMIT = 128 * 1024;

@@ -6,8 +6,8 @@
 import { Hono } from "hono";
 import { deleteEndedRun } from "../../adapters/d1/run-deletion.js";
 import type { AppEnv } from "../platform/env.js";
-import { ApiError, notFound } from "../http-error.js";
-import { requirePermission } from "../middleware/auth.js";
+import { ApiError, notFound } from "../http/errors.js";
+import { requirePermission } from "../http/auth.js";
 
 export const runDeletionRoutes = new Hono<AppEnv>();
 

@@ -26,12 +26,12 @@ import { mayPass, statusWithoutObject, type AttemptStatus } from "../../core/sim
 import { attemptStub, newAttemptToken } from "../attempt-access.js";
 import { RETENTION_MS } from "../attempt/lifetimes.js";
 import type { AppEnv, Env } from "../platform/env.js";
-import { invalidRequest, notFound } from "../http-error.js";
-import { refusalError } from "../plan-refusal.js";
-import { hintedProblems, readBodyWithHints } from "../field-hints.js";
-import { requirePermission } from "../middleware/auth.js";
-import { pageCursor, pageLimit } from "../pagination.js";
-import { clientRecord, description, jsonObject, jsonSchemaField, toolName } from "../schema-fields.js";
+import { invalidRequest, notFound } from "../http/errors.js";
+import { refusalError } from "../http/plan-refusal.js";
+import { hintedProblems, readBodyWithHints } from "../http/field-hints.js";
+import { requirePermission } from "../http/auth.js";
+import { pageCursor, pageLimit } from "../http/pagination.js";
+import { clientRecord, description, jsonObject, jsonSchemaField, toolName } from "../http/schema-fields.js";
 import { schemaValidator } from "../platform/services.js";
 import { realToolContext, requireRealTools } from "../real/context.js";
 

@@ -25,17 +25,17 @@ import { resolveSuite, type PolicySource } from "../../core/evals/suite-resolve.
 import type { Suite } from "../../core/evals/suite-types.js";
 import type { Problem } from "../../core/json.js";
 import { RESOURCE_NAME } from "../../core/names.js";
-import { documentName, readDocumentBody, versionParam } from "../document-body.js";
+import { documentName, readDocumentBody, versionParam } from "../http/document-body.js";
 import type { AppEnv } from "../platform/env.js";
-import { ApiError, invalidRequest, notFound } from "../http-error.js";
-import { requirePermission } from "../middleware/auth.js";
-import { pageCursor, pageLimit } from "../pagination.js";
+import { ApiError, invalidRequest, notFound } from "../http/errors.js";
+import { requirePermission } from "../http/auth.js";
+import { pageCursor, pageLimit } from "../http/pagination.js";
 import { schemaValidator } from "../platform/services.js";
 import { realModePaths } from "../../core/evals/suite-tools.js";
 import { realToolContext, requireRealTools } from "../real/context.js";
 import { storedPolicy } from "./policies.js";
-import { refusalError } from "../plan-refusal.js";
-import { httpUrlProblems } from "../schema-fields.js";
+import { refusalError } from "../http/plan-refusal.js";
+import { httpUrlProblems } from "../http/schema-fields.js";
 
 /** As a simulation's body: inline tools carry their mock definitions (up to 100 KB each). */
 export const SUITE_BODY_LIMIT = 4 * 1024 * 1024;

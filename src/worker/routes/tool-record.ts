@@ -13,8 +13,8 @@ import type { EvidenceRow } from "../../core/simulation/evidence.js";
 import type { SchemaValidator } from "../../core/ports.js";
 import { attemptStub } from "../attempt-access.js";
 import type { AppEnv, Env } from "../platform/env.js";
-import { ApiError, invalidRequest } from "../http-error.js";
-import { toolName } from "../schema-fields.js";
+import { ApiError, invalidRequest } from "../http/errors.js";
+import { toolName } from "../http/schema-fields.js";
 
 const MAX_ATTEMPTS = 20;
 const PAGE = 1000;

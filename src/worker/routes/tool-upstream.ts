@@ -19,12 +19,12 @@ import { deleteUpstream, getUpstreams, putUpstream, type UpstreamRow } from "../
 import { pointer, type Problem } from "../../core/json.js";
 import { addressRefusal, HTTP_METHODS, pathParameters, UPSTREAM_LIMITS, type UpstreamConfig } from "../../core/tools/upstream.js";
 import type { AppEnv } from "../platform/env.js";
-import { ApiError, invalidRequest, notFound } from "../http-error.js";
-import { readBodyWithHints } from "../field-hints.js";
+import { ApiError, invalidRequest, notFound } from "../http/errors.js";
+import { readBodyWithHints } from "../http/field-hints.js";
 import { toolNotFound } from "../missing-tool.js";
 import { sealUpstreamCredentials } from "../real/credentials.js";
 import { allowsLoopback } from "../real/send.js";
-import { clientRecord, httpUrlProblems } from "../schema-fields.js";
+import { clientRecord, httpUrlProblems } from "../http/schema-fields.js";
 
 const UPSTREAM_BODY_LIMIT = 64 * 1024;
 const argumentName = z.string().min(1).max(200);

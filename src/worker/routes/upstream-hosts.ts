@@ -8,8 +8,8 @@ import { Hono } from "hono";
 import { z } from "zod";
 import { listUpstreamHosts, replaceUpstreamHosts } from "../../adapters/d1/upstreams.js";
 import type { AppEnv } from "../platform/env.js";
-import { readBodyWithHints } from "../field-hints.js";
-import { requirePermission } from "../middleware/auth.js";
+import { readBodyWithHints } from "../http/field-hints.js";
+import { requirePermission } from "../http/auth.js";
 
 const HOST = /^(?:\*\.)?(?:[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?)(?:\.[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?)*$|^[0-9a-f:]{2,39}$/;
 export const hostsRequest = z.strictObject({

@@ -24,8 +24,8 @@ import { timestampFresh, TIMESTAMP_TOLERANCE_SECONDS, verifyGithub, verifyStanda
 import type { JsonValue } from "../../core/json.js";
 import { filterDecision, githubSource, type GithubEventFilter, type GithubSource } from "../../core/webhooks/github-events.js";
 import type { AppEnv } from "../platform/env.js";
-import { ApiError, invalidRequest } from "../http-error.js";
-import { readBodyBytes } from "../middleware/json-body.js";
+import { ApiError, invalidRequest } from "../http/errors.js";
+import { readBodyBytes } from "../http/json-body.js";
 import { openWebhookSecret, requireSealingKey, sealWebhookSecret } from "../platform/webhook-secret.js";
 import { refusalThrottled } from "../webhooks/refusal-throttle.js";
 import { startWebhookRun } from "../webhooks/start-webhook-run.js";

@@ -33,11 +33,11 @@ import type { Problem } from "../../core/json.js";
 import { RESOURCE_NAME, RESOURCE_NAME_RULE } from "../../core/names.js";
 import type { GithubEventFilter } from "../../core/webhooks/github-events.js";
 import type { AppEnv } from "../platform/env.js";
-import { readBodyWithHints } from "../field-hints.js";
-import { ApiError, invalidRequest, notFound } from "../http-error.js";
-import { requirePermission } from "../middleware/auth.js";
-import { pageCursor, pageLimit } from "../pagination.js";
-import { httpUrlProblems } from "../schema-fields.js";
+import { readBodyWithHints } from "../http/field-hints.js";
+import { ApiError, invalidRequest, notFound } from "../http/errors.js";
+import { requirePermission } from "../http/auth.js";
+import { pageCursor, pageLimit } from "../http/pagination.js";
+import { httpUrlProblems } from "../http/schema-fields.js";
 import { requireSealingKey, sealWebhookSecret } from "../platform/webhook-secret.js";
 import { MAX_RUNS_PER_SCENARIO } from "./runs.js";
 

@@ -10,7 +10,7 @@ import type { Suite } from "../../core/evals/suite-types.js";
 import { runScenarioCount } from "../../core/evals/suite-attacks.js";
 import type { Policy } from "../../core/policy/types.js";
 import type { Database } from "../platform/env.js";
-import { ApiError, invalidRequest } from "../http-error.js";
+import { ApiError, invalidRequest } from "../http/errors.js";
 import { storedPolicy } from "../routes/policies.js";
 import { connectionWarnings, storedSuite } from "../routes/suites.js";
 

@@ -9,7 +9,7 @@
 import type { WebhookRow } from "../../adapters/d1/webhooks.js";
 import { systemClock, type Ids } from "../../core/ports.js";
 import type { Database, Env } from "../platform/env.js";
-import { ApiError } from "../http-error.js";
+import { ApiError } from "../http/errors.js";
 import { runnableSuite } from "../run/runnable-suite.js";
 import { startRun, type StartedRun } from "../run/start-run.js";
 

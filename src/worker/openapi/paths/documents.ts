@@ -8,10 +8,10 @@ import { z } from "zod";
 import { MANIFEST_FORMATS } from "../../../core/policy/types.js";
 import { metricBody } from "../../routes/metrics.js";
 import { checkBody } from "../../routes/policies.js";
-import { JSON_BODY_ERRORS, type OperationDoc } from "../operation.js";
-import { named } from "../schemas.js";
+import { JSON_BODY_ERRORS, type OperationDoc } from "../../http/openapi/operation.js";
+import { named } from "../../http/openapi/schemas.js";
 import { PLAN_ERRORS } from "./simulations.js";
-import { JsonValue, keyId, page, PAGING, Problem, timestamp } from "./common.js";
+import { JsonValue, keyId, page, PAGING, Problem, timestamp } from "../../http/openapi/common.js";
 
 const ManageTools = { kind: "api_key", permission: "AIManager:ManageTools" } as const;
 const RunEvals = { kind: "api_key", permission: "AIManager:RunEvals" } as const;

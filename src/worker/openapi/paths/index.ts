@@ -3,7 +3,7 @@
  * its resource (or a new file listed here); test/docs/openapi.test.ts fails while any route of the
  * app is missing from the document.
  */
-import type { OperationDoc } from "../operation.js";
+import type { OperationDoc } from "../../http/openapi/operation.js";
 import { agentSecretOperations } from "./agent-secrets.js";
 import { documentOperations } from "./documents.js";
 import { integrationOperations } from "./integrations.js";

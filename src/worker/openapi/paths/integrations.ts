@@ -2,9 +2,9 @@
 import { z } from "zod";
 import { connectionBody, testBody, type ConnectionView } from "../../routes/connections.js";
 import { createBody as webhookCreateBody, emptyBody, type webhookView } from "../../routes/webhooks.js";
-import { JSON_BODY_ERRORS, type OperationDoc } from "../operation.js";
-import { named } from "../schemas.js";
-import { assertSameFields, Deleted, JsonValue, keyId, page, PAGING, timestamp, type SameFields } from "./common.js";
+import { JSON_BODY_ERRORS, type OperationDoc } from "../../http/openapi/operation.js";
+import { named } from "../../http/openapi/schemas.js";
+import { assertSameFields, Deleted, JsonValue, keyId, page, PAGING, timestamp, type SameFields } from "../../http/openapi/common.js";
 
 const Admin = { kind: "api_key", permission: "AIManager:Admin" } as const;
 

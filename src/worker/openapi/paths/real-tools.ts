@@ -3,9 +3,9 @@ import { z } from "zod";
 import { HTTP_METHODS } from "../../../core/tools/upstream.js";
 import { upstreamRequest } from "../../routes/tool-upstream.js";
 import { hostsRequest } from "../../routes/upstream-hosts.js";
-import { JSON_BODY_ERRORS, type OperationDoc } from "../operation.js";
-import { named } from "../schemas.js";
-import { keyId, timestamp } from "./common.js";
+import { JSON_BODY_ERRORS, type OperationDoc } from "../../http/openapi/operation.js";
+import { named } from "../../http/openapi/schemas.js";
+import { keyId, timestamp } from "../../http/openapi/common.js";
 
 const ManageTools = { kind: "api_key", permission: "AIManager:ManageTools" } as const;
 const Admin = { kind: "api_key", permission: "AIManager:Admin" } as const;

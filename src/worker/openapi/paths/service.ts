@@ -2,9 +2,9 @@
 import { z } from "zod";
 import { ALL_PERMISSIONS } from "../../platform/env.js";
 import { bootstrapRequest } from "../../routes/bootstrap.js";
-import { JSON_BODY_ERRORS, type OperationDoc } from "../operation.js";
-import { named } from "../schemas.js";
-import { timestamp } from "./common.js";
+import { JSON_BODY_ERRORS, type OperationDoc } from "../../http/openapi/operation.js";
+import { named } from "../../http/openapi/schemas.js";
+import { timestamp } from "../../http/openapi/common.js";
 
 const Health = named("Health", z.object({ ok: z.literal(true) }));
 const OpenApi = named("OpenApiDocument", z.record(z.string(), z.unknown()).describe("An OpenAPI 3.1 document."));

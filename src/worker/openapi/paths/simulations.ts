@@ -5,9 +5,9 @@ import { ATTEMPT_STATUSES } from "../../../core/simulation/status.js";
 import { externalCompletionBody } from "../../external/completion.js";
 import { completeRequest, evidenceQuery } from "../../routes/attempts.js";
 import { inlineEntry, libraryEntry, simulationRequest } from "../../routes/simulations.js";
-import { JSON_BODY_ERRORS, type OperationDoc } from "../operation.js";
-import { named, queryParameters } from "../schemas.js";
-import { JsonObjectValue, JsonValue, keyId, page, PAGING, Problem, timestamp } from "./common.js";
+import { JSON_BODY_ERRORS, type OperationDoc } from "../../http/openapi/operation.js";
+import { named, queryParameters } from "../../http/openapi/schemas.js";
+import { JsonObjectValue, JsonValue, keyId, page, PAGING, Problem, timestamp } from "../../http/openapi/common.js";
 
 const RunEvals = { kind: "api_key", permission: "AIManager:RunEvals" } as const;
 

@@ -7,9 +7,9 @@ import { testingRequest } from "../../routes/tool-testing.js";
 import { mcpImportBody, platformImportBody } from "../../routes/tools.js";
 import { toolBody } from "../../tool-body.js";
 import type { toolView } from "../../tool-view.js";
-import { JSON_BODY_ERRORS, type OperationDoc } from "../operation.js";
-import { named } from "../schemas.js";
-import { assertSameFields, JsonSchemaValue, JsonValue, keyId, page, PAGING, Problem, timestamp, type SameFields } from "./common.js";
+import { JSON_BODY_ERRORS, type OperationDoc } from "../../http/openapi/operation.js";
+import { named } from "../../http/openapi/schemas.js";
+import { assertSameFields, JsonSchemaValue, JsonValue, keyId, page, PAGING, Problem, timestamp, type SameFields } from "../../http/openapi/common.js";
 
 const ManageTools = { kind: "api_key", permission: "AIManager:ManageTools" } as const;
 

@@ -1,6 +1,6 @@
 /** Answer pieces several resources share, and the compile-time check that a view and its schema name the same fields. */
 import { z } from "zod";
-import { named } from "../schemas.js";
+import { named } from "./schemas.js";
 
 /** Compile-time only: true when A and B have exactly the same top-level fields. */
 export type SameFields<A, B> = [keyof A] extends [keyof B] ? ([keyof B] extends [keyof A] ? true : false) : false;

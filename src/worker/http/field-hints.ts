@@ -5,10 +5,10 @@
  */
 import type { Context } from "hono";
 import { z } from "zod";
-import { unknownFieldMessage } from "../core/field-names.js";
-import { pointer, type Problem } from "../core/json.js";
-import { invalidRequest } from "./http-error.js";
-import { readJson } from "./middleware/json-body.js";
+import { unknownFieldMessage } from "../../core/field-names.js";
+import { pointer, type Problem } from "../../core/json.js";
+import { invalidRequest } from "./errors.js";
+import { readJson } from "./json-body.js";
 import { zodProblems } from "./validation.js";
 
 /** Reads a JSON body and validates it against a zod schema, with a "did you mean" on every unknown field. */

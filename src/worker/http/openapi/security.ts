@@ -1,5 +1,5 @@
 /** The document's security schemes, and which of them an operation's Access takes. */
-import type { ErrorCode } from "../http-error.js";
+import type { ErrorCode } from "../errors.js";
 import type { Access } from "./operation.js";
 
 export const SECURITY_SCHEMES = {

@@ -6,8 +6,8 @@
  * document. Every schema is registered by name (`named`), so it becomes one component.
  */
 import type { z } from "zod";
-import type { ErrorCode } from "../http-error.js";
-import type { Permission } from "../platform/env.js";
+import type { ErrorCode } from "../errors.js";
+import type { Permission } from "../../platform/env.js";
 
 /** Who may call a route: which credential it takes (see security.ts). */
 export type Access =
@@ -60,5 +60,5 @@ export interface OperationDoc {
   errors?: readonly ErrorCode[];
 }
 
-/** Errors of any route that reads a JSON body (src/worker/middleware/json-body.ts, field-hints.ts). */
+/** Errors of any route that reads a JSON body (src/worker/http/json-body.ts, field-hints.ts). */
 export const JSON_BODY_ERRORS: readonly ErrorCode[] = ["invalid_request", "malformed_json", "invalid_encoding", "payload_too_large", "unsupported_media_type"];

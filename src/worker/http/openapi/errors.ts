@@ -3,7 +3,7 @@
  * and per operation one response per status, each naming the codes it can carry there. The
  * statuses and the codes come from http-error.ts itself, so the document cannot disagree with it.
  */
-import { ERROR_STATUS, errorBody, type ErrorCode } from "../http-error.js";
+import { ERROR_STATUS, errorBody, type ErrorCode } from "../errors.js";
 
 export const ERROR_CODES = Object.keys(ERROR_STATUS) as ErrorCode[];
 

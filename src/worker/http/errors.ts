@@ -6,7 +6,7 @@
  */
 import type { HTTPException } from "hono/http-exception";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
-import type { Problem } from "../core/json.js";
+import type { Problem } from "../../core/json.js";
 
 export const ERROR_STATUS = {
   invalid_request: 400,

@@ -1,7 +1,7 @@
 /** ?limit= and ?cursor= for every list route, checked like any other input. */
 import type { Context } from "hono";
-import { decodeCursor } from "../adapters/d1/json-column.js";
-import { invalidRequest } from "./http-error.js";
+import { decodeCursor } from "../../adapters/d1/json-column.js";
+import { invalidRequest } from "./errors.js";
 
 export const DEFAULT_PAGE_SIZE = 50;
 export const MAX_PAGE_SIZE = 200;

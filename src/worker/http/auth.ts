@@ -7,7 +7,7 @@ import { constantTimeEqual, sha256Hex } from "../../adapters/crypto.js";
 import { KEY_PREFIX, findActiveKeyByHash, touchKey } from "../../adapters/d1/api-keys.js";
 import { ATTEMPT_TOKEN_PREFIX } from "../attempt-access.js";
 import { ALL_PERMISSIONS, type AppEnv, type Database, type Permission, type Principal } from "../platform/env.js";
-import { ApiError } from "../http-error.js";
+import { ApiError } from "./errors.js";
 
 const ATTEMPT_TOKEN_HERE = `this is an attempt token (${ATTEMPT_TOKEN_PREFIX}...): it opens only its attempt's routes (dispatch, mcp, the attempt, evidence, complete); this route needs an API key (${KEY_PREFIX}...)`;
 

@@ -4,13 +4,13 @@
  * and a policy are sent, named and refused the same way.
  */
 import type { Context } from "hono";
-import type { JsonValue } from "../core/json.js";
-import { RESOURCE_NAME, RESOURCE_NAME_RULE } from "../core/names.js";
-import { isJsonValue } from "../core/policy/fields.js";
-import { parseText } from "../core/policy/parse-text.js";
-import type { AppEnv } from "./platform/env.js";
-import { ApiError, invalidRequest } from "./http-error.js";
-import { readBodyText, readJson } from "./middleware/json-body.js";
+import type { JsonValue } from "../../core/json.js";
+import { RESOURCE_NAME, RESOURCE_NAME_RULE } from "../../core/names.js";
+import { isJsonValue } from "../../core/policy/fields.js";
+import { parseText } from "../../core/policy/parse-text.js";
+import type { AppEnv } from "../platform/env.js";
+import { ApiError, invalidRequest } from "./errors.js";
+import { readBodyText, readJson } from "./json-body.js";
 
 const YAML_TYPES = /^(application|text)\/(x-)?yaml\b/i;
 

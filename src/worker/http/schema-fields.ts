@@ -1,10 +1,10 @@
 /** Request-field schemas shared by several routes (zod, strict objects so unknown fields are refused). */
 import { z } from "zod";
-import { isJsonObject, type JsonObject, type JsonValue, type Problem } from "../core/json.js";
-import type { JsonSchema, SchemaValidator } from "../core/ports.js";
-import { RESOURCE_NAME, RESOURCE_NAME_RULE } from "../core/names.js";
-import { schemaFieldProblem } from "../core/schema-problems.js";
-import { invalidRequest } from "./http-error.js";
+import { isJsonObject, type JsonObject, type JsonValue, type Problem } from "../../core/json.js";
+import type { JsonSchema, SchemaValidator } from "../../core/ports.js";
+import { RESOURCE_NAME, RESOURCE_NAME_RULE } from "../../core/names.js";
+import { schemaFieldProblem } from "../../core/schema-problems.js";
+import { invalidRequest } from "./errors.js";
 import { describeType } from "./validation.js";
 
 /**

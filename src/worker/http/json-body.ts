@@ -5,7 +5,7 @@
  */
 import type { Context } from "hono";
 import { jsonInputProblems } from "../../core/json-input.js";
-import { ApiError, invalidRequest } from "../http-error.js";
+import { ApiError, invalidRequest } from "./errors.js";
 
 export const DEFAULT_BODY_LIMIT = 256 * 1024;
 

@@ -3,9 +3,9 @@
  * POST /api/simulations and POST /api/suites/:name/runs, so a stale revision reads the same
  * whichever route pinned it.
  */
-import type { Problem } from "../core/json.js";
-import type { PlanRefusal } from "../core/simulation/plan.js";
-import { ApiError, invalidRequest } from "./http-error.js";
+import type { Problem } from "../../core/json.js";
+import type { PlanRefusal } from "../../core/simulation/plan.js";
+import { ApiError, invalidRequest } from "./errors.js";
 
 export function refusalError(refusal: PlanRefusal): ApiError {
   switch (refusal.kind) {

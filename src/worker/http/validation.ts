@@ -1,6 +1,6 @@
 /** Turns zod's issues into the project's Problem shape: a JSON Pointer to the field and a plain message. */
 import { z } from "zod";
-import { pointer, type Problem } from "../core/json.js";
+import { pointer, type Problem } from "../../core/json.js";
 
 // Plain wording for the two most common mistakes, whatever the field: a missing one and a wrong type.
 z.config({
