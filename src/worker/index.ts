@@ -5,7 +5,7 @@ import { modelClientFor } from "./evals/model-clients.js";
 import { evalQueueHandler } from "./evals/queue.js";
 import { errorResponse } from "./http/errors.js";
 import { sweepRetention } from "./retention.js";
-import { dispatchCall, dispatchTarget } from "./routes/dispatch.js";
+import { dispatchCall, dispatchTarget } from "./attempts/dispatch.js";
 import { CALLBACK_QUEUE_NAME, callbackQueue } from "./webhooks/callbacks.js";
 
 const app = createApp();
@@ -27,5 +27,5 @@ export default {
   },
 } satisfies ExportedHandler<Env, unknown>;
 
-export { AttemptObject } from "./attempt-object.js";
+export { AttemptObject } from "./attempts/object.js";
 export { RunCoordinator } from "./run-coordinator.js";

@@ -1,8 +1,8 @@
 import { env, runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { getInvoiceDefinition, invoiceTool, placeOnHoldDefinition } from "../fixtures/invoice-tools.js";
-import type { AttemptObject } from "../../src/worker/attempt-object.js";
-import { RETENTION_MS } from "../../src/worker/attempt/lifetimes.js";
+import type { AttemptObject } from "../../src/worker/attempts/object.js";
+import { RETENTION_MS } from "../../src/worker/attempts/lifetimes.js";
 import { call, newTenant } from "./helpers.js";
 import { counterTool, createSimulation, dispatch, dispatchJson, evidence, ledgerTool, libraryTool, readAttempt, stubOf, type CreatedAttempt } from "./simulation-helpers.js";
 

@@ -3,7 +3,7 @@ import { eq } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
 import { sha256Hex } from "../../src/adapters/crypto.js";
 import { attempts, simulations } from "../../src/adapters/d1/schema.js";
-import type { AttemptObject } from "../../src/worker/attempt-object.js";
+import type { AttemptObject } from "../../src/worker/attempts/object.js";
 import { call, db, keyWith, newTenant } from "./helpers.js";
 import { counterTool, createSimulation, dispatch, dispatchJson, readAttempt, stubOf } from "./simulation-helpers.js";
 

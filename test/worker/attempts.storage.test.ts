@@ -5,8 +5,8 @@
 import { env, runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { EVIDENCE_COLUMNS } from "../../src/core/simulation/evidence.js";
-import { MIGRATIONS, AttemptStorage } from "../../src/worker/attempt/storage.js";
-import { AttemptObject } from "../../src/worker/attempt-object.js";
+import { MIGRATIONS, AttemptStorage } from "../../src/worker/attempts/storage.js";
+import { AttemptObject } from "../../src/worker/attempts/object.js";
 import { newTenant } from "./helpers.js";
 import { counterTool, createSimulation, dispatchJson, evidence, stubOf, type CreatedAttempt } from "./simulation-helpers.js";
 

@@ -1,8 +1,8 @@
 /** Which requests take the dispatch path before the router, and that the rest still reach it. */
 import { describe, expect, it } from "vitest";
-import { dispatchTarget } from "../../src/worker/routes/dispatch.js";
-import { headerText, httpAnswer } from "../../src/worker/routes/dispatch-answer.js";
-import type { Answer } from "../../src/worker/attempt/replies.js";
+import { dispatchTarget } from "../../src/worker/attempts/dispatch.js";
+import { headerText, httpAnswer } from "../../src/worker/attempts/dispatch-answer.js";
+import type { Answer } from "../../src/worker/attempts/replies.js";
 import { call } from "./helpers.js";
 
 const request = (method: string, url: string) => new Request(url, { method });

@@ -9,8 +9,8 @@ import { describe, expect, it } from "vitest";
 import { attemptCalls } from "../../src/adapters/d1/schema.js";
 import { flushableRows, EVIDENCE_FLUSH_BYTES } from "../../src/adapters/d1/simulations.js";
 import { EVIDENCE_COLUMNS, type EvidenceRow } from "../../src/core/simulation/evidence.js";
-import type { AttemptObject } from "../../src/worker/attempt-object.js";
-import { IDLE_FLUSH_MS, idleFlushMs } from "../../src/worker/attempt/lifetimes.js";
+import type { AttemptObject } from "../../src/worker/attempts/object.js";
+import { IDLE_FLUSH_MS, idleFlushMs } from "../../src/worker/attempts/lifetimes.js";
 import { call, db, newTenant } from "./helpers.js";
 import { counterTool, createSimulation, dispatch, evidence, stubOf, type CreatedAttempt } from "./simulation-helpers.js";
 

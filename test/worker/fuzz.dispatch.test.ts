@@ -14,11 +14,11 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Doc, Raw, deep, docText, mutate, mutationArb, oddKeyArb, oddValueArb, setKey, toDoc } from "./fuzz-arbitraries.js";
 import { type Fixtures, makeFixtures, validArguments } from "./fuzz-fixtures.js";
 import { type Answer, failOn, FUZZ_SCALE, fuzzParameters, isRecord, parse, printCounts, reportSurvey, send, type Sent, verdict } from "./fuzz-helpers.js";
-import { DISPATCH_BODY_LIMIT } from "../../src/worker/routes/dispatch.js";
+import { DISPATCH_BODY_LIMIT } from "../../src/worker/attempts/dispatch.js";
 import { evidence, readAttempt, type CreatedAttempt } from "./simulation-helpers.js";
 
 const RUNS = 150;
-/** The MCP endpoint's body limit (src/worker/mcp.ts; not exported there). */
+/** The MCP endpoint's body limit (src/worker/attempts/mcp.ts; not exported there). */
 const MCP_BODY_LIMIT = 512 * 1024;
 
 /** Arguments: schema-valid ones, mutations of a valid set, and arbitrary objects. Always a JSON object (the body's shape is the routes suite's). */

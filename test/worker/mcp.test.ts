@@ -9,7 +9,7 @@ import { CfWorkerJsonSchemaValidator } from "@modelcontextprotocol/sdk/validatio
 import { runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { exports } from "cloudflare:workers";
 import { afterEach, describe, expect, it } from "vitest";
-import type { AttemptObject } from "../../src/worker/attempt-object.js";
+import type { AttemptObject } from "../../src/worker/attempts/object.js";
 import { getInvoiceDefinition, invoiceTool, placeOnHoldDefinition } from "../fixtures/invoice-tools.js";
 import { call, newTenant } from "./helpers.js";
 import { counterTool, createSimulation, dispatchJson, evidence, ledgerTool, libraryTool, readAttempt, stubOf, type CreatedAttempt } from "./simulation-helpers.js";

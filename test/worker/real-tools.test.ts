@@ -10,8 +10,8 @@ import { CfWorkerJsonSchemaValidator } from "@modelcontextprotocol/sdk/validatio
 import { env, runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { exports } from "cloudflare:workers";
 import { beforeAll, describe, expect, it } from "vitest";
-import { MAX_CALLS, RETENTION_MS } from "../../src/worker/attempt/lifetimes.js";
-import type { AttemptObject } from "../../src/worker/attempt-object.js";
+import { MAX_CALLS, RETENTION_MS } from "../../src/worker/attempts/lifetimes.js";
+import type { AttemptObject } from "../../src/worker/attempts/object.js";
 import { upstream } from "../support/upstream/in-tests.js";
 import { answer, call, keyWith, newTenant, type TestTenant } from "./helpers.js";
 import { counterTool, dispatch, dispatchJson, evidence, readAttempt, stubOf, type CreatedAttempt, type CreatedSimulation } from "./simulation-helpers.js";

@@ -11,7 +11,7 @@ import { env, runInDurableObject } from "cloudflare:test";
 import fc from "fast-check";
 import { beforeAll, describe, expect, it } from "vitest";
 import { ATTEMPT_LEASE_SPREAD_MS, attemptLeaseEnd } from "../../src/worker/run/lifetimes.js";
-import { attemptStub } from "../../src/worker/attempt-access.js";
+import { attemptStub } from "../../src/worker/attempts/access.js";
 import { ensureAttempt } from "../../src/worker/evals/attempt-setup.js";
 import { EVAL_QUEUE_NAME } from "../../src/worker/evals/messages.js";
 import { runStub } from "../../src/worker/run/run-access.js";

@@ -10,9 +10,9 @@ import { systemClock } from "../../core/ports.js";
 import { executedCallOf, type ExecutedCall } from "../../core/scoring/calls.js";
 import { parseDelayScale, waitSimulatedDelay } from "../../core/simulation/delay.js";
 import { parseEvidenceError, toEvidenceCall } from "../../core/simulation/evidence.js";
-import { attemptStub } from "../attempt-access.js";
-import type { RecordedReply } from "../attempt/replies.js";
-import { settleForward } from "../real/forward.js";
+import { attemptStub } from "../attempts/access.js";
+import type { RecordedReply } from "../attempts/replies.js";
+import { settleForward } from "../attempts/real/forward.js";
 import type { Env } from "../platform/env.js";
 import type { RunJob } from "../run/replies.js";
 

@@ -16,7 +16,7 @@
  */
 import { databaseOf } from "../../adapters/d1/database.js";
 import { findAttempt, insertAttemptIfAbsent } from "../../adapters/d1/simulations.js";
-import { attemptStub } from "../attempt-access.js";
+import { attemptStub } from "../attempts/access.js";
 import type { Env } from "../platform/env.js";
 import type { RunJob } from "../run/replies.js";
 

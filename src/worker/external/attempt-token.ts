@@ -5,7 +5,7 @@
  * consumer can recompute the token when it sends the job, and no copy of it rests anywhere.
  */
 import { base64url } from "../../adapters/crypto.js";
-import { ATTEMPT_TOKEN_PREFIX } from "../attempt-access.js";
+import { ATTEMPT_TOKEN_PREFIX } from "../attempts/access.js";
 
 const PURPOSE = "toolproof/external-attempt-token/v1";
 

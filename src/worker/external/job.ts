@@ -24,7 +24,7 @@ import { signStandard } from "../../adapters/webhook-signature.js";
 import type { RepetitionRecord } from "../../core/evals/agent-types.js";
 import { evaluateExternalRepetition, notRunRecord, type ExternalOutcome } from "../../core/evals/evaluate-repetition.js";
 import type { Clock } from "../../core/ports.js";
-import { attemptStub } from "../attempt-access.js";
+import { attemptStub } from "../attempts/access.js";
 import type { Env } from "../platform/env.js";
 import type { ExternalPhase, RunExternalAgent, RunJob } from "../run/replies.js";
 import { evidenceSince } from "../evals/attempt-ports.js";

@@ -8,7 +8,7 @@ import type { RealToolContext } from "../../core/simulation/real-tools.js";
 import type { Database, Env } from "../platform/env.js";
 import { ApiError } from "../http/errors.js";
 import type { StartRunRequest } from "../run/start-run.js";
-import { realToolContext, RUN_REAL_TOOLS } from "./context.js";
+import { realToolContext, RUN_REAL_TOOLS } from "../attempts/real/context.js";
 
 export async function runRealTools(env: Env, db: Database, request: StartRunRequest): Promise<RealToolContext | undefined> {
   const paths = realModePaths(request.suite.document.agent.tools);

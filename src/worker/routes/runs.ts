@@ -14,7 +14,7 @@
  * The D1 row is read first either way, so another tenant's run is a 404 like a missing one.
  */
 import { Hono } from "hono";
-import { RUN_REAL_TOOLS } from "../real/context.js";
+import { RUN_REAL_TOOLS } from "../attempts/real/context.js";
 import { z } from "zod";
 import { encodeCursor } from "../../adapters/d1/json-column.js";
 import { getRun, getRunRepetition, listRunRepetitions, listRuns, type RunRow } from "../../adapters/d1/runs.js";

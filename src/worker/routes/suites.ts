@@ -32,7 +32,7 @@ import { requirePermission } from "../http/auth.js";
 import { pageCursor, pageLimit } from "../http/pagination.js";
 import { schemaValidator } from "../platform/services.js";
 import { realModePaths } from "../../core/evals/suite-tools.js";
-import { realToolContext, requireRealTools } from "../real/context.js";
+import { realToolContext, requireRealTools } from "../attempts/real/context.js";
 import { storedPolicy } from "./policies.js";
 import { refusalError } from "../http/plan-refusal.js";
 import { httpUrlProblems } from "../http/schema-fields.js";

@@ -11,7 +11,7 @@ import type { OperationContract } from "../../core/contract/types.js";
 import { isJsonObject, type JsonValue, type Problem } from "../../core/json.js";
 import type { EvidenceRow } from "../../core/simulation/evidence.js";
 import type { SchemaValidator } from "../../core/ports.js";
-import { attemptStub } from "../attempt-access.js";
+import { attemptStub } from "../attempts/access.js";
 import type { AppEnv, Env } from "../platform/env.js";
 import { ApiError, invalidRequest } from "../http/errors.js";
 import { toolName } from "../http/schema-fields.js";

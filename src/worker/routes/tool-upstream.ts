@@ -22,8 +22,8 @@ import type { AppEnv } from "../platform/env.js";
 import { ApiError, invalidRequest, notFound } from "../http/errors.js";
 import { readBodyWithHints } from "../http/field-hints.js";
 import { toolNotFound } from "../missing-tool.js";
-import { sealUpstreamCredentials } from "../real/credentials.js";
-import { allowsLoopback } from "../real/send.js";
+import { sealUpstreamCredentials } from "../attempts/real/credentials.js";
+import { allowsLoopback } from "../attempts/real/send.js";
 import { clientRecord, httpUrlProblems } from "../http/schema-fields.js";
 
 const UPSTREAM_BODY_LIMIT = 64 * 1024;

@@ -24,7 +24,7 @@ import type { Suite } from "../../core/evals/suite-types.js";
 import type { Clock, Ids } from "../../core/ports.js";
 import type { Policy } from "../../core/policy/types.js";
 import { pinnedRecord } from "../../core/simulation/plan.js";
-import { newAttemptToken } from "../attempt-access.js";
+import { newAttemptToken } from "../attempts/access.js";
 import type { Env } from "../platform/env.js";
 import { sendRepetitions } from "../evals/messages.js";
 import { invalidRequest } from "../http/errors.js";

@@ -10,7 +10,7 @@ import { metricBody } from "../../routes/metrics.js";
 import { checkBody } from "../../routes/policies.js";
 import { JSON_BODY_ERRORS, type OperationDoc } from "../../http/openapi/operation.js";
 import { named } from "../../http/openapi/schemas.js";
-import { PLAN_ERRORS } from "./simulations.js";
+import { PLAN_ERRORS } from "../../attempts/openapi.js";
 import { JsonValue, keyId, page, PAGING, Problem, timestamp } from "../../http/openapi/common.js";
 
 const ManageTools = { kind: "api_key", permission: "AIManager:ManageTools" } as const;

@@ -11,7 +11,7 @@ import { keyOperations } from "./keys.js";
 import { realToolOperations } from "./real-tools.js";
 import { runOperations } from "./runs.js";
 import { bootstrapOperations, serviceOperations } from "./service.js";
-import { simulationOperations } from "./simulations.js";
+import { simulationOperations } from "../../attempts/openapi.js";
 import { toolOperations } from "./tools.js";
 
 export const ALL_OPERATIONS: readonly OperationDoc[] = [

@@ -19,20 +19,20 @@
  * - Time comes from an injected Clock, never from Date.now() directly.
  */
 import { DurableObject } from "cloudflare:workers";
-import { constantTimeEqual } from "../adapters/crypto.js";
-import { databaseOf } from "../adapters/d1/database.js";
-import { executeCall } from "../core/contract/index.js";
-import { setOwn } from "../core/contract/values.js";
-import type { CallOutcome } from "../core/contract/types.js";
-import { cloneJson, isJsonObject, jsonEqual, type JsonObject, type JsonValue, type Problem } from "../core/json.js";
-import { systemClock, type Clock } from "../core/ports.js";
-import { parseDispatchRequest, parseDispatchText, unusableArgumentsMessage, type DispatchRequest } from "../core/simulation/dispatch-request.js";
-import type { EvidenceError, EvidenceRow, StateChange, UpstreamRecord } from "../core/simulation/evidence.js";
-import type { AttemptSetup, PinnedOperation } from "../core/simulation/setup.js";
-import { afterCompletion, afterHarnessError, afterLeaseEnd, isAttemptStatus, type AttemptStatus } from "../core/simulation/status.js";
-import { indexTargets, resolveTarget, type TargetIndex } from "../core/simulation/target.js";
-import { d1EvidenceSink, evidenceFlusher, type EvidenceFlusher } from "./attempt/flusher.js";
-import { FLUSH_INTERVAL_MS, FLUSH_RETRY_MS, FORWARD_GRACE_MS, idleFlushMs, MAX_CALLS, RETENTION_MS } from "./attempt/lifetimes.js";
+import { constantTimeEqual } from "../../adapters/crypto.js";
+import { databaseOf } from "../../adapters/d1/database.js";
+import { executeCall } from "../../core/contract/index.js";
+import { setOwn } from "../../core/contract/values.js";
+import type { CallOutcome } from "../../core/contract/types.js";
+import { cloneJson, isJsonObject, jsonEqual, type JsonObject, type JsonValue, type Problem } from "../../core/json.js";
+import { systemClock, type Clock } from "../../core/ports.js";
+import { parseDispatchRequest, parseDispatchText, unusableArgumentsMessage, type DispatchRequest } from "../../core/simulation/dispatch-request.js";
+import type { EvidenceError, EvidenceRow, StateChange, UpstreamRecord } from "../../core/simulation/evidence.js";
+import type { AttemptSetup, PinnedOperation } from "../../core/simulation/setup.js";
+import { afterCompletion, afterHarnessError, afterLeaseEnd, isAttemptStatus, type AttemptStatus } from "../../core/simulation/status.js";
+import { indexTargets, resolveTarget, type TargetIndex } from "../../core/simulation/target.js";
+import { d1EvidenceSink, evidenceFlusher, type EvidenceFlusher } from "./flusher.js";
+import { FLUSH_INTERVAL_MS, FLUSH_RETRY_MS, FORWARD_GRACE_MS, idleFlushMs, MAX_CALLS, RETENTION_MS } from "./lifetimes.js";
 import type {
   Answer,
   AttemptMethods,
@@ -49,10 +49,10 @@ import type {
   SetupReply,
   SnapshotReply,
   UpstreamAnswer,
-} from "./attempt/replies.js";
-import { AttemptStorage } from "./attempt/storage.js";
-import type { Env } from "./platform/env.js";
-import { schemaValidator } from "./platform/services.js";
+} from "./replies.js";
+import { AttemptStorage } from "./storage.js";
+import type { Env } from "../platform/env.js";
+import { schemaValidator } from "../platform/services.js";
 
 /**
  * apply()'s answer to a repeat of a call_id whose real call is out at its real handler (the

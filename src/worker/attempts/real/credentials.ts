@@ -3,7 +3,7 @@
  * (secret-box.ts), bound to the tenant and the tool: copied into another row, they do not open.
  * They are opened only by the Worker, to send one call, and never returned by any route.
  */
-import { openJson, seal } from "../../adapters/secret-box.js";
+import { openJson, seal } from "../../../adapters/secret-box.js";
 
 export interface UpstreamCredentials {
   /** Header name (lowercase) → value; a bearer token is kept as its Authorization header. */

@@ -4,13 +4,13 @@
  * says which operations are writes. Also the permission rule: AIManager:RunRealTools is never
  * implied (not even by AIManager:Admin), so a key runs real tools only when it was granted that.
  */
-import { findPolicyVersion } from "../../adapters/d1/policies.js";
-import { getUpstreams, listUpstreamHosts } from "../../adapters/d1/upstreams.js";
-import type { Problem } from "../../core/json.js";
-import type { RealToolContext } from "../../core/simulation/real-tools.js";
-import type { Database, Env, Principal } from "../platform/env.js";
-import { ApiError } from "../http/errors.js";
-import { storedPolicy } from "../routes/policies.js";
+import { findPolicyVersion } from "../../../adapters/d1/policies.js";
+import { getUpstreams, listUpstreamHosts } from "../../../adapters/d1/upstreams.js";
+import type { Problem } from "../../../core/json.js";
+import type { RealToolContext } from "../../../core/simulation/real-tools.js";
+import type { Database, Env, Principal } from "../../platform/env.js";
+import { ApiError } from "../../http/errors.js";
+import { storedPolicy } from "../../routes/policies.js";
 import { allowsLoopback } from "./send.js";
 
 export const RUN_REAL_TOOLS = "AIManager:RunRealTools";

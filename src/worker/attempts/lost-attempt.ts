@@ -7,16 +7,16 @@
  * attempt is marked harness_failed in D1, where it can never pass. Every path that opens an
  * attempt with its token (dispatch, complete, MCP) answers this same way.
  */
-import { constantTimeEqual } from "../adapters/crypto.js";
-import { databaseOf } from "../adapters/d1/database.js";
-import { findAttempt, markAttemptHarnessFailed } from "../adapters/d1/simulations.js";
-import type { Clock } from "../core/ports.js";
-import { objectStorageLost } from "../core/simulation/status.js";
-import { attemptUnauthorized } from "./attempt-access.js";
-import { RETENTION_MS } from "./attempt/lifetimes.js";
-import { harnessError } from "./attempt/reply-errors.js";
-import type { Env } from "./platform/env.js";
-import type { ApiError } from "./http/errors.js";
+import { constantTimeEqual } from "../../adapters/crypto.js";
+import { databaseOf } from "../../adapters/d1/database.js";
+import { findAttempt, markAttemptHarnessFailed } from "../../adapters/d1/simulations.js";
+import type { Clock } from "../../core/ports.js";
+import { objectStorageLost } from "../../core/simulation/status.js";
+import { attemptUnauthorized } from "./access.js";
+import { RETENTION_MS } from "./lifetimes.js";
+import { harnessError } from "./reply-errors.js";
+import type { Env } from "../platform/env.js";
+import type { ApiError } from "../http/errors.js";
 
 export const LOST_STORAGE_MESSAGE =
   "this attempt's stored state is gone (its Durable Object storage was lost); the call was not answered or recorded, and the attempt can no longer pass";

@@ -1,7 +1,7 @@
 /** A call's answer as HTTP: the rendered result as the whole body, everything else in headers. */
-import type { Answer } from "../attempt/replies.js";
+import type { Answer } from "./replies.js";
 import { toWellFormedText } from "../../core/json-input.js";
-import { answerError } from "../attempt/reply-errors.js";
+import { answerError } from "./reply-errors.js";
 
 /**
  * The result exactly as rendered, as the whole body; everything else in headers. Errors carry the

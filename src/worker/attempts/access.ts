@@ -5,12 +5,12 @@
  * exist) gets the same 401, so the answer never tells which attempts exist.
  */
 import type { Context } from "hono";
-import { randomSecret, sha256Hex } from "../adapters/crypto.js";
-import { KEY_PREFIX } from "../adapters/d1/api-keys.js";
-import type { AttemptRpc } from "./attempt/replies.js";
-import type { AppEnv, Env } from "./platform/env.js";
-import { ApiError } from "./http/errors.js";
-import { bearerToken } from "./http/auth.js";
+import { randomSecret, sha256Hex } from "../../adapters/crypto.js";
+import { KEY_PREFIX } from "../../adapters/d1/api-keys.js";
+import type { AttemptRpc } from "./replies.js";
+import type { AppEnv, Env } from "../platform/env.js";
+import { ApiError } from "../http/errors.js";
+import { bearerToken } from "../http/auth.js";
 
 export const ATTEMPT_TOKEN_PREFIX = "tpa_";
 /** Attempt ids are newId("att"): the prefix and 16 random bytes in base64url. */

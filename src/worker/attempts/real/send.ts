@@ -8,12 +8,12 @@
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { CfWorkerJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/cfworker";
-import { sealingKey } from "../../adapters/secret-box.js";
-import type { JsonObject, JsonValue } from "../../core/json.js";
-import { addressRefusal, bindingUrl, httpCall, mcpAnswer, type RealBinding } from "../../core/tools/upstream.js";
-import type { UpstreamAnswer } from "../attempt/replies.js";
-import type { Env } from "../platform/env.js";
-import { readCapped } from "../http/json-body.js";
+import { sealingKey } from "../../../adapters/secret-box.js";
+import type { JsonObject, JsonValue } from "../../../core/json.js";
+import { addressRefusal, bindingUrl, httpCall, mcpAnswer, type RealBinding } from "../../../core/tools/upstream.js";
+import type { UpstreamAnswer } from "../replies.js";
+import type { Env } from "../../platform/env.js";
+import { readCapped } from "../../http/json-body.js";
 import { openUpstreamCredentials } from "./credentials.js";
 
 const CLIENT_INFO = { name: "toolproof-real-tools", version: "0.1.0" };

@@ -1,13 +1,13 @@
 /** Simulations (routes/simulations.ts) and the attempt routes (routes/attempts.ts, routes/dispatch.ts, mcp.ts). */
 import { z } from "zod";
-import { MAX_NAME_LENGTH } from "../../../core/simulation/dispatch-request.js";
-import { ATTEMPT_STATUSES } from "../../../core/simulation/status.js";
-import { externalCompletionBody } from "../../external/completion.js";
-import { completeRequest, evidenceQuery } from "../../routes/attempts.js";
-import { inlineEntry, libraryEntry, simulationRequest } from "../../routes/simulations.js";
-import { JSON_BODY_ERRORS, type OperationDoc } from "../../http/openapi/operation.js";
-import { named, queryParameters } from "../../http/openapi/schemas.js";
-import { JsonObjectValue, JsonValue, keyId, page, PAGING, Problem, timestamp } from "../../http/openapi/common.js";
+import { MAX_NAME_LENGTH } from "../../core/simulation/dispatch-request.js";
+import { ATTEMPT_STATUSES } from "../../core/simulation/status.js";
+import { externalCompletionBody } from "../external/completion.js";
+import { completeRequest, evidenceQuery } from "./routes.js";
+import { inlineEntry, libraryEntry, simulationRequest } from "./simulation-routes.js";
+import { JSON_BODY_ERRORS, type OperationDoc } from "../http/openapi/operation.js";
+import { named, queryParameters } from "../http/openapi/schemas.js";
+import { JsonObjectValue, JsonValue, keyId, page, PAGING, Problem, timestamp } from "../http/openapi/common.js";
 
 const RunEvals = { kind: "api_key", permission: "AIManager:RunEvals" } as const;
 

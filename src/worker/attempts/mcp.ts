@@ -23,16 +23,16 @@ import { ErrorCode, ListToolsRequestSchema, type CallToolRequest, type CallToolR
 import { CfWorkerJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/cfworker";
 import type { Context } from "hono";
 import { z } from "zod";
-import { isJsonObject, type JsonValue } from "../core/json.js";
-import { systemClock } from "../core/ports.js";
-import { parseDelayScale, waitSimulatedDelay } from "../core/simulation/delay.js";
-import { argumentProblems, unusableArgumentsMessage, type DispatchRequest } from "../core/simulation/dispatch-request.js";
-import { mcpTool, structuredContent } from "../core/simulation/mcp-shape.js";
-import { attemptStub, capabilityTokenHash } from "./attempt-access.js";
-import type { Answer } from "./attempt/replies.js";
-import { answerError, leaseEndedError, refusalError } from "./attempt/reply-errors.js";
-import type { AppEnv } from "./platform/env.js";
-import { ApiError } from "./http/errors.js";
+import { isJsonObject, type JsonValue } from "../../core/json.js";
+import { systemClock } from "../../core/ports.js";
+import { parseDelayScale, waitSimulatedDelay } from "../../core/simulation/delay.js";
+import { argumentProblems, unusableArgumentsMessage, type DispatchRequest } from "../../core/simulation/dispatch-request.js";
+import { mcpTool, structuredContent } from "../../core/simulation/mcp-shape.js";
+import { attemptStub, capabilityTokenHash } from "./access.js";
+import type { Answer } from "./replies.js";
+import { answerError, leaseEndedError, refusalError } from "./reply-errors.js";
+import type { AppEnv } from "../platform/env.js";
+import { ApiError } from "../http/errors.js";
 import { errorHeaders, lostAttemptError } from "./lost-attempt.js";
 import { settleForward } from "./real/forward.js";
 

@@ -6,7 +6,7 @@
  * - GET  /api/attempts/:id/evidence  every call in order (token, or an API key of the tenant)
  * - POST /api/attempts/:id/complete  the agent's final output and transcript (an external agent's
  *                                     repetition: its output, approval requests and messages, external/complete.ts)
- * - /api/attempts/:id/mcp            the same tools over MCP (src/worker/mcp.ts)
+ * - /api/attempts/:id/mcp            the same tools over MCP (src/worker/attempts/mcp.ts)
  *
  * Dispatch is the hot path; it lives in dispatch.ts.
  */
@@ -23,15 +23,15 @@ import { isJsonObject, type JsonObject, type JsonValue } from "../../core/json.j
 import { toEvidenceCall } from "../../core/simulation/evidence.js";
 import { mayPass } from "../../core/simulation/status.js";
 import { systemClock } from "../../core/ports.js";
-import { attemptStub, attemptUnauthorized, capabilityTokenHash } from "../attempt-access.js";
-import type { AttemptSnapshot } from "../attempt/replies.js";
-import { leaseEndedError, refusalError } from "../attempt/reply-errors.js";
-import { storedSnapshot } from "../attempt/stored-snapshot.js";
-import { authorizedReader } from "../attempt-reader.js";
+import { attemptStub, attemptUnauthorized, capabilityTokenHash } from "./access.js";
+import type { AttemptSnapshot } from "./replies.js";
+import { leaseEndedError, refusalError } from "./reply-errors.js";
+import { storedSnapshot } from "./stored-snapshot.js";
+import { authorizedReader } from "./reader.js";
 import type { AppEnv } from "../platform/env.js";
 import { ApiError, invalidRequest } from "../http/errors.js";
-import { errorHeaders, lostAttemptError } from "../lost-attempt.js";
-import { mcpHandler } from "../mcp.js";
+import { errorHeaders, lostAttemptError } from "./lost-attempt.js";
+import { mcpHandler } from "./mcp.js";
 import { jsonObject } from "../http/schema-fields.js";
 import { dispatchCall } from "./dispatch.js";
 

@@ -8,12 +8,12 @@
  */
 import { parseDelayScale, waitSimulatedDelay } from "../../core/simulation/delay.js";
 import { systemClock } from "../../core/ports.js";
-import { attemptStub, requestTokenHash } from "../attempt-access.js";
-import { refusalError } from "../attempt/reply-errors.js";
+import { attemptStub, requestTokenHash } from "./access.js";
+import { refusalError } from "./reply-errors.js";
 import type { Env } from "../platform/env.js";
-import { errorHeaders, lostAttemptError } from "../lost-attempt.js";
+import { errorHeaders, lostAttemptError } from "./lost-attempt.js";
 import { readRequestJsonText } from "../http/json-body.js";
-import { settleForward } from "../real/forward.js";
+import { settleForward } from "./real/forward.js";
 import { httpAnswer } from "./dispatch-answer.js";
 
 /** Arguments of one tool call: far above any real call, far below what could hurt the object. */

@@ -7,9 +7,9 @@
  * evidence reads and completion) for as long as it takes. Out here, other calls go on meanwhile;
  * the cost is a second RPC per real call, small beside any network round trip.
  */
-import { attemptStub } from "../attempt-access.js";
-import type { DispatchReply, RecordedReply } from "../attempt/replies.js";
-import type { Env } from "../platform/env.js";
+import { attemptStub } from "../access.js";
+import type { DispatchReply, RecordedReply } from "../replies.js";
+import type { Env } from "../../platform/env.js";
 import { sendUpstream } from "./send.js";
 
 /**

@@ -4,14 +4,14 @@
  * Checked against D1, which outlives the attempt's object.
  */
 import type { Context } from "hono";
-import { constantTimeEqual } from "../adapters/crypto.js";
-import { KEY_PREFIX } from "../adapters/d1/api-keys.js";
-import { findAttempt, type AttemptRow } from "../adapters/d1/simulations.js";
-import { systemClock } from "../core/ports.js";
-import { attemptUnauthorized, capabilityTokenHash, isAttemptId } from "./attempt-access.js";
-import type { AppEnv } from "./platform/env.js";
-import { ApiError } from "./http/errors.js";
-import { authenticate, bearerToken } from "./http/auth.js";
+import { constantTimeEqual } from "../../adapters/crypto.js";
+import { KEY_PREFIX } from "../../adapters/d1/api-keys.js";
+import { findAttempt, type AttemptRow } from "../../adapters/d1/simulations.js";
+import { systemClock } from "../../core/ports.js";
+import { attemptUnauthorized, capabilityTokenHash, isAttemptId } from "./access.js";
+import type { AppEnv } from "../platform/env.js";
+import { ApiError } from "../http/errors.js";
+import { authenticate, bearerToken } from "../http/auth.js";
 
 export async function authorizedReader(c: Context<AppEnv>): Promise<AttemptRow> {
   const attemptId = c.req.param("id") ?? "";

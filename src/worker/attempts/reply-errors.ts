@@ -5,7 +5,7 @@
  * refusal its own way.
  */
 import { parseEvidenceError, type EvidenceError } from "../../core/simulation/evidence.js";
-import { attemptUnauthorized } from "../attempt-access.js";
+import { attemptUnauthorized } from "./access.js";
 import { ApiError, invalidRequest } from "../http/errors.js";
 import type { Answer, CallRefusal, MissingReply } from "./replies.js";
 
