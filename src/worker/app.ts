@@ -22,15 +22,15 @@ import { attemptRoutes } from "./attempts/routes.js";
 import { connectionRoutes } from "./routes/connections.js";
 import { simulationRoutes } from "./attempts/simulation-routes.js";
 import { suiteRoutes } from "./routes/suites.js";
-import { runRoutes } from "./routes/runs.js";
+import { runRoutes } from "./runs/routes.js";
 import { webhookReceiveRoutes } from "./routes/webhook-receive.js";
 import { runCallbackRoutes, webhookRoutes } from "./routes/webhooks.js";
-import { labelRoutes } from "./routes/labels.js";
+import { labelRoutes } from "./runs/label-routes.js";
 import { dashboardRoutes } from "./dashboard/routes.js";
 import { agentSecretRoutes } from "./routes/agent-secrets.js";
 import { bootstrapRoutes } from "./routes/bootstrap.js";
 import { keyRoutes } from "./routes/keys.js";
-import { runDeletionRoutes } from "./routes/run-deletion.js";
+import { runDeletionRoutes } from "./runs/deletion-routes.js";
 
 /** What the app is built with; tests may steer it (ids, to make two requests meet one object). */
 export interface AppServices {

@@ -2,11 +2,11 @@
 import { createApp } from "./app.js";
 import type { Env } from "./platform/env.js";
 import { modelClientFor } from "./evals/model-clients.js";
-import { evalQueueHandler } from "./evals/queue.js";
+import { evalQueueHandler } from "./runs/consumer/queue.js";
 import { errorResponse } from "./http/errors.js";
-import { sweepRetention } from "./retention.js";
+import { sweepRetention } from "./runs/retention.js";
 import { dispatchCall, dispatchTarget } from "./attempts/dispatch.js";
-import { CALLBACK_QUEUE_NAME, callbackQueue } from "./webhooks/callbacks.js";
+import { CALLBACK_QUEUE_NAME, callbackQueue } from "./runs/callbacks.js";
 
 const app = createApp();
 const queue = evalQueueHandler(modelClientFor);
@@ -28,4 +28,4 @@ export default {
 } satisfies ExportedHandler<Env, unknown>;
 
 export { AttemptObject } from "./attempts/object.js";
-export { RunCoordinator } from "./run-coordinator.js";
+export { RunCoordinator } from "./runs/coordinator/run-coordinator.js";

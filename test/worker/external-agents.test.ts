@@ -14,8 +14,8 @@ import { timestampFresh, verifyStandard } from "../../src/adapters/webhook-signa
 import { receiver } from "../support/receiver/in-tests.js";
 import { answer, call, invalidAnswer } from "./helpers.js";
 import { env } from "cloudflare:test";
-import { EVAL_QUEUE_NAME, sendRepetitions } from "../../src/worker/evals/messages.js";
-import { runStub } from "../../src/worker/run/run-access.js";
+import { EVAL_QUEUE_NAME, sendRepetitions } from "../../src/worker/runs/consumer/messages.js";
+import { runStub } from "../../src/worker/runs/coordinator/access.js";
 import { GET, GOOD_JUDGE, HOLD, invoiceWorld, QUERIES, deliver, repetitions, server, startRun, startRunDirect, waitForRun, type InvoiceWorld } from "./run-helpers.js";
 import { createSimulation } from "./simulation-helpers.js";
 

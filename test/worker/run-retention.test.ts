@@ -7,7 +7,7 @@ import { createScheduledController, env } from "cloudflare:test";
 import { beforeAll, describe, expect, it } from "vitest";
 import worker from "../../src/worker/index.js";
 import type { Env } from "../../src/worker/platform/env.js";
-import { sweepRetention } from "../../src/worker/retention.js";
+import { sweepRetention } from "../../src/worker/runs/retention.js";
 import { RUN_KEYED_TABLES, RUN_KEYED_TABLES_KEPT } from "../../src/adapters/d1/run-deletion.js";
 import { answer, call, keyWith } from "./helpers.js";
 import { GOOD_JUDGE, invoiceSuite, invoiceWorld, putSuite, runWithLostMessages, server, startRun, waitForRun, wellBehaved, type InvoiceWorld } from "./run-helpers.js";

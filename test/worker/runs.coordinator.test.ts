@@ -11,8 +11,8 @@ import { notRunRecord } from "../../src/core/evals/evaluate-repetition.js";
 import { repetitionVerdict } from "../../src/core/scoring/repetition-verdict.js";
 import { runVerdict } from "../../src/core/scoring/run-verdict.js";
 import { scoreSelection } from "../../src/core/scoring/selection.js";
-import type { RunStart } from "../../src/worker/run/replies.js";
-import { runStub } from "../../src/worker/run/run-access.js";
+import type { RunStart } from "../../src/worker/runs/coordinator/replies.js";
+import { runStub } from "../../src/worker/runs/coordinator/access.js";
 
 const SCENARIOS = [
   { id: "a", query: "qa", expect: null, forbid: [] },

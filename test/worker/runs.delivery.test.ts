@@ -9,11 +9,11 @@
  */
 import { env, runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import { ensureAttempt } from "../../src/worker/evals/attempt-setup.js";
-import { EVAL_DEAD_LETTER_QUEUE_NAME, EVAL_QUEUE_NAME } from "../../src/worker/evals/messages.js";
-import { RunCoordinator } from "../../src/worker/run-coordinator.js";
-import { DEFAULT_REPETITION_TIMEOUT_MS } from "../../src/worker/run/lifetimes.js";
-import { runStub } from "../../src/worker/run/run-access.js";
+import { ensureAttempt } from "../../src/worker/runs/consumer/attempt-setup.js";
+import { EVAL_DEAD_LETTER_QUEUE_NAME, EVAL_QUEUE_NAME } from "../../src/worker/runs/consumer/messages.js";
+import { RunCoordinator } from "../../src/worker/runs/coordinator/run-coordinator.js";
+import { DEFAULT_REPETITION_TIMEOUT_MS } from "../../src/worker/runs/coordinator/lifetimes.js";
+import { runStub } from "../../src/worker/runs/coordinator/access.js";
 import { call } from "./helpers.js";
 import { stubOf } from "./simulation-helpers.js";
 import {

@@ -10,11 +10,11 @@
 import { env, runInDurableObject } from "cloudflare:test";
 import fc from "fast-check";
 import { beforeAll, describe, expect, it } from "vitest";
-import { ATTEMPT_LEASE_SPREAD_MS, attemptLeaseEnd } from "../../src/worker/run/lifetimes.js";
+import { ATTEMPT_LEASE_SPREAD_MS, attemptLeaseEnd } from "../../src/worker/runs/coordinator/lifetimes.js";
 import { attemptStub } from "../../src/worker/attempts/access.js";
-import { ensureAttempt } from "../../src/worker/evals/attempt-setup.js";
-import { EVAL_QUEUE_NAME } from "../../src/worker/evals/messages.js";
-import { runStub } from "../../src/worker/run/run-access.js";
+import { ensureAttempt } from "../../src/worker/runs/consumer/attempt-setup.js";
+import { EVAL_QUEUE_NAME } from "../../src/worker/runs/consumer/messages.js";
+import { runStub } from "../../src/worker/runs/coordinator/access.js";
 import { call } from "./helpers.js";
 import { stubOf } from "./simulation-helpers.js";
 import { deliver, GOOD_JUDGE, invoiceSuite, invoiceWorld, putSuite, readRun, repetitions, runWithLostMessages, server, startRunDirect, wellBehaved, type InvoiceWorld } from "./run-helpers.js";

@@ -10,7 +10,7 @@ import { createHmac } from "node:crypto";
 import { beforeAll, describe, expect, it } from "vitest";
 import { receiver } from "../support/receiver/in-tests.js";
 import worker from "../../src/worker/index.js";
-import { CALLBACK_QUEUE_NAME, type CallbackMessage } from "../../src/worker/webhooks/callbacks.js";
+import { CALLBACK_QUEUE_NAME, type CallbackMessage } from "../../src/worker/runs/callbacks.js";
 import { claimCallbackSend, settleCallbackSend } from "../../src/adapters/d1/callback-sends.js";
 import { call, db } from "./helpers.js";
 import { readRun, startRun, waitForRun, type InvoiceWorld } from "./run-helpers.js";

@@ -15,7 +15,7 @@ import type { CalibrationGate } from "../../core/scoring/run-verdict.js";
 import { calibrationRequirement } from "../../core/scoring/calibration.js";
 import { documentName } from "../http/document-body.js";
 import type { AppEnv } from "../platform/env.js";
-import { type SuiteCalibrationView, suiteCalibration } from "../judge-calibration.js";
+import { type SuiteCalibrationView, suiteCalibration } from "../runs/judge-calibration.js";
 import { pageCursor } from "../http/pagination.js";
 import { storedSuite } from "../routes/suites.js";
 import { Badge, TableWrap } from "./components.js";

@@ -5,8 +5,8 @@
  */
 import type { Database } from "../../adapters/d1/database.js";
 import type { Ids } from "../../core/ports.js";
-import type { EvalMessage } from "../evals/messages.js";
-import type { CallbackMessage } from "../webhooks/callbacks.js";
+import type { EvalMessage } from "../runs/consumer/messages.js";
+import type { CallbackMessage } from "../runs/callbacks.js";
 
 export interface Env {
   DB: D1Database;

@@ -15,8 +15,8 @@ import { systemClock } from "../../../core/ports.js";
 import { RETENTION_MS } from "../../attempts/lifetimes.js";
 import { attemptStub, isAttemptId } from "../../attempts/access.js";
 import type { AppEnv } from "../../platform/env.js";
-import { progressOf, repetitionItems, tenantRun } from "../../routes/runs.js";
-import { itemOfRow, runView, type RepetitionItem } from "../../run/view.js";
+import { progressOf, repetitionItems, tenantRun } from "../../runs/routes.js";
+import { itemOfRow, runView, type RepetitionItem } from "../../runs/view.js";
 import type { RunView } from "./view-models.js";
 
 type Bindings = AppEnv["Bindings"];

@@ -7,7 +7,7 @@
 import type { RepetitionRecord } from "../../../core/evals/agent-types.js";
 import type { ScenarioFigures } from "../../../core/scoring/figures.js";
 import type { Interval } from "../../../core/scoring/rates.js";
-import type { runView } from "../../run/view.js";
+import type { runView } from "../../runs/view.js";
 import type { BadgeTone } from "../components.js";
 import { percent as sharePercent } from "../format.js";
 

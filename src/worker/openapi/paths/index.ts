@@ -9,7 +9,7 @@ import { documentOperations } from "./documents.js";
 import { integrationOperations } from "./integrations.js";
 import { keyOperations } from "./keys.js";
 import { realToolOperations } from "./real-tools.js";
-import { runOperations } from "./runs.js";
+import { runOperations } from "../../runs/openapi.js";
 import { bootstrapOperations, serviceOperations } from "./service.js";
 import { simulationOperations } from "../../attempts/openapi.js";
 import { toolOperations } from "./tools.js";

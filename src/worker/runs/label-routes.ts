@@ -21,11 +21,11 @@ import type { RepetitionCause } from "../../core/scoring/repetition-verdict.js";
 import { documentName } from "../http/document-body.js";
 import type { AppEnv } from "../platform/env.js";
 import { ApiError, invalidRequest, notFound } from "../http/errors.js";
-import { suiteCalibration } from "../judge-calibration.js";
+import { suiteCalibration } from "./judge-calibration.js";
 import { requirePermission } from "../http/auth.js";
 import { readJson } from "../http/json-body.js";
 import { DEFAULT_PAGE_SIZE, pageCursor, pageLimit } from "../http/pagination.js";
-import { storedSuite } from "./suites.js";
+import { storedSuite } from "../routes/suites.js";
 
 /** 2000 labels (a whole run) with notes fit. */
 const LABELS_BODY_LIMIT = 1024 * 1024;

@@ -14,11 +14,11 @@
  * missing attempt as before (a harness failure, retried, then a dead letter). The first claim needs
  * no check; a later one sets up only when D1 holds no row yet, i.e. no delivery got that far.
  */
-import { databaseOf } from "../../adapters/d1/database.js";
-import { findAttempt, insertAttemptIfAbsent } from "../../adapters/d1/simulations.js";
-import { attemptStub } from "../attempts/access.js";
-import type { Env } from "../platform/env.js";
-import type { RunJob } from "../run/replies.js";
+import { databaseOf } from "../../../adapters/d1/database.js";
+import { findAttempt, insertAttemptIfAbsent } from "../../../adapters/d1/simulations.js";
+import { attemptStub } from "../../attempts/access.js";
+import type { Env } from "../../platform/env.js";
+import type { RunJob } from "../coordinator/replies.js";
 
 /** Makes sure the job's attempt exists before anything runs on it; throws what a retry may fix. */
 export async function ensureAttempt(env: Env, job: Pick<RunJob, "claim" | "setup">): Promise<void> {

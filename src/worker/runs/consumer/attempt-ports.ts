@@ -4,17 +4,17 @@
  * call (simulated delay honoured after the object has answered, as HTTP dispatch does), and the
  * executed calls are read back from the attempt's evidence with their function names.
  */
-import type { ToolAnswer, ToolDispatcher } from "../../core/evals/agent-types.js";
-import type { JsonValue, Problem } from "../../core/json.js";
-import { systemClock } from "../../core/ports.js";
-import { executedCallOf, type ExecutedCall } from "../../core/scoring/calls.js";
-import { parseDelayScale, waitSimulatedDelay } from "../../core/simulation/delay.js";
-import { parseEvidenceError, toEvidenceCall } from "../../core/simulation/evidence.js";
-import { attemptStub } from "../attempts/access.js";
-import type { RecordedReply } from "../attempts/replies.js";
-import { settleForward } from "../attempts/real/forward.js";
-import type { Env } from "../platform/env.js";
-import type { RunJob } from "../run/replies.js";
+import type { ToolAnswer, ToolDispatcher } from "../../../core/evals/agent-types.js";
+import type { JsonValue, Problem } from "../../../core/json.js";
+import { systemClock } from "../../../core/ports.js";
+import { executedCallOf, type ExecutedCall } from "../../../core/scoring/calls.js";
+import { parseDelayScale, waitSimulatedDelay } from "../../../core/simulation/delay.js";
+import { parseEvidenceError, toEvidenceCall } from "../../../core/simulation/evidence.js";
+import { attemptStub } from "../../attempts/access.js";
+import type { RecordedReply } from "../../attempts/replies.js";
+import { settleForward } from "../../attempts/real/forward.js";
+import type { Env } from "../../platform/env.js";
+import type { RunJob } from "../coordinator/replies.js";
 
 const EVIDENCE_PAGE = 200;
 

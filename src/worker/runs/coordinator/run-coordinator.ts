@@ -23,20 +23,20 @@
  * - Time comes from an injected Clock, never from Date.now() directly.
  */
 import { DurableObject } from "cloudflare:workers";
-import { databaseOf } from "../adapters/d1/database.js";
-import { writeRunEnded, writeRunProgress, type RunRepetitionRow, type RunRowProgress } from "../adapters/d1/runs.js";
-import type { RepetitionRecord } from "../core/evals/agent-types.js";
-import { deadLetterRecord, evaluateExternalRepetition, notRunRecord } from "../core/evals/evaluate-repetition.js";
-import { systemClock, type Clock } from "../core/ports.js";
-import type { ExecutedCall } from "../core/scoring/calls.js";
-import type { RepetitionVerdict } from "../core/scoring/repetition-verdict.js";
-import type { Env } from "./platform/env.js";
-import { evidenceSince, releaseAttempt } from "./evals/attempt-ports.js";
-import { forEachBounded } from "./evals/concurrency.js";
-import { sendRepetitions } from "./evals/messages.js";
-import { timedOutOutcome } from "./external/job.js";
-import { attemptLeaseEnd, durationSetting, DEFAULT_REPETITION_TIMEOUT_MS, FINAL_RETRY_MS, MAX_SENDS, PROGRESS_INTERVAL_MS } from "./run/lifetimes.js";
-import { isRunStatus, runProgress, type RunEnding, type RunProgress, type RunStatus, type StoredVerdict } from "./run/progress.js";
+import { databaseOf } from "../../../adapters/d1/database.js";
+import { writeRunEnded, writeRunProgress, type RunRepetitionRow, type RunRowProgress } from "../../../adapters/d1/runs.js";
+import type { RepetitionRecord } from "../../../core/evals/agent-types.js";
+import { deadLetterRecord, evaluateExternalRepetition, notRunRecord } from "../../../core/evals/evaluate-repetition.js";
+import { systemClock, type Clock } from "../../../core/ports.js";
+import type { ExecutedCall } from "../../../core/scoring/calls.js";
+import type { RepetitionVerdict } from "../../../core/scoring/repetition-verdict.js";
+import type { Env } from "../../platform/env.js";
+import { evidenceSince, releaseAttempt } from "../consumer/attempt-ports.js";
+import { forEachBounded } from "../consumer/concurrency.js";
+import { sendRepetitions } from "../consumer/messages.js";
+import { timedOutOutcome } from "../external/job.js";
+import { attemptLeaseEnd, durationSetting, DEFAULT_REPETITION_TIMEOUT_MS, FINAL_RETRY_MS, MAX_SENDS, PROGRESS_INTERVAL_MS } from "./lifetimes.js";
+import { isRunStatus, runProgress, type RunEnding, type RunProgress, type RunStatus, type StoredVerdict } from "./progress.js";
 import type {
   CancelReply,
   ClaimReply,
@@ -51,9 +51,9 @@ import type {
   RunMethods,
   RunStart,
   StartReply,
-} from "./run/replies.js";
-import { RunStorage, type SlotRow, type StoredRun } from "./run/storage.js";
-import { queueRunCallback } from "./webhooks/callbacks.js";
+} from "./replies.js";
+import { RunStorage, type SlotRow, type StoredRun } from "./storage.js";
+import { queueRunCallback } from "../callbacks.js";
 
 /** Timed-out external repetitions scored at once at the run's deadline (each reads its attempt's evidence). */
 const TIMED_OUT_SCORING_CONCURRENCY = 8;

@@ -20,13 +20,13 @@
  *   the last error its deliveries met. A dead letter is never silently dropped.
  * - Messages of one batch run concurrently, EVAL_BATCH_CONCURRENCY at a time.
  */
-import { databaseOf } from "../../adapters/d1/database.js";
-import type { RepetitionRecord } from "../../core/evals/agent-types.js";
-import { evaluateRepetition, notRunRecord } from "../../core/evals/evaluate-repetition.js";
-import { systemClock, type Clock, type ModelClient } from "../../core/ports.js";
-import type { Database, Env } from "../platform/env.js";
-import type { RunJob } from "../run/replies.js";
-import { runStub } from "../run/run-access.js";
+import { databaseOf } from "../../../adapters/d1/database.js";
+import type { RepetitionRecord } from "../../../core/evals/agent-types.js";
+import { evaluateRepetition, notRunRecord } from "../../../core/evals/evaluate-repetition.js";
+import { systemClock, type Clock, type ModelClient } from "../../../core/ports.js";
+import type { Database, Env } from "../../platform/env.js";
+import type { RunJob } from "../coordinator/replies.js";
+import { runStub } from "../coordinator/access.js";
 import { attemptDispatcher, evidenceMark, evidenceSince, releaseAttempt } from "./attempt-ports.js";
 import { ensureAttempt } from "./attempt-setup.js";
 import { batchConcurrency, forEachBounded, limitedClient } from "./concurrency.js";

@@ -4,9 +4,9 @@
  * runVerdict), so a live run and a finished one are read the same way and every figure traces
  * back to repetitions.
  */
-import type { RepetitionVerdict } from "../../core/scoring/repetition-verdict.js";
-import { runAttackFigures, type RunAttackFigures } from "../../core/scoring/attacks.js";
-import { runVerdict, type RunVerdict, type RunVerdictName } from "../../core/scoring/run-verdict.js";
+import type { RepetitionVerdict } from "../../../core/scoring/repetition-verdict.js";
+import { runAttackFigures, type RunAttackFigures } from "../../../core/scoring/attacks.js";
+import { runVerdict, type RunVerdict, type RunVerdictName } from "../../../core/scoring/run-verdict.js";
 import type { RunStart } from "./replies.js";
 
 export type RunStatus = "queued" | "running" | "finished" | "cancelled";

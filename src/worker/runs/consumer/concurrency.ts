@@ -5,7 +5,7 @@
  * keeps those concurrent repetitions from overrunning the endpoint. Both are per isolate: deployed
  * consumers running in several isolates each keep their own count.
  */
-import type { ModelClient } from "../../core/ports.js";
+import type { ModelClient } from "../../../core/ports.js";
 
 export const DEFAULT_BATCH_CONCURRENCY = 32;
 

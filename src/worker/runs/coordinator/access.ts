@@ -1,5 +1,5 @@
 /** Reaching a run's coordinator: one Durable Object per run, named by the run id. */
-import type { Env } from "../platform/env.js";
+import type { Env } from "../../platform/env.js";
 import type { RunRpc } from "./replies.js";
 
 export function runStub(env: Env, runId: string): RunRpc {

@@ -11,18 +11,18 @@
  * deadline; 409 not_external_repetition when the run no longer waits for this attempt.
  */
 import type { Context } from "hono";
-import type { AgentJobRow } from "../../adapters/d1/external-agents.js";
-import type { JsonValue } from "../../core/json.js";
-import { systemClock } from "../../core/ports.js";
-import { attemptStub } from "../attempts/access.js";
-import { leaseEndedError, refusalError } from "../attempts/reply-errors.js";
-import type { AppEnv } from "../platform/env.js";
-import { sendRepetitions } from "../evals/messages.js";
-import { hintedProblems } from "../http/field-hints.js";
-import { ApiError, invalidRequest } from "../http/errors.js";
-import { errorHeaders, lostAttemptError } from "../attempts/lost-attempt.js";
-import type { CompleteReply } from "../run/replies.js";
-import { runStub } from "../run/run-access.js";
+import type { AgentJobRow } from "../../../adapters/d1/external-agents.js";
+import type { JsonValue } from "../../../core/json.js";
+import { systemClock } from "../../../core/ports.js";
+import { attemptStub } from "../../attempts/access.js";
+import { leaseEndedError, refusalError } from "../../attempts/reply-errors.js";
+import type { AppEnv } from "../../platform/env.js";
+import { sendRepetitions } from "../consumer/messages.js";
+import { hintedProblems } from "../../http/field-hints.js";
+import { ApiError, invalidRequest } from "../../http/errors.js";
+import { errorHeaders, lostAttemptError } from "../../attempts/lost-attempt.js";
+import type { CompleteReply } from "../coordinator/replies.js";
+import { runStub } from "../coordinator/access.js";
 import { externalCompletionBody, storedCompletion } from "./completion.js";
 
 export async function completeExternalAttempt(c: Context<AppEnv>, job: AgentJobRow, tokenHash: string, body: unknown): Promise<Response> {

@@ -26,17 +26,17 @@ import type { Policy } from "../../core/policy/types.js";
 import { pinnedRecord } from "../../core/simulation/plan.js";
 import { newAttemptToken } from "../attempts/access.js";
 import type { Env } from "../platform/env.js";
-import { sendRepetitions } from "../evals/messages.js";
+import { sendRepetitions } from "./consumer/messages.js";
 import { invalidRequest } from "../http/errors.js";
-import { calibrationGate } from "../judge-calibration.js";
+import { calibrationGate } from "./judge-calibration.js";
 import { refusalError } from "../http/plan-refusal.js";
 import { schemaValidator } from "../platform/services.js";
-import { runRealTools } from "../real/run-context.js";
-import { ATTEMPT_LEASE_MARGIN_MS, DEFAULT_RUN_TIMEOUT_MS, durationSetting } from "./lifetimes.js";
-import type { RunRepetitionSlot, RunStart } from "./replies.js";
-import { runStub } from "./run-access.js";
-import { externalAttemptToken } from "../external/attempt-token.js";
-import { requireExternalAgentReady } from "../external/readiness.js";
+import { runRealTools } from "./real-tools.js";
+import { ATTEMPT_LEASE_MARGIN_MS, DEFAULT_RUN_TIMEOUT_MS, durationSetting } from "./coordinator/lifetimes.js";
+import type { RunRepetitionSlot, RunStart } from "./coordinator/replies.js";
+import { runStub } from "./coordinator/access.js";
+import { externalAttemptToken } from "./external/attempt-token.js";
+import { requireExternalAgentReady } from "./external/readiness.js";
 
 export interface StartRunRequest {
   tenantId: string;

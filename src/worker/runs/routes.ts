@@ -26,11 +26,11 @@ import { readBodyWithHints } from "../http/field-hints.js";
 import { ApiError, invalidRequest, notFound } from "../http/errors.js";
 import { requirePermission } from "../http/auth.js";
 import { DEFAULT_PAGE_SIZE, pageCursor, pageLimit } from "../http/pagination.js";
-import type { RunProgress } from "../run/progress.js";
-import { runStub } from "../run/run-access.js";
-import { runnableSuite } from "../run/runnable-suite.js";
-import { startRun } from "../run/start-run.js";
-import { itemOfEntry, itemOfRow, progressOfRow, repetitionDetail, repetitionSummary, runView, type RepetitionItem } from "../run/view.js";
+import type { RunProgress } from "./coordinator/progress.js";
+import { runStub } from "./coordinator/access.js";
+import { runnableSuite } from "./runnable-suite.js";
+import { startRun } from "./start-run.js";
+import { itemOfEntry, itemOfRow, progressOfRow, repetitionDetail, repetitionSummary, runView, type RepetitionItem } from "./view.js";
 
 export const MAX_RUNS_PER_SCENARIO = 1000;
 

@@ -4,8 +4,8 @@
  * run's tokens are derived: HMAC-SHA256 of the attempt id under the deployment secret, so the queue
  * consumer can recompute the token when it sends the job, and no copy of it rests anywhere.
  */
-import { base64url } from "../../adapters/crypto.js";
-import { ATTEMPT_TOKEN_PREFIX } from "../attempts/access.js";
+import { base64url } from "../../../adapters/crypto.js";
+import { ATTEMPT_TOKEN_PREFIX } from "../../attempts/access.js";
 
 const PURPOSE = "toolproof/external-attempt-token/v1";
 

@@ -3,12 +3,12 @@
  * and read back from the attempt (where the route stores it) when the repetition is scored.
  */
 import { z } from "zod";
-import type { ExternalOutcome } from "../../core/evals/evaluate-repetition.js";
-import { isJsonObject, type JsonObject, type JsonValue } from "../../core/json.js";
-import type { ChatMessage } from "../../core/ports.js";
-import type { ApprovalRequest } from "../../core/scoring/calls.js";
-import { FUNCTION_NAME } from "../../core/simulation/tool-names.js";
-import { jsonObject } from "../http/schema-fields.js";
+import type { ExternalOutcome } from "../../../core/evals/evaluate-repetition.js";
+import { isJsonObject, type JsonObject, type JsonValue } from "../../../core/json.js";
+import type { ChatMessage } from "../../../core/ports.js";
+import type { ApprovalRequest } from "../../../core/scoring/calls.js";
+import { FUNCTION_NAME } from "../../../core/simulation/tool-names.js";
+import { jsonObject } from "../../http/schema-fields.js";
 
 export const MAX_APPROVAL_REQUESTS = 100;
 export const MAX_MESSAGES = 1000;

@@ -3,13 +3,13 @@
  * fields, so every method returns one of these tagged results instead of throwing (as the attempt
  * object does, attempt/replies.ts).
  */
-import type { RepetitionRecord } from "../../core/evals/agent-types.js";
-import type { JudgeSpec, ModelParameters, Scenario } from "../../core/evals/suite-types.js";
-import type { ApprovalMode } from "../../core/policy/types.js";
-import type { ChatTool } from "../../core/ports.js";
-import type { AttemptSetup, PinnedOperation, PinnedTool } from "../../core/simulation/setup.js";
-import type { ScenarioAttack } from "../../core/scoring/attacks.js";
-import type { CalibrationGate, Gate } from "../../core/scoring/run-verdict.js";
+import type { RepetitionRecord } from "../../../core/evals/agent-types.js";
+import type { JudgeSpec, ModelParameters, Scenario } from "../../../core/evals/suite-types.js";
+import type { ApprovalMode } from "../../../core/policy/types.js";
+import type { ChatTool } from "../../../core/ports.js";
+import type { AttemptSetup, PinnedOperation, PinnedTool } from "../../../core/simulation/setup.js";
+import type { ScenarioAttack } from "../../../core/scoring/attacks.js";
+import type { CalibrationGate, Gate } from "../../../core/scoring/run-verdict.js";
 import type { RunProgress } from "./progress.js";
 
 /** `attack` marks the attacked copy of a scenario (core/evals/attack-plan.ts). */

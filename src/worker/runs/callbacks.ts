@@ -25,7 +25,7 @@ import { findWebhookRow, recordCallbackAttempt } from "../../adapters/d1/webhook
 import { sealingKey } from "../../adapters/secret-box.js";
 import { signStandard } from "../../adapters/webhook-signature.js";
 import type { Env } from "../platform/env.js";
-import { progressOfRow, runView } from "../run/view.js";
+import { progressOfRow, runView } from "./view.js";
 import { openWebhookSecret } from "../platform/webhook-secret.js";
 
 export interface CallbackMessage {

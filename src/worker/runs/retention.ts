@@ -7,9 +7,9 @@
  * first). Unset or empty: nothing is ever deleted. A value that is no whole number of days is a
  * configuration mistake: the sweep logs it and deletes nothing rather than guess.
  */
-import { databaseOf } from "../adapters/d1/database.js";
-import { deleteEndedRun, endedRunsBefore } from "../adapters/d1/run-deletion.js";
-import type { Env } from "./platform/env.js";
+import { databaseOf } from "../../adapters/d1/database.js";
+import { deleteEndedRun, endedRunsBefore } from "../../adapters/d1/run-deletion.js";
+import type { Env } from "../platform/env.js";
 
 export const MAX_RUNS_PER_SWEEP = 200;
 /** Runs looked up per query. */

@@ -1,11 +1,11 @@
 /** Eval runs (routes/runs.ts), labels and calibration (routes/labels.ts), and run callbacks (routes/webhooks.ts). */
 import { z } from "zod";
-import type { AttackFigures, AttackSuccess as AttackSuccessFigure, RunAttackFigures, ScenarioUnderAttack as ScenarioUnderAttackFigure } from "../../../core/scoring/attacks.js";
-import type { runView } from "../../run/view.js";
-import { runRequest } from "../../routes/runs.js";
-import { JSON_BODY_ERRORS, type OperationDoc } from "../../http/openapi/operation.js";
-import { named } from "../../http/openapi/schemas.js";
-import { assertSameFields, Deleted, JsonObjectValue, JsonValue, keyId, page, PAGING, Problem, timestamp, type SameFields } from "../../http/openapi/common.js";
+import type { AttackFigures, AttackSuccess as AttackSuccessFigure, RunAttackFigures, ScenarioUnderAttack as ScenarioUnderAttackFigure } from "../../core/scoring/attacks.js";
+import type { runView } from "./view.js";
+import { runRequest } from "./routes.js";
+import { JSON_BODY_ERRORS, type OperationDoc } from "../http/openapi/operation.js";
+import { named } from "../http/openapi/schemas.js";
+import { assertSameFields, Deleted, JsonObjectValue, JsonValue, keyId, page, PAGING, Problem, timestamp, type SameFields } from "../http/openapi/common.js";
 
 const RunEvals = { kind: "api_key", permission: "AIManager:RunEvals" } as const;
 

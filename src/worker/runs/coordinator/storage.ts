@@ -3,7 +3,7 @@
  * object's (object-schema.ts), and every statement the coordinator runs. Synchronous on purpose: a record is checked and written with no await between,
  * so two deliveries of one repetition can never both be applied.
  */
-import { applyPending, hasTable, type Migration } from "../platform/object-schema.js";
+import { applyPending, hasTable, type Migration } from "../../platform/object-schema.js";
 import type { RunStart } from "./replies.js";
 
 export const RUN_MIGRATIONS: readonly Migration[] = [

@@ -6,8 +6,8 @@
 import type { RunRepetitionRow, RunRow } from "../../adapters/d1/runs.js";
 import type { RepetitionRecord } from "../../core/evals/agent-types.js";
 import type { JsonValue } from "../../core/json.js";
-import { isRunStatus, type RunProgress, type RunSummary } from "./progress.js";
-import type { RepetitionEntry } from "./replies.js";
+import { isRunStatus, type RunProgress, type RunSummary } from "./coordinator/progress.js";
+import type { RepetitionEntry } from "./coordinator/replies.js";
 
 /** The progress a D1 row holds (what the coordinator last wrote there). */
 export function progressOfRow(row: RunRow): RunProgress | null {

@@ -4,15 +4,15 @@
  * scoring's reports. Shared by GET /api/suites/:name/calibration and the start of a run, so the
  * figures a person reads are the ones the gate used.
  */
-import { findConnection } from "../adapters/d1/connections.js";
-import type { Database } from "../adapters/d1/database.js";
-import { suiteLabels, type SuiteLabelRow } from "../adapters/d1/labels.js";
-import { humanLabelOf } from "../core/evals/labels.js";
-import { DEFAULT_JUDGE_THRESHOLD, type JudgeSpec } from "../core/evals/suite-types.js";
-import { calibrationRequirement } from "../core/scoring/calibration.js";
-import { JUDGE_PROMPT_VERSION } from "../core/scoring/judge-prompt.js";
-import { calibrationByJudge, type JudgeIdentity, type SuiteCalibration, type SuiteLabel } from "../core/scoring/judge-groups.js";
-import type { CalibrationGate } from "../core/scoring/run-verdict.js";
+import { findConnection } from "../../adapters/d1/connections.js";
+import type { Database } from "../../adapters/d1/database.js";
+import { suiteLabels, type SuiteLabelRow } from "../../adapters/d1/labels.js";
+import { humanLabelOf } from "../../core/evals/labels.js";
+import { DEFAULT_JUDGE_THRESHOLD, type JudgeSpec } from "../../core/evals/suite-types.js";
+import { calibrationRequirement } from "../../core/scoring/calibration.js";
+import { JUDGE_PROMPT_VERSION } from "../../core/scoring/judge-prompt.js";
+import { calibrationByJudge, type JudgeIdentity, type SuiteCalibration, type SuiteLabel } from "../../core/scoring/judge-groups.js";
+import type { CalibrationGate } from "../../core/scoring/run-verdict.js";
 
 export interface SuiteCalibrationView extends SuiteCalibration {
   threshold: number;

@@ -1,10 +1,10 @@
 /** What an external agent's run needs before it starts: where agents reach us, and its signing secret. */
-import type { Database } from "../../adapters/d1/database.js";
-import { findAgentSecret } from "../../adapters/d1/external-agents.js";
-import { sealingKey } from "../../adapters/secret-box.js";
-import type { ExternalAgent } from "../../core/evals/suite-types.js";
-import type { Env } from "../platform/env.js";
-import { ApiError } from "../http/errors.js";
+import type { Database } from "../../../adapters/d1/database.js";
+import { findAgentSecret } from "../../../adapters/d1/external-agents.js";
+import { sealingKey } from "../../../adapters/secret-box.js";
+import type { ExternalAgent } from "../../../core/evals/suite-types.js";
+import type { Env } from "../../platform/env.js";
+import { ApiError } from "../../http/errors.js";
 
 /** Answers the deployment secret, from which the run's attempt tokens are derived (attempt-token.ts). */
 export async function requireExternalAgentReady(env: Env, db: Database, tenantId: string, agent: ExternalAgent): Promise<string> {

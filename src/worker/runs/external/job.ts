@@ -17,19 +17,19 @@
  *   judge is called here, off the completion request, so a slow judge cannot hold that request.
  * - timed_out: the deadline passed without a completion: scored on what the agent did until then.
  */
-import { databaseOf } from "../../adapters/d1/database.js";
-import { findAgentJob, findAgentSecret, markAgentJobAccepted, recordAgentJob } from "../../adapters/d1/external-agents.js";
-import { sealingKey } from "../../adapters/secret-box.js";
-import { signStandard } from "../../adapters/webhook-signature.js";
-import type { RepetitionRecord } from "../../core/evals/agent-types.js";
-import { evaluateExternalRepetition, notRunRecord, type ExternalOutcome } from "../../core/evals/evaluate-repetition.js";
-import type { Clock } from "../../core/ports.js";
-import { attemptStub } from "../attempts/access.js";
-import type { Env } from "../platform/env.js";
-import type { ExternalPhase, RunExternalAgent, RunJob } from "../run/replies.js";
-import { evidenceSince } from "../evals/attempt-ports.js";
+import { databaseOf } from "../../../adapters/d1/database.js";
+import { findAgentJob, findAgentSecret, markAgentJobAccepted, recordAgentJob } from "../../../adapters/d1/external-agents.js";
+import { sealingKey } from "../../../adapters/secret-box.js";
+import { signStandard } from "../../../adapters/webhook-signature.js";
+import type { RepetitionRecord } from "../../../core/evals/agent-types.js";
+import { evaluateExternalRepetition, notRunRecord, type ExternalOutcome } from "../../../core/evals/evaluate-repetition.js";
+import type { Clock } from "../../../core/ports.js";
+import { attemptStub } from "../../attempts/access.js";
+import type { Env } from "../../platform/env.js";
+import type { ExternalPhase, RunExternalAgent, RunJob } from "../coordinator/replies.js";
+import { evidenceSince } from "../consumer/attempt-ports.js";
 import { externalAttemptToken } from "./attempt-token.js";
-import { openAgentSecret } from "./agent-secret.js";
+import { openAgentSecret } from "../../external/agent-secret.js";
 import { completionOutcome } from "./completion.js";
 
 /** How long an endpoint may take to accept a job (it should answer at once and work after). */
