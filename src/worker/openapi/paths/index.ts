@@ -8,11 +8,11 @@ import { agentSecretOperations } from "./agent-secrets.js";
 import { documentOperations } from "./documents.js";
 import { integrationOperations } from "./integrations.js";
 import { keyOperations } from "./keys.js";
-import { realToolOperations } from "./real-tools.js";
+import { realToolOperations } from "../../tools/upstream-openapi.js";
 import { runOperations } from "../../runs/openapi.js";
 import { bootstrapOperations, serviceOperations } from "./service.js";
 import { simulationOperations } from "../../attempts/openapi.js";
-import { toolOperations } from "./tools.js";
+import { toolOperations } from "../../tools/openapi.js";
 
 export const ALL_OPERATIONS: readonly OperationDoc[] = [
   ...serviceOperations,

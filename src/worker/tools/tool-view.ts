@@ -1,6 +1,6 @@
 /** How a stored tool is shown to clients: each operation with its effective contract and hash. */
-import type { StoredTool } from "../adapters/d1/tools.js";
-import { effectiveOutputSchema } from "../core/tools/effective-contract.js";
+import type { StoredTool } from "../../adapters/d1/tools.js";
+import { effectiveOutputSchema } from "../../core/tools/effective-contract.js";
 
 export function toolView(tool: StoredTool) {
   return {

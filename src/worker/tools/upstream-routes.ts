@@ -21,7 +21,7 @@ import { addressRefusal, HTTP_METHODS, pathParameters, UPSTREAM_LIMITS, type Ups
 import type { AppEnv } from "../platform/env.js";
 import { ApiError, invalidRequest, notFound } from "../http/errors.js";
 import { readBodyWithHints } from "../http/field-hints.js";
-import { toolNotFound } from "../missing-tool.js";
+import { toolNotFound } from "./missing-tool.js";
 import { sealUpstreamCredentials } from "../attempts/real/credentials.js";
 import { allowsLoopback } from "../attempts/real/send.js";
 import { clientRecord, httpUrlProblems } from "../http/schema-fields.js";

@@ -1,11 +1,11 @@
 /** Real handlers of library tools (routes/tool-upstream.ts) and the tenant's upstream host allowlist (routes/upstream-hosts.ts); docs/real-tools.md. */
 import { z } from "zod";
-import { HTTP_METHODS } from "../../../core/tools/upstream.js";
-import { upstreamRequest } from "../../routes/tool-upstream.js";
-import { hostsRequest } from "../../routes/upstream-hosts.js";
-import { JSON_BODY_ERRORS, type OperationDoc } from "../../http/openapi/operation.js";
-import { named } from "../../http/openapi/schemas.js";
-import { keyId, timestamp } from "../../http/openapi/common.js";
+import { HTTP_METHODS } from "../../core/tools/upstream.js";
+import { upstreamRequest } from "./upstream-routes.js";
+import { hostsRequest } from "./upstream-host-routes.js";
+import { JSON_BODY_ERRORS, type OperationDoc } from "../http/openapi/operation.js";
+import { named } from "../http/openapi/schemas.js";
+import { keyId, timestamp } from "../http/openapi/common.js";
 
 const ManageTools = { kind: "api_key", permission: "AIManager:ManageTools" } as const;
 const Admin = { kind: "api_key", permission: "AIManager:Admin" } as const;

@@ -3,13 +3,13 @@
  * the named model connection, let the core draft and check (contract/model-draft.ts), and turn
  * what went wrong into the error vocabulary. Nothing is stored here.
  */
-import { draftFromInstructions } from "../core/contract/index.js";
-import type { CheckReport, OperationContract } from "../core/contract/types.js";
-import type { JsonObject } from "../core/json.js";
-import type { Database, Env } from "./platform/env.js";
-import { modelClientFor } from "./evals/model-clients.js";
-import { ApiError } from "./http/errors.js";
-import { schemaValidator } from "./platform/services.js";
+import { draftFromInstructions } from "../../core/contract/index.js";
+import type { CheckReport, OperationContract } from "../../core/contract/types.js";
+import type { JsonObject } from "../../core/json.js";
+import type { Database, Env } from "../platform/env.js";
+import { modelClientFor } from "../evals/model-clients.js";
+import { ApiError } from "../http/errors.js";
+import { schemaValidator } from "../platform/services.js";
 
 export interface ModelDraft {
   definition: JsonObject;

@@ -6,12 +6,12 @@
  * output_schema or annotations is read as absent.
  */
 import { z } from "zod";
-import type { StoredTool } from "../adapters/d1/tools.js";
-import { jsonEqual, pointer, type Problem } from "../core/json.js";
-import type { JsonSchema } from "../core/ports.js";
-import { TOOL_KINDS, type OperationSpec, type ToolSpec } from "../core/tools/types.js";
-import { invalidRequest } from "./http/errors.js";
-import { description, jsonObject, jsonSchemaField, toolName } from "./http/schema-fields.js";
+import type { StoredTool } from "../../adapters/d1/tools.js";
+import { jsonEqual, pointer, type Problem } from "../../core/json.js";
+import type { JsonSchema } from "../../core/ports.js";
+import { TOOL_KINDS, type OperationSpec, type ToolSpec } from "../../core/tools/types.js";
+import { invalidRequest } from "../http/errors.js";
+import { description, jsonObject, jsonSchemaField, toolName } from "../http/schema-fields.js";
 
 export const MAX_OPERATIONS = 100;
 

@@ -3,10 +3,10 @@
  * (GET /api/tools/refunds) is the usual mistake, so the answer says so and gives the id when this
  * tenant has a tool by that name; names are looked up within the tenant only.
  */
-import { findToolIdsByName } from "../adapters/d1/tools.js";
-import { TOOL_ID_PREFIX } from "../core/tools/types.js";
-import type { AppEnv } from "./platform/env.js";
-import { ApiError, notFound } from "./http/errors.js";
+import { findToolIdsByName } from "../../adapters/d1/tools.js";
+import { TOOL_ID_PREFIX } from "../../core/tools/types.js";
+import type { AppEnv } from "../platform/env.js";
+import { ApiError, notFound } from "../http/errors.js";
 
 export async function toolNotFound(db: AppEnv["Variables"]["db"], tenantId: string, id: string): Promise<ApiError> {
   const named = (await findToolIdsByName(db, tenantId, [id])).get(id);

@@ -16,13 +16,13 @@ import type { AppEnv } from "../platform/env.js";
 import { ApiError, invalidRequest, notFound } from "../http/errors.js";
 import { requirePermission } from "../http/auth.js";
 import { readBodyWithHints } from "../http/field-hints.js";
-import { toolNotFound } from "../missing-tool.js";
+import { toolNotFound } from "./missing-tool.js";
 import { pageCursor, pageLimit } from "../http/pagination.js";
 import { clientRecord, description, jsonSchemaField, toolName } from "../http/schema-fields.js";
 import { schemaValidator } from "../platform/services.js";
-import { type LocateOperationField, prepareTool } from "../tool-registration.js";
-import { MAX_OPERATIONS, toolBody, toolSpecFromBody } from "../tool-body.js";
-import { toolView } from "../tool-view.js";
+import { type LocateOperationField, prepareTool } from "./tool-registration.js";
+import { MAX_OPERATIONS, toolBody, toolSpecFromBody } from "./tool-body.js";
+import { toolView } from "./tool-view.js";
 
 /** Tool bodies carry whole schemas for up to 100 operations; 1 MiB is generous and still bounded. */
 export const TOOL_BODY_LIMIT = 1024 * 1024;

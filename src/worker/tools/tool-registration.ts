@@ -2,13 +2,13 @@
  * What every way of registering a tool (plain, MCP import, platform import, replacement) shares:
  * the checks a stored tool must pass, and the contract hash of each operation.
  */
-import { contractHash } from "../core/contract/index.js";
-import { pointer, type Problem } from "../core/json.js";
-import type { SchemaValidator } from "../core/ports.js";
-import { schemaFieldProblem, schemaProblemMessage } from "../core/schema-problems.js";
-import { operationContract } from "../core/tools/effective-contract.js";
-import type { ToolSpec } from "../core/tools/types.js";
-import { invalidRequest } from "./http/errors.js";
+import { contractHash } from "../../core/contract/index.js";
+import { pointer, type Problem } from "../../core/json.js";
+import type { SchemaValidator } from "../../core/ports.js";
+import { schemaFieldProblem, schemaProblemMessage } from "../../core/schema-problems.js";
+import { operationContract } from "../../core/tools/effective-contract.js";
+import type { ToolSpec } from "../../core/tools/types.js";
+import { invalidRequest } from "../http/errors.js";
 
 export type OperationField = "operation_id" | "input_schema" | "output_schema";
 

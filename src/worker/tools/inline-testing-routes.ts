@@ -10,7 +10,7 @@ import type { AppEnv } from "../platform/env.js";
 import { ApiError } from "../http/errors.js";
 import { readBodyWithHints } from "../http/field-hints.js";
 import { requirePermission } from "../http/auth.js";
-import { draftSource, draftWithModel } from "../model-draft.js";
+import { draftSource, draftWithModel } from "./model-draft.js";
 import { assertUsableSchemas, connectionNameField, description, draftInstructions, jsonSchemaField, toolName } from "../http/schema-fields.js";
 import { schemaValidator } from "../platform/services.js";
 

@@ -15,14 +15,14 @@ import type { AppEnv } from "../platform/env.js";
 import { ApiError, notFound } from "../http/errors.js";
 import { requirePermission } from "../http/auth.js";
 import { readBodyWithHints } from "../http/field-hints.js";
-import { toolNotFound } from "../missing-tool.js";
+import { toolNotFound } from "./missing-tool.js";
 import { pageCursor, pageLimit } from "../http/pagination.js";
-import { draftSource, draftWithModel } from "../model-draft.js";
+import { draftSource, draftWithModel } from "./model-draft.js";
 import { connectionNameField, draftInstructions, toolName } from "../http/schema-fields.js";
 import { schemaValidator } from "../platform/services.js";
-import { revisionIsStale } from "../tool-view.js";
-import { recordAction, recordRequest } from "./tool-record.js";
-import { injectionDraft, injectRequest } from "../injection-draft.js";
+import { revisionIsStale } from "./tool-view.js";
+import { recordAction, recordRequest } from "./record-action.js";
+import { injectionDraft, injectRequest } from "./injection-draft.js";
 
 /** A definition is at most 100 KB; the envelope around it is small. */
 export const TESTING_BODY_LIMIT = 256 * 1024;
@@ -157,5 +157,5 @@ function staleContract(sent: string, current: string | null): ApiError {
   });
 }
 
-// The request schema, for the API reference (src/worker/openapi/paths/tools.ts).
+// The request schema, for the API reference (src/worker/tools/openapi.ts).
 export { testingRequest };

@@ -1,15 +1,15 @@
 /** The tool library (routes/tools.ts) and mock contracts (routes/tool-testing.ts, routes/inline-testing.ts). */
 import { z } from "zod";
-import type { RecordedDraft, SkippedCall as SkippedCallReport, VolatileValue as VolatileValueReport } from "../../../core/contract/record-draft.js";
-import { TOOL_KINDS } from "../../../core/tools/types.js";
-import { request as inlineTestingRequest } from "../../routes/inline-testing.js";
-import { testingRequest } from "../../routes/tool-testing.js";
-import { mcpImportBody, platformImportBody } from "../../routes/tools.js";
-import { toolBody } from "../../tool-body.js";
-import type { toolView } from "../../tool-view.js";
-import { JSON_BODY_ERRORS, type OperationDoc } from "../../http/openapi/operation.js";
-import { named } from "../../http/openapi/schemas.js";
-import { assertSameFields, JsonSchemaValue, JsonValue, keyId, page, PAGING, Problem, timestamp, type SameFields } from "../../http/openapi/common.js";
+import type { RecordedDraft, SkippedCall as SkippedCallReport, VolatileValue as VolatileValueReport } from "../../core/contract/record-draft.js";
+import { TOOL_KINDS } from "../../core/tools/types.js";
+import { request as inlineTestingRequest } from "./inline-testing-routes.js";
+import { testingRequest } from "./testing-routes.js";
+import { mcpImportBody, platformImportBody } from "./routes.js";
+import { toolBody } from "./tool-body.js";
+import type { toolView } from "./tool-view.js";
+import { JSON_BODY_ERRORS, type OperationDoc } from "../http/openapi/operation.js";
+import { named } from "../http/openapi/schemas.js";
+import { assertSameFields, JsonSchemaValue, JsonValue, keyId, page, PAGING, Problem, timestamp, type SameFields } from "../http/openapi/common.js";
 
 const ManageTools = { kind: "api_key", permission: "AIManager:ManageTools" } as const;
 

@@ -4,15 +4,15 @@
  * never saved. Saving it is `action: "save"` like any other draft.
  */
 import { z } from "zod";
-import { listRevisions, type StoredTool } from "../adapters/d1/tools.js";
-import { parseDefinition } from "../core/contract/parse.js";
-import type { OperationContract } from "../core/contract/types.js";
-import { ATTACK_STYLES } from "../core/injection/catalogue.js";
-import { injectVariant, type PayloadSource } from "../core/injection/inject-variant.js";
-import type { Database } from "../adapters/d1/database.js";
-import { ApiError, invalidRequest } from "./http/errors.js";
-import { schemaValidator } from "./platform/services.js";
-import { toolName } from "./http/schema-fields.js";
+import { listRevisions, type StoredTool } from "../../adapters/d1/tools.js";
+import { parseDefinition } from "../../core/contract/parse.js";
+import type { OperationContract } from "../../core/contract/types.js";
+import { ATTACK_STYLES } from "../../core/injection/catalogue.js";
+import { injectVariant, type PayloadSource } from "../../core/injection/inject-variant.js";
+import type { Database } from "../../adapters/d1/database.js";
+import { ApiError, invalidRequest } from "../http/errors.js";
+import { schemaValidator } from "../platform/services.js";
+import { toolName } from "../http/schema-fields.js";
 
 const functionName = z.string().regex(/^[A-Za-z0-9_.-]{1,128}$/, "expected a function name as the model sees it (invoices__place_invoice_on_hold)");
 
