@@ -19,7 +19,7 @@ import { toolRoutes } from "./tools/routes.js";
 import { toolUpstreamRoutes } from "./tools/upstream-routes.js";
 import { upstreamHostRoutes } from "./tools/upstream-host-routes.js";
 import { attemptRoutes } from "./attempts/routes.js";
-import { connectionRoutes } from "./routes/connections.js";
+import { connectionRoutes } from "./connections/routes.js";
 import { simulationRoutes } from "./attempts/simulation-routes.js";
 import { suiteRoutes } from "./routes/suites.js";
 import { runRoutes } from "./runs/routes.js";

@@ -1,7 +1,7 @@
 /** The Worker's entry point: the HTTP app, the eval queue's consumer, the retention cron and the Durable Object classes wrangler binds. */
 import { createApp } from "./app.js";
 import type { Env } from "./platform/env.js";
-import { modelClientFor } from "./evals/model-clients.js";
+import { modelClientFor } from "./connections/model-clients.js";
 import { evalQueueHandler } from "./runs/consumer/queue.js";
 import { errorResponse } from "./http/errors.js";
 import { sweepRetention } from "./runs/retention.js";

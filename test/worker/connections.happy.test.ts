@@ -1,7 +1,7 @@
 /** Model connections through the real app in workerd: create, replace, read, list, delete, test, and modelClientFor. */
 import { env } from "cloudflare:test";
 import { beforeAll, describe, expect, it } from "vitest";
-import { modelClientFor } from "../../src/worker/evals/model-clients.js";
+import { modelClientFor } from "../../src/worker/connections/model-clients.js";
 import { modelServer, uniqueModel } from "../support/model-server/in-tests.js";
 import { type TestTenant, answer, call, db, newTenant } from "./helpers.js";
 

@@ -4,7 +4,7 @@
  */
 import { env } from "cloudflare:test";
 import { beforeAll, describe, expect, it } from "vitest";
-import { modelClientFor } from "../../src/worker/evals/model-clients.js";
+import { modelClientFor } from "../../src/worker/connections/model-clients.js";
 import { modelServer, uniqueModel } from "../support/model-server/in-tests.js";
 import { type TestTenant, answer, call, db, keyWith, newTenant } from "./helpers.js";
 

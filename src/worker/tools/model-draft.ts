@@ -7,7 +7,7 @@ import { draftFromInstructions } from "../../core/contract/index.js";
 import type { CheckReport, OperationContract } from "../../core/contract/types.js";
 import type { JsonObject } from "../../core/json.js";
 import type { Database, Env } from "../platform/env.js";
-import { modelClientFor } from "../evals/model-clients.js";
+import { modelClientFor } from "../connections/model-clients.js";
 import { ApiError } from "../http/errors.js";
 import { schemaValidator } from "../platform/services.js";
 

@@ -19,8 +19,8 @@ import { readBodyWithHints } from "../http/field-hints.js";
 import { requirePermission } from "../http/auth.js";
 import { pageCursor, pageLimit } from "../http/pagination.js";
 import { clientRecord, httpUrlProblems } from "../http/schema-fields.js";
-import { openStoredConnection } from "../evals/model-clients.js";
-import { sealConnectionSecrets, openConnectionSecrets, unreadableMessage } from "../evals/connection-secrets.js";
+import { openStoredConnection } from "./model-clients.js";
+import { sealConnectionSecrets, openConnectionSecrets, unreadableMessage } from "./connection-secrets.js";
 // Connections follow the name rule of every named resource (policies, suites).
 import { documentName as connectionName } from "../http/document-body.js";
 import { RESOURCE_NAME } from "../../core/names.js";
