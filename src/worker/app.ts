@@ -28,8 +28,8 @@ import { runCallbackRoutes, webhookRoutes } from "./routes/webhooks.js";
 import { labelRoutes } from "./runs/label-routes.js";
 import { dashboardRoutes } from "./dashboard/routes.js";
 import { agentSecretRoutes } from "./routes/agent-secrets.js";
-import { bootstrapRoutes } from "./routes/bootstrap.js";
-import { keyRoutes } from "./routes/keys.js";
+import { bootstrapRoutes } from "./keys/bootstrap-routes.js";
+import { keyRoutes } from "./keys/routes.js";
 import { runDeletionRoutes } from "./runs/deletion-routes.js";
 
 /** What the app is built with; tests may steer it (ids, to make two requests meet one object). */

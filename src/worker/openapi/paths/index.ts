@@ -7,10 +7,10 @@ import type { OperationDoc } from "../../http/openapi/operation.js";
 import { agentSecretOperations } from "./agent-secrets.js";
 import { documentOperations } from "./documents.js";
 import { integrationOperations } from "./integrations.js";
-import { keyOperations } from "./keys.js";
+import { keyOperations } from "../../keys/openapi.js";
 import { realToolOperations } from "../../tools/upstream-openapi.js";
 import { runOperations } from "../../runs/openapi.js";
-import { bootstrapOperations, serviceOperations } from "./service.js";
+import { bootstrapOperations, serviceOperations } from "../../keys/bootstrap-openapi.js";
 import { simulationOperations } from "../../attempts/openapi.js";
 import { toolOperations } from "../../tools/openapi.js";
 

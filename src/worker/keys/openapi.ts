@@ -1,10 +1,10 @@
 /** API keys over HTTP (routes/keys.ts): mint, list, read, revoke; README, Deploy. */
 import { z } from "zod";
-import { ALL_PERMISSIONS } from "../../platform/env.js";
-import { createKeyRequest, type keyView } from "../../routes/keys.js";
-import { JSON_BODY_ERRORS, type OperationDoc } from "../../http/openapi/operation.js";
-import { named } from "../../http/openapi/schemas.js";
-import { assertSameFields, page, PAGING, timestamp, type SameFields } from "../../http/openapi/common.js";
+import { ALL_PERMISSIONS } from "../platform/env.js";
+import { createKeyRequest, type keyView } from "./routes.js";
+import { JSON_BODY_ERRORS, type OperationDoc } from "../http/openapi/operation.js";
+import { named } from "../http/openapi/schemas.js";
+import { assertSameFields, page, PAGING, timestamp, type SameFields } from "../http/openapi/common.js";
 
 const Admin = { kind: "api_key", permission: "AIManager:Admin" } as const;
 const keyParam = { id: "The key's id (key_...), as its create answer or the key list gives it." };

@@ -1,10 +1,10 @@
 /** Routes outside /api that answer JSON: the health check and this document. */
 import { z } from "zod";
-import { ALL_PERMISSIONS } from "../../platform/env.js";
-import { bootstrapRequest } from "../../routes/bootstrap.js";
-import { JSON_BODY_ERRORS, type OperationDoc } from "../../http/openapi/operation.js";
-import { named } from "../../http/openapi/schemas.js";
-import { timestamp } from "../../http/openapi/common.js";
+import { ALL_PERMISSIONS } from "../platform/env.js";
+import { bootstrapRequest } from "./bootstrap-routes.js";
+import { JSON_BODY_ERRORS, type OperationDoc } from "../http/openapi/operation.js";
+import { named } from "../http/openapi/schemas.js";
+import { timestamp } from "../http/openapi/common.js";
 
 const Health = named("Health", z.object({ ok: z.literal(true) }));
 const OpenApi = named("OpenApiDocument", z.record(z.string(), z.unknown()).describe("An OpenAPI 3.1 document."));
