@@ -33,7 +33,7 @@ import { pageCursor, pageLimit } from "../http/pagination.js";
 import { schemaValidator } from "../platform/services.js";
 import { realModePaths } from "../../core/evals/suite-tools.js";
 import { realToolContext, requireRealTools } from "../attempts/real/context.js";
-import { storedPolicy } from "./policies.js";
+import { storedPolicy } from "../policies/routes.js";
 import { refusalError } from "../http/plan-refusal.js";
 import { httpUrlProblems } from "../http/schema-fields.js";
 

@@ -11,7 +11,7 @@ import { runScenarioCount } from "../../core/evals/suite-attacks.js";
 import type { Policy } from "../../core/policy/types.js";
 import type { Database } from "../platform/env.js";
 import { ApiError, invalidRequest } from "../http/errors.js";
-import { storedPolicy } from "../routes/policies.js";
+import { storedPolicy } from "../policies/routes.js";
 import { connectionWarnings, storedSuite } from "../routes/suites.js";
 
 /** Repetitions one run may have in all (scenarios × runs per scenario). */

@@ -6,8 +6,8 @@
  */
 import { z } from "zod";
 import { MANIFEST_FORMATS } from "../../../core/policy/types.js";
-import { metricBody } from "../../routes/metrics.js";
-import { checkBody } from "../../routes/policies.js";
+import { metricBody } from "../../policies/metric-routes.js";
+import { checkBody } from "../../policies/routes.js";
 import { JSON_BODY_ERRORS, type OperationDoc } from "../../http/openapi/operation.js";
 import { named } from "../../http/openapi/schemas.js";
 import { PLAN_ERRORS } from "../../attempts/openapi.js";
