@@ -21,7 +21,7 @@ import { upstreamHostRoutes } from "./tools/upstream-host-routes.js";
 import { attemptRoutes } from "./attempts/routes.js";
 import { connectionRoutes } from "./connections/routes.js";
 import { simulationRoutes } from "./attempts/simulation-routes.js";
-import { suiteRoutes } from "./routes/suites.js";
+import { suiteRoutes } from "./suites/routes.js";
 import { runRoutes } from "./runs/routes.js";
 import { webhookReceiveRoutes } from "./routes/webhook-receive.js";
 import { runCallbackRoutes, webhookRoutes } from "./routes/webhooks.js";

@@ -12,7 +12,7 @@ import type { Policy } from "../../core/policy/types.js";
 import type { Database } from "../platform/env.js";
 import { ApiError, invalidRequest } from "../http/errors.js";
 import { storedPolicy } from "../policies/routes.js";
-import { connectionWarnings, storedSuite } from "../routes/suites.js";
+import { connectionWarnings, storedSuite } from "../suites/routes.js";
 
 /** Repetitions one run may have in all (scenarios × runs per scenario). */
 export const MAX_REPETITIONS = 2000;

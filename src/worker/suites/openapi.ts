@@ -5,13 +5,13 @@
  * nested rules described in docs/policy.md and docs/evals.md.
  */
 import { z } from "zod";
-import { MANIFEST_FORMATS } from "../../../core/policy/types.js";
-import { metricBody } from "../../policies/metric-routes.js";
-import { checkBody } from "../../policies/routes.js";
-import { JSON_BODY_ERRORS, type OperationDoc } from "../../http/openapi/operation.js";
-import { named } from "../../http/openapi/schemas.js";
-import { PLAN_ERRORS } from "../../attempts/openapi.js";
-import { JsonValue, keyId, page, PAGING, Problem, timestamp } from "../../http/openapi/common.js";
+import { MANIFEST_FORMATS } from "../../core/policy/types.js";
+import { metricBody } from "../policies/metric-routes.js";
+import { checkBody } from "../policies/routes.js";
+import { JSON_BODY_ERRORS, type OperationDoc } from "../http/openapi/operation.js";
+import { named } from "../http/openapi/schemas.js";
+import { PLAN_ERRORS } from "../attempts/openapi.js";
+import { JsonValue, keyId, page, PAGING, Problem, timestamp } from "../http/openapi/common.js";
 
 const ManageTools = { kind: "api_key", permission: "AIManager:ManageTools" } as const;
 const RunEvals = { kind: "api_key", permission: "AIManager:RunEvals" } as const;
