@@ -6,7 +6,7 @@
 import type { OperationDoc } from "../../http/openapi/operation.js";
 import { agentSecretOperations } from "./agent-secrets.js";
 import { documentOperations } from "../../suites/openapi.js";
-import { integrationOperations } from "./integrations.js";
+import { integrationOperations } from "../../webhooks/openapi.js";
 import { keyOperations } from "../../keys/openapi.js";
 import { realToolOperations } from "../../tools/upstream-openapi.js";
 import { runOperations } from "../../runs/openapi.js";

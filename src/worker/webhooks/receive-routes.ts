@@ -27,8 +27,8 @@ import type { AppEnv } from "../platform/env.js";
 import { ApiError, invalidRequest } from "../http/errors.js";
 import { readBodyBytes } from "../http/json-body.js";
 import { openWebhookSecret, requireSealingKey, sealWebhookSecret } from "../platform/webhook-secret.js";
-import { refusalThrottled } from "../webhooks/refusal-throttle.js";
-import { startWebhookRun } from "../webhooks/start-webhook-run.js";
+import { refusalThrottled } from "./refusal-throttle.js";
+import { startWebhookRun } from "./start-webhook-run.js";
 
 /** GitHub caps its payloads at 25 MB, but the events a webhook takes are far smaller. */
 export const WEBHOOK_DELIVERY_LIMIT = 1024 * 1024;

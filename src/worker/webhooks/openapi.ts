@@ -1,10 +1,10 @@
 /** Model connections (routes/connections.ts), webhooks (routes/webhooks.ts) and their deliveries (routes/webhook-receive.ts). */
 import { z } from "zod";
-import { connectionBody, testBody, type ConnectionView } from "../../connections/routes.js";
-import { createBody as webhookCreateBody, emptyBody, type webhookView } from "../../routes/webhooks.js";
-import { JSON_BODY_ERRORS, type OperationDoc } from "../../http/openapi/operation.js";
-import { named } from "../../http/openapi/schemas.js";
-import { assertSameFields, Deleted, JsonValue, keyId, page, PAGING, timestamp, type SameFields } from "../../http/openapi/common.js";
+import { connectionBody, testBody, type ConnectionView } from "../connections/routes.js";
+import { createBody as webhookCreateBody, emptyBody, type webhookView } from "./routes.js";
+import { JSON_BODY_ERRORS, type OperationDoc } from "../http/openapi/operation.js";
+import { named } from "../http/openapi/schemas.js";
+import { assertSameFields, Deleted, JsonValue, keyId, page, PAGING, timestamp, type SameFields } from "../http/openapi/common.js";
 
 const Admin = { kind: "api_key", permission: "AIManager:Admin" } as const;
 
