@@ -27,7 +27,7 @@ import { webhookReceiveRoutes } from "./webhooks/receive-routes.js";
 import { runCallbackRoutes, webhookRoutes } from "./webhooks/routes.js";
 import { labelRoutes } from "./runs/label-routes.js";
 import { dashboardRoutes } from "./dashboard/routes.js";
-import { agentSecretRoutes } from "./routes/agent-secrets.js";
+import { agentSecretRoutes } from "./agent-secrets/routes.js";
 import { bootstrapRoutes } from "./keys/bootstrap-routes.js";
 import { keyRoutes } from "./keys/routes.js";
 import { runDeletionRoutes } from "./runs/deletion-routes.js";

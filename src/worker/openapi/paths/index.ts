@@ -4,7 +4,7 @@
  * app is missing from the document.
  */
 import type { OperationDoc } from "../../http/openapi/operation.js";
-import { agentSecretOperations } from "./agent-secrets.js";
+import { agentSecretOperations } from "../../agent-secrets/openapi.js";
 import { documentOperations } from "../../suites/openapi.js";
 import { integrationOperations } from "../../webhooks/openapi.js";
 import { keyOperations } from "../../keys/openapi.js";

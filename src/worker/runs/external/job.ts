@@ -29,7 +29,7 @@ import type { Env } from "../../platform/env.js";
 import type { ExternalPhase, RunExternalAgent, RunJob } from "../coordinator/replies.js";
 import { evidenceSince } from "../consumer/attempt-ports.js";
 import { externalAttemptToken } from "./attempt-token.js";
-import { openAgentSecret } from "../../external/agent-secret.js";
+import { openAgentSecret } from "../../agent-secrets/agent-secret.js";
 import { completionOutcome } from "./completion.js";
 
 /** How long an endpoint may take to accept a job (it should answer at once and work after). */

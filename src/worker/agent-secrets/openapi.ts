@@ -1,9 +1,9 @@
 /** The secrets that sign jobs sent to external agents (routes/agent-secrets.ts); docs/external-agents.md. */
 import { z } from "zod";
-import { agentSecretBody } from "../../routes/agent-secrets.js";
-import { JSON_BODY_ERRORS, type OperationDoc } from "../../http/openapi/operation.js";
-import { named } from "../../http/openapi/schemas.js";
-import { Deleted, keyId, page, PAGING, timestamp } from "../../http/openapi/common.js";
+import { agentSecretBody } from "./routes.js";
+import { JSON_BODY_ERRORS, type OperationDoc } from "../http/openapi/operation.js";
+import { named } from "../http/openapi/schemas.js";
+import { Deleted, keyId, page, PAGING, timestamp } from "../http/openapi/common.js";
 
 const Admin = { kind: "api_key", permission: "AIManager:Admin" } as const;
 const secretName = { name: "The secret's name, as a suite's agent.secret names it: 1 to 128 letters, digits, '_', '.' or '-', starting with a letter or digit." };

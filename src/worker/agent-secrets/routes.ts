@@ -23,7 +23,7 @@ import { notFound } from "../http/errors.js";
 import { requirePermission } from "../http/auth.js";
 import { pageCursor, pageLimit } from "../http/pagination.js";
 import { requireSealingKey } from "../platform/webhook-secret.js";
-import { sealAgentSecret } from "../external/agent-secret.js";
+import { sealAgentSecret } from "./agent-secret.js";
 
 const BODY_LIMIT = 8 * 1024;
 /** Random bytes in a generated secret (Standard Webhooks takes 24 to 64). */
