@@ -10,7 +10,7 @@ import type { Ids } from "../core/ports.js";
 import type { AppEnv } from "./platform/env.js";
 import { ApiError, errorResponse, fromHttpException } from "./http/errors.js";
 import { authenticate } from "./http/auth.js";
-import { docsRoutes } from "./routes/docs.js";
+import { docsRoutes } from "./openapi/docs-routes.js";
 import { metricRoutes } from "./policies/metric-routes.js";
 import { policyRoutes } from "./policies/routes.js";
 import { inlineTestingRoutes } from "./tools/inline-testing-routes.js";

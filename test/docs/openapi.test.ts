@@ -15,7 +15,7 @@ import { createApp } from "../../src/worker/app.js";
 import { ERROR_STATUS } from "../../src/worker/http/errors.js";
 import { isDocumentedPath, requiredRoutes, VIEWER_ROUTES } from "../../src/worker/openapi/coverage.js";
 import { openApiDocument, openApiPath } from "../../src/worker/openapi/document.js";
-import { ALL_OPERATIONS } from "../../src/worker/openapi/paths/index.js";
+import { ALL_OPERATIONS } from "../../src/worker/openapi/paths.js";
 import { rewriteRefs } from "../support/openapi-answers.js";
 
 type Json = Record<string, unknown>;

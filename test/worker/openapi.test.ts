@@ -7,7 +7,7 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { DEMO_TOOLS } from "../../scripts/local/demo-tools.js";
 import swaggerBundle from "swagger-ui-dist/swagger-ui-bundle.js?raw";
 import { openApiDocument } from "../../src/worker/openapi/document.js";
-import { DOCS_CSP } from "../../src/worker/routes/docs.js";
+import { DOCS_CSP } from "../../src/worker/openapi/docs-routes.js";
 import toolsList from "../fixtures/mcp-tools-list.json" with { type: "json" };
 import { getInvoiceDefinition, invoiceTool } from "../fixtures/invoice-tools.js";
 import { answerProblems, type OpenApiDoc } from "../support/openapi-answers.js";

@@ -6,7 +6,7 @@
 import { ERROR_STATUS } from "../http/errors.js";
 import { errorBodySchema, errorResponses } from "../http/openapi/errors.js";
 import type { AnswerDoc, OperationDoc, ParameterDoc } from "../http/openapi/operation.js";
-import { ALL_OPERATIONS } from "./paths/index.js";
+import { ALL_OPERATIONS } from "./paths.js";
 import { componentRef, componentSchemas, schemaId } from "../http/openapi/schemas.js";
 import { accessDescription, accessErrors, SECURITY_SCHEMES, securityOf } from "../http/openapi/security.js";
 

@@ -8,7 +8,7 @@
 import { Hono } from "hono";
 import type { AppEnv } from "../platform/env.js";
 import { notFound } from "../http/errors.js";
-import { openApiDocument } from "../openapi/document.js";
+import { openApiDocument } from "./document.js";
 
 export const DOCS_ASSETS = ["swagger-ui-bundle.js", "swagger-ui.css"] as const;
 
