@@ -17,7 +17,7 @@ import type { Env } from "../../src/worker/platform/env.js";
 import type { RunCoordinator } from "../../src/worker/runs/coordinator/run-coordinator.js";
 import type { RunStart } from "../../src/worker/runs/coordinator/replies.js";
 import { startRun as startRunWith } from "../../src/worker/runs/start-run.js";
-import { storedSuite } from "../../src/worker/suites/routes.js";
+import { storedSuite } from "../../src/worker/suites/stored-suite.js";
 import { call, db, newTenant, type TestTenant } from "./helpers.js";
 import { libraryTool } from "./simulation-helpers.js";
 

@@ -17,7 +17,7 @@ import { documentName } from "../http/document-body.js";
 import type { AppEnv } from "../platform/env.js";
 import { type SuiteCalibrationView, suiteCalibration } from "../runs/judge-calibration.js";
 import { pageCursor } from "../http/pagination.js";
-import { storedSuite } from "../suites/routes.js";
+import { storedSuite } from "../suites/stored-suite.js";
 import { Badge, TableWrap } from "./components.js";
 import { BarChart } from "./charts.js";
 import { fixed2, percent, seg } from "./format.js";

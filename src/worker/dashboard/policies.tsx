@@ -10,7 +10,7 @@ import { type PolicySummary, type StoredPolicyVersion, findPolicyVersion, listPo
 import { RESOURCE_NAME } from "../../core/names.js";
 import type { AppEnv } from "../platform/env.js";
 import { pageCursor } from "../http/pagination.js";
-import { policyName } from "../policies/routes.js";
+import { policyName } from "../policies/stored-policy.js";
 import { CompareForm, JsonBlock, TableWrap } from "./components.js";
 import { DiffView, jsonLineDiff } from "./diff-view.js";
 import { seg, when } from "./format.js";

@@ -19,7 +19,7 @@ import { ALL_PERMISSIONS, type AppEnv } from "../platform/env.js";
 import { readBodyWithHints } from "../http/field-hints.js";
 import { ApiError } from "../http/errors.js";
 import { bearerToken } from "../http/auth.js";
-import { apiKeyName } from "./routes.js";
+import { apiKeyName } from "./api-key-name.js";
 
 /** Shorter secrets are refused: the route is reachable by anyone until the first key exists. */
 export const BOOTSTRAP_TOKEN_MIN_LENGTH = 32;

@@ -19,8 +19,7 @@ import { readBodyWithHints } from "../http/field-hints.js";
 import { ApiError, notFound } from "../http/errors.js";
 import { grants, requirePermission } from "../http/auth.js";
 import { pageCursor, pageLimit } from "../http/pagination.js";
-
-export const apiKeyName = z.string().min(1, "expected 1 to 100 characters").max(100, "expected 1 to 100 characters");
+import { apiKeyName } from "./api-key-name.js";
 
 export const createKeyRequest = z.strictObject({
   name: apiKeyName,

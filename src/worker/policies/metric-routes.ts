@@ -10,7 +10,7 @@ import type { AppEnv } from "../platform/env.js";
 import { invalidRequest, notFound } from "../http/errors.js";
 import { requirePermission } from "../http/auth.js";
 import { readBodyWithHints } from "../http/field-hints.js";
-import { policyName, storedPolicy } from "./routes.js";
+import { policyName, storedPolicy } from "./stored-policy.js";
 
 /** A long agent run is a few thousand calls; arguments ride along but are not used. */
 export const METRIC_BODY_LIMIT = 1024 * 1024;

@@ -13,13 +13,14 @@ import { RESOURCE_NAME } from "../../core/names.js";
 import { checkManifest } from "../../core/policy/check.js";
 import { readManifest } from "../../core/policy/manifest.js";
 import { parsePolicy } from "../../core/policy/parse-policy.js";
-import { MANIFEST_FORMATS, type Policy } from "../../core/policy/types.js";
+import { MANIFEST_FORMATS } from "../../core/policy/types.js";
 import type { AppEnv } from "../platform/env.js";
-import { documentName, readDocumentBody, versionParam } from "../http/document-body.js";
-import { ApiError, invalidRequest, notFound } from "../http/errors.js";
+import { readDocumentBody, versionParam } from "../http/document-body.js";
+import { invalidRequest, notFound } from "../http/errors.js";
 import { requirePermission } from "../http/auth.js";
 import { readBodyWithHints } from "../http/field-hints.js";
 import { pageCursor, pageLimit } from "../http/pagination.js";
+import { policyName, storedPolicy } from "./stored-policy.js";
 
 /** A policy is a few dozen names and rules; 128 KiB leaves room for large MCP allow lists. */
 export const POLICY_BODY_LIMIT = 128 * 1024;
@@ -93,16 +94,6 @@ policyRoutes.post("/:name/check", async (c) => {
   const report = checkManifest(policy, manifest.manifest);
   return c.json({ ...report, policy: { name, version: stored.version } });
 });
-
-/** Parses a stored document; it passed this parser when saved, so a failure means the rules grew stricter since. */
-export function storedPolicy(stored: StoredPolicyVersion): Policy {
-  const parsed = parsePolicy(stored.document);
-  if (parsed.ok) return parsed.policy;
-  throw new ApiError("stored_policy_invalid", `policy "${stored.name}" version ${stored.version} no longer passes validation; PUT a corrected version`, { problems: parsed.problems });
-}
-
-/** Policy names follow the rule of every stored document's name. */
-export const policyName = documentName;
 
 function versionView(stored: StoredPolicyVersion): { version: number; document: JsonValue; created_by: string; created_at: string } {
   return { version: stored.version, document: stored.document, created_by: stored.created_by, created_at: stored.created_at };

@@ -25,7 +25,7 @@ import { suiteCalibration } from "./judge-calibration.js";
 import { requirePermission } from "../http/auth.js";
 import { readJson } from "../http/json-body.js";
 import { DEFAULT_PAGE_SIZE, pageCursor, pageLimit } from "../http/pagination.js";
-import { storedSuite } from "../suites/routes.js";
+import { storedSuite } from "../suites/stored-suite.js";
 
 /** 2000 labels (a whole run) with notes fit. */
 const LABELS_BODY_LIMIT = 1024 * 1024;

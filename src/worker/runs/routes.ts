@@ -17,7 +17,7 @@ import { Hono } from "hono";
 import { RUN_REAL_TOOLS } from "../attempts/real/context.js";
 import { z } from "zod";
 import { encodeCursor } from "../../adapters/d1/json-column.js";
-import { getRun, getRunRepetition, listRunRepetitions, listRuns, type RunRow } from "../../adapters/d1/runs.js";
+import { listRuns } from "../../adapters/d1/runs.js";
 import { systemClock } from "../../core/ports.js";
 import { RESOURCE_NAME } from "../../core/names.js";
 import { documentName } from "../http/document-body.js";
@@ -26,13 +26,12 @@ import { readBodyWithHints } from "../http/field-hints.js";
 import { ApiError, invalidRequest, notFound } from "../http/errors.js";
 import { requirePermission } from "../http/auth.js";
 import { DEFAULT_PAGE_SIZE, pageCursor, pageLimit } from "../http/pagination.js";
-import type { RunProgress } from "./coordinator/progress.js";
 import { runStub } from "./coordinator/access.js";
 import { runnableSuite } from "./runnable-suite.js";
 import { startRun } from "./start-run.js";
-import { itemOfEntry, itemOfRow, progressOfRow, repetitionDetail, repetitionSummary, runView, type RepetitionItem } from "./view.js";
-
-export const MAX_RUNS_PER_SCENARIO = 1000;
+import { progressOfRow, repetitionDetail, repetitionSummary, runView } from "./view.js";
+import { progressOf, repetitionItems, tenantRun } from "./run-queries.js";
+import { MAX_RUNS_PER_SCENARIO } from "./run-limits.js";
 
 export const runRequest = z.strictObject({
   runs_per_scenario: z
@@ -128,37 +127,6 @@ runRoutes.get("/runs/:id/repetitions/:n", requirePermission("AIManager:RunEvals"
   if (!item || item.n !== n) throw notFound("repetition");
   return c.json(repetitionDetail(item));
 });
-
-export async function tenantRun(db: AppEnv["Variables"]["db"], tenantId: string, id: string): Promise<RunRow> {
-  const row = await getRun(db, tenantId, id);
-  if (!row) throw notFound("run");
-  return row;
-}
-
-function live(row: RunRow): boolean {
-  return row.status === "queued" || row.status === "running";
-}
-
-/** A live run's figures from its coordinator; an ended one's from its row. */
-export async function progressOf(env: AppEnv["Bindings"], row: RunRow): Promise<RunProgress | null> {
-  if (live(row)) {
-    const reply = await runStub(env, row.id).progress();
-    if (reply.kind === "ok") return reply.progress;
-  }
-  return progressOfRow(row);
-}
-
-export async function repetitionItems(env: AppEnv["Bindings"], db: AppEnv["Variables"]["db"], row: RunRow, afterSeq: number, limit: number): Promise<RepetitionItem[]> {
-  if (live(row)) {
-    const reply = await runStub(env, row.id).repetitions(afterSeq, limit);
-    if (reply.kind === "ok") return reply.items.map(itemOfEntry);
-  }
-  if (limit === 1) {
-    const one = await getRunRepetition(db, row.tenant_id, row.id, afterSeq + 1);
-    return one ? [itemOfRow(one)] : [];
-  }
-  return (await listRunRepetitions(db, row.tenant_id, row.id, afterSeq, limit)).map(itemOfRow);
-}
 
 /** What the list shows of each run: the headline, not every figure. */
 function listItem(view: ReturnType<typeof runView>) {

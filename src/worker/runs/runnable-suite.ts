@@ -11,8 +11,8 @@ import { runScenarioCount } from "../../core/evals/suite-attacks.js";
 import type { Policy } from "../../core/policy/types.js";
 import type { Database } from "../platform/env.js";
 import { ApiError, invalidRequest } from "../http/errors.js";
-import { storedPolicy } from "../policies/routes.js";
-import { connectionWarnings, storedSuite } from "../suites/routes.js";
+import { storedPolicy } from "../policies/stored-policy.js";
+import { connectionWarnings, storedSuite } from "../suites/stored-suite.js";
 
 /** Repetitions one run may have in all (scenarios × runs per scenario). */
 export const MAX_REPETITIONS = 2000;

@@ -16,26 +16,22 @@
  */
 import { Hono } from "hono";
 import { encodeCursor } from "../../adapters/d1/json-column.js";
-import { findPolicyVersion } from "../../adapters/d1/policies.js";
 import { toolLibrary } from "../../adapters/d1/simulations.js";
-import { appendSuiteVersion, existingConnections, getSuiteVersion, listSuites, listSuiteVersions, type StoredSuiteVersion } from "../../adapters/d1/suites.js";
-import type { Database } from "../../adapters/d1/database.js";
-import { parseSuite, readStoredSuite } from "../../core/evals/suite-parse.js";
-import { resolveSuite, type PolicySource } from "../../core/evals/suite-resolve.js";
-import type { Suite } from "../../core/evals/suite-types.js";
-import type { Problem } from "../../core/json.js";
+import { appendSuiteVersion, getSuiteVersion, listSuites, listSuiteVersions, type StoredSuiteVersion } from "../../adapters/d1/suites.js";
+import { parseSuite } from "../../core/evals/suite-parse.js";
+import { resolveSuite } from "../../core/evals/suite-resolve.js";
 import { RESOURCE_NAME } from "../../core/names.js";
 import { documentName, readDocumentBody, versionParam } from "../http/document-body.js";
 import type { AppEnv } from "../platform/env.js";
-import { ApiError, invalidRequest, notFound } from "../http/errors.js";
+import { invalidRequest, notFound } from "../http/errors.js";
 import { requirePermission } from "../http/auth.js";
 import { pageCursor, pageLimit } from "../http/pagination.js";
 import { schemaValidator } from "../platform/services.js";
 import { realModePaths } from "../../core/evals/suite-tools.js";
 import { realToolContext, requireRealTools } from "../attempts/real/context.js";
-import { storedPolicy } from "../policies/routes.js";
 import { refusalError } from "../http/plan-refusal.js";
 import { httpUrlProblems } from "../http/schema-fields.js";
+import { connectionWarnings, policySource } from "./stored-suite.js";
 
 /** As a simulation's body: inline tools carry their mock definitions (up to 100 KB each). */
 export const SUITE_BODY_LIMIT = 4 * 1024 * 1024;
@@ -117,36 +113,6 @@ suiteRoutes.get("/:name/versions/:version", async (c) => {
   if (!stored) throw notFound("suite version");
   return c.json(versionView(stored));
 });
-
-/**
- * A stored version as a typed Suite (for the run routes too). It passed every check when saved,
- * so a failure means the rules grew stricter since: PUT the suite again.
- */
-export function storedSuite(stored: StoredSuiteVersion): Suite {
-  const read = readStoredSuite(stored.document);
-  if (read.ok) return read.suite;
-  throw new ApiError("stored_suite_invalid", `suite "${stored.name}" version ${stored.version} no longer passes validation; PUT a corrected version`, { problems: read.problems });
-}
-
-/** The connections the agent and the judge name that the tenant has not stored (yet). */
-export async function connectionWarnings(db: Database, tenantId: string, suite: Suite): Promise<Problem[]> {
-  const named: Array<{ path: string; name: string }> = suite.agent.kind === "builtin" ? [{ path: "/agent/connection", name: suite.agent.connection }] : [];
-  if (suite.judge) named.push({ path: "/judge/connection", name: suite.judge.connection });
-  const existing = await existingConnections(db, tenantId, [...new Set(named.map((n) => n.name))]);
-  return named
-    .filter((n) => !existing.has(n.name))
-    .map((n) => ({ path: n.path, message: `no connection named "${n.name}" yet: the suite is saved, and runs refuse to start until PUT /api/connections/${n.name} stores it` }));
-}
-
-/** The planning port's companion: the tenant's policies, latest version, parsed. */
-export function policySource(db: Database, tenantId: string): PolicySource {
-  return {
-    async latest(name) {
-      const stored = await findPolicyVersion(db, tenantId, name);
-      return stored ? { version: stored.version, policy: storedPolicy(stored) } : undefined;
-    },
-  };
-}
 
 function versionView(stored: StoredSuiteVersion) {
   return { name: stored.name, version: stored.version, suite: stored.document, created_by: stored.created_by, created_at: stored.created_at };

@@ -39,7 +39,7 @@ import { requirePermission } from "../http/auth.js";
 import { pageCursor, pageLimit } from "../http/pagination.js";
 import { httpUrlProblems } from "../http/schema-fields.js";
 import { requireSealingKey, sealWebhookSecret } from "../platform/webhook-secret.js";
-import { MAX_RUNS_PER_SCENARIO } from "../runs/routes.js";
+import { MAX_RUNS_PER_SCENARIO } from "../runs/run-limits.js";
 
 const WEBHOOK_BODY_LIMIT = 16 * 1024;
 /** Random bytes in a secret (Standard Webhooks takes 24 to 64). */

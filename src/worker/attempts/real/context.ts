@@ -10,7 +10,7 @@ import type { Problem } from "../../../core/json.js";
 import type { RealToolContext } from "../../../core/simulation/real-tools.js";
 import type { Database, Env, Principal } from "../../platform/env.js";
 import { ApiError } from "../../http/errors.js";
-import { storedPolicy } from "../../policies/routes.js";
+import { storedPolicy } from "../../policies/stored-policy.js";
 import { allowsLoopback } from "./send.js";
 
 export const RUN_REAL_TOOLS = "AIManager:RunRealTools";

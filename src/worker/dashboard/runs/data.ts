@@ -15,7 +15,7 @@ import { systemClock } from "../../../core/ports.js";
 import { RETENTION_MS } from "../../attempts/lifetimes.js";
 import { attemptStub, isAttemptId } from "../../attempts/access.js";
 import type { AppEnv } from "../../platform/env.js";
-import { progressOf, repetitionItems, tenantRun } from "../../runs/routes.js";
+import { progressOf, repetitionItems, tenantRun } from "../../runs/run-queries.js";
 import { itemOfRow, runView, type RepetitionItem } from "../../runs/view.js";
 import type { RunView } from "./view-models.js";
 

@@ -1,0 +1,1 @@
+export const MAX_RUNS_PER_SCENARIO = 1000;
