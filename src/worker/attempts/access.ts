@@ -11,8 +11,10 @@ import type { AttemptRpc } from "./replies.js";
 import type { AppEnv, Env } from "../platform/env.js";
 import { ApiError } from "../http/errors.js";
 import { bearerToken } from "../http/auth.js";
+import { ATTEMPT_TOKEN_PREFIX } from "../http/attempt-token-prefix.js";
 
-export const ATTEMPT_TOKEN_PREFIX = "tpa_";
+export { ATTEMPT_TOKEN_PREFIX };
+
 /** Attempt ids are newId("att"): the prefix and 16 random bytes in base64url. */
 const ATTEMPT_ID = /^att_[A-Za-z0-9_-]{22}$/;
 

@@ -5,7 +5,7 @@
 import { createMiddleware } from "hono/factory";
 import { constantTimeEqual, sha256Hex } from "../../adapters/crypto.js";
 import { KEY_PREFIX, findActiveKeyByHash, touchKey } from "../../adapters/d1/api-keys.js";
-import { ATTEMPT_TOKEN_PREFIX } from "../attempts/access.js";
+import { ATTEMPT_TOKEN_PREFIX } from "./attempt-token-prefix.js";
 import { ALL_PERMISSIONS, type AppEnv, type Database, type Permission, type Principal } from "../platform/env.js";
 import { ApiError } from "./errors.js";
 

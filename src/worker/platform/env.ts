@@ -5,8 +5,7 @@
  */
 import type { Database } from "../../adapters/d1/database.js";
 import type { Ids } from "../../core/ports.js";
-import type { EvalMessage } from "../runs/consumer/messages.js";
-import type { CallbackMessage } from "../runs/callbacks.js";
+import type { CallbackMessage, EvalMessage } from "./queue-messages.js";
 
 export interface Env {
   DB: D1Database;

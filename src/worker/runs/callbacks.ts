@@ -27,12 +27,9 @@ import { signStandard } from "../../adapters/webhook-signature.js";
 import type { Env } from "../platform/env.js";
 import { progressOfRow, runView } from "./view.js";
 import { openWebhookSecret } from "../platform/webhook-secret.js";
+import type { CallbackMessage } from "../platform/queue-messages.js";
 
-export interface CallbackMessage {
-  kind: "callback";
-  run_id: string;
-  tenant_id: string;
-}
+export type { CallbackMessage };
 
 /** wrangler.toml's name of the callback queue: the Worker's queue handler routes its batches here. */
 export const CALLBACK_QUEUE_NAME = "toolproof-callbacks";

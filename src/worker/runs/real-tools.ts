@@ -7,7 +7,7 @@ import { realModePaths } from "../../core/evals/suite-tools.js";
 import type { RealToolContext } from "../../core/simulation/real-tools.js";
 import type { Database, Env } from "../platform/env.js";
 import { ApiError } from "../http/errors.js";
-import type { StartRunRequest } from "./start-run.js";
+import type { StartRunRequest } from "./start-run-request.js";
 import { realToolContext, RUN_REAL_TOOLS } from "../attempts/real/context.js";
 
 export async function runRealTools(env: Env, db: Database, request: StartRunRequest): Promise<RealToolContext | undefined> {

@@ -20,9 +20,7 @@ import { runInsert } from "../../adapters/d1/runs.js";
 import { simulationStatements, toolLibrary } from "../../adapters/d1/simulations.js";
 import { planRun } from "../../core/evals/run-plan.js";
 import { suiteApprovals } from "../../core/evals/suite-approvals.js";
-import type { Suite } from "../../core/evals/suite-types.js";
 import type { Clock, Ids } from "../../core/ports.js";
-import type { Policy } from "../../core/policy/types.js";
 import { pinnedRecord } from "../../core/simulation/plan.js";
 import { newAttemptToken } from "../attempts/access.js";
 import type { Env } from "../platform/env.js";
@@ -37,20 +35,9 @@ import type { RunRepetitionSlot, RunStart } from "./coordinator/replies.js";
 import { runStub } from "./coordinator/access.js";
 import { externalAttemptToken } from "./external/attempt-token.js";
 import { requireExternalAgentReady } from "./external/readiness.js";
+import type { StartRunRequest } from "./start-run-request.js";
 
-export interface StartRunRequest {
-  tenantId: string;
-  keyId: string;
-  suite: { name: string; version: number; document: Suite };
-  /** The named policy's latest version, when the suite names one. */
-  policy: Policy | null;
-  runs_per_scenario?: number | undefined;
-  label?: string | undefined;
-  /** What started the run, stored as the row's trigger. */
-  trigger: Record<string, string>;
-  /** Whoever started the run holds AIManager:RunRealTools (a suite with real tools needs it; a webhook never has it). */
-  real_tools_allowed?: boolean | undefined;
-}
+export type { StartRunRequest };
 
 export interface StartRunDeps {
   env: Env;

@@ -3,11 +3,9 @@
  * holds the job, so a message is tiny, and a message redelivered or resent by the watchdog finds
  * out from the coordinator whether its repetition still needs running.
  */
+import type { EvalMessage } from "../../platform/queue-messages.js";
 
-export interface EvalMessage {
-  run_id: string;
-  seq: number;
-}
+export type { EvalMessage };
 
 /** wrangler.toml's queue names: the consumer tells a dead letter by the queue its batch came from. */
 export const EVAL_QUEUE_NAME = "toolproof-evals";
