@@ -22,7 +22,7 @@ import { readBodyWithHints } from "../http/field-hints.js";
 import { notFound } from "../http/errors.js";
 import { requirePermission } from "../http/auth.js";
 import { pageCursor, pageLimit } from "../http/pagination.js";
-import { requireSealingKey } from "../platform/webhook-secret.js";
+import { requireSealingKey } from "../http/webhook-secret.js";
 import { sealAgentSecret } from "./agent-secret.js";
 
 const BODY_LIMIT = 8 * 1024;

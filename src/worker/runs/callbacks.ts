@@ -26,7 +26,7 @@ import { sealingKey } from "../../adapters/secret-box.js";
 import { signStandard } from "../../adapters/webhook-signature.js";
 import type { Env } from "../platform/env.js";
 import { progressOfRow, runView } from "./view.js";
-import { openWebhookSecret } from "../platform/webhook-secret.js";
+import { openWebhookSecret } from "../http/webhook-secret.js";
 import type { CallbackMessage } from "../platform/queue-messages.js";
 
 export type { CallbackMessage };

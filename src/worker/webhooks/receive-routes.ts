@@ -26,7 +26,7 @@ import { filterDecision, githubSource, type GithubEventFilter, type GithubSource
 import type { AppEnv } from "../platform/env.js";
 import { ApiError, invalidRequest } from "../http/errors.js";
 import { readBodyBytes } from "../http/json-body.js";
-import { openWebhookSecret, requireSealingKey, sealWebhookSecret } from "../platform/webhook-secret.js";
+import { openWebhookSecret, requireSealingKey, sealWebhookSecret } from "../http/webhook-secret.js";
 import { refusalThrottled } from "./refusal-throttle.js";
 import { startWebhookRun } from "./start-webhook-run.js";
 

@@ -38,7 +38,7 @@ import { ApiError, invalidRequest, notFound } from "../http/errors.js";
 import { requirePermission } from "../http/auth.js";
 import { pageCursor, pageLimit } from "../http/pagination.js";
 import { httpUrlProblems } from "../http/schema-fields.js";
-import { requireSealingKey, sealWebhookSecret } from "../platform/webhook-secret.js";
+import { requireSealingKey, sealWebhookSecret } from "../http/webhook-secret.js";
 import { MAX_RUNS_PER_SCENARIO } from "../runs/run-limits.js";
 
 const WEBHOOK_BODY_LIMIT = 16 * 1024;

@@ -3,7 +3,7 @@
  * bound to its tenant and webhook id: copied into another row, it does not open.
  */
 import { open, seal, sealingKey } from "../../adapters/secret-box.js";
-import { ApiError } from "../http/errors.js";
+import { ApiError } from "./errors.js";
 
 function webhookContext(tenantId: string, webhookId: string): string {
   // JSON keeps the parts apart whatever characters they hold.
