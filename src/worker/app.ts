@@ -54,7 +54,6 @@ export function createApp(services: Partial<AppServices> = {}): Hono<AppEnv> {
   app.route("/", docsRoutes);
 
   // Capability-token routes (attempts) are mounted before the API-key middleware.
-  // -- attempt routes mount here --
   app.route("/api/attempts", attemptRoutes);
   // Webhook deliveries (POST /api/webhooks/:id) carry a signature, not an API key.
   app.route("/api/webhooks", webhookReceiveRoutes);
@@ -68,7 +67,6 @@ export function createApp(services: Partial<AppServices> = {}): Hono<AppEnv> {
   api.route("/tools", toolUpstreamRoutes);
   api.route("/upstream-hosts", upstreamHostRoutes);
   api.route("/tools", toolRoutes);
-  // -- management routes mount here --
   api.route("/policies", policyRoutes);
   api.route("/metrics", metricRoutes);
   api.route("/simulations", simulationRoutes);
