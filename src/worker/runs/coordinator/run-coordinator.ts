@@ -34,7 +34,7 @@ import type { Env } from "../../platform/env.js";
 import { evidenceSince, releaseAttempt } from "../consumer/attempt-ports.js";
 import { forEachBounded } from "../consumer/concurrency.js";
 import { sendRepetitions } from "../consumer/messages.js";
-import { timedOutOutcome } from "../external/job.js";
+import { jobStartedAt, timedOutOutcome } from "../external/job.js";
 import { attemptLeaseEnd, durationSetting, DEFAULT_REPETITION_TIMEOUT_MS, FINAL_RETRY_MS, MAX_SENDS, PROGRESS_INTERVAL_MS } from "./lifetimes.js";
 import { isRunStatus, runProgress, type RunEnding, type RunProgress, type RunStatus, type StoredVerdict } from "./progress.js";
 import type {
@@ -440,7 +440,7 @@ export class RunCoordinator extends DurableObject<Env> implements RunMethods {
       executedCalls: async () => calls,
       // A timed-out repetition is never put to the judge.
       judge: null,
-      started_at: deadline - agent.timeout_seconds * 1000,
+      started_at: jobStartedAt(deadline, agent),
       now: () => this.clock.now(),
     });
     if (this.writeRecord(slot, record)) await releaseAttempt(this.env, slot);

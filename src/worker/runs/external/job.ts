@@ -95,12 +95,17 @@ export async function runExternalJob(job: RunJob & { agent: RunExternalAgent; ex
     // Every call on the attempt is the agent's: it holds the token, whichever delivery sent the job.
     executedCalls: () => evidenceSince(env, job.attempt_id, 0),
     judge,
-    started_at: job.external.deadline_at - job.agent.timeout_seconds * 1000,
+    started_at: jobStartedAt(job.external.deadline_at, job.agent),
     now: () => clock.now(),
   });
 }
 
 /** Why a repetition whose agent never completed fails, naming the deadline its job carried. */
+/** When an external agent's job began: its deadline less the agent's time allowance. */
+export function jobStartedAt(deadlineAt: number, agent: Pick<RunExternalAgent, "timeout_seconds">): number {
+  return deadlineAt - agent.timeout_seconds * 1000;
+}
+
 export function timedOutOutcome(deadlineAt: number): ExternalOutcome {
   return { kind: "timed_out", reason: `the agent did not complete its attempt by its deadline (${new Date(deadlineAt).toISOString()})` };
 }
