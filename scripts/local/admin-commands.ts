@@ -6,7 +6,7 @@ import { parseArgs } from "node:util";
 import { asc, count, isNull } from "drizzle-orm";
 import { createApiKey, createTenant, findTenantByName, listKeys, revokeKey } from "../../src/adapters/d1/api-keys.js";
 import { apiKeys, tenants } from "../../src/adapters/d1/schema.js";
-import { ALL_PERMISSIONS, type Database, type Permission } from "../../src/worker/env.js";
+import { ALL_PERMISSIONS, type Database, type Permission } from "../../src/worker/platform/env.js";
 import { fromParseArgsError, UsageError } from "./usage-error.js";
 
 export type AdminCommand =

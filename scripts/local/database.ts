@@ -6,13 +6,13 @@
  */
 import { drizzle } from "drizzle-orm/d1";
 import * as schema from "../../src/adapters/d1/schema.js";
-import type { Database } from "../../src/worker/env.js";
+import type { Database } from "../../src/worker/platform/env.js";
 import { applyMigrations } from "./migrations.js";
 import { createMiniflare, type LocalMiniflare } from "./miniflare.js";
 import { resourcePersistencePath } from "./paths.js";
 import type { LocalD1Database, LocalWorkerConfig } from "./wrangler-config.js";
 
-/** The binding the Worker reads toolproof's data from (src/worker/env.ts). */
+/** The binding the Worker reads toolproof's data from (src/worker/platform/env.ts). */
 export const DB_BINDING = "DB";
 
 export function toolproofDatabase(config: LocalWorkerConfig): LocalD1Database {

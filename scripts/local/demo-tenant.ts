@@ -6,7 +6,7 @@
 import { chmod, readFile, writeFile } from "node:fs/promises";
 import { sha256Hex } from "../../src/adapters/crypto.js";
 import { createApiKey, createTenant, findActiveKeyByHash, findTenantByName } from "../../src/adapters/d1/api-keys.js";
-import { STANDARD_PERMISSIONS, type Database } from "../../src/worker/env.js";
+import { STANDARD_PERMISSIONS, type Database } from "../../src/worker/platform/env.js";
 import { stringField } from "./narrow.js";
 import { demoKeyFile } from "./paths.js";
 

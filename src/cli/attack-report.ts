@@ -5,7 +5,7 @@
  * better; the name says so, unlike AgentDojo's `security`, which is true when an attack succeeded.
  */
 import type { RunAttackFigures } from "../core/scoring/attacks.js";
-import { interval, percent } from "./run-report.js";
+import { interval, percent } from "./percent.js";
 import type { RunView } from "./run-view.js";
 
 export const ATTACK_HEADER = ["attack", "runs", "successful attacks", "attack success rate", "95% interval", "utility under attack", "utility without"];

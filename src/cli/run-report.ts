@@ -3,10 +3,12 @@
  * interval, forbidden calls), then the verdict in words with what decided it, and the exit code
  * the pipeline reads (docs/ci.md): 0 pass, 1 the gate failed, 2 anything that is not a verdict.
  */
-import type { Interval } from "../core/scoring/rates.js";
 import { ATTACK_HEADER, attackRows } from "./attack-report.js";
 import { EXIT_FAILED, EXIT_OK, EXIT_UNUSABLE } from "./io.js";
 import type { RepetitionDetail, RunView } from "./run-view.js";
+import { interval, percent } from "./percent.js";
+
+export { interval, percent };
 
 /** What the CLI concludes; `timeout` is its own: the run goes on, the CLI stopped waiting. */
 export type Conclusion = "pass" | "fail" | "error" | "uncalibrated" | "cancelled" | "timeout" | "running";
@@ -97,15 +99,6 @@ export function tableRows(run: RunView): string[][] {
     ...run.scenarios.map((s) => [s.id, String(s.runs), String(s.passed), percent(s.pass_rate), interval(s.interval), String(s.forbidden_calls)]),
     ["all", String(run.runs), String(run.passed), percent(run.pass_rate), interval(run.interval), String(run.forbidden_calls)],
   ];
-}
-
-/** 0.9333 → "93.3%"; no runs → "-". */
-export function percent(rate: number | null): string {
-  return rate === null ? "-" : `${(Math.round(rate * 1000) / 10).toFixed(1)}%`;
-}
-
-export function interval(value: Interval | null): string {
-  return value === null ? "-" : `${percent(value.low)} to ${percent(value.high)}`;
 }
 
 /**

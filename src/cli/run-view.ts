@@ -69,7 +69,7 @@ export async function fetchRun(service: Service, id: string): Promise<RunView> {
   if (!isRecord(body) || typeof body.id !== "string" || typeof body.status !== "string" || !Array.isArray(body.scenarios)) {
     throw new ServiceError(`GET ${path}`, 200, `GET ${path} did not answer a run; is --url toolproof's address?`);
   }
-  // SAFETY: the run route's documented shape (src/worker/run/view.ts runView); the fields checked above are the ones every path reads first.
+  // SAFETY: the run route's documented shape (src/worker/runs/view.ts runView); the fields checked above are the ones every path reads first.
   return body as unknown as RunView;
 }
 
@@ -92,7 +92,7 @@ export async function fetchRepetitions(service: Service, id: string): Promise<Re
       const index = next++;
       const body = await request(service, `${base}/${numbers[index]}`);
       if (!isRecord(body) || typeof body.n !== "number" || typeof body.scenario !== "string") throw new ServiceError(`GET ${base}/${numbers[index]}`, 200, `GET ${base}/${numbers[index]} did not answer a repetition`);
-      // SAFETY: the repetition route's documented shape (src/worker/run/view.ts repetitionDetail), checked above for its identity.
+      // SAFETY: the repetition route's documented shape (src/worker/runs/view.ts repetitionDetail), checked above for its identity.
       details[index] = body as unknown as RepetitionDetail;
     }
   };

@@ -7,30 +7,30 @@ import { HTTPException } from "hono/http-exception";
 import { newId, randomSecret } from "../adapters/crypto.js";
 import { databaseOf } from "../adapters/d1/database.js";
 import type { Ids } from "../core/ports.js";
-import type { AppEnv } from "./env.js";
-import { ApiError, errorResponse, fromHttpException } from "./http-error.js";
-import { authenticate } from "./middleware/auth.js";
-import { docsRoutes } from "./routes/docs.js";
-import { metricRoutes } from "./routes/metrics.js";
-import { policyRoutes } from "./routes/policies.js";
-import { inlineTestingRoutes } from "./routes/inline-testing.js";
-import { toolTestingRoutes } from "./routes/tool-testing.js";
-import { toolRoutes } from "./routes/tools.js";
-import { toolUpstreamRoutes } from "./routes/tool-upstream.js";
-import { upstreamHostRoutes } from "./routes/upstream-hosts.js";
-import { attemptRoutes } from "./routes/attempts.js";
-import { connectionRoutes } from "./routes/connections.js";
-import { simulationRoutes } from "./routes/simulations.js";
-import { suiteRoutes } from "./routes/suites.js";
-import { runRoutes } from "./routes/runs.js";
-import { webhookReceiveRoutes } from "./routes/webhook-receive.js";
-import { runCallbackRoutes, webhookRoutes } from "./routes/webhooks.js";
-import { labelRoutes } from "./routes/labels.js";
+import type { AppEnv } from "./platform/env.js";
+import { ApiError, errorResponse, fromHttpException } from "./http/errors.js";
+import { authenticate } from "./http/auth.js";
+import { docsRoutes } from "./openapi/docs-routes.js";
+import { metricRoutes } from "./policies/metric-routes.js";
+import { policyRoutes } from "./policies/routes.js";
+import { inlineTestingRoutes } from "./tools/inline-testing-routes.js";
+import { toolTestingRoutes } from "./tools/testing-routes.js";
+import { toolRoutes } from "./tools/routes.js";
+import { toolUpstreamRoutes } from "./tools/upstream-routes.js";
+import { upstreamHostRoutes } from "./tools/upstream-host-routes.js";
+import { attemptRoutes } from "./attempts/routes.js";
+import { connectionRoutes } from "./connections/routes.js";
+import { simulationRoutes } from "./attempts/simulation-routes.js";
+import { suiteRoutes } from "./suites/routes.js";
+import { runRoutes } from "./runs/routes.js";
+import { webhookReceiveRoutes } from "./webhooks/receive-routes.js";
+import { runCallbackRoutes, webhookRoutes } from "./webhooks/routes.js";
+import { labelRoutes } from "./runs/label-routes.js";
 import { dashboardRoutes } from "./dashboard/routes.js";
-import { agentSecretRoutes } from "./routes/agent-secrets.js";
-import { bootstrapRoutes } from "./routes/bootstrap.js";
-import { keyRoutes } from "./routes/keys.js";
-import { runDeletionRoutes } from "./routes/run-deletion.js";
+import { agentSecretRoutes } from "./agent-secrets/routes.js";
+import { bootstrapRoutes } from "./keys/bootstrap-routes.js";
+import { keyRoutes } from "./keys/routes.js";
+import { runDeletionRoutes } from "./runs/deletion-routes.js";
 
 /** What the app is built with; tests may steer it (ids, to make two requests meet one object). */
 export interface AppServices {
@@ -54,7 +54,6 @@ export function createApp(services: Partial<AppServices> = {}): Hono<AppEnv> {
   app.route("/", docsRoutes);
 
   // Capability-token routes (attempts) are mounted before the API-key middleware.
-  // -- attempt routes mount here --
   app.route("/api/attempts", attemptRoutes);
   // Webhook deliveries (POST /api/webhooks/:id) carry a signature, not an API key.
   app.route("/api/webhooks", webhookReceiveRoutes);
@@ -68,7 +67,6 @@ export function createApp(services: Partial<AppServices> = {}): Hono<AppEnv> {
   api.route("/tools", toolUpstreamRoutes);
   api.route("/upstream-hosts", upstreamHostRoutes);
   api.route("/tools", toolRoutes);
-  // -- management routes mount here --
   api.route("/policies", policyRoutes);
   api.route("/metrics", metricRoutes);
   api.route("/simulations", simulationRoutes);

@@ -1,12 +1,12 @@
 /** The Worker's entry point: the HTTP app, the eval queue's consumer, the retention cron and the Durable Object classes wrangler binds. */
 import { createApp } from "./app.js";
-import type { Env } from "./env.js";
-import { modelClientFor } from "./evals/model-clients.js";
-import { evalQueueHandler } from "./evals/queue.js";
-import { errorResponse } from "./http-error.js";
-import { sweepRetention } from "./retention.js";
-import { dispatchCall, dispatchTarget } from "./routes/dispatch.js";
-import { CALLBACK_QUEUE_NAME, callbackQueue } from "./webhooks/callbacks.js";
+import type { Env } from "./platform/env.js";
+import { modelClientFor } from "./connections/model-clients.js";
+import { evalQueueHandler } from "./runs/consumer/queue.js";
+import { errorResponse } from "./http/errors.js";
+import { sweepRetention } from "./runs/retention.js";
+import { dispatchCall, dispatchTarget } from "./attempts/dispatch.js";
+import { CALLBACK_QUEUE_NAME, callbackQueue } from "./runs/callbacks.js";
 
 const app = createApp();
 const queue = evalQueueHandler(modelClientFor);
@@ -27,5 +27,5 @@ export default {
   },
 } satisfies ExportedHandler<Env, unknown>;
 
-export { AttemptObject } from "./attempt-object.js";
-export { RunCoordinator } from "./run-coordinator.js";
+export { AttemptObject } from "./attempts/object.js";
+export { RunCoordinator } from "./runs/coordinator/run-coordinator.js";

@@ -28,7 +28,7 @@ function outcome(repetitions: RepetitionCall[][], calibrated: boolean): RunVerdi
   return runVerdict([{ id: "lookup", repetitions: scored }], { pass_rate: 0.9 }, calibrated ? undefined : gate);
 }
 
-/** The run as GET /api/runs/:id shows it (src/worker/run/view.ts), for the fields the report reads. */
+/** The run as GET /api/runs/:id shows it (src/worker/runs/view.ts), for the fields the report reads. */
 function view(result: RunVerdict, status: RunStatus, total: number): RunView {
   const { figures } = result;
   const verdict = status === "finished" ? result.verdict : status === "cancelled" && result.hard_fail ? "fail" : null;

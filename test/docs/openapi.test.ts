@@ -12,10 +12,10 @@ import { parsePolicy } from "../../src/core/policy/parse-policy.js";
 import { parseSuite } from "../../src/core/evals/suite-parse.js";
 import { parseDispatchRequest } from "../../src/core/simulation/dispatch-request.js";
 import { createApp } from "../../src/worker/app.js";
-import { ERROR_STATUS } from "../../src/worker/http-error.js";
+import { ERROR_STATUS } from "../../src/worker/http/errors.js";
 import { isDocumentedPath, requiredRoutes, VIEWER_ROUTES } from "../../src/worker/openapi/coverage.js";
 import { openApiDocument, openApiPath } from "../../src/worker/openapi/document.js";
-import { ALL_OPERATIONS } from "../../src/worker/openapi/paths/index.js";
+import { ALL_OPERATIONS } from "../../src/worker/openapi/paths.js";
 import { rewriteRefs } from "../support/openapi-answers.js";
 
 type Json = Record<string, unknown>;

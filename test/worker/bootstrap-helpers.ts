@@ -1,7 +1,7 @@
 /** POST /api/bootstrap through the Worker's own fetch handler, with the Worker secret TOOLPROOF_BOOTSTRAP_TOKEN set to `secret`. */
 import { createExecutionContext, env, waitOnExecutionContext } from "cloudflare:test";
 import worker from "../../src/worker/index.js";
-import type { Env } from "../../src/worker/env.js";
+import type { Env } from "../../src/worker/platform/env.js";
 
 export async function bootstrapWithSecret(secret: string | undefined, options: { authorization?: string; body?: unknown } = {}): Promise<Response> {
   const ctx = createExecutionContext();

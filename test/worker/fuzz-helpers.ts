@@ -6,7 +6,7 @@
  */
 import fc from "fast-check";
 import { exports } from "cloudflare:workers";
-import { ERROR_STATUS } from "../../src/worker/http-error.js";
+import { ERROR_STATUS } from "../../src/worker/http/errors.js";
 
 /**
  * Settings: VITE_FUZZ_SEED and VITE_FUZZ_RUNS (Vite hands VITE_* variables to tests in workerd;

@@ -3,7 +3,7 @@ import { env } from "cloudflare:test";
 import { exports } from "cloudflare:workers";
 import { databaseOf } from "../../src/adapters/d1/database.js";
 import { createApiKey, createTenant } from "../../src/adapters/d1/api-keys.js";
-import { ALL_PERMISSIONS, type Permission } from "../../src/worker/env.js";
+import { ALL_PERMISSIONS, type Permission } from "../../src/worker/platform/env.js";
 
 export const db = () => databaseOf(env.DB);
 

@@ -12,12 +12,12 @@ import { newId, randomSecret } from "../../src/adapters/crypto.js";
 import { getSuiteVersion } from "../../src/adapters/d1/suites.js";
 import { systemClock } from "../../src/core/ports.js";
 import worker from "../../src/worker/index.js";
-import type { EvalMessage } from "../../src/worker/evals/messages.js";
-import type { Env } from "../../src/worker/env.js";
-import type { RunCoordinator } from "../../src/worker/run-coordinator.js";
-import type { RunStart } from "../../src/worker/run/replies.js";
-import { startRun as startRunWith } from "../../src/worker/run/start-run.js";
-import { storedSuite } from "../../src/worker/routes/suites.js";
+import type { EvalMessage } from "../../src/worker/runs/consumer/messages.js";
+import type { Env } from "../../src/worker/platform/env.js";
+import type { RunCoordinator } from "../../src/worker/runs/coordinator/run-coordinator.js";
+import type { RunStart } from "../../src/worker/runs/coordinator/replies.js";
+import { startRun as startRunWith } from "../../src/worker/runs/start-run.js";
+import { storedSuite } from "../../src/worker/suites/stored-suite.js";
 import { call, db, newTenant, type TestTenant } from "./helpers.js";
 import { libraryTool } from "./simulation-helpers.js";
 
@@ -133,7 +133,10 @@ export async function readRun(world: InvoiceWorld, id: string): Promise<RunBody>
  */
 export async function waitForRun(world: InvoiceWorld, id: string, _ignored?: number): Promise<RunBody> {
   let last: RunBody | null = null;
-  onTestFailed(() => console.error(`run ${id} as last read before the test failed: ${JSON.stringify(last)}`));
+  // onTestFailed exists only inside a test; a wait in a beforeAll hook goes without the printout.
+  if (expect.getState().currentTestName !== undefined) {
+    onTestFailed(() => console.error(`run ${id} as last read before the test failed: ${JSON.stringify(last)}`));
+  }
   for (;;) {
     const run = await readRun(world, id);
     last = run;

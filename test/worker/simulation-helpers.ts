@@ -5,7 +5,7 @@
 import { env } from "cloudflare:test";
 import { expect } from "vitest";
 import type { JsonObject } from "../../src/core/json.js";
-import type { AttemptObject } from "../../src/worker/attempt-object.js";
+import type { AttemptObject } from "../../src/worker/attempts/object.js";
 import { call, type TestTenant } from "./helpers.js";
 
 /** Swaps the stored number for the argument and answers the previous one: lost or interleaved updates show at once. */

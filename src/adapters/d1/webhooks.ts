@@ -22,15 +22,6 @@ export async function insertWebhook(db: Database, row: NewWebhookRow): Promise<W
   return db.insert(webhooks).values(row).returning().get();
 }
 
-/** A live webhook by id, whatever its tenant (the public route knows only the id). */
-export async function findLiveWebhook(db: Database, id: string): Promise<WebhookRow | undefined> {
-  return db
-    .select()
-    .from(webhooks)
-    .where(and(eq(webhooks.id, id), isNull(webhooks.deleted_at)))
-    .get();
-}
-
 /** Any webhook by id, deleted ones included: a delivery to a deleted webhook is recorded under its tenant. */
 export async function findWebhookRow(db: Database, id: string): Promise<WebhookRow | undefined> {
   return db.select().from(webhooks).where(eq(webhooks.id, id)).get();

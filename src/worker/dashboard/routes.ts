@@ -4,7 +4,7 @@
  * own, so /api, /health and the rest are untouched.
  */
 import { Hono } from "hono";
-import type { AppEnv } from "../env.js";
+import type { AppEnv } from "../platform/env.js";
 import { FAVICON_PATH, faviconBytes } from "./favicon.js";
 import { judgePages } from "./judges.js";
 import { policyPages } from "./policies.js";

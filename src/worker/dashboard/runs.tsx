@@ -5,9 +5,9 @@
  */
 import { Hono } from "hono";
 import { encodeCursor } from "../../adapters/d1/json-column.js";
-import type { AppEnv } from "../env.js";
-import { ApiError } from "../http-error.js";
-import { pageCursor } from "../pagination.js";
+import type { AppEnv } from "../platform/env.js";
+import { ApiError } from "../http/errors.js";
+import { pageCursor } from "../http/pagination.js";
 import { seg } from "./format.js";
 import { notFoundPage, page, pathParam, positiveIntQuery } from "./page.js";
 import { attemptNotStartedPage, attemptPage } from "./runs/attempt-view.js";

@@ -9,8 +9,8 @@ import { deleteCookie, getCookie, setCookie } from "hono/cookie";
 import { constantTimeEqual, randomSecret, sha256Hex } from "../../adapters/crypto.js";
 import { createSession, deleteExpiredSessions, deleteSession, findSession } from "../../adapters/d1/dashboard-sessions.js";
 import { findTenantName } from "../../adapters/d1/api-keys.js";
-import type { AppEnv, Principal } from "../env.js";
-import { activeKey, touchLater } from "../middleware/auth.js";
+import type { AppEnv, Principal } from "../platform/env.js";
+import { activeKey, touchLater } from "../http/auth.js";
 
 export const SESSION_COOKIE = "tp_session";
 /** The sign-in form's own token (double-submit), since there is no session yet to hold one. */

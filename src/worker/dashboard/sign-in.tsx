@@ -1,7 +1,7 @@
 /** @jsxImportSource hono/jsx */
 /** Sign-in with an API key (a form) and sign-out. GET / sends people to the sign-in or their home page. */
 import { Hono } from "hono";
-import type { AppEnv } from "../env.js";
+import type { AppEnv } from "../platform/env.js";
 import { Notice } from "./components.js";
 import { type DashboardContext, type PageResult, renderDocument } from "./page.js";
 import { CSRF_FIELD, csrfRefusal, currentViewer, formField, signIn, signInToken, signInTokenMatches, signOut } from "./session.js";

@@ -7,9 +7,9 @@
 import { Hono } from "hono";
 import { encodeCursor } from "../../adapters/d1/json-column.js";
 import { type RevisionSummary, type StoredRevision, type StoredTool, getTool, latestRevisions, listRevisions, listTools } from "../../adapters/d1/tools.js";
-import type { AppEnv, Database } from "../env.js";
-import { pageCursor } from "../pagination.js";
-import { revisionIsStale } from "../tool-view.js";
+import type { AppEnv, Database } from "../platform/env.js";
+import { pageCursor } from "../http/pagination.js";
+import { revisionIsStale } from "../tools/tool-view.js";
 import { CompareForm, JsonBlock, ShortHash, StaleBadge, TableWrap } from "./components.js";
 import { DiffView, jsonLineDiff } from "./diff-view.js";
 import { seg, when } from "./format.js";

@@ -3,12 +3,12 @@
  * per isolate) from the OperationDocs of ./paths and the zod schemas they name. Nothing is
  * generated ahead: a route's schema change shows in the document on the next start.
  */
-import { ERROR_STATUS } from "../http-error.js";
-import { errorBodySchema, errorResponses } from "./errors.js";
-import type { AnswerDoc, OperationDoc, ParameterDoc } from "./operation.js";
-import { ALL_OPERATIONS } from "./paths/index.js";
-import { componentRef, componentSchemas, schemaId } from "./schemas.js";
-import { accessDescription, accessErrors, SECURITY_SCHEMES, securityOf } from "./security.js";
+import { ERROR_STATUS } from "../http/errors.js";
+import { errorBodySchema, errorResponses } from "../http/openapi/errors.js";
+import type { AnswerDoc, OperationDoc, ParameterDoc } from "../http/openapi/operation.js";
+import { ALL_OPERATIONS } from "./paths.js";
+import { componentRef, componentSchemas, schemaId } from "../http/openapi/schemas.js";
+import { accessDescription, accessErrors, SECURITY_SCHEMES, securityOf } from "../http/openapi/security.js";
 
 export type OpenApiDocument = Record<string, unknown> & { paths: Record<string, Record<string, Record<string, unknown>>> };
 
@@ -85,7 +85,7 @@ export function buildDocument(operations: readonly OperationDoc[]): OpenApiDocum
 /** The code → status table itself, for clients that map codes. */
 function errorStatusSchema(): Record<string, unknown> {
   return {
-    description: "Each error code's HTTP status (src/worker/http-error.ts ERROR_STATUS).",
+    description: "Each error code's HTTP status (src/worker/http/errors.ts ERROR_STATUS).",
     type: "object",
     properties: Object.fromEntries(Object.entries(ERROR_STATUS).map(([code, status]) => [code, { const: status }])),
     examples: [ERROR_STATUS],

@@ -10,8 +10,8 @@
  * by design (a throttle against floods, not an exact quota); a limiter that fails lets the
  * refusal through rather than refusing a sender for toolproof's own fault.
  */
-import type { Env } from "../env.js";
-import { ApiError } from "../http-error.js";
+import type { Env } from "../platform/env.js";
+import { ApiError } from "../http/errors.js";
 
 /** wrangler.toml's period for WEBHOOK_REFUSALS, in seconds (its limit: 30 refusals per address). */
 export const REFUSAL_PERIOD_SECONDS = 60;

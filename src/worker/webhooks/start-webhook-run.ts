@@ -8,10 +8,10 @@
  */
 import type { WebhookRow } from "../../adapters/d1/webhooks.js";
 import { systemClock, type Ids } from "../../core/ports.js";
-import type { Database, Env } from "../env.js";
-import { ApiError } from "../http-error.js";
-import { runnableSuite } from "../run/runnable-suite.js";
-import { startRun, type StartedRun } from "../run/start-run.js";
+import type { Database, Env } from "../platform/env.js";
+import { ApiError } from "../http/errors.js";
+import { runnableSuite } from "../runs/runnable-suite.js";
+import { startRun, type StartedRun } from "../runs/start-run.js";
 
 export async function startWebhookRun(env: Env, db: Database, ids: Ids, webhook: WebhookRow, runId: string, trigger: Record<string, string>): Promise<StartedRun> {
   const runnable = await runnableSuite(db, webhook.tenant_id, webhook.suite_name, {

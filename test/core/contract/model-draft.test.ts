@@ -1,7 +1,7 @@
 /**
  * Drafts from instructions: the model proposes, checkDefinition decides, and an answer that is not
  * a definition says so. The model is scripted in memory here; the route's test
- * (test/worker/tool-testing.generate.test.ts) goes through the openai client and the local model server.
+ * (test/worker/tools/tool-testing.generate.test.ts) goes through the openai client and the local model server.
  */
 import { describe, expect, it } from "vitest";
 import {

@@ -9,7 +9,7 @@ import type { RepetitionRecord } from "../../../core/evals/agent-types.js";
 import type { ApprovalRequest } from "../../../core/scoring/calls.js";
 import { isJsonObject } from "../../../core/json.js";
 import type { EvidenceCall } from "../../../core/simulation/evidence.js";
-import type { RepetitionItem } from "../../run/view.js";
+import type { RepetitionItem } from "../../runs/view.js";
 import { Badge, JsonBlock, Notice } from "../components.js";
 import { when } from "../format.js";
 import type { PageResult } from "../page.js";

@@ -12,11 +12,11 @@ import { isJsonObject, type JsonObject } from "../../../core/json.js";
 import { toEvidenceCall, type EvidenceCall } from "../../../core/simulation/evidence.js";
 import { statusWithoutObject } from "../../../core/simulation/status.js";
 import { systemClock } from "../../../core/ports.js";
-import { RETENTION_MS } from "../../attempt/lifetimes.js";
-import { attemptStub, isAttemptId } from "../../attempt-access.js";
-import type { AppEnv } from "../../env.js";
-import { progressOf, repetitionItems, tenantRun } from "../../routes/runs.js";
-import { itemOfRow, runView, type RepetitionItem } from "../../run/view.js";
+import { RETENTION_MS } from "../../attempts/lifetimes.js";
+import { attemptStub, isAttemptId } from "../../attempts/access.js";
+import type { AppEnv } from "../../platform/env.js";
+import { progressOf, repetitionItems, tenantRun } from "../../runs/run-queries.js";
+import { itemOfRow, runView, type RepetitionItem } from "../../runs/view.js";
 import type { RunView } from "./view-models.js";
 
 type Bindings = AppEnv["Bindings"];

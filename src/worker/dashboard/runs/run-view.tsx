@@ -7,7 +7,7 @@
  */
 import type { RepetitionRecord } from "../../../core/evals/agent-types.js";
 import type { AttackRates, RunAttackFigures } from "../../../core/scoring/attacks.js";
-import type { RepetitionItem } from "../../run/view.js";
+import type { RepetitionItem } from "../../runs/view.js";
 import { PassHatK } from "../charts/pass-hat-k.js";
 import { ProgressBar } from "../charts/progress-bar.js";
 import { RateBar } from "../charts/rate-bar.js";

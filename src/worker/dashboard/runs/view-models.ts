@@ -7,7 +7,7 @@
 import type { RepetitionRecord } from "../../../core/evals/agent-types.js";
 import type { ScenarioFigures } from "../../../core/scoring/figures.js";
 import type { Interval } from "../../../core/scoring/rates.js";
-import type { runView } from "../../run/view.js";
+import type { runView } from "../../runs/view.js";
 import type { BadgeTone } from "../components.js";
 import { percent as sharePercent } from "../format.js";
 
@@ -122,17 +122,6 @@ export function suiteTrend(runsNewestFirst: readonly RunView[], gateOf: (run: Ru
       verdict: verdictBadge(run),
       mark: trendMark(run),
     }));
-}
-
-/** Runs grouped by suite, each group newest first, suites in the order their newest run appears. */
-export function bySuite<T extends { suite: string }>(runsNewestFirst: readonly T[]): Array<{ suite: string; runs: T[] }> {
-  const groups = new Map<string, T[]>();
-  for (const run of runsNewestFirst) {
-    const group = groups.get(run.suite);
-    if (group) group.push(run);
-    else groups.set(run.suite, [run]);
-  }
-  return [...groups].map(([suite, runs]) => ({ suite, runs }));
 }
 
 export interface ScenarioRow {
@@ -284,10 +273,4 @@ function compareOne(id: string, current: ScenarioFigures | null, baseline: Scena
 function overlaps(a: Interval | null, b: Interval | null): boolean {
   if (!a || !b) return true;
   return a.low <= b.high && b.low <= a.high;
-}
-
-/** A JSON value as indented text for a <pre>; strings stay as they are. */
-export function jsonText(value: unknown): string {
-  if (typeof value === "string") return value;
-  return JSON.stringify(value, null, 2) ?? "null";
 }

@@ -1,0 +1,160 @@
+/**
+ * Attempt routes, opened by the attempt's capability token (not an API key):
+ *
+ * - POST /api/attempts/:id/dispatch  one tool call; the result is the whole body, metadata in headers
+ * - GET  /api/attempts/:id           status, state and counts (token, or an API key of the tenant)
+ * - GET  /api/attempts/:id/evidence  every call in order (token, or an API key of the tenant)
+ * - POST /api/attempts/:id/complete  the agent's final output and transcript (an external agent's
+ *                                     repetition: its output, approval requests and messages, external/complete.ts)
+ * - /api/attempts/:id/mcp            the same tools over MCP (src/worker/attempts/mcp.ts)
+ *
+ * Dispatch is the hot path; it lives in dispatch.ts.
+ */
+import { Hono, type Context } from "hono";
+import { z } from "zod";
+import { findAttempt, listEvidence } from "../../adapters/d1/simulations.js";
+import { constantTimeEqual } from "../../adapters/crypto.js";
+import { findAgentJob } from "../../adapters/d1/external-agents.js";
+import { completeExternalAttempt } from "../runs/external/complete.js";
+import { EXTERNAL_ONLY_FIELDS } from "../runs/external/completion.js";
+import { readJson } from "../http/json-body.js";
+import { hintedProblems } from "../http/field-hints.js";
+import { isJsonObject, type JsonObject, type JsonValue } from "../../core/json.js";
+import { toEvidenceCall } from "../../core/simulation/evidence.js";
+import { mayPass } from "../../core/simulation/status.js";
+import { systemClock } from "../../core/ports.js";
+import { attemptStub, attemptUnauthorized, capabilityTokenHash } from "./access.js";
+import type { AttemptSnapshot } from "./replies.js";
+import { leaseEndedError, refusalError } from "./reply-errors.js";
+import { storedSnapshot } from "./stored-snapshot.js";
+import { authorizedReader } from "./reader.js";
+import type { AppEnv } from "../platform/env.js";
+import { ApiError, invalidRequest } from "../http/errors.js";
+import { errorHeaders, lostAttemptError } from "./lost-attempt.js";
+import { mcpHandler } from "./mcp.js";
+import { jsonObject } from "../http/schema-fields.js";
+import { dispatchCall } from "./dispatch.js";
+
+export const attemptRoutes = new Hono<AppEnv>();
+
+/** Evidence pages: large enough that most attempts fit in one, small enough to bound a response. */
+const EVIDENCE_PAGE_MAX = 1000;
+const COMPLETE_BODY_LIMIT = 1024 * 1024;
+
+attemptRoutes.post("/:id/dispatch", (c) => dispatchCall(c.req.raw, c.env, c.req.param("id")));
+
+attemptRoutes.get("/:id", async (c) => {
+  const attempt = await authorizedReader(c);
+  const reply = await attemptStub(c.env, attempt.id).snapshot();
+  if (reply.kind === "ok") return c.json(attemptView(reply.snapshot));
+  // The object is gone (retired after its lease, or its storage lost): D1 holds what it last reported.
+  return c.json(attemptView(await storedSnapshot(c.var.db, attempt)));
+});
+
+export const evidenceQuery = z.strictObject({
+  after: z.coerce.number({ error: "expected a whole number" }).int("expected a whole number").min(0, "expected 0 or more").optional(),
+  limit: z.coerce.number({ error: "expected a whole number" }).int("expected a whole number").min(1, "expected 1 or more").max(EVIDENCE_PAGE_MAX, `expected at most ${EVIDENCE_PAGE_MAX}`).optional(),
+});
+
+attemptRoutes.get("/:id/evidence", async (c) => {
+  const query = evidenceQuery.safeParse(c.req.query());
+  if (!query.success) {
+    throw invalidRequest(query.error.issues.map((issue) => ({ path: `?${issue.path.join(".")}`, message: issue.message })));
+  }
+  const attempt = await authorizedReader(c);
+  // Copy whatever the object has not flushed yet, so D1 alone answers "every call".
+  const flushed = await attemptStub(c.env, attempt.id).flush();
+  // Never answer from a D1 that is missing calls the object holds.
+  if (flushed.kind === "failed") throw evidenceNotCopied();
+  const limit = query.data.limit ?? EVIDENCE_PAGE_MAX;
+  const rows = await listEvidence(c.var.db, attempt.id, query.data.after ?? 0, limit);
+  const last = rows[rows.length - 1];
+  return c.json({
+    attempt_id: attempt.id,
+    calls: rows.map(toEvidenceCall),
+    next_cursor: rows.length === limit && last ? String(last.seq) : null,
+  });
+});
+
+export const completeRequest = z.strictObject({
+  output: z.unknown().refine((value) => value !== undefined, "required: the agent's final output (any JSON)"),
+  transcript: z.array(jsonObject).optional(),
+  metadata: jsonObject.optional(),
+});
+
+attemptRoutes.post("/:id/complete", async (c) => {
+  const attemptId = c.req.param("id");
+  const tokenHash = capabilityTokenHash(c, attemptId);
+  const raw = await readJson(c, COMPLETE_BODY_LIMIT);
+  // An external agent's attempt (its run sent it a job) completes with its own body: external/complete.ts.
+  const job = await findAgentJob(c.var.db, attemptId);
+  if (job) return completeExternalAttempt(c, job, tokenHash, raw);
+  await refuseExternalFields(c, attemptId, tokenHash, raw);
+  const parsed = completeRequest.safeParse(raw);
+  if (!parsed.success) throw invalidRequest(hintedProblems(parsed.error, completeRequest));
+  const body = parsed.data;
+  const completion: JsonObject = { output: toJson(body.output) };
+  if (body.transcript) completion.transcript = body.transcript;
+  if (body.metadata) completion.metadata = body.metadata;
+  const reply = await attemptStub(c.env, attemptId).complete(tokenHash, completion);
+  switch (reply.kind) {
+    case "unauthorized":
+      throw refusalError(reply);
+    case "missing": {
+      const error = await lostAttemptError(c.env, attemptId, tokenHash, systemClock);
+      return error.toResponse(errorHeaders(error));
+    }
+    case "lease_expired":
+      throw leaseEndedError();
+    case "already_completed":
+      throw new ApiError("already_completed", "this attempt has already been completed");
+    case "ok":
+      return c.json(attemptView(reply.snapshot));
+  }
+});
+
+attemptRoutes.all("/:id/mcp", mcpHandler);
+
+/**
+ * approval_requests and messages belong to an external agent's completion: sent for any other
+ * attempt they get a 409 that says so, not the unknown-field 400 (which would suggest a typo).
+ * The token is checked first, so the answer tells nothing to someone without it.
+ */
+async function refuseExternalFields(c: Context<AppEnv>, attemptId: string, tokenHash: string, raw: unknown): Promise<void> {
+  if (!isJsonObject(raw) || !EXTERNAL_ONLY_FIELDS.some((field) => field in raw)) return;
+  const attempt = await findAttempt(c.var.db, attemptId);
+  if (!attempt || !constantTimeEqual(attempt.token_hash, tokenHash)) throw attemptUnauthorized();
+  throw new ApiError(
+    "not_external_repetition",
+    `attempt ${attemptId} is not an external agent's repetition of a run (no job was sent for it): approval_requests and messages are taken only there; a simulation's attempt completes with output, transcript and metadata`,
+  );
+}
+
+function evidenceNotCopied(): ApiError {
+  return new ApiError(
+    "internal_error",
+    "the attempt's evidence could not be copied to the database, so a complete answer cannot be given now; nothing is lost (the attempt keeps every call and retries the copy): try again later",
+  );
+}
+
+function attemptView(snapshot: AttemptSnapshot) {
+  return {
+    id: snapshot.id,
+    simulation_id: snapshot.simulation_id,
+    status: snapshot.status,
+    may_pass: mayPass(snapshot.status),
+    state: snapshot.state,
+    calls: snapshot.calls,
+    tool_input_errors: snapshot.tool_input_errors,
+    harness_errors: snapshot.harness_errors,
+    ...(snapshot.real_calls === undefined ? {} : { real_calls: snapshot.real_calls, contract_violations: snapshot.contract_violations ?? 0 }),
+    expires_at: snapshot.expires_at,
+    lease_ended: snapshot.lease_ended,
+    completion: snapshot.completion,
+  };
+}
+
+function toJson(value: unknown): JsonValue {
+  // SAFETY: the value came out of JSON.parse of the request body, so it is a JSON value.
+  return value as JsonValue;
+}

@@ -1,0 +1,183 @@
+/**
+ * What the run coordinator is started with, hands out and answers over RPC. RPC drops custom error
+ * fields, so every method returns one of these tagged results instead of throwing (as the attempt
+ * object does, attempt/replies.ts).
+ */
+import type { RepetitionRecord } from "../../../core/evals/agent-types.js";
+import type { JudgeSpec, ModelParameters, Scenario } from "../../../core/evals/suite-types.js";
+import type { ApprovalMode } from "../../../core/policy/types.js";
+import type { ChatTool } from "../../../core/ports.js";
+import type { AttemptSetup, PinnedOperation, PinnedTool } from "../../../core/simulation/setup.js";
+import type { ScenarioAttack } from "../../../core/scoring/attacks.js";
+import type { CalibrationGate, Gate } from "../../../core/scoring/run-verdict.js";
+import type { RunProgress } from "./progress.js";
+
+/** `attack` marks the attacked copy of a scenario (core/evals/attack-plan.ts). */
+export type RunScenario = Pick<Scenario, "id" | "query" | "expect" | "forbid"> & { attack?: ScenarioAttack };
+
+/** The built-in agent as every repetition of the run runs it. */
+export interface RunAgent {
+  kind?: "builtin";
+  connection: string;
+  instructions: string;
+  parameters: ModelParameters;
+  max_iterations: number;
+  max_function_calls: number;
+  tools: ChatTool[];
+  /** Per function name, resolved once when the run started (the suite's modes or its policy's). */
+  approval: Record<string, ApprovalMode>;
+}
+
+/** An external agent: each repetition POSTs it a signed job (external/job.ts) and waits for its completion. */
+export interface RunExternalAgent {
+  kind: "external";
+  endpoint: string;
+  /** The stored agent secret that signs the jobs. */
+  secret: string;
+  timeout_seconds: number;
+  /** As the built-in agent's: the judge reads the definitions, the job lists the approval modes. */
+  tools: ChatTool[];
+  approval: Record<string, ApprovalMode>;
+}
+
+export type RunJudge = Pick<JudgeSpec, "connection" | "threshold" | "parameters">;
+
+/** One repetition of the run: which scenario, which attempt. `seq` is its id within the run (1..total). */
+export interface RunRepetitionSlot {
+  seq: number;
+  scenario_index: number;
+  repetition: number;
+  attempt_id: string;
+  /** The attempt's capability token hash: the consumer's calls go through the attempt object with it. */
+  token_hash: string;
+}
+
+/** Everything the coordinator is created with; it reads nothing else. */
+export interface RunStart {
+  run_id: string;
+  tenant_id: string;
+  suite_name: string;
+  suite_version: number;
+  label: string | null;
+  runs_per_scenario: number;
+  gate: Required<Pick<Gate, "pass_rate" | "misfire_rate">> & Pick<Gate, "scenario_pass_rate">;
+  agent: RunAgent | RunExternalAgent;
+  judge: RunJudge | null;
+  /** Set when the suite requires a calibrated judge: the requirement as it stood when the run started. */
+  calibration?: CalibrationGate;
+  scenarios: RunScenario[];
+  repetitions: RunRepetitionSlot[];
+  /**
+   * What each repetition's attempt is set up from, when a delivery first claims it (not at the
+   * start: a run's attempts then never all exist at once). Absent in runs started before this
+   * existed, whose attempts were all set up at the start.
+   */
+  attempts?: RunAttemptPlans;
+  /** Epoch milliseconds. */
+  created_at: number;
+  /** Past this, the run ends with every repetition still missing recorded as an infrastructure error. */
+  deadline_at: number;
+}
+
+/** The attempts' setup, per scenario (by scenario_index): one simulation each, shared by its repetitions. */
+export interface RunAttemptPlans {
+  /** Every attempt's lease end, epoch milliseconds: past the run's deadline. */
+  expires_at: number;
+  scenarios: Array<{ simulation_id: string; operations: PinnedOperation[]; tools: PinnedTool[] }>;
+}
+
+/** What the queue consumer needs to carry out one repetition. */
+export interface RunJob {
+  run_id: string;
+  tenant_id: string;
+  seq: number;
+  scenario: RunScenario;
+  repetition: number;
+  attempt_id: string;
+  token_hash: string;
+  /** 1 for the first delivery that claimed this repetition, then 2, 3, ... (see the consumer's call ids). */
+  claim: number;
+  agent: RunAgent | RunExternalAgent;
+  judge: RunJudge | null;
+  /** Set for an external agent's repetition: what this delivery is to do (coordinator's external phases). */
+  external?: ExternalPhase;
+  /** The attempt's setup, which the delivery makes sure of before anything runs on it (evals/attempt-setup.ts). */
+  setup?: AttemptSetup;
+}
+
+/**
+ * Where an external agent's repetition stands when a delivery claims it: its job is to be sent;
+ * the agent completed and the completion is to be scored; or the deadline passed without one.
+ */
+export type ExternalPhase = { phase: "send"; deadline_at: number } | { phase: "score"; deadline_at: number } | { phase: "timed_out"; deadline_at: number };
+
+export type MissingReply = { kind: "missing" };
+
+export type StartReply = { kind: "ok" } | { kind: "conflict"; message: string };
+
+export type ClaimReply =
+  | MissingReply
+  | { kind: "job"; job: RunJob }
+  /** The repetition has its record already: a redelivery, to be acknowledged and dropped. */
+  | { kind: "done" }
+  /** The run has ended (cancelled, or past its deadline): nothing more is run. */
+  | { kind: "ended"; status: string }
+  /** Another delivery holds the repetition right now; the watchdog resends it if that one never reports. */
+  | { kind: "busy" };
+
+export type RecordReply =
+  | MissingReply
+  | { kind: "recorded"; finished: boolean }
+  /** The repetition already had a record: nothing changed. */
+  | { kind: "duplicate" }
+  | { kind: "ended"; status: string };
+
+export type CompleteReply =
+  | MissingReply
+  | { kind: "ok" }
+  /** The repetition has its record (scored, timed out, or given up on). */
+  | { kind: "recorded"; record: RepetitionRecord }
+  /** Completed already; its scoring is under way. */
+  | { kind: "already_completed" }
+  | { kind: "timed_out"; deadline_at: number }
+  /** No job was sent for this repetition (yet). */
+  | { kind: "not_sent" }
+  | { kind: "ended"; status: string };
+
+export type ReleaseReply = MissingReply | { kind: "ok" };
+
+export type ProgressReply = MissingReply | { kind: "ok"; progress: RunProgress };
+
+export type CancelReply = MissingReply | { kind: "cancelled"; progress: RunProgress } | { kind: "already_ended"; progress: RunProgress };
+
+/** One repetition as the coordinator holds it: its slot, and its record once it has one. */
+export interface RepetitionEntry {
+  seq: number;
+  scenario_id: string;
+  repetition: number;
+  attempt_id: string;
+  /** How many times its message has been sent (1 at the start; each watchdog resend adds one). */
+  sends: number;
+  last_error: string | null;
+  record: RepetitionRecord | null;
+}
+
+export type RepetitionsReply = MissingReply | { kind: "ok"; items: RepetitionEntry[] };
+
+/** The coordinator's RPC surface, as the class implements it. */
+export interface RunMethods {
+  start(start: RunStart): StartReply;
+  claim(seq: number): Promise<ClaimReply>;
+  release(seq: number, error: string): ReleaseReply;
+  completeAgent(seq: number): CompleteReply;
+  record(seq: number, record: RepetitionRecord): Promise<RecordReply>;
+  deadLetter(seq: number, error: string | null): Promise<RecordReply>;
+  cancel(): Promise<CancelReply>;
+  progress(): ProgressReply;
+  repetitions(afterSeq: number, limit: number): RepetitionsReply;
+}
+
+/** The same surface through a stub: every answer arrives as a promise. */
+export type RunRpc = {
+  [K in keyof RunMethods]: (...args: Parameters<RunMethods[K]>) => Promise<Awaited<ReturnType<RunMethods[K]>>>;
+};

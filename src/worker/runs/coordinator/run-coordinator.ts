@@ -1,0 +1,563 @@
+/**
+ * One Durable Object per eval run: its plan, each repetition's job and record, the aggregate, and
+ * the watchdog, in the object's own SQLite (run/storage.ts).
+ *
+ * Why it is shaped like this:
+ * - Records are applied one at a time: a record is checked and written synchronously on SQLite
+ *   (no await between), and a repetition that already has one keeps it. Queue delivery is at least
+ *   once, so a redelivered message, a watchdog resend and a dead letter racing a late result all
+ *   end with exactly one record per repetition.
+ * - The aggregate is never kept as running totals: it is recomputed from the stored verdicts with
+ *   core/scoring's runVerdict (run/progress.ts), so every figure traces back to repetitions.
+ * - D1's `runs` row follows the coordinator: at the start, after records (writes coalesced, so a
+ *   burst of results costs a few writes, and guarded in SQL so an older write never replaces a
+ *   newer one), and at the end, when every record is copied to `run_repetitions`. A copy D1 refuses
+ *   is retried by the alarm, never skipped.
+ * - The alarm is the watchdog. Locally the queue broker lives in memory, so a restart loses queued
+ *   messages: a repetition sent (or claimed) longer than the repetition timeout ago with no result
+ *   is sent again; after MAX_SENDS sends, or once the run's deadline has passed, what is missing is
+ *   recorded as an infrastructure error and the run ends (an external agent past its job's
+ *   deadline is not missing: it timed out, and is scored so at the run's deadline if no delivery
+ *   did). Alarms may fire more than once; each step is idempotent.
+ * - RPC drops custom error fields, so every method returns a tagged reply (run/replies.ts).
+ * - Time comes from an injected Clock, never from Date.now() directly.
+ */
+import { DurableObject } from "cloudflare:workers";
+import { databaseOf } from "../../../adapters/d1/database.js";
+import { writeRunEnded, writeRunProgress, type RunRepetitionRow, type RunRowProgress } from "../../../adapters/d1/runs.js";
+import type { RepetitionRecord } from "../../../core/evals/agent-types.js";
+import { deadLetterRecord, evaluateExternalRepetition, notRunRecord } from "../../../core/evals/evaluate-repetition.js";
+import { systemClock, type Clock } from "../../../core/ports.js";
+import type { ExecutedCall } from "../../../core/scoring/calls.js";
+import type { RepetitionVerdict } from "../../../core/scoring/repetition-verdict.js";
+import type { Env } from "../../platform/env.js";
+import { schemaValidator } from "../../platform/services.js";
+import { evidenceSince, releaseAttempt } from "../consumer/attempt-ports.js";
+import { forEachBounded } from "../consumer/concurrency.js";
+import { sendRepetitions } from "../consumer/messages.js";
+import { jobStartedAt, timedOutOutcome } from "../external/job.js";
+import { attemptLeaseEnd, durationSetting, DEFAULT_REPETITION_TIMEOUT_MS, FINAL_RETRY_MS, MAX_SENDS, PROGRESS_INTERVAL_MS } from "./lifetimes.js";
+import { isRunStatus, runProgress, type RunEnding, type RunProgress, type RunStatus, type StoredVerdict } from "./progress.js";
+import type {
+  CancelReply,
+  ClaimReply,
+  CompleteReply,
+  ExternalPhase,
+  ProgressReply,
+  RecordReply,
+  ReleaseReply,
+  RepetitionEntry,
+  RepetitionsReply,
+  RunJob,
+  RunMethods,
+  RunStart,
+  StartReply,
+} from "./replies.js";
+import { RunStorage, type SlotRow, type StoredRun } from "./storage.js";
+import { queueRunCallback } from "../callbacks.js";
+
+/** Timed-out external repetitions scored at once at the run's deadline (each reads its attempt's evidence). */
+const TIMED_OUT_SCORING_CONCURRENCY = 8;
+/** Rows read per step when copying an ended run's records to D1. */
+const COPY_CHUNK = 50;
+
+export class RunCoordinator extends DurableObject<Env> implements RunMethods {
+  private readonly storage: RunStorage;
+  private readonly clock: Clock;
+  private readonly repetitionTimeoutMs: number;
+  /** undefined: storage not read yet; null: no run here. */
+  private run: StoredRun | null | undefined;
+  private progressInFlight: Promise<void> | null = null;
+  private progressDirty = false;
+  /** Parsed verdicts by seq (see storedVerdicts). */
+  private readonly verdicts = new Map<number, StoredVerdict>();
+
+  constructor(ctx: DurableObjectState, env: Env, clock: Clock = systemClock) {
+    super(ctx, env);
+    this.clock = clock;
+    this.storage = RunStorage.of(ctx.storage);
+    this.repetitionTimeoutMs = durationSetting(env.EVAL_REPETITION_TIMEOUT_MS, DEFAULT_REPETITION_TIMEOUT_MS);
+  }
+
+  /** Stores the run and arms the watchdog. Repeating the same start is harmless. */
+  start(start: RunStart): StartReply {
+    const existing = this.load();
+    if (existing) {
+      return existing.start.run_id === start.run_id ? { kind: "ok" } : { kind: "conflict", message: `this object already holds run ${existing.start.run_id}` };
+    }
+    this.storage.create(start, this.clock.now());
+    this.run = undefined;
+    this.scheduleAlarm(this.nextAlarmAt());
+    return { kind: "ok" };
+  }
+
+  /** A delivery asks for its repetition's job; the first one marks the run as running. */
+  async claim(seq: number): Promise<ClaimReply> {
+    const run = this.load(true);
+    if (!run) return { kind: "missing" };
+    if (ended(run)) return { kind: "ended", status: run.status };
+    const slot = this.storage.slot(seq);
+    if (!slot) return { kind: "missing" };
+    if (slot.record !== null) return { kind: "done" };
+    const now = this.clock.now();
+    // An external agent has its job and its own deadline: nothing is sent again while it works.
+    if (awaitingAgent(slot)) return { kind: "busy" };
+    if (slot.claimed_at !== null && now - slot.claimed_at < this.repetitionTimeoutMs) return { kind: "busy" };
+    const claim = this.storage.claim(seq, now);
+    const start = run.start;
+    const external = externalPhase(run, slot, now);
+    if (external?.phase === "send") {
+      this.storage.markJobSent(seq, external.deadline_at);
+      // The watchdog wakes at the job's deadline to time it out.
+      this.scheduleAlarm(this.nextAlarmAt());
+    }
+    const scenario = start.scenarios[slot.scenario_index];
+    if (!scenario) return { kind: "missing" };
+    if (run.status === "queued") {
+      this.storage.writeStarted(now);
+      this.run = undefined;
+      this.writeProgressSoon();
+    }
+    return {
+      kind: "job",
+      job: {
+        run_id: start.run_id,
+        tenant_id: start.tenant_id,
+        seq,
+        scenario,
+        repetition: slot.repetition,
+        attempt_id: slot.attempt_id,
+        token_hash: slot.token_hash,
+        claim,
+        agent: start.agent,
+        judge: start.judge,
+        ...(external ? { external } : {}),
+        ...attemptSetupOf(start, slot),
+      },
+    };
+  }
+
+  /**
+   * An external agent reports its attempt complete (POST /api/attempts/:id/complete). The first
+   * completion before the deadline counts; the caller then sends the repetition's message, whose
+   * delivery scores it (and the watchdog resends it if that message is lost).
+   */
+  completeAgent(seq: number): CompleteReply {
+    const run = this.load(true);
+    if (!run) return { kind: "missing" };
+    const slot = this.storage.slot(seq);
+    if (!slot) return { kind: "missing" };
+    if (slot.record !== null) return { kind: "recorded", record: parseRecord(slot.record) };
+    if (ended(run)) return { kind: "ended", status: run.status };
+    if (slot.completed_at !== null) return { kind: "already_completed" };
+    if (slot.timed_out_at !== null || (slot.job_deadline !== null && this.clock.now() >= slot.job_deadline)) {
+      this.timeOut(slot);
+      return { kind: "timed_out", deadline_at: slot.job_deadline ?? this.clock.now() };
+    }
+    if (slot.job_deadline === null) return { kind: "not_sent" };
+    this.storage.markAgentDone(seq, "completed_at", this.clock.now());
+    this.scheduleAlarm(this.nextAlarmAt());
+    return { kind: "ok" };
+  }
+
+  /** The delivery failed and will be retried: the repetition is free again; the error is kept for a dead letter. */
+  release(seq: number, error: string): ReleaseReply {
+    if (!this.load() || !this.storage.slot(seq)) return { kind: "missing" };
+    this.storage.release(seq, error);
+    return { kind: "ok" };
+  }
+
+  /** A repetition's result. The first record of a repetition is kept; any later one changes nothing. */
+  async record(seq: number, record: RepetitionRecord): Promise<RecordReply> {
+    const run = this.load(true);
+    if (!run) return { kind: "missing" };
+    if (ended(run)) return { kind: "ended", status: run.status };
+    const slot = this.storage.slot(seq);
+    if (!slot) return { kind: "missing" };
+    if (!this.writeRecord(slot, record)) return { kind: "duplicate" };
+    // A result that arrives without a claim (a dead letter) still means the run has begun.
+    if (run.status === "queued") {
+      this.storage.writeStarted(this.clock.now());
+      this.run = undefined;
+    }
+    if (this.storage.pendingCount() === 0) {
+      await this.end("finished", { reason: "completed", missing: [] });
+      return { kind: "recorded", finished: true };
+    }
+    // Not awaited: the delivery is acknowledged at once, and D1 catches up within PROGRESS_INTERVAL_MS.
+    this.writeProgressSoon();
+    return { kind: "recorded", finished: false };
+  }
+
+  /** A message that exhausted its retries: recorded as an infrastructure error with the last error it met. */
+  async deadLetter(seq: number, error: string | null): Promise<RecordReply> {
+    if (!this.load()) return { kind: "missing" };
+    const slot = this.storage.slot(seq);
+    if (!slot) return { kind: "missing" };
+    const last_error = error ?? slot.last_error ?? "none was reported by its deliveries";
+    return this.record(seq, deadLetterRecord({ ...this.slotIdentity(slot), last_error, at: this.clock.now() }));
+  }
+
+  /** Pending repetitions are not run; the run ends `cancelled` with the figures of what finished. */
+  async cancel(): Promise<CancelReply> {
+    const run = this.load(true);
+    if (!run) return { kind: "missing" };
+    if (ended(run)) return { kind: "already_ended", progress: this.currentProgress() };
+    await this.end("cancelled", { reason: "cancelled", missing: this.storage.unrecorded().map((slot) => this.missingRef(run, slot)) });
+    return { kind: "cancelled", progress: this.currentProgress() };
+  }
+
+  progress(): ProgressReply {
+    const run = this.load();
+    if (!run) return { kind: "missing" };
+    if (!ended(run)) this.ensureWatchdog();
+    return { kind: "ok", progress: this.currentProgress() };
+  }
+
+  repetitions(afterSeq: number, limit: number): RepetitionsReply {
+    const run = this.load();
+    if (!run) return { kind: "missing" };
+    return { kind: "ok", items: this.storage.slots(afterSeq, limit).map((slot) => entryOf(run, slot)) };
+  }
+
+  /** The watchdog: resend what went quiet, record what can no longer come, finish what has ended. */
+  override async alarm(): Promise<void> {
+    const run = this.load(true);
+    if (!run) return;
+    const now = this.clock.now();
+    if (ended(run)) {
+      if (!run.final_written) await this.writeFinal();
+      return;
+    }
+    const pending = this.storage.unrecorded();
+    if (now >= run.start.deadline_at) {
+      // An agent past its job's deadline failed its repetition itself (timed_out, as at the job's own
+      // deadline), whichever timer fired first; only what the harness lost is an infrastructure error.
+      await forEachBounded(
+        pending.filter((slot) => agentTimedOut(slot, now)),
+        TIMED_OUT_SCORING_CONCURRENCY,
+        (slot) => this.recordTimedOut(run, slot),
+      );
+      const missing = this.storage.unrecorded();
+      for (const slot of missing) this.writeMissing(slot, `no result before the run's deadline (${new Date(run.start.deadline_at).toISOString()}); sent ${slot.sends} time(s)`);
+      await this.end("finished", { reason: "deadline", missing: missing.map((slot) => this.missingRef(run, slot)) });
+      return;
+    }
+    // External agents past their deadline are timed out; their message goes out again to score what they did.
+    const late = pending.filter((slot) => awaitingAgent(slot) && (slot.job_deadline ?? 0) <= now);
+    for (const slot of late) this.storage.markAgentDone(slot.seq, "timed_out_at", now);
+    const quiet = [...late, ...this.storage.unrecorded().filter((slot) => !awaitingAgent(slot) && !late.some((l) => l.seq === slot.seq) && (slot.claimed_at ?? slot.sent_at) + this.repetitionTimeoutMs <= now)];
+    const giveUp = quiet.filter((slot) => slot.sends >= MAX_SENDS);
+    const resend = quiet.filter((slot) => slot.sends < MAX_SENDS);
+    for (const slot of giveUp) this.writeMissing(slot, `no result after ${slot.sends} sends${slot.last_error ? `; last error: ${slot.last_error}` : ""}`);
+    if (resend.length > 0) {
+      this.storage.markResent(resend.map((slot) => slot.seq), now);
+      try {
+        await sendRepetitions(this.env.EVAL_QUEUE, run.start.run_id, resend.map((slot) => slot.seq));
+      } catch (error) {
+        // The next alarm finds them quiet again and resends.
+        console.error("resending run repetitions failed", error);
+      }
+    }
+    if (this.storage.pendingCount() === 0) {
+      await this.end("finished", { reason: "completed", missing: [] });
+      return;
+    }
+    if (giveUp.length > 0) this.writeProgressSoon();
+    this.scheduleAlarm(this.nextAlarmAt());
+  }
+
+  // -- ending --------------------------------------------------------------------------------
+
+  private async end(status: "finished" | "cancelled", ending: RunEnding): Promise<void> {
+    // Two paths may reach the end at once (the last record, and an alarm that awaited a send): the first one ends it.
+    const run = this.load(true);
+    if (!run || ended(run)) return;
+    this.storage.writeEnded(status, JSON.stringify(ending), this.clock.now());
+    this.run = undefined;
+    await this.writeFinal();
+  }
+
+  /** Every record to run_repetitions, then the final row; on failure the alarm tries again. */
+  private async writeFinal(): Promise<void> {
+    const run = this.load();
+    if (!run) return;
+    try {
+      await writeRunEnded(databaseOf(this.env.DB), run.start.run_id, this.rowProgress(), this.repetitionRows(run));
+      await queueRunCallback(this.env, run.start.tenant_id, run.start.run_id);
+    } catch (error) {
+      console.error("copying the ended run to D1 failed; retrying", error);
+      this.scheduleAlarm(this.clock.now() + FINAL_RETRY_MS);
+      return;
+    }
+    this.storage.markFinalWritten();
+    this.run = undefined;
+    await this.ctx.storage.deleteAlarm();
+  }
+
+  private *repetitionRows(run: StoredRun): Generator<RunRepetitionRow[]> {
+    let after = 0;
+    for (;;) {
+      const slots = this.storage.slots(after, COPY_CHUNK);
+      if (slots.length === 0) return;
+      after = slots[slots.length - 1]?.seq ?? after;
+      yield slots.flatMap((slot) =>
+        slot.record === null || slot.outcome === null
+          ? []
+          : [
+              {
+                run_id: run.start.run_id,
+                seq: slot.seq,
+                tenant_id: run.start.tenant_id,
+                scenario_id: run.start.scenarios[slot.scenario_index]?.id ?? "",
+                repetition: slot.repetition,
+                attempt_id: slot.attempt_id,
+                outcome: slot.outcome,
+                record: slot.record,
+              },
+            ],
+      );
+    }
+  }
+
+  // -- progress ------------------------------------------------------------------------------
+
+  private currentProgress(): RunProgress {
+    const run = this.load();
+    if (!run) throw new Error("reading the progress of a coordinator that holds no run");
+    const verdicts = this.storedVerdicts();
+    const status: RunStatus = isRunStatus(run.status) ? run.status : "running";
+    // SAFETY: the ending column is written only by end(), from JSON.stringify of a RunEnding.
+    const ending = run.ending === null ? null : (JSON.parse(run.ending) as RunEnding);
+    return runProgress(run.start, this.storage.total(), verdicts, {
+      status,
+      started_at: run.started_at,
+      finished_at: run.finished_at,
+      ending,
+    });
+  }
+
+  private rowProgress(): RunRowProgress {
+    const progress = this.currentProgress();
+    return {
+      status: progress.status,
+      verdict: progress.verdict,
+      hard_fail: progress.hard_fail,
+      pass_rate: progress.pass_rate,
+      finished_repetitions: progress.finished_repetitions,
+      summary: JSON.stringify(progress.summary),
+      started_at: progress.started_at,
+      finished_at: progress.finished_at,
+    };
+  }
+
+  /**
+   * Writes the progress to D1 in the background, coalesced and throttled: while a write is in
+   * flight or was made less than PROGRESS_INTERVAL_MS ago, later changes only mark the progress
+   * dirty, and one write follows with whatever is current then. An ended run's final row is
+   * written by end(), which never waits on this.
+   */
+  private writeProgressSoon(): void {
+    this.progressDirty = true;
+    if (this.progressInFlight) return;
+    this.progressInFlight = (async () => {
+      try {
+        while (this.progressDirty) {
+          this.progressDirty = false;
+          const run = this.load();
+          if (!run || ended(run)) return;
+          await writeRunProgress(databaseOf(this.env.DB), run.start.run_id, this.rowProgress());
+          if (this.progressDirty) await this.clock.sleep(PROGRESS_INTERVAL_MS);
+        }
+      } catch (error) {
+        // Progress is advisory; the final write at the end is retried until it lands.
+        console.error("writing run progress to D1 failed", error);
+      } finally {
+        this.progressInFlight = null;
+      }
+    })();
+  }
+
+  /**
+   * Every stored verdict, parsed once: kept in memory as records are written, and read again from
+   * storage whenever the count there differs (another instance wrote, or this one just loaded).
+   */
+  private storedVerdicts(): StoredVerdict[] {
+    if (this.storage.recordedCount() !== this.verdicts.size) {
+      this.verdicts.clear();
+      for (const row of this.storage.verdicts()) {
+        // SAFETY: the verdict column is written only by writeRecord(), from JSON.stringify of a RepetitionVerdict.
+        this.verdicts.set(row.seq, { scenario_index: row.scenario_index, repetition: row.repetition, verdict: JSON.parse(row.verdict) as RepetitionVerdict });
+      }
+    }
+    return [...this.verdicts.values()];
+  }
+
+  /** The repetition's first record, written with its verdict (in memory too); false when it already had one. */
+  private writeRecord(slot: SlotRow, record: RepetitionRecord): boolean {
+    if (!this.storage.writeRecord(slot.seq, JSON.stringify(record), JSON.stringify(record.verdict), record.verdict.outcome)) return false;
+    if (this.verdicts.size === this.storage.recordedCount() - 1) this.verdicts.set(slot.seq, { scenario_index: slot.scenario_index, repetition: slot.repetition, verdict: record.verdict });
+    return true;
+  }
+
+  // -- helpers -------------------------------------------------------------------------------
+
+  private slotIdentity(slot: SlotRow): { scenario_id: string; repetition: number; attempt_id: string } {
+    return { scenario_id: this.load()?.start.scenarios[slot.scenario_index]?.id ?? "", repetition: slot.repetition, attempt_id: slot.attempt_id };
+  }
+
+  /** An external agent out of time: marked, and its message sent again so a delivery scores what it did. */
+  private timeOut(slot: SlotRow): void {
+    const run = this.load();
+    if (!run || slot.timed_out_at !== null) return;
+    this.storage.markAgentDone(slot.seq, "timed_out_at", this.clock.now());
+    sendRepetitions(this.env.EVAL_QUEUE, run.start.run_id, [slot.seq]).catch((error: unknown) => console.error("sending a timed-out repetition failed; the watchdog resends it", error));
+  }
+
+  /**
+   * An external repetition whose job's deadline passed with no completion, scored here as a queue
+   * delivery would score it (on the attempt's evidence: a forbidden call still fails the run), for
+   * when the run's deadline leaves no time for a delivery. Evidence that cannot be read is the
+   * harness's failure, and recorded as one.
+   */
+  private async recordTimedOut(run: StoredRun, slot: SlotRow): Promise<void> {
+    const agent = run.start.agent;
+    const scenario = run.start.scenarios[slot.scenario_index];
+    if (agent.kind !== "external" || !scenario || slot.job_deadline === null) return;
+    const deadline = slot.job_deadline;
+    let calls: ExecutedCall[];
+    try {
+      calls = await evidenceSince(this.env, slot.attempt_id, 0);
+    } catch (error) {
+      this.writeMissing(slot, `its job's deadline (${new Date(deadline).toISOString()}) passed, but the attempt's evidence could not be read to score it: ${error instanceof Error ? error.message : String(error)}`);
+      return;
+    }
+    const record = await evaluateExternalRepetition({
+      scenario,
+      repetition: slot.repetition,
+      attempt_id: slot.attempt_id,
+      tools: agent.tools,
+      outcome: timedOutOutcome(deadline),
+      executedCalls: async () => calls,
+      validator: schemaValidator(),
+      // A timed-out repetition is never put to the judge.
+      judge: null,
+      started_at: jobStartedAt(deadline, agent),
+      now: () => this.clock.now(),
+    });
+    if (this.writeRecord(slot, record)) await releaseAttempt(this.env, slot);
+  }
+
+  /** A repetition the watchdog gives up on, recorded as an infrastructure error (unless a result beat it). */
+  private writeMissing(slot: SlotRow, message: string): void {
+    this.writeRecord(slot, notRunRecord({ ...this.slotIdentity(slot), infrastructure_error: message, at: this.clock.now() }));
+  }
+
+  private missingRef(run: StoredRun, slot: SlotRow): RunEnding["missing"][number] {
+    return { seq: slot.seq, scenario: run.start.scenarios[slot.scenario_index]?.id ?? "", repetition: slot.repetition };
+  }
+
+  /** The earliest time the watchdog has anything to check: the oldest quiet repetition's timeout, or the deadline. */
+  private nextAlarmAt(): number {
+    const run = this.load();
+    if (!run) return this.clock.now();
+    const oldest = Math.min(...this.storage.unrecorded().map((slot) => (awaitingAgent(slot) ? (slot.job_deadline ?? 0) - this.repetitionTimeoutMs : (slot.claimed_at ?? slot.sent_at))));
+    return Math.min(run.start.deadline_at, Number.isFinite(oldest) ? oldest + this.repetitionTimeoutMs : Number.POSITIVE_INFINITY);
+  }
+
+  /**
+   * Re-arms the watchdog of a live run that has none (a local runtime restarted between an alarm
+   * and the next): anyone reading the run's progress is enough to get it going again.
+   */
+  private ensureWatchdog(): void {
+    this.ctx.storage
+      .getAlarm()
+      .then((at) => {
+        if (at === null) this.scheduleAlarm(this.nextAlarmAt());
+      })
+      .catch((error: unknown) => console.error("reading the run alarm failed", error));
+  }
+
+  /** Not awaited: SQLite-backed objects commit the alarm with the writes around it. */
+  private scheduleAlarm(at: number): void {
+    this.ctx.storage.setAlarm(at).catch((error: unknown) => console.error("setting the run alarm failed", error));
+  }
+
+  /**
+   * The run, read from storage once (migrating the storage first); `refresh` re-reads only its
+   * status columns, which every path that decides on them trusts storage for, not memory.
+   */
+  private load(refresh = false): StoredRun | null {
+    if (this.run && refresh) {
+      this.run = { ...this.run, ...this.storage.readState() };
+      return this.run;
+    }
+    if (this.run !== undefined) return this.run;
+    if (!this.storage.holdsRun()) {
+      this.run = null;
+      return null;
+    }
+    this.storage.migrate();
+    this.run = this.storage.readRun();
+    return this.run;
+  }
+}
+
+/** The slot's attempt setup, for the delivery to make sure of (none for a run whose attempts were all set up at its start). */
+function attemptSetupOf(start: StoredRun["start"], slot: SlotRow): Pick<RunJob, "setup"> {
+  const plan = start.attempts?.scenarios[slot.scenario_index];
+  if (!start.attempts || !plan) return {};
+  return {
+    setup: {
+      attempt_id: slot.attempt_id,
+      simulation_id: plan.simulation_id,
+      tenant_id: start.tenant_id,
+      token_hash: slot.token_hash,
+      // Spread, so the run's attempts' alarms do not all fire in one instant.
+      expires_at: attemptLeaseEnd(start.attempts.expires_at, slot.seq),
+      operations: plan.operations,
+      tools: plan.tools,
+    },
+  };
+}
+
+/** An external agent's job's deadline has passed without a completion (marked timed out or not yet). */
+function agentTimedOut(slot: SlotRow, now: number): boolean {
+  return slot.job_deadline !== null && slot.job_deadline <= now && slot.completed_at === null;
+}
+
+/** An external agent has its job and neither completed nor ran out of time yet. */
+function awaitingAgent(slot: SlotRow): boolean {
+  return slot.job_deadline !== null && slot.completed_at === null && slot.timed_out_at === null;
+}
+
+/** What a delivery of an external agent's repetition is to do; null for the built-in runner. */
+function externalPhase(run: StoredRun, slot: SlotRow, now: number): ExternalPhase | null {
+  const agent = run.start.agent;
+  if (agent.kind !== "external") return null;
+  if (slot.timed_out_at !== null) return { phase: "timed_out", deadline_at: slot.job_deadline ?? slot.timed_out_at };
+  if (slot.completed_at !== null) return { phase: "score", deadline_at: slot.job_deadline ?? slot.completed_at };
+  return { phase: "send", deadline_at: Math.min(now + agent.timeout_seconds * 1000, run.start.deadline_at) };
+}
+
+function parseRecord(text: string): RepetitionRecord {
+  // SAFETY: the record column is written only by record(), from JSON.stringify of a RepetitionRecord.
+  return JSON.parse(text) as RepetitionRecord;
+}
+
+function ended(run: StoredRun): boolean {
+  return run.status === "finished" || run.status === "cancelled";
+}
+
+function entryOf(run: StoredRun, slot: SlotRow): RepetitionEntry {
+  return {
+    seq: slot.seq,
+    scenario_id: run.start.scenarios[slot.scenario_index]?.id ?? "",
+    repetition: slot.repetition,
+    attempt_id: slot.attempt_id,
+    sends: slot.sends,
+    last_error: slot.last_error,
+    // SAFETY: the record column is written only by record(), from JSON.stringify of a RepetitionRecord.
+    record: slot.record === null ? null : (JSON.parse(slot.record) as RepetitionRecord),
+  };
+}

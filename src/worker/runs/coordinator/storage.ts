@@ -1,0 +1,215 @@
+/**
+ * The run coordinator's own SQLite: its schema, versioned and migrated on load like the attempt
+ * object's (object-schema.ts), and every statement the coordinator runs. Synchronous on purpose: a record is checked and written with no await between,
+ * so two deliveries of one repetition can never both be applied.
+ */
+import { applyPending, hasTable, type Migration } from "../../platform/object-schema.js";
+import type { RunStart } from "./replies.js";
+
+export const RUN_MIGRATIONS: readonly Migration[] = [
+  {
+    version: 1,
+    statements: [
+      `CREATE TABLE IF NOT EXISTS run (
+         id INTEGER PRIMARY KEY CHECK (id = 1),
+         start TEXT NOT NULL,
+         status TEXT NOT NULL,
+         started_at INTEGER,
+         finished_at INTEGER,
+         ending TEXT,
+         final_written INTEGER NOT NULL DEFAULT 0
+       )`,
+      `CREATE TABLE IF NOT EXISTS repetitions (
+         seq INTEGER PRIMARY KEY,
+         scenario_index INTEGER NOT NULL,
+         repetition INTEGER NOT NULL,
+         attempt_id TEXT NOT NULL,
+         token_hash TEXT NOT NULL,
+         sends INTEGER NOT NULL DEFAULT 1,
+         sent_at INTEGER NOT NULL,
+         claims INTEGER NOT NULL DEFAULT 0,
+         claimed_at INTEGER,
+         last_error TEXT,
+         record TEXT,
+         verdict TEXT,
+         outcome TEXT
+       )`,
+    ],
+  },
+  {
+    // External agents (external/job.ts): when the job's deadline falls, and when the agent completed or ran out of time.
+    version: 2,
+    statements: [
+      `ALTER TABLE repetitions ADD COLUMN job_deadline INTEGER`,
+      `ALTER TABLE repetitions ADD COLUMN completed_at INTEGER`,
+      `ALTER TABLE repetitions ADD COLUMN timed_out_at INTEGER`,
+    ],
+  },
+];
+
+export interface StoredRun {
+  /** The start document without its repetitions (those are rows). */
+  start: Omit<RunStart, "repetitions">;
+  status: string;
+  started_at: number | null;
+  finished_at: number | null;
+  ending: string | null;
+  final_written: boolean;
+}
+
+export type SlotRow = {
+  seq: number;
+  scenario_index: number;
+  repetition: number;
+  attempt_id: string;
+  token_hash: string;
+  sends: number;
+  sent_at: number;
+  claims: number;
+  claimed_at: number | null;
+  last_error: string | null;
+  record: string | null;
+  verdict: string | null;
+  outcome: string | null;
+  /** An external agent's job was sent (or is being sent) and is due by then. */
+  job_deadline: number | null;
+  completed_at: number | null;
+  timed_out_at: number | null;
+};
+
+const SLOT_COLUMNS = "seq, scenario_index, repetition, attempt_id, token_hash, sends, sent_at, claims, claimed_at, last_error, record, verdict, outcome, job_deadline, completed_at, timed_out_at";
+
+export class RunStorage {
+  constructor(
+    private readonly sql: SqlStorage,
+    private readonly transactionSync: <T>(fn: () => T) => T,
+  ) {}
+
+  static of(storage: DurableObjectStorage): RunStorage {
+    return new RunStorage(storage.sql, (fn) => storage.transactionSync(fn));
+  }
+
+  holdsRun(): boolean {
+    return hasTable(this.sql, "run");
+  }
+
+  migrate(migrations: readonly Migration[] = RUN_MIGRATIONS): void {
+    this.transactionSync(() => applyPending(this.sql, migrations));
+  }
+
+  /** The schema, the run row and one row per repetition, together. */
+  create(start: RunStart, now: number): void {
+    const { repetitions, ...rest } = start;
+    this.transactionSync(() => {
+      applyPending(this.sql, RUN_MIGRATIONS);
+      this.sql.exec(`INSERT INTO run (id, start, status) VALUES (1, ?, 'queued')`, JSON.stringify(rest));
+      for (const slot of repetitions) {
+        this.sql.exec(
+          `INSERT INTO repetitions (seq, scenario_index, repetition, attempt_id, token_hash, sent_at) VALUES (?, ?, ?, ?, ?, ?)`,
+          slot.seq,
+          slot.scenario_index,
+          slot.repetition,
+          slot.attempt_id,
+          slot.token_hash,
+          now,
+        );
+      }
+    });
+  }
+
+  readRun(): StoredRun {
+    const row = this.sql.exec<{ start: string }>(`SELECT start FROM run`).one();
+    // SAFETY: written only by create(), from a RunStart the Worker built.
+    return { start: JSON.parse(row.start) as StoredRun["start"], ...this.readState() };
+  }
+
+  /** The run row's changing columns. */
+  readState(): Omit<StoredRun, "start"> {
+    const row = this.sql
+      .exec<{ status: string; started_at: number | null; finished_at: number | null; ending: string | null; final_written: number }>(
+        `SELECT status, started_at, finished_at, ending, final_written FROM run`,
+      )
+      .one();
+    return { status: row.status, started_at: row.started_at, finished_at: row.finished_at, ending: row.ending, final_written: row.final_written === 1 };
+  }
+
+  slot(seq: number): SlotRow | undefined {
+    return this.sql.exec<SlotRow>(`SELECT ${SLOT_COLUMNS} FROM repetitions WHERE seq = ?`, seq).toArray()[0];
+  }
+
+  slots(afterSeq: number, limit: number): SlotRow[] {
+    return this.sql.exec<SlotRow>(`SELECT ${SLOT_COLUMNS} FROM repetitions WHERE seq > ? ORDER BY seq LIMIT ?`, afterSeq, limit).toArray();
+  }
+
+  total(): number {
+    return this.sql.exec<{ n: number }>(`SELECT count(*) AS n FROM repetitions`).one().n;
+  }
+
+  pendingCount(): number {
+    return this.sql.exec<{ n: number }>(`SELECT count(*) AS n FROM repetitions WHERE record IS NULL`).one().n;
+  }
+
+  /** Repetitions with no record yet, in seq order. */
+  unrecorded(): SlotRow[] {
+    return this.sql.exec<SlotRow>(`SELECT ${SLOT_COLUMNS} FROM repetitions WHERE record IS NULL ORDER BY seq`).toArray();
+  }
+
+  /** Every stored verdict (small JSON each), for recomputing the aggregate. */
+  verdicts(): Array<{ seq: number; scenario_index: number; repetition: number; verdict: string }> {
+    return this.sql
+      .exec<{ seq: number; scenario_index: number; repetition: number; verdict: string }>(`SELECT seq, scenario_index, repetition, verdict FROM repetitions WHERE verdict IS NOT NULL ORDER BY seq`)
+      .toArray();
+  }
+
+  recordedCount(): number {
+    return this.sql.exec<{ n: number }>(`SELECT count(*) AS n FROM repetitions WHERE verdict IS NOT NULL`).one().n;
+  }
+
+  /** Marks a delivery as working on the repetition; answers the claim number. */
+  claim(seq: number, now: number): number {
+    return this.sql.exec<{ claims: number }>(`UPDATE repetitions SET claims = claims + 1, claimed_at = ? WHERE seq = ? RETURNING claims`, now, seq).one().claims;
+  }
+
+  /** The delivery gave up (it will be retried): the repetition is free again, and the error kept for a dead letter. */
+  release(seq: number, error: string): void {
+    // A job that could not be delivered is sent again from the start (its deadline with it).
+    this.sql.exec(`UPDATE repetitions SET claimed_at = NULL, last_error = ?, job_deadline = CASE WHEN completed_at IS NULL AND timed_out_at IS NULL THEN NULL ELSE job_deadline END WHERE seq = ?`, error, seq);
+  }
+
+  /** The external agent's job is being sent, due by `deadline`. */
+  markJobSent(seq: number, deadline: number): void {
+    this.sql.exec(`UPDATE repetitions SET job_deadline = ? WHERE seq = ?`, deadline, seq);
+  }
+
+  /**
+   * The agent completed (or ran out of time): the repetition waits for a delivery to score it,
+   * and counts as sent now, so the watchdog resends its message if that delivery is lost.
+   */
+  markAgentDone(seq: number, column: "completed_at" | "timed_out_at", now: number): void {
+    this.sql.exec(`UPDATE repetitions SET ${column} = ?, sent_at = ?, claimed_at = NULL WHERE seq = ? AND completed_at IS NULL AND timed_out_at IS NULL`, now, now, seq);
+  }
+
+  /** Writes the record unless the repetition has one; answers whether it was written. */
+  writeRecord(seq: number, record: string, verdict: string, outcome: string): boolean {
+    return this.sql.exec(`UPDATE repetitions SET record = ?, verdict = ?, outcome = ?, claimed_at = NULL WHERE seq = ? AND record IS NULL`, record, verdict, outcome, seq).rowsWritten > 0;
+  }
+
+  /** The watchdog sent these again. */
+  markResent(seqs: readonly number[], now: number): void {
+    this.transactionSync(() => {
+      for (const seq of seqs) this.sql.exec(`UPDATE repetitions SET sends = sends + 1, sent_at = ?, claimed_at = NULL WHERE seq = ?`, now, seq);
+    });
+  }
+
+  writeStarted(now: number): void {
+    this.sql.exec(`UPDATE run SET status = 'running', started_at = coalesce(started_at, ?) WHERE status = 'queued'`, now);
+  }
+
+  writeEnded(status: "finished" | "cancelled", ending: string, now: number): void {
+    this.sql.exec(`UPDATE run SET status = ?, ending = ?, finished_at = ?, started_at = coalesce(started_at, ?)`, status, ending, now, now);
+  }
+
+  markFinalWritten(): void {
+    this.sql.exec(`UPDATE run SET final_written = 1`);
+  }
+}

@@ -1,0 +1,96 @@
+/**
+ * The attempt object's SQLite schema is versioned: each load applies the migration steps the
+ * storage lacks, so objects already alive (leases outlive deploys) get what a later version adds.
+ */
+import { env, runInDurableObject } from "cloudflare:test";
+import { describe, expect, it } from "vitest";
+import { EVIDENCE_COLUMNS } from "../../../src/core/simulation/evidence.js";
+import { MIGRATIONS, AttemptStorage } from "../../../src/worker/attempts/storage.js";
+import { AttemptObject } from "../../../src/worker/attempts/object.js";
+import { newTenant } from "../helpers.js";
+import { counterTool, createSimulation, dispatchJson, evidence, stubOf, type CreatedAttempt } from "../simulation-helpers.js";
+
+const tenantPromise = newTenant();
+const CURRENT = MIGRATIONS[MIGRATIONS.length - 1]?.version;
+
+async function freshAttempt(): Promise<CreatedAttempt> {
+  const [attempt] = (await createSimulation(await tenantPromise, { tools: [{ inline: counterTool }] })).attempts;
+  if (!attempt) throw new Error("no attempt");
+  return attempt;
+}
+
+function tableColumns(sql: SqlStorage, table: string): string[] {
+  return sql.exec<{ name: string }>(`SELECT name FROM pragma_table_info(?)`, table).toArray().map((row) => row.name);
+}
+
+describe("the attempt object's schema version", () => {
+  it("a new object is created at the current version, its calls table holding exactly the evidence columns", async () => {
+    const attempt = await freshAttempt();
+    const stored = await runInDurableObject<AttemptObject, unknown>(stubOf(attempt), (_instance, state) => ({
+      meta: state.storage.sql.exec(`SELECT * FROM meta`).toArray(),
+      columns: tableColumns(state.storage.sql, "calls"),
+    }));
+    expect(stored).toEqual({ meta: [{ id: 1, schema_version: CURRENT }], columns: [...EVIDENCE_COLUMNS] });
+  });
+
+  it("an object created before versioning (version 0: the tables, no meta) is migrated on load and keeps its calls", async () => {
+    const attempt = await freshAttempt();
+    expect(await dispatchJson(attempt, { tool: "counter", arguments: { n: 5 } })).toEqual({ status: 200, body: { previous: 0 } });
+    await runInDurableObject<AttemptObject, void>(stubOf(attempt), (instance, state) => {
+      state.storage.sql.exec(`DROP TABLE meta`);
+      // Version 0 had the version-1 tables only: the columns later steps added go too.
+      state.storage.sql.exec(`ALTER TABLE calls DROP COLUMN upstream`);
+      state.storage.sql.exec(`ALTER TABLE calls DROP COLUMN state_change`);
+      Reflect.set(instance, "live", undefined); // loaded afresh, as after a deploy
+    });
+    expect(await dispatchJson(attempt, { tool: "counter", arguments: { n: 6 } })).toEqual({ status: 200, body: { previous: 5 } });
+    const meta = await runInDurableObject<AttemptObject, unknown[]>(stubOf(attempt), (_instance, state) => state.storage.sql.exec(`SELECT * FROM meta`).toArray());
+    expect(meta).toEqual([{ id: 1, schema_version: CURRENT }]);
+    expect((await evidence(attempt)).map((c) => c.seq)).toEqual([1, 2]);
+  });
+
+  it("a step added later reaches an object already alive at version N, once, and the object goes on answering", async () => {
+    const attempt = await freshAttempt();
+    await dispatchJson(attempt, { tool: "counter", arguments: { n: 1 } });
+    const next = [...MIGRATIONS, { version: (CURRENT ?? 0) + 1, statements: [`ALTER TABLE calls ADD COLUMN note TEXT`] }];
+    const outcome = await runInDurableObject<AttemptObject, unknown>(stubOf(attempt), (_instance, state) => {
+      const storage = AttemptStorage.of(state.storage);
+      const first = storage.migrate(next);
+      const again = storage.migrate(next);
+      return { first, again, columns: tableColumns(state.storage.sql, "calls").slice(-2), version: storage.schemaVersion() };
+    });
+    expect(outcome).toEqual({ first: { from: CURRENT, to: (CURRENT ?? 0) + 1 }, again: { from: (CURRENT ?? 0) + 1, to: (CURRENT ?? 0) + 1 }, columns: [EVIDENCE_COLUMNS[EVIDENCE_COLUMNS.length - 1], "note"], version: (CURRENT ?? 0) + 1 });
+    expect(await dispatchJson(attempt, { tool: "counter", arguments: { n: 2 } })).toEqual({ status: 200, body: { previous: 1 } });
+    expect((await evidence(attempt)).map((c) => c.seq)).toEqual([1, 2]);
+  });
+
+  it("a step that fails leaves the storage at its version, with nothing half applied", async () => {
+    const attempt = await freshAttempt();
+    const outcome = await runInDurableObject<AttemptObject, unknown>(stubOf(attempt), (_instance, state) => {
+      const storage = AttemptStorage.of(state.storage);
+      const broken = [...MIGRATIONS, { version: (CURRENT ?? 0) + 1, statements: [`ALTER TABLE calls ADD COLUMN note TEXT`, `ALTER TABLE no_such_table ADD COLUMN x TEXT`] }];
+      let error = "";
+      try {
+        storage.migrate(broken);
+      } catch (thrown) {
+        error = thrown instanceof Error ? thrown.message : String(thrown);
+      }
+      return { failed: error.includes("no_such_table"), version: storage.schemaVersion(), hasNote: tableColumns(state.storage.sql, "calls").includes("note") };
+    });
+    expect(outcome).toEqual({ failed: true, version: CURRENT, hasNote: false });
+  });
+});
+
+describe("the attempt object's clock", () => {
+  it("reads time from the clock it is given: a clock past the lease ends it", async () => {
+    const attempt = await freshAttempt();
+    const later = Date.parse(attempt.expires_at) + 1000;
+    const clock = { now: () => later, sleep: async () => undefined };
+    const seen = await runInDurableObject<AttemptObject, unknown>(stubOf(attempt), (_instance, state) => {
+      const object = new AttemptObject(state, env, clock);
+      const reply = object.snapshot();
+      return reply.kind === "ok" ? { status: reply.snapshot.status, lease_ended: reply.snapshot.lease_ended } : reply;
+    });
+    expect(seen).toEqual({ status: "expired", lease_ended: true });
+  });
+});
