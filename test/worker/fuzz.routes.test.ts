@@ -325,7 +325,8 @@ const routes: RouteSpec[] = [
     ],
     headers: { accept: MCP_ACCEPT },
     token: attemptToken,
-    allowance: { mcp: true, harnessKinds: NAMING_HARNESS_KINDS },
+    // A refused token is 403 on the MCP route (docs/simulations.md: MCP clients start OAuth on a 401).
+    allowance: { mcp: true, harnessKinds: NAMING_HARNESS_KINDS, statusOf: { unauthorized: 403, token_expired: 403 } },
     runs: 45,
     // Not in issue 9 (MCP, helper C): tools/call params the SDK's schema refuses answer -32603 Internal error, not -32602.
     examples: (f) => [

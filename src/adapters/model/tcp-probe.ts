@@ -1,9 +1,10 @@
 /**
  * A TCP connection attempt (cloudflare:sockets), made only after a model call failed with workerd's
  * "Network connection lost.", to say whether anything accepts connections at the endpoint's address
- * (openai-client.ts's ConnectionProbe). It sends nothing and closes at once.
+ * (openai-client.ts's ConnectionProbe). It sends nothing and closes at once. cloudflare:sockets is
+ * imported when a probe runs, not at load, so Node code that reaches this module through the route
+ * modules (the OpenAPI document's test) can still load it.
  */
-import { connect } from "cloudflare:sockets";
 import type { ConnectionProbe } from "./openai-client.js";
 
 /** A probe never holds a failure report up for longer than this. */
@@ -12,6 +13,7 @@ const PROBE_TIMEOUT_MS = 3_000;
 export const tcpProbe: ConnectionProbe = async (host, port) => {
   let socket: Socket;
   try {
+    const { connect } = await import("cloudflare:sockets");
     socket = connect({ hostname: host, port });
   } catch {
     return "unknown";

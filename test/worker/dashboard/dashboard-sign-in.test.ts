@@ -23,7 +23,7 @@ describe("dashboard sign-in", () => {
     expect(session).not.toContain(tenant.key);
     const page = await fetchPage("GET", "/policies", { cookie: cookiesOf(signedIn, cookie) });
     expect(page.status).toBe(200);
-    expect(visibleText(await page.text())).toBe(`Skip to content toolproof Runs Tools Policies Judges Sign out Tenant ${tenant.id} Policies Reviewed tool policies. Every change is kept as a new version. No policies yet. Store one with PUT /api/policies/:name.`);
+    expect(visibleText(await page.text())).toBe(`Skip to content toolproof Runs Tools Policies Judges Sign out Tenant ${tenant.name} Policies Reviewed tool policies. Every change is kept as a new version. No policies yet. Store one with PUT /api/policies/:name.`);
   });
 
   it("keeps only the session id's hash and the key's hash in D1, never either in clear", async () => {
@@ -90,7 +90,7 @@ describe("dashboard sign-in", () => {
     const tenant = await newTenant();
     const browser = await signInWith(tenant.key);
     const refused = await fetchPage("POST", "/sign-out", { cookie: browser.cookie, form: { csrf_token: "wrong" } });
-    expect({ status: refused.status, text: visibleText(await refused.text()).split(`Tenant ${tenant.id} `)[1] }).toEqual({
+    expect({ status: refused.status, text: visibleText(await refused.text()).split(`Tenant ${tenant.name} `)[1] }).toEqual({
       status: 403,
       text: "Not signed out this form's security token is missing or out of date: reload the page and send it again.",
     });
@@ -116,7 +116,7 @@ describe("dashboard sign-in", () => {
     const tenant = await newTenant();
     const browser = await signInWith(await keyWith(tenant.id, ["AIManager:ManageTools"]));
     const judges = await readPage(browser, "/judges");
-    expect({ status: judges.status, text: judges.text.split(`Tenant ${tenant.id} `)[1] }).toEqual({
+    expect({ status: judges.status, text: judges.text.split(`Tenant ${tenant.name} `)[1] }).toEqual({
       status: 403,
       text: "Permission needed This page needs the permission AIManager:RunEvals , and the API key you signed in with lacks it. Sign out and sign in with a key that has it (or an Admin key).",
     });

@@ -97,13 +97,13 @@ describe("the Tools page", () => {
 
   it("answers missing things and bad input as pages, in words", async () => {
     const missing = await readPage(browser, "/tools/tool_nope");
-    expect({ status: missing.status, text: missing.text.split(`Tenant ${tenant.id} `)[1] }).toEqual({ status: 404, text: "No such tool This tenant has no such tool. Back to the tools" });
+    expect({ status: missing.status, text: missing.text.split(`Tenant ${tenant.name} `)[1] }).toEqual({ status: 404, text: "No such tool This tenant has no such tool. Back to the tools" });
     const noRevision = await readPage(browser, `/tools/${tool.id}/operations/get_invoice/revisions/9`);
     expect(noRevision.status).toBe(404);
     const noPair = await readPage(browser, `/tools/${tool.id}/operations/get_invoice/diff?from=1`);
     expect(noPair.status).toBe(400);
     const badCursor = await readPage(browser, "/tools?cursor=nonsense");
-    expect({ status: badCursor.status, text: badCursor.text.split(`Tenant ${tenant.id} `)[1] }).toEqual({
+    expect({ status: badCursor.status, text: badCursor.text.split(`Tenant ${tenant.name} `)[1] }).toEqual({
       status: 400,
       text: "Cannot show this page /query/cursor: not a cursor this list handed out",
     });
@@ -152,7 +152,7 @@ describe("tenant isolation", () => {
     const other = await newTenant();
     const theirs = await signInWith(other.key);
     const tools = await readPage(theirs, "/tools");
-    expect(tools.text.split(`Tenant ${other.id} `)[1]).toBe(
+    expect(tools.text.split(`Tenant ${other.name} `)[1]).toBe(
       "Tools Every operation of the library with its contract hash and its latest mock revision. A revision is stale when the contract changed after it was saved. No tools yet. Register one with POST /api/tools.",
     );
     expect((await readPage(theirs, `/tools/${tool.id}`)).status).toBe(404);

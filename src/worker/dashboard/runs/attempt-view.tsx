@@ -7,13 +7,13 @@
  */
 import type { RepetitionRecord } from "../../../core/evals/agent-types.js";
 import type { ApprovalRequest } from "../../../core/scoring/calls.js";
-import { isJsonObject } from "../../../core/json.js";
+import { isJsonObject, type Problem } from "../../../core/json.js";
 import type { EvidenceCall } from "../../../core/simulation/evidence.js";
 import type { RepetitionItem } from "../../runs/view.js";
 import { Badge, JsonBlock, Notice } from "../components.js";
 import { when } from "../format.js";
 import type { PageResult } from "../page.js";
-import { callDetailText, callKindText } from "./call-text.js";
+import { callDetailText, callKindText, problemsText } from "./call-text.js";
 import type { AttemptPageData } from "./data.js";
 import { runHref } from "./list-view.js";
 import { type StateSeen, statesSeen } from "./state-seen.js";
@@ -117,7 +117,7 @@ export function attemptPage(data: AttemptPageData, shownLimit: number): PageResu
               <CallItem call={call} seen={seen.get(call.seq)} />
             ))}
             {proposals.map((proposal, i) => (
-              <ProposalItem proposal={proposal} index={i + 1} />
+              <ProposalItem proposal={proposal} index={i + 1} problems={proposalProblems(repetition?.item.record ?? null, proposal)} />
             ))}
           </ol>
         )}
@@ -236,8 +236,8 @@ export function ruleWords(rule: number): string {
  * The proposal an agent paused on for approval: not executed, so not in the evidence, but it is
  * what the agent did (an attempt whose only act it was is no "attempt with no calls").
  */
-function ProposalItem(props: { proposal: ApprovalRequest; index: number }) {
-  const { proposal, index } = props;
+function ProposalItem(props: { proposal: ApprovalRequest; index: number; problems: readonly Problem[] }) {
+  const { proposal, index, problems } = props;
   return (
     <li class="proposal" id={`proposal-${index}`}>
       <h3>
@@ -249,6 +249,7 @@ function ProposalItem(props: { proposal: ApprovalRequest; index: number }) {
         <strong>Arguments</strong>
       </p>
       <JsonBlock value={proposal.arguments} label={`Arguments of approval request ${index}`} />
+      {problems.length > 0 ? <p>{`Breaks the function's input schema, so approving it would fail: ${problemsText(problems)}.`}</p> : null}
     </li>
   );
 }
@@ -333,18 +334,24 @@ function StateOfCall(props: { seq: number; seen: StateSeen | undefined }) {
   );
 }
 
+/** A proposal's input schema problems, as scoring recorded them with the repetition's calls. */
+function proposalProblems(record: RepetitionRecord | null, proposal: ApprovalRequest): readonly Problem[] {
+  const scored = (record?.calls ?? []).find((call) => call.kind === "approval_request" && call.call_id === proposal.call_id);
+  return (scored?.kind === "approval_request" ? scored.problems : undefined) ?? proposal.problems ?? [];
+}
+
 /**
- * The repetition's calls the timeline cannot show: proposals (never executed) and calls that never
- * reached the attempt (bad arguments, a function the agent does not have, the run ending first).
- * Scoring counts them all, so the page that explains a repetition lists them too.
+ * The repetition's calls that never reached the attempt (bad arguments, a function the agent does
+ * not have, the run ending first), which neither the evidence nor the proposals show. Scoring
+ * counts them all, so the page that explains a repetition lists them too.
  */
 function NotInEvidence(props: { record: RepetitionRecord | null }) {
-  const calls = (props.record?.calls ?? []).filter((call) => call.kind !== "executed");
+  const calls = (props.record?.calls ?? []).filter((call) => call.kind === "refused");
   if (calls.length === 0) return null;
   return (
     <>
-      <h2>Calls not in the evidence</h2>
-      <p class="hint">Proposed for approval, or never run: the attempt did not record them, and scoring counts each one.</p>
+      <h2>Calls that never ran</h2>
+      <p class="hint">The model asked for these calls, but none reached a tool and the attempt did not record them; scoring counts each one.</p>
       <ul>
         {calls.map((call) => (
           <li>
