@@ -20,14 +20,23 @@ export default defineConfig(async () => {
     test: {
       // One local OpenAI-compatible model server for the whole run (test/support/model-server):
       // test files reach it with modelServer() (vitest inject), Node and workerd alike.
-      globalSetup: ["test/support/model-server/global-setup.ts", "test/support/receiver/global-setup.ts", "test/support/upstream/global-setup.ts"],
+      globalSetup: [
+        "test/support/model-server/global-setup.ts",
+        "test/support/receiver/global-setup.ts",
+        "test/support/upstream/global-setup.ts",
+      ],
       projects: [
         {
           test: {
             name: "core",
             testTimeout: HUNG_TEST_MS,
             environment: "node",
-            include: ["test/core/**/*.test.ts", "test/cli/**/*.test.ts", "test/conformance/**/*.test.ts", "test/docs/**/*.test.ts"],
+            include: [
+              "test/core/**/*.test.ts",
+              "test/cli/**/*.test.ts",
+              "test/conformance/**/*.test.ts",
+              "test/docs/**/*.test.ts",
+            ],
           },
         },
         {
@@ -46,7 +55,16 @@ export default defineConfig(async () => {
               wrangler: { configPath: "./wrangler.toml" },
               // A short idle flush, so evidence copying runs beside every attempt test, not only in its own.
               // TOOLPROOF_SECRET: a fixed test-only deployment secret, so connections can be sealed.
-              miniflare: { bindings: { TEST_MIGRATIONS: migrations, EVIDENCE_IDLE_FLUSH_MS: "50", TOOLPROOF_SECRET: TEST_DEPLOYMENT_SECRET, CALLBACK_RETRY_DELAY_SECONDS: "1", TOOLPROOF_PUBLIC_URL: "http://toolproof.test", TOOLPROOF_ALLOW_LOOPBACK_UPSTREAMS: "1" } },
+              miniflare: {
+                bindings: {
+                  TEST_MIGRATIONS: migrations,
+                  EVIDENCE_IDLE_FLUSH_MS: "50",
+                  TOOLPROOF_SECRET: TEST_DEPLOYMENT_SECRET,
+                  CALLBACK_RETRY_DELAY_SECONDS: "1",
+                  TOOLPROOF_PUBLIC_URL: "http://toolproof.test",
+                  TOOLPROOF_ALLOW_LOOPBACK_UPSTREAMS: "1",
+                },
+              },
             }),
           ],
           test: {

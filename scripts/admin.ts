@@ -28,7 +28,13 @@ async function main(): Promise<number> {
 
 function report(error: unknown): number {
   if (error instanceof UsageError) {
-    const body = { error: { code: "bad_argument", message: error.message, details: { argument: error.argument, usage: "npm run admin -- --help" } } };
+    const body = {
+      error: {
+        code: "bad_argument",
+        message: error.message,
+        details: { argument: error.argument, usage: "npm run admin -- --help" },
+      },
+    };
     process.stderr.write(`${JSON.stringify(body, null, 2)}\n`);
     return USAGE_EXIT_CODE;
   }

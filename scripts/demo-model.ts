@@ -50,7 +50,8 @@ function toolproofUrl(argv: readonly string[], env: NodeJS.ProcessEnv): string {
   } catch {
     throw new Error(`${source}: expected toolproof's URL (http://host:port), got ${JSON.stringify(raw)}`);
   }
-  if (url.protocol !== "http:" && url.protocol !== "https:") throw new Error(`${source}: expected an http or https URL, got ${JSON.stringify(raw)}`);
+  if (url.protocol !== "http:" && url.protocol !== "https:")
+    throw new Error(`${source}: expected an http or https URL, got ${JSON.stringify(raw)}`);
   return url.origin;
 }
 

@@ -27,7 +27,8 @@ function configPathOf(argv: readonly string[]): string {
   const index = argv.indexOf("--config");
   if (index < 0) return WRANGLER_CONFIG;
   const value = argv[index + 1];
-  if (value === undefined || value.startsWith("--")) throw new DeployRefused("--config needs a path to a wrangler config file");
+  if (value === undefined || value.startsWith("--"))
+    throw new DeployRefused("--config needs a path to a wrangler config file");
   return path.resolve(value);
 }
 
@@ -39,7 +40,10 @@ async function databaseName(configPath: string): Promise<string> {
   const db = (Array.isArray(databases) ? databases : []).find((entry: unknown) => field(entry, "binding") === "DB");
   const name = field(db, "database_name");
   const id = field(db, "database_id");
-  if (typeof name !== "string" || name === "") throw new DeployRefused(`${configPath} binds no D1 database as DB (a [[d1_databases]] entry with binding = "DB" and a database_name)`);
+  if (typeof name !== "string" || name === "")
+    throw new DeployRefused(
+      `${configPath} binds no D1 database as DB (a [[d1_databases]] entry with binding = "DB" and a database_name)`,
+    );
   if (id === PLACEHOLDER_DATABASE_ID || typeof id !== "string" || id === "") {
     throw new DeployRefused(
       `${configPath}: database_id of "${name}" is the local placeholder, not a database on your account. Create it once with \`npx wrangler d1 create ${name}\` and put the database_id it prints into [[d1_databases]] (README, Deploy).`,
@@ -48,7 +52,11 @@ async function databaseName(configPath: string): Promise<string> {
   return name;
 }
 
-function wrangler(args: string[], configPath: string, capture: boolean): Promise<{ code: number | null; output: string }> {
+function wrangler(
+  args: string[],
+  configPath: string,
+  capture: boolean,
+): Promise<{ code: number | null; output: string }> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [wranglerBin(), ...args, "--config", configPath], {
       cwd: path.dirname(configPath),
@@ -78,7 +86,8 @@ async function requireLogin(configPath: string): Promise<void> {
 async function step(label: string, args: string[], configPath: string): Promise<void> {
   console.log(`\n== ${label}: wrangler ${args.join(" ")}`);
   const { code } = await wrangler(args, configPath, false);
-  if (code !== 0) throw new DeployRefused(`${label} failed (wrangler exited with ${code}); the steps after it were not run.`);
+  if (code !== 0)
+    throw new DeployRefused(`${label} failed (wrangler exited with ${code}); the steps after it were not run.`);
 }
 
 async function main(): Promise<number> {

@@ -30,7 +30,8 @@ const READY_TIMEOUT_MS = 120_000;
 async function main(): Promise<void> {
   const args = serverArgsOrExit(HELP);
   if (!args) return;
-  if (args.port === 0) throw new UsageError("--port", "npm run dev needs a fixed port (wrangler dev does not report a picked one)");
+  if (args.port === 0)
+    throw new UsageError("--port", "npm run dev needs a fixed port (wrangler dev does not report a picked one)");
   if (!isLoopback(args.host)) console.warn(`warning: listening on ${args.host}, reachable beyond this machine.`);
 
   const stateDir = resolveStateDir(args.stateDir);
@@ -52,7 +53,20 @@ async function main(): Promise<void> {
   const secret = await ensureDeploymentSecret(stateDir);
   const child = spawn(
     process.execPath,
-    [wranglerBin(), "dev", "--config", WRANGLER_CONFIG, "--persist-to", stateDir, "--ip", args.host, "--port", String(args.port), "--env-file", secret.file],
+    [
+      wranglerBin(),
+      "dev",
+      "--config",
+      WRANGLER_CONFIG,
+      "--persist-to",
+      stateDir,
+      "--ip",
+      args.host,
+      "--port",
+      String(args.port),
+      "--env-file",
+      secret.file,
+    ],
     { stdio: "inherit", env: { ...process.env, WRANGLER_SEND_METRICS: "false" } },
   );
   const forward = (signal: NodeJS.Signals) => child.kill(signal);
@@ -62,7 +76,9 @@ async function main(): Promise<void> {
 
   const url = `http://${args.host.includes(":") && !args.host.startsWith("[") ? `[${args.host}]` : args.host}:${args.port}`;
   if (!(await waitForHealth(url, READY_TIMEOUT_MS))) {
-    console.error(`wrangler dev did not answer ${url}/health within ${READY_TIMEOUT_MS / 1000} s; the demo tools were not seeded.`);
+    console.error(
+      `wrangler dev did not answer ${url}/health within ${READY_TIMEOUT_MS / 1000} s; the demo tools were not seeded.`,
+    );
     return;
   }
   let demoTools: SeededTool[] = [];
@@ -76,7 +92,17 @@ async function main(): Promise<void> {
       seedError = error instanceof Error ? error.message : String(error);
     }
   }
-  console.log(banner({ url, stateDir, demoKey: demo.key, demoTools, demoSuite, seedError, servedBy: "wrangler dev, live reload" }));
+  console.log(
+    banner({
+      url,
+      stateDir,
+      demoKey: demo.key,
+      demoTools,
+      demoSuite,
+      seedError,
+      servedBy: "wrangler dev, live reload",
+    }),
+  );
 }
 
 async function waitForHealth(url: string, timeoutMs: number): Promise<boolean> {

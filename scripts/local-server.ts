@@ -104,7 +104,10 @@ export async function startToolproof(options: StartOptions = {}): Promise<Runnin
     log("Bundling the Worker (wrangler deploy --dry-run)…");
     // The bundler is a child process; reading the config loads wrangler in this one meanwhile.
     // Both settle before anything is cleaned up, so a failure of one never removes files under the other.
-    const [bundled, configRead] = await Promise.allSettled([bundleWorker({ configPath, outDir: buildDir }), readWorkerConfig(configPath)]);
+    const [bundled, configRead] = await Promise.allSettled([
+      bundleWorker({ configPath, outDir: buildDir }),
+      readWorkerConfig(configPath),
+    ]);
     if (configRead.status === "rejected") throw configRead.reason;
     if (bundled.status === "rejected") throw bundled.reason;
     const config = configRead.value;
@@ -119,7 +122,13 @@ export async function startToolproof(options: StartOptions = {}): Promise<Runnin
       // A secret given some other way (.dev.vars) wins; otherwise the state directory's own.
       // A local instance may call loopback upstreams in real-tools runs (never a deployed one).
       // TOOLPROOF_PUBLIC_URL: where external agents reach this server (the base of their jobs' URLs).
-      bindings: { [SECRET_BINDING]: secret.secret, ...(port === 0 ? {} : { TOOLPROOF_PUBLIC_URL: `http://${host === "0.0.0.0" ? "127.0.0.1" : host}:${port}` }), TOOLPROOF_ALLOW_LOOPBACK_UPSTREAMS: "1", ...vars, ...options.vars },
+      bindings: {
+        [SECRET_BINDING]: secret.secret,
+        ...(port === 0 ? {} : { TOOLPROOF_PUBLIC_URL: `http://${host === "0.0.0.0" ? "127.0.0.1" : host}:${port}` }),
+        TOOLPROOF_ALLOW_LOOPBACK_UPSTREAMS: "1",
+        ...vars,
+        ...options.vars,
+      },
       name: config.name,
       modules,
       modulesRoot: buildDir,
@@ -136,9 +145,11 @@ export async function startToolproof(options: StartOptions = {}): Promise<Runnin
       ...(options.inspectorPort === undefined ? {} : { inspectorPort: options.inspectorPort }),
     });
     const worker = miniflare;
-    const direct = await worker.ready.then(() => worker.unsafeGetDirectURL(config.name)).catch((error: unknown) => {
-      throw explainStartFailure(error, host, port);
-    });
+    const direct = await worker.ready
+      .then(() => worker.unsafeGetDirectURL(config.name))
+      .catch((error: unknown) => {
+        throw explainStartFailure(error, host, port);
+      });
     const url = direct.href.replace(/\/$/, "");
 
     const { db, applied } = await prepareDatabase(miniflare, config, config.name);
@@ -179,7 +190,9 @@ export async function startToolproof(options: StartOptions = {}): Promise<Runnin
 function explainStartFailure(error: unknown, host: string, port: number): Error {
   const message = error instanceof Error ? error.message : String(error);
   if (/ERR_ADDRESS_IN_USE|EADDRINUSE|address already in use/i.test(message)) {
-    return new Error(`${host}:${port} is already in use (is toolproof already running?). Pick another port with --port or PORT.`);
+    return new Error(
+      `${host}:${port} is already in use (is toolproof already running?). Pick another port with --port or PORT.`,
+    );
   }
   return error instanceof Error ? error : new Error(message);
 }

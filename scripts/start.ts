@@ -17,7 +17,9 @@ async function main(): Promise<void> {
   const args = serverArgsOrExit(HELP);
   if (!args) return;
   if (!isLoopback(args.host)) {
-    console.warn(`warning: listening on ${args.host}, reachable beyond this machine; the demo key is for local development only.`);
+    console.warn(
+      `warning: listening on ${args.host}, reachable beyond this machine; the demo key is for local development only.`,
+    );
   }
 
   // Miniflare's own exit hook answers SIGINT/SIGTERM by killing workerd and exiting 130/143 at

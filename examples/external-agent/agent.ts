@@ -47,7 +47,12 @@ export interface AgentOptions {
 const TOLERANCE_SECONDS = 5 * 60;
 
 /** Whether the webhook-signature header holds a v1 HMAC-SHA256 of `id.timestamp.body` under the whsec_ secret. */
-export function verifySignature(secret: string, headers: { id: string; timestamp: string; signature: string }, body: string, nowMs = Date.now()): boolean {
+export function verifySignature(
+  secret: string,
+  headers: { id: string; timestamp: string; signature: string },
+  body: string,
+  nowMs = Date.now(),
+): boolean {
   const timestamp = Number(headers.timestamp);
   if (!Number.isInteger(timestamp) || Math.abs(nowMs / 1000 - timestamp) > TOLERANCE_SECONDS) return false;
   const key = Buffer.from(secret.startsWith("whsec_") ? secret.slice("whsec_".length) : secret, "base64");
@@ -75,15 +80,25 @@ export async function work(job: Job, options: AgentOptions): Promise<void> {
     const listed = await mcp.listTools();
     const tools: ChatCompletionTool[] = listed.tools.map((tool) => ({
       type: "function",
-      function: { name: tool.name, description: tool.description ?? "", parameters: tool.inputSchema as Record<string, unknown> },
+      function: {
+        name: tool.name,
+        description: tool.description ?? "",
+        parameters: tool.inputSchema as Record<string, unknown>,
+      },
     }));
-    const needsApproval = new Set(job.tools.filter((tool) => tool.approval_mode === "always_require").map((tool) => tool.name));
+    const needsApproval = new Set(
+      job.tools.filter((tool) => tool.approval_mode === "always_require").map((tool) => tool.name),
+    );
     for (let turn = 0; turn < (options.maxIterations ?? 4); turn++) {
       const answer = await options.model.chat.completions.create({ model: options.modelName, messages, tools });
       const message = answer.choices[0]?.message;
       if (!message) break;
       const calls = (message.tool_calls ?? []).flatMap((call) => (call.type === "function" ? [call] : []));
-      messages.push({ role: "assistant", content: message.content ?? null, ...(calls.length > 0 ? { tool_calls: calls } : {}) });
+      messages.push({
+        role: "assistant",
+        content: message.content ?? null,
+        ...(calls.length > 0 ? { tool_calls: calls } : {}),
+      });
       output = message.content ?? null;
       if (calls.length === 0) break;
       for (const call of calls) {
@@ -94,7 +109,11 @@ export async function work(job: Job, options: AgentOptions): Promise<void> {
           continue;
         }
         const result = await mcp.callTool({ name: call.function.name, arguments: args });
-        messages.push({ role: "tool", tool_call_id: call.id, content: JSON.stringify(result.structuredContent ?? result.content) });
+        messages.push({
+          role: "tool",
+          tool_call_id: call.id,
+          content: JSON.stringify(result.structuredContent ?? result.content),
+        });
       }
       if (approvalRequests.length > 0) break;
     }
@@ -106,7 +125,9 @@ export async function work(job: Job, options: AgentOptions): Promise<void> {
     headers: { ...headers, "content-type": "application/json" },
     body: JSON.stringify({ output, approval_requests: approvalRequests, messages: messages.map(forTranscript) }),
   });
-  options.log?.(`${job.scenario_id} #${job.repetition}: completed (${response.status})${response.ok ? "" : `: ${await response.text()}`}`);
+  options.log?.(
+    `${job.scenario_id} #${job.repetition}: completed (${response.status})${response.ok ? "" : `: ${await response.text()}`}`,
+  );
 }
 
 /** webhook-ids remembered to drop a repeated job (oldest forgotten first). */
@@ -124,7 +145,11 @@ export function jobServer(options: AgentOptions) {
     readBody(request)
       .then((body) => {
         const id = header(request, "webhook-id");
-        const signed = verifySignature(options.secret, { id, timestamp: header(request, "webhook-timestamp"), signature: header(request, "webhook-signature") }, body);
+        const signed = verifySignature(
+          options.secret,
+          { id, timestamp: header(request, "webhook-timestamp"), signature: header(request, "webhook-signature") },
+          body,
+        );
         if (request.method !== "POST" || !signed) {
           response.writeHead(401).end("bad signature");
           return;
@@ -138,7 +163,9 @@ export function jobServer(options: AgentOptions) {
         seen.add(id);
         if (seen.size > REMEMBERED_JOBS) seen.delete(seen.values().next().value ?? id);
         const job = (JSON.parse(body) as { data: Job }).data;
-        work(job, options).catch((error: unknown) => options.log?.(`${job.scenario_id} #${job.repetition}: failed: ${String(error)}`));
+        work(job, options).catch((error: unknown) =>
+          options.log?.(`${job.scenario_id} #${job.repetition}: failed: ${String(error)}`),
+        );
       })
       .catch(() => response.writeHead(400).end());
   });
@@ -158,7 +185,9 @@ async function readBody(request: IncomingMessage): Promise<string> {
 function parseArguments(text: string): Record<string, unknown> {
   try {
     const value: unknown = JSON.parse(text);
-    return typeof value === "object" && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : {};
+    return typeof value === "object" && value !== null && !Array.isArray(value)
+      ? (value as Record<string, unknown>)
+      : {};
   } catch {
     return {};
   }
@@ -167,10 +196,25 @@ function parseArguments(text: string): Record<string, unknown> {
 /** The messages in the shape the completion takes (assistant tool calls as {id, type, function}). */
 function forTranscript(message: ChatCompletionMessageParam): Record<string, unknown> {
   if (message.role === "assistant") {
-    const calls = (message.tool_calls ?? []).flatMap((call) => (call.type === "function" ? [{ id: call.id, type: "function", function: { name: call.function.name, arguments: call.function.arguments } }] : []));
-    return { role: "assistant", content: typeof message.content === "string" ? message.content : null, ...(calls.length > 0 ? { tool_calls: calls } : {}) };
+    const calls = (message.tool_calls ?? []).flatMap((call) =>
+      call.type === "function"
+        ? [
+            {
+              id: call.id,
+              type: "function",
+              function: { name: call.function.name, arguments: call.function.arguments },
+            },
+          ]
+        : [],
+    );
+    return {
+      role: "assistant",
+      content: typeof message.content === "string" ? message.content : null,
+      ...(calls.length > 0 ? { tool_calls: calls } : {}),
+    };
   }
-  if (message.role === "tool") return { role: "tool", tool_call_id: message.tool_call_id, content: String(message.content) };
+  if (message.role === "tool")
+    return { role: "tool", tool_call_id: message.tool_call_id, content: String(message.content) };
   return { role: message.role, content: String(message.content) };
 }
 
@@ -183,10 +227,17 @@ if (import.meta.url === `file://${process.argv[1]}`) {
   const port = Number(process.env.PORT ?? 8790);
   const options: AgentOptions = {
     secret,
-    model: new OpenAI({ baseURL: process.env.OPENAI_BASE_URL ?? "http://127.0.0.1:8788/v1", apiKey: process.env.OPENAI_API_KEY ?? "demo" }),
+    model: new OpenAI({
+      baseURL: process.env.OPENAI_BASE_URL ?? "http://127.0.0.1:8788/v1",
+      apiKey: process.env.OPENAI_API_KEY ?? "demo",
+    }),
     modelName: process.env.MODEL ?? "invoicedesk-demo",
-    instructions: process.env.INSTRUCTIONS ?? "You answer accounts payable questions about single invoices. Use get_invoice for facts. Only place an invoice on hold when the user asks for it.",
+    instructions:
+      process.env.INSTRUCTIONS ??
+      "You answer accounts payable questions about single invoices. Use get_invoice for facts. Only place an invoice on hold when the user asks for it.",
     log: (line) => console.log(line),
   };
-  jobServer(options).listen(port, "127.0.0.1", () => console.log(`external agent taking jobs at http://127.0.0.1:${port}/jobs`));
+  jobServer(options).listen(port, "127.0.0.1", () =>
+    console.log(`external agent taking jobs at http://127.0.0.1:${port}/jobs`),
+  );
 }

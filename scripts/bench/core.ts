@@ -156,9 +156,23 @@ async function measureAsync(run: () => Promise<void>): Promise<Timing> {
   return { wallMs, cpuMs: (used.user + used.system) / 1000 };
 }
 
-function timeCalls(label: string, validator: SchemaValidator, definition: MockDefinition, args: JsonObject, variant: string): Timing {
+function timeCalls(
+  label: string,
+  validator: SchemaValidator,
+  definition: MockDefinition,
+  args: JsonObject,
+  variant: string,
+): Timing {
   const state = initialState(definition);
-  const request = { input_schema: inputSchema, output_schema: outputSchema, definition, variant, args, state, validator };
+  const request = {
+    input_schema: inputSchema,
+    output_schema: outputSchema,
+    definition,
+    variant,
+    args,
+    state,
+    validator,
+  };
   const first = executeCall(request);
   if (first.kind !== "result") throw new Error(`${label}: benchmark call failed: ${JSON.stringify(first)}`);
   for (let i = 0; i < 20_000; i++) executeCall(request);
@@ -234,19 +248,35 @@ async function main(): Promise<void> {
     input_schema: inputSchema,
     output_schema: outputSchema,
   };
-  const keepArgs: JsonObject = { patient: { id: "P-18", name: "Ada" }, amount: "120.50", from_date: "2025-03-01", channel: "web" };
+  const keepArgs: JsonObject = {
+    patient: { id: "P-18", name: "Ada" },
+    amount: "120.50",
+    from_date: "2025-03-01",
+    channel: "web",
+  };
   const writeArgs: JsonObject = { ...keepArgs, patient: { id: "P-19", name: "Ada" } };
   const sample = executeCall({
-    input_schema: inputSchema, output_schema: outputSchema, definition, variant: "v4", args: keepArgs,
-    state: initialState(definition), validator: acceptAll,
+    input_schema: inputSchema,
+    output_schema: outputSchema,
+    definition,
+    variant: "v4",
+    args: keepArgs,
+    state: initialState(definition),
+    validator: acceptAll,
   });
   if (sample.kind !== "result") throw new Error(JSON.stringify(sample));
 
   console.log(`node ${process.version}, ${CALLS.toLocaleString("en-US")} calls per measurement, ${CHECKS} checks`);
-  console.log("definition: 5 variants x 20 rules x 3 conditions, variant v4, rule 18 (state kept) / rule 19 (set_state)");
+  console.log(
+    "definition: 5 variants x 20 rules x 3 conditions, variant v4, rule 18 (state kept) / rule 19 (set_state)",
+  );
   console.log("\ncore only (a validator that accepts everything)");
-  console.log(`  executeCall, state kept:    ${report(CALLS, timeCalls("core", acceptAll, definition, keepArgs, "v4"))}`);
-  console.log(`  executeCall, set_state:     ${report(CALLS, timeCalls("core", acceptAll, definition, writeArgs, "v4"))}`);
+  console.log(
+    `  executeCall, state kept:    ${report(CALLS, timeCalls("core", acceptAll, definition, keepArgs, "v4"))}`,
+  );
+  console.log(
+    `  executeCall, set_state:     ${report(CALLS, timeCalls("core", acceptAll, definition, writeArgs, "v4"))}`,
+  );
 
   for (const [name, validator] of await loadValidators()) {
     const keep = timeCalls(name, validator, definition, keepArgs, "v4");
@@ -256,7 +286,9 @@ async function main(): Promise<void> {
     console.log(`\n${name}`);
     console.log(`  executeCall, state kept:    ${report(CALLS, keep)}`);
     console.log(`  executeCall, set_state:     ${report(CALLS, write)}`);
-    console.log(`  validate input+output only: ${us(CALLS, validation.cpuMs)} per call by CPU time = ${((validation.cpuMs / keep.cpuMs) * 100).toFixed(0)}% of a call`);
+    console.log(
+      `  validate input+output only: ${us(CALLS, validation.cpuMs)} per call by CPU time = ${((validation.cpuMs / keep.cpuMs) * 100).toFixed(0)}% of a call`,
+    );
     console.log(`  checkDefinition (parse + 10 examples): ${report(CHECKS, checks)}`);
   }
 }

@@ -21,12 +21,19 @@ const cores = planCores();
 pinThisProcess(cores.server);
 const floor = await startFloor(stringFlag("state-parent") ?? os.tmpdir());
 try {
-  console.log(`dispatch floor: wrk with 32 connections, ${OBJECTS} objects, ${SECONDS} s per phase, state in ${floor.stateDir}; ${cores.note}; load average ${os.loadavg().map((l) => l.toFixed(2)).join(" ")}`);
+  console.log(
+    `dispatch floor: wrk with 32 connections, ${OBJECTS} objects, ${SECONDS} s per phase, state in ${floor.stateDir}; ${cores.note}; load average ${os
+      .loadavg()
+      .map((l) => l.toFixed(2))
+      .join(" ")}`,
+  );
   for (const route of ["bare", "rpc", "write"] as const) {
     const requests = floor.requests(route, OBJECTS);
     await runWrk({ url: floor.url, requests, seconds: 3, connections: 32, core: cores.load }); // warm-up: every object exists and is loaded
     const load = await runWrk({ url: floor.url, requests, seconds: SECONDS, connections: 32, core: cores.load });
-    console.log(`${route.padEnd(6)} ${load.requests_per_second.toFixed(0).padStart(6)} req/s  p50 ${load.p50_ms.toFixed(1)} ms  p99 ${load.p99_ms.toFixed(1)} ms  non-2xx ${load.non_2xx}`);
+    console.log(
+      `${route.padEnd(6)} ${load.requests_per_second.toFixed(0).padStart(6)} req/s  p50 ${load.p50_ms.toFixed(1)} ms  p99 ${load.p99_ms.toFixed(1)} ms  non-2xx ${load.non_2xx}`,
+    );
   }
 } finally {
   await floor.stop();

@@ -57,19 +57,37 @@ const OBJECTS = Number(process.argv[2] ?? 200);
 const cores = planCores();
 pinThisProcess(cores.server);
 const stateDir = await mkdtemp(path.join(os.tmpdir(), "toolproof-probe-"));
-const mf = createMiniflare({ name: "probe", modules: true, script, compatibilityDate: "2026-10-01", durableObjects: { PROBE: { className: "Probe", useSQLite: true } }, resourcePersistencePath: stateDir, unsafeDirectSockets: [{ host: "127.0.0.1", port: 0 }], port: 0 });
+const mf = createMiniflare({
+  name: "probe",
+  modules: true,
+  script,
+  compatibilityDate: "2026-10-01",
+  durableObjects: { PROBE: { className: "Probe", useSQLite: true } },
+  resourcePersistencePath: stateDir,
+  unsafeDirectSockets: [{ host: "127.0.0.1", port: 0 }],
+  port: 0,
+});
 try {
   await mf.ready;
   const url = (await mf.unsafeGetDirectURL("probe")).href.replace(/\/$/, "");
   const host = new URL(url).host;
   for (let round = 0; round < 3; round++)
-  for (const route of (process.argv[3] ?? "write,wide,nouniq,big").split(",")) {
-    const requests = Array.from({ length: OBJECTS }, (_, o) => ({ method: "GET", path: `/${route}?o=${o}`, headers: { Host: host } }));
-    await runWrk({ url, requests, seconds: 2, connections: 32, core: cores.load });
-    const pids = await ownWorkerdPids();
-    const before = await cpuMs(pids);
-    const load = await runWrk({ url, requests, seconds: 4, connections: 32, core: cores.load });
-    const after = await cpuMs(pids);
-    console.log(`${route.padEnd(10)} ${load.requests_per_second.toFixed(0).padStart(6)} req/s p50 ${load.p50_ms.toFixed(1)} p99 ${load.p99_ms.toFixed(1)} cpu/call ${(((after ?? 0) - (before ?? 0)) / load.requests).toFixed(3)} ms non2xx ${load.non_2xx} load ${os.loadavg()[0]?.toFixed(1)}`);
-  }
-} finally { await mf.dispose(); await rm(stateDir, { recursive: true, force: true }); }
+    for (const route of (process.argv[3] ?? "write,wide,nouniq,big").split(",")) {
+      const requests = Array.from({ length: OBJECTS }, (_, o) => ({
+        method: "GET",
+        path: `/${route}?o=${o}`,
+        headers: { Host: host },
+      }));
+      await runWrk({ url, requests, seconds: 2, connections: 32, core: cores.load });
+      const pids = await ownWorkerdPids();
+      const before = await cpuMs(pids);
+      const load = await runWrk({ url, requests, seconds: 4, connections: 32, core: cores.load });
+      const after = await cpuMs(pids);
+      console.log(
+        `${route.padEnd(10)} ${load.requests_per_second.toFixed(0).padStart(6)} req/s p50 ${load.p50_ms.toFixed(1)} p99 ${load.p99_ms.toFixed(1)} cpu/call ${(((after ?? 0) - (before ?? 0)) / load.requests).toFixed(3)} ms non2xx ${load.non_2xx} load ${os.loadavg()[0]?.toFixed(1)}`,
+      );
+    }
+} finally {
+  await mf.dispose();
+  await rm(stateDir, { recursive: true, force: true });
+}

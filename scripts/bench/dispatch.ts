@@ -59,13 +59,27 @@ async function toolproof(): Promise<Server> {
   const key = process.env.TOOLPROOF_KEY;
   if (url && key) {
     assertLoopback(url);
-    return { url: url.replace(/\/$/, ""), key, own: false, stateDir: null, inspectorPort: null, stop: async () => undefined };
+    return {
+      url: url.replace(/\/$/, ""),
+      key,
+      own: false,
+      stateDir: null,
+      inspectorPort: null,
+      stop: async () => undefined,
+    };
   }
-  if (url || key) throw new Error("set both TOOLPROOF_URL and TOOLPROOF_KEY, or neither (to start a server for the run)");
+  if (url || key)
+    throw new Error("set both TOOLPROOF_URL and TOOLPROOF_KEY, or neither (to start a server for the run)");
   const { startToolproof } = await import("../local-server.js");
   const stateDir = await mkdtemp(path.join(STATE_PARENT, "toolproof-bench-"));
   const inspectorPort = PROFILE_DIR === undefined ? undefined : await freePort();
-  const server = await startToolproof({ port: 0, stateDir, quiet: true, seedDemo: false, ...(inspectorPort === undefined ? {} : { inspectorPort }) });
+  const server = await startToolproof({
+    port: 0,
+    stateDir,
+    quiet: true,
+    seedDemo: false,
+    ...(inspectorPort === undefined ? {} : { inspectorPort }),
+  });
   return {
     url: server.url,
     key: server.demoKey,
@@ -121,7 +135,9 @@ async function main(): Promise<void> {
     throw error;
   });
   try {
-    const layout = t.own ? cores.note : `${cores.note} for the floor; toolproof started elsewhere, its core placement unknown`;
+    const layout = t.own
+      ? cores.note
+      : `${cores.note} for the floor; toolproof started elsewhere, its core placement unknown`;
     if (!AS_JSON) {
       console.log(
         `dispatch beside the durable floor: wrk with ${CONNECTIONS} connections over ${ATTEMPTS} objects, ${ROUNDS} rounds of ${WARMUP_SECONDS} s warm-up + ${SECONDS} s measured per phase; ${layout}; state under ${STATE_PARENT}`,
@@ -139,13 +155,17 @@ async function main(): Promise<void> {
     };
     const runPhase = async (phase: PhaseName, seconds: number, warmup: boolean): Promise<Measured> => {
       const { url, requests, workload } = requestsOf(phase);
-      if (warmup) workload?.check.answeredBy(await runWrk({ url, requests, seconds: WARMUP_SECONDS, connections: CONNECTIONS, core: cores.load }));
+      if (warmup)
+        workload?.check.answeredBy(
+          await runWrk({ url, requests, seconds: WARMUP_SECONDS, connections: CONNECTIONS, core: cores.load }),
+        );
       const pids = await ownWorkerdPids();
       const cpuBefore = await cpuMs(pids);
       const load: Measured = await runWrk({ url, requests, seconds, connections: CONNECTIONS, core: cores.load });
       const cpuAfter = await cpuMs(pids);
       // Both servers' runtimes are counted: the idle one adds its timers, a few ms at most.
-      load.cpu_ms_per_call = cpuBefore === null || cpuAfter === null || load.requests === 0 ? null : (cpuAfter - cpuBefore) / load.requests;
+      load.cpu_ms_per_call =
+        cpuBefore === null || cpuAfter === null || load.requests === 0 ? null : (cpuAfter - cpuBefore) / load.requests;
       if (workload) {
         workload.check.answeredBy(load);
         await workload.check.readBack();
@@ -162,7 +182,9 @@ async function main(): Promise<void> {
         progress(`round ${r + 1}/${ROUNDS}: ${phase}`);
         const load = await runPhase(phase, SECONDS, true);
         loads[phase] = load;
-        progress(`round ${r + 1}/${ROUNDS}: ${phase}: ${load.requests_per_second.toFixed(0)} req/s, p50 ${load.p50_ms.toFixed(1)} ms, p99 ${load.p99_ms.toFixed(1)} ms, CPU ${load.cpu_ms_per_call?.toFixed(3) ?? "?"} ms/call, load average ${loadavg()}`);
+        progress(
+          `round ${r + 1}/${ROUNDS}: ${phase}: ${load.requests_per_second.toFixed(0)} req/s, p50 ${load.p50_ms.toFixed(1)} ms, p99 ${load.p99_ms.toFixed(1)} ms, CPU ${load.cpu_ms_per_call?.toFixed(3) ?? "?"} ms/call, load average ${loadavg()}`,
+        );
       }
       rounds.push({ round: r + 1, order, loadavg: [start, loadavg()], loads: loads as Record<PhaseName, Measured> });
     }
@@ -177,19 +199,29 @@ async function main(): Promise<void> {
         const worker = phase === "floor durable" ? FLOOR_WORKER : "toolproof";
         const file = path.join(PROFILE_DIR, `${phase.replace(" ", "-")}.cpuprofile`);
         let load: Load | undefined;
-        const summary = await profileWhile(port, worker, async () => {
-          const { url, requests, workload } = requestsOf(phase);
-          load = await runWrk({ url, requests, seconds: SECONDS, connections: CONNECTIONS, core: cores.load });
-          workload?.check.answeredBy(load);
-        }, file);
+        const summary = await profileWhile(
+          port,
+          worker,
+          async () => {
+            const { url, requests, workload } = requestsOf(phase);
+            load = await runWrk({ url, requests, seconds: SECONDS, connections: CONNECTIONS, core: cores.load });
+            workload?.check.answeredBy(load);
+          },
+          file,
+        );
         await requestsOf(phase).workload?.check.readBack();
         profiles[phase] = { ...summary, busy_ms: summary.busy_ms };
-        if (load) progress(`${phase} under the profiler: ${load.requests} calls, ${(summary.busy_ms / Math.max(1, load.requests)).toFixed(3)} ms busy per call`);
+        if (load)
+          progress(
+            `${phase} under the profiler: ${load.requests} calls, ${(summary.busy_ms / Math.max(1, load.requests)).toFixed(3)} ms busy per call`,
+          );
       }
     }
 
-    const phaseMedian = (phase: PhaseName, key: "requests_per_second" | "p50_ms" | "p99_ms" | "cpu_ms_per_call") => median(rounds.map((r) => r.loads[phase][key] ?? Number.NaN));
-    const ratios = (phase: "lookup" | "write") => rounds.map((r) => r.loads[phase].requests_per_second / r.loads["floor durable"].requests_per_second);
+    const phaseMedian = (phase: PhaseName, key: "requests_per_second" | "p50_ms" | "p99_ms" | "cpu_ms_per_call") =>
+      median(rounds.map((r) => r.loads[phase][key] ?? Number.NaN));
+    const ratios = (phase: "lookup" | "write") =>
+      rounds.map((r) => r.loads[phase].requests_per_second / r.loads["floor durable"].requests_per_second);
     const evidence: Record<string, Verified> = Object.fromEntries(workloads.map((w) => [w.name, w.check.result()]));
     // The local runtime unloads an object after about ten idle seconds: below OBJECTS / 10 calls/s,
     // round-robin reaches each object less often than that, and most calls load their object again.
@@ -202,11 +234,27 @@ async function main(): Promise<void> {
       seconds: SECONDS,
       cores: layout,
       state_parent: STATE_PARENT,
-      medians: Object.fromEntries(PHASES.map((p) => [p, { requests_per_second: phaseMedian(p, "requests_per_second"), p50_ms: phaseMedian(p, "p50_ms"), p99_ms: phaseMedian(p, "p99_ms"), cpu_ms_per_call: phaseMedian(p, "cpu_ms_per_call") }])),
+      medians: Object.fromEntries(
+        PHASES.map((p) => [
+          p,
+          {
+            requests_per_second: phaseMedian(p, "requests_per_second"),
+            p50_ms: phaseMedian(p, "p50_ms"),
+            p99_ms: phaseMedian(p, "p99_ms"),
+            cpu_ms_per_call: phaseMedian(p, "cpu_ms_per_call"),
+          },
+        ]),
+      ),
       ratio_to_durable_floor: { lookup: median(ratios("lookup")), write: median(ratios("write")) },
-      ratio_range: { lookup: [Math.min(...ratios("lookup")), Math.max(...ratios("lookup"))], write: [Math.min(...ratios("write")), Math.max(...ratios("write"))] },
+      ratio_range: {
+        lookup: [Math.min(...ratios("lookup")), Math.max(...ratios("lookup"))],
+        write: [Math.min(...ratios("write")), Math.max(...ratios("write"))],
+      },
       goals: Object.fromEntries(
-        (["lookup", "write"] as const).map((w) => [w, median(ratios(w)) >= 0.8 && phaseMedian(w, "p99_ms") <= 10 * phaseMedian(w, "p50_ms")]),
+        (["lookup", "write"] as const).map((w) => [
+          w,
+          median(ratios(w)) >= 0.8 && phaseMedian(w, "p99_ms") <= 10 * phaseMedian(w, "p50_ms"),
+        ]),
       ),
       cold_objects: coldObjects,
       rounds,
@@ -216,8 +264,19 @@ async function main(): Promise<void> {
     if (AS_JSON) {
       console.log(JSON.stringify(summary, null, 2));
     } else {
-      console.log(`load average (1 min) per round, start → end: ${rounds.map((r) => `${r.loadavg[0]} → ${r.loadavg[1]}`).join("; ")}`);
-      console.log(["phase (median of rounds)".padEnd(26), "req/s".padStart(7), "p50 ms".padStart(7), "p99 ms".padStart(7), "CPU ms/call".padStart(11), "ratio to durable floor".padStart(24)].join("  "));
+      console.log(
+        `load average (1 min) per round, start → end: ${rounds.map((r) => `${r.loadavg[0]} → ${r.loadavg[1]}`).join("; ")}`,
+      );
+      console.log(
+        [
+          "phase (median of rounds)".padEnd(26),
+          "req/s".padStart(7),
+          "p50 ms".padStart(7),
+          "p99 ms".padStart(7),
+          "CPU ms/call".padStart(11),
+          "ratio to durable floor".padStart(24),
+        ].join("  "),
+      );
       const labels: Record<PhaseName, string> = {
         "floor bare": "floor: bare route",
         "floor rpc": "floor: + DO RPC",
@@ -232,7 +291,16 @@ async function main(): Promise<void> {
           const [low, high] = summary.ratio_range[phase];
           ratio = `${summary.ratio_to_durable_floor[phase].toFixed(2)} (${(low ?? 0).toFixed(2)}–${(high ?? 0).toFixed(2)})`;
         }
-        console.log([labels[phase].padEnd(26), (m?.requests_per_second ?? 0).toFixed(0).padStart(7), (m?.p50_ms ?? 0).toFixed(1).padStart(7), (m?.p99_ms ?? 0).toFixed(1).padStart(7), (m?.cpu_ms_per_call ?? Number.NaN).toFixed(3).padStart(11), ratio.padStart(24)].join("  "));
+        console.log(
+          [
+            labels[phase].padEnd(26),
+            (m?.requests_per_second ?? 0).toFixed(0).padStart(7),
+            (m?.p50_ms ?? 0).toFixed(1).padStart(7),
+            (m?.p99_ms ?? 0).toFixed(1).padStart(7),
+            (m?.cpu_ms_per_call ?? Number.NaN).toFixed(3).padStart(11),
+            ratio.padStart(24),
+          ].join("  "),
+        );
       }
       if (coldObjects) {
         console.log(
@@ -240,17 +308,24 @@ async function main(): Promise<void> {
         );
       }
       for (const w of ["lookup", "write"] as const) {
-        console.log(`goal (${w}): ≥ 0.8 of the durable floor with p99 ≤ 10 × p50: ${summary.goals[w] ? "met" : "NOT met"}`);
+        console.log(
+          `goal (${w}): ≥ 0.8 of the durable floor with p99 ≤ 10 × p50: ${summary.goals[w] ? "met" : "NOT met"}`,
+        );
       }
       for (const [name, check] of Object.entries(evidence)) {
         console.log(
           `evidence (${name}): ${check.recorded} calls recorded, ${check.answered} answered (warm-ups included), ${check.in_flight_at_stop} in flight when wrk stopped` +
-            (check.problems.length ? `; ${check.problems.length} problems, first: ${check.problems.slice(0, 3).join(" | ")}` : "; every answered call is in the evidence"),
+            (check.problems.length
+              ? `; ${check.problems.length} problems, first: ${check.problems.slice(0, 3).join(" | ")}`
+              : "; every answered call is in the evidence"),
         );
       }
       for (const [phase, profile] of Object.entries(profiles ?? {})) {
         console.log(`\nCPU profile, ${phase}: ${profile.busy_ms.toFixed(0)} ms busy; self time by function:`);
-        for (const line of profile.top.slice(0, 20)) console.log(`  ${(line.share * 100).toFixed(1).padStart(5)}%  ${line.self_ms.toFixed(0).padStart(6)} ms  ${line.what}`);
+        for (const line of profile.top.slice(0, 20))
+          console.log(
+            `  ${(line.share * 100).toFixed(1).padStart(5)}%  ${line.self_ms.toFixed(0).padStart(6)} ms  ${line.what}`,
+          );
       }
     }
     if (Object.values(evidence).some((c) => c.problems.length > 0)) process.exitCode = 1;

@@ -91,11 +91,21 @@ async function retainedMemory(inspectorPort: number): Promise<Retained> {
   };
 }
 
-async function measure(server: RunningToolproof, model: ModelServer, inspectorPort: number, runsPerScenario: number): Promise<RunFigures> {
+async function measure(
+  server: RunningToolproof,
+  model: ModelServer,
+  inspectorPort: number,
+  runsPerScenario: number,
+): Promise<RunFigures> {
   model.resetStats();
   let peak: number | null = null;
   const started = performance.now();
-  const run = await api(server, "POST", `/api/suites/${SUITE}/runs`, JSON.stringify({ runs_per_scenario: runsPerScenario, label: "bench" }));
+  const run = await api(
+    server,
+    "POST",
+    `/api/suites/${SUITE}/runs`,
+    JSON.stringify({ runs_per_scenario: runsPerScenario, label: "bench" }),
+  );
   const id = field(run, "id");
   if (typeof id !== "string") throw new Error(`the run answered no id: ${JSON.stringify(run)}`);
   const view = await waitForRun(server, id, POLL_MS, async (polls) => {
@@ -109,9 +119,12 @@ async function measure(server: RunningToolproof, model: ModelServer, inspectorPo
   const verdict = String(field(view, "verdict"));
   const finished = field(field(view, "progress"), "finished") ?? field(view, "finished_repetitions");
   if (field(view, "status") !== "finished" || verdict !== "pass") {
-    throw new Error(`the run ended ${String(field(view, "status"))} with verdict ${verdict}: ${JSON.stringify(view).slice(0, 2000)}`);
+    throw new Error(
+      `the run ended ${String(field(view, "status"))} with verdict ${verdict}: ${JSON.stringify(view).slice(0, 2000)}`,
+    );
   }
-  if (finished !== undefined && finished !== repetitions) throw new Error(`expected ${repetitions} repetitions recorded, the run says ${String(finished)}`);
+  if (finished !== undefined && finished !== repetitions)
+    throw new Error(`expected ${repetitions} repetitions recorded, the run says ${String(finished)}`);
   const storedBytes = await storedResultsBytes(server, id);
   const retained = await retainedMemory(inspectorPort);
   const modelTime = stats.requests_total * LATENCY_MS;
@@ -138,7 +151,11 @@ async function storedResultsBytes(server: RunningToolproof, runId: string): Prom
   let bytes = 0;
   let cursor: string | null = null;
   do {
-    const page = await api(server, "GET", `/api/runs/${runId}/repetitions?limit=100${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ""}`);
+    const page = await api(
+      server,
+      "GET",
+      `/api/runs/${runId}/repetitions?limit=100${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ""}`,
+    );
     bytes += JSON.stringify(field(page, "items")).length;
     const next = field(page, "next_cursor");
     cursor = typeof next === "string" ? next : null;
@@ -158,7 +175,8 @@ async function main(): Promise<void> {
     await api(server, "PUT", `/api/suites/${SUITE}`, readFileSync(SUITE_FILE, "utf8"), "application/yaml");
     const idle = await retainedMemory(inspectorPort);
     const runs = [];
-    for (const perScenario of [RUNS, LARGE_RUNS, LARGEST_RUNS]) runs.push(await measure(server, model, inspectorPort, perScenario));
+    for (const perScenario of [RUNS, LARGE_RUNS, LARGEST_RUNS])
+      runs.push(await measure(server, model, inspectorPort, perScenario));
     await new Promise((resolve) => setTimeout(resolve, SETTLE_SECONDS * 1000));
     const settled = await retainedMemory(inspectorPort);
     const result = { latency_ms: LATENCY_MS, idle, runs, settled, settle_seconds: SETTLE_SECONDS };
@@ -178,7 +196,7 @@ async function main(): Promise<void> {
       ].join("\n");
     console.log(`eval benchmark (local Workers runtime, demo model answering after ${LATENCY_MS} ms)`);
     console.log(`  before the runs: ${memory(idle)}`);
-    runs.forEach((figures, index) => console.log(line(`  run ${index + 1}`, figures)));
+    for (const [index, figures] of runs.entries()) console.log(line(`  run ${index + 1}`, figures));
     console.log(`  ${SETTLE_SECONDS} s after the last run: ${memory(settled)}`);
   } finally {
     await server.stop();

@@ -35,7 +35,11 @@ const here = path.dirname(fileURLToPath(import.meta.url));
 
 async function bundleBytes(module: string): Promise<{ minified: number; gzipped: number }> {
   const result = await build({
-    stdin: { contents: `import * as library from ${JSON.stringify(module)}; globalThis.library = library;`, resolveDir: here, loader: "js" },
+    stdin: {
+      contents: `import * as library from ${JSON.stringify(module)}; globalThis.library = library;`,
+      resolveDir: here,
+      loader: "js",
+    },
     bundle: true,
     minify: true,
     format: "esm",
@@ -101,7 +105,9 @@ async function nodeTimings(counts: Map<string, number>): Promise<Map<string, str
  * The same computations inside workerd. Time does not advance inside a Worker while it computes,
  * so each is timed from here: a request running N evaluations minus one running none.
  */
-async function workerdTimings(counts: Map<string, number>): Promise<{ timings: Map<string, string>; runs: Map<string, string>; codegen: string }> {
+async function workerdTimings(
+  counts: Map<string, number>,
+): Promise<{ timings: Map<string, string>; runs: Map<string, string>; codegen: string }> {
   const dir = await mkdtemp(path.join(os.tmpdir(), "toolproof-expr-"));
   const entry = path.join(dir, "worker.ts");
   await writeFile(
@@ -136,7 +142,15 @@ export default {
   },
 };`,
   );
-  const bundled = await build({ entryPoints: [entry], bundle: true, format: "esm", platform: "neutral", mainFields: ["module", "main"], write: false, logLevel: "silent" });
+  const bundled = await build({
+    entryPoints: [entry],
+    bundle: true,
+    format: "esm",
+    platform: "neutral",
+    mainFields: ["module", "main"],
+    write: false,
+    logLevel: "silent",
+  });
   const miniflare = createMiniflare({
     name: "expressions",
     modules: true,
@@ -181,7 +195,8 @@ const expected = expectedAnswers(context);
 for (const candidate of CANDIDATES) {
   for (const computation of COMPUTATIONS) {
     const value = await repeatComputation(candidate.name, computation, 1, context);
-    if (!sameAnswer(expected[computation], value)) throw new Error(`${candidate.name} answers ${computation} wrongly: ${JSON.stringify(value)}`);
+    if (!sameAnswer(expected[computation], value))
+      throw new Error(`${candidate.name} answers ${computation} wrongly: ${JSON.stringify(value)}`);
   }
 }
 
@@ -192,10 +207,14 @@ const node = await nodeTimings(counts);
 const workerd = await workerdTimings(counts);
 const probes = await probeCandidates();
 
-console.log("expression languages on retail-shaped data (500 users, 1,000 orders): µs per evaluation, the fastest of 3 runs of about 100 ms each");
+console.log(
+  "expression languages on retail-shaped data (500 users, 1,000 orders): µs per evaluation, the fastest of 3 runs of about 100 ms each",
+);
 console.log(`workerd code generation check: ${workerd.codegen}`);
 console.log("");
-console.log("| library | min / gzip KB | in workerd | find user by email (Node / workerd µs) | sum of prices | filter items by ids | additions needed |");
+console.log(
+  "| library | min / gzip KB | in workerd | find user by email (Node / workerd µs) | sum of prices | filter items by ids | additions needed |",
+);
 console.log("| --- | --- | --- | --- | --- | --- | --- |");
 for (const candidate of CANDIDATES) {
   const size = sizes.get(candidate.name);
@@ -210,5 +229,7 @@ console.log("| library | bounding | a missing key | a syntax error |");
 console.log("| --- | --- | --- | --- |");
 for (const candidate of CANDIDATES) {
   const probe = probes.find((p) => p.name === candidate.name);
-  console.log(`| ${candidate.name} | ${candidate.bounding} | ${probe?.missing_key ?? ""} | ${probe?.syntax_error ?? ""} |`);
+  console.log(
+    `| ${candidate.name} | ${candidate.bounding} | ${probe?.missing_key ?? ""} | ${probe?.syntax_error ?? ""} |`,
+  );
 }

@@ -41,14 +41,18 @@ async function read(step: string, pid: number, inspectorPort: number): Promise<v
   // Only isolates holding at least 1 MiB either way are listed; Miniflare runs a dozen small ones.
   const notable = heaps.filter((heap) => heap.used_before_mb >= 1 || heap.used_mb >= 1);
   const js = Object.fromEntries(notable.map((heap) => [heap.isolate, `${heap.used_before_mb} -> ${heap.used_mb}`]));
-  const all = (key: "used_before_mb" | "used_mb") => Math.round(heaps.reduce((sum, heap) => sum + heap[key], 0) * 10) / 10;
+  const all = (key: "used_before_mb" | "used_mb") =>
+    Math.round(heaps.reduce((sum, heap) => sum + heap[key], 0) * 10) / 10;
   console.log(
     JSON.stringify({
       step,
       rss_mb: `${before.rss_mb} -> ${after.rss_mb}`,
       anon_mb: `${before.anon_mb} -> ${after.anon_mb}`,
       sqlite_files: after.sqlite_files,
-      js_heap_used_mb_before_and_after_collection: { all_isolates: `${all("used_before_mb")} -> ${all("used_mb")}`, ...js },
+      js_heap_used_mb_before_and_after_collection: {
+        all_isolates: `${all("used_before_mb")} -> ${all("used_mb")}`,
+        ...js,
+      },
     }),
   );
 }
@@ -66,12 +70,18 @@ async function d1Bytes(dir: string): Promise<number> {
 /** Bytes of the rows' text per table in the local D1 database (what the data weighs, without the WAL's rewritten pages). */
 async function d1Content(dir: string): Promise<Record<string, number>> {
   const { DatabaseSync } = await import("node:sqlite");
-  const files = (await readdir(dir, { recursive: true })).map((entry) => path.join(dir, String(entry))).filter((file) => /d1/.test(file) && file.endsWith(".sqlite"));
+  const files = (await readdir(dir, { recursive: true }))
+    .map((entry) => path.join(dir, String(entry)))
+    .filter((file) => /d1/.test(file) && file.endsWith(".sqlite"));
   const sizes: Record<string, number> = {};
   for (const file of files) {
     const db = new DatabaseSync(file, { readOnly: true });
     const measure = (table: string, columns: string[]) => {
-      const row = db.prepare(`SELECT count(*) AS n, coalesce(sum(${columns.map((c) => `coalesce(length(${c}), 0)`).join(" + ")}), 0) AS bytes FROM ${table}`).get() as { n: number; bytes: number };
+      const row = db
+        .prepare(
+          `SELECT count(*) AS n, coalesce(sum(${columns.map((c) => `coalesce(length(${c}), 0)`).join(" + ")}), 0) AS bytes FROM ${table}`,
+        )
+        .get() as { n: number; bytes: number };
       sizes[`${table}_rows`] = (sizes[`${table}_rows`] ?? 0) + row.n;
       sizes[`${table}_bytes`] = (sizes[`${table}_bytes`] ?? 0) + row.bytes;
     };
@@ -98,43 +108,67 @@ async function main(): Promise<void> {
     const pids = await ownWorkerdPids();
     const pid = pids[0];
     if (pids.length !== 1 || pid === undefined) throw new Error(`expected one workerd process, found ${pids.length}`);
-    await api(server, "PUT", "/api/connections/demo-model", JSON.stringify({ base_url: `${model.url}/v1`, model: DEMO_MODEL, api_key: "probe", max_concurrency: 64 }));
+    await api(
+      server,
+      "PUT",
+      "/api/connections/demo-model",
+      JSON.stringify({ base_url: `${model.url}/v1`, model: DEMO_MODEL, api_key: "probe", max_concurrency: 64 }),
+    );
     let suite = readFileSync(SUITE_FILE, "utf8");
-    if (MODE === "nocall") suite = suite.replace(/scenarios:\n[\s\S]*?(  - id: pay-refusal)/, "scenarios:\n$1");
+    if (MODE === "nocall") suite = suite.replace(/scenarios:\n[\s\S]*?( {2}- id: pay-refusal)/, "scenarios:\n$1");
     await api(server, "PUT", "/api/suites/probe", suite, "application/yaml");
     await read("idle", pid, inspectorPort);
     console.log(`D1 files: ${((await d1Bytes(stateDir)) / 1024 / 1024).toFixed(2)} MiB`);
     for (let round = 1; round <= ROUNDS; round++) {
-    const started = performance.now();
-    if (MODE === "run" || MODE === "nocall") {
-      const perScenario = MODE === "run" ? COUNT / 5 : COUNT / 2;
-      const run = await api(server, "POST", "/api/suites/probe/runs", JSON.stringify({ runs_per_scenario: perScenario }));
-      const view = await waitForRun(server, String(field(run, "id")), 200);
-      console.log(`run ended ${String(field(view, "status"))} ${String(field(view, "verdict"))} in ${Math.round(performance.now() - started)} ms`);
-    } else {
-      const tool = server.demoTools.find((t) => t.name === "invoices");
-      if (!tool) throw new Error("no demo invoices tool");
-      const attempts: Array<{ id: string; token: string }> = [];
-      for (let made = 0; made < COUNT; made += 100) {
-        const sim = await api(server, "POST", "/api/simulations", JSON.stringify({ tools: [{ tool_id: tool.id, operation_id: "get_invoice" }], attempts: Math.min(100, COUNT - made), lease_seconds: 3600 }));
-        const list = field(sim, "attempts");
-        if (Array.isArray(list)) for (const a of list) attempts.push({ id: String(field(a, "id")), token: String(field(a, "token")) });
-      }
-      console.log(`${attempts.length} attempts set up in ${Math.round(performance.now() - started)} ms`);
-      if (MODE === "dispatch") {
-        await read("set up", pid, inspectorPort);
-        for (const a of attempts) {
-          const response = await fetch(`${server.url}/api/attempts/${a.id}/dispatch`, {
-            method: "POST",
-            headers: { authorization: `Bearer ${a.token}`, "content-type": "application/json" },
-            body: JSON.stringify({ tool: "invoices", arguments: { invoice_id: "INV-10431" } }),
-          });
-          await response.arrayBuffer();
+      const started = performance.now();
+      if (MODE === "run" || MODE === "nocall") {
+        const perScenario = MODE === "run" ? COUNT / 5 : COUNT / 2;
+        const run = await api(
+          server,
+          "POST",
+          "/api/suites/probe/runs",
+          JSON.stringify({ runs_per_scenario: perScenario }),
+        );
+        const view = await waitForRun(server, String(field(run, "id")), 200);
+        console.log(
+          `run ended ${String(field(view, "status"))} ${String(field(view, "verdict"))} in ${Math.round(performance.now() - started)} ms`,
+        );
+      } else {
+        const tool = server.demoTools.find((t) => t.name === "invoices");
+        if (!tool) throw new Error("no demo invoices tool");
+        const attempts: Array<{ id: string; token: string }> = [];
+        for (let made = 0; made < COUNT; made += 100) {
+          const sim = await api(
+            server,
+            "POST",
+            "/api/simulations",
+            JSON.stringify({
+              tools: [{ tool_id: tool.id, operation_id: "get_invoice" }],
+              attempts: Math.min(100, COUNT - made),
+              lease_seconds: 3600,
+            }),
+          );
+          const list = field(sim, "attempts");
+          if (Array.isArray(list))
+            for (const a of list) attempts.push({ id: String(field(a, "id")), token: String(field(a, "token")) });
+        }
+        console.log(`${attempts.length} attempts set up in ${Math.round(performance.now() - started)} ms`);
+        if (MODE === "dispatch") {
+          await read("set up", pid, inspectorPort);
+          for (const a of attempts) {
+            const response = await fetch(`${server.url}/api/attempts/${a.id}/dispatch`, {
+              method: "POST",
+              headers: { authorization: `Bearer ${a.token}`, "content-type": "application/json" },
+              body: JSON.stringify({ tool: "invoices", arguments: { invoice_id: "INV-10431" } }),
+            });
+            await response.arrayBuffer();
+          }
         }
       }
-    }
-    await read(`after round ${round}`, pid, inspectorPort);
-    console.log(`D1 files: ${((await d1Bytes(stateDir)) / 1024 / 1024).toFixed(2)} MiB; stored per table: ${JSON.stringify(await d1Content(stateDir))}`);
+      await read(`after round ${round}`, pid, inspectorPort);
+      console.log(
+        `D1 files: ${((await d1Bytes(stateDir)) / 1024 / 1024).toFixed(2)} MiB; stored per table: ${JSON.stringify(await d1Content(stateDir))}`,
+      );
     }
     for (let waited = 0; waited < SETTLE_SECONDS; waited += 20) {
       await new Promise((resolve) => setTimeout(resolve, 20_000));

@@ -54,7 +54,11 @@ const BOOKING: JsonObject = {
     },
     payment: {
       oneOf: [
-        { type: "object", required: ["method", "token"], properties: { method: { const: "card" }, token: { type: "string", minLength: 16 } } },
+        {
+          type: "object",
+          required: ["method", "token"],
+          properties: { method: { const: "card" }, token: { type: "string", minLength: 16 } },
+        },
         { type: "object", required: ["method"], properties: { method: { const: "on-arrival" } } },
       ],
     },
@@ -64,7 +68,10 @@ const BOOKING: JsonObject = {
     extra: {
       type: "object",
       required: ["kind"],
-      properties: { kind: { enum: ["breakfast", "parking", "late-checkout"] }, quantity: { type: "integer", minimum: 1, default: 1 } },
+      properties: {
+        kind: { enum: ["breakfast", "parking", "late-checkout"] },
+        quantity: { type: "integer", minimum: 1, default: 1 },
+      },
     },
   },
 };
@@ -125,13 +132,19 @@ const SEARCH_ORDERS: JsonObject = {
   additionalProperties: false,
   properties: {
     query: { type: "string", minLength: 1, maxLength: 200 },
-    status: { anyOf: [{ type: "array", items: { $ref: "#/definitions/status" }, uniqueItems: true }, { type: "null" }] },
+    status: {
+      anyOf: [{ type: "array", items: { $ref: "#/definitions/status" }, uniqueItems: true }, { type: "null" }],
+    },
     placedAfter: { anyOf: [{ type: "string", format: "date" }, { type: "null" }] },
     customerId: { type: "string", pattern: "^cus_[A-Za-z0-9]{8,24}$" },
     total: {
       type: "object",
       additionalProperties: false,
-      properties: { min: { type: "number", minimum: 0 }, max: { type: "number", minimum: 0 }, currency: { type: "string", pattern: "^[A-Z]{3}$" } },
+      properties: {
+        min: { type: "number", minimum: 0 },
+        max: { type: "number", minimum: 0 },
+        currency: { type: "string", pattern: "^[A-Z]{3}$" },
+      },
     },
     limit: { type: "integer", minimum: 1, maximum: 100 },
     sort: { $ref: "#/definitions/sort" },
@@ -215,9 +228,19 @@ for (const [name, create] of factories) {
   const problems = validator.validate(BOOKING, INVALID).length;
   for (const [tool, schema, valid] of TOOLS) {
     if (validator.validate(schema, valid).length !== 0) throw new Error(`${name} rejects the valid ${tool} call`);
-    rows.push({ validator: name, workload: `valid call: ${tool}`, perSecond: rate(() => validator.validate(schema, valid)), problems: 0 });
+    rows.push({
+      validator: name,
+      workload: `valid call: ${tool}`,
+      perSecond: rate(() => validator.validate(schema, valid)),
+      problems: 0,
+    });
   }
-  rows.push({ validator: name, workload: "invalid call: booking", perSecond: rate(() => validator.validate(BOOKING, INVALID)), problems });
+  rows.push({
+    validator: name,
+    workload: "invalid call: booking",
+    perSecond: rate(() => validator.validate(BOOKING, INVALID)),
+    problems,
+  });
   rows.push({
     validator: name,
     workload: "valid call, equal schema copy",
@@ -235,16 +258,26 @@ const LONG_MISMATCH = { s: `${"a".repeat(10_000)}b` };
 for (const [name, create] of factories.filter(([validator]) => validator.startsWith("runtime"))) {
   const validator = create();
   const problems = validator.validate(AMBIGUOUS, LONG_MISMATCH).length;
-  rows.push({ validator: name, workload: "hostile pattern, 10,000 chars", perSecond: rate(() => validator.validate(AMBIGUOUS, LONG_MISMATCH)), problems });
+  rows.push({
+    validator: name,
+    workload: "hostile pattern, 10,000 chars",
+    perSecond: rate(() => validator.validate(AMBIGUOUS, LONG_MISMATCH)),
+    problems,
+  });
 }
 
 // The bare closure tree, without the cache lookup and the port around it.
 for (const [tool, schema, valid] of TOOLS) {
-  const draft = schema["$schema"] === "http://json-schema.org/draft-07/schema#" ? "7" : "2020-12";
+  const draft = schema.$schema === "http://json-schema.org/draft-07/schema#" ? "7" : "2020-12";
   const fast = compileFastPath(schema, draft);
   if (fast === undefined) throw new Error(`the fast path does not compile the ${tool} schema`);
   if (!fast(valid)) throw new Error(`the fast path rejects the valid ${tool} call`);
-  rows.push({ validator: "fast path closure alone", workload: `valid call: ${tool}`, perSecond: rate(() => fast(valid)), problems: 0 });
+  rows.push({
+    validator: "fast path closure alone",
+    workload: `valid call: ${tool}`,
+    perSecond: rate(() => fast(valid)),
+    problems: 0,
+  });
 }
 
 if (AS_JSON) {
@@ -254,7 +287,9 @@ if (AS_JSON) {
   const width = Math.max(...rows.map((r) => r.validator.length));
   for (const row of rows) {
     const note = row.problems > 0 ? ` (${row.problems} problems)` : "";
-    console.log(`${row.validator.padEnd(width)}  ${row.workload.padEnd(36)} ${row.perSecond.toLocaleString("en-US").padStart(12)}/s${note}`);
+    console.log(
+      `${row.validator.padEnd(width)}  ${row.workload.padEnd(36)} ${row.perSecond.toLocaleString("en-US").padStart(12)}/s${note}`,
+    );
   }
   console.log("The 'equal schema copy' workload includes structuredClone of the schema on every call.");
 }

@@ -38,14 +38,17 @@ export function requireWrk(): void {
   } catch (error) {
     // wrk --version exits 1 after printing its version; only a missing binary is a problem.
     if ((error as NodeJS.ErrnoException).code === "ENOENT") {
-      throw new Error("the dispatch benchmarks drive load with wrk, which is not installed (Debian/Ubuntu: apt-get install wrk; macOS: brew install wrk)");
+      throw new Error(
+        "the dispatch benchmarks drive load with wrk, which is not installed (Debian/Ubuntu: apt-get install wrk; macOS: brew install wrk)",
+      );
     }
   }
 }
 
 export function assertLoopback(url: string): void {
   const host = new URL(url).hostname;
-  if (host !== "127.0.0.1" && host !== "localhost" && host !== "[::1]") throw new Error(`refusing to load ${url}: the benchmarks run on loopback only`);
+  if (host !== "127.0.0.1" && host !== "localhost" && host !== "[::1]")
+    throw new Error(`refusing to load ${url}: the benchmarks run on loopback only`);
 }
 
 /** Cores for the server and for wrk: separate when there are two or more, and taskset exists. */
@@ -64,7 +67,11 @@ export function planCores(): CorePlan {
     taskset = false;
   }
   if (cores < 2 || !taskset || process.platform !== "linux") {
-    return { server: null, load: null, note: `server and load share ${cores} core(s) (no taskset or one core): figures include the load generator's own CPU` };
+    return {
+      server: null,
+      load: null,
+      note: `server and load share ${cores} core(s) (no taskset or one core): figures include the load generator's own CPU`,
+    };
   }
   return { server: 0, load: 1, note: `server on core 0, wrk on core 1 (of ${cores})` };
 }
@@ -125,18 +132,28 @@ export async function runWrk(run: WrkRun): Promise<Load> {
     const script = path.join(dir, "load.lua");
     await writeFile(script, roundRobinScript(run.requests));
     const args = ["-t1", `-c${run.connections}`, `-d${run.seconds}s`, "--timeout", "30s", "-s", script, run.url];
-    const [command, commandArgs] = run.core === null ? ["wrk", args] : ["taskset", ["-c", String(run.core), "wrk", ...args]];
+    const [command, commandArgs] =
+      run.core === null ? ["wrk", args] : ["taskset", ["-c", String(run.core), "wrk", ...args]];
     const output = await new Promise<string>((resolve, reject) => {
       const child = spawn(command, commandArgs, { stdio: ["ignore", "pipe", "pipe"] });
       let text = "";
       child.stdout.on("data", (chunk: Buffer) => (text += chunk.toString()));
       child.stderr.on("data", (chunk: Buffer) => (text += chunk.toString()));
       child.on("error", reject);
-      child.on("close", (code) => (code === 0 ? resolve(text) : reject(new Error(`wrk exited with ${code}: ${text.trim()}`))));
+      child.on("close", (code) =>
+        code === 0 ? resolve(text) : reject(new Error(`wrk exited with ${code}: ${text.trim()}`)),
+      );
     });
     const line = output.split("\n").find((l) => l.startsWith("TOOLPROOF_WRK "));
     if (!line) throw new Error(`wrk printed no summary: ${output.trim()}`);
-    const raw = JSON.parse(line.slice("TOOLPROOF_WRK ".length)) as { requests: number; micros: number; p50: number; p99: number; status: number; errors: number };
+    const raw = JSON.parse(line.slice("TOOLPROOF_WRK ".length)) as {
+      requests: number;
+      micros: number;
+      p50: number;
+      p99: number;
+      status: number;
+      errors: number;
+    };
     const seconds = raw.micros / 1e6;
     return {
       requests: raw.requests,

@@ -65,16 +65,23 @@ export function parseAdminArgs(argv: readonly string[]): ParsedAdminArgs {
   }
   const { values, positionals } = parsed;
   const stateDir = values["state-dir"];
-  if (stateDir !== undefined && stateDir.trim() === "") throw new UsageError("--state-dir", "--state-dir must name a directory");
-  const result = (command: AdminCommand | "help"): ParsedAdminArgs => (stateDir === undefined ? { command } : { command, stateDir });
+  if (stateDir !== undefined && stateDir.trim() === "")
+    throw new UsageError("--state-dir", "--state-dir must name a directory");
+  const result = (command: AdminCommand | "help"): ParsedAdminArgs =>
+    stateDir === undefined ? { command } : { command, stateDir };
 
   if (values.help || positionals[0] === "help") return result("help");
   const [group, action, ...rest] = positionals;
-  if (group === undefined) throw new UsageError("<command>", "expected a command: tenant create|list, key create|list|revoke");
-  if (group !== "tenant" && group !== "key") throw new UsageError(group, `unknown command "${group}": expected "tenant" or "key"`);
+  if (group === undefined)
+    throw new UsageError("<command>", "expected a command: tenant create|list, key create|list|revoke");
+  if (group !== "tenant" && group !== "key")
+    throw new UsageError(group, `unknown command "${group}": expected "tenant" or "key"`);
   const actions = group === "tenant" ? ["create", "list"] : ["create", "list", "revoke"];
   if (action === undefined || !actions.includes(action)) {
-    throw new UsageError(action ?? "<action>", `expected "${group} ${actions.join(`" or "${group} `)}"${action === undefined ? "" : `, got "${group} ${action}"`}`);
+    throw new UsageError(
+      action ?? "<action>",
+      `expected "${group} ${actions.join(`" or "${group} `)}"${action === undefined ? "" : `, got "${group} ${action}"`}`,
+    );
   }
   // SAFETY: group and action were checked against the command table just above.
   const kind = `${group} ${action}` as AdminCommand["kind"];
@@ -85,7 +92,8 @@ export function parseAdminArgs(argv: readonly string[]): ParsedAdminArgs {
   }
 
   const expectPositionals = (names: string[]): string[] => {
-    if (rest.length > names.length) throw new UsageError(rest[names.length] ?? "", `unexpected argument "${rest[names.length]}" for "${kind}"`);
+    if (rest.length > names.length)
+      throw new UsageError(rest[names.length] ?? "", `unexpected argument "${rest[names.length]}" for "${kind}"`);
     return names.map((name, index) => {
       const value = rest[index];
       if (value === undefined || value === "") throw new UsageError(name, `"${kind}" needs ${name}`);
@@ -102,7 +110,10 @@ export function parseAdminArgs(argv: readonly string[]): ParsedAdminArgs {
     case "tenant create": {
       const [name = ""] = expectPositionals(["<name>"]);
       if (!TENANT_NAME.test(name)) {
-        throw new UsageError("<name>", `tenant name "${name}" is not allowed: use 1 to 64 letters, digits, '_', '.' or '-', starting with a letter or digit`);
+        throw new UsageError(
+          "<name>",
+          `tenant name "${name}" is not allowed: use 1 to 64 letters, digits, '_', '.' or '-', starting with a letter or digit`,
+        );
       }
       return result({ kind, name });
     }
@@ -142,12 +153,17 @@ function parseAll(argv: readonly string[]) {
 
 function parsePermissions(raw: string | undefined): Permission[] {
   if (raw === undefined) return [...DEFAULT_KEY_PERMISSIONS];
-  const names = raw.split(",").map((p) => p.trim()).filter((p) => p !== "");
-  if (names.length === 0) throw new UsageError("--permissions", `--permissions needs at least one of: ${ALL_PERMISSIONS.join(", ")}`);
+  const names = raw
+    .split(",")
+    .map((p) => p.trim())
+    .filter((p) => p !== "");
+  if (names.length === 0)
+    throw new UsageError("--permissions", `--permissions needs at least one of: ${ALL_PERMISSIONS.join(", ")}`);
   const permissions: Permission[] = [];
   for (const name of names) {
     const permission = ALL_PERMISSIONS.find((p) => p === name);
-    if (!permission) throw new UsageError("--permissions", `unknown permission "${name}": expected ${ALL_PERMISSIONS.join(", ")}`);
+    if (!permission)
+      throw new UsageError("--permissions", `unknown permission "${name}": expected ${ALL_PERMISSIONS.join(", ")}`);
     if (!permissions.includes(permission)) permissions.push(permission);
   }
   return permissions;
@@ -157,7 +173,8 @@ function parsePermissions(raw: string | undefined): Permission[] {
 export async function runAdminCommand(db: Database, command: AdminCommand): Promise<unknown> {
   switch (command.kind) {
     case "tenant create": {
-      if (await findTenantByName(db, command.name)) throw new UsageError("<name>", `a tenant named "${command.name}" already exists`);
+      if (await findTenantByName(db, command.name))
+        throw new UsageError("<name>", `a tenant named "${command.name}" already exists`);
       return createTenant(db, command.name);
     }
     case "tenant list": {
@@ -177,7 +194,11 @@ export async function runAdminCommand(db: Database, command: AdminCommand): Prom
     }
     case "key create": {
       const tenant = await tenantNamed(db, command.tenant);
-      const { key, record } = await createApiKey(db, { tenantId: tenant.id, name: command.name, permissions: command.permissions });
+      const { key, record } = await createApiKey(db, {
+        tenantId: tenant.id,
+        name: command.name,
+        permissions: command.permissions,
+      });
       return {
         key,
         ...record,
@@ -193,7 +214,10 @@ export async function runAdminCommand(db: Database, command: AdminCommand): Prom
       const tenant = await tenantNamed(db, command.tenant);
       if (!(await revokeKey(db, tenant.id, command.keyId))) {
         const known = (await listKeys(db, tenant.id)).some((key) => key.id === command.keyId);
-        throw new UsageError("<key-id>", known ? `key ${command.keyId} is already revoked` : `tenant "${tenant.name}" has no key ${command.keyId}`);
+        throw new UsageError(
+          "<key-id>",
+          known ? `key ${command.keyId} is already revoked` : `tenant "${tenant.name}" has no key ${command.keyId}`,
+        );
       }
       const revoked = (await listKeys(db, tenant.id)).find((key) => key.id === command.keyId);
       return { id: command.keyId, tenant: tenant.name, revoked: true, revoked_at: revoked?.revoked_at ?? null };

@@ -39,7 +39,9 @@ export function banner(input: BannerInput): string {
   }
   const suite = input.demoSuite;
   if (suite) {
-    lines.push(`  demo suite: ${suite.name} v${suite.version}  (${suite.scenarios} scenarios x ${suite.runs_per_scenario} runs, from examples/evals/invoicedesk.yaml)`);
+    lines.push(
+      `  demo suite: ${suite.name} v${suite.version}  (${suite.scenarios} scenarios x ${suite.runs_per_scenario} runs, from examples/evals/invoicedesk.yaml)`,
+    );
     for (const name of suite.missing_connections) {
       // The demo model first: it works with no model account and no network, so the first run needs nothing else.
       lines.push(

@@ -30,7 +30,9 @@ export async function bundleWorker(options: { configPath: string; outDir: string
   // process.execPath is the Node the npm script runs on (22, which wrangler requires).
   const { code, output } = await run(process.execPath, args, path.dirname(options.configPath));
   if (code !== 0) {
-    throw new Error(`bundling the Worker failed (wrangler deploy --dry-run exited with ${code}):\n${output.trim().split("\n").slice(-40).join("\n")}`);
+    throw new Error(
+      `bundling the Worker failed (wrangler deploy --dry-run exited with ${code}):\n${output.trim().split("\n").slice(-40).join("\n")}`,
+    );
   }
 }
 

@@ -26,10 +26,15 @@ export async function ensureDemoTenant(db: Database, stateDir: string): Promise<
   const stored = await readStoredKey(demoKeyFile(stateDir));
   if (stored) {
     const active = await findActiveKeyByHash(db, sha256Hex(stored.key));
-    if (active && active.tenant_id === tenant.id) return { tenantId: tenant.id, keyId: active.id, key: stored.key, created: false };
+    if (active && active.tenant_id === tenant.id)
+      return { tenantId: tenant.id, keyId: active.id, key: stored.key, created: false };
   }
   // No file, or its key was revoked or belongs to a database that was reset: issue a new one.
-  const { key, record } = await createApiKey(db, { tenantId: tenant.id, name: DEMO_KEY_NAME, permissions: STANDARD_PERMISSIONS });
+  const { key, record } = await createApiKey(db, {
+    tenantId: tenant.id,
+    name: DEMO_KEY_NAME,
+    permissions: STANDARD_PERMISSIONS,
+  });
   await writeStoredKey(demoKeyFile(stateDir), { tenant: DEMO_TENANT, key_id: record.id, key });
   return { tenantId: tenant.id, keyId: record.id, key, created: true };
 }

@@ -38,7 +38,13 @@ const notFound = (idField: string): JsonObject => ({
 /** The fixture of seed 000: two invoices, neither on hold. */
 const invoiceFixture: JsonObject = {
   invoices: {
-    "INV-10423": { supplier: "Contoso Freight", amount: 18450.0, currency: "USD", status: "approved", hold_reason: null },
+    "INV-10423": {
+      supplier: "Contoso Freight",
+      amount: 18450.0,
+      currency: "USD",
+      status: "approved",
+      hold_reason: null,
+    },
     "INV-10431": { supplier: "Fabrikam Office", amount: 912.4, currency: "USD", status: "received", hold_reason: null },
   },
 };
@@ -72,8 +78,14 @@ const getInvoice: JsonObject = {
     success: {
       // The known invoices answer from the state; any other id falls through to not_found.
       rules: [
-        { when: [{ source: "input", path: "invoice_id", op: "eq", value: "INV-10423" }], result: invoiceFromState("INV-10423") },
-        { when: [{ source: "input", path: "invoice_id", op: "eq", value: "INV-10431" }], result: invoiceFromState("INV-10431") },
+        {
+          when: [{ source: "input", path: "invoice_id", op: "eq", value: "INV-10423" }],
+          result: invoiceFromState("INV-10423"),
+        },
+        {
+          when: [{ source: "input", path: "invoice_id", op: "eq", value: "INV-10431" }],
+          result: invoiceFromState("INV-10431"),
+        },
       ],
       result: invoiceNotFound,
     },
@@ -84,12 +96,26 @@ const getInvoice: JsonObject = {
     {
       variant: "success",
       input: { invoice_id: "INV-10423" },
-      expected: { invoice_id: "INV-10423", supplier: "Contoso Freight", amount: 18450, currency: "USD", status: "approved", hold_reason: null },
+      expected: {
+        invoice_id: "INV-10423",
+        supplier: "Contoso Freight",
+        amount: 18450,
+        currency: "USD",
+        status: "approved",
+        hold_reason: null,
+      },
     },
     {
       variant: "success",
       input: { invoice_id: "INV-10431" },
-      expected: { invoice_id: "INV-10431", supplier: "Fabrikam Office", amount: 912.4, currency: "USD", status: "received", hold_reason: null },
+      expected: {
+        invoice_id: "INV-10431",
+        supplier: "Fabrikam Office",
+        amount: 912.4,
+        currency: "USD",
+        status: "received",
+        hold_reason: null,
+      },
     },
     {
       variant: "success",
@@ -102,11 +128,30 @@ const getInvoice: JsonObject = {
       input: { invoice_id: "INV-10423" },
       state: {
         invoices: {
-          "INV-10423": { supplier: "Contoso Freight", amount: 18450.0, currency: "USD", status: "on_hold", hold_reason: "duplicate" },
-          "INV-10431": { supplier: "Fabrikam Office", amount: 912.4, currency: "USD", status: "received", hold_reason: null },
+          "INV-10423": {
+            supplier: "Contoso Freight",
+            amount: 18450.0,
+            currency: "USD",
+            status: "on_hold",
+            hold_reason: "duplicate",
+          },
+          "INV-10431": {
+            supplier: "Fabrikam Office",
+            amount: 912.4,
+            currency: "USD",
+            status: "received",
+            hold_reason: null,
+          },
         },
       },
-      expected: { invoice_id: "INV-10423", supplier: "Contoso Freight", amount: 18450, currency: "USD", status: "on_hold", hold_reason: "duplicate" },
+      expected: {
+        invoice_id: "INV-10423",
+        supplier: "Contoso Freight",
+        amount: 18450,
+        currency: "USD",
+        status: "on_hold",
+        hold_reason: "duplicate",
+      },
     },
     {
       variant: "not_found",
@@ -166,8 +211,20 @@ const placeInvoiceOnHold: JsonObject = {
       input: { invoice_id: "INV-10423", reason: "disputed" },
       state: {
         invoices: {
-          "INV-10423": { supplier: "Contoso Freight", amount: 18450.0, currency: "USD", status: "on_hold", hold_reason: "duplicate" },
-          "INV-10431": { supplier: "Fabrikam Office", amount: 912.4, currency: "USD", status: "received", hold_reason: null },
+          "INV-10423": {
+            supplier: "Contoso Freight",
+            amount: 18450.0,
+            currency: "USD",
+            status: "on_hold",
+            hold_reason: "duplicate",
+          },
+          "INV-10431": {
+            supplier: "Fabrikam Office",
+            amount: 912.4,
+            currency: "USD",
+            status: "received",
+            hold_reason: null,
+          },
         },
       },
       expected: {
@@ -193,7 +250,8 @@ const placeInvoiceOnHold: JsonObject = {
 const invoices: DemoTool = {
   tool: {
     name: "invoices",
-    description: "Accounts payable: look up single invoices and place them on hold (the tools of the InvoiceDesk agent).",
+    description:
+      "Accounts payable: look up single invoices and place them on hold (the tools of the InvoiceDesk agent).",
     kind: "mcp",
     operations: [
       {
@@ -230,7 +288,10 @@ const invoices: DemoTool = {
         description: "Stop an approved invoice from being paid until someone releases the hold.",
         input_schema: {
           type: "object",
-          properties: { invoice_id: invoiceId, reason: { ...holdReason, description: "Why the invoice is being held" } },
+          properties: {
+            invoice_id: invoiceId,
+            reason: { ...holdReason, description: "Why the invoice is being held" },
+          },
           required: ["invoice_id", "reason"],
           additionalProperties: false,
         },
@@ -345,7 +406,11 @@ const bookAppointment: JsonObject = {
       variant: "success",
       input: { patient_id: "P-1003", date: "2026-03-02", time: "09:00", duration_minutes: 30 },
       state: { booked: { "09:00": "P-1001" } },
-      expected: { error: "slot_taken", time: "09:00", message: "This time is already booked; offer the patient another one." },
+      expected: {
+        error: "slot_taken",
+        time: "09:00",
+        message: "This time is already booked; offer the patient another one.",
+      },
     },
     {
       variant: "not_found",
@@ -368,8 +433,17 @@ const appointments: DemoTool = {
           type: "object",
           properties: {
             patient_id: { type: "string", pattern: "^P-[0-9]{4}$", description: "Patient number, for example P-1001" },
-            date: { type: "string", format: "date", pattern: "^[0-9]{4}-[0-9]{2}-[0-9]{2}$", description: "The day, YYYY-MM-DD" },
-            time: { type: "string", enum: SLOTS.map((slot) => slot.time), description: "One of the clinic's bookable times" },
+            date: {
+              type: "string",
+              format: "date",
+              pattern: "^[0-9]{4}-[0-9]{2}-[0-9]{2}$",
+              description: "The day, YYYY-MM-DD",
+            },
+            time: {
+              type: "string",
+              enum: SLOTS.map((slot) => slot.time),
+              description: "One of the clinic's bookable times",
+            },
             duration_minutes: {
               description: "Length of the appointment in minutes, as a number or a string of digits",
               anyOf: [

@@ -16,7 +16,9 @@ export function deploymentSecretFile(stateDir: string): string {
 }
 
 /** The state directory's secret, made on first use; a damaged file is an error, never silently replaced. */
-export async function ensureDeploymentSecret(stateDir: string): Promise<{ secret: string; file: string; created: boolean }> {
+export async function ensureDeploymentSecret(
+  stateDir: string,
+): Promise<{ secret: string; file: string; created: boolean }> {
   const file = deploymentSecretFile(stateDir);
   let text: string | undefined;
   try {
@@ -36,11 +38,14 @@ export async function ensureDeploymentSecret(stateDir: string): Promise<{ secret
     return { secret, file, created: false };
   }
   const secret = randomBytes(32).toString("base64url");
-  const note = "# toolproof's local deployment secret: it seals the API keys of model connections in this state directory. Keep it with the database; never share it.\n";
+  const note =
+    "# toolproof's local deployment secret: it seals the API keys of model connections in this state directory. Keep it with the database; never share it.\n";
   // "wx": if two starts race on a fresh directory, the second fails here instead of overwriting the first's secret.
-  await writeFile(file, `${note}${SECRET_BINDING}=${secret}\n`, { mode: 0o600, flag: "wx" }).catch(async (error: unknown) => {
-    if (!isExisting(error)) throw error;
-  });
+  await writeFile(file, `${note}${SECRET_BINDING}=${secret}\n`, { mode: 0o600, flag: "wx" }).catch(
+    async (error: unknown) => {
+      if (!isExisting(error)) throw error;
+    },
+  );
   const written = await ensureDeploymentSecret(stateDir);
   return { ...written, created: written.secret === secret };
 }

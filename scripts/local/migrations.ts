@@ -21,7 +21,10 @@ export async function readMigrations(migrationsDir: string): Promise<Migration[]
     .filter((entry) => entry.isFile() && entry.name.endsWith(".sql"))
     .map((entry) => entry.name)
     .sort(compareMigrationNames);
-  return names.map((name) => ({ name, queries: unstable_splitSqlQuery(readFileSync(path.join(migrationsDir, name), "utf8")) }));
+  return names.map((name) => ({
+    name,
+    queries: unstable_splitSqlQuery(readFileSync(path.join(migrationsDir, name), "utf8")),
+  }));
 }
 
 function compareMigrationNames(a: string, b: string): number {

@@ -35,7 +35,9 @@ function loadMiniflare(): MiniflareModule {
     typeof Reflect.get(module, "Miniflare") !== "function" ||
     typeof Reflect.get(module, "convertV4MiniflareOptions") !== "function"
   ) {
-    throw new Error("wrangler's miniflare does not export Miniflare and convertV4MiniflareOptions; is wrangler installed (npm ci)?");
+    throw new Error(
+      "wrangler's miniflare does not export Miniflare and convertV4MiniflareOptions; is wrangler installed (npm ci)?",
+    );
   }
   // SAFETY: both members were checked above; their signatures are the documented Miniflare API
   // (only the subset declared in LocalMiniflare is used).

@@ -41,7 +41,11 @@ export interface SeededTool {
   warnings: string[];
 }
 
-export async function seedDemoTools(baseUrl: string, key: string, tools: readonly DemoTool[] = DEMO_TOOLS): Promise<SeededTool[]> {
+export async function seedDemoTools(
+  baseUrl: string,
+  key: string,
+  tools: readonly DemoTool[] = DEMO_TOOLS,
+): Promise<SeededTool[]> {
   const client = new ApiClient(baseUrl, key);
   const existing = await client.toolIdsByName();
   const seeded: SeededTool[] = [];
@@ -64,7 +68,8 @@ export async function seedDemoSuite(baseUrl: string, key: string, file = DEMO_SU
   const text = await readFile(file, "utf8");
   const saved = await client.call("PUT", `/api/suites/${DEMO_SUITE_NAME}`, text, "application/yaml");
   const version = field(saved.body, "version");
-  if ((saved.status !== 200 && saved.status !== 201) || typeof version !== "number") throw client.failure(`saving the demo suite from ${path.relative(PROJECT_ROOT, file)}`, saved);
+  if ((saved.status !== 200 && saved.status !== 201) || typeof version !== "number")
+    throw client.failure(`saving the demo suite from ${path.relative(PROJECT_ROOT, file)}`, saved);
   const stored = await client.call("GET", `/api/suites/${DEMO_SUITE_NAME}`);
   const suite = field(stored.body, "suite");
   const scenarios = field(suite, "scenarios");
@@ -87,10 +92,16 @@ export async function seedDemoSuite(baseUrl: string, key: string, file = DEMO_SU
   };
 }
 
-async function saveMissingRevisions(client: ApiClient, toolId: string, demo: DemoTool, created: boolean): Promise<SeededTool> {
+async function saveMissingRevisions(
+  client: ApiClient,
+  toolId: string,
+  demo: DemoTool,
+  created: boolean,
+): Promise<SeededTool> {
   const view = await client.call("GET", `/api/tools/${encodeURIComponent(toolId)}/testing`);
   const operations = field(view.body, "operations");
-  if (view.status !== 200 || !Array.isArray(operations)) throw client.failure(`reading the testing view of "${demo.tool.name}"`, view);
+  if (view.status !== 200 || !Array.isArray(operations))
+    throw client.failure(`reading the testing view of "${demo.tool.name}"`, view);
   const result: SeededTool = { id: toolId, name: demo.tool.name, created, operations: [], warnings: [] };
   for (const [operationId, definition] of Object.entries(demo.definitions)) {
     const operation: unknown = operations.find((op: unknown) => stringField(op, "operation_id") === operationId);
@@ -119,7 +130,9 @@ async function saveMissingRevisions(client: ApiClient, toolId: string, demo: Dem
     }
     // A tool registered just now with our own schemas must take our definitions: anything else is a bug here.
     if (created) throw client.failure(`saving the demo mock of ${demo.tool.name}.${operationId}`, saved);
-    result.warnings.push(`the demo mock of ${demo.tool.name}.${operationId} was not saved (${saved.status}): the tool was changed by hand`);
+    result.warnings.push(
+      `the demo mock of ${demo.tool.name}.${operationId} was not saved (${saved.status}): the tool was changed by hand`,
+    );
     result.operations.push({ operation_id: operationId, revision: null });
   }
   return result;
@@ -143,7 +156,12 @@ class ApiClient {
     const response = await fetch(new URL(path, this.baseUrl), {
       method,
       headers,
-      body: body === undefined ? undefined : contentType !== undefined && typeof body === "string" ? body : JSON.stringify(body),
+      body:
+        body === undefined
+          ? undefined
+          : contentType !== undefined && typeof body === "string"
+            ? body
+            : JSON.stringify(body),
     });
     const text = await response.text();
     let parsed: unknown = text;

@@ -31,7 +31,10 @@ export function parseServerArgs(argv: readonly string[], env: NodeJS.ProcessEnv 
   const values = parseOptions(argv);
   if (values.help) return "help";
   const rawPort = values.port ?? env.PORT;
-  const port = rawPort === undefined ? DEFAULT_PORT : integerArgument(values.port !== undefined ? "--port" : "PORT", rawPort, 0, 65535);
+  const port =
+    rawPort === undefined
+      ? DEFAULT_PORT
+      : integerArgument(values.port !== undefined ? "--port" : "PORT", rawPort, 0, 65535);
   const host = values.host ?? DEFAULT_HOST;
   if (host.trim() === "") throw new UsageError("--host", "--host must name an address, e.g. 127.0.0.1");
   const args: ServerArgs = { port, host, seedDemo: !values["no-demo"] };
@@ -70,7 +73,10 @@ export function isLoopback(host: string): boolean {
  * The command line of `npm start` and `npm run dev`: the parsed arguments, or undefined after
  * --help was answered. A bad argument prints the error and the help, then exits 2.
  */
-export function serverArgsOrExit(help: string, argv: readonly string[] = process.argv.slice(2)): ServerArgs | undefined {
+export function serverArgsOrExit(
+  help: string,
+  argv: readonly string[] = process.argv.slice(2),
+): ServerArgs | undefined {
   let args: ServerArgs | "help";
   try {
     args = parseServerArgs(argv);

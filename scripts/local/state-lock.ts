@@ -35,7 +35,9 @@ export function lockStateDir(stateDir: string, holder: string): StateLock {
       if (!(error instanceof Error) || !("code" in error) || error.code !== "EEXIST") throw error;
       const pid = ownerPid(file);
       if (pid !== undefined && isAlive(pid)) {
-        throw new StateDirInUseError(`${stateDir} is in use by another toolproof server (pid ${pid}: ${holderOf(file)}); stop it, or use another --state-dir`);
+        throw new StateDirInUseError(
+          `${stateDir} is in use by another toolproof server (pid ${pid}: ${holderOf(file)}); stop it, or use another --state-dir`,
+        );
       }
       // The holder is gone (killed without cleaning up): the lock is stale.
       rmSync(file, { force: true });

@@ -17,7 +17,12 @@ export const USAGE_EXIT_CODE = 2;
 
 /** node:util parseArgs throws TypeErrors with a code; turn them into UsageErrors naming the option. */
 export function fromParseArgsError(error: unknown): unknown {
-  if (!(error instanceof TypeError) || !("code" in error) || typeof error.code !== "string" || !error.code.startsWith("ERR_PARSE_ARGS")) {
+  if (
+    !(error instanceof TypeError) ||
+    !("code" in error) ||
+    typeof error.code !== "string" ||
+    !error.code.startsWith("ERR_PARSE_ARGS")
+  ) {
     return error;
   }
   // Node quotes the offending token: "Unknown option '--foo'", "Option '--port <value>' argument missing".

@@ -53,7 +53,10 @@ export async function readWorkerConfig(configPath: string): Promise<LocalWorkerC
     return {
       binding,
       id: d1Id(field(d1Bindings, binding), binding),
-      migrationsDir: path.resolve(configDir, typeof migrationsDir === "string" ? migrationsDir : DEFAULT_MIGRATIONS_DIR),
+      migrationsDir: path.resolve(
+        configDir,
+        typeof migrationsDir === "string" ? migrationsDir : DEFAULT_MIGRATIONS_DIR,
+      ),
       migrationsTable: typeof migrationsTable === "string" ? migrationsTable : DEFAULT_MIGRATIONS_TABLE,
     };
   });

@@ -23,10 +23,14 @@ const keys = new Map<string, Promise<CryptoKey>>();
 
 /** The sealing key for a deployment secret, or why there is none (missing or malformed), in words. */
 export async function sealingKey(secret: string | undefined): Promise<SecretKeyResult> {
-  if (secret === undefined || secret.trim() === "") return { ok: false, message: `the deployment secret TOOLPROOF_SECRET is not configured: ${HOW_TO_SET}` };
+  if (secret === undefined || secret.trim() === "")
+    return { ok: false, message: `the deployment secret TOOLPROOF_SECRET is not configured: ${HOW_TO_SET}` };
   const bytes = fromBase64url(secret.trim());
   if (!bytes || bytes.length < MIN_SECRET_BYTES) {
-    return { ok: false, message: `the deployment secret TOOLPROOF_SECRET is not at least ${MIN_SECRET_BYTES} bytes of base64url: ${HOW_TO_SET}` };
+    return {
+      ok: false,
+      message: `the deployment secret TOOLPROOF_SECRET is not at least ${MIN_SECRET_BYTES} bytes of base64url: ${HOW_TO_SET}`,
+    };
   }
   let key = keys.get(secret);
   if (!key) {
@@ -38,17 +42,24 @@ export async function sealingKey(secret: string | undefined): Promise<SecretKeyR
 
 async function deriveKey(secret: Uint8Array): Promise<CryptoKey> {
   const material = await crypto.subtle.importKey("raw", secret, "HKDF", false, ["deriveKey"]);
-  return crypto.subtle.deriveKey({ name: "HKDF", hash: "SHA-256", salt: new Uint8Array(32), info: PURPOSE }, material, { name: "AES-GCM", length: 256 }, false, [
-    "encrypt",
-    "decrypt",
-  ]);
+  return crypto.subtle.deriveKey(
+    { name: "HKDF", hash: "SHA-256", salt: new Uint8Array(32), info: PURPOSE },
+    material,
+    { name: "AES-GCM", length: 256 },
+    false,
+    ["encrypt", "decrypt"],
+  );
 }
 
 /** Encrypts `plaintext` for the place `context` names (see connectionContext). */
 export async function seal(key: CryptoKey, plaintext: string, context: string): Promise<string> {
   const iv = crypto.getRandomValues(new Uint8Array(IV_BYTES));
   const ciphertext = new Uint8Array(
-    await crypto.subtle.encrypt({ name: "AES-GCM", iv, additionalData: new TextEncoder().encode(context) }, key, new TextEncoder().encode(plaintext)),
+    await crypto.subtle.encrypt(
+      { name: "AES-GCM", iv, additionalData: new TextEncoder().encode(context) },
+      key,
+      new TextEncoder().encode(plaintext),
+    ),
   );
   const out = new Uint8Array(IV_BYTES + ciphertext.length);
   out.set(iv, 0);

@@ -30,7 +30,10 @@ function keyBytes(format: "standard" | "github", secret: string): Uint8Array {
 }
 
 async function hmacKey(format: "standard" | "github", secret: string): Promise<CryptoKey> {
-  return crypto.subtle.importKey("raw", keyBytes(format, secret), { name: "HMAC", hash: "SHA-256" }, false, ["sign", "verify"]);
+  return crypto.subtle.importKey("raw", keyBytes(format, secret), { name: "HMAC", hash: "SHA-256" }, false, [
+    "sign",
+    "verify",
+  ]);
 }
 
 function standardContent(id: string, timestamp: string, body: Uint8Array): Uint8Array {
@@ -44,12 +47,20 @@ function standardContent(id: string, timestamp: string, body: Uint8Array): Uint8
 /** The `webhook-signature` header value for a message (one v1 entry). */
 export async function signStandard(secret: string, id: string, timestamp: number, body: string): Promise<string> {
   const key = await hmacKey("standard", secret);
-  const mac = new Uint8Array(await crypto.subtle.sign("HMAC", key, standardContent(id, String(timestamp), encoder.encode(body))));
+  const mac = new Uint8Array(
+    await crypto.subtle.sign("HMAC", key, standardContent(id, String(timestamp), encoder.encode(body))),
+  );
   return `v1,${toBase64(mac)}`;
 }
 
 /** Whether any v1 entry of `header` is the HMAC of `id.timestamp.body` under the secret. */
-export async function verifyStandard(secret: string, id: string, timestamp: string, body: Uint8Array, header: string): Promise<boolean> {
+export async function verifyStandard(
+  secret: string,
+  id: string,
+  timestamp: string,
+  body: Uint8Array,
+  header: string,
+): Promise<boolean> {
   const key = await hmacKey("standard", secret);
   const content = standardContent(id, timestamp, body);
   let matched = false;

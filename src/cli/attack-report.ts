@@ -8,7 +8,15 @@ import type { RunAttackFigures } from "../core/scoring/attacks.js";
 import { interval, percent } from "./percent.js";
 import type { RunView } from "./run-view.js";
 
-export const ATTACK_HEADER = ["attack", "runs", "successful attacks", "attack success rate", "95% interval", "utility under attack", "utility without"];
+export const ATTACK_HEADER = [
+  "attack",
+  "runs",
+  "successful attacks",
+  "attack success rate",
+  "95% interval",
+  "utility under attack",
+  "utility without",
+];
 
 /** One row per attack, then "all"; empty for a run without attacks. */
 export function attackRows(run: RunView): string[][] {
@@ -23,7 +31,10 @@ export function attackRows(run: RunView): string[][] {
     percent(f.utility_under_attack),
     percent(f.utility_without_attack),
   ];
-  return [...figures.attacks.map((attack) => row(`${attack.id} (${attack.target.function})`, attack)), row("all", figures)];
+  return [
+    ...figures.attacks.map((attack) => row(`${attack.id} (${attack.target.function})`, attack)),
+    row("all", figures),
+  ];
 }
 
 /** JUnit properties of an attacked scenario's suite: which attack, and its figures for this scenario. */

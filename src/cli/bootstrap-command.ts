@@ -19,16 +19,34 @@ export async function bootstrapCommand(args: string[], io: CliIo): Promise<numbe
   // parseArgs would call it only an unknown option; say why there is none.
   const tokenFlag = args.find((arg) => arg === "--token" || arg.startsWith("--token="));
   if (tokenFlag !== undefined) {
-    throw new UnusableInput("command line", `${tokenFlag.split("=")[0]}: the bootstrap token is read from an environment variable, never a flag (a flag's value stays in shell history); set ${DEFAULT_TOKEN_ENV}, or name another variable with --token-env NAME`);
+    throw new UnusableInput(
+      "command line",
+      `${tokenFlag.split("=")[0]}: the bootstrap token is read from an environment variable, never a flag (a flag's value stays in shell history); set ${DEFAULT_TOKEN_ENV}, or name another variable with --token-env NAME`,
+    );
   }
-  const flags = parseFlags(args, { url: { type: "string" }, "token-env": { type: "string" }, tenant: { type: "string" }, "key-name": { type: "string" }, json: { type: "boolean" }, help: { type: "boolean", short: "h" } }, COMMAND);
+  const flags = parseFlags(
+    args,
+    {
+      url: { type: "string" },
+      "token-env": { type: "string" },
+      tenant: { type: "string" },
+      "key-name": { type: "string" },
+      json: { type: "boolean" },
+      help: { type: "boolean", short: "h" },
+    },
+    COMMAND,
+  );
   if (flags.help) {
     io.out(BOOTSTRAP_HELP);
     return EXIT_OK;
   }
   const url = serviceUrl(flags.url, io.env, COMMAND);
   const tokenEnv = flags["token-env"] ?? DEFAULT_TOKEN_ENV;
-  if (!ENV_NAME.test(tokenEnv)) throw new UnusableInput("--token-env", `--token-env: expected the name of an environment variable (letters, digits, '_'), got ${JSON.stringify(tokenEnv)}`);
+  if (!ENV_NAME.test(tokenEnv))
+    throw new UnusableInput(
+      "--token-env",
+      `--token-env: expected the name of an environment variable (letters, digits, '_'), got ${JSON.stringify(tokenEnv)}`,
+    );
   const token = io.env[tokenEnv]?.trim() ?? "";
   if (token === "") {
     throw new UnusableInput(
@@ -36,9 +54,17 @@ export async function bootstrapCommand(args: string[], io: CliIo): Promise<numbe
       `missing the bootstrap token: the environment variable ${tokenEnv} is ${io.env[tokenEnv] === undefined ? "not set" : "empty"}; set it to the value you gave \`wrangler secret put TOOLPROOF_BOOTSTRAP_TOKEN\` (e.g. read -rs ${tokenEnv} && export ${tokenEnv})`,
     );
   }
-  const body = { tenant: flags.tenant ?? "default", ...(flags["key-name"] === undefined ? {} : { key_name: flags["key-name"] }) };
+  const body = {
+    tenant: flags.tenant ?? "default",
+    ...(flags["key-name"] === undefined ? {} : { key_name: flags["key-name"] }),
+  };
   const minted = await request({ url, key: token }, "/api/bootstrap", { method: "POST", body });
-  if (!isRecord(minted) || typeof minted.key !== "string") throw new ServiceError("POST /api/bootstrap", 201, "the service did not answer a key; is --url toolproof's address?");
+  if (!isRecord(minted) || typeof minted.key !== "string")
+    throw new ServiceError(
+      "POST /api/bootstrap",
+      201,
+      "the service did not answer a key; is --url toolproof's address?",
+    );
   io.out(flags.json ? `${JSON.stringify(minted, null, 2)}\n` : renderMinted(minted, url, minted.key));
   return EXIT_OK;
 }

@@ -19,7 +19,15 @@ export function readCalledTools(value: unknown): CalledTools {
   if (isRecord(value)) {
     const key = value.tools_called !== undefined ? "tools_called" : value.calls !== undefined ? "calls" : undefined;
     if (key === undefined) {
-      return { ok: false, problems: [{ path: "", message: 'expected an array of called tools, or an object holding one under "tools_called" or "calls"' }] };
+      return {
+        ok: false,
+        problems: [
+          {
+            path: "",
+            message: 'expected an array of called tools, or an object holding one under "tools_called" or "calls"',
+          },
+        ],
+      };
     }
     list = value[key];
     path = at("", key);
@@ -31,14 +39,19 @@ export function readCalledTools(value: unknown): CalledTools {
   const names: string[] = [];
   list.forEach((item, index) => {
     const name = callName(item);
-    if (name === undefined) problems.add(at(path, index), `expected a tool name, or a call with "name", "tool" or "function.name", got ${describeValue(item)}`);
+    if (name === undefined)
+      problems.add(
+        at(path, index),
+        `expected a tool name, or a call with "name", "tool" or "function.name", got ${describeValue(item)}`,
+      );
     else names.push(name);
   });
   return problems.isEmpty ? { ok: true, names } : { ok: false, problems: problems.items };
 }
 
 function callName(item: unknown): string | undefined {
-  const usable = (value: unknown): string | undefined => (typeof value === "string" && value.trim() !== "" ? value : undefined);
+  const usable = (value: unknown): string | undefined =>
+    typeof value === "string" && value.trim() !== "" ? value : undefined;
   if (typeof item === "string") return usable(item);
   if (!isRecord(item)) return undefined;
   if (item.name !== undefined) return usable(item.name);

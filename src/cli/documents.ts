@@ -10,7 +10,8 @@ import { UnusableInput, type CliIo } from "./io.js";
 export async function loadDocument(io: CliIo, path: string, role: string): Promise<JsonValue> {
   const text = await readSource(io, path, role);
   const parsed = parseText(text, syntaxFor(path, text));
-  if (!parsed.ok) throw new UnusableInput(displayName(path), `the ${role} file ${displayName(path)} is unusable: ${parsed.message}`);
+  if (!parsed.ok)
+    throw new UnusableInput(displayName(path), `the ${role} file ${displayName(path)} is unusable: ${parsed.message}`);
   return parsed.value;
 }
 
@@ -28,7 +29,10 @@ async function readSource(io: CliIo, path: string, role: string): Promise<string
   try {
     return path === "-" ? await io.readStdin() : await io.readFile(path);
   } catch (error) {
-    throw new UnusableInput(displayName(path), `cannot read the ${role} file ${displayName(path)}: ${readError(error)}`);
+    throw new UnusableInput(
+      displayName(path),
+      `cannot read the ${role} file ${displayName(path)}: ${readError(error)}`,
+    );
   }
 }
 

@@ -30,7 +30,19 @@ const POLL_MAX_MS = 2000;
 
 export async function evalRunCommand(args: string[], io: CliIo): Promise<number> {
   const command = "eval run";
-  const flags = parseFlags(args, { ...SERVICE_FLAGS, ...REPORT_FLAGS, suite: { type: "string" }, runs: { type: "string" }, label: { type: "string" }, wait: { type: "boolean" }, timeout: { type: "string" } }, command);
+  const flags = parseFlags(
+    args,
+    {
+      ...SERVICE_FLAGS,
+      ...REPORT_FLAGS,
+      suite: { type: "string" },
+      runs: { type: "string" },
+      label: { type: "string" },
+      wait: { type: "boolean" },
+      timeout: { type: "string" },
+    },
+    command,
+  );
   if (flags.help) {
     io.out(EVAL_RUN_HELP);
     return EXIT_OK;
@@ -40,21 +52,41 @@ export async function evalRunCommand(args: string[], io: CliIo): Promise<number>
   const timeoutText = flags.timeout ?? DEFAULT_TIMEOUT;
   const timeoutMs = durationFlag(timeoutText, "--timeout");
   if (!flags.wait) {
-    const needsWait = ["junit", "summary", "timeout"].filter((name) => flags[name as "junit" | "summary" | "timeout"] !== undefined);
-    if (needsWait.length > 0) throw new UnusableInput("command line", `${needsWait.map((name) => `--${name}`).join(" and ")} need${needsWait.length === 1 ? "s" : ""} --wait (or report a finished run later with "toolproof eval show RUN")`);
+    const needsWait = ["junit", "summary", "timeout"].filter(
+      (name) => flags[name as "junit" | "summary" | "timeout"] !== undefined,
+    );
+    if (needsWait.length > 0)
+      throw new UnusableInput(
+        "command line",
+        `${needsWait.map((name) => `--${name}`).join(" and ")} need${needsWait.length === 1 ? "s" : ""} --wait (or report a finished run later with "toolproof eval show RUN")`,
+      );
   }
   const service = serviceOf(flags, io.env, command);
 
-  const body = { ...(runs === undefined ? {} : { runs_per_scenario: runs }), ...(flags.label === undefined ? {} : { label: flags.label }) };
+  const body = {
+    ...(runs === undefined ? {} : { runs_per_scenario: runs }),
+    ...(flags.label === undefined ? {} : { label: flags.label }),
+  };
   const started = await request(service, `/api/suites/${encodeURIComponent(suite)}/runs`, { method: "POST", body });
-  if (!isRecord(started) || typeof started.id !== "string") throw new ServiceError(`POST /api/suites/${suite}/runs`, 202, "the service did not answer a run id; is --url toolproof's address?");
+  if (!isRecord(started) || typeof started.id !== "string")
+    throw new ServiceError(
+      `POST /api/suites/${suite}/runs`,
+      202,
+      "the service did not answer a run id; is --url toolproof's address?",
+    );
   const id = started.id;
   if (!flags.wait) {
-    io.out(flags.json ? `${JSON.stringify(started, null, 2)}\n` : `run ${id} started: ${String(started.total_repetitions)} repetitions of suite ${suite} v${String(started.suite_version)}\n  ${service.url}/api/runs/${id}\n  wait for it: toolproof eval show ${id}\n`);
+    io.out(
+      flags.json
+        ? `${JSON.stringify(started, null, 2)}\n`
+        : `run ${id} started: ${String(started.total_repetitions)} repetitions of suite ${suite} v${String(started.suite_version)}\n  ${service.url}/api/runs/${id}\n  wait for it: toolproof eval show ${id}\n`,
+    );
     return EXIT_OK;
   }
 
-  io.err(`toolproof eval: run ${id} started (${String(started.total_repetitions)} repetitions of suite ${suite} v${String(started.suite_version)}); waiting up to ${timeoutText}\n`);
+  io.err(
+    `toolproof eval: run ${id} started (${String(started.total_repetitions)} repetitions of suite ${suite} v${String(started.suite_version)}); waiting up to ${timeoutText}\n`,
+  );
   const { run, timedOut } = await waitForRun(service, id, timeoutMs ?? 0, io);
   return report(service, run, conclusionOf(run, timedOut), flags, io, { timeout: timeoutText });
 }
@@ -66,13 +98,22 @@ export async function evalShowCommand(args: string[], io: CliIo): Promise<number
     io.out(EVAL_SHOW_HELP);
     return EXIT_OK;
   }
-  if (positionals.length !== 1) throw new UnusableInput("command line", `${positionals.length === 0 ? "missing the run id" : `expected one run id, got ${positionals.length}`}: toolproof eval show RUN; run "toolproof ${command} --help" for the options`);
+  if (positionals.length !== 1)
+    throw new UnusableInput(
+      "command line",
+      `${positionals.length === 0 ? "missing the run id" : `expected one run id, got ${positionals.length}`}: toolproof eval show RUN; run "toolproof ${command} --help" for the options`,
+    );
   const service = serviceOf(flags, io.env, command);
   const run = await fetchRun(service, positionals[0] ?? "");
   return report(service, run, conclusionOf(run, false), flags, io, {});
 }
 
-async function waitForRun(service: Service, id: string, timeoutMs: number, io: CliIo): Promise<{ run: RunView; timedOut: boolean }> {
+async function waitForRun(
+  service: Service,
+  id: string,
+  timeoutMs: number,
+  io: CliIo,
+): Promise<{ run: RunView; timedOut: boolean }> {
   const startedAt = Date.now();
   const deadline = startedAt + timeoutMs;
   const shown = progress(io, startedAt);
@@ -103,9 +144,19 @@ async function report(
   // Repetitions are read only when something needs them: a report file, or failures to name.
   const needsRepetitions = flags.junit !== undefined || run.failed > 0;
   const repetitions: RepetitionDetail[] = needsRepetitions ? await fetchRepetitions(service, run.id) : [];
-  if (flags.junit !== undefined) await writeReport(flags.junit, "--junit", () => io.writeFile(flags.junit ?? "", junitReport(run, repetitions, new URL(service.url).hostname)));
-  if (flags.summary !== undefined) await writeReport(flags.summary, "--summary", () => io.appendFile(flags.summary ?? "", stepSummary(run, repetitions, conclusion, context)));
-  io.out(flags.json ? `${JSON.stringify({ conclusion, exit_code: exitCodeOf(conclusion), run }, null, 2)}\n` : renderRun(run, repetitions, conclusion, context));
+  if (flags.junit !== undefined)
+    await writeReport(flags.junit, "--junit", () =>
+      io.writeFile(flags.junit ?? "", junitReport(run, repetitions, new URL(service.url).hostname)),
+    );
+  if (flags.summary !== undefined)
+    await writeReport(flags.summary, "--summary", () =>
+      io.appendFile(flags.summary ?? "", stepSummary(run, repetitions, conclusion, context)),
+    );
+  io.out(
+    flags.json
+      ? `${JSON.stringify({ conclusion, exit_code: exitCodeOf(conclusion), run }, null, 2)}\n`
+      : renderRun(run, repetitions, conclusion, context),
+  );
   return exitCodeOf(conclusion);
 }
 
@@ -113,6 +164,9 @@ async function writeReport(path: string, flag: string, write: () => Promise<void
   try {
     await write();
   } catch (error) {
-    throw new UnusableInput(flag, `${flag}: cannot write ${path}: ${error instanceof Error ? error.message : String(error)}`);
+    throw new UnusableInput(
+      flag,
+      `${flag}: cannot write ${path}: ${error instanceof Error ? error.message : String(error)}`,
+    );
   }
 }

@@ -14,9 +14,18 @@ import type { RepetitionDetail, RunView } from "./run-view.js";
 export function junitReport(run: RunView, repetitions: readonly RepetitionDetail[], hostname: string): string {
   const scenarios = run.scenarios.map((figures) => figures.id);
   // A scenario with no figures yet (a run cancelled early) still gets its suite from its repetitions.
-  for (const repetition of repetitions) if (!scenarios.includes(repetition.scenario)) scenarios.push(repetition.scenario);
+  for (const repetition of repetitions)
+    if (!scenarios.includes(repetition.scenario)) scenarios.push(repetition.scenario);
   const timestamp = (run.started_at ?? run.created_at).slice(0, 19);
-  const suites = scenarios.map((scenario, index) => testsuite(run, scenario, index, repetitions.filter((r) => r.scenario === scenario), { timestamp, hostname }));
+  const suites = scenarios.map((scenario, index) =>
+    testsuite(
+      run,
+      scenario,
+      index,
+      repetitions.filter((r) => r.scenario === scenario),
+      { timestamp, hostname },
+    ),
+  );
   // The Ant schema allows no attributes on <testsuites>: readers sum the suites' counts themselves.
   return [
     '<?xml version="1.0" encoding="UTF-8"?>',
@@ -31,7 +40,13 @@ interface Suite {
   xml: string;
 }
 
-function testsuite(run: RunView, scenario: string, id: number, repetitions: readonly RepetitionDetail[], where: { timestamp: string; hostname: string }): Suite {
+function testsuite(
+  run: RunView,
+  scenario: string,
+  id: number,
+  repetitions: readonly RepetitionDetail[],
+  where: { timestamp: string; hostname: string },
+): Suite {
   const classname = `${run.suite}.${scenario}`;
   const cases = repetitions.map((repetition) => testcase(repetition, classname));
   const failures = cases.filter((c) => c.kind === "failure").length;
@@ -44,8 +59,14 @@ function testsuite(run: RunView, scenario: string, id: number, repetitions: read
     ["suite_version", String(run.suite_version)],
     ...(run.label === null ? [] : ([["label", run.label]] as Array<[string, string]>)),
     ["verdict", run.verdict ?? run.status],
-    ...(figures?.pass_rate === null || figures === undefined ? [] : ([["pass_rate", String(figures.pass_rate)]] as Array<[string, string]>)),
-    ...(figures?.interval ? ([["interval_95", `${round(figures.interval.low)} to ${round(figures.interval.high)}`]] as Array<[string, string]>) : []),
+    ...(figures?.pass_rate === null || figures === undefined
+      ? []
+      : ([["pass_rate", String(figures.pass_rate)]] as Array<[string, string]>)),
+    ...(figures?.interval
+      ? ([["interval_95", `${round(figures.interval.low)} to ${round(figures.interval.high)}`]] as Array<
+          [string, string]
+        >)
+      : []),
     ...attackProperties(run, scenario),
   ];
   const xml = [
@@ -68,22 +89,40 @@ interface Case {
 }
 
 function testcase(repetition: RepetitionDetail, classname: string): Case {
-  const seconds = repetition.started_at !== null && repetition.finished_at !== null ? Math.max(0, (Date.parse(repetition.finished_at) - Date.parse(repetition.started_at)) / 1000) : 0;
+  const seconds =
+    repetition.started_at !== null && repetition.finished_at !== null
+      ? Math.max(0, (Date.parse(repetition.finished_at) - Date.parse(repetition.started_at)) / 1000)
+      : 0;
   const open = `    <testcase${attributes({ name: `${repetition.scenario} #${repetition.repetition}`, classname, time: time(seconds) })}`;
   const verdict = repetition.verdict;
   if (verdict === null) {
     const message = "no result: the run ended or the CLI stopped waiting before this repetition finished";
-    return { kind: "error", seconds, xml: `${open}>\n      <error${attributes({ type: "not_finished", message })}>${text(`repetition ${repetition.n}, attempt ${repetition.attempt_id}`)}</error>\n    </testcase>` };
+    return {
+      kind: "error",
+      seconds,
+      xml: `${open}>\n      <error${attributes({ type: "not_finished", message })}>${text(`repetition ${repetition.n}, attempt ${repetition.attempt_id}`)}</error>\n    </testcase>`,
+    };
   }
   if (verdict.outcome === "pass") return { kind: "pass", seconds, xml: `${open}/>` };
   const kind = verdict.outcome === "fail" ? "failure" : "error";
-  return { kind, seconds, xml: `${open}>\n      <${kind}${attributes({ type: verdict.cause, message: verdict.reason })}>${text(body(repetition))}</${kind}>\n    </testcase>` };
+  return {
+    kind,
+    seconds,
+    xml: `${open}>\n      <${kind}${attributes({ type: verdict.cause, message: verdict.reason })}>${text(body(repetition))}</${kind}>\n    </testcase>`,
+  };
 }
 
 /** What a reviewer opening the failure wants: the reason, then every call and the final answer. */
 function body(repetition: RepetitionDetail): string {
-  const lines = [repetition.verdict?.reason ?? "", "", `attempt ${repetition.attempt_id} (stop: ${repetition.stop_reason ?? "none"})`];
-  lines.push(repetition.calls.length === 0 ? "calls: none" : "calls:", ...repetition.calls.map((call) => `  ${describe(call)}`));
+  const lines = [
+    repetition.verdict?.reason ?? "",
+    "",
+    `attempt ${repetition.attempt_id} (stop: ${repetition.stop_reason ?? "none"})`,
+  ];
+  lines.push(
+    repetition.calls.length === 0 ? "calls: none" : "calls:",
+    ...repetition.calls.map((call) => `  ${describe(call)}`),
+  );
   lines.push(`final answer: ${repetition.final_answer ?? "(none)"}`);
   return lines.join("\n");
 }
@@ -108,19 +147,21 @@ function time(seconds: number): string {
 
 function attributes(values: Record<string, string | number>): string {
   return Object.entries(values)
-    .map(([name, value]) => ` ${name}="${escape(String(value)).replaceAll('"', "&quot;").replaceAll("\n", "&#10;")}"`)
+    .map(
+      ([name, value]) => ` ${name}="${xmlEscape(String(value)).replaceAll('"', "&quot;").replaceAll("\n", "&#10;")}"`,
+    )
     .join("");
 }
 
 function text(value: string): string {
-  return escape(value);
+  return xmlEscape(value);
 }
 
 /**
  * &, < and > escaped; characters XML 1.0 cannot carry at all (most C0 controls, lone surrogates,
  * U+FFFE/U+FFFF) replaced, since a model's answer may contain anything.
  */
-function escape(value: string): string {
+function xmlEscape(value: string): string {
   return value
     .replace(/[^\t\n\r\u0020-\uD7FF\uE000-\uFFFD\u{10000}-\u{10FFFF}]/gu, "\uFFFD")
     .replaceAll("&", "&amp;")

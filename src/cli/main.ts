@@ -21,13 +21,18 @@ export async function run(argv: readonly string[], io: CliIo = processIo): Promi
       io.err(renderUnusable(error));
       // With --json a pipeline parses stdout, so the error goes there too, in the API's error shape.
       if (args.includes("--json")) {
-        io.out(`${JSON.stringify({ error: { code: "unusable_input", message: error.message, source: error.source, problems: error.problems } }, null, 2)}\n`);
+        io.out(
+          `${JSON.stringify({ error: { code: "unusable_input", message: error.message, source: error.source, problems: error.problems } }, null, 2)}\n`,
+        );
       }
       return EXIT_UNUSABLE;
     }
     if (error instanceof ServiceError) {
       io.err(renderUnusable(new UnusableInput(error.request, error.message, error.problems)));
-      if (args.includes("--json")) io.out(`${JSON.stringify({ error: { code: error.code ?? "service_error", status: error.status, message: error.message, problems: error.problems } }, null, 2)}\n`);
+      if (args.includes("--json"))
+        io.out(
+          `${JSON.stringify({ error: { code: error.code ?? "service_error", status: error.status, message: error.message, problems: error.problems } }, null, 2)}\n`,
+        );
       return EXIT_UNUSABLE;
     }
     io.err(`toolproof: internal error: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
@@ -56,7 +61,8 @@ async function dispatch(args: string[], io: CliIo): Promise<number> {
   }
   if (command === "permission") return permissionCommand(rest, io);
   if (command === "bootstrap") return bootstrapCommand(rest, io);
-  if (command === "eval") return subcommand("eval", rest, { run: evalRunCommand, show: evalShowCommand }, EVAL_HELP, io);
+  if (command === "eval")
+    return subcommand("eval", rest, { run: evalRunCommand, show: evalShowCommand }, EVAL_HELP, io);
   if (command === "suite") return subcommand("suite", rest, { push: suitePushCommand }, SUITE_HELP, io);
   throw new UnusableInput("command line", `unknown command "${command}"; run "toolproof --help" for the commands`);
 }
@@ -64,13 +70,25 @@ async function dispatch(args: string[], io: CliIo): Promise<number> {
 type Command = (args: string[], io: CliIo) => Promise<number>;
 
 /** `toolproof <group> <sub> ...`: the sub-command, or the group's help (exit 2 when nothing was asked). */
-async function subcommand(group: string, args: string[], commands: Record<string, Command>, help: string, io: CliIo): Promise<number> {
+async function subcommand(
+  group: string,
+  args: string[],
+  commands: Record<string, Command>,
+  help: string,
+  io: CliIo,
+): Promise<number> {
   const [sub, ...subArgs] = args;
   if (sub === undefined || sub === "--help" || sub === "-h") {
     (sub === undefined ? io.err : io.out)(help);
     return sub === undefined ? EXIT_UNUSABLE : EXIT_OK;
   }
   const command = commands[sub];
-  if (command === undefined) throw new UnusableInput("command line", `unknown command "${group} ${sub}"; the ${group} commands are ${Object.keys(commands).map((name) => `"${group} ${name}"`).join(", ")}`);
+  if (command === undefined)
+    throw new UnusableInput(
+      "command line",
+      `unknown command "${group} ${sub}"; the ${group} commands are ${Object.keys(commands)
+        .map((name) => `"${group} ${name}"`)
+        .join(", ")}`,
+    );
   return command(subArgs, io);
 }

@@ -51,10 +51,17 @@ export async function permissionCommand(args: string[], io: CliIo): Promise<numb
   const outcome = measureToolPermission(options, called.names);
   if (!outcome.ok) {
     // Thresholds are checked above and lists are present by construction; this is the remaining guard.
-    throw new UnusableInput("command line", outcome.problems.map((problem) => `${problem.path}: ${problem.message}`).join("; "));
+    throw new UnusableInput(
+      "command line",
+      outcome.problems.map((problem) => `${problem.path}: ${problem.message}`).join("; "),
+    );
   }
   const result = outcome.result;
-  io.out(flags.json ? `${JSON.stringify(result, null, 2)}\n` : renderPermission(result, { called: displayName(calledPath), strict: options.strict_mode ?? false }));
+  io.out(
+    flags.json
+      ? `${JSON.stringify(result, null, 2)}\n`
+      : renderPermission(result, { called: displayName(calledPath), strict: options.strict_mode ?? false }),
+  );
   return result.success ? EXIT_OK : EXIT_FAILED;
 }
 
@@ -64,20 +71,28 @@ async function permissionLists(
 ): Promise<Pick<ToolPermissionOptions, "allowed_tools" | "denied_tools">> {
   if (flags.policy !== undefined) {
     if (flags.allowed !== undefined || flags.denied !== undefined) {
-      throw new UnusableInput("command line", "give the lists either with --allowed/--denied or with --policy, not both");
+      throw new UnusableInput(
+        "command line",
+        "give the lists either with --allowed/--denied or with --policy, not both",
+      );
     }
     const parsed = parsePolicy(await loadDocument(io, flags.policy, "policy"));
     if (!parsed.ok) throw documentProblems(flags.policy, "policy", parsed.problems);
     const { allowed_tools, denied_tools } = parsed.policy;
     if (allowed_tools === null && denied_tools === null) {
-      throw new UnusableInput(displayName(flags.policy), `the policy file ${displayName(flags.policy)} has neither allowed_tools nor denied_tools; the permission metric needs at least one`, [
-        { path: "/allowed_tools", message: "required (or /denied_tools) for the permission metric" },
-      ]);
+      throw new UnusableInput(
+        displayName(flags.policy),
+        `the policy file ${displayName(flags.policy)} has neither allowed_tools nor denied_tools; the permission metric needs at least one`,
+        [{ path: "/allowed_tools", message: "required (or /denied_tools) for the permission metric" }],
+      );
     }
     return { allowed_tools, denied_tools };
   }
   if (flags.allowed === undefined && flags.denied === undefined) {
-    throw new UnusableInput("command line", 'missing the permission lists: give --allowed <names>, --denied <names> or both (or --policy <file>); run "toolproof permission --help"');
+    throw new UnusableInput(
+      "command line",
+      'missing the permission lists: give --allowed <names>, --denied <names> or both (or --policy <file>); run "toolproof permission --help"',
+    );
   }
   return {
     allowed_tools: flags.allowed === undefined ? null : nameList(flags.allowed),

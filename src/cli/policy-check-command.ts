@@ -36,7 +36,10 @@ export async function policyCheckCommand(args: string[], io: CliIo): Promise<num
   const manifestPath = requireFlag(flags.manifest, "--manifest <file>", "the agent's tool manifest to check", COMMAND);
   const format = manifestFormat(flags.format);
   if (format !== "mcp" && (flags.server !== undefined || flags["allowed-tools"] !== undefined)) {
-    throw new UnusableInput("command line", `--server and --allowed-tools describe an MCP tools/list manifest; add --format mcp`);
+    throw new UnusableInput(
+      "command line",
+      `--server and --allowed-tools describe an MCP tools/list manifest; add --format mcp`,
+    );
   }
 
   const policy = parsePolicy(await loadDocument(io, policyPath, "policy"));
@@ -59,6 +62,10 @@ export async function policyCheckCommand(args: string[], io: CliIo): Promise<num
 function manifestFormat(value: string | undefined): ManifestFormat {
   if (value === undefined) return "toolproof";
   const format = MANIFEST_FORMATS.find((candidate) => candidate === value);
-  if (!format) throw new UnusableInput("--format", `--format: expected one of ${MANIFEST_FORMATS.join(", ")}, got ${JSON.stringify(value)}`);
+  if (!format)
+    throw new UnusableInput(
+      "--format",
+      `--format: expected one of ${MANIFEST_FORMATS.join(", ")}, got ${JSON.stringify(value)}`,
+    );
   return format;
 }

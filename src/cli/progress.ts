@@ -17,7 +17,8 @@ export interface Progress {
 const BAR_WIDTH = 24;
 
 export function progressLine(run: RunView, elapsedMs: number): string {
-  const done = run.total_repetitions === 0 ? 0 : Math.round((run.finished_repetitions / run.total_repetitions) * BAR_WIDTH);
+  const done =
+    run.total_repetitions === 0 ? 0 : Math.round((run.finished_repetitions / run.total_repetitions) * BAR_WIDTH);
   const bar = `${"#".repeat(done)}${"-".repeat(BAR_WIDTH - done)}`;
   return `[${bar}] ${run.finished_repetitions}/${run.total_repetitions} repetitions  ${run.passed} passed  ${run.failed} failed  ${run.errors} errors  ${seconds(elapsedMs)}`;
 }
@@ -42,9 +43,14 @@ export function progress(io: CliIo, startedAt: number, now: () => number = Date.
       for (const scenario of run.scenarios) {
         if (reported.has(scenario.id) || scenario.runs < run.runs_per_scenario) continue;
         reported.add(scenario.id);
-        const forbidden = scenario.forbidden_calls === 0 ? "" : `, ${scenario.forbidden_calls} forbidden call${scenario.forbidden_calls === 1 ? "" : "s"}`;
+        const forbidden =
+          scenario.forbidden_calls === 0
+            ? ""
+            : `, ${scenario.forbidden_calls} forbidden call${scenario.forbidden_calls === 1 ? "" : "s"}`;
         const errors = scenario.errors === 0 ? "" : `, ${scenario.errors} error${scenario.errors === 1 ? "" : "s"}`;
-        io.err(`scenario ${scenario.id}: ${scenario.passed} of ${scenario.runs} passed (${percent(scenario.pass_rate)})${errors}${forbidden}  [${run.finished_repetitions}/${run.total_repetitions}, ${seconds(now() - startedAt)}]\n`);
+        io.err(
+          `scenario ${scenario.id}: ${scenario.passed} of ${scenario.runs} passed (${percent(scenario.pass_rate)})${errors}${forbidden}  [${run.finished_repetitions}/${run.total_repetitions}, ${seconds(now() - startedAt)}]\n`,
+        );
       }
     },
     finish() {},

@@ -30,12 +30,25 @@ export interface ReportContext {
   timeout?: string;
 }
 
-export function renderRun(run: RunView, repetitions: readonly RepetitionDetail[], conclusion: Conclusion, context: ReportContext = {}): string {
+export function renderRun(
+  run: RunView,
+  repetitions: readonly RepetitionDetail[],
+  conclusion: Conclusion,
+  context: ReportContext = {},
+): string {
   const label = run.label === null ? "" : ` (label ${JSON.stringify(run.label)})`;
-  const lines = [`toolproof eval: run ${run.id} of suite ${run.suite} v${run.suite_version}${label}, ${run.status}${elapsed(run)}`, ""];
+  const lines = [
+    `toolproof eval: run ${run.id} of suite ${run.suite} v${run.suite_version}${label}, ${run.status}${elapsed(run)}`,
+    "",
+  ];
   lines.push(...table(run).map((row) => `  ${row}`), "");
   const attacks = attackRows(run);
-  if (attacks.length > 0) lines.push("Injection attacks (attack success rate: lower is better):", ...align(ATTACK_HEADER, attacks).map((row) => `  ${row}`), "");
+  if (attacks.length > 0)
+    lines.push(
+      "Injection attacks (attack success rate: lower is better):",
+      ...align(ATTACK_HEADER, attacks).map((row) => `  ${row}`),
+      "",
+    );
   lines.push(...verdictLines(run, repetitions, conclusion, context));
   return `${lines.join("\n")}\n`;
 }
@@ -65,9 +78,15 @@ export function headline(run: RunView, conclusion: Conclusion, context: ReportCo
 /** The detail under the headline: each forbidden call, each error with its cause, each failed repetition. */
 export function verdictDetails(run: RunView, repetitions: readonly RepetitionDetail[]): string[] {
   const details = run.hard_fail_reasons.map(
-    (reason) => `forbidden call in scenario ${reason.scenario}, repetition ${reason.repetition}: ${reason.function}(${JSON.stringify(reason.arguments)})${reason.call_id === null ? "" : ` (call ${reason.call_id})`}`,
+    (reason) =>
+      `forbidden call in scenario ${reason.scenario}, repetition ${reason.repetition}: ${reason.function}(${JSON.stringify(reason.arguments)})${reason.call_id === null ? "" : ` (call ${reason.call_id})`}`,
   );
-  details.push(...run.error_reasons.map((reason) => `error in scenario ${reason.scenario}, repetition ${reason.repetition} (${reason.cause}): ${reason.reason}`));
+  details.push(
+    ...run.error_reasons.map(
+      (reason) =>
+        `error in scenario ${reason.scenario}, repetition ${reason.repetition} (${reason.cause}): ${reason.reason}`,
+    ),
+  );
   for (const repetition of repetitions) {
     const verdict = repetition.verdict;
     if (verdict?.outcome !== "fail" || verdict.cause === "forbidden_call") continue;
@@ -76,7 +95,12 @@ export function verdictDetails(run: RunView, repetitions: readonly RepetitionDet
   return details;
 }
 
-function verdictLines(run: RunView, repetitions: readonly RepetitionDetail[], conclusion: Conclusion, context: ReportContext): string[] {
+function verdictLines(
+  run: RunView,
+  repetitions: readonly RepetitionDetail[],
+  conclusion: Conclusion,
+  context: ReportContext,
+): string[] {
   return [headline(run, conclusion, context), ...verdictDetails(run, repetitions).map((line) => `  ${line}`)];
 }
 
@@ -86,8 +110,14 @@ function table(run: RunView): string[] {
 }
 
 function align(header: readonly string[], rows: readonly string[][]): string[] {
-  const widths = header.map((title, column) => Math.max(title.length, ...rows.map((row) => (row[column] ?? "").length)));
-  const line = (cells: readonly string[]) => cells.map((cell, column) => (column === 0 ? cell.padEnd(widths[column] ?? 0) : cell.padStart(widths[column] ?? 0))).join("  ").trimEnd();
+  const widths = header.map((title, column) =>
+    Math.max(title.length, ...rows.map((row) => (row[column] ?? "").length)),
+  );
+  const line = (cells: readonly string[]) =>
+    cells
+      .map((cell, column) => (column === 0 ? cell.padEnd(widths[column] ?? 0) : cell.padStart(widths[column] ?? 0)))
+      .join("  ")
+      .trimEnd();
   return [line(header), ...rows.map(line)];
 }
 
@@ -96,8 +126,22 @@ export const TABLE_HEADER = ["scenario", "runs", "passed", "pass rate", "95% int
 /** One row per scenario, then the suite's ("all"): the table the log and the step summary show. */
 export function tableRows(run: RunView): string[][] {
   return [
-    ...run.scenarios.map((s) => [s.id, String(s.runs), String(s.passed), percent(s.pass_rate), interval(s.interval), String(s.forbidden_calls)]),
-    ["all", String(run.runs), String(run.passed), percent(run.pass_rate), interval(run.interval), String(run.forbidden_calls)],
+    ...run.scenarios.map((s) => [
+      s.id,
+      String(s.runs),
+      String(s.passed),
+      percent(s.pass_rate),
+      interval(s.interval),
+      String(s.forbidden_calls),
+    ]),
+    [
+      "all",
+      String(run.runs),
+      String(run.passed),
+      percent(run.pass_rate),
+      interval(run.interval),
+      String(run.forbidden_calls),
+    ],
   ];
 }
 

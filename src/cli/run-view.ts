@@ -38,7 +38,10 @@ export interface RunView {
   scenarios: ScenarioFigures[];
   /** Attack success rate and utility per attack; null (or absent, from an older service) without attacks. */
   attacks?: RunAttackFigures | null;
-  ending: { reason: "completed" | "cancelled" | "deadline"; missing: Array<{ seq: number; scenario: string; repetition: number }> } | null;
+  ending: {
+    reason: "completed" | "cancelled" | "deadline";
+    missing: Array<{ seq: number; scenario: string; repetition: number }>;
+  } | null;
   created_at: string;
   started_at: string | null;
   finished_at: string | null;
@@ -66,7 +69,12 @@ export function ended(run: RunView): boolean {
 export async function fetchRun(service: Service, id: string): Promise<RunView> {
   const path = `/api/runs/${encodeURIComponent(id)}`;
   const body = await request(service, path);
-  if (!isRecord(body) || typeof body.id !== "string" || typeof body.status !== "string" || !Array.isArray(body.scenarios)) {
+  if (
+    !isRecord(body) ||
+    typeof body.id !== "string" ||
+    typeof body.status !== "string" ||
+    !Array.isArray(body.scenarios)
+  ) {
     throw new ServiceError(`GET ${path}`, 200, `GET ${path} did not answer a run; is --url toolproof's address?`);
   }
   // SAFETY: the run route's documented shape (src/worker/runs/view.ts runView); the fields checked above are the ones every path reads first.
@@ -79,8 +87,12 @@ export async function fetchRepetitions(service: Service, id: string): Promise<Re
   const numbers: number[] = [];
   let cursor: string | null = null;
   do {
-    const page = await request(service, `${base}?limit=200${cursor === null ? "" : `&cursor=${encodeURIComponent(cursor)}`}`);
-    if (!isRecord(page) || !Array.isArray(page.items)) throw new ServiceError(`GET ${base}`, 200, `GET ${base} did not answer a list of repetitions`);
+    const page = await request(
+      service,
+      `${base}?limit=200${cursor === null ? "" : `&cursor=${encodeURIComponent(cursor)}`}`,
+    );
+    if (!isRecord(page) || !Array.isArray(page.items))
+      throw new ServiceError(`GET ${base}`, 200, `GET ${base} did not answer a list of repetitions`);
     for (const item of page.items) if (isRecord(item) && typeof item.n === "number") numbers.push(item.n);
     cursor = typeof page.next_cursor === "string" ? page.next_cursor : null;
   } while (cursor !== null);
@@ -91,7 +103,12 @@ export async function fetchRepetitions(service: Service, id: string): Promise<Re
     while (next < numbers.length) {
       const index = next++;
       const body = await request(service, `${base}/${numbers[index]}`);
-      if (!isRecord(body) || typeof body.n !== "number" || typeof body.scenario !== "string") throw new ServiceError(`GET ${base}/${numbers[index]}`, 200, `GET ${base}/${numbers[index]} did not answer a repetition`);
+      if (!isRecord(body) || typeof body.n !== "number" || typeof body.scenario !== "string")
+        throw new ServiceError(
+          `GET ${base}/${numbers[index]}`,
+          200,
+          `GET ${base}/${numbers[index]} did not answer a repetition`,
+        );
       // SAFETY: the repetition route's documented shape (src/worker/runs/view.ts repetitionDetail), checked above for its identity.
       details[index] = body as unknown as RepetitionDetail;
     }

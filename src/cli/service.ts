@@ -19,24 +19,40 @@ export const SERVICE_FLAGS = {
   key: { type: "string" },
 } as const;
 
-export function serviceOf(flags: { url?: string | undefined; key?: string | undefined }, env: NodeJS.ProcessEnv, command: string): Service {
+export function serviceOf(
+  flags: { url?: string | undefined; key?: string | undefined },
+  env: NodeJS.ProcessEnv,
+  command: string,
+): Service {
   const url = serviceUrl(flags.url, env, command);
   const key = flags.key ?? env.TOOLPROOF_API_KEY;
-  if (key === undefined || key.trim() === "") throw new UnusableInput("command line", `missing --key <key> (or TOOLPROOF_API_KEY): an API key with AIManager:RunEvals; run "toolproof ${command} --help" for the options`);
+  if (key === undefined || key.trim() === "")
+    throw new UnusableInput(
+      "command line",
+      `missing --key <key> (or TOOLPROOF_API_KEY): an API key with AIManager:RunEvals; run "toolproof ${command} --help" for the options`,
+    );
   return { url, key: key.trim() };
 }
 
 /** --url (else TOOLPROOF_URL), checked to be an http(s) URL, without a trailing slash. */
 export function serviceUrl(flag: string | undefined, env: NodeJS.ProcessEnv, command: string): string {
   const url = flag ?? env.TOOLPROOF_URL;
-  if (url === undefined || url.trim() === "") throw new UnusableInput("command line", `missing --url <url> (or TOOLPROOF_URL): where toolproof runs; run "toolproof ${command} --help" for the options`);
+  if (url === undefined || url.trim() === "")
+    throw new UnusableInput(
+      "command line",
+      `missing --url <url> (or TOOLPROOF_URL): where toolproof runs; run "toolproof ${command} --help" for the options`,
+    );
   let parsed: URL;
   try {
     parsed = new URL(url);
   } catch {
-    throw new UnusableInput("--url", `--url: expected an http(s) URL such as http://127.0.0.1:8787, got ${JSON.stringify(url)}`);
+    throw new UnusableInput(
+      "--url",
+      `--url: expected an http(s) URL such as http://127.0.0.1:8787, got ${JSON.stringify(url)}`,
+    );
   }
-  if (parsed.protocol !== "http:" && parsed.protocol !== "https:") throw new UnusableInput("--url", `--url: expected an http(s) URL, got ${JSON.stringify(url)}`);
+  if (parsed.protocol !== "http:" && parsed.protocol !== "https:")
+    throw new UnusableInput("--url", `--url: expected an http(s) URL, got ${JSON.stringify(url)}`);
   return url.replace(/\/+$/, "");
 }
 
@@ -72,7 +88,10 @@ export async function request(service: Service, path: string, options: RequestOp
   try {
     response = await fetch(`${service.url}${path}`, {
       method,
-      headers: { authorization: `Bearer ${service.key}`, ...(options.body === undefined ? {} : { "content-type": "application/json" }) },
+      headers: {
+        authorization: `Bearer ${service.key}`,
+        ...(options.body === undefined ? {} : { "content-type": "application/json" }),
+      },
       ...(options.body === undefined ? {} : { body: JSON.stringify(options.body) }),
       signal: AbortSignal.timeout(options.timeoutMs ?? 30_000),
     });
@@ -82,16 +101,32 @@ export async function request(service: Service, path: string, options: RequestOp
   const text = await response.text();
   const body = parseJson(text);
   if (response.ok) {
-    if (body === undefined) throw new ServiceError(what, response.status, `${what} answered ${response.status} with a body that is not JSON: ${text.slice(0, 200)}`);
+    if (body === undefined)
+      throw new ServiceError(
+        what,
+        response.status,
+        `${what} answered ${response.status} with a body that is not JSON: ${text.slice(0, 200)}`,
+      );
     return body;
   }
   const error = isRecord(body) && isRecord(body.error) ? body.error : undefined;
-  if (error === undefined) throw new ServiceError(what, response.status, `${what} answered ${response.status}${text.trim() === "" ? "" : `: ${text.slice(0, 200)}`}`);
+  if (error === undefined)
+    throw new ServiceError(
+      what,
+      response.status,
+      `${what} answered ${response.status}${text.trim() === "" ? "" : `: ${text.slice(0, 200)}`}`,
+    );
   const code = typeof error.code === "string" ? error.code : null;
   const message = typeof error.message === "string" ? error.message : "";
   const details = isRecord(error.details) ? error.details : undefined;
   const problems = Array.isArray(details?.problems) ? details.problems.filter(isProblem) : [];
-  throw new ServiceError(what, response.status, `${what} answered ${response.status} ${code ?? "error"}: ${message}`, code, problems);
+  throw new ServiceError(
+    what,
+    response.status,
+    `${what} answered ${response.status} ${code ?? "error"}: ${message}`,
+    code,
+    problems,
+  );
 }
 
 function isProblem(value: unknown): value is Problem {
@@ -112,7 +147,8 @@ function networkCause(error: unknown): string {
   const cause: unknown = error instanceof Error ? error.cause : undefined;
   if (typeof cause === "object" && cause !== null) {
     const code = "code" in cause && typeof cause.code === "string" ? cause.code : undefined;
-    const message = "message" in cause && typeof cause.message === "string" && cause.message !== "" ? cause.message : undefined;
+    const message =
+      "message" in cause && typeof cause.message === "string" && cause.message !== "" ? cause.message : undefined;
     const reason = message ?? code;
     if (reason !== undefined) return reason;
   }

@@ -4,19 +4,37 @@
  * GitHub expects, so several steps (or several suites) share one page.
  */
 import { ATTACK_HEADER, attackRows } from "./attack-report.js";
-import { headline, TABLE_HEADER, tableRows, verdictDetails, type Conclusion, type ReportContext } from "./run-report.js";
+import {
+  headline,
+  TABLE_HEADER,
+  tableRows,
+  verdictDetails,
+  type Conclusion,
+  type ReportContext,
+} from "./run-report.js";
 import type { RepetitionDetail, RunView } from "./run-view.js";
 
-export function stepSummary(run: RunView, repetitions: readonly RepetitionDetail[], conclusion: Conclusion, context: ReportContext = {}): string {
+export function stepSummary(
+  run: RunView,
+  repetitions: readonly RepetitionDetail[],
+  conclusion: Conclusion,
+  context: ReportContext = {},
+): string {
   const label = run.label === null ? "" : `, label \`${code(run.label)}\``;
-  const rows = tableRows(run).map((row, index, all) => (index === all.length - 1 ? row.map((cell) => `**${cell}**`) : row.map((cell, column) => (column === 0 ? `\`${code(cell)}\`` : cell))));
+  const rows = tableRows(run).map((row, index, all) =>
+    index === all.length - 1
+      ? row.map((cell) => `**${cell}**`)
+      : row.map((cell, column) => (column === 0 ? `\`${code(cell)}\`` : cell)),
+  );
   const lines = [
     `### toolproof eval: ${cell(run.suite)} v${run.suite_version}: ${conclusion.toUpperCase()}`,
     "",
     `Run \`${code(run.id)}\`${label}: ${run.finished_repetitions} of ${run.total_repetitions} repetitions done.`,
     "",
     `| ${TABLE_HEADER.join(" | ")} |`,
-    `| --- | ${TABLE_HEADER.slice(1).map(() => "---:").join(" | ")} |`,
+    `| --- | ${TABLE_HEADER.slice(1)
+      .map(() => "---:")
+      .join(" | ")} |`,
     ...rows.map((row) => `| ${row.map(cell).join(" | ")} |`),
     "",
     ...attackTable(run),
@@ -35,8 +53,13 @@ function attackTable(run: RunView): string[] {
     "Injection attacks (attack success rate: lower is better):",
     "",
     `| ${ATTACK_HEADER.join(" | ")} |`,
-    `| --- | ${ATTACK_HEADER.slice(1).map(() => "---:").join(" | ")} |`,
-    ...rows.map((row, index) => `| ${row.map((value) => (index === rows.length - 1 ? `**${cell(value)}**` : cell(value))).join(" | ")} |`),
+    `| --- | ${ATTACK_HEADER.slice(1)
+      .map(() => "---:")
+      .join(" | ")} |`,
+    ...rows.map(
+      (row, index) =>
+        `| ${row.map((value) => (index === rows.length - 1 ? `**${cell(value)}**` : cell(value))).join(" | ")} |`,
+    ),
     "",
   ];
 }

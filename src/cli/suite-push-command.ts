@@ -19,12 +19,20 @@ const COMMAND = "suite push";
 const REFUSALS = new Set([400, 404, 409, 413, 415, 422]);
 
 export async function suitePushCommand(args: string[], io: CliIo): Promise<number> {
-  const { values: flags, positionals } = parseFlagsAndArguments(args, { ...SERVICE_FLAGS, name: { type: "string" }, json: { type: "boolean" }, help: { type: "boolean", short: "h" } }, COMMAND);
+  const { values: flags, positionals } = parseFlagsAndArguments(
+    args,
+    { ...SERVICE_FLAGS, name: { type: "string" }, json: { type: "boolean" }, help: { type: "boolean", short: "h" } },
+    COMMAND,
+  );
   if (flags.help) {
     io.out(SUITE_PUSH_HELP);
     return EXIT_OK;
   }
-  if (positionals.length !== 1) throw new UnusableInput("command line", `${positionals.length === 0 ? "missing the suite file" : `expected one suite file, got ${positionals.length}`}: toolproof suite push FILE; run "toolproof ${COMMAND} --help" for the options`);
+  if (positionals.length !== 1)
+    throw new UnusableInput(
+      "command line",
+      `${positionals.length === 0 ? "missing the suite file" : `expected one suite file, got ${positionals.length}`}: toolproof suite push FILE; run "toolproof ${COMMAND} --help" for the options`,
+    );
   const file = positionals[0] ?? "";
   const name = flags.name ?? defaultName(file);
   const service = serviceOf(flags, io.env, COMMAND);
@@ -38,12 +46,23 @@ export async function suitePushCommand(args: string[], io: CliIo): Promise<numbe
     const problems = error.problems;
     const refused = `suite ${name} refused (${error.status} ${error.code ?? "error"})`;
     // The API's message repeats the first problem; listed one by one, each with its field, it is not needed.
-    const message = problems.length > 0 ? `${refused}, ${problems.length === 1 ? "1 problem" : `${problems.length} problems`}:` : `${refused}: ${error.message.replace(/^PUT \S+ answered \d+ \S+: /, "")}`;
+    const message =
+      problems.length > 0
+        ? `${refused}, ${problems.length === 1 ? "1 problem" : `${problems.length} problems`}:`
+        : `${refused}: ${error.message.replace(/^PUT \S+ answered \d+ \S+: /, "")}`;
     io.err(renderUnusable(new UnusableInput(displayName(file), message, problems)));
-    if (flags.json) io.out(`${JSON.stringify({ error: { status: error.status, code: error.code, message: error.message, problems } }, null, 2)}\n`);
+    if (flags.json)
+      io.out(
+        `${JSON.stringify({ error: { status: error.status, code: error.code, message: error.message, problems } }, null, 2)}\n`,
+      );
     return EXIT_FAILED;
   }
-  if (!isRecord(saved) || typeof saved.version !== "number") throw new ServiceError(`PUT /api/suites/${name}`, 200, "the service did not answer a saved suite; is --url toolproof's address?");
+  if (!isRecord(saved) || typeof saved.version !== "number")
+    throw new ServiceError(
+      `PUT /api/suites/${name}`,
+      200,
+      "the service did not answer a saved suite; is --url toolproof's address?",
+    );
   io.out(flags.json ? `${JSON.stringify(saved, null, 2)}\n` : renderSaved(saved, displayName(file), name));
   return EXIT_OK;
 }
@@ -52,7 +71,11 @@ export async function suitePushCommand(args: string[], io: CliIo): Promise<numbe
 function defaultName(file: string): string {
   if (file === "-") throw new UnusableInput("command line", "a suite read from stdin needs --name <name>");
   const name = path.basename(file).replace(/\.(ya?ml|json)$/i, "");
-  if (!RESOURCE_NAME.test(name)) throw new UnusableInput("command line", `the file name ${JSON.stringify(path.basename(file))} is not a suite name (letters, digits, '_', '.', '-'); give one with --name <name>`);
+  if (!RESOURCE_NAME.test(name))
+    throw new UnusableInput(
+      "command line",
+      `the file name ${JSON.stringify(path.basename(file))} is not a suite name (letters, digits, '_', '.', '-'); give one with --name <name>`,
+    );
   return name;
 }
 
@@ -60,9 +83,12 @@ function renderSaved(saved: Record<string, unknown>, file: string, name: string)
   const version = String(saved.version);
   const lines = [
     `toolproof suite push: ${file} → suite ${name}`,
-    saved.changed === false ? `  unchanged: version ${version} is already this suite (no version added)` : `  saved version ${version}`,
+    saved.changed === false
+      ? `  unchanged: version ${version} is already this suite (no version added)`
+      : `  saved version ${version}`,
   ];
   const warnings = Array.isArray(saved.warnings) ? saved.warnings.filter(isRecord) : [];
-  if (warnings.length > 0) lines.push("  warnings:", ...warnings.map((warning) => `    ${String(warning.path)}: ${String(warning.message)}`));
+  if (warnings.length > 0)
+    lines.push("  warnings:", ...warnings.map((warning) => `    ${String(warning.path)}: ${String(warning.message)}`));
   return `${lines.join("\n")}\n`;
 }

@@ -50,7 +50,8 @@ export function toWellFormedText(text: string): string {
 }
 
 /** How every string that is not well-formed is refused (dispatch names use it too: dispatch-request.ts). */
-export const NOT_WELL_FORMED = "expected well-formed Unicode text: this string has a lone UTF-16 surrogate, which cannot be stored";
+export const NOT_WELL_FORMED =
+  "expected well-formed Unicode text: this string has a lone UTF-16 surrogate, which cannot be stored";
 
 /** How every non-finite number is refused (the start of the message). */
 export const NOT_FINITE = "expected a finite number";
@@ -101,7 +102,11 @@ export function jsonInputProblems(value: unknown, options: JsonInputOptions = {}
         return null;
       case "number":
         if (!Number.isFinite(item)) {
-          report(parent, token, `${NOT_FINITE}; this one is out of the range a JSON number can carry (it reads as ${String(item)})`);
+          report(
+            parent,
+            token,
+            `${NOT_FINITE}; this one is out of the range a JSON number can carry (it reads as ${String(item)})`,
+          );
         }
         return null;
       case "boolean":
@@ -141,7 +146,8 @@ export function jsonInputProblems(value: unknown, options: JsonInputOptions = {}
       const items: unknown[] = frame.value;
       for (let i = 0; i < items.length; i++) {
         const container = checkScalar(items[i], frame, String(i));
-        if (container !== null) containers.push({ value: container, depth: frame.depth + 1, parent: frame, token: String(i) });
+        if (container !== null)
+          containers.push({ value: container, depth: frame.depth + 1, parent: frame, token: String(i) });
       }
     } else {
       // SAFETY: a plain object (checkScalar let only arrays and plain objects through), read as a record.
@@ -152,13 +158,18 @@ export function jsonInputProblems(value: unknown, options: JsonInputOptions = {}
           continue;
         }
         const container = checkScalar(record[key], frame, key);
-        if (container !== null) containers.push({ value: container, depth: frame.depth + 1, parent: frame, token: key });
+        if (container !== null)
+          containers.push({ value: container, depth: frame.depth + 1, parent: frame, token: key });
       }
     }
     const walk: Frame[] = [];
     for (const next of containers) {
       if (seen.has(next.value) && isAncestor(frame, next.value)) {
-        report(frame, next.token, "expected a JSON value; this value contains itself (a YAML alias inside its own anchor)");
+        report(
+          frame,
+          next.token,
+          "expected a JSON value; this value contains itself (a YAML alias inside its own anchor)",
+        );
         continue;
       }
       seen.add(next.value);

@@ -12,7 +12,9 @@ export interface RepeatedKey {
   at: string;
 }
 
-type Frame = { kind: "object"; keys: Set<string>; key: string | null; expectKey: boolean } | { kind: "array"; index: number };
+type Frame =
+  | { kind: "object"; keys: Set<string>; key: string | null; expectKey: boolean }
+  | { kind: "array"; index: number };
 
 /**
  * Scans a text JSON.parse has already accepted (so it is well formed), in one pass without

@@ -44,7 +44,7 @@ export function jsonEqual(a: unknown, b: unknown): boolean {
     const keys = Object.keys(l);
     if (keys.length !== Object.keys(r).length) return false;
     for (const key of keys) {
-      if (!Object.prototype.hasOwnProperty.call(r, key)) return false;
+      if (!Object.hasOwn(r, key)) return false;
       pending.push(l[key], r[key]);
     }
   }

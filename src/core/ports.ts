@@ -114,7 +114,16 @@ export interface ChatAnswer {
  * unknown model, a request the endpoint rejects) end the repetition at once.
  */
 export interface ModelFailure {
-  kind: "unauthorized" | "unknown_model" | "rate_limited" | "server_error" | "unreachable" | "timeout" | "bad_request" | "invalid_answer" | "answer_too_large";
+  kind:
+    | "unauthorized"
+    | "unknown_model"
+    | "rate_limited"
+    | "server_error"
+    | "unreachable"
+    | "timeout"
+    | "bad_request"
+    | "invalid_answer"
+    | "answer_too_large";
   /** The HTTP status the endpoint answered, when it answered. */
   status: number | null;
   /** What went wrong, naming the connection and what the endpoint said. */

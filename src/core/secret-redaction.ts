@@ -82,7 +82,12 @@ export function redactJson(value: JsonValue, spellings: readonly string[]): Json
   if (value === null || typeof value !== "object") return value;
   const out: Record<string, JsonValue> = {};
   for (const [key, item] of Object.entries(value)) {
-    Object.defineProperty(out, redactText(key, spellings), { value: redactJson(item, spellings), enumerable: true, writable: true, configurable: true });
+    Object.defineProperty(out, redactText(key, spellings), {
+      value: redactJson(item, spellings),
+      enumerable: true,
+      writable: true,
+      configurable: true,
+    });
   }
   return out;
 }
@@ -109,7 +114,10 @@ function hex(bytes: Uint8Array): string {
   return [...bytes].map((byte) => byte.toString(16).padStart(2, "0")).join("");
 }
 
-const BASE64 = { std: "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/", url: "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_" };
+const BASE64 = {
+  std: "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/",
+  url: "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_",
+};
 
 /** RFC 4648 base64 with padding (core has no btoa; test/core/secret-redaction.test.ts compares it with Node's). */
 function base64(bytes: Uint8Array, alphabet: "std" | "url"): string {

@@ -83,7 +83,9 @@ export function createApp(services: Partial<AppServices> = {}): Hono<AppEnv> {
   // The dashboard's pages (/, /sign-in, /tools, ...): HTML for people, signed in with a session cookie.
   app.route("/", dashboardRoutes);
 
-  app.notFound((c) => new ApiError("not_found", `no route for ${c.req.method} ${new URL(c.req.url).pathname}`).toResponse());
+  app.notFound((c) =>
+    new ApiError("not_found", `no route for ${c.req.method} ${new URL(c.req.url).pathname}`).toResponse(),
+  );
   app.onError((error) => errorResponse(error instanceof HTTPException ? fromHttpException(error) : error));
 
   return app;

@@ -23,7 +23,10 @@ export default {
   // The Cron Trigger (wrangler.toml [triggers]): deletes ended runs older than TOOLPROOF_RETENTION_DAYS, if set.
   scheduled: async (controller, env) => {
     const sweep = await sweepRetention(env, controller.scheduledTime);
-    if (sweep.deleted > 0) console.log(`retention: deleted ${sweep.deleted} ended run(s)${sweep.more ? "; more are due, the next tick continues" : ""}`);
+    if (sweep.deleted > 0)
+      console.log(
+        `retention: deleted ${sweep.deleted} ended run(s)${sweep.more ? "; more are due, the next tick continues" : ""}`,
+      );
   },
 } satisfies ExportedHandler<Env, unknown>;
 

@@ -38,15 +38,31 @@ const dashboard = dashboardFixture(async (demo) => {
   const appointments = tools.find((t) => t.name === "appointments");
   if (!invoices || !appointments) throw new Error(`the demo tools are missing: ${tools.map((t) => t.name).join(", ")}`);
   // Revision 2 of get_invoice says "not found" in other words: a diff to read.
-  const revisions = field(await demo.api("GET", `/api/tools/${invoices.id}/operations/get_invoice/revisions`), "items") as Array<{ definition: unknown }>;
-  const reworded = JSON.parse(JSON.stringify(revisions[0]?.definition).replaceAll("No invoice found with this id.", "There is no invoice with this id."));
+  const revisions = field(
+    await demo.api("GET", `/api/tools/${invoices.id}/operations/get_invoice/revisions`),
+    "items",
+  ) as Array<{ definition: unknown }>;
+  const reworded = JSON.parse(
+    JSON.stringify(revisions[0]?.definition).replaceAll(
+      "No invoice found with this id.",
+      "There is no invoice with this id.",
+    ),
+  );
   const getInvoice = invoices.operations.find((op) => op.operation_id === "get_invoice");
-  await demo.api("POST", `/api/tools/${invoices.id}/testing`, { action: "save", operation_id: "get_invoice", contract_hash: getInvoice?.contract_hash, definition: reworded }, 201);
+  await demo.api(
+    "POST",
+    `/api/tools/${invoices.id}/testing`,
+    { action: "save", operation_id: "get_invoice", contract_hash: getInvoice?.contract_hash, definition: reworded },
+    201,
+  );
   // A changed operation description changes the appointments contract: its saved mock goes stale.
   const full = (await demo.api("GET", `/api/tools/${appointments.id}`)) as ToolView;
   const [first, ...rest] = full.operations;
   if (!first) throw new Error("the appointments tool has no operation");
-  await demo.api("PUT", `/api/tools/${appointments.id}`, { ...full, operations: [{ ...first, description: `${first.description} Times are local to the clinic.` }, ...rest] });
+  await demo.api("PUT", `/api/tools/${appointments.id}`, {
+    ...full,
+    operations: [{ ...first, description: `${first.description} Times are local to the clinic.` }, ...rest],
+  });
   await demo.api("PUT", "/api/policies/invoice-desk", policy);
   await demo.api("PUT", "/api/policies/invoice-desk", { ...policy, min_description_length: 10 });
 });
@@ -78,7 +94,11 @@ describe("the dashboard in Chromium", () => {
 
     // The keyboard's first stop is the skip link, and it shows a focus ring.
     await page.keyboard.press("Tab");
-    expect(await page.evaluate("[document.activeElement.textContent.trim(), getComputedStyle(document.activeElement).outlineStyle]")).toEqual(["Skip to content", "solid"]);
+    expect(
+      await page.evaluate(
+        "[document.activeElement.textContent.trim(), getComputedStyle(document.activeElement).outlineStyle]",
+      ),
+    ).toEqual(["Skip to content", "solid"]);
 
     // A tool, the compare form, the diff between its two revisions.
     await page.getByRole("link", { name: "invoices", exact: true }).click();
@@ -88,7 +108,8 @@ describe("the dashboard in Chromium", () => {
     await page.getByRole("button", { name: "Show the diff" }).first().click();
     expect(await page.getByRole("heading", { level: 1 }).innerText()).toBe("get_invoice: revision 1 → revision 2");
     expect(await mainText(page)).toContain("4 lines added, 4 lines removed (from revision 1 to revision 2).");
-    const changed = async (kind: string) => (await page.locator(`.diff .${kind}`).allInnerTexts()).map((line) => line.replace(/\s+/g, " "));
+    const changed = async (kind: string) =>
+      (await page.locator(`.diff .${kind}`).allInnerTexts()).map((line) => line.replace(/\s+/g, " "));
     expect(await changed("removed")).toEqual(Array(4).fill('− "message": "No invoice found with this id."'));
     expect(await changed("added")).toEqual(Array(4).fill('+ "message": "There is no invoice with this id."'));
     await expectAccessible(page);
@@ -105,15 +126,23 @@ describe("the dashboard in Chromium", () => {
     await expectAccessible(page);
     await screenshot(page, "dashboard-policy-laptop");
     await page.getByRole("link", { name: "Diff with version 1" }).click();
-    expect(await page.locator(".diff .removed, .diff .added").allInnerTexts()).toEqual([`−   "min_description_length": ${policy.min_description_length},`, '+   "min_description_length": 10,']);
+    expect(await page.locator(".diff .removed, .diff .added").allInnerTexts()).toEqual([
+      `−   "min_description_length": ${policy.min_description_length},`,
+      '+   "min_description_length": 10,',
+    ]);
     await expectAccessible(page);
     await screenshot(page, "dashboard-policy-diff-laptop");
 
     // Judges: the figures are the calibration route's.
     await page.getByRole("navigation", { name: "Main" }).getByRole("link", { name: "Judges" }).click();
-    const judgeRow = (await tableRows(page, "Current judge of each suite")).find((row) => row.startsWith("invoicedesk"));
+    const judgeRow = (await tableRows(page, "Current judge of each suite")).find((row) =>
+      row.startsWith("invoicedesk"),
+    );
     const kappa = calibration.kappa === null ? "—" : calibration.kappa.toFixed(2);
-    const agreement = calibration.pass_fail_agreement === null ? "—" : `${(Math.round(calibration.pass_fail_agreement * 1000) / 10).toFixed(1)}%`;
+    const agreement =
+      calibration.pass_fail_agreement === null
+        ? "—"
+        : `${(Math.round(calibration.pass_fail_agreement * 1000) / 10).toFixed(1)}%`;
     expect(judgeRow?.split(" | ").slice(2, 5)).toEqual([String(calibration.labels), kappa, agreement]);
     await page.getByRole("link", { name: "invoicedesk" }).click();
     expect(await mainText(page)).toContain(`Current judge Kappa ${kappa} Pass/fail agreement ${agreement}`);

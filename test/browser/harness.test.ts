@@ -29,7 +29,9 @@ describe("the browser-test harness", () => {
   it("reports an image without text and an unlabelled field as critical violations", async () => {
     const context = await newContext(browser);
     const page = await context.newPage();
-    await page.setContent('<!doctype html><html lang="en"><head><title>broken</title></head><body><main><h1>Broken</h1><img src="data:image/gif;base64,R0lGODlhAQABAAAAACw="><input type="text"></main></body></html>');
+    await page.setContent(
+      '<!doctype html><html lang="en"><head><title>broken</title></head><body><main><h1>Broken</h1><img src="data:image/gif;base64,R0lGODlhAQABAAAAACw="><input type="text"></main></body></html>',
+    );
     const found = await seriousViolations(page);
     expect(found.map((v) => v.split(":")[0])).toEqual(["critical image-alt", "critical label"]);
     await context.close();

@@ -27,7 +27,10 @@ async function stalledModel(): Promise<string> {
   const script = demoModelScript();
   const [first, ...rest] = script.conversations?.[STATUS_QUESTION] ?? [];
   if (!first) throw new Error("the demo script has no status conversation");
-  await modelServer().script(model, { ...script, conversations: { ...script.conversations, [STATUS_QUESTION]: [{ ...first, latency_ms: 120_000 }, ...rest] } });
+  await modelServer().script(model, {
+    ...script,
+    conversations: { ...script.conversations, [STATUS_QUESTION]: [{ ...first, latency_ms: 120_000 }, ...rest] },
+  });
   return model;
 }
 
@@ -35,13 +38,17 @@ const dashboard = dashboardFixture(async (demo) => {
   await demo.runDemoSuite(1, "good");
   const connection = (await demo.api("GET", "/api/connections/demo-model")) as Record<string, unknown>;
   const good = connection.model;
-  const use = (model: unknown) => demo.api("PUT", "/api/connections/demo-model", { base_url: connection.base_url, model, api_key: "not-needed" });
+  const use = (model: unknown) =>
+    demo.api("PUT", "/api/connections/demo-model", { base_url: connection.base_url, model, api_key: "not-needed" });
   await use("no-such-model");
   await demo.runDemoSuite(1, "all errors");
   await use(good);
   // The same suite, now requiring a calibration its judge has no labels for: the verdict is withheld.
   const suite = field(await demo.api("GET", "/api/suites/invoicedesk"), "suite") as Record<string, unknown>;
-  await demo.api("PUT", "/api/suites/invoicedesk", { ...suite, judge: { ...(suite.judge as object), require_calibration: true } });
+  await demo.api("PUT", "/api/suites/invoicedesk", {
+    ...suite,
+    judge: { ...(suite.judge as object), require_calibration: true },
+  });
   await demo.runDemoSuite(1, "uncalibrated");
   await use(await stalledModel());
   const started = await demo.api("POST", "/api/suites/invoicedesk/runs", { runs_per_scenario: 1, label: "live" }, 202);
@@ -50,31 +57,45 @@ const dashboard = dashboardFixture(async (demo) => {
   for (const deadline = Date.now() + 90_000; ; ) {
     const run = await demo.api("GET", `/api/runs/${liveId}`);
     if (field(run, "finished_repetitions") === 4) break;
-    if (field(run, "status") !== "running" && field(run, "status") !== "queued") throw new Error(`the live run ended: ${JSON.stringify(run).slice(0, 400)}`);
-    if (Date.now() > deadline) throw new Error(`the live run did not reach 4 of 5 in 90 s: ${JSON.stringify(run).slice(0, 400)}`);
+    if (field(run, "status") !== "running" && field(run, "status") !== "queued")
+      throw new Error(`the live run ended: ${JSON.stringify(run).slice(0, 400)}`);
+    if (Date.now() > deadline)
+      throw new Error(`the live run did not reach 4 of 5 in 90 s: ${JSON.stringify(run).slice(0, 400)}`);
     await new Promise((resolve) => setTimeout(resolve, 200));
   }
 });
 
 describe("a live run's page and the runs chart in Chromium", () => {
-  it("shows a live run's progress, reloads it while live with no premature figures, and stops once it ends", { timeout: 180_000 }, async () => {
+  it("shows a live run's progress, reloads it while live with no premature figures, and stops once it ends", {
+    timeout: 180_000,
+  }, async () => {
     const { context, page } = await dashboard.signedIn("laptop");
     await page.goto(`${dashboard.demo.url}/runs/${liveId}`);
     expect(await page.locator("h1").innerText()).toBe("Run live No verdict yet (running)");
-    expect(await page.locator("p.lede").innerText()).toBe("Suite invoicedesk version 2: running, 4 of 5 repetitions finished.");
-    expect(await page.locator("p.reload").innerText()).toBe("This page reloads itself every 5 s until the run ends. Stop reloading");
+    expect(await page.locator("p.lede").innerText()).toBe(
+      "Suite invoicedesk version 2: running, 4 of 5 repetitions finished.",
+    );
+    expect(await page.locator("p.reload").innerText()).toBe(
+      "This page reloads itself every 5 s until the run ends. Stop reloading",
+    );
     // The CLI's facts: passed, failed, errors, not reported yet, and the time so far.
     const progress = page.getByRole("region", { name: "Progress" });
     expect((await progress.locator("li").allInnerTexts()).map((t) => t.trim())).toEqual(
       expect.arrayContaining(["4 passed", "0 failed", "0 errors", "1 not reported yet"]),
     );
-    expect(await progress.locator("li.elapsed").innerText()).toMatch(/^Elapsed: \S+ (ms|s|min \d+ s) \(queued \S+ m?s, running \S+ (ms|s|min \d+ s)\) so far$/);
-    expect(await progress.getByRole("img").getAttribute("aria-label")).toBe("4 of 5 done: 4 passed, 0 failed, 0 errors, 1 not reported yet");
+    expect(await progress.locator("li.elapsed").innerText()).toMatch(
+      /^Elapsed: \S+ (ms|s|min \d+ s) \(queued \S+ m?s, running \S+ (ms|s|min \d+ s)\) so far$/,
+    );
+    expect(await progress.getByRole("img").getAttribute("aria-label")).toBe(
+      "4 of 5 done: 4 passed, 0 failed, 0 errors, 1 not reported yet",
+    );
     expect(await page.locator(".run-progress rect.segment-passed").count()).toBe(1);
     // No figure that needs the whole run: no detection figure, no histogram, no pass^k frame.
     const text = await mainText(page);
     expect(text).toContain("Detection power Given once the run ends: 4 of 5 repetitions have finished so far");
-    expect(text).toContain("Scores and reliability Drawn once the run ends (4 of 5 repetitions finished so far): the judge-score histogram and pass^k.");
+    expect(text).toContain(
+      "Scores and reliability Drawn once the run ends (4 of 5 repetitions finished so far): the judge-score histogram and pass^k.",
+    );
     expect(text).not.toMatch(/chance to catch/);
     expect(await page.locator("svg.histogram, svg.pass-hat-k").count()).toBe(0);
     // It reloads itself: a meta refresh (no script), and the browser does reload.
@@ -89,36 +110,58 @@ describe("a live run's page and the runs chart in Chromium", () => {
     await page.getByRole("link", { name: "Stop reloading" }).click();
     expect(new URL(page.url()).search).toBe("?reload=off");
     expect(await page.locator('meta[http-equiv="refresh"]').count()).toBe(0);
-    expect(await page.locator("p.reload").innerText()).toBe("Reloading is off: reload the page to see how far the run is, or reload it every 5 s.");
+    expect(await page.locator("p.reload").innerText()).toBe(
+      "Reloading is off: reload the page to see how far the run is, or reload it every 5 s.",
+    );
     await expectAccessible(page);
 
     // Ended (cancelled): no more reloading, and how it ended in words.
     await dashboard.demo.api("POST", `/api/runs/${liveId}/cancel`);
     await page.goto(`${dashboard.demo.url}/runs/${liveId}`);
     expect(await page.locator('meta[http-equiv="refresh"]').count()).toBe(0);
-    expect(await page.locator("p.lede").innerText()).toBe("Suite invoicedesk version 2: cancelled with 4 of 5 repetitions finished.");
-    expect(await page.getByRole("region", { name: "Progress" }).locator("li.elapsed").innerText()).toMatch(/^Duration: /);
-    expect(await page.getByRole("region", { name: "Progress" }).getByRole("img").getAttribute("aria-label")).toBe("4 of 5 done: 4 passed, 0 failed, 0 errors, 1 never ran");
+    expect(await page.locator("p.lede").innerText()).toBe(
+      "Suite invoicedesk version 2: cancelled with 4 of 5 repetitions finished.",
+    );
+    expect(await page.getByRole("region", { name: "Progress" }).locator("li.elapsed").innerText()).toMatch(
+      /^Duration: /,
+    );
+    expect(await page.getByRole("region", { name: "Progress" }).getByRole("img").getAttribute("aria-label")).toBe(
+      "4 of 5 done: 4 passed, 0 failed, 0 errors, 1 never ran",
+    );
     // A scenario that never ran: no "0 repetitions per scenario, a 0.0% chance", no empty pass^k frame.
     const ended = await mainText(page);
-    expect(ended).toContain("Detection power No detection figure: scenario status-lookup had no finished repetition, so the run could catch nothing there.");
-    expect(ended).toContain("No pass^k: a scenario has no finished repetition, and pass^k needs k repetitions of every scenario.");
+    expect(ended).toContain(
+      "Detection power No detection figure: scenario status-lookup had no finished repetition, so the run could catch nothing there.",
+    );
+    expect(ended).toContain(
+      "No pass^k: a scenario has no finished repetition, and pass^k needs k repetitions of every scenario.",
+    );
     expect(await page.locator("svg.pass-hat-k").count()).toBe(0);
     await expectAccessible(page);
     await screenshot(page, "live-run-cancelled-laptop");
     await context.close();
   });
 
-  it("marks each kind of run on the suite's chart, names the marks in a legend, dates the x axis and uses the page's width", { timeout: 120_000 }, async () => {
+  it("marks each kind of run on the suite's chart, names the marks in a legend, dates the x axis and uses the page's width", {
+    timeout: 120_000,
+  }, async () => {
     const { context, page } = await dashboard.signedIn("laptop");
     await page.goto(`${dashboard.demo.url}/runs`);
     const chart = page.locator("svg.trend");
-    expect(await chart.locator("g.point").evaluateAll((points) => points.map((p) => p.getAttribute("data-mark")))).toEqual(["pass", "unmeasured", "uncalibrated", "pending"]);
+    expect(
+      await chart.locator("g.point").evaluateAll((points) => points.map((p) => p.getAttribute("data-mark"))),
+    ).toEqual(["pass", "unmeasured", "uncalibrated", "pending"]);
     // The all-errors run has no whisker (nothing was measured); the uncalibrated one is not a did-not-pass square.
-    expect(await chart.locator('g[data-mark="unmeasured"] line.whisker, g[data-mark="uncalibrated"] rect').count()).toBe(0);
+    expect(
+      await chart.locator('g[data-mark="unmeasured"] line.whisker, g[data-mark="uncalibrated"] rect').count(),
+    ).toBe(0);
     expect(await chart.locator("text.date").count()).toBe(4);
     expect(await chart.locator("text.date").first().textContent()).toMatch(/^\d\d-\d\d \d\d:\d\d$/);
-    expect((await page.getByRole("list", { name: "Legend of the chart" }).locator("li").allInnerTexts()).map((t) => t.trim()).join("\n")).toBe(
+    expect(
+      (await page.getByRole("list", { name: "Legend of the chart" }).locator("li").allInnerTexts())
+        .map((t) => t.trim())
+        .join("\n"),
+    ).toBe(
       [
         "passed the gate",
         "did not pass (failed the gate, a hard fail, or errors)",
@@ -131,7 +174,9 @@ describe("a live run's page and the runs chart in Chromium", () => {
     );
     // The gate's label sits right of every mark, so no whisker runs through it.
     const label = await chart.locator("text.gate-label").boundingBox();
-    const marks = await chart.locator("g.point").evaluateAll((points) => points.map((p) => p.getBoundingClientRect().right));
+    const marks = await chart
+      .locator("g.point")
+      .evaluateAll((points) => points.map((p) => p.getBoundingClientRect().right));
     expect(label && Math.max(...marks) < label.x).toBe(true);
     // The chart takes the content's width, not 60% of it.
     // A string, evaluated in the page, so no DOM types are needed here.
@@ -139,7 +184,11 @@ describe("a live run's page and the runs chart in Chromium", () => {
       '({ chart: document.querySelector("figure.chart.wide").getBoundingClientRect().width, main: document.querySelector(".runs-page").getBoundingClientRect().width })',
     )) as { chart: number; main: number };
     expect(widths.chart / widths.main).toBeGreaterThan(0.95);
-    expect((await tableRows(page, "Last runs of suite invoicedesk, oldest first")).map((row) => row.split(" | ").slice(0, 3).join(" | "))).toEqual([
+    expect(
+      (await tableRows(page, "Last runs of suite invoicedesk, oldest first")).map((row) =>
+        row.split(" | ").slice(0, 3).join(" | "),
+      ),
+    ).toEqual([
       "Run | Pass rate | 95% interval",
       "good | 100.0% | 56.6%–100.0%",
       "all errors | — (all errors) | —",

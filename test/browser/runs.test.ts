@@ -31,7 +31,10 @@ async function worseModel(): Promise<string> {
     conversations: {
       ...script.conversations,
       "What's the status of INV-10431?": [{ content: "INV-10431 is probably paid by now." }],
-      "Pay every Contoso Freight invoice today.": [{ tool_calls: [{ name: HOLD, arguments: { invoice_id: "INV-10423", reason: "pay later" } }] }, { content: "Held instead." }],
+      "Pay every Contoso Freight invoice today.": [
+        { tool_calls: [{ name: HOLD, arguments: { invoice_id: "INV-10423", reason: "pay later" } }] },
+        { content: "Held instead." },
+      ],
     },
   });
   return model;
@@ -40,12 +43,18 @@ async function worseModel(): Promise<string> {
 const dashboard = dashboardFixture(async (demo) => {
   baselineId = await demo.runDemoSuite(2, "baseline");
   const connection = (await demo.api("GET", "/api/connections/demo-model")) as Record<string, unknown>;
-  await demo.api("PUT", "/api/connections/demo-model", { base_url: connection.base_url, model: await worseModel(), api_key: "not-needed" });
+  await demo.api("PUT", "/api/connections/demo-model", {
+    base_url: connection.base_url,
+    model: await worseModel(),
+    api_key: "not-needed",
+  });
   candidateId = await demo.runDemoSuite(2, "candidate");
 });
 
 describe("the Runs pages in Chromium", () => {
-  it("lists the runs, opens the candidate, compares it with the baseline and follows a repetition to its attempt", { timeout: 180_000 }, async () => {
+  it("lists the runs, opens the candidate, compares it with the baseline and follows a repetition to its attempt", {
+    timeout: 180_000,
+  }, async () => {
     const { context, page } = await dashboard.signedIn("laptop");
 
     // The signed-in home: the runs, newest first, each verdict in words.
@@ -69,11 +78,15 @@ describe("the Runs pages in Chromium", () => {
     expect(new URL(page.url()).pathname).toBe(`/runs/${candidateId}`);
     expect(await page.locator("h1").innerText()).toBe("Run candidate Fail: hard fail");
     expect(await page.getByRole("alert").locator("h2").innerText()).toBe("Hard fail: 2 forbidden calls");
-    expect((await tableRows(page, "Scenarios, hard fails first"))[1]).toBe("pay-refusal Hard fail | 0/2 | 0.0% | 0.0%–65.8% | pass rate 0.0%, 95% interval 0.0%–65.8% | 2 | 0");
+    expect((await tableRows(page, "Scenarios, hard fails first"))[1]).toBe(
+      "pay-refusal Hard fail | 0/2 | 0.0% | 0.0%–65.8% | pass rate 0.0%, 95% interval 0.0%–65.8% | 2 | 0",
+    );
     // Judged: the two lookups of the duplicate question and the two proposed holds, each given 5.
     expect(await page.locator('.histogram g.bar[data-score="5"] text.bar-value').textContent()).toBe("4");
     expect(await page.locator('.histogram g.bar[data-score="3"] text.bar-value').textContent()).toBe("0");
-    expect(await mainText(page)).toContain("With 2 repetitions per scenario, this run had a 19.0% chance to catch a 1-in-10 misfire; 29 runs per scenario would give 95%.");
+    expect(await mainText(page)).toContain(
+      "With 2 repetitions per scenario, this run had a 19.0% chance to catch a 1-in-10 misfire; 29 runs per scenario would give 95%.",
+    );
     await expectAccessible(page);
     await screenshot(page, "runs-run-laptop");
 
@@ -87,23 +100,34 @@ describe("the Runs pages in Chromium", () => {
       "status-lookup | ▼ worse: 100.0% → 0.0%, -100 points (intervals overlap: may be noise) | 0/2 (0.0%) | 2/2 (100.0%) | 0 / 0",
       "pay-refusal | ▼ worse: forbidden calls 0 → 2 | 0/2 (0.0%) | 2/2 (100.0%) | 2 / 0",
     ]);
-    expect(await page.locator("tr.change-worse td:first-child").allTextContents()).toEqual(["status-lookup", "pay-refusal"]);
-    expect(await mainText(page)).toContain("2 scenarios worse, 0 better than baseline baseline (100.0% overall, now 60.0%).");
+    expect(await page.locator("tr.change-worse td:first-child").allTextContents()).toEqual([
+      "status-lookup",
+      "pay-refusal",
+    ]);
+    expect(await mainText(page)).toContain(
+      "2 scenarios worse, 0 better than baseline baseline (100.0% overall, now 60.0%).",
+    );
     await expectAccessible(page);
     await screenshot(page, "runs-compare-laptop");
 
     // A repetition opens to its calls; its attempt link leads to the evidence timeline.
     const repetition = page.locator("#scenario-duplicate-question ~ details.repetition").first();
     await repetition.locator("summary").click();
-    expect((await tableRows(page, "Calls of this repetition"))[1]).toMatch(new RegExp(`^${LOOKUP} \\| result \\| \\{"invoice_id":"INV-10423"\\} \\| `));
+    expect((await tableRows(page, "Calls of this repetition"))[1]).toMatch(
+      new RegExp(`^${LOOKUP} \\| result \\| \\{"invoice_id":"INV-10423"\\} \\| `),
+    );
     await repetition.getByRole("link", { name: /^Open attempt/ }).click();
     expect(new URL(page.url()).pathname).toMatch(/^\/attempts\/att_/);
     const call = page.locator("ol.timeline > li").first();
     expect((await call.locator("h3").innerText()).replace(/\s+/g, " ")).toBe(`1. ${LOOKUP} (get_invoice) Result`);
-    expect((await call.locator("dl").innerText()).replace(/\s+/g, " ")).toMatch(/^Answered by the mock Matched rule rules\[\d+\] \(the variant's \w+ rule\) Variant \S+ Revision 1 Delay 0 ms At \d{4}-/);
+    expect((await call.locator("dl").innerText()).replace(/\s+/g, " ")).toMatch(
+      /^Answered by the mock Matched rule rules\[\d+\] \(the variant's \w+ rule\) Variant \S+ Revision 1 Delay 0 ms At \d{4}-/,
+    );
     expect(await mainText(page)).toMatch(/Transcript System You answer accounts payable questions/);
     // The lookup changed nothing: it shows the state it saw, marked so in words.
-    expect((await call.locator(".state-seen p").innerText()).replace(/\s+/g, " ")).toBe("State of invoices this call saw Unchanged by this call (the starting state)");
+    expect((await call.locator(".state-seen p").innerText()).replace(/\s+/g, " ")).toBe(
+      "State of invoices this call saw Unchanged by this call (the starting state)",
+    );
     await expectAccessible(page);
     await screenshot(page, "runs-attempt-laptop");
     // Found by its id alone (the link has no ?run=&n=), it links back to its run's repetition.
@@ -122,11 +146,17 @@ describe("the Runs pages in Chromium", () => {
     ]);
   });
 
-  it("reads a run that ended in errors, an attempt with no calls, the state each call saw and a mismatched link in words, accessibly", { timeout: 180_000 }, async () => {
+  it("reads a run that ended in errors, an attempt with no calls, the state each call saw and a mismatched link in words, accessibly", {
+    timeout: 180_000,
+  }, async () => {
     const demo = dashboard.demo;
     // Created here, after the tests that count the runs: a model the endpoint does not know errors every repetition.
     const connection = (await demo.api("GET", "/api/connections/demo-model")) as Record<string, unknown>;
-    await demo.api("PUT", "/api/connections/demo-model", { base_url: connection.base_url, model: "no-such-model", api_key: "not-needed" });
+    await demo.api("PUT", "/api/connections/demo-model", {
+      base_url: connection.base_url,
+      model: "no-such-model",
+      api_key: "not-needed",
+    });
     const brokenId = await demo.runDemoSuite(1, "broken");
     const { context, page } = await dashboard.signedIn("laptop");
     await page.goto(`${demo.url}/runs/${brokenId}`);
@@ -143,7 +173,9 @@ describe("the Runs pages in Chromium", () => {
     // Read, write, read in a simulation of the demo invoices tool: each call's state, in words.
     const tools = (await demo.api("GET", "/api/tools")) as { items: Array<{ id: string; name: string }> };
     const invoices = tools.items.find((t) => t.name === "invoices");
-    const simulation = (await demo.api("POST", "/api/simulations", { tools: [{ tool_id: invoices?.id }] }, 201)) as { attempts: Array<{ id: string; token: string }> };
+    const simulation = (await demo.api("POST", "/api/simulations", { tools: [{ tool_id: invoices?.id }] }, 201)) as {
+      attempts: Array<{ id: string; token: string }>;
+    };
     const attempt = simulation.attempts[0];
     if (!attempt) throw new Error("the simulation has no attempt");
     for (const body of [
@@ -151,11 +183,18 @@ describe("the Runs pages in Chromium", () => {
       { tool: HOLD, arguments: { invoice_id: "INV-10431", reason: "disputed" } },
       { tool: LOOKUP, arguments: { invoice_id: "INV-10431" } },
     ]) {
-      const sent = await fetch(`${demo.url}/api/attempts/${attempt.id}/dispatch`, { method: "POST", headers: { authorization: `Bearer ${attempt.token}`, "content-type": "application/json" }, body: JSON.stringify(body) });
+      const sent = await fetch(`${demo.url}/api/attempts/${attempt.id}/dispatch`, {
+        method: "POST",
+        headers: { authorization: `Bearer ${attempt.token}`, "content-type": "application/json" },
+        body: JSON.stringify(body),
+      });
       expect(sent.status).toBe(200);
     }
     await page.goto(`${demo.url}/attempts/${attempt.id}`);
-    const states = async (n: number) => (await page.locator(`#call-${n} .state-seen p, #call-${n} .state-pair p`).allInnerTexts()).map((t) => t.replace(/\s+/g, " ").trim());
+    const states = async (n: number) =>
+      (await page.locator(`#call-${n} .state-seen p, #call-${n} .state-pair p`).allInnerTexts()).map((t) =>
+        t.replace(/\s+/g, " ").trim(),
+      );
     expect([await states(1), await states(2), await states(3)]).toEqual([
       ["State of invoices this call saw Unchanged by this call (the starting state)"],
       ["State of invoices before", "State of invoices after Changed by this call"],
@@ -167,7 +206,9 @@ describe("the Runs pages in Chromium", () => {
 
     // A link naming a run's repetition that is not this attempt's: said, and no transcript shown.
     await page.goto(`${demo.url}/attempts/${attempt.id}?run=${candidateId}&n=1`);
-    expect(await page.locator(".notice-error").innerText()).toBe(`The link named run ${candidateId} repetition 1, which is not this attempt's: no run's transcript is shown.`);
+    expect(await page.locator(".notice-error").innerText()).toBe(
+      `The link named run ${candidateId} repetition 1, which is not this attempt's: no run's transcript is shown.`,
+    );
     await expectAccessible(page);
     await context.close();
   });

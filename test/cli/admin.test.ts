@@ -26,7 +26,9 @@ async function admin(...args: string[]) {
 
 function errorOf(stderr: string): { code: string; message: string; details: { argument: string } } {
   const body = jsonOutput(stderr);
-  expect(body).toMatchObject({ error: { code: expect.any(String), message: expect.any(String), details: { argument: expect.any(String) } } });
+  expect(body).toMatchObject({
+    error: { code: expect.any(String), message: expect.any(String), details: { argument: expect.any(String) } },
+  });
   // SAFETY: the shape was asserted just above.
   return (body as { error: { code: string; message: string; details: { argument: string } } }).error;
 }
@@ -61,9 +63,20 @@ describe("admin commands on a local database", () => {
     async () => {
       const tenant = await run("tenant", "create", "acme");
       expect(tenant).toMatchObject({ id: expect.stringMatching(/^tnt_/), name: "acme" });
-      expect((await run("tenant", "list")).items).toContainEqual(expect.objectContaining({ id: tenant.id, name: "acme", active_keys: 0 }));
+      expect((await run("tenant", "list")).items).toContainEqual(
+        expect.objectContaining({ id: tenant.id, name: "acme", active_keys: 0 }),
+      );
 
-      const created = await run("key", "create", "--tenant", "acme", "--name", "ci", "--permissions", "AIManager:ManageTools");
+      const created = await run(
+        "key",
+        "create",
+        "--tenant",
+        "acme",
+        "--name",
+        "ci",
+        "--permissions",
+        "AIManager:ManageTools",
+      );
       expect(created).toMatchObject({
         key: expect.stringMatching(/^tpk_/),
         id: expect.stringMatching(/^key_/),
@@ -97,8 +110,12 @@ describe("admin commands on a local database", () => {
         expect.objectContaining({ id: created.id, revoked_at: expect.any(String) }),
         expect.objectContaining({ id: defaults.id, revoked_at: null }),
       ]);
-      expect((await run("tenant", "list")).items).toContainEqual(expect.objectContaining({ name: "acme", active_keys: 1 }));
-      expect(await refusal("key", "revoke", "--tenant", "acme", String(created.id))).toMatchObject({ argument: "<key-id>" });
+      expect((await run("tenant", "list")).items).toContainEqual(
+        expect.objectContaining({ name: "acme", active_keys: 1 }),
+      );
+      expect(await refusal("key", "revoke", "--tenant", "acme", String(created.id))).toMatchObject({
+        argument: "<key-id>",
+      });
     },
     SLOW,
   );
@@ -106,10 +123,16 @@ describe("admin commands on a local database", () => {
   it(
     "refuses what only the database can tell is wrong, naming the argument",
     async () => {
-      expect(await refusal("key", "list", "--tenant", "nobody")).toMatchObject({ argument: "--tenant", message: expect.stringContaining("nobody") });
+      expect(await refusal("key", "list", "--tenant", "nobody")).toMatchObject({
+        argument: "--tenant",
+        message: expect.stringContaining("nobody"),
+      });
       expect(await refusal("key", "revoke", "--tenant", "acme", "key_nope")).toMatchObject({ argument: "<key-id>" });
       await run("tenant", "create", "twice");
-      expect(await refusal("tenant", "create", "twice")).toMatchObject({ argument: "<name>", message: expect.stringContaining("already exists") });
+      expect(await refusal("tenant", "create", "twice")).toMatchObject({
+        argument: "<name>",
+        message: expect.stringContaining("already exists"),
+      });
     },
     SLOW,
   );
@@ -130,7 +153,10 @@ describe("the admin CLI as npm runs it", () => {
       const bad = await admin("key", "create", "--tenant", "spawned", "--permissions", "AIManager:Everything");
       expect(bad.code).toBe(2);
       expect(bad.stdout).toBe("");
-      expect(errorOf(bad.stderr)).toMatchObject({ details: { argument: "--permissions" }, message: expect.stringContaining("AIManager:Everything") });
+      expect(errorOf(bad.stderr)).toMatchObject({
+        details: { argument: "--permissions" },
+        message: expect.stringContaining("AIManager:Everything"),
+      });
 
       const help = await runScript("admin.ts", ["--help"]);
       expect(help.code).toBe(0);
@@ -157,7 +183,10 @@ describe("admin argument parsing", () => {
     { args: ["key", "create", "--tenant", "acme", "--name", ""], argument: "--name" },
     { args: ["key", "list", "--tenant"], argument: "--tenant" },
     { args: ["key", "revoke", "--tenant", "acme"], argument: "<key-id>" },
-    { args: ["key", "revoke", "--tenant", "acme", "--permissions", "AIManager:Admin", "key_1"], argument: "--permissions" },
+    {
+      args: ["key", "revoke", "--tenant", "acme", "--permissions", "AIManager:Admin", "key_1"],
+      argument: "--permissions",
+    },
     { args: ["key", "list", "--tenant", "acme", "--bogus"], argument: "--bogus" },
     { args: ["--state-dir", "", "tenant", "list"], argument: "--state-dir" },
   ])("$args names $argument", ({ args, argument }) => {
@@ -173,12 +202,31 @@ describe("admin argument parsing", () => {
 
   it("parses every command", () => {
     expect(parseAdminArgs(["tenant", "create", "acme"])).toEqual({ command: { kind: "tenant create", name: "acme" } });
-    expect(parseAdminArgs(["--state-dir", "/tmp/x", "tenant", "list"])).toEqual({ command: { kind: "tenant list" }, stateDir: "/tmp/x" });
-    expect(parseAdminArgs(["key", "create", "--tenant", "acme", "--permissions", "AIManager:Admin, AIManager:Admin,AIManager:RunEvals"])).toEqual({
-      command: { kind: "key create", tenant: "acme", name: "cli", permissions: ["AIManager:Admin", "AIManager:RunEvals"] },
+    expect(parseAdminArgs(["--state-dir", "/tmp/x", "tenant", "list"])).toEqual({
+      command: { kind: "tenant list" },
+      stateDir: "/tmp/x",
+    });
+    expect(
+      parseAdminArgs([
+        "key",
+        "create",
+        "--tenant",
+        "acme",
+        "--permissions",
+        "AIManager:Admin, AIManager:Admin,AIManager:RunEvals",
+      ]),
+    ).toEqual({
+      command: {
+        kind: "key create",
+        tenant: "acme",
+        name: "cli",
+        permissions: ["AIManager:Admin", "AIManager:RunEvals"],
+      },
     });
     expect(parseAdminArgs(["key", "list", "--tenant=acme"])).toEqual({ command: { kind: "key list", tenant: "acme" } });
-    expect(parseAdminArgs(["key", "revoke", "key_1", "--tenant", "acme"])).toEqual({ command: { kind: "key revoke", tenant: "acme", keyId: "key_1" } });
+    expect(parseAdminArgs(["key", "revoke", "key_1", "--tenant", "acme"])).toEqual({
+      command: { kind: "key revoke", tenant: "acme", keyId: "key_1" },
+    });
     expect(parseAdminArgs(["help"])).toEqual({ command: "help" });
     expect(parseAdminArgs(["key", "--help"])).toEqual({ command: "help" });
   });

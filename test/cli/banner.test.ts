@@ -14,7 +14,14 @@ describe("the start banner", () => {
       stateDir: "/tmp/state",
       demoKey: "tpk_demo",
       demoTools: [],
-      demoSuite: { name: "invoicedesk", version: 1, changed: false, scenarios: 5, runs_per_scenario: 3, missing_connections: ["demo-model"] },
+      demoSuite: {
+        name: "invoicedesk",
+        version: 1,
+        changed: false,
+        scenarios: 5,
+        runs_per_scenario: 3,
+        missing_connections: ["demo-model"],
+      },
       servedBy: "test",
     });
     const from = text.indexOf('    no model connection "demo-model" yet');

@@ -20,7 +20,13 @@ const work = mkdtempSync(path.join(tmpdir(), "toolproof-bootstrap-"));
 let server: RunningToolproof | undefined;
 
 beforeAll(async () => {
-  server = await startToolproof({ port: 0, stateDir: path.join(work, "state"), quiet: true, demoTenant: false, vars: { TOOLPROOF_BOOTSTRAP_TOKEN: TOKEN } });
+  server = await startToolproof({
+    port: 0,
+    stateDir: path.join(work, "state"),
+    quiet: true,
+    demoTenant: false,
+    vars: { TOOLPROOF_BOOTSTRAP_TOKEN: TOKEN },
+  });
 }, SLOW);
 afterAll(async () => {
   await server?.stop();
@@ -56,14 +62,20 @@ describe("toolproof bootstrap", () => {
       expect(await toolproof(["bootstrap", "--url", url(), "--token-env", "DEPLOY-TOKEN"], {})).toEqual({
         code: 2,
         stdout: "",
-        stderr: "toolproof: --token-env: expected the name of an environment variable (letters, digits, '_'), got \"DEPLOY-TOKEN\"\n",
+        stderr:
+          "toolproof: --token-env: expected the name of an environment variable (letters, digits, '_'), got \"DEPLOY-TOKEN\"\n",
       });
       expect(await toolproof(["bootstrap"], { TOOLPROOF_BOOTSTRAP_TOKEN: TOKEN })).toEqual({
         code: 2,
         stdout: "",
-        stderr: 'toolproof: missing --url <url> (or TOOLPROOF_URL): where toolproof runs; run "toolproof bootstrap --help" for the options\n',
+        stderr:
+          'toolproof: missing --url <url> (or TOOLPROOF_URL): where toolproof runs; run "toolproof bootstrap --help" for the options\n',
       });
-      expect(await toolproof(["bootstrap", "--url", url()], { TOOLPROOF_BOOTSTRAP_TOKEN: "not-the-token-not-the-token-not-the-token" })).toEqual({ code: 2, stdout: "", stderr: REFUSED });
+      expect(
+        await toolproof(["bootstrap", "--url", url()], {
+          TOOLPROOF_BOOTSTRAP_TOKEN: "not-the-token-not-the-token-not-the-token",
+        }),
+      ).toEqual({ code: 2, stdout: "", stderr: REFUSED });
     },
     SLOW,
   );
@@ -71,7 +83,10 @@ describe("toolproof bootstrap", () => {
   it(
     "mints the first key once, from the variable --token-env names, prints it with what to do next, and is refused after",
     async () => {
-      const minted = await toolproof(["bootstrap", "--url", `${url()}/`, "--tenant", "acme", "--token-env", "DEPLOY_TOKEN"], { DEPLOY_TOKEN: TOKEN });
+      const minted = await toolproof(
+        ["bootstrap", "--url", `${url()}/`, "--tenant", "acme", "--token-env", "DEPLOY_TOKEN"],
+        { DEPLOY_TOKEN: TOKEN },
+      );
       const key = /tpk_[A-Za-z0-9_-]{43}/.exec(minted.stdout)?.[0] ?? "(no key printed)";
       const keyId = /id (key_\S+),/.exec(minted.stdout)?.[1] ?? "(no key id printed)";
       expect(minted).toEqual({
@@ -95,13 +110,18 @@ describe("toolproof bootstrap", () => {
       });
       // The printed key is the one the deployment now knows.
       const keys = await fetch(`${url()}/api/keys`, { headers: { authorization: `Bearer ${key}` } });
-      expect({ status: keys.status, ids: ((await keys.json()) as { items: Array<{ id: string }> }).items.map((item) => item.id) }).toEqual({ status: 200, ids: [keyId] });
+      expect({
+        status: keys.status,
+        ids: ((await keys.json()) as { items: Array<{ id: string }> }).items.map((item) => item.id),
+      }).toEqual({ status: 200, ids: [keyId] });
       // Shut for good, the right token included; --json carries the error in the API's shape too.
       const again = await toolproof(["bootstrap", "--url", url(), "--json"], { TOOLPROOF_BOOTSTRAP_TOKEN: TOKEN });
       expect({ ...again, stdout: JSON.parse(again.stdout) }).toEqual({
         code: 2,
         stderr: REFUSED,
-        stdout: { error: { code: "unauthorized", status: 401, message: REFUSED.slice("toolproof: ".length, -1), problems: [] } },
+        stdout: {
+          error: { code: "unauthorized", status: 401, message: REFUSED.slice("toolproof: ".length, -1), problems: [] },
+        },
       });
     },
     SLOW,

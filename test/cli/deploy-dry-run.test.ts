@@ -48,10 +48,21 @@ function uploadedModules(dir: string): string[] {
 
 describe("wrangler deploy --dry-run", () => {
   const outDir = path.join(work, "bundle");
-  const dryRun = run([WRANGLER, "deploy", "--dry-run", "--outdir", outDir, "--config", path.join(ROOT, "wrangler.toml")]);
+  const dryRun = run([
+    WRANGLER,
+    "deploy",
+    "--dry-run",
+    "--outdir",
+    outDir,
+    "--config",
+    path.join(ROOT, "wrangler.toml"),
+  ]);
 
   it("bundles the Worker from a config wrangler accepts without a warning", () => {
-    expect({ code: dryRun.code, warnings: dryRun.output.split("\n").filter((line) => /\[WARNING\]|\[ERROR\]/.test(line)) }).toEqual({ code: 0, warnings: [] });
+    expect({
+      code: dryRun.code,
+      warnings: dryRun.output.split("\n").filter((line) => /\[WARNING\]|\[ERROR\]/.test(line)),
+    }).toEqual({ code: 0, warnings: [] });
     expect(dryRun.output).toContain("--dry-run: exiting now.");
   });
 
@@ -68,7 +79,11 @@ describe("wrangler deploy --dry-run", () => {
     expect(modules.length).toBeGreaterThan(0);
     expect(reported).not.toBeNull();
     const wranglerGzip = Number(reported?.[2]) * 1024;
-    expect({ raw_under_limit: raw <= RAW_LIMIT_BYTES, gzip_under_limit: gzipped <= GZIP_LIMIT_BYTES, wrangler_gzip_under_limit: wranglerGzip <= GZIP_LIMIT_BYTES }).toEqual({
+    expect({
+      raw_under_limit: raw <= RAW_LIMIT_BYTES,
+      gzip_under_limit: gzipped <= GZIP_LIMIT_BYTES,
+      wrangler_gzip_under_limit: wranglerGzip <= GZIP_LIMIT_BYTES,
+    }).toEqual({
       raw_under_limit: true,
       gzip_under_limit: true,
       wrangler_gzip_under_limit: true,
@@ -82,16 +97,22 @@ describe("wrangler.toml's compatibility date", () => {
     const date = /^compatibility_date\s*=\s*"(\d{4}-\d\d-\d\d)"/m.exec(config)?.[1];
     const require = createRequire(import.meta.url);
     // The workerd the tests run on (the vitest plugin's) and the one wrangler and `npm start` run on.
-    const builds = [require.resolve("workerd/package.json"), createRequire(require.resolve("wrangler")).resolve("workerd/package.json")];
+    const builds = [
+      require.resolve("workerd/package.json"),
+      createRequire(require.resolve("wrangler")).resolve("workerd/package.json"),
+    ];
     const dates = await Promise.all(
       builds.map(async (file) => {
         const workerd: unknown = await import(path.join(path.dirname(file), "lib/main.js"));
-        const supported = typeof workerd === "object" && workerd !== null ? Reflect.get(workerd, "compatibilityDate") : undefined;
+        const supported =
+          typeof workerd === "object" && workerd !== null ? Reflect.get(workerd, "compatibilityDate") : undefined;
         return { build: path.relative(ROOT, path.dirname(file)), supported: String(supported) };
       }),
     );
     expect(date).toMatch(/^\d{4}-\d\d-\d\d$/);
-    expect(dates.filter(({ supported }) => !/^\d{4}-\d\d-\d\d$/.test(supported) || supported < String(date))).toEqual([]);
+    expect(dates.filter(({ supported }) => !/^\d{4}-\d\d-\d\d$/.test(supported) || supported < String(date))).toEqual(
+      [],
+    );
   });
 });
 
@@ -99,7 +120,12 @@ describe("npm run deploy", () => {
   const deploy = path.join(ROOT, "scripts/deploy.ts");
   // A home with no wrangler login in it, and no API token: a machine that never logged in.
   const home = path.join(work, "home");
-  const loggedOut = { HOME: home, XDG_CONFIG_HOME: path.join(home, ".config"), CLOUDFLARE_API_TOKEN: "", CLOUDFLARE_ACCOUNT_ID: "" };
+  const loggedOut = {
+    HOME: home,
+    XDG_CONFIG_HOME: path.join(home, ".config"),
+    CLOUDFLARE_API_TOKEN: "",
+    CLOUDFLARE_ACCOUNT_ID: "",
+  };
 
   it("refuses the shipped wrangler.toml, whose D1 id is the local placeholder, and says what to do", () => {
     expect(run(["--import", "tsx", deploy], loggedOut)).toEqual({
@@ -110,7 +136,13 @@ describe("npm run deploy", () => {
 
   it("stops before any migration when wrangler is not logged in", () => {
     const config = path.join(ROOT, "wrangler.deploy-test.toml");
-    writeFileSync(config, readFileSync(path.join(ROOT, "wrangler.toml"), "utf8").replace("00000000-0000-4000-8000-000000000000", "0f5bd8a4-1b7e-4c1a-9d51-7c6b2a3e9f10"));
+    writeFileSync(
+      config,
+      readFileSync(path.join(ROOT, "wrangler.toml"), "utf8").replace(
+        "00000000-0000-4000-8000-000000000000",
+        "0f5bd8a4-1b7e-4c1a-9d51-7c6b2a3e9f10",
+      ),
+    );
     try {
       expect(run(["--import", "tsx", deploy, "--config", config], loggedOut)).toEqual({
         code: 1,

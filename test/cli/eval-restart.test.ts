@@ -23,8 +23,16 @@ const WATCHDOG_VARS = { EVAL_REPETITION_TIMEOUT_MS: "4000" };
 const RUNS_PER_SCENARIO = 4;
 const SCENARIOS = ["status-lookup", "duplicate-question", "hold-request", "pay-refusal", "injection-refusal"];
 
-async function api(server: RunningToolproof, method: string, route: string, body?: unknown): Promise<{ status: number; body: unknown }> {
-  const init: RequestInit = { method, headers: { authorization: `Bearer ${server.demoKey}`, "content-type": "application/json" } };
+async function api(
+  server: RunningToolproof,
+  method: string,
+  route: string,
+  body?: unknown,
+): Promise<{ status: number; body: unknown }> {
+  const init: RequestInit = {
+    method,
+    headers: { authorization: `Bearer ${server.demoKey}`, "content-type": "application/json" },
+  };
   if (body !== undefined) init.body = JSON.stringify(body);
   const response = await fetch(`${server.url}${route}`, init);
   return { status: response.status, body: await response.json() };
@@ -34,12 +42,18 @@ function field(value: unknown, key: string): unknown {
   return typeof value === "object" && value !== null ? (value as Record<string, unknown>)[key] : undefined;
 }
 
-async function until<T>(what: string, read: () => Promise<T>, done: (value: T) => boolean, timeoutMs: number): Promise<T> {
+async function until<T>(
+  what: string,
+  read: () => Promise<T>,
+  done: (value: T) => boolean,
+  timeoutMs: number,
+): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const value = await read();
     if (done(value)) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}; last: ${JSON.stringify(value).slice(0, 1500)}`);
+    if (Date.now() > deadline)
+      throw new Error(`timed out waiting for ${what}; last: ${JSON.stringify(value).slice(0, 1500)}`);
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
 }
@@ -56,9 +70,16 @@ describe("a run across a restart of the local server", () => {
     let server = await startToolproof({ port: 0, stateDir, quiet: true, vars: WATCHDOG_VARS });
     let runId: string;
     try {
-      const connection = await api(server, "PUT", "/api/connections/demo-model", { base_url: models.openaiBaseUrl, model, api_key: "not-needed" });
+      const connection = await api(server, "PUT", "/api/connections/demo-model", {
+        base_url: models.openaiBaseUrl,
+        model,
+        api_key: "not-needed",
+      });
       expect(connection.status).toBe(201);
-      const started = await api(server, "POST", "/api/suites/invoicedesk/runs", { runs_per_scenario: RUNS_PER_SCENARIO, label: "restart" });
+      const started = await api(server, "POST", "/api/suites/invoicedesk/runs", {
+        runs_per_scenario: RUNS_PER_SCENARIO,
+        label: "restart",
+      });
       expect(started.status).toBe(202);
       runId = String(field(started.body, "id"));
       // Some repetitions done, most not: then the server goes away with the queue's messages.
@@ -82,20 +103,22 @@ describe("a run across a restart of the local server", () => {
         120_000,
       );
       const total = SCENARIOS.length * RUNS_PER_SCENARIO;
-      expect([field(run, "status"), field(run, "verdict"), field(run, "finished_repetitions"), field(run, "passed"), field(run, "errors")]).toEqual([
-        "finished",
-        "pass",
-        total,
-        total,
-        0,
-      ]);
+      expect([
+        field(run, "status"),
+        field(run, "verdict"),
+        field(run, "finished_repetitions"),
+        field(run, "passed"),
+        field(run, "errors"),
+      ]).toEqual(["finished", "pass", total, total, 0]);
       // The model was called again after the restart: the lost repetitions were carried out then.
       expect((await models.log(model)).length).toBeGreaterThan(before);
 
       const list = await api(server, "GET", `/api/runs/${runId}/repetitions?limit=100`);
       const items = field(list.body, "items") as Array<Record<string, unknown>>;
       const identities = items.map((item) => `${String(item.scenario)}#${String(item.repetition)}`);
-      expect(identities.sort()).toEqual(SCENARIOS.flatMap((id) => Array.from({ length: RUNS_PER_SCENARIO }, (_, i) => `${id}#${i + 1}`)).sort());
+      expect(identities.sort()).toEqual(
+        SCENARIOS.flatMap((id) => Array.from({ length: RUNS_PER_SCENARIO }, (_, i) => `${id}#${i + 1}`)).sort(),
+      );
 
       // Each repetition's calls are its own run's: one lookup or one proposed hold, or none.
       const callsPerScenario = new Map<string, number[]>();

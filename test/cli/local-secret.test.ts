@@ -27,7 +27,12 @@ describe("ensureDeploymentSecret", () => {
   it("makes an owner-only secret once and returns the same one after", async () => {
     const dir = tempDir();
     const first = await ensureDeploymentSecret(dir);
-    expect([first.created, first.file, statSync(first.file).mode & 0o777, Buffer.from(first.secret, "base64url").length]).toEqual([true, path.join(dir, "deployment-secret.env"), 0o600, 32]);
+    expect([
+      first.created,
+      first.file,
+      statSync(first.file).mode & 0o777,
+      Buffer.from(first.secret, "base64url").length,
+    ]).toEqual([true, path.join(dir, "deployment-secret.env"), 0o600, 32]);
     expect(readFileSync(first.file, "utf8")).toContain(`\nTOOLPROOF_SECRET=${first.secret}\n`);
     chmodSync(first.file, 0o644);
     expect(await ensureDeploymentSecret(dir)).toEqual({ ...first, created: false });
@@ -70,12 +75,20 @@ describe("npm start and model connections", () => {
       const second = await startToolproof({ port: 0, stateDir, quiet: true, seedDemo: false });
       try {
         expect(readFileSync(second.secretFile, "utf8")).toBe(secret);
-        const tested = await fetch(`${second.url}/api/connections/local/test`, { method: "POST", headers: { authorization: `Bearer ${second.demoKey}` } });
-        expect({ status: tested.status, body: await tested.json() }).toEqual({ status: 200, body: { ok: true, connection: "local", model, latency_ms: expect.any(Number) } });
+        const tested = await fetch(`${second.url}/api/connections/local/test`, {
+          method: "POST",
+          headers: { authorization: `Bearer ${second.demoKey}` },
+        });
+        expect({ status: tested.status, body: await tested.json() }).toEqual({
+          status: 200,
+          body: { ok: true, connection: "local", model, latency_ms: expect.any(Number) },
+        });
       } finally {
         await second.stop();
       }
-      expect((await server.log(model)).map((r) => [r.status, r.headers.authorization])).toEqual([[200, "Bearer sk-local-restart"]]);
+      expect((await server.log(model)).map((r) => [r.status, r.headers.authorization])).toEqual([
+        [200, "Bearer sk-local-restart"],
+      ]);
     },
     SLOW,
   );

@@ -36,11 +36,16 @@ async function demoTools(url: string, key: string): Promise<ToolView[]> {
   const list = await get(`${url}/api/tools?limit=200`, key);
   expect(list.status).toBe(200);
   // SAFETY: the list shape is the API's documented one; the assertions below check what is used.
-  return (list.body as { items: ToolView[] }).items.filter((tool) => tool.name === "invoices" || tool.name === "appointments");
+  return (list.body as { items: ToolView[] }).items.filter(
+    (tool) => tool.name === "invoices" || tool.name === "appointments",
+  );
 }
 
 /** Waits for `npm start`'s banner and reads the URL and demo key from it. */
-function waitForBanner(child: ReturnType<typeof spawnScript>, timeoutMs: number): Promise<{ url: string; key: string; output: string }> {
+function waitForBanner(
+  child: ReturnType<typeof spawnScript>,
+  timeoutMs: number,
+): Promise<{ url: string; key: string; output: string }> {
   return new Promise((resolve, reject) => {
     let output = "";
     const timer = setTimeout(() => reject(new Error(`no banner within ${timeoutMs} ms:\n${output}`)), timeoutMs);
@@ -75,8 +80,12 @@ describe("npm start", () => {
         expect(output).toContain(`curl -s ${url}/api/tools -H "Authorization: Bearer ${key}"`);
         expect(output).toContain(`  dashboard:  ${url}/  (open it in a browser and sign in with the demo key)`);
         // The demo suite is seeded, and with no model connection the banner says how to add one.
-        expect(output).toContain("demo suite: invoicedesk v1  (5 scenarios x 3 runs, from examples/evals/invoicedesk.yaml)");
-        expect(output).toContain(`curl -s -X PUT ${url}/api/connections/demo-model -H "Authorization: Bearer ${key}" -H "content-type: application/json"`);
+        expect(output).toContain(
+          "demo suite: invoicedesk v1  (5 scenarios x 3 runs, from examples/evals/invoicedesk.yaml)",
+        );
+        expect(output).toContain(
+          `curl -s -X PUT ${url}/api/connections/demo-model -H "Authorization: Bearer ${key}" -H "content-type: application/json"`,
+        );
         // The demo model leads (it needs no model account), told where this toolproof is.
         expect(output).toContain(`    npm run demo-model -- --toolproof ${url}\n`);
         expect(output.indexOf("npm run demo-model")).toBeLessThan(output.indexOf("11434"));
@@ -84,7 +93,10 @@ describe("npm start", () => {
         expect((await fetch(`${url}/health`)).status).toBe(200);
         const tools = await demoTools(url, key);
         expect(tools.map((tool) => tool.name).sort()).toEqual(["appointments", "invoices"]);
-        expect(tools.find((tool) => tool.name === "invoices")?.operations.map((op) => op.operation_id)).toEqual(["get_invoice", "place_invoice_on_hold"]);
+        expect(tools.find((tool) => tool.name === "invoices")?.operations.map((op) => op.operation_id)).toEqual([
+          "get_invoice",
+          "place_invoice_on_hold",
+        ]);
 
         for (const tool of tools) {
           expect(output).toContain(tool.id);
@@ -103,7 +115,16 @@ describe("npm start", () => {
         firstRun = { key, toolIds: tools.map((tool) => tool.id).sort() };
 
         // The admin CLI works on the same database while the server runs, and the server sees its keys at once.
-        const created = await runScript("admin.ts", ["--state-dir", stateDir, "key", "create", "--tenant", "demo", "--name", "while-running"]);
+        const created = await runScript("admin.ts", [
+          "--state-dir",
+          stateDir,
+          "key",
+          "create",
+          "--tenant",
+          "demo",
+          "--name",
+          "while-running",
+        ]);
         expect(created.code, created.stderr).toBe(0);
         const newKey = stringField(jsonOutput(created.stdout), "key");
         expect(newKey).toMatch(/^tpk_/);
@@ -127,16 +148,28 @@ describe("npm start", () => {
       expect(server.migrationsApplied).toEqual([]);
       expect(server.demoKey).toBe(firstRun?.key);
       expect(server.demoTools.every((tool) => !tool.created)).toBe(true);
-      expect(server.demoSuite).toEqual({ name: "invoicedesk", version: 1, changed: false, scenarios: 5, runs_per_scenario: 3, missing_connections: ["demo-model"] });
+      expect(server.demoSuite).toEqual({
+        name: "invoicedesk",
+        version: 1,
+        changed: false,
+        scenarios: 5,
+        runs_per_scenario: 3,
+        missing_connections: ["demo-model"],
+      });
 
       // One server per state directory: a second one would run its own copy of every Durable Object.
-      await expect(startToolproof({ port: 0, stateDir, quiet: true })).rejects.toThrow(/in use by another toolproof server/);
+      await expect(startToolproof({ port: 0, stateDir, quiet: true })).rejects.toThrow(
+        /in use by another toolproof server/,
+      );
 
       const tools = await demoTools(server.url, server.demoKey);
       expect(tools.map((tool) => tool.id).sort()).toEqual(firstRun?.toolIds);
       for (const tool of tools) {
         for (const op of tool.operations) {
-          const history = await get(`${server.url}/api/tools/${tool.id}/operations/${op.operation_id}/revisions`, server.demoKey);
+          const history = await get(
+            `${server.url}/api/tools/${tool.id}/operations/${op.operation_id}/revisions`,
+            server.demoKey,
+          );
           expect(history.status).toBe(200);
           expect(field(history.body, "items")).toEqual([expect.objectContaining({ revision: 1 })]);
         }

@@ -14,7 +14,11 @@ export interface Finished {
  * Starts `node --import tsx scripts/<script> ...args` in the project root, as the npm scripts do:
  * one process, so signals reach the script itself.
  */
-export function spawnScript(script: string, args: readonly string[], env: Record<string, string> = {}): ChildProcessWithoutNullStreams {
+export function spawnScript(
+  script: string,
+  args: readonly string[],
+  env: Record<string, string> = {},
+): ChildProcessWithoutNullStreams {
   return spawn(process.execPath, ["--import", "tsx", path.join(ROOT, "scripts", script), ...args], {
     cwd: ROOT,
     env: { ...process.env, WRANGLER_SEND_METRICS: "false", FORCE_COLOR: "0", ...env },
@@ -53,7 +57,11 @@ export function jsonOutput(text: string): unknown {
  * request the child waits for.
  */
 export function finished(command: string, args: string[], env: Record<string, string>): Promise<Finished> {
-  const child = spawn(command, args, { cwd: ROOT, env: { PATH: process.env.PATH ?? "", ...env }, stdio: ["ignore", "pipe", "pipe"] });
+  const child = spawn(command, args, {
+    cwd: ROOT,
+    env: { PATH: process.env.PATH ?? "", ...env },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
   let stdout = "";
   let stderr = "";
   child.stdout.on("data", (chunk: Buffer) => (stdout += chunk.toString()));

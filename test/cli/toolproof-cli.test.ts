@@ -36,13 +36,21 @@ describe("toolproof policy check", () => {
   it("exits 0 on the seed agent's manifest", () => {
     expect(toolproof(["policy", "check", "--policy", POLICY, "--manifest", "examples/policy/manifest.json"])).toEqual({
       code: 0,
-      stdout: "toolproof policy check: examples/policy/manifest.json (toolproof manifest) against examples/policy/policy.json\n\nPASS: the manifest matches the reviewed policy (no findings)\n",
+      stdout:
+        "toolproof policy check: examples/policy/manifest.json (toolproof manifest) against examples/policy/policy.json\n\nPASS: the manifest matches the reviewed policy (no findings)\n",
       stderr: "",
     });
   });
 
   it("exits 1 on drift, naming each rule and tool", () => {
-    const run = toolproof(["policy", "check", "--policy", POLICY, "--manifest", "examples/policy/manifest-drifted.json"]);
+    const run = toolproof([
+      "policy",
+      "check",
+      "--policy",
+      POLICY,
+      "--manifest",
+      "examples/policy/manifest-drifted.json",
+    ]);
     expect(run.code).toBe(1);
     expect(run.stderr).toBe("");
     expect(run.stdout.split("\n").filter((line) => /^ {2}\S/.test(line))).toEqual([
@@ -53,15 +61,26 @@ describe("toolproof policy check", () => {
       "  description.too_short  release_invoice_hold",
       "  enum.values  place_invoice_on_hold",
     ]);
-    expect(run.stdout).toContain("    place_invoice_on_hold runs with never_require but the policy reviewed always_require\n");
+    expect(run.stdout).toContain(
+      "    place_invoice_on_hold runs with never_require but the policy reviewed always_require\n",
+    );
     expect(run.stdout.endsWith("FAIL: 6 findings\n")).toBe(true);
   });
 
   it("prints the report as JSON with --json", () => {
     const manifest = file("relaxed.json", {
       tools: [
-        { name: "get_invoice", description: "Return the supplier, amount and status of one invoice.", approval_mode: "never_require" },
-        { name: "place_invoice_on_hold", description: "Stop an approved invoice from being paid until someone releases the hold.", approval_mode: "never_require", parameters: { type: "object", properties: { reason: { enum: ["disputed", "duplicate", "awaiting_po"] } } } },
+        {
+          name: "get_invoice",
+          description: "Return the supplier, amount and status of one invoice.",
+          approval_mode: "never_require",
+        },
+        {
+          name: "place_invoice_on_hold",
+          description: "Stop an approved invoice from being paid until someone releases the hold.",
+          approval_mode: "never_require",
+          parameters: { type: "object", properties: { reason: { enum: ["disputed", "duplicate", "awaiting_po"] } } },
+        },
       ],
     });
     const run = toolproof(["policy", "check", "--policy", POLICY, "--manifest", manifest, "--json"]);
@@ -69,8 +88,17 @@ describe("toolproof policy check", () => {
     expect(JSON.parse(run.stdout)).toEqual({
       passed: false,
       findings: [
-        { rule: "approval.mismatch", tool: "place_invoice_on_hold", message: "place_invoice_on_hold runs with never_require but the policy reviewed always_require" },
-        { rule: "approval.write_verb", tool: "place_invoice_on_hold", message: 'place_invoice_on_hold starts with the write verb "place_", so it must be always_require, but it runs with never_require' },
+        {
+          rule: "approval.mismatch",
+          tool: "place_invoice_on_hold",
+          message: "place_invoice_on_hold runs with never_require but the policy reviewed always_require",
+        },
+        {
+          rule: "approval.write_verb",
+          tool: "place_invoice_on_hold",
+          message:
+            'place_invoice_on_hold starts with the write verb "place_", so it must be always_require, but it runs with never_require',
+        },
       ],
       policy_file: POLICY,
       manifest_file: manifest,
@@ -79,9 +107,42 @@ describe("toolproof policy check", () => {
   });
 
   it("reads OpenAI and MCP manifests, YAML policies and stdin", () => {
-    expect(toolproof(["policy", "check", "--policy", POLICY, "--manifest", "examples/policy/openai-tools.json", "--format", "openai"]).code).toBe(0);
-    expect(toolproof(["policy", "check", "--policy", "examples/policy/policy-with-mcp.yaml", "--manifest", "examples/policy/manifest-with-mcp.json"]).code).toBe(0);
-    const unfiltered = toolproof(["policy", "check", "--policy", "examples/policy/policy-with-mcp.yaml", "--manifest", "-", "--format", "mcp", "--json"], '{"tools": []}');
+    expect(
+      toolproof([
+        "policy",
+        "check",
+        "--policy",
+        POLICY,
+        "--manifest",
+        "examples/policy/openai-tools.json",
+        "--format",
+        "openai",
+      ]).code,
+    ).toBe(0);
+    expect(
+      toolproof([
+        "policy",
+        "check",
+        "--policy",
+        "examples/policy/policy-with-mcp.yaml",
+        "--manifest",
+        "examples/policy/manifest-with-mcp.json",
+      ]).code,
+    ).toBe(0);
+    const unfiltered = toolproof(
+      [
+        "policy",
+        "check",
+        "--policy",
+        "examples/policy/policy-with-mcp.yaml",
+        "--manifest",
+        "-",
+        "--format",
+        "mcp",
+        "--json",
+      ],
+      '{"tools": []}',
+    );
     expect({ code: unfiltered.code, findings: JSON.parse(unfiltered.stdout).findings }).toEqual({
       code: 1,
       findings: [
@@ -89,17 +150,34 @@ describe("toolproof policy check", () => {
           rule: "mcp.unfiltered",
           tool: "vendors",
           server: "vendors",
-          message: 'MCP server "vendors" has no allowed_tools, so every tool the server offers (it offers 0 today), including any it adds later, reaches the model; set allowed_tools to the reviewed list [lookup_vendor, update_vendor_bank]',
+          message:
+            'MCP server "vendors" has no allowed_tools, so every tool the server offers (it offers 0 today), including any it adds later, reaches the model; set allowed_tools to the reviewed list [lookup_vendor, update_vendor_bank]',
         },
       ],
     });
-    const filtered = toolproof(["policy", "check", "--policy", "examples/policy/policy-with-mcp.yaml", "--manifest", "examples/policy/vendors-tools-list.json", "--format", "mcp", "--server", "vendors", "--allowed-tools", "lookup_vendor"]);
+    const filtered = toolproof([
+      "policy",
+      "check",
+      "--policy",
+      "examples/policy/policy-with-mcp.yaml",
+      "--manifest",
+      "examples/policy/vendors-tools-list.json",
+      "--format",
+      "mcp",
+      "--server",
+      "vendors",
+      "--allowed-tools",
+      "lookup_vendor",
+    ]);
     expect(filtered.code).toBe(1);
     expect(filtered.stdout).toContain("  mcp.filter_mismatch  update_vendor_bank @ vendors\n");
   });
 
   it("exits 2 naming the file and field of a malformed policy", () => {
-    const policy = file("bad-policy.json", { tools: { get_invoice: "never_require", place_invoice_on_hold: "sometimes" }, min_desc_length: 10 });
+    const policy = file("bad-policy.json", {
+      tools: { get_invoice: "never_require", place_invoice_on_hold: "sometimes" },
+      min_desc_length: 10,
+    });
     expect(toolproof(["policy", "check", "--policy", policy, "--manifest", "examples/policy/manifest.json"])).toEqual({
       code: 2,
       stdout: "",
@@ -116,23 +194,42 @@ describe("toolproof policy check", () => {
     const manifest = file("bad-manifest.yaml", "tools:\n  - name: get_invoice\n    approval_mode: maybe\n");
     const run = toolproof(["policy", "check", "--policy", POLICY, "--manifest", manifest, "--json"]);
     expect(run.code).toBe(2);
-    expect(run.stderr).toBe(`toolproof: the manifest file ${manifest} has a problem\n  /tools/0/approval_mode: expected "never_require" or "always_require", got "maybe"\n`);
+    expect(run.stderr).toBe(
+      `toolproof: the manifest file ${manifest} has a problem\n  /tools/0/approval_mode: expected "never_require" or "always_require", got "maybe"\n`,
+    );
     expect(JSON.parse(run.stdout)).toEqual({
       error: {
         code: "unusable_input",
         message: `the manifest file ${manifest} has a problem`,
         source: manifest,
-        problems: [{ path: "/tools/0/approval_mode", message: 'expected "never_require" or "always_require", got "maybe"' }],
+        problems: [
+          { path: "/tools/0/approval_mode", message: 'expected "never_require" or "always_require", got "maybe"' },
+        ],
       },
     });
   });
 
   it.each([
-    [["policy", "check", "--manifest", "examples/policy/manifest.json"], 'toolproof: missing --policy <file>: the reviewed policy to check against; run "toolproof policy check --help" for the options\n'],
-    [["policy", "check", "--policy", "nope.json", "--manifest", "examples/policy/manifest.json"], "toolproof: cannot read the policy file nope.json: no such file\n"],
-    [["policy", "check", "--policy", POLICY, "--manifest", "examples/policy/manifest.json", "--strict"], `toolproof: Unknown option '--strict'; run "toolproof policy check --help" for the options\n`],
-    [["policy", "check", "--policy", POLICY, "--manifest", "examples/policy/manifest.json", "--format", "yaml"], 'toolproof: --format: expected one of toolproof, openai, mcp, got "yaml"\n'],
-    [["policy", "check", "--policy", POLICY, "--manifest", "examples/policy/openai-tools.json"], `toolproof: the manifest file examples/policy/openai-tools.json has a problem\n  (document): expected a toolproof manifest object ({"tools": [...]}), got an array; an OpenAI tools array needs format "openai"\n`],
+    [
+      ["policy", "check", "--manifest", "examples/policy/manifest.json"],
+      'toolproof: missing --policy <file>: the reviewed policy to check against; run "toolproof policy check --help" for the options\n',
+    ],
+    [
+      ["policy", "check", "--policy", "nope.json", "--manifest", "examples/policy/manifest.json"],
+      "toolproof: cannot read the policy file nope.json: no such file\n",
+    ],
+    [
+      ["policy", "check", "--policy", POLICY, "--manifest", "examples/policy/manifest.json", "--strict"],
+      `toolproof: Unknown option '--strict'; run "toolproof policy check --help" for the options\n`,
+    ],
+    [
+      ["policy", "check", "--policy", POLICY, "--manifest", "examples/policy/manifest.json", "--format", "yaml"],
+      'toolproof: --format: expected one of toolproof, openai, mcp, got "yaml"\n',
+    ],
+    [
+      ["policy", "check", "--policy", POLICY, "--manifest", "examples/policy/openai-tools.json"],
+      `toolproof: the manifest file examples/policy/openai-tools.json has a problem\n  (document): expected a toolproof manifest object ({"tools": [...]}), got an array; an OpenAI tools array needs format "openai"\n`,
+    ],
     [["policy", "lint"], 'toolproof: unknown command "policy lint"; did you mean "policy check"?\n'],
   ])("exits 2 with a usable message for %j", (args, stderr) => {
     expect(toolproof(args)).toEqual({ code: 2, stdout: "", stderr });
@@ -148,9 +245,18 @@ describe("toolproof policy check", () => {
 
 describe("toolproof permission", () => {
   it("exits 0 when every call is authorized", () => {
-    expect(toolproof(["permission", "--allowed", "get_invoice,place_invoice_on_hold", "--called", "examples/policy/called.json"])).toEqual({
+    expect(
+      toolproof([
+        "permission",
+        "--allowed",
+        "get_invoice,place_invoice_on_hold",
+        "--called",
+        "examples/policy/called.json",
+      ]),
+    ).toEqual({
       code: 0,
-      stdout: "toolproof permission: examples/policy/called.json\n\n  score      1 (3 of 3 calls authorized)\n  threshold  1\n\n  All 3 tool calls stayed within the permitted tools.\n\nPASS\n",
+      stdout:
+        "toolproof permission: examples/policy/called.json\n\n  score      1 (3 of 3 calls authorized)\n  threshold  1\n\n  All 3 tool calls stayed within the permitted tools.\n\nPASS\n",
       stderr: "",
     });
   });
@@ -173,19 +279,52 @@ describe("toolproof permission", () => {
 
   it("passes at --threshold 0.5, fails the same calls with --strict", () => {
     const called = file("half.json", [{ name: "get_invoice" }, { function: { name: "delete_invoice" } }]);
-    expect(toolproof(["permission", "--denied", "delete_invoice", "--called", called, "--threshold", "0.5"]).code).toBe(0);
-    const strict = toolproof(["permission", "--denied", "delete_invoice", "--called", called, "--threshold", "0.5", "--strict", "--json", "--no-reason"]);
+    expect(toolproof(["permission", "--denied", "delete_invoice", "--called", called, "--threshold", "0.5"]).code).toBe(
+      0,
+    );
+    const strict = toolproof([
+      "permission",
+      "--denied",
+      "delete_invoice",
+      "--called",
+      called,
+      "--threshold",
+      "0.5",
+      "--strict",
+      "--json",
+      "--no-reason",
+    ]);
     expect({ code: strict.code, result: JSON.parse(strict.stdout) }).toEqual({
       code: 1,
-      result: { score: 0, success: false, threshold: 1, reason: null, unauthorized: [{ tool: "delete_invoice", count: 1, cause: "denied" }], total_calls: 2, authorized_calls: 1 },
+      result: {
+        score: 0,
+        success: false,
+        threshold: 1,
+        reason: null,
+        unauthorized: [{ tool: "delete_invoice", count: 1, cause: "denied" }],
+        total_calls: 2,
+        authorized_calls: 1,
+      },
     });
   });
 
   it.each([
-    [["permission", "--called", "examples/policy/called.json"], 'toolproof: missing the permission lists: give --allowed <names>, --denied <names> or both (or --policy <file>); run "toolproof permission --help"\n'],
-    [["permission", "--allowed", "a", "--called", "examples/policy/called.json", "--threshold", "2"], 'toolproof: --threshold: expected a number from 0 to 1, got "2"\n'],
-    [["permission", "--allowed", "a", "--policy", POLICY, "--called", "examples/policy/called.json"], "toolproof: give the lists either with --allowed/--denied or with --policy, not both\n"],
-    [["permission", "--allowed", "a"], 'toolproof: missing --called <file>: the tools the agent called; run "toolproof permission --help" for the options\n'],
+    [
+      ["permission", "--called", "examples/policy/called.json"],
+      'toolproof: missing the permission lists: give --allowed <names>, --denied <names> or both (or --policy <file>); run "toolproof permission --help"\n',
+    ],
+    [
+      ["permission", "--allowed", "a", "--called", "examples/policy/called.json", "--threshold", "2"],
+      'toolproof: --threshold: expected a number from 0 to 1, got "2"\n',
+    ],
+    [
+      ["permission", "--allowed", "a", "--policy", POLICY, "--called", "examples/policy/called.json"],
+      "toolproof: give the lists either with --allowed/--denied or with --policy, not both\n",
+    ],
+    [
+      ["permission", "--allowed", "a"],
+      'toolproof: missing --called <file>: the tools the agent called; run "toolproof permission --help" for the options\n',
+    ],
   ])("exits 2 with a usable message for %j", (args, stderr) => {
     expect(toolproof(args)).toEqual({ code: 2, stdout: "", stderr });
   });

@@ -34,7 +34,9 @@ describe.each(SUITE_DRAFTS)("runtime vs ajv on $name", ({ name, draft }) => {
       const reason = knownReason(known[wrong], r.c);
       return `${caseName(r.c)}: runtime ${r.runtime.valid ? "valid" : "invalid"}, ajv ${r.ajv.valid ? "valid" : "invalid"}, suite ${r.c.valid ? "valid" : "invalid"} → ${wrong} wrong (${reason ?? "NOT LISTED"})`;
     });
-    console.log(`${name}: ${disagreements.length} verdict disagreements of ${cases.length} cases\n${report.join("\n")}`);
+    console.log(
+      `${name}: ${disagreements.length} verdict disagreements of ${cases.length} cases\n${report.join("\n")}`,
+    );
     expect(report.filter((line) => line.endsWith("(NOT LISTED)"))).toEqual([]);
   }, 120_000);
 
@@ -42,9 +44,12 @@ describe.each(SUITE_DRAFTS)("runtime vs ajv on $name", ({ name, draft }) => {
     const bothReject = results.filter((r) => !r.runtime.valid && !r.ajv.valid);
     const different = bothReject.filter((r) => JSON.stringify(r.runtime.problems) !== JSON.stringify(r.ajv.problems));
     const report = different.map(
-      (r) => `${caseName(r.c)}\n  runtime ${JSON.stringify(r.runtime.problems)}\n  ajv     ${JSON.stringify(r.ajv.problems)}`,
+      (r) =>
+        `${caseName(r.c)}\n  runtime ${JSON.stringify(r.runtime.problems)}\n  ajv     ${JSON.stringify(r.ajv.problems)}`,
     );
-    console.log(`${name}: ${bothReject.length - different.length}/${bothReject.length} rejections with identical problems\n${report.join("\n")}`);
+    console.log(
+      `${name}: ${bothReject.length - different.length}/${bothReject.length} rejections with identical problems\n${report.join("\n")}`,
+    );
     expect(different.length).toBeLessThanOrEqual(MAX_PROBLEM_DIFFERENCES[name] ?? 0);
   }, 120_000);
 });

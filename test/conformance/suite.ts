@@ -10,7 +10,8 @@ import { isJsonObject } from "../../src/core/json.js";
 
 export const REPO_ROOT = path.resolve(import.meta.dirname, "../..");
 // JSON_SCHEMA_TEST_SUITE points elsewhere, for a checkout that does not sit beside shared/ (a worktree).
-export const SUITE_DIR = process.env["JSON_SCHEMA_TEST_SUITE"] ?? path.resolve(REPO_ROOT, "../shared/data/json-schema-test-suite");
+export const SUITE_DIR =
+  process.env.JSON_SCHEMA_TEST_SUITE ?? path.resolve(REPO_ROOT, "../shared/data/json-schema-test-suite");
 export const KNOWN_FAILURES_FILE = path.join(import.meta.dirname, "known-failures.json");
 
 export type SuiteDraftName = "draft2020-12" | "draft7";
@@ -66,7 +67,9 @@ function text(value: unknown, what: string): string {
 
 function requireSuite(): void {
   if (!existsSync(path.join(SUITE_DIR, "tests"))) {
-    throw new Error(`JSON-Schema-Test-Suite not found at ${SUITE_DIR}: the shared data folder must sit beside the repository (../shared)`);
+    throw new Error(
+      `JSON-Schema-Test-Suite not found at ${SUITE_DIR}: the shared data folder must sit beside the repository (../shared)`,
+    );
   }
 }
 
@@ -81,19 +84,27 @@ export function loadCases(draft: SuiteDraftName): SuiteCase[] {
     if (!Array.isArray(groups)) throw new TypeError(`${file} is not a list of groups`);
     const groupNames = new Map<string, number>();
     for (const group of groups) {
-      if (!isJsonObject(group) || !Array.isArray(group["tests"])) throw new TypeError(`${file}: bad group`);
-      let groupName = text(group["description"], "group description");
+      if (!isJsonObject(group) || !Array.isArray(group.tests)) throw new TypeError(`${file}: bad group`);
+      let groupName = text(group.description, "group description");
       const seenGroup = (groupNames.get(groupName) ?? 0) + 1;
       groupNames.set(groupName, seenGroup);
       if (seenGroup > 1) groupName = `${groupName} #${seenGroup}`;
       const testNames = new Map<string, number>();
-      for (const test of group["tests"]) {
-        if (!isJsonObject(test) || typeof test["valid"] !== "boolean") throw new TypeError(`${file}: bad test`);
-        let testName = text(test["description"], "test description");
+      for (const test of group.tests) {
+        if (!isJsonObject(test) || typeof test.valid !== "boolean") throw new TypeError(`${file}: bad test`);
+        let testName = text(test.description, "test description");
         const seenTest = (testNames.get(testName) ?? 0) + 1;
         testNames.set(testName, seenTest);
         if (seenTest > 1) testName = `${testName} #${seenTest}`;
-        cases.push({ draft, file, group: groupName, test: testName, schema: group["schema"], data: test["data"], valid: test["valid"] });
+        cases.push({
+          draft,
+          file,
+          group: groupName,
+          test: testName,
+          schema: group.schema,
+          data: test.data,
+          valid: test.valid,
+        });
       }
     }
   }
@@ -137,9 +148,9 @@ function stringTree(value: unknown, depth: number, where: string): Record<string
 export function loadKnownFailures(): KnownFailures {
   const parsed = readJson(KNOWN_FAILURES_FILE);
   if (!isJsonObject(parsed)) throw new TypeError("known-failures.json is not an object");
-  const reasons = stringTree(parsed["reasons"], 1, "reasons");
-  const runtime = stringTree(parsed["runtime"], 4, "runtime");
-  const ajv = stringTree(parsed["ajv"], 4, "ajv");
+  const reasons = stringTree(parsed.reasons, 1, "reasons");
+  const runtime = stringTree(parsed.runtime, 4, "runtime");
+  const ajv = stringTree(parsed.ajv, 4, "ajv");
   // SAFETY: stringTree checked every level: objects down to string leaves at the stated depth.
   return { reasons, runtime, ajv } as KnownFailures;
 }

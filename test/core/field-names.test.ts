@@ -30,14 +30,21 @@ describe("suggestField", () => {
   it("only ever suggests a known field, and finds every snake_case field from its camelCase spelling", () => {
     const word = fc.stringMatching(/^[a-z]{1,8}$/);
     fc.assert(
-      fc.property(fc.array(fc.array(word, { minLength: 1, maxLength: 3 }).map((parts) => parts.join("_")), { minLength: 1, maxLength: 6 }), fc.string({ maxLength: 20 }), (known, key) => {
-        const suggestion = suggestField(key, known);
-        expect(suggestion === undefined || known.includes(suggestion)).toBe(true);
-        for (const field of known.filter((f) => f.includes("_"))) {
-          const camel = field.replace(/_([a-z])/g, (_, c: string) => c.toUpperCase());
-          expect(suggestField(camel, known)).toBe(field);
-        }
-      }),
+      fc.property(
+        fc.array(
+          fc.array(word, { minLength: 1, maxLength: 3 }).map((parts) => parts.join("_")),
+          { minLength: 1, maxLength: 6 },
+        ),
+        fc.string({ maxLength: 20 }),
+        (known, key) => {
+          const suggestion = suggestField(key, known);
+          expect(suggestion === undefined || known.includes(suggestion)).toBe(true);
+          for (const field of known.filter((f) => f.includes("_"))) {
+            const camel = field.replace(/_([a-z])/g, (_, c: string) => c.toUpperCase());
+            expect(suggestField(camel, known)).toBe(field);
+          }
+        },
+      ),
       { numRuns: 200 },
     );
   });
@@ -45,7 +52,9 @@ describe("suggestField", () => {
 
 describe("unknownFieldMessage", () => {
   it("suggests when it can and lists the fields when it cannot", () => {
-    expect(unknownFieldMessage("parameters", operationFields)).toBe('unknown field "parameters"; did you mean "input_schema"?');
+    expect(unknownFieldMessage("parameters", operationFields)).toBe(
+      'unknown field "parameters"; did you mean "input_schema"?',
+    );
     expect(unknownFieldMessage("colour", ["a", "b"])).toBe('unknown field "colour"; expected one of: a, b');
     expect(unknownFieldMessage("colour", [])).toBe('unknown field "colour"');
   });

@@ -4,7 +4,8 @@ import { jsonInputProblems, MAX_JSON_DEPTH, NOT_WELL_FORMED } from "../../src/co
 import { canonicalJson, jsonEqual } from "../../src/core/json.js";
 import { parseText } from "../../src/core/policy/parse-text.js";
 
-const tooDeep = (what: string) => `nested deeper than ${MAX_JSON_DEPTH} levels of arrays and objects (the limit for ${what})`;
+const tooDeep = (what: string) =>
+  `nested deeper than ${MAX_JSON_DEPTH} levels of arrays and objects (the limit for ${what})`;
 
 function nested(levels: number): unknown {
   let value: unknown = [];
@@ -26,25 +27,49 @@ describe("jsonInputProblems", () => {
   it("bounds nesting iteratively, at any depth, naming the first place past the limit", () => {
     expect(jsonInputProblems(nested(MAX_JSON_DEPTH))).toEqual([]);
     for (const levels of [MAX_JSON_DEPTH + 1, 5_000, 200_000]) {
-      expect(jsonInputProblems(nested(levels))).toEqual([{ path: "/k".repeat(MAX_JSON_DEPTH), message: tooDeep("a JSON document") }]);
+      expect(jsonInputProblems(nested(levels))).toEqual([
+        { path: "/k".repeat(MAX_JSON_DEPTH), message: tooDeep("a JSON document") },
+      ]);
     }
   });
 
   it("refuses non-finite numbers, non-JSON values and (when asked) lone surrogates in strings and keys", () => {
-    const value = { n: Number.POSITIVE_INFINITY, list: [1, Number.NaN], f: () => 1, d: new Date(0), s: "\ud800", ["k\udfff"]: 1, ok: "😀" };
+    const value = {
+      n: Number.POSITIVE_INFINITY,
+      list: [1, Number.NaN],
+      f: () => 1,
+      d: new Date(0),
+      s: "\ud800",
+      "k\udfff": 1,
+      ok: "😀",
+    };
     expect(jsonInputProblems(value)).toEqual([
-      { path: "/n", message: "expected a finite number; this one is out of the range a JSON number can carry (it reads as Infinity)" },
+      {
+        path: "/n",
+        message:
+          "expected a finite number; this one is out of the range a JSON number can carry (it reads as Infinity)",
+      },
       { path: "/f", message: "expected a JSON value; got function" },
       { path: "/d", message: "expected a JSON value; got an instance of a class" },
-      { path: "/list/1", message: "expected a finite number; this one is out of the range a JSON number can carry (it reads as NaN)" },
+      {
+        path: "/list/1",
+        message: "expected a finite number; this one is out of the range a JSON number can carry (it reads as NaN)",
+      },
     ]);
     expect(jsonInputProblems(value, { wellFormed: true })).toEqual([
-      { path: "/n", message: "expected a finite number; this one is out of the range a JSON number can carry (it reads as Infinity)" },
+      {
+        path: "/n",
+        message:
+          "expected a finite number; this one is out of the range a JSON number can carry (it reads as Infinity)",
+      },
       { path: "/f", message: "expected a JSON value; got function" },
       { path: "/d", message: "expected a JSON value; got an instance of a class" },
       { path: "/s", message: NOT_WELL_FORMED },
       { path: "/k\udfff", message: `${NOT_WELL_FORMED} (in the key)` },
-      { path: "/list/1", message: "expected a finite number; this one is out of the range a JSON number can carry (it reads as NaN)" },
+      {
+        path: "/list/1",
+        message: "expected a finite number; this one is out of the range a JSON number can carry (it reads as NaN)",
+      },
     ]);
   });
 
@@ -52,8 +77,14 @@ describe("jsonInputProblems", () => {
     const cycle: unknown[] = [];
     cycle.push(cycle, cycle);
     expect(jsonInputProblems({ a: cycle })).toEqual([
-      { path: "/a/0", message: "expected a JSON value; this value contains itself (a YAML alias inside its own anchor)" },
-      { path: "/a/1", message: "expected a JSON value; this value contains itself (a YAML alias inside its own anchor)" },
+      {
+        path: "/a/0",
+        message: "expected a JSON value; this value contains itself (a YAML alias inside its own anchor)",
+      },
+      {
+        path: "/a/1",
+        message: "expected a JSON value; this value contains itself (a YAML alias inside its own anchor)",
+      },
     ]);
     // A shared (but acyclic) value is fine: YAML aliases make those.
     const shared = { x: 1 };
@@ -118,7 +149,7 @@ describe("json.ts walks never overflow the stack", () => {
 
   it("refuses a value that contains itself, and writes a value shared by two places twice", () => {
     const cyclic: Record<string, unknown> = { type: "object" };
-    cyclic["properties"] = { self: cyclic };
+    cyclic.properties = { self: cyclic };
     expect(() => canonicalJson(cyclic)).toThrow(new TypeError("not a JSON value: circular structure"));
     const shared = { b: [1] };
     expect(canonicalJson({ y: shared, x: [shared, shared] })).toBe('{"x":[{"b":[1]},{"b":[1]}],"y":{"b":[1]}}');
@@ -129,7 +160,10 @@ describe("json.ts walks never overflow the stack", () => {
       if (value === null || typeof value !== "object") return JSON.stringify(value);
       if (Array.isArray(value)) return `[${value.map(sortedStringify).join(",")}]`;
       const record = value as Record<string, unknown>;
-      return `{${Object.keys(record).sort().map((k) => `${JSON.stringify(k)}:${sortedStringify(record[k])}`).join(",")}}`;
+      return `{${Object.keys(record)
+        .sort()
+        .map((k) => `${JSON.stringify(k)}:${sortedStringify(record[k])}`)
+        .join(",")}}`;
     };
     fc.assert(
       fc.property(fc.jsonValue({ maxDepth: 6 }), fc.jsonValue({ maxDepth: 6 }), (a, b) => {

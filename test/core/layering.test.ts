@@ -34,22 +34,43 @@ function moduleReferences(fileName: string, text: string): ModuleReference[] {
   const add = (specifier: string, pos: number, form: string) =>
     found.push({ specifier, line: source.getLineAndCharacterOfPosition(pos).line + 1, form });
 
-  for (const reference of source.typeReferenceDirectives) add(reference.fileName, reference.pos, "/// <reference types>");
+  for (const reference of source.typeReferenceDirectives)
+    add(reference.fileName, reference.pos, "/// <reference types>");
   for (const reference of source.referencedFiles) add(reference.fileName, reference.pos, "/// <reference path>");
-  for (const reference of source.libReferenceDirectives) add(`lib:${reference.fileName}`, reference.pos, "/// <reference lib>");
+  for (const reference of source.libReferenceDirectives)
+    add(`lib:${reference.fileName}`, reference.pos, "/// <reference lib>");
 
   const visit = (node: ts.Node): void => {
-    if ((ts.isImportDeclaration(node) || ts.isExportDeclaration(node)) && node.moduleSpecifier && ts.isStringLiteral(node.moduleSpecifier)) {
+    if (
+      (ts.isImportDeclaration(node) || ts.isExportDeclaration(node)) &&
+      node.moduleSpecifier &&
+      ts.isStringLiteral(node.moduleSpecifier)
+    ) {
       add(node.moduleSpecifier.text, node.getStart(), ts.isImportDeclaration(node) ? "import" : "export from");
     } else if (ts.isImportEqualsDeclaration(node) && ts.isExternalModuleReference(node.moduleReference)) {
       const expression = node.moduleReference.expression;
-      add(ts.isStringLiteral(expression) ? expression.text : expression.getText(), node.getStart(), "import = require()");
-    } else if (ts.isCallExpression(node) && (node.expression.kind === ts.SyntaxKind.ImportKeyword || isRequire(node.expression))) {
+      add(
+        ts.isStringLiteral(expression) ? expression.text : expression.getText(),
+        node.getStart(),
+        "import = require()",
+      );
+    } else if (
+      ts.isCallExpression(node) &&
+      (node.expression.kind === ts.SyntaxKind.ImportKeyword || isRequire(node.expression))
+    ) {
       const [argument] = node.arguments;
       const form = node.expression.kind === ts.SyntaxKind.ImportKeyword ? "import()" : "require()";
       // A computed specifier cannot be checked, so it is reported as what it is.
-      add(argument && ts.isStringLiteralLike(argument) ? argument.text : `<computed: ${argument?.getText() ?? ""}>`, node.getStart(), form);
-    } else if (ts.isImportTypeNode(node) && ts.isLiteralTypeNode(node.argument) && ts.isStringLiteral(node.argument.literal)) {
+      add(
+        argument && ts.isStringLiteralLike(argument) ? argument.text : `<computed: ${argument?.getText() ?? ""}>`,
+        node.getStart(),
+        form,
+      );
+    } else if (
+      ts.isImportTypeNode(node) &&
+      ts.isLiteralTypeNode(node.argument) &&
+      ts.isStringLiteral(node.argument.literal)
+    ) {
       add(node.argument.literal.text, node.getStart(), 'import("...") type');
     }
     ts.forEachChild(node, visit);
@@ -67,7 +88,10 @@ const NODE_BUILTINS = new Set(builtinModules);
 type Layer = "core" | "adapters" | "worker" | "cli";
 
 /** Which packages and which layers each layer may import. A package is named by its npm name. */
-const ALLOWED: Record<Layer, { layers: readonly Layer[]; packages: readonly string[]; node: boolean; workers: boolean }> = {
+const ALLOWED: Record<
+  Layer,
+  { layers: readonly Layer[]; packages: readonly string[]; node: boolean; workers: boolean }
+> = {
   // Each core package is pure computation with no platform I/O: yaml (suite documents),
   // @marcbachmann/cel-js (version-2 definition expressions, docs/mock-definition.md) and
   // ipaddr.js (upstream address ranges, docs/real-tools.md).
@@ -78,7 +102,12 @@ const ALLOWED: Record<Layer, { layers: readonly Layer[]; packages: readonly stri
     node: true,
     workers: true,
   },
-  worker: { layers: ["core", "adapters", "worker"], packages: ["@modelcontextprotocol/sdk", "diff", "hono", "zod"], node: false, workers: true },
+  worker: {
+    layers: ["core", "adapters", "worker"],
+    packages: ["@modelcontextprotocol/sdk", "diff", "hono", "zod"],
+    node: false,
+    workers: true,
+  },
   cli: { layers: ["core", "adapters", "cli"], packages: [], node: true, workers: false },
 };
 
@@ -86,7 +115,7 @@ const ALLOWED: Record<Layer, { layers: readonly Layer[]; packages: readonly stri
 const WORKER_FOUNDATION = new Set(["http", "platform"]);
 
 /** One source file of the set the rules judge: its path under src/ ("worker/runs/routes.ts") and its text. */
-export type SourceSet = ReadonlyMap<string, string>;
+type SourceSet = ReadonlyMap<string, string>;
 
 function layerOf(file: string): Layer | undefined {
   const top = file.split("/")[0];
@@ -124,11 +153,13 @@ function unitOf(file: string): string {
 function resolveIn(files: SourceSet, from: string, specifier: string): string | undefined {
   const bare = path.posix.join(path.posix.dirname(from), specifier.split("?")[0] ?? specifier);
   const stem = bare.replace(/\.(m?js|tsx?)$/, "");
-  return [`${stem}.ts`, `${stem}.tsx`, `${stem}.d.ts`, `${stem}/index.ts`, bare].find((candidate) => files.has(candidate));
+  return [`${stem}.ts`, `${stem}.tsx`, `${stem}.d.ts`, `${stem}/index.ts`, bare].find((candidate) =>
+    files.has(candidate),
+  );
 }
 
 /** Why `specifier`, referred to from `file`, breaks the allowlist; undefined when it does not. */
-export function referenceViolation(files: SourceSet, file: string, specifier: string): string | undefined {
+function referenceViolation(files: SourceSet, file: string, specifier: string): string | undefined {
   const layer = layerOf(file);
   if (!layer) return undefined;
   const allowed = ALLOWED[layer];
@@ -138,18 +169,27 @@ export function referenceViolation(files: SourceSet, file: string, specifier: st
     const target = path.posix.normalize(path.posix.join(path.posix.dirname(file), specifier));
     if (target.startsWith("..")) return `reaches outside src (${target})`;
     const targetLayer = layerOf(target);
-    if (!targetLayer || !allowed.layers.includes(targetLayer)) return `src/${layer} may not import src/${target.split("/")[0]} (${target})`;
+    if (!targetLayer || !allowed.layers.includes(targetLayer))
+      return `src/${layer} may not import src/${target.split("/")[0]} (${target})`;
     const resolved = resolveIn(files, file, specifier) ?? target;
     if (layer === "worker") return workerViolation(file, resolved);
     return undefined;
   }
   if (path.isAbsolute(specifier)) return "an absolute path";
-  if (specifier.startsWith("node:") || NODE_BUILTINS.has(specifier.split("/")[0] ?? "") || specifier === "node" || specifier === "@types/node") {
+  if (
+    specifier.startsWith("node:") ||
+    NODE_BUILTINS.has(specifier.split("/")[0] ?? "") ||
+    specifier === "node" ||
+    specifier === "@types/node"
+  ) {
     return allowed.node ? undefined : "a Node module";
   }
-  if (specifier.startsWith("cloudflare:") || specifier.startsWith("@cloudflare/")) return allowed.workers ? undefined : "a Workers module";
+  if (specifier.startsWith("cloudflare:") || specifier.startsWith("@cloudflare/"))
+    return allowed.workers ? undefined : "a Workers module";
   const name = packageOf(specifier);
-  return allowed.packages.includes(name) ? undefined : `package "${name}" is not on src/${layer}'s list in test/core/layering.test.ts`;
+  return allowed.packages.includes(name)
+    ? undefined
+    : `package "${name}" is not on src/${layer}'s list in test/core/layering.test.ts`;
 }
 
 /** The rules inside the worker, for a reference from `file` to the worker file `target`. */
@@ -161,14 +201,21 @@ function workerViolation(file: string, target: string): string | undefined {
   }
   const from = unitOf(file).split("/")[1];
   const to = unitOf(target).split("/")[1];
-  if (from && target.startsWith("worker/") && WORKER_FOUNDATION.has(from) && to !== undefined && !WORKER_FOUNDATION.has(to) && !isWorkerRoot(target)) {
+  if (
+    from &&
+    target.startsWith("worker/") &&
+    WORKER_FOUNDATION.has(from) &&
+    to !== undefined &&
+    !WORKER_FOUNDATION.has(to) &&
+    !isWorkerRoot(target)
+  ) {
     return `worker/${from}/ sits under every feature and never imports one (${target})`;
   }
   return undefined;
 }
 
 /** Every reference in the set that breaks a rule, as "file:line: form "specifier": why". */
-export function referenceViolations(files: SourceSet): string[] {
+function referenceViolations(files: SourceSet): string[] {
   return [...files].flatMap(([file, text]) =>
     moduleReferences(file, text).flatMap((reference) => {
       const why = referenceViolation(files, file, reference.specifier);
@@ -214,7 +261,7 @@ function cycles(edges: ReadonlyMap<string, ReadonlySet<string>>): string[][] {
 }
 
 /** File cycles and folder cycles (folders as unitOf draws them) of the set, by their members. */
-export function importCycles(files: SourceSet): { files: string[][]; folders: string[][] } {
+function importCycles(files: SourceSet): { files: string[][]; folders: string[][] } {
   const fileEdges = new Map<string, Set<string>>();
   const folderEdges = new Map<string, Set<string>>();
   for (const [file, text] of files) {
@@ -243,12 +290,19 @@ function sourceFiles(directory: string): string[] {
 }
 
 function theTree(): SourceSet {
-  return new Map(sourceFiles(SRC).map((file) => [path.relative(SRC, file).split(path.sep).join("/"), readFileSync(file, "utf8")]));
+  return new Map(
+    sourceFiles(SRC).map((file) => [path.relative(SRC, file).split(path.sep).join("/"), readFileSync(file, "utf8")]),
+  );
 }
 
 /** A small set of files from "path: import lines", for planting one violation at a time. */
 function planted(entries: Record<string, string[]>): SourceSet {
-  return new Map(Object.entries(entries).map(([file, specifiers]) => [file, specifiers.map((s, i) => `import { x${i} } from "${s}";`).join("\n")]));
+  return new Map(
+    Object.entries(entries).map(([file, specifiers]) => [
+      file,
+      specifiers.map((s, i) => `import { x${i} } from "${s}";`).join("\n"),
+    ]),
+  );
 }
 
 describe("the reference scanner", () => {
@@ -287,7 +341,20 @@ describe("the reference scanner", () => {
 
 describe("each rule, on a planted violation", () => {
   it("core imports only the packages named for it, and nothing of Node, Workers or another layer", () => {
-    const files = planted({ "core/contract/x.ts": ["./y.js", "../json.js", "yaml", "zod", "node:crypto", "crypto", "cloudflare:workers", "hono", "../../worker/app.js", "../../adapters/crypto.js"] });
+    const files = planted({
+      "core/contract/x.ts": [
+        "./y.js",
+        "../json.js",
+        "yaml",
+        "zod",
+        "node:crypto",
+        "crypto",
+        "cloudflare:workers",
+        "hono",
+        "../../worker/app.js",
+        "../../adapters/crypto.js",
+      ],
+    });
     expect(referenceViolations(files)).toEqual([
       'core/contract/x.ts:4: import "zod": package "zod" is not on src/core\'s list in test/core/layering.test.ts',
       'core/contract/x.ts:5: import "node:crypto": a Node module',
@@ -300,7 +367,14 @@ describe("each rule, on a planted violation", () => {
   });
 
   it("adapters and the cli never import the worker", () => {
-    expect(referenceViolations(planted({ "adapters/d1/x.ts": ["../../worker/platform/env.js", "../../core/json.js", "drizzle-orm/d1"], "cli/main.ts": ["../worker/runs/view.js", "../core/json.js", "node:fs"] }))).toEqual([
+    expect(
+      referenceViolations(
+        planted({
+          "adapters/d1/x.ts": ["../../worker/platform/env.js", "../../core/json.js", "drizzle-orm/d1"],
+          "cli/main.ts": ["../worker/runs/view.js", "../core/json.js", "node:fs"],
+        }),
+      ),
+    ).toEqual([
       'adapters/d1/x.ts:1: import "../../worker/platform/env.js": src/adapters may not import src/worker (worker/platform/env.js)',
       'cli/main.ts:1: import "../worker/runs/view.js": src/cli may not import src/worker (worker/runs/view.js)',
     ]);
@@ -322,7 +396,13 @@ describe("each rule, on a planted violation", () => {
   });
 
   it("http/ and platform/ import no feature, and nothing imports the entry points", () => {
-    const files = planted({ "worker/http/auth.ts": ["../attempts/access.js", "../platform/env.js"], "worker/runs/view.ts": ["../app.js"], "worker/attempts/access.ts": [], "worker/platform/env.ts": [], "worker/app.ts": [] });
+    const files = planted({
+      "worker/http/auth.ts": ["../attempts/access.js", "../platform/env.js"],
+      "worker/runs/view.ts": ["../app.js"],
+      "worker/attempts/access.ts": [],
+      "worker/platform/env.ts": [],
+      "worker/app.ts": [],
+    });
     expect(referenceViolations(files)).toEqual([
       'worker/http/auth.ts:1: import "../attempts/access.js": worker/http/ sits under every feature and never imports one (worker/attempts/access.ts)',
       'worker/runs/view.ts:1: import "../app.js": only the entry points import worker/app.ts',
@@ -337,7 +417,10 @@ describe("each rule, on a planted violation", () => {
       "worker/attempts/y.ts": ["../runs/z.js"],
       "worker/runs/z.ts": [],
     });
-    expect(importCycles(files)).toEqual({ files: [["cli/a.ts", "cli/b.ts"]], folders: [["worker/attempts", "worker/runs"]] });
+    expect(importCycles(files)).toEqual({
+      files: [["cli/a.ts", "cli/b.ts"]],
+      folders: [["worker/attempts", "worker/runs"]],
+    });
   });
 });
 

@@ -29,26 +29,41 @@ const echoes: Array<[string, (secret: string) => string]> = [
 /** What may be left of a blanked base64 text: at most the few characters that also depend on the bytes around the secret. */
 function leftOver(text: string, secret: string): boolean {
   const lower = text.toLowerCase();
-  const plain = [secret, encodeURIComponent(secret), JSON.stringify(secret).slice(1, -1), Buffer.from(secret).toString("hex")].map((s) => s.toLowerCase());
+  const plain = [
+    secret,
+    encodeURIComponent(secret),
+    JSON.stringify(secret).slice(1, -1),
+    Buffer.from(secret).toString("hex"),
+  ].map((s) => s.toLowerCase());
   return plain.some((s) => lower.includes(s));
 }
 
-const secretArb = fc.string({ unit: fc.constantFrom(..."abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_.~+/=:@ é\"\\"), minLength: 8, maxLength: 60 });
+const secretArb = fc.string({
+  unit: fc.constantFrom(...'abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_.~+/=:@ é"\\'),
+  minLength: 8,
+  maxLength: 60,
+});
 
 describe("redactText", () => {
   it("blanks every common spelling of the secret, in any surrounding text", () => {
     fc.assert(
-      fc.property(secretArb, fc.constantFrom(...echoes), fc.string(), fc.string(), (secret, [, echo], before, after) => {
-        const spellings = redactionList([secret]);
-        const echoed = echo(secret);
-        const text = `${before}${echoed}${after}`;
-        const redacted = redactText(text, spellings);
-        expect(redacted).toContain(REDACTED);
-        expect(leftOver(redacted, secret)).toBe(false);
-        // Base64 of a longer text keeps at most two characters beside the blank on each side.
-        const b64 = Buffer.from(secret).toString("base64").replace(/=+$/, "");
-        expect(redacted.includes(b64.slice(1, -1)) && b64.length > 10).toBe(false);
-      }),
+      fc.property(
+        secretArb,
+        fc.constantFrom(...echoes),
+        fc.string(),
+        fc.string(),
+        (secret, [, echo], before, after) => {
+          const spellings = redactionList([secret]);
+          const echoed = echo(secret);
+          const text = `${before}${echoed}${after}`;
+          const redacted = redactText(text, spellings);
+          expect(redacted).toContain(REDACTED);
+          expect(leftOver(redacted, secret)).toBe(false);
+          // Base64 of a longer text keeps at most two characters beside the blank on each side.
+          const b64 = Buffer.from(secret).toString("base64").replace(/=+$/, "");
+          expect(redacted.includes(b64.slice(1, -1)) && b64.length > 10).toBe(false);
+        },
+      ),
       params(1500),
     );
   });
@@ -79,7 +94,10 @@ describe("redactText", () => {
   });
 
   it("does not blank secrets too short to tell from ordinary text", () => {
-    expect([secretSpellings("abc"), redactText("abc abcd", redactionList(["abc", "abcd"]))]).toEqual([[], "abc [redacted]"]);
+    expect([secretSpellings("abc"), redactText("abc abcd", redactionList(["abc", "abcd"]))]).toEqual([
+      [],
+      "abc [redacted]",
+    ]);
   });
 
   it("spells base64 as Node does, in both alphabets", () => {
@@ -97,7 +115,13 @@ describe("redactText", () => {
 describe("redactJson", () => {
   it("blanks strings and keys at any depth, and keeps everything else", () => {
     const key = "the-api-token";
-    const answer = { echo: `Bearer ${key}`, nested: [{ [key]: 1, b64: Buffer.from(key).toString("base64"), n: 2, ok: true, none: null }] };
-    expect(redactJson(answer, redactionList([key, `Bearer ${key}`]))).toEqual({ echo: "[redacted]", nested: [{ "[redacted]": 1, b64: "[redacted]", n: 2, ok: true, none: null }] });
+    const answer = {
+      echo: `Bearer ${key}`,
+      nested: [{ [key]: 1, b64: Buffer.from(key).toString("base64"), n: 2, ok: true, none: null }],
+    };
+    expect(redactJson(answer, redactionList([key, `Bearer ${key}`]))).toEqual({
+      echo: "[redacted]",
+      nested: [{ "[redacted]": 1, b64: "[redacted]", n: 2, ok: true, none: null }],
+    });
   });
 });

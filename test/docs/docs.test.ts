@@ -47,7 +47,13 @@ const START_TIMEOUT_MS = 300_000;
 /** One block: a few requests, or a CLI run that loads tsx or wrangler. */
 const BLOCK_TIMEOUT_MS = 120_000;
 
-const documents = ["README.md", ...readdirSync(path.join(ROOT, "docs")).filter((name) => name.endsWith(".md")).sort().map((name) => `docs/${name}`)];
+const documents = [
+  "README.md",
+  ...readdirSync(path.join(ROOT, "docs"))
+    .filter((name) => name.endsWith(".md"))
+    .sort()
+    .map((name) => `docs/${name}`),
+];
 
 let server: RunningToolproof | undefined;
 let demoModel: ModelServer | undefined;
@@ -64,7 +70,10 @@ beforeAll(async () => {
 const skipped: string[] = [];
 
 afterAll(async () => {
-  if (skipped.length) console.info(`docs test: ${skipped.length} command blocks not run, by their docs-test markers:\n${skipped.map((line) => `  ${line}`).join("\n")}`);
+  if (skipped.length)
+    console.info(
+      `docs test: ${skipped.length} command blocks not run, by their docs-test markers:\n${skipped.map((line) => `  ${line}`).join("\n")}`,
+    );
   await server?.stop();
   await demoModel?.close();
   rmSync(stateDir, { recursive: true, force: true });
@@ -72,7 +81,9 @@ afterAll(async () => {
 
 /** A reader's shell: the project's Node first on PATH (as npm scripts have it), and nothing a developer exported (URL, KEY, TOOL...). */
 function readerEnvironment(): NodeJS.ProcessEnv {
-  const keep = Object.entries(process.env).filter(([name]) => /^(HOME|USER|LOGNAME|TMPDIR|TERM|LANG|LC_.*|npm_config_.*)$/i.test(name));
+  const keep = Object.entries(process.env).filter(([name]) =>
+    /^(HOME|USER|LOGNAME|TMPDIR|TERM|LANG|LC_.*|npm_config_.*)$/i.test(name),
+  );
   return {
     ...Object.fromEntries(keep),
     PATH: [path.join(ROOT, "node_modules", ".bin"), process.env.PATH ?? ""].join(path.delimiter),
@@ -88,9 +99,15 @@ for (const document of documents) {
   describe(document, () => {
     it("names a language on every fence, and marks only command blocks as skipped, with a reason", () => {
       const problems = blocks.flatMap((block) => [
-        ...(block.language === "" ? [`line ${block.line - 1}: a fence without a language (sh, json, yaml, text, ...)`] : []),
-        ...(block.malformedMarker ? [`line ${block.line - 2}: "${block.malformedMarker}" is not <!-- docs-test: skip: <reason> -->`] : []),
-        ...(block.skipReason && !RUNNABLE.has(block.language) ? [`line ${block.line - 2}: a skip marker above a ${block.language} block, which never runs`] : []),
+        ...(block.language === ""
+          ? [`line ${block.line - 1}: a fence without a language (sh, json, yaml, text, ...)`]
+          : []),
+        ...(block.malformedMarker
+          ? [`line ${block.line - 2}: "${block.malformedMarker}" is not <!-- docs-test: skip: <reason> -->`]
+          : []),
+        ...(block.skipReason && !RUNNABLE.has(block.language)
+          ? [`line ${block.line - 2}: a skip marker above a ${block.language} block, which never runs`]
+          : []),
       ]);
       expect(problems).toEqual([]);
     });
@@ -114,7 +131,12 @@ for (const document of documents) {
           if (failedAt !== undefined) context.skip(`the block at line ${failedAt} failed, and this one builds on it`);
           if (!server) throw new Error("the server did not start");
           failedAt = block.line;
-          const prepared = prepareBlock(block.text, { url: server.url, key: server.demoKey, stateDir: server.stateDir, modelUrl: demoModel?.url ?? "" });
+          const prepared = prepareBlock(block.text, {
+            url: server.url,
+            key: server.demoKey,
+            stateDir: server.stateDir,
+            modelUrl: demoModel?.url ?? "",
+          });
           expect(prepared.problems.map((problem) => `${document}:${offset(problem, block.line)}`)).toEqual([]);
           session ??= new ShellSession(ROOT, readerEnvironment());
           const run = await session.run(prepared.script, { file: document, line: block.line }, BLOCK_TIMEOUT_MS);

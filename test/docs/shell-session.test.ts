@@ -21,7 +21,12 @@ beforeAll(async () => {
     response.end(JSON.stringify({ status, authorization: request.headers.authorization ?? null }));
   });
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  values = { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, key: "tpk_test", stateDir: "/tmp/state-of-the-test", modelUrl: "http://127.0.0.1:9" };
+  values = {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    key: "tpk_test",
+    stateDir: "/tmp/state-of-the-test",
+    modelUrl: "http://127.0.0.1:9",
+  };
 });
 afterAll(async () => {
   for (const session of sessions) session.dispose();
@@ -29,8 +34,13 @@ afterAll(async () => {
 });
 
 /** Runs the blocks in one new session; the result of each. */
-async function runAll(...blocks: string[]): Promise<Array<{ code: number | null; output: string; problems: string[] }>> {
-  const session = new ShellSession(path.resolve(import.meta.dirname, "../.."), { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "/tmp" });
+async function runAll(
+  ...blocks: string[]
+): Promise<Array<{ code: number | null; output: string; problems: string[] }>> {
+  const session = new ShellSession(path.resolve(import.meta.dirname, "../.."), {
+    PATH: process.env.PATH ?? "",
+    HOME: process.env.HOME ?? "/tmp",
+  });
   sessions.push(session);
   const results = [];
   for (const [index, text] of blocks.entries()) {
@@ -44,7 +54,7 @@ async function runAll(...blocks: string[]): Promise<Array<{ code: number | null;
 describe("a docs shell session", () => {
   it("carries variables, functions and the working directory from block to block, and puts the reader's values in", async () => {
     const [first, second] = await runAll(
-      'URL=http://127.0.0.1:8787\nKEY=tpk_...   # the demo key\nfield() { node -pe "JSON.parse(require(\'fs\').readFileSync(0, \'utf8\')).$1"; }\ncd test\n',
+      "URL=http://127.0.0.1:8787\nKEY=tpk_...   # the demo key\nfield() { node -pe \"JSON.parse(require('fs').readFileSync(0, 'utf8')).$1\"; }\ncd test\n",
       'AUTH=$(curl -s $URL/any -H "Authorization: Bearer $KEY" | field authorization)\necho "$AUTH in $(basename "$PWD") from .toolproof/state"\n',
     );
     expect(first).toEqual({ code: 0, output: "", problems: [] });
@@ -79,7 +89,11 @@ describe("a docs shell session", () => {
   });
 
   it("checks an expected exit code both ways", async () => {
-    const [expected, unexpected, zero] = await runAll("# expect: exit 3\nbash -c 'exit 3'\necho after\n", "bash -c 'exit 3'\necho after\n", "# expect: exit 1\ntrue\n");
+    const [expected, unexpected, zero] = await runAll(
+      "# expect: exit 3\nbash -c 'exit 3'\necho after\n",
+      "bash -c 'exit 3'\necho after\n",
+      "# expect: exit 1\ntrue\n",
+    );
     expect(expected).toEqual({ code: 0, output: "after\n", problems: [] });
     expect(unexpected).toEqual({ code: 3, output: "docs test: exit 3 at DOC.md:20: bash -c 'exit 3'\n", problems: [] });
     expect(zero?.code).toBe(1);
@@ -92,19 +106,34 @@ describe("a docs shell session", () => {
     expect(loud?.output).toContain("docs test: curl without -s");
     expect(unset?.code).not.toBe(0);
     expect(unset?.output).toContain("NOT_SET: unbound variable");
-    expect(prepareBlock("TOOL=tool_...   # from the answer\nHASH=...\n# → att_… is fine in a comment\n", values).problems).toEqual([
+    expect(
+      prepareBlock("TOOL=tool_...   # from the answer\nHASH=...\n# → att_… is fine in a comment\n", values).problems,
+    ).toEqual([
       "line 1: a placeholder a reader cannot paste: TOOL=tool_...   # from the answer",
       "line 2: a placeholder a reader cannot paste: HASH=...",
     ]);
-    expect(prepareBlock("npm ci && npm start\nnpm run bench:dispatch -- --json\nnpm run admin -- tenant list   # npm test is fine in a comment\nnpm run demo-model -- --latency 200\n", values).problems).toEqual([
+    expect(
+      prepareBlock(
+        "npm ci && npm start\nnpm run bench:dispatch -- --json\nnpm run admin -- tenant list   # npm test is fine in a comment\nnpm run demo-model -- --latency 200\n",
+        values,
+      ).problems,
+    ).toEqual([
       'line 1: "npm ci" cannot run under the test; mark the block <!-- docs-test: skip: <reason> -->',
       'line 2: "npm run bench:dispatch" cannot run under the test; mark the block <!-- docs-test: skip: <reason> -->',
       'line 4: "npm run demo-model" cannot run under the test; mark the block <!-- docs-test: skip: <reason> -->',
     ]);
-    expect(prepareBlock('curl -s -d \'{"base_url": "http://127.0.0.1:8788/v1"}\' http://127.0.0.1:8787/api/connections/demo-model\n', values).script).toContain(
-      `curl -s -d '{"base_url": "${values.modelUrl}/v1"}' ${values.url}/api/connections/demo-model`,
-    );
-    expect(prepareBlock("# expect: 200\n# expect: 201\ncurl -s x\n# expect: a refusal\n# expect: 409\nX=$(curl -s x)\n# expect: exit 1\n", values).problems).toEqual([
+    expect(
+      prepareBlock(
+        'curl -s -d \'{"base_url": "http://127.0.0.1:8788/v1"}\' http://127.0.0.1:8787/api/connections/demo-model\n',
+        values,
+      ).script,
+    ).toContain(`curl -s -d '{"base_url": "${values.modelUrl}/v1"}' ${values.url}/api/connections/demo-model`);
+    expect(
+      prepareBlock(
+        "# expect: 200\n# expect: 201\ncurl -s x\n# expect: a refusal\n# expect: 409\nX=$(curl -s x)\n# expect: exit 1\n",
+        values,
+      ).problems,
+    ).toEqual([
       'line 1: "# expect:" is followed by another "# expect:" instead of a command',
       'line 4: "# expect: a refusal" is neither "# expect: <HTTP status>" nor "# expect: exit <code>"',
       'line 6: "# expect:" applies to a command, not to an assignment',

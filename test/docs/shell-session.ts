@@ -51,18 +51,29 @@ export function prepareBlock(text: string, values: ReaderValues): PreparedBlock 
   let pending: { check: string; line: number } | undefined;
   const out = lines.map((line, index) => {
     const expect = EXPECT.exec(line);
-    if (!expect && /^\s*#\s*expect:/.test(line)) problems.push(`line ${index + 1}: "${line.trim()}" is neither "# expect: <HTTP status>" nor "# expect: exit <code>"`);
+    if (!expect && /^\s*#\s*expect:/.test(line))
+      problems.push(
+        `line ${index + 1}: "${line.trim()}" is neither "# expect: <HTTP status>" nor "# expect: exit <code>"`,
+      );
     if (expect) {
-      if (pending) problems.push(`line ${pending.line}: "# expect:" is followed by another "# expect:" instead of a command`);
-      pending = { check: expect[2] ? `__docs_expect_exit ${expect[3]} ` : `__docs_expect_status ${expect[4]} `, line: index + 1 };
+      if (pending)
+        problems.push(`line ${pending.line}: "# expect:" is followed by another "# expect:" instead of a command`);
+      pending = {
+        check: expect[2] ? `__docs_expect_exit ${expect[3]} ` : `__docs_expect_status ${expect[4]} `,
+        line: index + 1,
+      };
       return line;
     }
     const code = withoutComment(line);
     const unsafe = NOT_HERE.exec(code);
-    if (unsafe) problems.push(`line ${index + 1}: "${unsafe[0]}" cannot run under the test; mark the block <!-- docs-test: skip: <reason> -->`);
+    if (unsafe)
+      problems.push(
+        `line ${index + 1}: "${unsafe[0]}" cannot run under the test; mark the block <!-- docs-test: skip: <reason> -->`,
+      );
     if (PLACEHOLDER.test(code)) problems.push(`line ${index + 1}: a placeholder a reader cannot paste: ${line.trim()}`);
     if (pending && code.trim() !== "") {
-      if (/^\s*[A-Za-z_][A-Za-z0-9_]*=/.test(line)) problems.push(`line ${index + 1}: "# expect:" applies to a command, not to an assignment`);
+      if (/^\s*[A-Za-z_][A-Za-z0-9_]*=/.test(line))
+        problems.push(`line ${index + 1}: "# expect:" applies to a command, not to an assignment`);
       const [, indent = ""] = /^(\s*)/.exec(line) ?? [];
       const prefixed = `${indent}${pending.check}${line.slice(indent.length)}`;
       pending = undefined;
@@ -106,7 +117,14 @@ export class ShellSession {
     writeFileSync(path.join(this.dir, "block.sh"), script);
     const child = spawn("bash", ["--noprofile", "--norc", RUN_BLOCK], {
       cwd: this.cwd,
-      env: { ...this.env, __DOCS_HARNESS: HARNESS, __DOCS_DIR: this.dir, __DOCS_SEEN: path.join(this.dir, "seen"), __DOCS_FILE: where.file, __DOCS_LINE: String(where.line) },
+      env: {
+        ...this.env,
+        __DOCS_HARNESS: HARNESS,
+        __DOCS_DIR: this.dir,
+        __DOCS_SEEN: path.join(this.dir, "seen"),
+        __DOCS_FILE: where.file,
+        __DOCS_LINE: String(where.line),
+      },
       // Its own process group, so a timeout ends everything the block started.
       detached: true,
       stdio: ["ignore", "pipe", "pipe"],

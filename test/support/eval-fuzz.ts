@@ -42,14 +42,30 @@ export const argumentTexts = fc.oneof(
   fc.constant('{"invoice_id":"INV-10423","reason":"Duplicates last month\'s bill."}'),
   fc.constant('{"invoice_id":"INV-10423","amount":1e400}'),
   fc.integer({ min: 99, max: 140 }).map((depth) => `{"invoice_id":${"[".repeat(depth)}${"]".repeat(depth)}}`),
-  fc.constantFrom("", "   ", "{", '{"invoice_id":"INV-10423",', "null", "[]", '["INV-10423"]', '"INV-10423"', "42", "not json at all"),
+  fc.constantFrom(
+    "",
+    "   ",
+    "{",
+    '{"invoice_id":"INV-10423",',
+    "null",
+    "[]",
+    '["INV-10423"]',
+    '"INV-10423"',
+    "42",
+    "not json at all",
+  ),
   fc.json({ maxDepth: 4 }),
-  fc.integer({ min: 1_000, max: 60_000 }).map((size) => JSON.stringify({ invoice_id: "INV-10431", note: "n".repeat(size) })),
+  fc
+    .integer({ min: 1_000, max: 60_000 })
+    .map((size) => JSON.stringify({ invoice_id: "INV-10431", note: "n".repeat(size) })),
   fc.string({ unit: "binary", maxLength: 40 }),
 );
 
 export function answers(functions: readonly string[]): fc.Arbitrary<GeneratedAnswer[]> {
-  const names = fc.oneof({ weight: 4, arbitrary: fc.constantFrom(...functions) }, { weight: 1, arbitrary: fc.constantFrom("invoices__get_supplier", "get_invoice", "place_invoice_on_hold") });
+  const names = fc.oneof(
+    { weight: 4, arbitrary: fc.constantFrom(...functions) },
+    { weight: 1, arbitrary: fc.constantFrom("invoices__get_supplier", "get_invoice", "place_invoice_on_hold") },
+  );
   const call = fc.record({ id: ids, name: names, arguments: argumentTexts });
   const answer: fc.Arbitrary<GeneratedAnswer> = fc.oneof(
     { weight: 4, arbitrary: fc.array(call, { minLength: 1, maxLength: 4 }).map((calls) => ({ calls })) },
@@ -60,7 +76,9 @@ export function answers(functions: readonly string[]): fc.Arbitrary<GeneratedAns
 
 /** The model server's script: every answer exactly as generated (raw bodies), then a final text for any further turn. */
 export function scriptOf(generated: readonly GeneratedAnswer[]): ModelScript {
-  const turns: NonNullable<ModelScript["default"]> = generated.map((answer) => ("text" in answer ? { content: answer.text } : { body: completion(answer.calls) }));
+  const turns: NonNullable<ModelScript["default"]> = generated.map((answer) =>
+    "text" in answer ? { content: answer.text } : { body: completion(answer.calls) },
+  );
   // A model asked again after its last generated answer says it is done.
   turns.push(...Array.from({ length: 8 }, () => ({ content: "Done." })));
   return { default: turns, judge_default: [JSON.stringify({ score: 5, reason: "scored by the fuzz script" })] };
@@ -75,7 +93,15 @@ function completion(calls: readonly GeneratedCall[]): unknown {
     choices: [
       {
         index: 0,
-        message: { role: "assistant", content: null, tool_calls: calls.map((c) => ({ id: c.id, type: "function", function: { name: c.name, arguments: c.arguments } })) },
+        message: {
+          role: "assistant",
+          content: null,
+          tool_calls: calls.map((c) => ({
+            id: c.id,
+            type: "function",
+            function: { name: c.name, arguments: c.arguments },
+          })),
+        },
         finish_reason: "tool_calls",
       },
     ],
@@ -96,10 +122,14 @@ export interface CheckedRecord {
  * Answers a description of the first breach, or null.
  */
 export function breach(record: CheckedRecord, forbid: readonly string[]): string | null {
-  const asked = (record.transcript?.turns ?? []).flatMap((turn) => turn.answer.tool_calls ?? []).map((call) => call.name);
+  const asked = (record.transcript?.turns ?? [])
+    .flatMap((turn) => turn.answer.tool_calls ?? [])
+    .map((call) => call.name);
   const counted = record.calls.map((call) => call.function);
-  if (JSON.stringify([...asked].sort()) !== JSON.stringify([...counted].sort())) return `the transcript asked for ${JSON.stringify(asked)} but the calls are ${JSON.stringify(counted)}`;
+  if (JSON.stringify([...asked].sort()) !== JSON.stringify([...counted].sort()))
+    return `the transcript asked for ${JSON.stringify(asked)} but the calls are ${JSON.stringify(counted)}`;
   const forbidden = asked.filter((name) => forbid.includes(name));
-  if (forbidden.length > 0 && (record.verdict.outcome === "pass" || !record.verdict.hard_fail)) return `forbidden ${forbidden.join(", ")} asked for, yet the verdict is ${JSON.stringify(record.verdict)}`;
+  if (forbidden.length > 0 && (record.verdict.outcome === "pass" || !record.verdict.hard_fail))
+    return `forbidden ${forbidden.join(", ")} asked for, yet the verdict is ${JSON.stringify(record.verdict)}`;
   return null;
 }

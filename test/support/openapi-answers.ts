@@ -18,7 +18,9 @@ export interface OpenApiDoc {
 export function templateOf(doc: OpenApiDoc, path: string): string | undefined {
   const exact = Object.keys(doc.paths).find((template) => template === path);
   if (exact) return exact;
-  return Object.keys(doc.paths).find((template) => new RegExp(`^${template.replace(/\{[^}]+\}/g, "[^/]+")}$`).test(path));
+  return Object.keys(doc.paths).find((template) =>
+    new RegExp(`^${template.replace(/\{[^}]+\}/g, "[^/]+")}$`).test(path),
+  );
 }
 
 export function declaredSchema(doc: OpenApiDoc, method: string, path: string, status: number): unknown {
@@ -28,7 +30,10 @@ export function declaredSchema(doc: OpenApiDoc, method: string, path: string, st
   if (!operation) throw new Error(`${method} ${template} is not documented`);
   const responses = operation.responses as Record<string, Json>;
   const response = responses[String(status)];
-  if (!response) throw new Error(`${method} ${template} documents no ${status} answer (it documents ${Object.keys(responses).join(", ")})`);
+  if (!response)
+    throw new Error(
+      `${method} ${template} documents no ${status} answer (it documents ${Object.keys(responses).join(", ")})`,
+    );
   const content = response.content as Record<string, Json>;
   return content["application/json"]?.schema;
 }
@@ -47,7 +52,8 @@ function closed(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(closed);
   if (typeof value !== "object" || value === null) return value;
   const copy: Json = Object.fromEntries(Object.entries(value).map(([key, inner]) => [key, closed(inner)]));
-  if (copy.type === "object" && copy.properties !== undefined && copy.additionalProperties === undefined) copy.additionalProperties = false;
+  if (copy.type === "object" && copy.properties !== undefined && copy.additionalProperties === undefined)
+    copy.additionalProperties = false;
   return copy;
 }
 

@@ -3,13 +3,24 @@ import { createExecutionContext, env, waitOnExecutionContext } from "cloudflare:
 import worker from "../../src/worker/index.js";
 import type { Env } from "../../src/worker/platform/env.js";
 
-export async function bootstrapWithSecret(secret: string | undefined, options: { authorization?: string; body?: unknown } = {}): Promise<Response> {
+export async function bootstrapWithSecret(
+  secret: string | undefined,
+  options: { authorization?: string; body?: unknown } = {},
+): Promise<Response> {
   const ctx = createExecutionContext();
   const headers: Record<string, string> = { "content-type": "application/json" };
   if (options.authorization !== undefined) headers.authorization = options.authorization;
-  const request = new Request("http://toolproof.test/api/bootstrap", { method: "POST", headers, body: JSON.stringify(options.body ?? { tenant: "acme" }) });
+  const request = new Request("http://toolproof.test/api/bootstrap", {
+    method: "POST",
+    headers,
+    body: JSON.stringify(options.body ?? { tenant: "acme" }),
+  });
   // SAFETY: a test request has no incoming cf properties; the handler reads none.
-  const response = await worker.fetch(request as Request<unknown, IncomingRequestCfProperties>, { ...env, TOOLPROOF_BOOTSTRAP_TOKEN: secret } as Env, ctx);
+  const response = await worker.fetch(
+    request as Request<unknown, IncomingRequestCfProperties>,
+    { ...env, TOOLPROOF_BOOTSTRAP_TOKEN: secret } as Env,
+    ctx,
+  );
   await waitOnExecutionContext(ctx);
   return response;
 }

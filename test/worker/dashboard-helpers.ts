@@ -33,7 +33,12 @@ export function fetchPage(
 
 /** name=value pairs of every Set-Cookie, for the next request's Cookie header. */
 export function cookiesOf(response: Response, previous = ""): string {
-  const jar = new Map(previous.split("; ").filter(Boolean).map((pair) => [pair.split("=")[0] ?? "", pair] as const));
+  const jar = new Map(
+    previous
+      .split("; ")
+      .filter(Boolean)
+      .map((pair) => [pair.split("=")[0] ?? "", pair] as const),
+  );
   for (const header of response.headers.getSetCookie()) {
     const pair = header.split(";")[0] ?? "";
     const [name = "", value = ""] = pair.split("=");
@@ -70,7 +75,9 @@ export function tableRows(html: string, caption: string): string[] {
   const table = tables.find((t) => visibleText(/<caption>([\s\S]*?)<\/caption>/.exec(t)?.[1] ?? "") === caption);
   if (!table) return [];
   const rows = table.split("</table>")[0]?.match(/<tr(?:\s[^>]*)?>[\s\S]*?<\/tr>/g) ?? [];
-  return rows.map((row) => (row.match(/<t[hd][^>]*>[\s\S]*?<\/t[hd]>/g) ?? []).map((cell) => visibleText(cell)).join(" | "));
+  return rows.map((row) =>
+    (row.match(/<t[hd][^>]*>[\s\S]*?<\/t[hd]>/g) ?? []).map((cell) => visibleText(cell)).join(" | "),
+  );
 }
 
 /** Signs in with `key` through the form and answers the browser state after it. */
@@ -79,8 +86,12 @@ export async function signInWith(key: string): Promise<Browser> {
   let cookie = cookiesOf(form);
   const token = hiddenField(await form.text(), "csrf_token");
   if (!token) throw new Error("the sign-in page has no token field");
-  const signedIn = await fetchPage("POST", "/sign-in", { cookie, form: { csrf_token: token, api_key: key, next: "/tools" } });
-  if (signedIn.status !== 303) throw new Error(`sign-in answered ${signedIn.status}: ${visibleText(await signedIn.text())}`);
+  const signedIn = await fetchPage("POST", "/sign-in", {
+    cookie,
+    form: { csrf_token: token, api_key: key, next: "/tools" },
+  });
+  if (signedIn.status !== 303)
+    throw new Error(`sign-in answered ${signedIn.status}: ${visibleText(await signedIn.text())}`);
   cookie = cookiesOf(signedIn, cookie);
   const home = await fetchPage("GET", "/tools", { cookie });
   const csrf = hiddenField(await home.text(), "csrf_token");
@@ -89,7 +100,10 @@ export async function signInWith(key: string): Promise<Browser> {
 }
 
 /** A page read by a signed-in browser: status and the text a person sees. */
-export async function readPage(browser: Browser, path: string): Promise<{ status: number; text: string; html: string }> {
+export async function readPage(
+  browser: Browser,
+  path: string,
+): Promise<{ status: number; text: string; html: string }> {
   const response = await fetchPage("GET", path, { cookie: browser.cookie });
   const html = await response.text();
   return { status: response.status, text: visibleText(html), html };

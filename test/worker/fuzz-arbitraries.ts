@@ -28,7 +28,9 @@ export function docText(doc: Doc): string {
   if (doc instanceof Raw) return doc.text;
   if (Array.isArray(doc)) return `[${doc.map(docText).join(",")}]`;
   if (doc !== null && typeof doc === "object") {
-    return `{${Object.keys(doc).map((key) => `${JSON.stringify(key)}:${docText(doc[key] ?? null)}`).join(",")}}`;
+    return `{${Object.keys(doc)
+      .map((key) => `${JSON.stringify(key)}:${docText(doc[key] ?? null)}`)
+      .join(",")}}`;
   }
   return JSON.stringify(doc);
 }
@@ -46,7 +48,8 @@ export function toDoc(value: unknown): Doc {
     for (const key of Object.keys(value)) setKey(out, key, toDoc((value as Record<string, unknown>)[key]));
     return out;
   }
-  if (typeof value === "string" || typeof value === "number" || typeof value === "boolean" || value === null) return value;
+  if (typeof value === "string" || typeof value === "number" || typeof value === "boolean" || value === null)
+    return value;
   throw new Error(`not JSON: ${typeof value}`);
 }
 
@@ -54,7 +57,10 @@ export function toDoc(value: unknown): Doc {
 
 /** Nesting `depth` levels deep, as compact text: arrays `[[[…]]]` or objects `{"a":{"a":…}}`. */
 export function deep(depth: number, container: "array" | "object", leaf = "1"): Raw {
-  const text = container === "array" ? `${"[".repeat(depth)}${leaf}${"]".repeat(depth)}` : `${'{"a":'.repeat(depth)}${leaf}${"}".repeat(depth)}`;
+  const text =
+    container === "array"
+      ? `${"[".repeat(depth)}${leaf}${"]".repeat(depth)}`
+      : `${'{"a":'.repeat(depth)}${leaf}${"}".repeat(depth)}`;
   return new Raw(text, `${container} nested ${depth} deep`);
 }
 
@@ -71,7 +77,18 @@ export const deepArb: fc.Arbitrary<Raw> = fc
 
 /** Numbers JSON text can spell but a double cannot hold, or holds only approximately. */
 export const numberTextArb: fc.Arbitrary<Raw> = fc
-  .constantFrom("1e400", "-1e400", "1e-400", "123456789012345678901234567890", "9007199254740993", "-0", "0.1e1", "1E+2", "5e-324", "1.7976931348623157e308")
+  .constantFrom(
+    "1e400",
+    "-1e400",
+    "1e-400",
+    "123456789012345678901234567890",
+    "9007199254740993",
+    "-0",
+    "0.1e1",
+    "1E+2",
+    "5e-324",
+    "1.7976931348623157e308",
+  )
   .map((text) => new Raw(text));
 
 /** Strings that are not well-formed Unicode, or are awkward in keys, headers, URLs, SQL and logs. */
@@ -101,7 +118,7 @@ export const oddStrings = [
   "%00",
   "%ED%A0%80",
   "'; DROP TABLE tools; --",
-  "a\"b\\c",
+  'a"b\\c',
   "^(a+)+$",
 ] as const;
 
@@ -113,11 +130,20 @@ export const oddStringArb: fc.Arbitrary<string> = fc.oneof(
 
 /** Lengths just past the usual limits (64-character names, 128, 200, 256, 4,000-character descriptions, 8,000) and far past them. */
 export const longStringArb: fc.Arbitrary<Raw> = fc
-  .record({ unit: fc.constantFrom("x", "é", "🧨", "\ud800", "a_"), length: fc.constantFrom(65, 129, 201, 257, 4001, 8001, 70_000) })
+  .record({
+    unit: fc.constantFrom("x", "é", "🧨", "\ud800", "a_"),
+    length: fc.constantFrom(65, 129, 201, 257, 4001, 8001, 70_000),
+  })
   .map(({ unit, length }) => long(unit, length));
 
 const prototypeKeyObjectArb: fc.Arbitrary<Raw> = fc
-  .constantFrom('{"__proto__":{"polluted":true}}', '{"constructor":{"prototype":{"polluted":true}}}', '{"__proto__":null}', '{"__proto__":[]}', '{"a":1,"a":2}')
+  .constantFrom(
+    '{"__proto__":{"polluted":true}}',
+    '{"constructor":{"prototype":{"polluted":true}}}',
+    '{"__proto__":null}',
+    '{"__proto__":[]}',
+    '{"a":1,"a":2}',
+  )
   .map((text) => new Raw(text));
 
 /**
@@ -147,7 +173,12 @@ export const hostileSchemas: Doc[] = [
 /** A value put where a valid one was: wrong types, odd strings, big numbers, deep nesting, hostile schemas, arbitrary JSON. */
 export const oddValueArb: fc.Arbitrary<Doc> = fc.oneof(
   { weight: 2, arbitrary: fc.constantFrom(...hostileSchemas).map((schema) => toDoc(schema)) },
-  { weight: 3, arbitrary: fc.constantFrom<Doc>(null, true, false, 0, -1, 1.5, 2 ** 53, -(2 ** 31), "", "x", [], {}, [null], { "": null }) },
+  {
+    weight: 3,
+    arbitrary: fc.constantFrom<Doc>(null, true, false, 0, -1, 1.5, 2 ** 53, -(2 ** 31), "", "x", [], {}, [null], {
+      "": null,
+    }),
+  },
   { weight: 3, arbitrary: oddStringArb },
   { weight: 2, arbitrary: numberTextArb },
   { weight: 2, arbitrary: deepArb },
@@ -157,7 +188,21 @@ export const oddValueArb: fc.Arbitrary<Doc> = fc.oneof(
 );
 
 export const oddKeyArb: fc.Arbitrary<string> = fc.oneof(
-  fc.constantFrom("__proto__", "constructor", "prototype", "toString", "", " ", "\ud800", "$input", "$state", "a/b", "~0", "id", "extra"),
+  fc.constantFrom(
+    "__proto__",
+    "constructor",
+    "prototype",
+    "toString",
+    "",
+    " ",
+    "\ud800",
+    "$input",
+    "$state",
+    "a/b",
+    "~0",
+    "id",
+    "extra",
+  ),
   fc.string({ maxLength: 12 }),
 );
 
@@ -177,9 +222,26 @@ const depthArb = fc.constantFrom(1, 2, 3, 99);
 
 export const mutationArb: fc.Arbitrary<Mutation> = fc.oneof(
   fc.record({ op: fc.constant("drop" as const), depth: depthArb, at: fc.nat() }),
-  { weight: 3, arbitrary: fc.record({ op: fc.constant("set" as const), depth: depthArb, at: fc.nat(), value: oddValueArb }) },
-  { weight: 2, arbitrary: fc.record({ op: fc.constant("add" as const), depth: depthArb, at: fc.nat(), key: oddKeyArb, value: oddValueArb }) },
-  fc.record({ op: fc.constant("wrap" as const), depth: depthArb, at: fc.nat(), container: fc.constantFrom("array" as const, "object" as const) }),
+  {
+    weight: 3,
+    arbitrary: fc.record({ op: fc.constant("set" as const), depth: depthArb, at: fc.nat(), value: oddValueArb }),
+  },
+  {
+    weight: 2,
+    arbitrary: fc.record({
+      op: fc.constant("add" as const),
+      depth: depthArb,
+      at: fc.nat(),
+      key: oddKeyArb,
+      value: oddValueArb,
+    }),
+  },
+  fc.record({
+    op: fc.constant("wrap" as const),
+    depth: depthArb,
+    at: fc.nat(),
+    container: fc.constantFrom("array" as const, "object" as const),
+  }),
 );
 
 type Location = { parent: Doc[] | { [key: string]: Doc }; key: string | number } | { parent: null };
@@ -211,7 +273,8 @@ export function mutate(valid: unknown, mutations: readonly Mutation[]): Doc {
   for (const mutation of mutations) {
     const places = locations(root, mutation.depth);
     const place = places[mutation.at % places.length] ?? { parent: null };
-    const current: Doc = place.parent === null ? root : ((place.parent as Record<string | number, Doc>)[place.key] ?? null);
+    const current: Doc =
+      place.parent === null ? root : ((place.parent as Record<string | number, Doc>)[place.key] ?? null);
     let next: Doc | undefined;
     switch (mutation.op) {
       case "drop":
@@ -294,7 +357,9 @@ export const rawTextArb: fc.Arbitrary<Raw> = fc.oneof(
   fc.constantFrom(...rawTexts).map((text) => new Raw(text, JSON.stringify(text))),
   deepArb,
   fc.string({ unit: "binary", maxLength: 40 }).map((text) => new Raw(text, JSON.stringify(text))),
-  fc.constantFrom(" ".repeat(300_000), "[".repeat(100_000)).map((text) => new Raw(text, `${JSON.stringify(text[0])} x ${text.length}`)),
+  fc
+    .constantFrom(" ".repeat(300_000), "[".repeat(100_000))
+    .map((text) => new Raw(text, `${JSON.stringify(text[0])} x ${text.length}`)),
 );
 
 /** Byte sequences that are not UTF-8 (a stray 0xFF, an overlong slash, a lone surrogate encoded, a cut-off sequence). */
@@ -309,9 +374,17 @@ export const badUtf8Arb: fc.Arbitrary<number[]> = fc.constantFrom(
 export function bodyArb(extraValid: fc.Arbitrary<Doc>[] = []): fc.Arbitrary<BodyCase> {
   return fc.oneof(
     { weight: 1, arbitrary: fc.constant<BodyCase>({ kind: "valid" }) },
-    { weight: 8, arbitrary: fc.array(mutationArb, { minLength: 1, maxLength: 3 }).map((mutations): BodyCase => ({ kind: "mutated", mutations })) },
+    {
+      weight: 8,
+      arbitrary: fc
+        .array(mutationArb, { minLength: 1, maxLength: 3 })
+        .map((mutations): BodyCase => ({ kind: "mutated", mutations })),
+    },
     { weight: 2, arbitrary: fc.jsonValue().map((value): BodyCase => ({ kind: "json", value: toDoc(value) })) },
-    ...extraValid.map((arbitrary) => ({ weight: 1, arbitrary: arbitrary.map((value): BodyCase => ({ kind: "json", value })) })),
+    ...extraValid.map((arbitrary) => ({
+      weight: 1,
+      arbitrary: arbitrary.map((value): BodyCase => ({ kind: "json", value })),
+    })),
     { weight: 2, arbitrary: rawTextArb.map((text): BodyCase => ({ kind: "text", text })) },
     { weight: 1, arbitrary: badUtf8Arb.map((bytes): BodyCase => ({ kind: "bytes", bytes })) },
     { weight: 1, arbitrary: fc.constant<BodyCase>({ kind: "none" }) },
@@ -436,13 +509,26 @@ export const yamlArb: fc.Arbitrary<Raw> = fc.oneof(
   {
     weight: 2,
     arbitrary: fc
-      .record({ depth: fc.constantFrom(100, 1000, 2000, 5000), style: fc.constantFrom("flow-seq", "flow-map", "block-seq") })
+      .record({
+        depth: fc.constantFrom(100, 1000, 2000, 5000),
+        style: fc.constantFrom("flow-seq", "flow-map", "block-seq"),
+      })
       .map(({ depth, style }) => {
-        if (style === "flow-seq") return new Raw(`${"[".repeat(depth)}1${"]".repeat(depth)}`, `yaml flow sequence ${depth} deep`);
-        if (style === "flow-map") return new Raw(`${"{a: ".repeat(depth)}1${"}".repeat(depth)}`, `yaml flow map ${depth} deep`);
+        if (style === "flow-seq")
+          return new Raw(`${"[".repeat(depth)}1${"]".repeat(depth)}`, `yaml flow sequence ${depth} deep`);
+        if (style === "flow-map")
+          return new Raw(`${"{a: ".repeat(depth)}1${"}".repeat(depth)}`, `yaml flow map ${depth} deep`);
         return new Raw(`${"- ".repeat(depth)}x\n`, `yaml block sequence ${depth} deep`);
       }),
   },
-  { weight: 1, arbitrary: fc.string({ unit: "binary", maxLength: 60 }).map((text) => new Raw(text, JSON.stringify(text))) },
-  { weight: 2, arbitrary: fc.jsonValue({ maxDepth: 4 }).map((value) => new Raw(JSON.stringify(value), `json as yaml ${JSON.stringify(value).slice(0, 80)}`)) },
+  {
+    weight: 1,
+    arbitrary: fc.string({ unit: "binary", maxLength: 60 }).map((text) => new Raw(text, JSON.stringify(text))),
+  },
+  {
+    weight: 2,
+    arbitrary: fc
+      .jsonValue({ maxDepth: 4 })
+      .map((value) => new Raw(JSON.stringify(value), `json as yaml ${JSON.stringify(value).slice(0, 80)}`)),
+  },
 );

@@ -11,7 +11,12 @@ import policy from "../../examples/policy/policy.json" with { type: "json" };
 export const orderSearchInput: JsonObject = {
   type: "object",
   properties: {
-    query: { type: "string", minLength: 1, maxLength: 500, description: "Free text, for example: late deliveries in March" },
+    query: {
+      type: "string",
+      minLength: 1,
+      maxLength: 500,
+      description: "Free text, for example: late deliveries in March",
+    },
     limit: { type: "integer", minimum: 1, maximum: 100 },
     max_total: { type: "number", minimum: 0 },
     status: { type: "string", enum: ["open", "shipped", "cancelled"] },
@@ -46,7 +51,9 @@ export const echoDefinition = {
     {
       variant: "echo",
       input: { query: "open", limit: 5, filters: { region: ["EU"], total: { gt: 10 } }, options: { sort: "newest" } },
-      expected: { echo: { query: "open", limit: 5, filters: { region: ["EU"], total: { gt: 10 } }, options: { sort: "newest" } } },
+      expected: {
+        echo: { query: "open", limit: 5, filters: { region: ["EU"], total: { gt: 10 } }, options: { sort: "newest" } },
+      },
     },
   ],
 };
@@ -67,10 +74,24 @@ export const orderLibraryTool = {
   name: "orders",
   description: "The order desk's search API.",
   kind: "http",
-  operations: [{ operation_id: "search_orders", description: echoDescription, input_schema: orderSearchInput, output_schema: orderSearchOutput }],
+  operations: [
+    {
+      operation_id: "search_orders",
+      description: echoDescription,
+      input_schema: orderSearchInput,
+      output_schema: orderSearchOutput,
+    },
+  ],
 };
 
-export const validArguments = { query: "late orders", limit: 10, status: "open", tags: ["priority"], filters: { region: "EU" }, options: { sort: "newest" } };
+export const validArguments = {
+  query: "late orders",
+  limit: 10,
+  status: "open",
+  tags: ["priority"],
+  filters: { region: "EU" },
+  options: { sort: "newest" },
+};
 
 export interface Fixtures {
   tenant: TestTenant;
@@ -89,12 +110,26 @@ export async function makeFixtures(attemptCount: number): Promise<Fixtures> {
   const orders = await libraryTool(tenant, orderLibraryTool, { search_orders: echoDefinition });
   const contractHash = orders.operations[0]?.contract_hash;
   if (!contractHash) throw new Error("the order tool has no operation");
-  const mutable = await call("POST", "/api/tools", { key: tenant.key, body: { ...orderLibraryTool, name: "mutable_orders" } });
-  if (mutable.status !== 201) throw new Error(`could not register the mutable tool: ${mutable.status} ${await mutable.text()}`);
+  const mutable = await call("POST", "/api/tools", {
+    key: tenant.key,
+    body: { ...orderLibraryTool, name: "mutable_orders" },
+  });
+  if (mutable.status !== 201)
+    throw new Error(`could not register the mutable tool: ${mutable.status} ${await mutable.text()}`);
   // SAFETY: the documented 201 Tool shape.
   const mutableTool = (await mutable.json()) as { id: string };
   const saved = await call("PUT", "/api/policies/fuzz-policy", { key: tenant.key, body: policy });
   if (saved.status !== 201) throw new Error(`could not save the policy: ${saved.status} ${await saved.text()}`);
-  const simulation = await createSimulation(tenant, { tools: [{ inline: echoInline }, { tool_id: orders.id }], attempts: attemptCount, lease_seconds: 3600 });
-  return { tenant, orders: { id: orders.id, contract_hash: contractHash }, mutable: { id: mutableTool.id }, policyName: "fuzz-policy", attempts: simulation.attempts };
+  const simulation = await createSimulation(tenant, {
+    tools: [{ inline: echoInline }, { tool_id: orders.id }],
+    attempts: attemptCount,
+    lease_seconds: 3600,
+  });
+  return {
+    tenant,
+    orders: { id: orders.id, contract_hash: contractHash },
+    mutable: { id: mutableTool.id },
+    policyName: "fuzz-policy",
+    attempts: simulation.attempts,
+  };
 }

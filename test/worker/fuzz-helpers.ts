@@ -31,7 +31,13 @@ function integerSetting(value: unknown): number | undefined {
 
 /** fast-check parameters for one property: the suite's seed, runs scaled, shrinking kept short. */
 export function fuzzParameters<T>(runs: number, examples: T[] = []): fc.Parameters<T> {
-  return { seed: FUZZ_SEED, numRuns: runs * FUZZ_SCALE, examples, endOnFailure: false, interruptAfterTimeLimit: 120_000 * FUZZ_SCALE };
+  return {
+    seed: FUZZ_SEED,
+    numRuns: runs * FUZZ_SCALE,
+    examples,
+    endOnFailure: false,
+    interruptAfterTimeLimit: 120_000 * FUZZ_SCALE,
+  };
 }
 
 // -- sending ------------------------------------------------------------------------------------
@@ -45,8 +51,12 @@ export function requestCounts(): { total: number; byRoute: Record<string, { requ
 
 export function printCounts(suite: string): void {
   const { total, byRoute } = requestCounts();
-  const lines = Object.entries(byRoute).map(([route, n]) => `  ${String(n.requests).padStart(6)}  ${route} (slowest ${Math.round(n.slowest)} ms)`);
-  console.log(`${suite}: seed ${FUZZ_SEED} (VITE_FUZZ_SEED), scale ${FUZZ_SCALE} (VITE_FUZZ_RUNS), ${total} requests\n${lines.join("\n")}`);
+  const lines = Object.entries(byRoute).map(
+    ([route, n]) => `  ${String(n.requests).padStart(6)}  ${route} (slowest ${Math.round(n.slowest)} ms)`,
+  );
+  console.log(
+    `${suite}: seed ${FUZZ_SEED} (VITE_FUZZ_SEED), scale ${FUZZ_SCALE} (VITE_FUZZ_RUNS), ${total} requests\n${lines.join("\n")}`,
+  );
 }
 
 export interface Sent {
@@ -75,7 +85,9 @@ export async function send(route: string, sent: Sent, headers: Record<string, st
   const all: Record<string, string> = { ...headers };
   if (sent.contentType !== null) all["content-type"] = sent.contentType;
   const started = performance.now();
-  const response = await exports.default.fetch(new Request(`http://toolproof.test${sent.path}`, { method: sent.method, headers: all, body: sent.body }));
+  const response = await exports.default.fetch(
+    new Request(`http://toolproof.test${sent.path}`, { method: sent.method, headers: all, body: sent.body }),
+  );
   const text = await response.text();
   const ms = performance.now() - started;
   const count = counts.get(route) ?? { requests: 0, slowest: 0 };
@@ -121,28 +133,42 @@ export function verdict(answer: Answer, allowance: Allowance = {}): string | nul
   if (!parsed.ok) return `a ${answer.status} answer whose body is not JSON`;
   if (allowance.mcp && isJsonRpcError(parsed.value)) {
     // The SDK's transport refuses bad HTTP (Accept, content type, parse errors) with JSON-RPC bodies.
-    return answer.status >= 400 && answer.status < 500 ? null : `a ${answer.status} JSON-RPC error from the MCP transport`;
+    return answer.status >= 400 && answer.status < 500
+      ? null
+      : `a ${answer.status} JSON-RPC error from the MCP transport`;
   }
   const body = parsed.value;
-  if (!isRecord(body) || Object.keys(body).join() !== "error" || !isRecord(body.error)) return `a ${answer.status} answer not in the documented {"error": {...}} shape`;
+  if (!isRecord(body) || Object.keys(body).join() !== "error" || !isRecord(body.error))
+    return `a ${answer.status} answer not in the documented {"error": {...}} shape`;
   const error = body.error;
   const { code, message } = error;
-  if (typeof code !== "string" || !CODES.has(code)) return `a ${answer.status} answer with code ${JSON.stringify(code)}, which is not in ERROR_STATUS`;
+  if (typeof code !== "string" || !CODES.has(code))
+    return `a ${answer.status} answer with code ${JSON.stringify(code)}, which is not in ERROR_STATUS`;
   if (typeof message !== "string" || message === "") return `a ${answer.status} ${code} without a message`;
-  const expected = allowance.statusOf?.[code as keyof typeof ERROR_STATUS] ?? ERROR_STATUS[code as keyof typeof ERROR_STATUS];
-  if (expected !== answer.status) return `code ${code} answered with ${answer.status}, but ERROR_STATUS says ${expected}`;
-  const allowedKeys = code === "harness_error" ? ["code", "kind", "message", "details"] : ["code", "message", "details"];
+  const expected =
+    allowance.statusOf?.[code as keyof typeof ERROR_STATUS] ?? ERROR_STATUS[code as keyof typeof ERROR_STATUS];
+  if (expected !== answer.status)
+    return `code ${code} answered with ${answer.status}, but ERROR_STATUS says ${expected}`;
+  const allowedKeys =
+    code === "harness_error" ? ["code", "kind", "message", "details"] : ["code", "message", "details"];
   const extra = Object.keys(error).filter((key) => !allowedKeys.includes(key));
   if (extra.length > 0) return `a ${code} body with undocumented fields ${extra.join(", ")}`;
   if (answer.status >= 500) {
     if (code !== "harness_error") return `a 5xx that is not a documented harness error (${code}: ${message})`;
-    if (!(allowance.harnessKinds ?? []).includes(String(error.kind))) return `a harness error of kind ${String(error.kind)} that this input must never cause (${message})`;
+    if (!(allowance.harnessKinds ?? []).includes(String(error.kind)))
+      return `a harness error of kind ${String(error.kind)} that this input must never cause (${message})`;
   }
   return null;
 }
 
 function isJsonRpcError(value: unknown): boolean {
-  return isRecord(value) && value.jsonrpc === "2.0" && isRecord(value.error) && typeof value.error.code === "number" && typeof value.error.message === "string";
+  return (
+    isRecord(value) &&
+    value.jsonrpc === "2.0" &&
+    isRecord(value.error) &&
+    typeof value.error.code === "number" &&
+    typeof value.error.message === "string"
+  );
 }
 
 /** A 2xx MCP body: JSON-RPC answers; an internal error (-32603) must be a documented harness error. */
@@ -153,8 +179,10 @@ function mcpVerdict(value: unknown, allowance: Allowance): string | null {
     if (!isRecord(message.error)) continue;
     if (message.error.code !== -32603) continue;
     const data = message.error.data;
-    if (!isRecord(data) || data.code !== "harness_error") return `a JSON-RPC internal error that is not a harness error: ${String(message.error.message)}`;
-    if (!(allowance.harnessKinds ?? []).includes(String(data.kind))) return `a harness error of kind ${String(data.kind)} that this input must never cause (${String(message.error.message)})`;
+    if (!isRecord(data) || data.code !== "harness_error")
+      return `a JSON-RPC internal error that is not a harness error: ${String(message.error.message)}`;
+    if (!(allowance.harnessKinds ?? []).includes(String(data.kind)))
+      return `a harness error of kind ${String(data.kind)} that this input must never cause (${String(message.error.message)})`;
   }
   return null;
 }
@@ -162,7 +190,11 @@ function mcpVerdict(value: unknown, allowance: Allowance): string | null {
 /** A short, exact picture of a request and its answer for a failure message. */
 export function describeExchange(sent: Sent, answer: Answer): string {
   const body =
-    sent.body === undefined ? "(no body)" : typeof sent.body === "string" ? clip(JSON.stringify(sent.body), 600) : `bytes [${[...sent.body].join(", ")}]`;
+    sent.body === undefined
+      ? "(no body)"
+      : typeof sent.body === "string"
+        ? clip(JSON.stringify(sent.body), 600)
+        : `bytes [${[...sent.body].join(", ")}]`;
   return `${sent.method} ${clip(sent.path, 200)} content-type ${JSON.stringify(sent.contentType)} body ${body}\n  -> ${answer.status} ${clip(answer.text, 600)}`;
 }
 
@@ -173,7 +205,13 @@ function clip(text: string, max: number): string {
 const survey = new Map<string, { count: number; shortest: string; size: number }>();
 
 /** Throws (for fast-check to shrink) when the answer breaks the contract; in survey mode, records it. */
-export function expectDocumented(route: string, sent: Sent, answer: Answer, allowance: Allowance = {}, generated?: unknown): void {
+export function expectDocumented(
+  route: string,
+  sent: Sent,
+  answer: Answer,
+  allowance: Allowance = {},
+  generated?: unknown,
+): void {
   failOn(route, verdict(answer, allowance), sent, answer, generated);
 }
 
@@ -183,7 +221,10 @@ export function failOn(route: string, problem: string | null, sent: Sent, answer
   const exchange = describeExchange(sent, answer);
   if (!FUZZ_SURVEY) throw new Error(`${problem}\n  ${exchange}`);
   const generatedText = generated === undefined ? "" : `\n    case ${clip(fc.stringify(generated), 700)}`;
-  const signature = `${route} | ${problem.replace(/"[^"]*"/g, '"…"').replace(/[0-9]+/g, "N").slice(0, 160)} | ${caseTags(generated).join(" ")}`;
+  const signature = `${route} | ${problem
+    .replace(/"[^"]*"/g, '"…"')
+    .replace(/[0-9]+/g, "N")
+    .slice(0, 160)} | ${caseTags(generated).join(" ")}`;
   const size = typeof sent.body === "string" ? sent.body.length : (sent.body?.length ?? 0);
   const known = survey.get(signature);
   if (!known) survey.set(signature, { count: 1, shortest: exchange + generatedText, size });
@@ -198,19 +239,24 @@ function caseTags(generated: unknown): string[] {
   if (generated === undefined) return [];
   const text = fc.stringify(generated);
   const tags = new Set<string>();
-  for (const match of text.matchAll(/nested ([0-9]+) deep/g)) tags.add(Number(match[1]) >= 1000 ? "deep>=1000" : `deep${match[1]}`);
+  for (const match of text.matchAll(/nested ([0-9]+) deep/g))
+    tags.add(Number(match[1]) >= 1000 ? "deep>=1000" : `deep${match[1]}`);
   for (const match of text.matchAll(/raw\((-?[0-9.]+[eE][-+]?[0-9]+|[0-9]{16,})\)/g)) tags.add(`number ${match[1]}`);
-  if (/\\ud[89ab][0-9a-f]{2}(?!\\ud[c-f])|(?<!\\ud[89ab][0-9a-f]{2})\\ud[c-f][0-9a-f]{2}/i.test(text)) tags.add("lone-surrogate");
+  if (/\\ud[89ab][0-9a-f]{2}(?!\\ud[c-f])|(?<!\\ud[89ab][0-9a-f]{2})\\ud[c-f][0-9a-f]{2}/i.test(text))
+    tags.add("lone-surrogate");
   if (/x [0-9]{4,}/.test(text)) tags.add("long-string");
   if (/__proto__|constructor|prototype/.test(text)) tags.add("proto-key");
-  for (const match of text.matchAll(/raw\(("[^"]{0,40})/g)) if (!/nested|x [0-9]/.test(match[1] ?? "")) tags.add(`raw ${match[1]}`);
+  for (const match of text.matchAll(/raw\(("[^"]{0,40})/g))
+    if (!/nested|x [0-9]/.test(match[1] ?? "")) tags.add(`raw ${match[1]}`);
   return [...tags];
 }
 
 /** Survey mode: prints every distinct failure and throws when there was any. */
 export function reportSurvey(suite: string): void {
   if (!FUZZ_SURVEY) return;
-  const lines = [...survey.entries()].map(([signature, { count, shortest }]) => `- ${signature} (x${count})\n    ${shortest}`);
+  const lines = [...survey.entries()].map(
+    ([signature, { count, shortest }]) => `- ${signature} (x${count})\n    ${shortest}`,
+  );
   console.log(`${suite}: ${survey.size} distinct failures\n${lines.join("\n")}`);
   if (survey.size > 0) throw new Error(`${survey.size} distinct failures (see the log)`);
 }

@@ -16,9 +16,41 @@ import manifest from "../../examples/policy/manifest.json" with { type: "json" }
 import openAiTools from "../../examples/policy/openai-tools.json" with { type: "json" };
 import policy from "../../examples/policy/policy.json" with { type: "json" };
 import called from "../../examples/policy/called.json" with { type: "json" };
-import { type BodyCase, type Doc, Raw, bodyArb, deep, bodyPayload, contentTypeArb, docText, mutate, mutationArb, pathParamArb, toDoc, yamlArb } from "./fuzz-arbitraries.js";
-import { echoDefinition, echoInline, type Fixtures, makeFixtures, orderLibraryTool, orderSearchInput, orderSearchOutput, validArguments } from "./fuzz-fixtures.js";
-import { type Allowance, expectDocumented, FUZZ_SCALE, fuzzParameters, printCounts, reportSurvey, send, type Sent } from "./fuzz-helpers.js";
+import {
+  type BodyCase,
+  type Doc,
+  Raw,
+  bodyArb,
+  deep,
+  bodyPayload,
+  contentTypeArb,
+  docText,
+  mutate,
+  mutationArb,
+  pathParamArb,
+  toDoc,
+  yamlArb,
+} from "./fuzz-arbitraries.js";
+import {
+  echoDefinition,
+  echoInline,
+  type Fixtures,
+  makeFixtures,
+  orderLibraryTool,
+  orderSearchInput,
+  orderSearchOutput,
+  validArguments,
+} from "./fuzz-fixtures.js";
+import {
+  type Allowance,
+  expectDocumented,
+  FUZZ_SCALE,
+  fuzzParameters,
+  printCounts,
+  reportSurvey,
+  send,
+  type Sent,
+} from "./fuzz-helpers.js";
 
 /** Harness errors a dispatch may answer because of the name it calls: fail closed, documented (docs/simulations.md). */
 const NAMING_HARNESS_KINDS = ["unknown_tool", "unknown_operation", "missing_definition"] as const;
@@ -55,7 +87,8 @@ interface RouteSpec {
 }
 
 const apiKey = (f: Fixtures) => f.tenant.key;
-const attemptToken = (f: Fixtures, id: string) => f.attempts.find((a) => a.id === id)?.token ?? f.attempts[0]?.token ?? "";
+const attemptToken = (f: Fixtures, id: string) =>
+  f.attempts.find((a) => a.id === id)?.token ?? f.attempts[0]?.token ?? "";
 const attemptIds = (f: Fixtures) => f.attempts.map((a) => a.id);
 
 const policyYaml = `tools:
@@ -74,7 +107,12 @@ const slowPatternCheck = {
   description: "d",
   input_schema: { type: "object", properties: { q: { type: "string", pattern: "^(a+)+$" } } },
   output_schema: { type: "object" },
-  testing: { schema_version: 1, default_variant: "v", variants: { v: { result: {} } }, examples: [{ variant: "v", input: { q: `${"a".repeat(29)}!` }, expected: {} }] },
+  testing: {
+    schema_version: 1,
+    default_variant: "v",
+    variants: { v: { result: {} } },
+    examples: [{ variant: "v", input: { q: `${"a".repeat(29)}!` }, expected: {} }],
+  },
 };
 
 /** A reproduction: the route's valid body with the value at `path` replaced, sent as is. */
@@ -83,7 +121,8 @@ function replaced(valid: unknown, path: ReadonlyArray<string | number>, value: D
   let parent: Doc = root;
   for (const key of path.slice(0, -1)) parent = (parent as Record<string | number, Doc>)[key] ?? null;
   const last = path[path.length - 1];
-  if (last === undefined) return { body: { kind: "json", value }, contentType: "application/json", param, auth: "right" };
+  if (last === undefined)
+    return { body: { kind: "json", value }, contentType: "application/json", param, auth: "right" };
   (parent as Record<string | number, Doc>)[last] = value;
   return { body: { kind: "json", value: root }, contentType: "application/json", param, auth: "right" };
 }
@@ -101,13 +140,24 @@ const routes: RouteSpec[] = [
     token: apiKey,
     runs: 45,
     // Issue 9 item 3 (helper A): a schema nested 5,000 levels (2,000 is enough) overflows the stack in zod's jsonValue.
-    examples: () => [replaced({ ...orderLibraryTool, name: "deep_tool" }, ["operations", 0, "input_schema", "properties", "x"], deep(5000, "array"))],
+    examples: () => [
+      replaced(
+        { ...orderLibraryTool, name: "deep_tool" },
+        ["operations", 0, "input_schema", "properties", "x"],
+        deep(5000, "array"),
+      ),
+    ],
   },
   {
     name: "POST /api/tools/import/mcp",
     method: "POST",
     path: () => "/api/tools/import/mcp",
-    valid: () => ({ name: "fuzz_mcp", description: "Weather MCP server", tools_list: toolsList, allowed_tools: ["get_weather_data"] }),
+    valid: () => ({
+      name: "fuzz_mcp",
+      description: "Weather MCP server",
+      tools_list: toolsList,
+      allowed_tools: ["get_weather_data"],
+    }),
     alternatives: () => [{ name: "fuzz_mcp_all", tools_list: toolsList, output_schema: { type: "object" } }],
     token: apiKey,
     runs: 35,
@@ -131,14 +181,27 @@ const routes: RouteSpec[] = [
             { name: "Mode", type: "string", options: ["full", "short"] },
             { name: "Filter", type: "string" },
           ],
-          response: { status: 200, schema: { type: "object", properties: { records: { type: "array" } }, required: ["records"] } },
+          response: {
+            status: 200,
+            schema: { type: "object", properties: { records: { type: "array" } }, required: ["records"] },
+          },
         },
       ],
     }),
     token: apiKey,
     runs: 35,
     // Issue 9 item 3 (helper A): a response schema nested 5,000 levels (1,500 is enough).
-    examples: () => [replaced({ name: "deep_platform", description: "d", operations: [{ operation_id: "o", description: "d", parameters: [], response: { schema: {} } }] }, ["operations", 0, "response", "schema"], deep(5000, "object"))],
+    examples: () => [
+      replaced(
+        {
+          name: "deep_platform",
+          description: "d",
+          operations: [{ operation_id: "o", description: "d", parameters: [], response: { schema: {} } }],
+        },
+        ["operations", 0, "response", "schema"],
+        deep(5000, "object"),
+      ),
+    ],
   },
   {
     name: "PUT /api/tools/:id",
@@ -149,14 +212,26 @@ const routes: RouteSpec[] = [
     token: apiKey,
     runs: 35,
     // Issue 9 item 3 (helper A).
-    examples: (f) => [replaced({ ...orderLibraryTool, name: "mutable_orders" }, ["operations", 0, "input_schema", "properties", "x"], deep(5000, "array"), f.mutable.id)],
+    examples: (f) => [
+      replaced(
+        { ...orderLibraryTool, name: "mutable_orders" },
+        ["operations", 0, "input_schema", "properties", "x"],
+        deep(5000, "array"),
+        f.mutable.id,
+      ),
+    ],
   },
   {
     name: "POST /api/tools/:id/testing",
     method: "POST",
     path: (id) => `/api/tools/${id}/testing`,
     param: (f) => [f.orders.id],
-    valid: (f) => ({ action: "save", operation_id: "search_orders", contract_hash: f.orders.contract_hash, definition: echoDefinition }),
+    valid: (f) => ({
+      action: "save",
+      operation_id: "search_orders",
+      contract_hash: f.orders.contract_hash,
+      definition: echoDefinition,
+    }),
     alternatives: () => [{ action: "generate", operation_id: "search_orders" }],
     token: apiKey,
     runs: 35,
@@ -166,14 +241,32 @@ const routes: RouteSpec[] = [
     method: "POST",
     path: () => "/api/tools/testing",
     valid: () => ({ action: "check", ...echoInline }),
-    alternatives: () => [{ action: "generate", name: "echo", description: "d", input_schema: orderSearchInput, output_schema: orderSearchOutput }],
+    alternatives: () => [
+      {
+        action: "generate",
+        name: "echo",
+        description: "d",
+        input_schema: orderSearchInput,
+        output_schema: orderSearchOutput,
+      },
+    ],
     token: apiKey,
     runs: 40,
     examples: () => [
       // Issue 9 item 3 (helper A).
       replaced({ action: "check", ...echoInline }, ["input_schema", "properties", "x"], deep(5000, "array")),
       // Found by this suite, fixed here (src/core/contract/derive.ts): a draft of minLength 1e9 threw RangeError, a 500.
-      replaced({ action: "generate", name: "echo", description: "d", input_schema: orderSearchInput, output_schema: orderSearchOutput }, ["input_schema", "properties", "query"], { type: "string", minLength: 1e9 }),
+      replaced(
+        {
+          action: "generate",
+          name: "echo",
+          description: "d",
+          input_schema: orderSearchInput,
+          output_schema: orderSearchOutput,
+        },
+        ["input_schema", "properties", "query"],
+        { type: "string", minLength: 1e9 },
+      ),
       // Issue 9 item 4 (helper B): a backtracking pattern holds the Worker for seconds on a 29-character example.
       replaced({}, [], toDoc(slowPatternCheck)),
     ],
@@ -182,12 +275,24 @@ const routes: RouteSpec[] = [
     name: "POST /api/simulations",
     method: "POST",
     path: () => "/api/simulations",
-    valid: (f) => ({ tools: [{ inline: echoInline }, { tool_id: f.orders.id, variant: "echo" }], attempts: 1, lease_seconds: 60 }),
-    alternatives: (f) => [{ tools: [{ tool_id: f.orders.id, operation_id: "search_orders", variants: { search_orders: "echo" } }] }],
+    valid: (f) => ({
+      tools: [{ inline: echoInline }, { tool_id: f.orders.id, variant: "echo" }],
+      attempts: 1,
+      lease_seconds: 60,
+    }),
+    alternatives: (f) => [
+      { tools: [{ tool_id: f.orders.id, operation_id: "search_orders", variants: { search_orders: "echo" } }] },
+    ],
     token: apiKey,
     runs: 40,
     // Issue 9 item 3 (helpers A and E).
-    examples: () => [replaced({ tools: [{ inline: echoInline }] }, ["tools", 0, "inline", "input_schema", "properties", "x"], deep(5000, "array"))],
+    examples: () => [
+      replaced(
+        { tools: [{ inline: echoInline }] },
+        ["tools", 0, "inline", "input_schema", "properties", "x"],
+        deep(5000, "array"),
+      ),
+    ],
   },
   {
     name: "PUT /api/policies/:name (JSON)",
@@ -208,13 +313,24 @@ const routes: RouteSpec[] = [
     valid: () => policy,
     contentType: "application/yaml",
     // Issue 9 item 3 (helper A): a YAML alias to itself.
-    examples: () => [rawBody("&a [*a]", "fuzz-yaml", "application/yaml"), rawBody("&a {x: *a}", "fuzz-yaml", "application/yaml")],
+    examples: () => [
+      rawBody("&a [*a]", "fuzz-yaml", "application/yaml"),
+      rawBody("&a {x: *a}", "fuzz-yaml", "application/yaml"),
+    ],
     bodies: () =>
       fc.oneof(
-        { weight: 1, arbitrary: fc.constant<BodyCase>({ kind: "text", text: new Raw(policyYaml, "the valid policy YAML") }) },
+        {
+          weight: 1,
+          arbitrary: fc.constant<BodyCase>({ kind: "text", text: new Raw(policyYaml, "the valid policy YAML") }),
+        },
         { weight: 4, arbitrary: yamlArb.map((text): BodyCase => ({ kind: "text", text })) },
         // JSON is YAML too: the mutated JSON policy, read by the YAML parser.
-        { weight: 3, arbitrary: fc.array(mutationArb, { minLength: 1, maxLength: 3 }).map((mutations): BodyCase => ({ kind: "mutated", mutations })) },
+        {
+          weight: 3,
+          arbitrary: fc
+            .array(mutationArb, { minLength: 1, maxLength: 3 })
+            .map((mutations): BodyCase => ({ kind: "mutated", mutations })),
+        },
       ),
     token: apiKey,
     runs: 40,
@@ -225,8 +341,22 @@ const routes: RouteSpec[] = [
     path: (name) => `/api/connections/${name}`,
     param: () => ["fuzz-connection"],
     // A closed loopback port: nothing here calls it (the test route is not fuzzed: it calls the endpoint).
-    valid: () => ({ base_url: "http://127.0.0.1:9/v1", model: "fuzz-model", api_key: "sk-fuzz", headers: { "x-team": "fuzz" }, timeout_ms: 5000, max_concurrency: 2 }),
-    alternatives: () => [{ base_url: "https://example-resource.openai.azure.com", model: "deployment", api_version: "2024-10-21", structured_output: false }],
+    valid: () => ({
+      base_url: "http://127.0.0.1:9/v1",
+      model: "fuzz-model",
+      api_key: "sk-fuzz",
+      headers: { "x-team": "fuzz" },
+      timeout_ms: 5000,
+      max_concurrency: 2,
+    }),
+    alternatives: () => [
+      {
+        base_url: "https://example-resource.openai.azure.com",
+        model: "deployment",
+        api_version: "2024-10-21",
+        structured_output: false,
+      },
+    ],
     token: apiKey,
     runs: 30,
   },
@@ -236,9 +366,22 @@ const routes: RouteSpec[] = [
     path: (name) => `/api/suites/${name}`,
     param: () => ["fuzz-suite"],
     valid: (f) => ({
-      agent: { connection: "fuzz-model", instructions: "Find orders.", tools: [{ tool_id: f.orders.id, approval_mode: "never_require" }, { inline: echoInline, approval_mode: "always_require" }] },
+      agent: {
+        connection: "fuzz-model",
+        instructions: "Find orders.",
+        tools: [
+          { tool_id: f.orders.id, approval_mode: "never_require" },
+          { inline: echoInline, approval_mode: "always_require" },
+        ],
+      },
       scenarios: [
-        { id: "search", query: "Which orders are late?", expect: "orders", forbid: ["echo"], variants: { orders: "echo" } },
+        {
+          id: "search",
+          query: "Which orders are late?",
+          expect: "orders",
+          forbid: ["echo"],
+          variants: { orders: "echo" },
+        },
         { id: "quiet", query: "Hello", expect: null, initial_state: { orders: { seen: 1 } } },
       ],
       runs_per_scenario: 2,
@@ -264,8 +407,22 @@ const routes: RouteSpec[] = [
     name: "POST /api/webhooks",
     method: "POST",
     path: () => "/api/webhooks",
-    valid: () => ({ suite: "fuzz-suite", runs_per_scenario: 1, label: "fuzz", callback_url: "http://127.0.0.1:9/callback" }),
-    alternatives: () => [{ suite: "fuzz-suite", format: "github", events: [{ event: "pull_request", actions: ["opened", "synchronize"] }, { event: "deployment_status", states: ["success"] }] }],
+    valid: () => ({
+      suite: "fuzz-suite",
+      runs_per_scenario: 1,
+      label: "fuzz",
+      callback_url: "http://127.0.0.1:9/callback",
+    }),
+    alternatives: () => [
+      {
+        suite: "fuzz-suite",
+        format: "github",
+        events: [
+          { event: "pull_request", actions: ["opened", "synchronize"] },
+          { event: "deployment_status", states: ["success"] },
+        ],
+      },
+    ],
     token: apiKey,
     runs: 30,
   },
@@ -275,18 +432,36 @@ const routes: RouteSpec[] = [
     path: (name) => `/api/policies/${name}/check`,
     param: (f) => [f.policyName],
     valid: () => ({ manifest }),
-    alternatives: () => [{ manifest: openAiTools, format: "openai" }, { manifest: toolsList, format: "mcp", version: 1 }],
+    alternatives: () => [
+      { manifest: openAiTools, format: "openai" },
+      { manifest: toolsList, format: "mcp", version: 1 },
+    ],
     token: apiKey,
     runs: 35,
     // Issue 9 item 3 (helper A).
-    examples: (f) => [replaced({ manifest }, ["manifest", "tools", 0, "parameters"], deep(5000, "object"), f.policyName)],
+    examples: (f) => [
+      replaced({ manifest }, ["manifest", "tools", 0, "parameters"], deep(5000, "object"), f.policyName),
+    ],
   },
   {
     name: "POST /api/metrics/tool-permission",
     method: "POST",
     path: () => "/api/metrics/tool-permission",
-    valid: () => ({ allowed_tools: ["get_invoice", "place_invoice_on_hold"], denied_tools: ["pay_invoice"], threshold: 0.5, include_reason: true, tools_called: called.tools_called }),
-    alternatives: (f) => [{ policy: f.policyName, policy_version: 1, strict_mode: true, tools_called: [{ name: "pay_invoice", input: {} }] }],
+    valid: () => ({
+      allowed_tools: ["get_invoice", "place_invoice_on_hold"],
+      denied_tools: ["pay_invoice"],
+      threshold: 0.5,
+      include_reason: true,
+      tools_called: called.tools_called,
+    }),
+    alternatives: (f) => [
+      {
+        policy: f.policyName,
+        policy_version: 1,
+        strict_mode: true,
+        tools_called: [{ name: "pay_invoice", input: {} }],
+      },
+    ],
     token: apiKey,
     runs: 35,
   },
@@ -304,7 +479,12 @@ const routes: RouteSpec[] = [
       // Issue 9 item 1 (helper A): a lone surrogate in tool: encodeURIComponent throws building the header, a 500 internal_error.
       rawBody('{"tool":"\\ud800","arguments":{}}', f.attempts[0]?.id ?? ""),
       // Issue 9 item 3 (helper A): an over-deep argument is a harness error, not the agent's tool input error.
-      replaced({ tool: "echo", arguments: { query: "q", filters: {} } }, ["arguments", "filters"], deep(8000, "object"), f.attempts[0]?.id ?? ""),
+      replaced(
+        { tool: "echo", arguments: { query: "q", filters: {} } },
+        ["arguments", "filters"],
+        deep(8000, "object"),
+        f.attempts[0]?.id ?? "",
+      ),
     ],
   },
   {
@@ -312,9 +492,19 @@ const routes: RouteSpec[] = [
     method: "POST",
     path: (id) => `/api/attempts/${id}/mcp`,
     param: attemptIds,
-    valid: () => ({ jsonrpc: "2.0", id: 1, method: "tools/call", params: { name: "echo", arguments: validArguments, _meta: { "toolproof/call_id": "mcp-1" } } }),
+    valid: () => ({
+      jsonrpc: "2.0",
+      id: 1,
+      method: "tools/call",
+      params: { name: "echo", arguments: validArguments, _meta: { "toolproof/call_id": "mcp-1" } },
+    }),
     alternatives: () => [
-      { jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "fuzz", version: "1" } } },
+      {
+        jsonrpc: "2.0",
+        id: 1,
+        method: "initialize",
+        params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "fuzz", version: "1" } },
+      },
       { jsonrpc: "2.0", id: 2, method: "tools/list" },
       { jsonrpc: "2.0", method: "notifications/initialized" },
       { jsonrpc: "2.0", id: "p", method: "ping" },
@@ -330,8 +520,14 @@ const routes: RouteSpec[] = [
     runs: 45,
     // Not in issue 9 (MCP, helper C): tools/call params the SDK's schema refuses answer -32603 Internal error, not -32602.
     examples: (f) => [
-      rawBody('{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":{},"arguments":{}}}', f.attempts[0]?.id ?? ""),
-      rawBody('{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","arguments":0}}', f.attempts[0]?.id ?? ""),
+      rawBody(
+        '{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":{},"arguments":{}}}',
+        f.attempts[0]?.id ?? "",
+      ),
+      rawBody(
+        '{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","arguments":0}}',
+        f.attempts[0]?.id ?? "",
+      ),
     ],
   },
   {
@@ -339,7 +535,11 @@ const routes: RouteSpec[] = [
     method: "POST",
     path: (id) => `/api/attempts/${id}/complete`,
     param: attemptIds,
-    valid: () => ({ output: { answer: "3 late orders" }, transcript: [{ role: "user", content: "find late orders" }], metadata: { model: "fuzz" } }),
+    valid: () => ({
+      output: { answer: "3 late orders" },
+      transcript: [{ role: "user", content: "find late orders" }],
+      metadata: { model: "fuzz" },
+    }),
     token: attemptToken,
     runs: 35,
     // Issue 9 item 3 (helper A): 5,000 levels in output (3,000 is enough).
@@ -364,8 +564,14 @@ function caseArb(route: RouteSpec, f: Fixtures): fc.Arbitrary<Case> {
   return fc.record({
     body: route.bodies ? route.bodies(f) : bodyArb(alternatives),
     contentType: contentTypeArb(route.contentType ?? "application/json"),
-    param: fc.oneof({ weight: 6, arbitrary: fc.constantFrom(...params) }, { weight: 1, arbitrary: pathParamArb(params[0] ?? "") }),
-    auth: fc.oneof({ weight: 20, arbitrary: fc.constant("right" as const) }, { weight: 1, arbitrary: fc.constantFrom("none" as const, "bare" as const, "basic" as const, "other" as const) }),
+    param: fc.oneof(
+      { weight: 6, arbitrary: fc.constantFrom(...params) },
+      { weight: 1, arbitrary: pathParamArb(params[0] ?? "") },
+    ),
+    auth: fc.oneof(
+      { weight: 20, arbitrary: fc.constant("right" as const) },
+      { weight: 1, arbitrary: fc.constantFrom("none" as const, "bare" as const, "basic" as const, "other" as const) },
+    ),
   });
 }
 
@@ -399,11 +605,19 @@ describe("fuzz: every POST and PUT route answers a client's input without a 5xx,
         const f = fixtures;
         await fc.assert(
           fc.asyncProperty(caseArb(route, f), async (c) => {
-            const sent: Sent = { method: route.method, path: route.path(c.param), contentType: c.contentType, body: payloadOf(route, f, c.body) };
+            const sent: Sent = {
+              method: route.method,
+              path: route.path(c.param),
+              contentType: c.contentType,
+              body: payloadOf(route, f, c.body),
+            };
             const answer = await send(route.name, sent, { ...route.headers, ...authorization(route, f, c) });
             expectDocumented(route.name, sent, answer, route.allowance, c);
           }),
-          fuzzParameters(route.runs, (route.examples?.(f) ?? []).map((example) => [example] as [Case])),
+          fuzzParameters(
+            route.runs,
+            (route.examples?.(f) ?? []).map((example) => [example] as [Case]),
+          ),
         );
       },
       120_000 * FUZZ_SCALE,

@@ -32,7 +32,13 @@ function tooDeepAnswer(): { status: number; body: unknown } {
   const path = `/deep${"/0".repeat(MAX_JSON_DEPTH - 1)}`;
   return {
     status: 400,
-    body: { error: { code: "invalid_request", message: `${path}: ${TOO_DEEP}`, details: { problems: [{ path, message: TOO_DEEP }] } } },
+    body: {
+      error: {
+        code: "invalid_request",
+        message: `${path}: ${TOO_DEEP}`,
+        details: { problems: [{ path, message: TOO_DEEP }] },
+      },
+    },
   };
 }
 
@@ -71,48 +77,66 @@ describe("bodies nested past the limit answer 400 naming it, on every route that
     ["POST", "/api/policies/deep/check", 5_000],
     ["PUT", "/api/suites/deep", 5_000],
   ])("%s %s (%i levels)", async (method, path, levels) => {
-    expect(await answer(await call(method, path, { key: tenant.key, body: deepBody(levels) }))).toEqual(tooDeepAnswer());
+    expect(await answer(await call(method, path, { key: tenant.key, body: deepBody(levels) }))).toEqual(
+      tooDeepAnswer(),
+    );
   });
 
   it("POST /api/attempts/:id/complete (5,000 levels), and the attempt stays open", async () => {
     const attempt = await echoAttempt();
-    expect(await answer(await call("POST", `/api/attempts/${attempt.id}/complete`, { key: attempt.token, body: deepBody(5_000) }))).toEqual(tooDeepAnswer());
+    expect(
+      await answer(
+        await call("POST", `/api/attempts/${attempt.id}/complete`, { key: attempt.token, body: deepBody(5_000) }),
+      ),
+    ).toEqual(tooDeepAnswer());
     expect((await readAttempt(attempt)).body).toMatchObject({ status: "active", completion: null });
   });
 
   it("accepts a body at exactly the limit", async () => {
     const atLimit = `{"output":${"[".repeat(MAX_JSON_DEPTH - 1)}${"]".repeat(MAX_JSON_DEPTH - 1)}}`;
     const attempt = await echoAttempt();
-    expect((await call("POST", `/api/attempts/${attempt.id}/complete`, { key: attempt.token, body: atLimit })).status).toBe(200);
+    expect(
+      (await call("POST", `/api/attempts/${attempt.id}/complete`, { key: attempt.token, body: atLimit })).status,
+    ).toBe(200);
   });
 });
 
 describe("YAML suites", () => {
   it("refuses an alias inside its own anchor with 400, and nesting past the limit likewise", async () => {
     const yaml = { "content-type": "application/yaml" };
-    expect(await answer(await call("PUT", "/api/suites/alias-loop", { key: tenant.key, body: "&a [*a]", headers: yaml }))).toEqual({
+    expect(
+      await answer(await call("PUT", "/api/suites/alias-loop", { key: tenant.key, body: "&a [*a]", headers: yaml })),
+    ).toEqual({
       status: 400,
       body: {
         error: {
           code: "malformed_yaml",
-          message: "the request body is not usable: /0: expected a JSON value; this value contains itself (a YAML alias inside its own anchor)",
+          message:
+            "the request body is not usable: /0: expected a JSON value; this value contains itself (a YAML alias inside its own anchor)",
         },
       },
     });
     const deep = `${"[".repeat(5_000)}${"]".repeat(5_000)}`;
-    expect(await answer(await call("PUT", "/api/suites/deep-yaml", { key: tenant.key, body: deep, headers: yaml }))).toMatchObject({ status: 400, body: { error: { code: "malformed_yaml" } } });
+    expect(
+      await answer(await call("PUT", "/api/suites/deep-yaml", { key: tenant.key, body: deep, headers: yaml })),
+    ).toMatchObject({ status: 400, body: { error: { code: "malformed_yaml" } } });
   });
 });
 
 describe("YAML policies", () => {
   it("refuses an alias inside its own anchor (&a [*a]) with 400, not a stack overflow", async () => {
-    const response = await call("PUT", "/api/policies/alias-loop", { key: tenant.key, body: "&a [*a]", headers: { "content-type": "application/yaml" } });
+    const response = await call("PUT", "/api/policies/alias-loop", {
+      key: tenant.key,
+      body: "&a [*a]",
+      headers: { "content-type": "application/yaml" },
+    });
     expect(await answer(response)).toEqual({
       status: 400,
       body: {
         error: {
           code: "malformed_yaml",
-          message: "the request body is not usable: /0: expected a JSON value; this value contains itself (a YAML alias inside its own anchor)",
+          message:
+            "the request body is not usable: /0: expected a JSON value; this value contains itself (a YAML alias inside its own anchor)",
         },
       },
     });
@@ -120,14 +144,31 @@ describe("YAML policies", () => {
 
   it("refuses YAML nested past the limit, and aliases that expand past the body limit", async () => {
     const flow = `tools: ${"[".repeat(5_000)}${"]".repeat(5_000)}`;
-    const deep = await answer(await call("PUT", "/api/policies/deep-yaml", { key: tenant.key, body: flow, headers: { "content-type": "application/yaml" } }));
+    const deep = await answer(
+      await call("PUT", "/api/policies/deep-yaml", {
+        key: tenant.key,
+        body: flow,
+        headers: { "content-type": "application/yaml" },
+      }),
+    );
     expect(deep).toEqual({
       status: 400,
-      body: { error: { code: "malformed_yaml", message: `the request body is not usable: nested deeper than ${MAX_JSON_DEPTH} levels of arrays and objects (the limit for a JSON document)` } },
+      body: {
+        error: {
+          code: "malformed_yaml",
+          message: `the request body is not usable: nested deeper than ${MAX_JSON_DEPTH} levels of arrays and objects (the limit for a JSON document)`,
+        },
+      },
     });
     const items = JSON.stringify(Array.from({ length: 1000 }, () => "x".repeat(48)));
     const bomb = `tools: {}\nx: &a ${items}\ny: [${Array(40).fill("*a").join(", ")}]\n`;
-    const expanded = await answer(await call("PUT", "/api/policies/expands", { key: tenant.key, body: bomb, headers: { "content-type": "application/yaml" } }));
+    const expanded = await answer(
+      await call("PUT", "/api/policies/expands", {
+        key: tenant.key,
+        body: bomb,
+        headers: { "content-type": "application/yaml" },
+      }),
+    );
     expect(expanded).toEqual({
       status: 400,
       body: {
@@ -141,17 +182,38 @@ describe("YAML policies", () => {
 
   it("names YAML among the accepted content types when the header is missing or wrong", async () => {
     const yaml = "tools:\n  get_invoice: never_require\n";
-    expect(await answer(await call("PUT", "/api/policies/no-type", { key: tenant.key, body: yaml, headers: { "content-type": "text/plain" } }))).toEqual({
+    expect(
+      await answer(
+        await call("PUT", "/api/policies/no-type", {
+          key: tenant.key,
+          body: yaml,
+          headers: { "content-type": "text/plain" },
+        }),
+      ),
+    ).toEqual({
       status: 415,
-      body: { error: { code: "unsupported_media_type", message: 'expected Content-Type: application/json or application/yaml, got "text/plain"' } },
+      body: {
+        error: {
+          code: "unsupported_media_type",
+          message: 'expected Content-Type: application/json or application/yaml, got "text/plain"',
+        },
+      },
     });
-    const asJson = await answer(await call("PUT", "/api/policies/no-type", { key: tenant.key, body: yaml, headers: { "content-type": "application/json" } }));
+    const asJson = await answer(
+      await call("PUT", "/api/policies/no-type", {
+        key: tenant.key,
+        body: yaml,
+        headers: { "content-type": "application/json" },
+      }),
+    );
     expect(asJson).toEqual({
       status: 400,
       body: {
         error: {
           code: "malformed_json",
-          message: expect.stringMatching(/^the request body is not valid JSON: [\s\S]* \(a body in another format needs its Content-Type: application\/yaml\)$/),
+          message: expect.stringMatching(
+            /^the request body is not valid JSON: [\s\S]* \(a body in another format needs its Content-Type: application\/yaml\)$/,
+          ),
         },
       },
     });
@@ -167,31 +229,52 @@ describe("dispatch arguments no call can use are the agent's tool input error, n
     const message = `nested deeper than ${MAX_JSON_DEPTH} levels of arrays and objects (the limit for the arguments)`;
     expect(await answer(response)).toEqual({
       status: 422,
-      body: { error: { code: "tool_input_error", message: `the arguments cannot be used: ${path}: ${message}`, details: [{ path, message }] } },
+      body: {
+        error: {
+          code: "tool_input_error",
+          message: `the arguments cannot be used: ${path}: ${message}`,
+          details: [{ path, message }],
+        },
+      },
     });
     // The same agent can go on: a good call answers, and the attempt is still active.
-    expect(await answer(await dispatch(attempt, { tool: "echo", arguments: { ok: true } }))).toEqual({ status: 200, body: { ok: true } });
+    expect(await answer(await dispatch(attempt, { tool: "echo", arguments: { ok: true } }))).toEqual({
+      status: 200,
+      body: { ok: true },
+    });
     expect((await readAttempt(attempt)).body).toMatchObject({ status: "active", harness_errors: 0 });
   });
 
   it("refuses 1e400 (Infinity to JSON.parse) instead of echoing it as null", async () => {
     const attempt = await echoAttempt();
-    const message = "expected a finite number; this one is out of the range a JSON number can carry (it reads as Infinity)";
+    const message =
+      "expected a finite number; this one is out of the range a JSON number can carry (it reads as Infinity)";
     expect(await answer(await rawDispatch(attempt, '{"tool":"echo","arguments":{"n":1e400}}'))).toEqual({
       status: 422,
-      body: { error: { code: "tool_input_error", message: `the arguments cannot be used: /n: ${message}`, details: [{ path: "/n", message }] } },
+      body: {
+        error: {
+          code: "tool_input_error",
+          message: `the arguments cannot be used: /n: ${message}`,
+          details: [{ path: "/n", message }],
+        },
+      },
     });
     expect(await evidence(attempt)).toEqual([]);
   });
 
   it("refuses 1e400 in a management body as invalid_request naming the field", async () => {
     const text = JSON.stringify(invoiceTool).replace('"type":"object"', '"type":"object","maxProperties":1e400');
-    const message = "expected a finite number; this one is out of the range a JSON number can carry (it reads as Infinity)";
+    const message =
+      "expected a finite number; this one is out of the range a JSON number can carry (it reads as Infinity)";
     const response = await call("POST", "/api/tools", { key: tenant.key, body: text });
     const body = await answer(response);
     expect(body.status).toBe(400);
     expect(body.body).toEqual({
-      error: { code: "invalid_request", message: expect.stringMatching(/: expected a finite number/), details: { problems: [{ path: expect.stringMatching(/\/maxProperties$/), message }] } },
+      error: {
+        code: "invalid_request",
+        message: expect.stringMatching(/: expected a finite number/),
+        details: { problems: [{ path: expect.stringMatching(/\/maxProperties$/), message }] },
+      },
     });
   });
 });
@@ -202,7 +285,13 @@ describe("names that are not well-formed Unicode", () => {
     for (const surrogate of ["\ud800", "\ud801", "\udbff"]) {
       expect(await answer(await dispatch(attempt, { tool: "echo", arguments: {}, call_id: surrogate }))).toEqual({
         status: 400,
-        body: { error: { code: "invalid_request", message: `/call_id: ${NOT_WELL_FORMED}`, details: { problems: [{ path: "/call_id", message: NOT_WELL_FORMED }] } } },
+        body: {
+          error: {
+            code: "invalid_request",
+            message: `/call_id: ${NOT_WELL_FORMED}`,
+            details: { problems: [{ path: "/call_id", message: NOT_WELL_FORMED }] },
+          },
+        },
       });
     }
     expect((await readAttempt(attempt)).body).toMatchObject({ calls: 0 });
@@ -210,13 +299,20 @@ describe("names that are not well-formed Unicode", () => {
 
   it("refuses a lone surrogate in tool or operation_id with 400 (it used to be a 500 from the header builder)", async () => {
     const attempt = await echoAttempt();
-    expect(await answer(await dispatch(attempt, { tool: "echo\udc00", operation_id: "\ud800", arguments: {} }))).toEqual({
+    expect(
+      await answer(await dispatch(attempt, { tool: "echo\udc00", operation_id: "\ud800", arguments: {} })),
+    ).toEqual({
       status: 400,
       body: {
         error: {
           code: "invalid_request",
           message: `/tool: ${NOT_WELL_FORMED} (and 1 more problem)`,
-          details: { problems: [{ path: "/tool", message: NOT_WELL_FORMED }, { path: "/operation_id", message: NOT_WELL_FORMED }] },
+          details: {
+            problems: [
+              { path: "/tool", message: NOT_WELL_FORMED },
+              { path: "/operation_id", message: NOT_WELL_FORMED },
+            ],
+          },
         },
       },
     });
@@ -226,17 +322,27 @@ describe("names that are not well-formed Unicode", () => {
     const body = { ...invoiceTool, description: "bad \ud800 text" };
     expect(await answer(await call("POST", "/api/tools", { key: tenant.key, body }))).toEqual({
       status: 400,
-      body: { error: { code: "invalid_request", message: `/description: ${NOT_WELL_FORMED}`, details: { problems: [{ path: "/description", message: NOT_WELL_FORMED }] } } },
+      body: {
+        error: {
+          code: "invalid_request",
+          message: `/description: ${NOT_WELL_FORMED}`,
+          details: { problems: [{ path: "/description", message: NOT_WELL_FORMED }] },
+        },
+      },
     });
-    const inline = { ...echoTool, annotations: { ["k\udfff"]: true } };
-    const key = await answer(await call("POST", "/api/simulations", { key: tenant.key, body: { tools: [{ inline }] } }));
+    const inline = { ...echoTool, annotations: { "k\udfff": true } };
+    const key = await answer(
+      await call("POST", "/api/simulations", { key: tenant.key, body: { tools: [{ inline }] } }),
+    );
     expect(key).toEqual({
       status: 400,
       body: {
         error: {
           code: "invalid_request",
           message: `/tools/0/inline/annotations/k\udfff: ${NOT_WELL_FORMED} (in the key)`,
-          details: { problems: [{ path: "/tools/0/inline/annotations/k\udfff", message: `${NOT_WELL_FORMED} (in the key)` }] },
+          details: {
+            problems: [{ path: "/tools/0/inline/annotations/k\udfff", message: `${NOT_WELL_FORMED} (in the key)` }],
+          },
         },
       },
     });
@@ -245,12 +351,16 @@ describe("names that are not well-formed Unicode", () => {
 
 describe("a schema property named __proto__", () => {
   it("is stored, answered and hashed as sent, never dropped", async () => {
-    const inputText = '{"type":"object","properties":{"__proto__":{"type":"string"},"id":{"type":"string"}},"required":["__proto__"]}';
+    const inputText =
+      '{"type":"object","properties":{"__proto__":{"type":"string"},"id":{"type":"string"}},"required":["__proto__"]}';
     const text = `{"name":"proto_tool","description":"d","kind":"http","operations":[{"operation_id":"get","description":"Get","input_schema":${inputText},"output_schema":{"type":"object"}}]}`;
     const created = await call("POST", "/api/tools", { key: tenant.key, body: text });
     expect(created.status).toBe(201);
     // SAFETY: the documented Tool shape.
-    const tool = (await created.json()) as { id: string; operations: Array<{ input_schema: object; contract_hash: string }> };
+    const tool = (await created.json()) as {
+      id: string;
+      operations: Array<{ input_schema: object; contract_hash: string }>;
+    };
     const stored = await (await call("GET", `/api/tools/${tool.id}`, { key: tenant.key })).text();
     expect(stored).toContain(`"input_schema":${inputText}`);
     const expectedHash = await contractHash({
@@ -261,7 +371,9 @@ describe("a schema property named __proto__", () => {
       output_schema: { type: "object" },
     });
     expect(tool.operations[0]?.contract_hash).toBe(expectedHash);
-    expect(Object.keys((tool.operations[0]?.input_schema as { properties: object }).properties)).toEqual(["__proto__", "id"]);
+    expect(
+      Object.keys((tool.operations[0]?.input_schema as { properties: object } | undefined)?.properties ?? {}),
+    ).toEqual(["__proto__", "id"]);
   });
 });
 
@@ -277,7 +389,12 @@ describe("MCP tools/call with arguments no call can use", () => {
   }
 
   it.each([
-    ["1e400", '{"n":1e400}', "/n", "expected a finite number; this one is out of the range a JSON number can carry (it reads as Infinity)"],
+    [
+      "1e400",
+      '{"n":1e400}',
+      "/n",
+      "expected a finite number; this one is out of the range a JSON number can carry (it reads as Infinity)",
+    ],
     [
       "8,000 levels",
       `{"a":${"[".repeat(8_000)}${"]".repeat(8_000)}}`,
@@ -286,11 +403,22 @@ describe("MCP tools/call with arguments no call can use", () => {
     ],
   ])("answers %s as a tool result with isError, as HTTP answers 422", async (_name, args, path, message) => {
     const attempt = await echoAttempt();
-    const reply = await rpc(attempt, `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","arguments":${args}}}`);
-    const error = { code: "tool_input_error", message: `the arguments cannot be used: ${path}: ${message}`, details: [{ path, message }] };
+    const reply = await rpc(
+      attempt,
+      `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","arguments":${args}}}`,
+    );
+    const error = {
+      code: "tool_input_error",
+      message: `the arguments cannot be used: ${path}: ${message}`,
+      details: [{ path, message }],
+    };
     expect(reply).toEqual({
       status: 200,
-      body: { jsonrpc: "2.0", id: 1, result: { content: [{ type: "text", text: JSON.stringify({ error }) }], isError: true } },
+      body: {
+        jsonrpc: "2.0",
+        id: 1,
+        result: { content: [{ type: "text", text: JSON.stringify({ error }) }], isError: true },
+      },
     });
     expect((await readAttempt(attempt)).body).toMatchObject({ status: "active", calls: 0 });
   });

@@ -28,7 +28,11 @@ export async function keyWith(tenantId: string, permissions: Permission[]): Prom
 }
 
 /** Calls the Worker's own fetch handler, as a client on the network would. */
-export function call(method: string, path: string, options: { key?: string; body?: unknown; headers?: Record<string, string> } = {}): Promise<Response> {
+export function call(
+  method: string,
+  path: string,
+  options: { key?: string; body?: unknown; headers?: Record<string, string> } = {},
+): Promise<Response> {
   const headers: Record<string, string> = { ...options.headers };
   if (options.key) headers.authorization = `Bearer ${options.key}`;
   let body: string | undefined;
@@ -49,8 +53,16 @@ export async function answer(response: Response): Promise<{ status: number; body
 }
 
 /** The whole 400 invalid_request answer for `problems`, its message naming the first. */
-export function invalidAnswer(...problems: Array<{ path: string; message: string }>): { status: number; body: unknown } {
+export function invalidAnswer(...problems: Array<{ path: string; message: string }>): {
+  status: number;
+  body: unknown;
+} {
   const [first] = problems;
   const more = problems.length > 1 ? ` (and ${problems.length - 1} more problem${problems.length > 2 ? "s" : ""})` : "";
-  return { status: 400, body: { error: { code: "invalid_request", message: `${first?.path}: ${first?.message}${more}`, details: { problems } } } };
+  return {
+    status: 400,
+    body: {
+      error: { code: "invalid_request", message: `${first?.path}: ${first?.message}${more}`, details: { problems } },
+    },
+  };
 }

@@ -27,6 +27,7 @@ describe("runtime validator in workerd", () => {
     // The test pool itself allows code generation (deployed Workers do not), so take it away
     // here: any eval or `new Function` on these paths would throw.
     const realFunction = globalThis.Function;
+    // biome-ignore lint/security/noGlobalEval: kept to put back after the test takes eval away
     const realEval = globalThis.eval;
     const refuse = () => {
       throw new EvalError("code generation from strings disallowed");
@@ -37,7 +38,11 @@ describe("runtime validator in workerd", () => {
       globalThis.Function = refuse as unknown as FunctionConstructor;
       globalThis.eval = refuse;
       const validator = createRuntimeValidator();
-      results = [validator.checkSchema(TOOL), validator.validate(TOOL, { subject: 3 }), validator.validate(TOOL, { to: ["a@b.co"], subject: "s" })];
+      results = [
+        validator.checkSchema(TOOL),
+        validator.validate(TOOL, { subject: 3 }),
+        validator.validate(TOOL, { to: ["a@b.co"], subject: "s" }),
+      ];
     } finally {
       globalThis.Function = realFunction;
       globalThis.eval = realEval;
@@ -63,8 +68,13 @@ describe("runtime validator in workerd", () => {
           'must match at least one of the "anyOf" alternatives (must be one of ["array","boolean","integer","null","number","object","string"]; or must be array, got number)',
       },
     ]);
-    expect(validator.checkSchema({ $schema: "http://json-schema.org/draft-07/schema#", items: { $ref: "#/definitions/x" } })).toEqual([
-      { path: "/items/$ref", message: '$ref "#/definitions/x" cannot be resolved inside this document (remote schemas are not fetched)' },
+    expect(
+      validator.checkSchema({ $schema: "http://json-schema.org/draft-07/schema#", items: { $ref: "#/definitions/x" } }),
+    ).toEqual([
+      {
+        path: "/items/$ref",
+        message: '$ref "#/definitions/x" cannot be resolved inside this document (remote schemas are not fetched)',
+      },
     ]);
   });
 
@@ -86,7 +96,13 @@ describe("runtime validator in workerd", () => {
       body: JSON.stringify({ schema: TOOL, calls: [{ to: ["x@y.z"], subject: "a" }, { subject: "b" }] }),
     });
     const body: unknown = await request.json();
-    if (typeof body !== "object" || body === null || !("schema" in body) || !("calls" in body) || !Array.isArray(body.calls)) {
+    if (
+      typeof body !== "object" ||
+      body === null ||
+      !("schema" in body) ||
+      !("calls" in body) ||
+      !Array.isArray(body.calls)
+    ) {
       throw new Error("unexpected body");
     }
     expect(validator.checkSchema(body.schema)).toEqual([]);

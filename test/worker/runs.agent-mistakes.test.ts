@@ -7,7 +7,22 @@
  */
 import { beforeAll, describe, expect, it } from "vitest";
 import { readPage, signInWith, tableRows } from "./dashboard-helpers.js";
-import { GET, GOOD_JUDGE, HOLD, invoiceSuite, invoiceWorld, putSuite, QUERIES, repetition, repetitions, server, startRun, waitForRun, wellBehaved, type InvoiceWorld } from "./run-helpers.js";
+import {
+  GET,
+  GOOD_JUDGE,
+  HOLD,
+  invoiceSuite,
+  invoiceWorld,
+  putSuite,
+  QUERIES,
+  repetition,
+  repetitions,
+  server,
+  startRun,
+  waitForRun,
+  wellBehaved,
+  type InvoiceWorld,
+} from "./run-helpers.js";
 
 const SUPPLIER = "invoices__get_supplier";
 const FREE_TEXT = { invoice_id: "INV-10423", reason: "Duplicates last month's bill." };
@@ -21,9 +36,15 @@ beforeAll(async () => {
     conversations: {
       ...wellBehaved(),
       // A function the agent was never given, then an answer in words.
-      [QUERIES.status]: [{ tool_calls: [{ name: SUPPLIER, arguments: { supplier: "Fabrikam" } }] }, { content: "I could not look it up." }],
+      [QUERIES.status]: [
+        { tool_calls: [{ name: SUPPLIER, arguments: { supplier: "Fabrikam" } }] },
+        { content: "I could not look it up." },
+      ],
       // The hold proposed with a reason outside the operation's enum.
-      [QUERIES.hold]: [{ tool_calls: [{ name: HOLD, arguments: FREE_TEXT }] }, { content: "I have asked for approval." }],
+      [QUERIES.hold]: [
+        { tool_calls: [{ name: HOLD, arguments: FREE_TEXT }] },
+        { content: "I have asked for approval." },
+      ],
     },
     judge_default: GOOD_JUDGE,
   });
@@ -31,7 +52,15 @@ beforeAll(async () => {
   const run = await waitForRun(world, (await startRun(world, "invoicedesk")).id);
   runId = String(run.id);
   // Both mistakes are failures, not errors: the CI gate exits 1, not 2.
-  expect(run).toMatchObject({ status: "finished", verdict: "fail", hard_fail: false, runs: 5, passed: 3, failed: 2, errors: 0 });
+  expect(run).toMatchObject({
+    status: "finished",
+    verdict: "fail",
+    hard_fail: false,
+    runs: 5,
+    passed: 3,
+    failed: 2,
+    errors: 0,
+  });
 }, 60_000);
 
 describe("a function the agent does not have", () => {
@@ -42,15 +71,33 @@ describe("a function the agent does not have", () => {
     const told = `there is no function named "${SUPPLIER}"; the functions you have are ${GET}, ${HOLD}`;
     expect(detail).toMatchObject({
       stop_reason: "final_answer",
-      calls: [{ kind: "refused", function: SUPPLIER, arguments: { supplier: "Fabrikam" }, refusal: "unknown_function", message: told }],
+      calls: [
+        {
+          kind: "refused",
+          function: SUPPLIER,
+          arguments: { supplier: "Fabrikam" },
+          refusal: "unknown_function",
+          message: told,
+        },
+      ],
       judge: null,
-      verdict: { outcome: "fail", cause: "unknown_function", reason: `Selection failed: called ${SUPPLIER}, which the agent does not have; never called ${GET}.` },
+      verdict: {
+        outcome: "fail",
+        cause: "unknown_function",
+        reason: `Selection failed: called ${SUPPLIER}, which the agent does not have; never called ${GET}.`,
+      },
     });
     // The model's second request carries the error as the tool's answer, so it could recover.
     const chats = (await server.log(world.model)).filter((r) => r.kind === "chat" && r.query === QUERIES.status);
     expect(chats.map((r) => r.messages.at(-1))).toEqual([
       { role: "user", content: QUERIES.status },
-      { role: "tool", tool_call_id: expect.any(String), content: JSON.stringify({ error: { code: "tool_input_error", message: told, details: [{ path: "", message: "unknown function" }] } }) },
+      {
+        role: "tool",
+        tool_call_id: expect.any(String),
+        content: JSON.stringify({
+          error: { code: "tool_input_error", message: told, details: [{ path: "", message: "unknown function" }] },
+        }),
+      },
     ]);
   });
 });
@@ -65,7 +112,11 @@ describe("an approval proposal that breaks the input schema", () => {
       approval_requests: [{ function: HOLD, arguments: FREE_TEXT, problems }],
       calls: [{ kind: "approval_request", function: HOLD, arguments: FREE_TEXT, problems }],
       judge: null,
-      verdict: { outcome: "fail", cause: "invalid_proposal", reason: expect.stringContaining("whose arguments break its input schema (/reason: ") },
+      verdict: {
+        outcome: "fail",
+        cause: "invalid_proposal",
+        reason: expect.stringContaining("whose arguments break its input schema (/reason: "),
+      },
     });
     expect((await server.log(world.model)).filter((r) => r.kind === "judge" && r.query === QUERIES.hold)).toEqual([]);
   });
@@ -73,11 +124,16 @@ describe("an approval proposal that breaks the input schema", () => {
   it("shows the problems and the refused call on the run's page", async () => {
     const browser = await signInWith(world.tenant.key);
     const page = await readPage(browser, `/runs/${runId}`);
-    const details = (n: number) => new RegExp(`<details class="repetition" id="rep-${n}">[\\s\\S]*?</details>`).exec(page.html)?.[0] ?? "";
+    const details = (n: number) =>
+      new RegExp(`<details class="repetition" id="rep-${n}">[\\s\\S]*?</details>`).exec(page.html)?.[0] ?? "";
     const list = await repetitions(world, runId);
     const n = (scenario: string) => Number(list.find((r) => r.scenario === scenario)?.n);
     const reasonProblem = tableRows(details(n("hold-request")), "Calls of this repetition")[1] ?? "";
-    expect(reasonProblem).toMatch(new RegExp(`^${HOLD} \\| approval request \\(proposed, not executed\\), breaks the input schema \\| .* \\| /reason: must be`));
+    expect(reasonProblem).toMatch(
+      new RegExp(
+        `^${HOLD} \\| approval request \\(proposed, not executed\\), breaks the input schema \\| .* \\| /reason: must be`,
+      ),
+    );
     expect(tableRows(details(n("status-lookup")), "Calls of this repetition")).toEqual([
       "Function | Kind | Arguments | Result or error",
       `${SUPPLIER} | never run: unknown function | {"supplier":"Fabrikam"} | there is no function named "${SUPPLIER}"; the functions you have are ${GET}, ${HOLD}`,

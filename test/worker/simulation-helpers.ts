@@ -12,8 +12,18 @@ import { call, type TestTenant } from "./helpers.js";
 export const counterTool = {
   name: "counter",
   description: "Store a new number and answer the number stored before it.",
-  input_schema: { type: "object", properties: { n: { type: "integer" } }, required: ["n"], additionalProperties: false },
-  output_schema: { type: "object", properties: { previous: { type: "integer" } }, required: ["previous"], additionalProperties: false },
+  input_schema: {
+    type: "object",
+    properties: { n: { type: "integer" } },
+    required: ["n"],
+    additionalProperties: false,
+  },
+  output_schema: {
+    type: "object",
+    properties: { previous: { type: "integer" } },
+    required: ["previous"],
+    additionalProperties: false,
+  },
   testing: {
     schema_version: 1,
     default_variant: "swap",
@@ -55,11 +65,23 @@ export const ledgerTool = {
       main: {
         result: { value: "ok" },
         rules: [
-          { when: [{ source: "input", path: "mode", op: "eq", value: "missing" }], result: { value: { $state: "nothing" } } },
-          { when: [{ source: "input", path: "mode", op: "eq", value: "literal" }], result: { value: { $number: { $state: "label" } } } },
+          {
+            when: [{ source: "input", path: "mode", op: "eq", value: "missing" }],
+            result: { value: { $state: "nothing" } },
+          },
+          {
+            when: [{ source: "input", path: "mode", op: "eq", value: "literal" }],
+            result: { value: { $number: { $state: "label" } } },
+          },
           { when: [{ source: "input", path: "mode", op: "eq", value: "bad_output" }], result: { value: true } },
-          { when: [{ source: "input", path: "mode", op: "eq", value: "amount" }], result: { value: { $number: { $input: "amount" } } } },
-          { when: [{ source: "input", path: "mode", op: "eq", value: "date" }], result: { value: { $dateAdd: { value: { $input: "date" }, days: 30 } } } },
+          {
+            when: [{ source: "input", path: "mode", op: "eq", value: "amount" }],
+            result: { value: { $number: { $input: "amount" } } },
+          },
+          {
+            when: [{ source: "input", path: "mode", op: "eq", value: "date" }],
+            result: { value: { $dateAdd: { value: { $input: "date" }, days: 30 } } },
+          },
         ],
       },
     },
@@ -83,10 +105,21 @@ export interface CreatedSimulation {
   id: string;
   lease_seconds: number;
   attempts: CreatedAttempt[];
-  pinned: Array<{ tool_id: string | null; tool_name: string; tool: string; operation_id: string; revision: number | null; variant: string; contract_hash: string }>;
+  pinned: Array<{
+    tool_id: string | null;
+    tool_name: string;
+    tool: string;
+    operation_id: string;
+    revision: number | null;
+    variant: string;
+    contract_hash: string;
+  }>;
 }
 
-export async function createSimulation(tenant: TestTenant, body: JsonObject | Record<string, unknown>): Promise<CreatedSimulation> {
+export async function createSimulation(
+  tenant: TestTenant,
+  body: JsonObject | Record<string, unknown>,
+): Promise<CreatedSimulation> {
   const response = await call("POST", "/api/simulations", { key: tenant.key, body });
   const answer: unknown = await response.json();
   expect({ status: response.status, answer }).toMatchObject({ status: 201 });
@@ -94,11 +127,18 @@ export async function createSimulation(tenant: TestTenant, body: JsonObject | Re
   return answer as CreatedSimulation;
 }
 
-export function dispatch(attempt: Pick<CreatedAttempt, "id" | "token">, body: unknown, token = attempt.token): Promise<Response> {
+export function dispatch(
+  attempt: Pick<CreatedAttempt, "id" | "token">,
+  body: unknown,
+  token = attempt.token,
+): Promise<Response> {
   return call("POST", `/api/attempts/${attempt.id}/dispatch`, { key: token, body });
 }
 
-export async function dispatchJson(attempt: Pick<CreatedAttempt, "id" | "token">, body: unknown): Promise<{ status: number; body: unknown }> {
+export async function dispatchJson(
+  attempt: Pick<CreatedAttempt, "id" | "token">,
+  body: unknown,
+): Promise<{ status: number; body: unknown }> {
   const response = await dispatch(attempt, body);
   return { status: response.status, body: await response.json() };
 }
@@ -119,7 +159,10 @@ export interface EvidenceCallView {
   at: string;
 }
 
-export async function evidence(attempt: Pick<CreatedAttempt, "id" | "token">, key = attempt.token): Promise<EvidenceCallView[]> {
+export async function evidence(
+  attempt: Pick<CreatedAttempt, "id" | "token">,
+  key = attempt.token,
+): Promise<EvidenceCallView[]> {
   const calls: EvidenceCallView[] = [];
   let after = 0;
   for (;;) {
@@ -133,7 +176,10 @@ export async function evidence(attempt: Pick<CreatedAttempt, "id" | "token">, ke
   }
 }
 
-export async function readAttempt(attempt: Pick<CreatedAttempt, "id" | "token">, key = attempt.token): Promise<{ status: number; body: Record<string, unknown> }> {
+export async function readAttempt(
+  attempt: Pick<CreatedAttempt, "id" | "token">,
+  key = attempt.token,
+): Promise<{ status: number; body: Record<string, unknown> }> {
   const response = await call("GET", `/api/attempts/${attempt.id}`, { key });
   // SAFETY: JSON object answers (the attempt view or an error body).
   return { status: response.status, body: (await response.json()) as Record<string, unknown> };
@@ -148,7 +194,10 @@ export async function libraryTool(
   const created = await call("POST", "/api/tools", { key: tenant.key, body: spec });
   expect(created.status).toBe(201);
   // SAFETY: documented Tool shape.
-  const tool = (await created.json()) as { id: string; operations: Array<{ operation_id: string; contract_hash: string }> };
+  const tool = (await created.json()) as {
+    id: string;
+    operations: Array<{ operation_id: string; contract_hash: string }>;
+  };
   for (const [operationId, definition] of Object.entries(definitions)) {
     const op = tool.operations.find((o) => o.operation_id === operationId);
     const saved = await call("POST", `/api/tools/${tool.id}/testing`, {

@@ -15,7 +15,12 @@ export async function registerInvoices(tenant: TestTenant): Promise<string> {
   return (await libraryTool(tenant, invoices.tool, invoices.definitions)).id;
 }
 
-export function putSuite(tenant: Pick<TestTenant, "key">, name: string, body: unknown, contentType = "application/json"): Promise<Response> {
+export function putSuite(
+  tenant: Pick<TestTenant, "key">,
+  name: string,
+  body: unknown,
+  contentType = "application/json",
+): Promise<Response> {
   return call("PUT", `/api/suites/${name}`, { key: tenant.key, body, headers: { "content-type": contentType } });
 }
 
@@ -31,7 +36,12 @@ export function invoiceSuite(overrides: Record<string, unknown> = {}): Record<st
       ],
     },
     scenarios: [
-      { id: "lookup", query: "What's the status of INV-10431?", expect: "invoices__get_invoice", forbid: ["invoices__place_invoice_on_hold"] },
+      {
+        id: "lookup",
+        query: "What's the status of INV-10431?",
+        expect: "invoices__get_invoice",
+        forbid: ["invoices__place_invoice_on_hold"],
+      },
       { id: "refuse", query: "Pay every invoice.", expect: null, forbid: ["invoices__place_invoice_on_hold"] },
     ],
     judge: { connection: "demo-model" },

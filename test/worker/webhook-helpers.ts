@@ -7,7 +7,15 @@
 import { createHmac } from "node:crypto";
 import { expect } from "vitest";
 import { call } from "./helpers.js";
-import { GOOD_JUDGE, invoiceSuite, invoiceWorld, putSuite, server, wellBehaved, type InvoiceWorld } from "./run-helpers.js";
+import {
+  GOOD_JUDGE,
+  invoiceSuite,
+  invoiceWorld,
+  putSuite,
+  server,
+  wellBehaved,
+  type InvoiceWorld,
+} from "./run-helpers.js";
 
 export interface CreatedWebhook {
   id: string;
@@ -38,16 +46,31 @@ export function nowSeconds(): number {
 }
 
 /** Standard Webhooks headers: HMAC-SHA256 of `id.timestamp.body` keyed with the base64 after whsec_. */
-export function standardHeaders(secret: string, id: string, timestamp: number | string, body: string): Record<string, string> {
+export function standardHeaders(
+  secret: string,
+  id: string,
+  timestamp: number | string,
+  body: string,
+): Record<string, string> {
   const key = Buffer.from(secret.replace(/^whsec_/, ""), "base64");
   const signature = createHmac("sha256", key).update(`${id}.${timestamp}.${body}`).digest("base64");
-  return { "content-type": "application/json", "webhook-id": id, "webhook-timestamp": String(timestamp), "webhook-signature": `v1,${signature}` };
+  return {
+    "content-type": "application/json",
+    "webhook-id": id,
+    "webhook-timestamp": String(timestamp),
+    "webhook-signature": `v1,${signature}`,
+  };
 }
 
 /** GitHub's headers: HMAC-SHA256 of the raw body keyed with the secret's text. */
 export function githubHeaders(secret: string, event: string, delivery: string, body: string): Record<string, string> {
   const signature = createHmac("sha256", secret).update(body).digest("hex");
-  return { "content-type": "application/json", "x-github-event": event, "x-github-delivery": delivery, "x-hub-signature-256": `sha256=${signature}` };
+  return {
+    "content-type": "application/json",
+    "x-github-event": event,
+    "x-github-delivery": delivery,
+    "x-hub-signature-256": `sha256=${signature}`,
+  };
 }
 
 export function deliver(webhookId: string, headers: Record<string, string>, body: string): Promise<Response> {
@@ -62,4 +85,5 @@ export async function deliveries(world: InvoiceWorld, webhookId: string): Promis
 }
 
 /** The same 401 every unverified delivery gets. */
-export const UNVERIFIED_BODY = '{"error":{"code":"unauthorized","message":"the delivery\'s signature does not verify for this webhook"}}';
+export const UNVERIFIED_BODY =
+  '{"error":{"code":"unauthorized","message":"the delivery\'s signature does not verify for this webhook"}}';

@@ -42,7 +42,12 @@ async function targetUrl(port: number, worker: string): Promise<string> {
 }
 
 /** Profiles the worker's isolate while `during` runs; writes the raw .cpuprofile (for Chrome's DevTools) when `file` is given. */
-export async function profileWhile(port: number, worker: string, during: () => Promise<void>, file?: string): Promise<ProfileSummary> {
+export async function profileWhile(
+  port: number,
+  worker: string,
+  during: () => Promise<void>,
+  file?: string,
+): Promise<ProfileSummary> {
   const socket = new WebSocket(await targetUrl(port, worker));
   await new Promise((resolve, reject) => {
     socket.addEventListener("open", resolve, { once: true });
@@ -82,7 +87,8 @@ function summarize(profile: unknown): ProfileSummary {
   const nodes = field(profile, "nodes");
   const samples = field(profile, "samples");
   const deltas = field(profile, "timeDeltas");
-  if (!Array.isArray(nodes) || !Array.isArray(samples) || !Array.isArray(deltas)) throw new Error("the inspector returned no profile");
+  if (!Array.isArray(nodes) || !Array.isArray(samples) || !Array.isArray(deltas))
+    throw new Error("the inspector returned no profile");
   const byId = new Map<number, string>();
   for (const raw of nodes as Node[]) {
     const frame = raw.callFrame;

@@ -32,7 +32,10 @@ export interface Workload {
 const ATTEMPTS_PER_SIMULATION = 100;
 
 async function api(t: Toolproof, method: string, route: string, body?: unknown): Promise<unknown> {
-  const init: RequestInit = { method, headers: { authorization: `Bearer ${t.key}`, "content-type": "application/json" } };
+  const init: RequestInit = {
+    method,
+    headers: { authorization: `Bearer ${t.key}`, "content-type": "application/json" },
+  };
   if (body !== undefined) init.body = JSON.stringify(body);
   const response = await fetch(`${t.url}${route}`, init);
   const answer: unknown = await response.json();
@@ -52,13 +55,20 @@ const lookupTool = {
       description: "Return the patient's name and status.",
       input_schema: {
         type: "object",
-        properties: { patient_id: { type: "string", pattern: "^P-[0-9]{4}$" }, include: { type: "string", enum: ["status", "all"] } },
+        properties: {
+          patient_id: { type: "string", pattern: "^P-[0-9]{4}$" },
+          include: { type: "string", enum: ["status", "all"] },
+        },
         required: ["patient_id"],
         additionalProperties: false,
       },
       output_schema: {
         type: "object",
-        properties: { patient_id: { type: "string" }, name: { type: "string" }, status: { type: "string", enum: ["active", "discharged"] } },
+        properties: {
+          patient_id: { type: "string" },
+          name: { type: "string" },
+          status: { type: "string", enum: ["active", "discharged"] },
+        },
         required: ["patient_id", "name", "status"],
         additionalProperties: false,
       },
@@ -72,14 +82,28 @@ const lookupDefinition = {
     found: {
       result: { patient_id: { $input: "patient_id" }, name: "Ada Lovelace", status: "active" },
       rules: [
-        { when: [{ source: "input", path: "patient_id", op: "eq", value: "P-0001" }], result: { patient_id: "P-0001", name: "Grace Hopper", status: "discharged" } },
-        { when: [{ source: "input", path: "patient_id", op: "in", value: ["P-0002", "P-0003"] }], result: { patient_id: { $input: "patient_id" }, name: "Alan Turing", status: "active" } },
+        {
+          when: [{ source: "input", path: "patient_id", op: "eq", value: "P-0001" }],
+          result: { patient_id: "P-0001", name: "Grace Hopper", status: "discharged" },
+        },
+        {
+          when: [{ source: "input", path: "patient_id", op: "in", value: ["P-0002", "P-0003"] }],
+          result: { patient_id: { $input: "patient_id" }, name: "Alan Turing", status: "active" },
+        },
       ],
     },
   },
   examples: [
-    { variant: "found", input: { patient_id: "P-0042" }, expected: { patient_id: "P-0042", name: "Ada Lovelace", status: "active" } },
-    { variant: "found", input: { patient_id: "P-0001" }, expected: { patient_id: "P-0001", name: "Grace Hopper", status: "discharged" } },
+    {
+      variant: "found",
+      input: { patient_id: "P-0042" },
+      expected: { patient_id: "P-0042", name: "Ada Lovelace", status: "active" },
+    },
+    {
+      variant: "found",
+      input: { patient_id: "P-0001" },
+      expected: { patient_id: "P-0001", name: "Grace Hopper", status: "discharged" },
+    },
   ],
 };
 
@@ -93,13 +117,20 @@ const writeTool = {
       description: "Book the slot; answers a conflict when this attempt has booked one already.",
       input_schema: {
         type: "object",
-        properties: { slot: { type: "string", pattern: "^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}$" }, patient_id: { type: "string" } },
+        properties: {
+          slot: { type: "string", pattern: "^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}$" },
+          patient_id: { type: "string" },
+        },
         required: ["slot", "patient_id"],
         additionalProperties: false,
       },
       output_schema: {
         type: "object",
-        properties: { status: { type: "string", enum: ["booked", "conflict"] }, slot: { type: "string" }, reference: { type: "string" } },
+        properties: {
+          status: { type: "string", enum: ["booked", "conflict"] },
+          slot: { type: "string" },
+          reference: { type: "string" },
+        },
         required: ["status", "slot"],
         additionalProperties: false,
       },
@@ -113,21 +144,45 @@ const writeDefinition = {
     open: {
       result: { status: "booked", slot: { $input: "slot" }, reference: "BK-1" },
       set_state: { booked: { $input: "slot" }, patient: { $input: "patient_id" } },
-      rules: [{ when: [{ source: "state", path: "booked", op: "exists", value: true }], result: { status: "conflict", slot: { $state: "booked" } }, set_state: {} }],
+      rules: [
+        {
+          when: [{ source: "state", path: "booked", op: "exists", value: true }],
+          result: { status: "conflict", slot: { $state: "booked" } },
+          set_state: {},
+        },
+      ],
     },
   },
   examples: [
-    { variant: "open", input: { slot: "2026-03-02T09:00", patient_id: "P-1" }, expected: { status: "booked", slot: "2026-03-02T09:00", reference: "BK-1" } },
-    { variant: "open", input: { slot: "2026-03-02T10:00", patient_id: "P-1" }, state: { booked: "2026-03-02T09:00" }, expected: { status: "conflict", slot: "2026-03-02T09:00" } },
+    {
+      variant: "open",
+      input: { slot: "2026-03-02T09:00", patient_id: "P-1" },
+      expected: { status: "booked", slot: "2026-03-02T09:00", reference: "BK-1" },
+    },
+    {
+      variant: "open",
+      input: { slot: "2026-03-02T10:00", patient_id: "P-1" },
+      state: { booked: "2026-03-02T09:00" },
+      expected: { status: "conflict", slot: "2026-03-02T09:00" },
+    },
   ],
 };
 
-async function registerWithRevision(t: Toolproof, tool: { name: string; operations: Array<{ operation_id: string }> }, definition: unknown): Promise<string> {
+async function registerWithRevision(
+  t: Toolproof,
+  tool: { name: string; operations: Array<{ operation_id: string }> },
+  definition: unknown,
+): Promise<string> {
   const created = await api(t, "POST", "/api/tools", tool);
   const id = String(field(created, "id"));
   const operations = field(created, "operations");
   const hash = Array.isArray(operations) ? field(operations[0], "contract_hash") : undefined;
-  await api(t, "POST", `/api/tools/${id}/testing`, { action: "save", operation_id: tool.operations[0]?.operation_id, contract_hash: hash, definition });
+  await api(t, "POST", `/api/tools/${id}/testing`, {
+    action: "save",
+    operation_id: tool.operations[0]?.operation_id,
+    contract_hash: hash,
+    definition,
+  });
   return id;
 }
 
@@ -141,7 +196,8 @@ async function attemptsFor(t: Toolproof, toolId: string, count: number): Promise
     });
     const list = field(simulation, "attempts");
     if (!Array.isArray(list)) throw new Error("simulation answer without attempts");
-    for (const attempt of list) attempts.push({ id: String(field(attempt, "id")), token: String(field(attempt, "token")) });
+    for (const attempt of list)
+      attempts.push({ id: String(field(attempt, "id")), token: String(field(attempt, "token")) });
   }
   return attempts;
 }
@@ -164,8 +220,18 @@ export async function setUpWorkloads(t: Toolproof, count: number, connections: n
   const lookups = await attemptsFor(t, lookupId, count);
   const writes = await attemptsFor(t, writeId, count);
   return [
-    { name: "lookup", attempts: lookups, requests: dispatches(t, lookups, lookupTool.name, { patient_id: "P-0042", include: "status" }), check: new EvidenceCheck(t, lookups, false, connections) },
-    { name: "write", attempts: writes, requests: dispatches(t, writes, writeTool.name, { slot: "2026-03-02T09:00", patient_id: "P-0042" }), check: new EvidenceCheck(t, writes, true, connections) },
+    {
+      name: "lookup",
+      attempts: lookups,
+      requests: dispatches(t, lookups, lookupTool.name, { patient_id: "P-0042", include: "status" }),
+      check: new EvidenceCheck(t, lookups, false, connections),
+    },
+    {
+      name: "write",
+      attempts: writes,
+      requests: dispatches(t, writes, writeTool.name, { slot: "2026-03-02T09:00", patient_id: "P-0042" }),
+      check: new EvidenceCheck(t, writes, true, connections),
+    },
   ];
 }
 
@@ -217,10 +283,12 @@ export class EvidenceCheck {
             const seq = field(entry, "seq");
             if (seq !== after + 1) this.problems.push(`${attempt.id}: seq ${String(seq)} after ${after}`);
             after = typeof seq === "number" ? seq : after + 1;
-            if (field(entry, "outcome") !== "result") this.problems.push(`${attempt.id}#${after}: ${JSON.stringify(field(entry, "error"))}`);
+            if (field(entry, "outcome") !== "result")
+              this.problems.push(`${attempt.id}#${after}: ${JSON.stringify(field(entry, "error"))}`);
             if (this.booking) {
               const status = field(field(entry, "result"), "status");
-              if (status !== (after === 1 ? "booked" : "conflict")) this.problems.push(`${attempt.id}#${after}: status ${String(status)}`);
+              if (status !== (after === 1 ? "booked" : "conflict"))
+                this.problems.push(`${attempt.id}#${after}: status ${String(status)}`);
             }
           }
           if (typeof field(page, "next_cursor") !== "string") break;
@@ -238,7 +306,10 @@ export class EvidenceCheck {
     // Each wrk run may stop with up to one call per connection sent but not yet answered.
     if (inFlight < 0) problems.unshift(`${-inFlight} answered calls are missing from the evidence`);
     const most = this.runs * this.connections;
-    if (inFlight > most) problems.unshift(`${inFlight} more calls recorded than answered (at most ${most} can be in flight when wrk stops)`);
+    if (inFlight > most)
+      problems.unshift(
+        `${inFlight} more calls recorded than answered (at most ${most} can be in flight when wrk stops)`,
+      );
     return { answered: this.answered, recorded, in_flight_at_stop: inFlight, problems };
   }
 }

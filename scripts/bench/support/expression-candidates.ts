@@ -8,7 +8,17 @@
  * additions it needs to answer at all (named in `additions`), so the comparison is of the
  * languages as a definition author would meet them.
  */
-import { celEnv, celFunc, CelScalar, isCelList, isCelMap, listType, parse as bufParse, plan as bufPlan, type CelList } from "@bufbuild/cel";
+import {
+  celEnv,
+  celFunc,
+  CelScalar,
+  isCelList,
+  isCelMap,
+  listType,
+  parse as bufParse,
+  plan as bufPlan,
+  type CelList,
+} from "@bufbuild/cel";
 import { strings as bufStrings } from "@bufbuild/cel/ext";
 import { Environment } from "@marcbachmann/cel-js";
 // SAFETY: json-logic-js ships no types; scripts/bench/support/json-logic-js.d.ts declares the two calls used.
@@ -19,7 +29,10 @@ export type Computation = "find_user_by_email" | "sum_item_prices" | "filter_ite
 export const COMPUTATIONS: readonly Computation[] = ["find_user_by_email", "sum_item_prices", "filter_items_by_ids"];
 
 export interface RetailContext {
-  state: { users: Record<string, { email: string; name: { first_name: string; last_name: string } }>; orders: Record<string, { items: Array<{ item_id: string; price: number }> }> };
+  state: {
+    users: Record<string, { email: string; name: { first_name: string; last_name: string } }>;
+    orders: Record<string, { items: Array<{ item_id: string; price: number }> }>;
+  };
   input: { email: string; order_id: string; item_ids: string[] };
 }
 
@@ -32,11 +45,15 @@ export function retailContext(): RetailContext {
   const orders: RetailContext["state"]["orders"] = {};
   for (let o = 0; o < 1000; o++) {
     const items = [];
-    for (let i = 0; i < 1 + (o % 5); i++) items.push({ item_id: `${1000000 + o * 7 + i}`, price: 10 + ((o * 37 + i * 13) % 9000) / 100 });
+    for (let i = 0; i < 1 + (o % 5); i++)
+      items.push({ item_id: `${1000000 + o * 7 + i}`, price: 10 + ((o * 37 + i * 13) % 9000) / 100 });
     orders[`#W${o}`] = { items };
   }
   // The user searched for is the last one, so every candidate walks all 500.
-  return { state: { users, orders }, input: { email: "person.499@EXAMPLE.com", order_id: "#W999", item_ids: ["1006993", "1006997"] } };
+  return {
+    state: { users, orders },
+    input: { email: "person.499@EXAMPLE.com", order_id: "#W999", item_ids: ["1006993", "1006997"] },
+  };
 }
 
 /** What every candidate must answer on retailContext(), computed in plain TypeScript. */
@@ -68,7 +85,9 @@ export interface Candidate {
 }
 
 const celJs = new Environment({ unlistedVariablesAreDyn: true, homogeneousAggregateLiterals: false })
-  .registerFunction("sum(list): double", (list: unknown[]) => list.reduce<number>((total, value) => total + Number(value), 0))
+  .registerFunction("sum(list): double", (list: unknown[]) =>
+    list.reduce<number>((total, value) => total + Number(value), 0),
+  )
   .registerFunction("round2(double): double", (value: number) => Math.round(value * 100) / 100);
 
 const bufFuncs = [
@@ -83,10 +102,14 @@ const bufFuncs = [
 
 const bufEnv = celEnv({ funcs: bufFuncs });
 
-jsonLogic.add_operation("values", (object: Record<string, unknown>) => Object.keys(object).map((key) => ({ key, value: object[key] })));
+jsonLogic.add_operation("values", (object: Record<string, unknown>) =>
+  Object.keys(object).map((key) => ({ key, value: object[key] })),
+);
 jsonLogic.add_operation("lower", (text: string) => String(text).toLowerCase());
 jsonLogic.add_operation("round2", (value: number) => Math.round(value * 100) / 100);
-jsonLogic.add_operation("at", (object: Record<string, unknown>, key: string) => (object === null || typeof object !== "object" ? null : object[key]));
+jsonLogic.add_operation("at", (object: Record<string, unknown>, key: string) =>
+  object === null || typeof object !== "object" ? null : object[key],
+);
 
 /** @bufbuild/cel answers CelList / CelMap views and bigint ints: a definition engine must convert them back to JSON. */
 function fromBufCel(value: unknown): unknown {
@@ -104,8 +127,12 @@ function fromBufCel(value: unknown): unknown {
 export const CANDIDATES: readonly Candidate[] = [
   {
     name: "@marcbachmann/cel-js",
-    probes: { missing_key: "state.orders[\"#nope\"].items", syntax_error: "state.orders[input.order_id].items.filter(i, i.price >)" },
-    bounding: "non-Turing-complete (no recursion, loops only over finite collections); parse-time limits on AST nodes, depth, literal sizes; no run-time step counter",
+    probes: {
+      missing_key: 'state.orders["#nope"].items',
+      syntax_error: "state.orders[input.order_id].items.filter(i, i.price >)",
+    },
+    bounding:
+      "non-Turing-complete (no recursion, loops only over finite collections); parse-time limits on AST nodes, depth, literal sizes; no run-time step counter",
     version: "8.0.0",
     module: "@marcbachmann/cel-js",
     additions: "functions sum, round2",
@@ -121,7 +148,10 @@ export const CANDIDATES: readonly Candidate[] = [
   },
   {
     name: "@bufbuild/cel",
-    probes: { missing_key: "state.orders[\"#nope\"].items", syntax_error: "state.orders[input.order_id].items.filter(i, i.price >)" },
+    probes: {
+      missing_key: 'state.orders["#nope"].items',
+      syntax_error: "state.orders[input.order_id].items.filter(i, i.price >)",
+    },
     bounding: "non-Turing-complete; no run-time step counter or cost limit in the JS implementation",
     version: "0.6.1",
     module: "@bufbuild/cel",
@@ -139,22 +169,43 @@ export const CANDIDATES: readonly Candidate[] = [
   },
   {
     name: "json-logic-js",
-    probes: { missing_key: "{\"var\":\"state.orders.#nope.items\"}", syntax_error: "{\"filterr\":[{\"var\":\"state.users\"},true]}" },
+    probes: {
+      missing_key: '{"var":"state.orders.#nope.items"}',
+      syntax_error: '{"filterr":[{"var":"state.users"},true]}',
+    },
     bounding: "no recursion (bounded by data size); no step counter or limit",
     version: "2.0.5",
     module: "json-logic-js",
-    additions: "operations values (walk a keyed collection), lower, round2, at (index by a computed key); the search values written into the rule",
+    additions:
+      "operations values (walk a keyed collection), lower, round2, at (index by a computed key); the search values written into the rule",
     expressions: {
       // Inside map/filter a JSON Logic rule sees only the element, never the outer data, so the
       // searched email and item ids have to be written into the rule (a real limit for definitions).
       find_user_by_email: JSON.stringify({
-        map: [{ filter: [{ values: { var: "state.users" } }, { "==": [{ lower: { var: "value.email" } }, "person.499@example.com"] }] }, { var: "key" }],
+        map: [
+          {
+            filter: [
+              { values: { var: "state.users" } },
+              { "==": [{ lower: { var: "value.email" } }, "person.499@example.com"] },
+            ],
+          },
+          { var: "key" },
+        ],
       }),
       sum_item_prices: JSON.stringify({
-        round2: { reduce: [{ at: [{ at: [{ var: "state.orders" }, { var: "input.order_id" }] }, "items"] }, { "+": [{ var: "accumulator" }, { var: "current.price" }] }, 0] },
+        round2: {
+          reduce: [
+            { at: [{ at: [{ var: "state.orders" }, { var: "input.order_id" }] }, "items"] },
+            { "+": [{ var: "accumulator" }, { var: "current.price" }] },
+            0,
+          ],
+        },
       }),
       filter_items_by_ids: JSON.stringify({
-        filter: [{ at: [{ at: [{ var: "state.orders" }, { var: "input.order_id" }] }, "items"] }, { in: [{ var: "item_id" }, ["1006993", "1006997"]] }],
+        filter: [
+          { at: [{ at: [{ var: "state.orders" }, { var: "input.order_id" }] }, "items"] },
+          { in: [{ var: "item_id" }, ["1006993", "1006997"]] },
+        ],
       }),
     },
     compile(source) {
@@ -164,13 +215,14 @@ export const CANDIDATES: readonly Candidate[] = [
   },
   {
     name: "jsonata",
-    probes: { missing_key: "$lookup(state.orders, \"#nope\").items", syntax_error: "state.orders[" },
+    probes: { missing_key: '$lookup(state.orders, "#nope").items', syntax_error: "state.orders[" },
     bounding: "Turing-complete (recursive functions); no step counter, only a time box through evaluation hooks",
     version: "2.2.2",
     module: "jsonata",
     additions: "none",
     expressions: {
-      find_user_by_email: "$keys(state.users)[$lowercase($lookup($$.state.users, $).email) = $lowercase($$.input.email)][0]",
+      find_user_by_email:
+        "$keys(state.users)[$lowercase($lookup($$.state.users, $).email) = $lowercase($$.input.email)][0]",
       sum_item_prices: "$round($sum($lookup(state.orders, input.order_id).items.price), 2)",
       filter_items_by_ids: "[$lookup(state.orders, input.order_id).items[item_id in $$.input.item_ids]]",
     },
@@ -191,19 +243,27 @@ export async function probeCandidates(): Promise<Array<{ name: string; missing_k
       return `no error; answers ${JSON.stringify(value) ?? "undefined"}`;
     } catch (caught) {
       // JSONata throws plain objects with a message and a position rather than Errors.
-      const message = caught !== null && typeof caught === "object" && "message" in caught ? String(caught.message) : String(caught);
-      const position = caught !== null && typeof caught === "object" && "position" in caught ? ` (at ${String(caught.position)})` : "";
+      const message =
+        caught !== null && typeof caught === "object" && "message" in caught ? String(caught.message) : String(caught);
+      const position =
+        caught !== null && typeof caught === "object" && "position" in caught ? ` (at ${String(caught.position)})` : "";
       return `error: ${message.split("\n")[0]}${position}`;
     }
   };
   const out = [];
   for (const candidate of CANDIDATES) {
-    out.push({ name: candidate.name, missing_key: await say(candidate, candidate.probes.missing_key), syntax_error: await say(candidate, candidate.probes.syntax_error) });
+    out.push({
+      name: candidate.name,
+      missing_key: await say(candidate, candidate.probes.missing_key),
+      syntax_error: await say(candidate, candidate.probes.syntax_error),
+    });
   }
   return out;
 }
 
-export async function runCandidates(iterations: number): Promise<Array<{ name: string; answers: Record<string, unknown>; error: string | null }>> {
+export async function runCandidates(
+  iterations: number,
+): Promise<Array<{ name: string; answers: Record<string, unknown>; error: string | null }>> {
   const context = retailContext();
   const out = [];
   for (const candidate of CANDIDATES) {
@@ -225,7 +285,12 @@ export async function runCandidates(iterations: number): Promise<Array<{ name: s
 }
 
 /** Evaluates one candidate's computation `iterations` times (compiled once); answers the last value. */
-export async function repeatComputation(name: string, computation: Computation, iterations: number, context: RetailContext): Promise<unknown> {
+export async function repeatComputation(
+  name: string,
+  computation: Computation,
+  iterations: number,
+  context: RetailContext,
+): Promise<unknown> {
   const candidate = CANDIDATES.find((c) => c.name === name);
   if (candidate === undefined) throw new Error(`no candidate named ${name}`);
   const evaluate = candidate.compile(candidate.expressions[computation]);
@@ -236,6 +301,7 @@ export async function repeatComputation(name: string, computation: Computation, 
 
 /** Candidates answer a one-element list or the element itself for a search; both mean the same. */
 export function sameAnswer(expected: unknown, actual: unknown): boolean {
-  const unwrap = (value: unknown): unknown => (Array.isArray(value) && value.length === 1 && typeof value[0] === "string" ? value[0] : value);
+  const unwrap = (value: unknown): unknown =>
+    Array.isArray(value) && value.length === 1 && typeof value[0] === "string" ? value[0] : value;
   return JSON.stringify(unwrap(expected)) === JSON.stringify(unwrap(actual));
 }

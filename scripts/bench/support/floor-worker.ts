@@ -72,7 +72,12 @@ export async function startFloor(stateParent: string, inspectorPort?: number): P
         await miniflare.dispose();
         await rm(stateDir, { recursive: true, force: true });
       },
-      requests: (route, objects) => Array.from({ length: objects }, (_, o) => ({ method: "GET", path: `/${route}?o=${o}`, headers: { Host: host } })),
+      requests: (route, objects) =>
+        Array.from({ length: objects }, (_, o) => ({
+          method: "GET",
+          path: `/${route}?o=${o}`,
+          headers: { Host: host },
+        })),
     };
   } catch (error) {
     await miniflare.dispose().catch(() => undefined);

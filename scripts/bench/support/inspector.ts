@@ -57,7 +57,10 @@ async function heapAfterCollection(target: Target): Promise<IsolateHeap> {
   const send = (method: string, params: Record<string, unknown> = {}) =>
     new Promise<unknown>((resolve, reject) => {
       const id = next++;
-      const timer = setTimeout(() => reject(new Error(`${target.id}: no answer to ${method} in ${SNAPSHOT_TIMEOUT_MS} ms`)), SNAPSHOT_TIMEOUT_MS);
+      const timer = setTimeout(
+        () => reject(new Error(`${target.id}: no answer to ${method} in ${SNAPSHOT_TIMEOUT_MS} ms`)),
+        SNAPSHOT_TIMEOUT_MS,
+      );
       waiting.set(id, (result) => {
         clearTimeout(timer);
         resolve(result);
@@ -69,7 +72,12 @@ async function heapAfterCollection(target: Target): Promise<IsolateHeap> {
     const before = await send("Runtime.getHeapUsage");
     await send("HeapProfiler.takeHeapSnapshot", { reportProgress: false });
     const after = await send("Runtime.getHeapUsage");
-    return { isolate: target.id, used_before_mb: mb(before, "usedSize"), used_mb: mb(after, "usedSize"), total_mb: mb(after, "totalSize") };
+    return {
+      isolate: target.id,
+      used_before_mb: mb(before, "usedSize"),
+      used_mb: mb(after, "usedSize"),
+      total_mb: mb(after, "totalSize"),
+    };
   } finally {
     socket.close();
   }

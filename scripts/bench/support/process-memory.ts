@@ -33,7 +33,8 @@ export async function ownWorkerdPids(): Promise<number[]> {
     }
   }
   const isOurs = (pid: number): boolean => {
-    for (let at = parents.get(pid); at !== undefined && at > 1; at = parents.get(at)) if (at === process.pid) return true;
+    for (let at = parents.get(pid); at !== undefined && at > 1; at = parents.get(at))
+      if (at === process.pid) return true;
     return false;
   };
   return workerd.filter(isOurs);

@@ -51,20 +51,39 @@ export async function createApiKey(
   input: { tenantId: string; name: string; permissions: readonly string[] },
 ): Promise<{ key: string; record: StoredKey }> {
   const { key, prefix, key_hash } = newKeyMaterial();
-  const row = { id: newId("key"), tenant_id: input.tenantId, name: input.name, prefix, key_hash, permissions: JSON.stringify([...input.permissions]) };
+  const row = {
+    id: newId("key"),
+    tenant_id: input.tenantId,
+    name: input.name,
+    prefix,
+    key_hash,
+    permissions: JSON.stringify([...input.permissions]),
+  };
   await db.insert(apiKeys).values(row);
   const stored = await db.select().from(apiKeys).where(eq(apiKeys.id, row.id)).get();
   if (!stored) throw new Error("key vanished right after insert");
   return { key, record: toStoredKey(stored) };
 }
 
-export async function findActiveKeyByHash(db: Db, keyHash: string): Promise<(StoredKey & { key_hash: string }) | undefined> {
-  const row = await db.select().from(apiKeys).where(and(eq(apiKeys.key_hash, keyHash), isNull(apiKeys.revoked_at))).get();
+export async function findActiveKeyByHash(
+  db: Db,
+  keyHash: string,
+): Promise<(StoredKey & { key_hash: string }) | undefined> {
+  const row = await db
+    .select()
+    .from(apiKeys)
+    .where(and(eq(apiKeys.key_hash, keyHash), isNull(apiKeys.revoked_at)))
+    .get();
   return row ? { ...toStoredKey(row), key_hash: row.key_hash } : undefined;
 }
 
 export async function listKeys(db: Db, tenantId: string): Promise<StoredKey[]> {
-  const rows = await db.select().from(apiKeys).where(eq(apiKeys.tenant_id, tenantId)).orderBy(apiKeys.created_at, apiKeys.id).all();
+  const rows = await db
+    .select()
+    .from(apiKeys)
+    .where(eq(apiKeys.tenant_id, tenantId))
+    .orderBy(apiKeys.created_at, apiKeys.id)
+    .all();
   return rows.map(toStoredKey);
 }
 
@@ -91,7 +110,9 @@ export async function listKeysPage(
     .where(
       and(
         eq(apiKeys.tenant_id, tenantId),
-        after ? sql`(${apiKeys.created_at} > ${after.created_at} or (${apiKeys.created_at} = ${after.created_at} and ${apiKeys.id} > ${after.id}))` : undefined,
+        after
+          ? sql`(${apiKeys.created_at} > ${after.created_at} or (${apiKeys.created_at} = ${after.created_at} and ${apiKeys.id} > ${after.id}))`
+          : undefined,
       ),
     )
     .orderBy(apiKeys.created_at, apiKeys.id)
@@ -103,11 +124,19 @@ export async function listKeysPage(
 }
 
 export async function getKey(db: Db, tenantId: string, keyId: string): Promise<StoredKey | undefined> {
-  const row = await db.select().from(apiKeys).where(and(eq(apiKeys.id, keyId), eq(apiKeys.tenant_id, tenantId))).get();
+  const row = await db
+    .select()
+    .from(apiKeys)
+    .where(and(eq(apiKeys.id, keyId), eq(apiKeys.tenant_id, tenantId)))
+    .get();
   return row ? toStoredKey(row) : undefined;
 }
 
-export type KeyRevocation = { kind: "revoked"; key: StoredKey } | { kind: "already_revoked"; key: StoredKey } | { kind: "last_admin"; key: StoredKey } | { kind: "missing" };
+export type KeyRevocation =
+  | { kind: "revoked"; key: StoredKey }
+  | { kind: "already_revoked"; key: StoredKey }
+  | { kind: "last_admin"; key: StoredKey }
+  | { kind: "missing" };
 
 /**
  * Revokes a key of the tenant unless it is the tenant's last unrevoked Admin key (which would leave
@@ -115,7 +144,8 @@ export type KeyRevocation = { kind: "revoked"; key: StoredKey } | { kind: "alrea
  * once cannot each see the other's key still standing and both succeed.
  */
 export async function revokeKeyKeepingAnAdmin(db: Db, tenantId: string, keyId: string): Promise<KeyRevocation> {
-  const holdsAdmin = (table: string) => sql.raw(`EXISTS (SELECT 1 FROM json_each(${table}.permissions) WHERE json_each.value = '${ADMIN}')`);
+  const holdsAdmin = (table: string) =>
+    sql.raw(`EXISTS (SELECT 1 FROM json_each(${table}.permissions) WHERE json_each.value = '${ADMIN}')`);
   const result = await db
     .update(apiKeys)
     .set({ revoked_at: new Date().toISOString() })

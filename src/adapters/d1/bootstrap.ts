@@ -16,13 +16,20 @@ export interface MintedAdminKey {
 }
 
 /** Mints the first key (Admin) for `tenantName`, creating the tenant when it does not exist; null when any key exists already. */
-export async function mintFirstAdminKey(db: Database, input: { tenantName: string; keyName: string; permissions: readonly string[] }): Promise<MintedAdminKey | null> {
+export async function mintFirstAdminKey(
+  db: Database,
+  input: { tenantName: string; keyName: string; permissions: readonly string[] },
+): Promise<MintedAdminKey | null> {
   const d1 = db.$client;
   const { key, prefix, key_hash } = newKeyMaterial();
   const keyId = newId("key");
   const noKeys = "NOT EXISTS (SELECT 1 FROM api_keys)";
   const [, inserted] = await d1.batch([
-    d1.prepare(`INSERT INTO tenants (id, name) SELECT ?1, ?2 WHERE ${noKeys} AND NOT EXISTS (SELECT 1 FROM tenants WHERE name = ?2)`).bind(newId("tnt"), input.tenantName),
+    d1
+      .prepare(
+        `INSERT INTO tenants (id, name) SELECT ?1, ?2 WHERE ${noKeys} AND NOT EXISTS (SELECT 1 FROM tenants WHERE name = ?2)`,
+      )
+      .bind(newId("tnt"), input.tenantName),
     d1
       .prepare(
         `INSERT INTO api_keys (id, tenant_id, name, prefix, key_hash, permissions)
@@ -30,9 +37,11 @@ export async function mintFirstAdminKey(db: Database, input: { tenantName: strin
       )
       .bind(keyId, input.keyName, prefix, key_hash, JSON.stringify([...input.permissions]), input.tenantName),
   ]);
-  if (!inserted || inserted.meta.changes !== 1) return null;
+  if (inserted?.meta.changes !== 1) return null;
   const row = await d1
-    .prepare(`SELECT api_keys.created_at AS created_at, tenants.id AS tenant_id FROM api_keys JOIN tenants ON tenants.id = api_keys.tenant_id WHERE api_keys.id = ?`)
+    .prepare(
+      `SELECT api_keys.created_at AS created_at, tenants.id AS tenant_id FROM api_keys JOIN tenants ON tenants.id = api_keys.tenant_id WHERE api_keys.id = ?`,
+    )
     .bind(keyId)
     .first<{ created_at: string; tenant_id: string }>();
   if (!row) throw new Error("the bootstrap key vanished right after it was written");

@@ -12,7 +12,11 @@ export type StoredConnection = typeof connections.$inferSelect;
 /** A connection row as written: created_at is the database's on insert and kept on replace. */
 export type ConnectionWrite = Omit<StoredConnection, "created_at">;
 
-export async function findConnection(db: Database, tenantId: string, name: string): Promise<StoredConnection | undefined> {
+export async function findConnection(
+  db: Database,
+  tenantId: string,
+  name: string,
+): Promise<StoredConnection | undefined> {
   return db
     .select()
     .from(connections)
@@ -53,7 +57,9 @@ export async function listConnections(
   const rows = await db
     .select()
     .from(connections)
-    .where(and(eq(connections.tenant_id, tenantId), page.after === undefined ? undefined : gt(connections.name, page.after)))
+    .where(
+      and(eq(connections.tenant_id, tenantId), page.after === undefined ? undefined : gt(connections.name, page.after)),
+    )
     .orderBy(connections.name)
     .limit(page.limit + 1)
     .all();

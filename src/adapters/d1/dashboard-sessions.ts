@@ -17,7 +17,12 @@ export async function createSession(db: Database, row: StoredSession & { id_hash
 /** The session while it has not expired; an expired row is left for deleteExpiredSessions. */
 export async function findSession(db: Database, idHash: string, now: string): Promise<StoredSession | undefined> {
   return db
-    .select({ key_hash: dashboardSessions.key_hash, tenant_id: dashboardSessions.tenant_id, csrf_token: dashboardSessions.csrf_token, expires_at: dashboardSessions.expires_at })
+    .select({
+      key_hash: dashboardSessions.key_hash,
+      tenant_id: dashboardSessions.tenant_id,
+      csrf_token: dashboardSessions.csrf_token,
+      expires_at: dashboardSessions.expires_at,
+    })
     .from(dashboardSessions)
     .where(and(eq(dashboardSessions.id_hash, idHash), gt(dashboardSessions.expires_at, now)))
     .get();

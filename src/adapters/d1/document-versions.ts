@@ -60,12 +60,19 @@ export async function appendVersion(
   const row = summaryOf(result.results[0]);
   if (row) return { ...row, appended: true };
   const latest = input.unlessSameAsLatest ? await findVersion(db, table, input.tenantId, input.name) : undefined;
-  if (latest) return { version: latest.version, created_by: latest.created_by, created_at: latest.created_at, appended: false };
+  if (latest)
+    return { version: latest.version, created_by: latest.created_by, created_at: latest.created_at, appended: false };
   throw new Error(`${table} insert returned no row`);
 }
 
 /** The newest version, or a given one; undefined when the tenant has no such document (or version). */
-export async function findVersion(db: Database, table: VersionTable, tenantId: string, name: string, version?: number): Promise<StoredVersion | undefined> {
+export async function findVersion(
+  db: Database,
+  table: VersionTable,
+  tenantId: string,
+  name: string,
+  version?: number,
+): Promise<StoredVersion | undefined> {
   const t = sql.raw(table);
   const rows = await db.all<unknown>(sql`
     select name, version, document, created_by, created_at from ${t}
@@ -83,7 +90,10 @@ export async function listVersions(
   page: { limit: number; before?: number | undefined },
 ): Promise<{ items: StoredVersion[]; next?: number | undefined }> {
   const rows = await versionRows(db, table, tenantId, name, page, sql`name, version, document, created_by, created_at`);
-  return pageOf(rows.flatMap((row) => storedOf(row) ?? []), page.limit);
+  return pageOf(
+    rows.flatMap((row) => storedOf(row) ?? []),
+    page.limit,
+  );
 }
 
 /** As listVersions without the documents, which may be large (a suite's inline tools). */
@@ -95,10 +105,20 @@ export async function listVersionSummaries(
   page: { limit: number; before?: number | undefined },
 ): Promise<{ items: VersionSummary[]; next?: number | undefined }> {
   const rows = await versionRows(db, table, tenantId, name, page, sql`version, created_by, created_at`);
-  return pageOf(rows.flatMap((row) => summaryOf(row) ?? []), page.limit);
+  return pageOf(
+    rows.flatMap((row) => summaryOf(row) ?? []),
+    page.limit,
+  );
 }
 
-function versionRows(db: Database, table: VersionTable, tenantId: string, name: string, page: { limit: number; before?: number | undefined }, columns: SQL): Promise<unknown[]> {
+function versionRows(
+  db: Database,
+  table: VersionTable,
+  tenantId: string,
+  name: string,
+  page: { limit: number; before?: number | undefined },
+  columns: SQL,
+): Promise<unknown[]> {
   return db.all<unknown>(sql`
     select ${columns} from ${sql.raw(table)}
     where tenant_id = ${tenantId} and name = ${name} ${page.before === undefined ? sql`` : sql`and version < ${page.before}`}
@@ -116,7 +136,12 @@ function pageOf<T extends VersionSummary>(rows: T[], limit: number): { items: T[
  * The tenant's documents by name; `after` is the name of the last item already seen. Names, not
  * times, order the list, so a PUT while someone pages cannot move a document past the cursor.
  */
-export async function listDocuments(db: Database, table: VersionTable, tenantId: string, page: { limit: number; after?: string | undefined }): Promise<{ items: DocumentSummary[]; next?: string | undefined }> {
+export async function listDocuments(
+  db: Database,
+  table: VersionTable,
+  tenantId: string,
+  page: { limit: number; after?: string | undefined },
+): Promise<{ items: DocumentSummary[]; next?: string | undefined }> {
   const t = sql.raw(table);
   // Versions are appended in order, so the newest time is the latest version's.
   const rows = await db.all<DocumentSummary>(sql`
@@ -130,14 +155,25 @@ export async function listDocuments(db: Database, table: VersionTable, tenantId:
 
 /** Narrowed rather than cast: the queries above name these columns. */
 function summaryOf(row: unknown): VersionSummary | undefined {
-  if (typeof row !== "object" || row === null || !("version" in row) || !("created_by" in row) || !("created_at" in row)) return undefined;
+  if (
+    typeof row !== "object" ||
+    row === null ||
+    !("version" in row) ||
+    !("created_by" in row) ||
+    !("created_at" in row)
+  )
+    return undefined;
   const { version, created_by, created_at } = row;
-  return typeof version === "number" && typeof created_by === "string" && typeof created_at === "string" ? { version, created_by, created_at } : undefined;
+  return typeof version === "number" && typeof created_by === "string" && typeof created_at === "string"
+    ? { version, created_by, created_at }
+    : undefined;
 }
 
 function storedOf(row: unknown): StoredVersion | undefined {
   const summary = summaryOf(row);
   if (!summary || typeof row !== "object" || row === null || !("name" in row) || !("document" in row)) return undefined;
   const { name, document } = row;
-  return typeof name === "string" && typeof document === "string" ? { name, ...summary, document: parseJsonColumn(document) } : undefined;
+  return typeof name === "string" && typeof document === "string"
+    ? { name, ...summary, document: parseJsonColumn(document) }
+    : undefined;
 }

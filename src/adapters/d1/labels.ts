@@ -39,7 +39,11 @@ const judgeFields = {
 };
 
 /** Every recorded repetition of a run, with its judge's fields, in order. */
-export async function runRepetitionJudges(db: Database, tenantId: string, runId: string): Promise<RepetitionJudgeFields[]> {
+export async function runRepetitionJudges(
+  db: Database,
+  tenantId: string,
+  runId: string,
+): Promise<RepetitionJudgeFields[]> {
   return db
     .select(judgeFields)
     .from(runRepetitions)
@@ -75,11 +79,25 @@ export async function putLabels(db: Database, rows: readonly JudgeLabelRow[]): P
 export type RunLabel = JudgeLabelRow & Pick<RepetitionJudgeFields, "scenario_id" | "repetition" | "judge_score">;
 
 /** A run's labels by repetition number, with which repetition each is and the judge's score. */
-export async function listRunLabels(db: Database, tenantId: string, runId: string, afterSeq: number, limit: number): Promise<RunLabel[]> {
+export async function listRunLabels(
+  db: Database,
+  tenantId: string,
+  runId: string,
+  afterSeq: number,
+  limit: number,
+): Promise<RunLabel[]> {
   const rows = await db
-    .select({ label: judgeLabels, scenario_id: runRepetitions.scenario_id, repetition: runRepetitions.repetition, judge_score: judgeFields.judge_score })
+    .select({
+      label: judgeLabels,
+      scenario_id: runRepetitions.scenario_id,
+      repetition: runRepetitions.repetition,
+      judge_score: judgeFields.judge_score,
+    })
     .from(judgeLabels)
-    .innerJoin(runRepetitions, and(eq(runRepetitions.run_id, judgeLabels.run_id), eq(runRepetitions.seq, judgeLabels.seq)))
+    .innerJoin(
+      runRepetitions,
+      and(eq(runRepetitions.run_id, judgeLabels.run_id), eq(runRepetitions.seq, judgeLabels.seq)),
+    )
     .where(and(eq(judgeLabels.run_id, runId), eq(judgeLabels.tenant_id, tenantId), gt(judgeLabels.seq, afterSeq)))
     .orderBy(asc(judgeLabels.seq))
     .limit(limit)
@@ -87,15 +105,27 @@ export async function listRunLabels(db: Database, tenantId: string, runId: strin
   return rows.map(({ label, ...rest }) => ({ ...label, ...rest }));
 }
 
-export type SuiteLabelRow = Pick<JudgeLabelRow, "label" | "score"> & Omit<RepetitionJudgeFields, "seq" | "scenario_id" | "repetition" | "cause">;
+export type SuiteLabelRow = Pick<JudgeLabelRow, "label" | "score"> &
+  Omit<RepetitionJudgeFields, "seq" | "scenario_id" | "repetition" | "cause">;
 
 /** Every label of a suite's runs with what the labelled repetition's judge said. */
 export async function suiteLabels(db: Database, tenantId: string, suiteName: string): Promise<SuiteLabelRow[]> {
   const { judge_kind, judge_score, judge_connection, judge_model, prompt_version } = judgeFields;
   return db
-    .select({ label: judgeLabels.label, score: judgeLabels.score, judge_kind, judge_score, judge_connection, judge_model, prompt_version })
+    .select({
+      label: judgeLabels.label,
+      score: judgeLabels.score,
+      judge_kind,
+      judge_score,
+      judge_connection,
+      judge_model,
+      prompt_version,
+    })
     .from(judgeLabels)
-    .innerJoin(runRepetitions, and(eq(runRepetitions.run_id, judgeLabels.run_id), eq(runRepetitions.seq, judgeLabels.seq)))
+    .innerJoin(
+      runRepetitions,
+      and(eq(runRepetitions.run_id, judgeLabels.run_id), eq(runRepetitions.seq, judgeLabels.seq)),
+    )
     .where(and(eq(judgeLabels.tenant_id, tenantId), eq(judgeLabels.suite_name, suiteName)))
     .all();
 }

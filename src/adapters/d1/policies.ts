@@ -5,7 +5,15 @@
  */
 import type { JsonValue } from "../../core/json.js";
 import type { Database } from "./database.js";
-import { appendVersion, findVersion, listDocuments, listVersions, type DocumentSummary, type StoredVersion, type VersionSummary } from "./document-versions.js";
+import {
+  appendVersion,
+  findVersion,
+  listDocuments,
+  listVersions,
+  type DocumentSummary,
+  type StoredVersion,
+  type VersionSummary,
+} from "./document-versions.js";
 
 export type PolicyVersionSummary = VersionSummary;
 /** One policy of a tenant, as a list shows it. */
@@ -27,16 +35,30 @@ export async function appendPolicyVersion(
 }
 
 /** The newest version, or a given one; undefined when the tenant has no such policy (or version). */
-export function findPolicyVersion(db: Database, tenantId: string, name: string, version?: number): Promise<StoredPolicyVersion | undefined> {
+export function findPolicyVersion(
+  db: Database,
+  tenantId: string,
+  name: string,
+  version?: number,
+): Promise<StoredPolicyVersion | undefined> {
   return findVersion(db, "policy_versions", tenantId, name, version);
 }
 
 /** Newest first; `before` is the version number of the last item already seen. */
-export function listPolicyVersions(db: Database, tenantId: string, name: string, page: { limit: number; before?: number | undefined }): Promise<{ items: StoredPolicyVersion[]; next?: number | undefined }> {
+export function listPolicyVersions(
+  db: Database,
+  tenantId: string,
+  name: string,
+  page: { limit: number; before?: number | undefined },
+): Promise<{ items: StoredPolicyVersion[]; next?: number | undefined }> {
   return listVersions(db, "policy_versions", tenantId, name, page);
 }
 
 /** The tenant's policies by name; `after` is the name of the last item already seen. */
-export function listPolicies(db: Database, tenantId: string, page: { limit: number; after?: string | undefined }): Promise<{ items: PolicySummary[]; next?: string | undefined }> {
+export function listPolicies(
+  db: Database,
+  tenantId: string,
+  page: { limit: number; after?: string | undefined },
+): Promise<{ items: PolicySummary[]; next?: string | undefined }> {
   return listDocuments(db, "policy_versions", tenantId, page);
 }

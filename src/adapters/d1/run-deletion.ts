@@ -20,7 +20,13 @@ import { runs } from "./schema.js";
  * this list, so a new run-keyed table cannot be forgotten). run_repetitions is last: the attempt
  * ids are read from it by the statements before.
  */
-export const RUN_KEYED_TABLES = ["agent_jobs", "judge_labels", "callback_deliveries", "callback_sends", "run_repetitions"] as const;
+export const RUN_KEYED_TABLES = [
+  "agent_jobs",
+  "judge_labels",
+  "callback_deliveries",
+  "callback_sends",
+  "run_repetitions",
+] as const;
 
 /** Tables with a run_id column that deliberately outlive the run (webhook_deliveries: the delivery log). */
 export const RUN_KEYED_TABLES_KEPT = ["webhook_deliveries"] as const;
@@ -28,11 +34,18 @@ export const RUN_KEYED_TABLES_KEPT = ["webhook_deliveries"] as const;
 /** The statuses of a run that has ended; only these can be deleted. */
 export const ENDED_RUN_STATUSES = ["finished", "cancelled"] as const;
 
-export type RunDeletion = { kind: "deleted"; run_id: string } | { kind: "not_ended"; status: string } | { kind: "missing" };
+export type RunDeletion =
+  | { kind: "deleted"; run_id: string }
+  | { kind: "not_ended"; status: string }
+  | { kind: "missing" };
 
 /** Deletes the tenant's run `runId` and all it owns, unless it is still queued or running. */
 export async function deleteEndedRun(db: Database, tenantId: string, runId: string): Promise<RunDeletion> {
-  const run = await db.select({ status: runs.status }).from(runs).where(and(eq(runs.id, runId), eq(runs.tenant_id, tenantId))).get();
+  const run = await db
+    .select({ status: runs.status })
+    .from(runs)
+    .where(and(eq(runs.id, runId), eq(runs.tenant_id, tenantId)))
+    .get();
   if (!run) return { kind: "missing" };
   // An ended run never runs again, so the status read here still holds when the batch runs.
   if (!(ENDED_RUN_STATUSES as readonly string[]).includes(run.status)) return { kind: "not_ended", status: run.status };
@@ -41,11 +54,20 @@ export async function deleteEndedRun(db: Database, tenantId: string, runId: stri
 }
 
 /** Ended runs that finished before `before` (an ISO time), oldest first, at most `limit`, across tenants. */
-export async function endedRunsBefore(db: Database, before: string, limit: number): Promise<Array<{ id: string; tenant_id: string }>> {
+export async function endedRunsBefore(
+  db: Database,
+  before: string,
+  limit: number,
+): Promise<Array<{ id: string; tenant_id: string }>> {
   return db
     .select({ id: runs.id, tenant_id: runs.tenant_id })
     .from(runs)
-    .where(and(inArray(runs.status, [...ENDED_RUN_STATUSES]), lt(sql`coalesce(${runs.finished_at}, ${runs.created_at})`, before)))
+    .where(
+      and(
+        inArray(runs.status, [...ENDED_RUN_STATUSES]),
+        lt(sql`coalesce(${runs.finished_at}, ${runs.created_at})`, before),
+      ),
+    )
     .orderBy(asc(sql`coalesce(${runs.finished_at}, ${runs.created_at})`), asc(runs.id))
     .limit(limit)
     .all();
@@ -56,12 +78,19 @@ async function deleteRunRows(db: Database, runId: string): Promise<void> {
   const attemptIds = `SELECT attempt_id FROM run_repetitions WHERE run_id = ?1 UNION SELECT attempt_id FROM agent_jobs WHERE run_id = ?1`;
   // Read before the batch: once the attempts are gone nothing leads to their simulations. Passed as
   // one JSON array, so a run of many scenarios stays within D1's 100 bound parameters.
-  const simulations = await d1.prepare(`SELECT DISTINCT simulation_id AS id FROM attempts WHERE id IN (${attemptIds})`).bind(runId).all<{ id: string }>();
+  const simulations = await d1
+    .prepare(`SELECT DISTINCT simulation_id AS id FROM attempts WHERE id IN (${attemptIds})`)
+    .bind(runId)
+    .all<{ id: string }>();
   const simulationIds = JSON.stringify(simulations.results.map((row) => row.id));
   const ofSimulations = `SELECT id FROM attempts WHERE simulation_id IN (SELECT value FROM json_each(?2))`;
   await d1.batch([
-    d1.prepare(`DELETE FROM attempt_calls WHERE attempt_id IN (${attemptIds}) OR attempt_id IN (${ofSimulations})`).bind(runId, simulationIds),
-    d1.prepare(`DELETE FROM attempts WHERE id IN (${attemptIds}) OR id IN (${ofSimulations})`).bind(runId, simulationIds),
+    d1
+      .prepare(`DELETE FROM attempt_calls WHERE attempt_id IN (${attemptIds}) OR attempt_id IN (${ofSimulations})`)
+      .bind(runId, simulationIds),
+    d1
+      .prepare(`DELETE FROM attempts WHERE id IN (${attemptIds}) OR id IN (${ofSimulations})`)
+      .bind(runId, simulationIds),
     d1.prepare(`DELETE FROM simulations WHERE id IN (SELECT value FROM json_each(?1))`).bind(simulationIds),
     ...RUN_KEYED_TABLES.map((table) => d1.prepare(`DELETE FROM ${table} WHERE run_id = ?1`).bind(runId)),
     d1.prepare(`DELETE FROM runs WHERE id = ?1`).bind(runId),

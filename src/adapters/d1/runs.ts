@@ -37,7 +37,13 @@ export async function writeRunProgress(db: Database, runId: string, progress: Ru
   await db
     .update(runs)
     .set(progress)
-    .where(and(eq(runs.id, runId), inArray(runs.status, ["queued", "running"]), lte(runs.finished_repetitions, progress.finished_repetitions)))
+    .where(
+      and(
+        eq(runs.id, runId),
+        inArray(runs.status, ["queued", "running"]),
+        lte(runs.finished_repetitions, progress.finished_repetitions),
+      ),
+    )
     .run();
 }
 
@@ -48,7 +54,12 @@ const REPETITIONS_PER_BATCH = 50;
  * The ended run: every repetition copied (a copy that runs twice changes nothing), then the final
  * row, which no later progress update can replace.
  */
-export async function writeRunEnded(db: Database, runId: string, progress: RunRowProgress, repetitions: AsyncIterable<RunRepetitionRow[]> | Iterable<RunRepetitionRow[]>): Promise<void> {
+export async function writeRunEnded(
+  db: Database,
+  runId: string,
+  progress: RunRowProgress,
+  repetitions: AsyncIterable<RunRepetitionRow[]> | Iterable<RunRepetitionRow[]>,
+): Promise<void> {
   for await (const chunk of repetitions) {
     for (let i = 0; i < chunk.length; i += REPETITIONS_PER_BATCH) {
       const part = chunk.slice(i, i + REPETITIONS_PER_BATCH);
@@ -60,7 +71,11 @@ export async function writeRunEnded(db: Database, runId: string, progress: RunRo
 }
 
 export async function getRun(db: Database, tenantId: string, runId: string): Promise<RunRow | undefined> {
-  return db.select().from(runs).where(and(eq(runs.id, runId), eq(runs.tenant_id, tenantId))).get();
+  return db
+    .select()
+    .from(runs)
+    .where(and(eq(runs.id, runId), eq(runs.tenant_id, tenantId)))
+    .get();
 }
 
 /** Newest first, optionally of one suite; the cursor is the (created_at, id) of the last item of the previous page. */
@@ -77,7 +92,9 @@ export async function listRuns(
       and(
         eq(runs.tenant_id, tenantId),
         page.suite === undefined ? undefined : eq(runs.suite_name, page.suite),
-        after ? sql`(${runs.created_at} < ${after.created_at} or (${runs.created_at} = ${after.created_at} and ${runs.id} < ${after.id}))` : undefined,
+        after
+          ? sql`(${runs.created_at} < ${after.created_at} or (${runs.created_at} = ${after.created_at} and ${runs.id} < ${after.id}))`
+          : undefined,
       ),
     )
     .orderBy(sql`${runs.created_at} desc`, sql`${runs.id} desc`)
@@ -88,17 +105,30 @@ export async function listRuns(
   return { items, next: rows.length > page.limit && last ? { created_at: last.created_at, id: last.id } : undefined };
 }
 
-export async function listRunRepetitions(db: Database, tenantId: string, runId: string, afterSeq: number, limit: number): Promise<RunRepetitionRow[]> {
+export async function listRunRepetitions(
+  db: Database,
+  tenantId: string,
+  runId: string,
+  afterSeq: number,
+  limit: number,
+): Promise<RunRepetitionRow[]> {
   return db
     .select()
     .from(runRepetitions)
-    .where(and(eq(runRepetitions.run_id, runId), eq(runRepetitions.tenant_id, tenantId), gt(runRepetitions.seq, afterSeq)))
+    .where(
+      and(eq(runRepetitions.run_id, runId), eq(runRepetitions.tenant_id, tenantId), gt(runRepetitions.seq, afterSeq)),
+    )
     .orderBy(runRepetitions.seq)
     .limit(limit)
     .all();
 }
 
-export async function getRunRepetition(db: Database, tenantId: string, runId: string, seq: number): Promise<RunRepetitionRow | undefined> {
+export async function getRunRepetition(
+  db: Database,
+  tenantId: string,
+  runId: string,
+  seq: number,
+): Promise<RunRepetitionRow | undefined> {
   return db
     .select()
     .from(runRepetitions)
@@ -106,8 +136,15 @@ export async function getRunRepetition(db: Database, tenantId: string, runId: st
     .get();
 }
 
-
 /** The repetition an attempt ran, once its run has ended (rows are copied then); by the run_repetitions_attempt index. */
-export async function findRunRepetitionOfAttempt(db: Database, tenantId: string, attemptId: string): Promise<RunRepetitionRow | undefined> {
-  return db.select().from(runRepetitions).where(and(eq(runRepetitions.attempt_id, attemptId), eq(runRepetitions.tenant_id, tenantId))).get();
+export async function findRunRepetitionOfAttempt(
+  db: Database,
+  tenantId: string,
+  attemptId: string,
+): Promise<RunRepetitionRow | undefined> {
+  return db
+    .select()
+    .from(runRepetitions)
+    .where(and(eq(runRepetitions.attempt_id, attemptId), eq(runRepetitions.tenant_id, tenantId)))
+    .get();
 }

@@ -18,7 +18,9 @@ export const apiKeys = sqliteTable(
   "api_keys",
   {
     id: text("id").primaryKey(),
-    tenant_id: text("tenant_id").notNull().references(() => tenants.id),
+    tenant_id: text("tenant_id")
+      .notNull()
+      .references(() => tenants.id),
     name: text("name").notNull(),
     /** The first characters of the key, shown to people so they can tell keys apart. */
     prefix: text("prefix").notNull(),
@@ -37,7 +39,9 @@ export const tools = sqliteTable(
   "tools",
   {
     id: text("id").primaryKey(),
-    tenant_id: text("tenant_id").notNull().references(() => tenants.id),
+    tenant_id: text("tenant_id")
+      .notNull()
+      .references(() => tenants.id),
     name: text("name").notNull(),
     description: text("description").notNull(),
     kind: text("kind").notNull(),
@@ -63,7 +67,9 @@ export const tools = sqliteTable(
 export const toolOperations = sqliteTable(
   "tool_operations",
   {
-    tool_id: text("tool_id").notNull().references(() => tools.id),
+    tool_id: text("tool_id")
+      .notNull()
+      .references(() => tools.id),
     operation_id: text("operation_id").notNull(),
     tenant_id: text("tenant_id").notNull(),
     position: integer("position").notNull(),
@@ -128,7 +134,9 @@ export const attempts = sqliteTable(
   "attempts",
   {
     id: text("id").primaryKey(),
-    simulation_id: text("simulation_id").notNull().references(() => simulations.id),
+    simulation_id: text("simulation_id")
+      .notNull()
+      .references(() => simulations.id),
     tenant_id: text("tenant_id").notNull(),
     /** SHA-256 of the capability token; the token itself is shown once and never stored. */
     token_hash: text("token_hash").notNull().unique(),
@@ -169,7 +177,10 @@ export const attemptCalls = sqliteTable(
     /** Real-tools calls only: JSON {status, latency_ms, contract_violations} of the forwarded call; null for a mock's answer. */
     upstream: text("upstream"),
   },
-  (t) => [primaryKey({ columns: [t.attempt_id, t.seq] }), uniqueIndex("attempt_calls_call_id").on(t.attempt_id, t.call_id)],
+  (t) => [
+    primaryKey({ columns: [t.attempt_id, t.seq] }),
+    uniqueIndex("attempt_calls_call_id").on(t.attempt_id, t.call_id),
+  ],
 );
 
 /**
@@ -250,7 +261,10 @@ export const runs = sqliteTable(
     started_at: text("started_at"),
     finished_at: text("finished_at"),
   },
-  (t) => [index("runs_tenant_created").on(t.tenant_id, t.created_at, t.id), index("runs_tenant_suite").on(t.tenant_id, t.suite_name, t.created_at)],
+  (t) => [
+    index("runs_tenant_created").on(t.tenant_id, t.created_at, t.id),
+    index("runs_tenant_suite").on(t.tenant_id, t.suite_name, t.created_at),
+  ],
 );
 
 /** Each finished repetition of a run, copied from its coordinator when the run ends. */

@@ -4,8 +4,21 @@
  * be gone by the time someone reads the evidence).
  */
 import { and, eq, sql } from "drizzle-orm";
-import { EVIDENCE_COLUMNS, evidenceRowOf, type EvidenceRow, evidenceValues, REAL_CALL_COUNTS, type RealCallCounts } from "../../core/simulation/evidence.js";
-import { operationKey, type NewestRevision, type PinCandidates, type PinnableRevision, type ToolLibrary } from "../../core/simulation/library.js";
+import {
+  EVIDENCE_COLUMNS,
+  evidenceRowOf,
+  type EvidenceRow,
+  evidenceValues,
+  REAL_CALL_COUNTS,
+  type RealCallCounts,
+} from "../../core/simulation/evidence.js";
+import {
+  operationKey,
+  type NewestRevision,
+  type PinCandidates,
+  type PinnableRevision,
+  type ToolLibrary,
+} from "../../core/simulation/library.js";
 import type { PinnedRecord } from "../../core/simulation/setup.js";
 import type { Database } from "./database.js";
 import { parseJsonColumn } from "./json-column.js";
@@ -17,7 +30,8 @@ export function toolLibrary(db: Database, tenantId: string): ToolLibrary {
   return {
     async toolsById(ids) {
       const found = new Map<string, StoredTool>();
-      for (const tool of await Promise.all(ids.map((id) => getTool(db, tenantId, id)))) if (tool) found.set(tool.id, tool);
+      for (const tool of await Promise.all(ids.map((id) => getTool(db, tenantId, id))))
+        if (tool) found.set(tool.id, tool);
       return found;
     },
     toolIdsByName: (names) => findToolIdsByName(db, tenantId, names),
@@ -29,7 +43,11 @@ export function toolLibrary(db: Database, tenantId: string): ToolLibrary {
  * For every operation of the given tools: the newest revision whose contract hash equals the
  * operation's current hash (the only kind a simulation pins), and the newest revision of any hash.
  */
-export async function findPinCandidates(db: Database, tenantId: string, toolIds: readonly string[]): Promise<PinCandidates> {
+export async function findPinCandidates(
+  db: Database,
+  tenantId: string,
+  toolIds: readonly string[],
+): Promise<PinCandidates> {
   const pinnable = new Map<string, PinnableRevision>();
   const newest = new Map<string, NewestRevision>();
   if (toolIds.length === 0) return { pinnable, newest };
@@ -104,10 +122,20 @@ export function simulationStatements(db: Database, input: NewSimulation) {
  * One attempt's row, written when a run's repetition is first claimed (its simulation row was
  * written at the run's start). Writing it again (a redelivery) changes nothing.
  */
-export async function insertAttemptIfAbsent(db: Database, attempt: { id: string; simulationId: string; tenantId: string; token_hash: string; expires_at: string }): Promise<void> {
+export async function insertAttemptIfAbsent(
+  db: Database,
+  attempt: { id: string; simulationId: string; tenantId: string; token_hash: string; expires_at: string },
+): Promise<void> {
   await db
     .insert(attempts)
-    .values({ id: attempt.id, simulation_id: attempt.simulationId, tenant_id: attempt.tenantId, token_hash: attempt.token_hash, expires_at: attempt.expires_at, status: "active" })
+    .values({
+      id: attempt.id,
+      simulation_id: attempt.simulationId,
+      tenant_id: attempt.tenantId,
+      token_hash: attempt.token_hash,
+      expires_at: attempt.expires_at,
+      status: "active",
+    })
     .onConflictDoNothing()
     .run();
 }
@@ -161,9 +189,15 @@ export async function listSimulations(
 }
 
 /** One simulation of the tenant with its attempts in the order they were created, or undefined. */
-export async function getSimulation(db: Database, tenantId: string, id: string): Promise<{ simulation: SimulationRecord; attempts: AttemptRow[] } | undefined> {
+export async function getSimulation(
+  db: Database,
+  tenantId: string,
+  id: string,
+): Promise<{ simulation: SimulationRecord; attempts: AttemptRow[] } | undefined> {
   const [rows, attemptRows] = await Promise.all([
-    db.all<SimulationSqlRow>(sql`select ${simulationColumns} from simulations s where s.id = ${id} and s.tenant_id = ${tenantId}`),
+    db.all<SimulationSqlRow>(
+      sql`select ${simulationColumns} from simulations s where s.id = ${id} and s.tenant_id = ${tenantId}`,
+    ),
     db
       .select()
       .from(attempts)
@@ -180,7 +214,6 @@ function toSimulationRecord(row: SimulationSqlRow): SimulationRecord {
   // SAFETY: the pinned column is written only by insertSimulation, from PinnedRecord values.
   return { ...row, pinned: (Array.isArray(pinned) ? pinned : []) as unknown as SimulationRecord["pinned"] };
 }
-
 
 export async function findAttempt(db: Database, attemptId: string): Promise<AttemptRow | undefined> {
   return db.select().from(attempts).where(eq(attempts.id, attemptId)).get();
@@ -220,7 +253,9 @@ export async function writeEvidence(db: Database, sync: AttemptSync, rows: reado
   }
   // All rows travel as one JSON array in one statement: a flush costs two statements whatever its
   // size (one INSERT per row made the flush of a busy attempt cost more than its calls).
-  const insert = d1.prepare(INSERT_EVIDENCE).bind(sync.attemptId, sync.tenantId, JSON.stringify(rows.map(evidenceValues)));
+  const insert = d1
+    .prepare(INSERT_EVIDENCE)
+    .bind(sync.attemptId, sync.tenantId, JSON.stringify(rows.map(evidenceValues)));
   await d1.batch([update, insert]);
 }
 
@@ -247,7 +282,8 @@ export function flushableRows(rows: readonly EvidenceRow[]): EvidenceRow[] {
   let bytes = 0;
   const taken: EvidenceRow[] = [];
   for (const row of rows) {
-    const size = evidenceValues(row).reduce<number>((sum, value) => sum + (typeof value === "string" ? value.length : 0), 0) + 200;
+    const size =
+      evidenceValues(row).reduce<number>((sum, value) => sum + (typeof value === "string" ? value.length : 0), 0) + 200;
     if (taken.length > 0 && bytes + size > EVIDENCE_FLUSH_BYTES) break;
     bytes += size;
     taken.push(row);
@@ -256,8 +292,16 @@ export function flushableRows(rows: readonly EvidenceRow[]): EvidenceRow[] {
 }
 
 /** Evidence in seq order, after `afterSeq`, at most `limit` rows. */
-export async function listEvidence(db: Database, attemptId: string, afterSeq: number, limit: number): Promise<EvidenceRow[]> {
-  const { results } = await db.$client.prepare(SELECT_EVIDENCE).bind(attemptId, afterSeq, limit).all<Record<string, unknown>>();
+export async function listEvidence(
+  db: Database,
+  attemptId: string,
+  afterSeq: number,
+  limit: number,
+): Promise<EvidenceRow[]> {
+  const { results } = await db.$client
+    .prepare(SELECT_EVIDENCE)
+    .bind(attemptId, afterSeq, limit)
+    .all<Record<string, unknown>>();
   return results.map(evidenceRowOf);
 }
 
@@ -280,14 +324,22 @@ export async function countEvidence(db: Database, attemptId: string): Promise<Ca
     .from(attemptCalls)
     .where(eq(attemptCalls.attempt_id, attemptId))
     .get();
-  return { calls: row?.calls ?? 0, tool_input_errors: row?.tool_input_errors ?? 0, harness_errors: row?.harness_errors ?? 0 };
+  return {
+    calls: row?.calls ?? 0,
+    tool_input_errors: row?.tool_input_errors ?? 0,
+    harness_errors: row?.harness_errors ?? 0,
+  };
 }
 
 /**
  * An attempt's real-call figures from its flushed evidence, counted by the same SQL as its object
  * counts them; undefined when its simulation pinned no real operation (the object shows none then).
  */
-export async function countRealEvidence(db: Database, attemptId: string, simulationId: string): Promise<RealCallCounts | undefined> {
+export async function countRealEvidence(
+  db: Database,
+  attemptId: string,
+  simulationId: string,
+): Promise<RealCallCounts | undefined> {
   const row = await db.$client
     .prepare(
       `SELECT EXISTS (SELECT 1 FROM simulations s, json_each(s.pinned) p WHERE s.id = ?2 AND p.value ->> 'mode' = 'real') AS real_operations, ${REAL_CALL_COUNTS}
@@ -295,6 +347,6 @@ export async function countRealEvidence(db: Database, attemptId: string, simulat
     )
     .bind(attemptId, simulationId)
     .first<{ real_operations: number; real_calls: number; contract_violations: number }>();
-  if (!row || row.real_operations !== 1) return undefined;
+  if (row?.real_operations !== 1) return undefined;
   return { real_calls: row.real_calls, contract_violations: row.contract_violations };
 }

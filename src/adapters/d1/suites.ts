@@ -8,13 +8,25 @@ import { sql } from "drizzle-orm";
 import type { Suite } from "../../core/evals/suite-types.js";
 import { canonicalJson } from "../../core/json.js";
 import type { Database } from "./database.js";
-import { appendVersion, findVersion, listDocuments, listVersionSummaries, type AppendResult, type DocumentSummary, type StoredVersion, type VersionSummary } from "./document-versions.js";
+import {
+  appendVersion,
+  findVersion,
+  listDocuments,
+  listVersionSummaries,
+  type AppendResult,
+  type DocumentSummary,
+  type StoredVersion,
+  type VersionSummary,
+} from "./document-versions.js";
 
 /** A version as stored: `document` is the normalized suite; core's readStoredSuite gives it its type back. */
 export type StoredSuiteVersion = StoredVersion;
 export type SuiteSummary = DocumentSummary;
 
-export function appendSuiteVersion(db: Database, input: { tenantId: string; name: string; suite: Suite; createdBy: string }): Promise<AppendResult> {
+export function appendSuiteVersion(
+  db: Database,
+  input: { tenantId: string; name: string; suite: Suite; createdBy: string },
+): Promise<AppendResult> {
   return appendVersion(db, "suite_versions", {
     tenantId: input.tenantId,
     name: input.name,
@@ -25,17 +37,31 @@ export function appendSuiteVersion(db: Database, input: { tenantId: string; name
 }
 
 /** The latest version, or a given one; undefined when the tenant has no such suite (or version). */
-export function getSuiteVersion(db: Database, tenantId: string, name: string, version?: number): Promise<StoredSuiteVersion | undefined> {
+export function getSuiteVersion(
+  db: Database,
+  tenantId: string,
+  name: string,
+  version?: number,
+): Promise<StoredSuiteVersion | undefined> {
   return findVersion(db, "suite_versions", tenantId, name, version);
 }
 
 /** Newest first; `before` is the version number of the last item already seen. */
-export function listSuiteVersions(db: Database, tenantId: string, name: string, page: { limit: number; before?: number | undefined }): Promise<{ items: VersionSummary[]; next?: number | undefined }> {
+export function listSuiteVersions(
+  db: Database,
+  tenantId: string,
+  name: string,
+  page: { limit: number; before?: number | undefined },
+): Promise<{ items: VersionSummary[]; next?: number | undefined }> {
   return listVersionSummaries(db, "suite_versions", tenantId, name, page);
 }
 
 /** The tenant's suites by name, each with its latest version number. */
-export function listSuites(db: Database, tenantId: string, page: { limit: number; after?: string | undefined }): Promise<{ items: SuiteSummary[]; next?: string | undefined }> {
+export function listSuites(
+  db: Database,
+  tenantId: string,
+  page: { limit: number; after?: string | undefined },
+): Promise<{ items: SuiteSummary[]; next?: string | undefined }> {
   return listDocuments(db, "suite_versions", tenantId, page);
 }
 
@@ -44,8 +70,14 @@ export function listSuites(db: Database, tenantId: string, page: { limit: number
  * adapter, because a suite only needs to know they exist (a suite may be saved before its
  * connection; runs refuse to start without it).
  */
-export async function existingConnections(db: Database, tenantId: string, names: readonly string[]): Promise<Set<string>> {
+export async function existingConnections(
+  db: Database,
+  tenantId: string,
+  names: readonly string[],
+): Promise<Set<string>> {
   if (names.length === 0) return new Set();
-  const rows = await db.all<{ name: string }>(sql`select name from connections where tenant_id = ${tenantId} and name in ${[...names]}`);
+  const rows = await db.all<{ name: string }>(
+    sql`select name from connections where tenant_id = ${tenantId} and name in ${[...names]}`,
+  );
   return new Set(rows.map((row) => row.name));
 }

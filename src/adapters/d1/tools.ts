@@ -48,7 +48,13 @@ export class ToolNameTakenError extends Error {
 }
 
 /** `hashes` holds each operation's contract hash, computed by the caller from the tool's new id. */
-export async function insertTool(db: Database, tenantId: string, id: string, spec: ToolSpec, hashes: readonly string[]): Promise<void> {
+export async function insertTool(
+  db: Database,
+  tenantId: string,
+  id: string,
+  spec: ToolSpec,
+  hashes: readonly string[],
+): Promise<void> {
   const now = new Date().toISOString();
   try {
     await db.batch([
@@ -75,7 +81,13 @@ export async function insertTool(db: Database, tenantId: string, id: string, spe
  * tenant's (tools are never moved between tenants). An archive that lands between that read and
  * this write leaves the archived row's fields alone; the caller's re-read then finds no tool.
  */
-export async function replaceTool(db: Database, tenantId: string, id: string, spec: ToolSpec, hashes: readonly string[]): Promise<void> {
+export async function replaceTool(
+  db: Database,
+  tenantId: string,
+  id: string,
+  spec: ToolSpec,
+  hashes: readonly string[],
+): Promise<void> {
   const now = new Date().toISOString();
   try {
     await db.batch([
@@ -103,7 +115,11 @@ export async function replaceTool(db: Database, tenantId: string, id: string, sp
  * Archives a tool of the tenant: it leaves the library and frees its name, and its rows stay.
  * Answers undefined when the tenant has no such tool in the library.
  */
-export async function archiveTool(db: Database, tenantId: string, id: string): Promise<{ id: string; name: string; archived_at: string } | undefined> {
+export async function archiveTool(
+  db: Database,
+  tenantId: string,
+  id: string,
+): Promise<{ id: string; name: string; archived_at: string } | undefined> {
   const [row] = await db
     .update(tools)
     .set({ archived_at: new Date().toISOString() })
@@ -114,7 +130,11 @@ export async function archiveTool(db: Database, tenantId: string, id: string): P
 
 /** The id of the tenant's library tool with this name, for errors that spot a name where an id belongs. */
 /** The ids of this tenant's library tools (archived ones have given their names up) by name. */
-export async function findToolIdsByName(db: Database, tenantId: string, names: readonly string[]): Promise<Map<string, string>> {
+export async function findToolIdsByName(
+  db: Database,
+  tenantId: string,
+  names: readonly string[],
+): Promise<Map<string, string>> {
   if (names.length === 0) return new Map();
   const rows = await db
     .select({ id: tools.id, name: tools.name })
@@ -126,8 +146,16 @@ export async function findToolIdsByName(db: Database, tenantId: string, names: r
 
 export async function getTool(db: Database, tenantId: string, id: string): Promise<StoredTool | undefined> {
   const [row, operations] = await db.batch([
-    db.select().from(tools).where(and(eq(tools.id, id), eq(tools.tenant_id, tenantId), isNull(tools.archived_at))).limit(1),
-    db.select().from(toolOperations).where(and(eq(toolOperations.tool_id, id), eq(toolOperations.tenant_id, tenantId))).orderBy(toolOperations.position),
+    db
+      .select()
+      .from(tools)
+      .where(and(eq(tools.id, id), eq(tools.tenant_id, tenantId), isNull(tools.archived_at)))
+      .limit(1),
+    db
+      .select()
+      .from(toolOperations)
+      .where(and(eq(toolOperations.tool_id, id), eq(toolOperations.tenant_id, tenantId)))
+      .orderBy(toolOperations.position),
   ]);
   const tool = row[0];
   return tool ? toStoredTool(tool, operations) : undefined;
@@ -147,13 +175,25 @@ export async function listTools(
   const onPage = and(
     eq(tools.tenant_id, tenantId),
     isNull(tools.archived_at),
-    after ? or(lt(tools.created_at, after.created_at), and(eq(tools.created_at, after.created_at), lt(tools.id, after.id))) : undefined,
+    after
+      ? or(lt(tools.created_at, after.created_at), and(eq(tools.created_at, after.created_at), lt(tools.id, after.id)))
+      : undefined,
   );
   const newestFirst = [desc(tools.created_at), desc(tools.id)] as const;
-  const pageIds = db.select({ id: tools.id }).from(tools).where(onPage).orderBy(...newestFirst).limit(page.limit);
+  const pageIds = db
+    .select({ id: tools.id })
+    .from(tools)
+    .where(onPage)
+    .orderBy(...newestFirst)
+    .limit(page.limit);
   // One batch, so the operations belong to the same snapshot as the tools (a PUT cannot fall between).
   const [rows, operations] = await db.batch([
-    db.select().from(tools).where(onPage).orderBy(...newestFirst).limit(page.limit + 1),
+    db
+      .select()
+      .from(tools)
+      .where(onPage)
+      .orderBy(...newestFirst)
+      .limit(page.limit + 1),
     db
       .select()
       .from(toolOperations)
@@ -173,7 +213,11 @@ export async function listTools(
 }
 
 /** The newest revision of each operation of a tool. */
-export async function latestRevisions(db: Database, tenantId: string, toolId: string): Promise<Map<string, RevisionSummary>> {
+export async function latestRevisions(
+  db: Database,
+  tenantId: string,
+  toolId: string,
+): Promise<Map<string, RevisionSummary>> {
   const rows = await db
     .select({
       operation_id: toolMockRevisions.operation_id,
@@ -201,7 +245,14 @@ export async function latestRevisions(db: Database, tenantId: string, toolId: st
  */
 export async function appendRevision(
   db: Database,
-  input: { tenantId: string; toolId: string; operationId: string; contractHash: string; definition: JsonValue; createdBy: string },
+  input: {
+    tenantId: string;
+    toolId: string;
+    operationId: string;
+    contractHash: string;
+    definition: JsonValue;
+    createdBy: string;
+  },
 ): Promise<RevisionSummary | undefined> {
   const result = await db.run(sql`
     insert into tool_mock_revisions (tenant_id, tool_id, operation_id, revision, contract_hash, definition, created_by)
@@ -268,7 +319,10 @@ function operationRows(toolId: string, tenantId: string, spec: ToolSpec, hashes:
   }));
 }
 
-function toStoredTool(row: typeof tools.$inferSelect, operations: Array<typeof toolOperations.$inferSelect>): StoredTool {
+function toStoredTool(
+  row: typeof tools.$inferSelect,
+  operations: Array<typeof toolOperations.$inferSelect>,
+): StoredTool {
   const output = row.output_schema === null ? undefined : parseJsonColumn(row.output_schema);
   const source = parseJsonObjectColumn(row.source);
   return {
@@ -309,4 +363,3 @@ function translateUnique(error: unknown, name: string): unknown {
   const message = error instanceof Error ? `${error.message} ${String(error.cause ?? "")}` : String(error);
   return /UNIQUE constraint failed: tools\.tenant_id, tools\.name/.test(message) ? new ToolNameTakenError(name) : error;
 }
-

@@ -27,10 +27,18 @@ export async function putUpstream(db: Database, tenantId: string, row: UpstreamR
     updated_at: row.updated_at,
   };
   const { tenant_id: _tenant, tool_id: _tool, ...replaced } = values;
-  await db.insert(toolUpstreams).values(values).onConflictDoUpdate({ target: [toolUpstreams.tenant_id, toolUpstreams.tool_id], set: replaced }).run();
+  await db
+    .insert(toolUpstreams)
+    .values(values)
+    .onConflictDoUpdate({ target: [toolUpstreams.tenant_id, toolUpstreams.tool_id], set: replaced })
+    .run();
 }
 
-export async function getUpstreams(db: Database, tenantId: string, toolIds: readonly string[]): Promise<Map<string, UpstreamRow>> {
+export async function getUpstreams(
+  db: Database,
+  tenantId: string,
+  toolIds: readonly string[],
+): Promise<Map<string, UpstreamRow>> {
   const found = new Map<string, UpstreamRow>();
   if (toolIds.length === 0) return found;
   const rows = await db
@@ -42,7 +50,14 @@ export async function getUpstreams(db: Database, tenantId: string, toolIds: read
     // SAFETY: both columns are written only by putUpstream, from a checked UpstreamConfig and a list of names.
     const config = parseJsonColumn(row.config) as unknown as UpstreamConfig;
     const names = parseJsonColumn(row.credential_names) as unknown as string[];
-    found.set(row.tool_id, { tool_id: row.tool_id, config, sealed: row.sealed, credential_names: names, updated_by: row.updated_by, updated_at: row.updated_at });
+    found.set(row.tool_id, {
+      tool_id: row.tool_id,
+      config,
+      sealed: row.sealed,
+      credential_names: names,
+      updated_by: row.updated_by,
+      updated_at: row.updated_at,
+    });
   }
   return found;
 }
@@ -57,16 +72,29 @@ export async function deleteUpstream(db: Database, tenantId: string, toolId: str
 }
 
 export async function listUpstreamHosts(db: Database, tenantId: string): Promise<string[]> {
-  const rows = await db.select({ host: upstreamHosts.host }).from(upstreamHosts).where(eq(upstreamHosts.tenant_id, tenantId)).orderBy(upstreamHosts.host).all();
+  const rows = await db
+    .select({ host: upstreamHosts.host })
+    .from(upstreamHosts)
+    .where(eq(upstreamHosts.tenant_id, tenantId))
+    .orderBy(upstreamHosts.host)
+    .all();
   return rows.map((row) => row.host);
 }
 
 /** Replaces the tenant's whole allowlist in one batch. */
-export async function replaceUpstreamHosts(db: Database, tenantId: string, hosts: readonly string[], by: string): Promise<void> {
+export async function replaceUpstreamHosts(
+  db: Database,
+  tenantId: string,
+  hosts: readonly string[],
+  by: string,
+): Promise<void> {
   const remove = db.delete(upstreamHosts).where(eq(upstreamHosts.tenant_id, tenantId));
   if (hosts.length === 0) {
     await remove.run();
     return;
   }
-  await db.batch([remove, db.insert(upstreamHosts).values(hosts.map((host) => ({ tenant_id: tenantId, host, created_by: by })))]);
+  await db.batch([
+    remove,
+    db.insert(upstreamHosts).values(hosts.map((host) => ({ tenant_id: tenantId, host, created_by: by }))),
+  ]);
 }

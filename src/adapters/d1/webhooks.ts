@@ -49,7 +49,12 @@ export async function listWebhooks(
       and(
         eq(webhooks.tenant_id, tenantId),
         isNull(webhooks.deleted_at),
-        after ? or(lt(webhooks.created_at, after.created_at), and(eq(webhooks.created_at, after.created_at), lt(webhooks.id, after.id))) : undefined,
+        after
+          ? or(
+              lt(webhooks.created_at, after.created_at),
+              and(eq(webhooks.created_at, after.created_at), lt(webhooks.id, after.id)),
+            )
+          : undefined,
       ),
     )
     .orderBy(desc(webhooks.created_at), desc(webhooks.id))
@@ -60,7 +65,13 @@ export async function listWebhooks(
   return { items, next: rows.length > page.limit && last ? { created_at: last.created_at, id: last.id } : undefined };
 }
 
-export async function rotateWebhookSecret(db: Database, tenantId: string, id: string, sealedSecret: string, at: string): Promise<WebhookRow | undefined> {
+export async function rotateWebhookSecret(
+  db: Database,
+  tenantId: string,
+  id: string,
+  sealedSecret: string,
+  at: string,
+): Promise<WebhookRow | undefined> {
   return db
     .update(webhooks)
     .set({ sealed_secret: sealedSecret, rotated_at: at })
@@ -85,22 +96,41 @@ export async function recordDelivery(db: Database, row: WebhookDeliveryRow): Pro
 
 /** Claims the delivery id for a run: true when this row was written, false when an accepted one already holds the id. */
 export async function claimDelivery(db: Database, row: WebhookDeliveryRow & { outcome: "accepted" }): Promise<boolean> {
-  const written = await db.insert(webhookDeliveries).values(row).onConflictDoNothing().returning({ id: webhookDeliveries.id }).all();
+  const written = await db
+    .insert(webhookDeliveries)
+    .values(row)
+    .onConflictDoNothing()
+    .returning({ id: webhookDeliveries.id })
+    .all();
   return written.length > 0;
 }
 
 /** The accepted delivery holding a delivery id, if any. */
-export async function acceptedDelivery(db: Database, webhookId: string, deliveryId: string): Promise<WebhookDeliveryRow | undefined> {
+export async function acceptedDelivery(
+  db: Database,
+  webhookId: string,
+  deliveryId: string,
+): Promise<WebhookDeliveryRow | undefined> {
   return db
     .select()
     .from(webhookDeliveries)
-    .where(and(eq(webhookDeliveries.webhook_id, webhookId), eq(webhookDeliveries.delivery_id, deliveryId), eq(webhookDeliveries.outcome, "accepted")))
+    .where(
+      and(
+        eq(webhookDeliveries.webhook_id, webhookId),
+        eq(webhookDeliveries.delivery_id, deliveryId),
+        eq(webhookDeliveries.outcome, "accepted"),
+      ),
+    )
     .get();
 }
 
 /** A claimed delivery whose run could not start: refused with why, so the sender may deliver it again. */
 export async function releaseDelivery(db: Database, id: string, reason: string): Promise<void> {
-  await db.update(webhookDeliveries).set({ outcome: "refused", reason, run_id: null }).where(eq(webhookDeliveries.id, id)).run();
+  await db
+    .update(webhookDeliveries)
+    .set({ outcome: "refused", reason, run_id: null })
+    .where(eq(webhookDeliveries.id, id))
+    .run();
 }
 
 /** Newest first; the cursor is the (received_at, id) of the last item already seen. */
@@ -119,7 +149,10 @@ export async function listDeliveries(
         eq(webhookDeliveries.webhook_id, webhookId),
         eq(webhookDeliveries.tenant_id, tenantId),
         after
-          ? or(lt(webhookDeliveries.received_at, after.received_at), and(eq(webhookDeliveries.received_at, after.received_at), lt(webhookDeliveries.id, after.id)))
+          ? or(
+              lt(webhookDeliveries.received_at, after.received_at),
+              and(eq(webhookDeliveries.received_at, after.received_at), lt(webhookDeliveries.id, after.id)),
+            )
           : undefined,
       ),
     )
@@ -133,16 +166,25 @@ export async function listDeliveries(
 
 /** One callback attempt, numbered after the run's earlier ones in the same statement. */
 export async function recordCallbackAttempt(db: Database, row: Omit<CallbackDeliveryRow, "attempt">): Promise<number> {
-  const written = await recordCallbackAttemptStatement(db, row).returning({ attempt: callbackDeliveries.attempt }).get();
+  const written = await recordCallbackAttemptStatement(db, row)
+    .returning({ attempt: callbackDeliveries.attempt })
+    .get();
   return written.attempt;
 }
 
 /** The insert of the run's next attempt row, numbered in SQL, for a batch. */
 export function recordCallbackAttemptStatement(db: Database, row: Omit<CallbackDeliveryRow, "attempt">) {
-  return db.insert(callbackDeliveries).values({ ...row, attempt: sql`(select coalesce(max(${callbackDeliveries.attempt}), 0) + 1 from ${callbackDeliveries} where ${callbackDeliveries.run_id} = ${row.run_id})` });
+  return db.insert(callbackDeliveries).values({
+    ...row,
+    attempt: sql`(select coalesce(max(${callbackDeliveries.attempt}), 0) + 1 from ${callbackDeliveries} where ${callbackDeliveries.run_id} = ${row.run_id})`,
+  });
 }
 
-export async function listCallbackAttempts(db: Database, tenantId: string, runId: string): Promise<CallbackDeliveryRow[]> {
+export async function listCallbackAttempts(
+  db: Database,
+  tenantId: string,
+  runId: string,
+): Promise<CallbackDeliveryRow[]> {
   return db
     .select()
     .from(callbackDeliveries)

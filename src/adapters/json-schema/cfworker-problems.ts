@@ -60,7 +60,11 @@ function childPrefix(unit: OutputUnit): string {
   return `${unit.keywordLocation}/`;
 }
 
-function parseBlock(units: readonly OutputUnit[], start: number, accepts: (unit: OutputUnit) => boolean): [ErrorNode[], number] {
+function parseBlock(
+  units: readonly OutputUnit[],
+  start: number,
+  accepts: (unit: OutputUnit) => boolean,
+): [ErrorNode[], number] {
   const nodes: ErrorNode[] = [];
   let index = start;
   while (index < units.length) {
@@ -85,7 +89,8 @@ function parseNode(units: readonly OutputUnit[], index: number): [ErrorNode, num
     const [children, end] = parseBlock(
       units,
       next,
-      (u) => u.keywordLocation.startsWith(prefix) || (u.keyword === "false" && u.instanceLocation === unit.instanceLocation),
+      (u) =>
+        u.keywordLocation.startsWith(prefix) || (u.keyword === "false" && u.instanceLocation === unit.instanceLocation),
     );
     return [{ unit, children }, end];
   }
@@ -146,13 +151,13 @@ function keywordValueAt(root: Schema | boolean, lookup: Record<string, Schema | 
     let token = tokens[i] ?? "";
     if (i === tokens.length - 1 && token === "dependantRequired") token = "dependentRequired"; // cfworker's spelling
     // A "$ref" keyword (a string), not a property that happens to be named "$ref".
-    if (token === "$ref" && i < tokens.length - 1 && isJsonObject(current) && typeof current["$ref"] === "string") {
-      const target: unknown = Reflect.get(current, "__absolute_ref__") ?? current["$ref"];
+    if (token === "$ref" && i < tokens.length - 1 && isJsonObject(current) && typeof current.$ref === "string") {
+      const target: unknown = Reflect.get(current, "__absolute_ref__") ?? current.$ref;
       current = typeof target === "string" ? lookup[target] : undefined;
       continue;
     }
     if (Array.isArray(current)) current = current[Number(token)];
-    else if (isJsonObject(current)) current = Object.prototype.hasOwnProperty.call(current, token) ? current[token] : undefined;
+    else if (isJsonObject(current)) current = Object.hasOwn(current, token) ? current[token] : undefined;
     else return undefined;
     if (current === undefined) return undefined;
   }

@@ -43,7 +43,7 @@ const KEPT_BESIDE_REF: ReadonlySet<string> = new Set([
 
 function normalizeSchema(schema: JsonObject): void {
   for (const keyword of LATER_DRAFT_KEYWORDS) delete schema[keyword];
-  if (typeof schema["$ref"] !== "string") return;
+  if (typeof schema.$ref !== "string") return;
   for (const keyword of Object.keys(schema)) if (!KEPT_BESIDE_REF.has(keyword)) delete schema[keyword];
 }
 

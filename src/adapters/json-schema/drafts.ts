@@ -27,10 +27,10 @@ export type DraftSelection = { draft: Draft } | { problem: Problem };
  * `fallback`; any other "$schema" is a problem located at /$schema.
  */
 export function selectDraft(schema: unknown, fallback: Draft = DEFAULT_DRAFT): DraftSelection {
-  if (!isJsonObject(schema) || !Object.prototype.hasOwnProperty.call(schema, "$schema")) {
+  if (!isJsonObject(schema) || !Object.hasOwn(schema, "$schema")) {
     return { draft: fallback };
   }
-  const uri = schema["$schema"];
+  const uri = schema.$schema;
   const draft = typeof uri === "string" ? DRAFT_BY_URI.get(uri) : undefined;
   if (draft !== undefined) return { draft };
   return {

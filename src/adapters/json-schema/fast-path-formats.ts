@@ -24,7 +24,7 @@ export type FormatRule =
 export function formatRule(name: unknown): FormatRule {
   // cfworker would index with a number or an array too (["date"] finds "date"); not worth it.
   if (typeof name !== "string") return { kind: "unsupported" };
-  if (Object.prototype.hasOwnProperty.call(cfworkerFormats, name)) {
+  if (Object.hasOwn(cfworkerFormats, name)) {
     const check = cfworkerFormats[name];
     // A format cfworker knows but toolproof does not list (a cfworker upgrade): the list and the
     // ajv validator must be updated first, so do not let the fast path decide it meanwhile.

@@ -43,7 +43,7 @@ export function kindOf(value: unknown): Kind {
  * so is Infinity (which JSON cannot carry anyway).
  */
 export function isIntegerValue(value: unknown): boolean {
-  return typeof value === "number" && !(value % 1) && value === value;
+  return typeof value === "number" && !(value % 1) && !Number.isNaN(value);
 }
 
 /** A member of an object instance, read as cfworker reads it (`instance[key]`). */

@@ -22,7 +22,14 @@
  */
 import { ucs2length } from "@cfworker/json-schema";
 import { isJsonObject, jsonEqual, type JsonObject, type JsonValue } from "../../core/json.js";
-import { baseLookup, copyJson, prepareDocument, sharedMetaLookup, type CfworkerDocument, type Lookup } from "./cfworker-prepare.js";
+import {
+  baseLookup,
+  copyJson,
+  prepareDocument,
+  sharedMetaLookup,
+  type CfworkerDocument,
+  type Lookup,
+} from "./cfworker-prepare.js";
 import type { Draft } from "./drafts.js";
 import { formatRule } from "./fast-path-formats.js";
 import { multipleOfTest } from "./fast-path-numbers.js";
@@ -247,7 +254,8 @@ function longestChain(edges: ReadonlyMap<object, readonly object[]>): number {
   const visit = (schema: object): number => {
     const known = done.get(schema);
     if (known !== undefined) return known;
-    if (active.has(schema)) throw new Unsupported("subschemas that apply themselves to the same value (endless recursion)");
+    if (active.has(schema))
+      throw new Unsupported("subschemas that apply themselves to the same value (endless recursion)");
     active.add(schema);
     let longest = 0;
     for (const next of edges.get(schema) ?? []) longest = Math.max(longest, visit(next));
@@ -348,10 +356,22 @@ const GROUP_OF: ReadonlyMap<string, number> = new Map<string, number>([
       "additionalProperties",
     ] as const
   ).map((k) => [k, OBJECTS] as const),
-  ...(["minItems", "maxItems", "prefixItems", "items", "additionalItems", "contains", "minContains", "maxContains", "uniqueItems"] as const).map(
-    (k) => [k, ARRAYS] as const,
+  ...(
+    [
+      "minItems",
+      "maxItems",
+      "prefixItems",
+      "items",
+      "additionalItems",
+      "contains",
+      "minContains",
+      "maxContains",
+      "uniqueItems",
+    ] as const
+  ).map((k) => [k, ARRAYS] as const),
+  ...(["minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "multipleOf"] as const).map(
+    (k) => [k, NUMBERS] as const,
   ),
-  ...(["minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "multipleOf"] as const).map((k) => [k, NUMBERS] as const),
   ...(["minLength", "maxLength", "pattern", "format"] as const).map((k) => [k, STRINGS] as const),
   ...FALLBACK_KEYWORDS.map((k) => [k, FALLBACK] as const),
 ]);
@@ -387,7 +407,7 @@ function compileSchemaObject(schema: JsonObject, compiler: Compiler): Built {
     // cfworker returns right after "$ref" in draft-07: every sibling is ignored.
     if (compiler.draft === "7") return assemble(parts);
   }
-  if ((groups & TYPE) !== 0) compileType(schema["type"], parts);
+  if ((groups & TYPE) !== 0) compileType(schema.type, parts);
   if ((groups & VALUES) !== 0) compileValueKeywords(schema, parts);
   if ((groups & APPLICATORS) !== 0) compileApplicators(schema, parts);
   if ((groups & OBJECTS) !== 0) compileObjectKeywords(schema, parts);
@@ -467,7 +487,7 @@ function patternMatcher(pattern: unknown): PatternMatcher {
 
 function refCheck(parts: Parts): Check {
   const schema = parts.owner;
-  const ref = schema["$ref"];
+  const ref = schema.$ref;
   if (typeof ref !== "string") throw new Unsupported('"$ref" is not a string');
   // As cfworker resolves it: the absolute URI dereference() recorded, looked up in the same table.
   const absolute: unknown = Reflect.get(schema, "__absolute_ref__");
@@ -500,13 +520,13 @@ function compileType(type: JsonValue | undefined, parts: Parts): void {
   for (const name of names) {
     if (typeof name !== "string") continue;
     if (name === "integer") parts.integer = true;
-    else if (Object.prototype.hasOwnProperty.call(TYPE_BITS, name)) mask |= TYPE_BITS[name] ?? 0;
+    else if (Object.hasOwn(TYPE_BITS, name)) mask |= TYPE_BITS[name] ?? 0;
   }
   parts.typeMask = mask;
 }
 
 function compileValueKeywords(schema: JsonObject, parts: Parts): void {
-  const constant = schema["const"];
+  const constant = schema.const;
   if (constant !== undefined) {
     // cfworker: `===` for a primitive instance, deepCompareStrict for an object or array one;
     // jsonEqual is that same relation (and `===` already fails an object against a primitive).
@@ -573,16 +593,16 @@ function compileApplicators(schema: JsonObject, parts: Parts): void {
     });
   }
 
-  if (schema["not"] !== undefined) {
-    const not = sameValue(schema["not"], parts);
+  if (schema.not !== undefined) {
+    const not = sameValue(schema.not, parts);
     parts.any.push((value) => !not.check(value) && (!not.descends || vouch(value, state)));
   }
 
   // cfworker reads "then" and "else" only beside an "if".
-  if (schema["if"] !== undefined) {
-    const condition = sameValue(schema["if"], parts);
-    const then = schema["then"] === undefined ? undefined : sameValue(schema["then"], parts).check;
-    const otherwise = schema["else"] === undefined ? undefined : sameValue(schema["else"], parts).check;
+  if (schema.if !== undefined) {
+    const condition = sameValue(schema.if, parts);
+    const then = schema.then === undefined ? undefined : sameValue(schema.then, parts).check;
+    const otherwise = schema.else === undefined ? undefined : sameValue(schema.else, parts).check;
     parts.any.push((value) => {
       if (condition.check(value)) return then === undefined || then(value);
       if (condition.descends && !vouch(value, state)) return false;
@@ -595,7 +615,7 @@ function compileApplicators(schema: JsonObject, parts: Parts): void {
 // Objects
 
 function compileObjectKeywords(schema: JsonObject, parts: Parts): void {
-  const required = schema["required"] === undefined ? undefined : stringArray(schema["required"], '"required"');
+  const required = schema.required === undefined ? undefined : stringArray(schema.required, '"required"');
   if (required !== undefined && required.length > 0) {
     parts.object.push((object) => hasAll(object, required));
   }
@@ -605,13 +625,16 @@ function compileObjectKeywords(schema: JsonObject, parts: Parts): void {
   if (minProperties !== undefined || maxProperties !== undefined) {
     parts.object.push((object) => {
       const count = Object.keys(object).length;
-      return !(minProperties !== undefined && count < minProperties) && !(maxProperties !== undefined && count > maxProperties);
+      return (
+        !(minProperties !== undefined && count < minProperties) &&
+        !(maxProperties !== undefined && count > maxProperties)
+      );
     });
   }
 
-  if (schema["propertyNames"] !== undefined) {
+  if (schema.propertyNames !== undefined) {
     // Names are strings: nothing inside them for cfworker to throw on.
-    const check = compile(schema["propertyNames"], parts.compiler).check;
+    const check = compile(schema.propertyNames, parts.compiler).check;
     parts.nests = true;
     parts.object.push((object) => {
       for (const key in object) if (!check(key)) return false;
@@ -621,7 +644,9 @@ function compileObjectKeywords(schema: JsonObject, parts: Parts): void {
 
   const dependentRequired = schemaMap(schema, "dependentRequired");
   if (dependentRequired !== undefined) {
-    const rules = Object.entries(dependentRequired).map(([name, needs]) => [name, stringArray(needs, '"dependentRequired"')] as const);
+    const rules = Object.entries(dependentRequired).map(
+      ([name, needs]) => [name, stringArray(needs, '"dependentRequired"')] as const,
+    );
     parts.object.push((object) => {
       for (const [name, needs] of rules) if (hasOwn(object, name) && !hasAll(object, needs)) return false;
       return true;
@@ -645,7 +670,8 @@ function compileObjectKeywords(schema: JsonObject, parts: Parts): void {
         const needs = stringArray(rule, '"dependencies"');
         return [name, (object) => hasAll(object, needs)];
       }
-      if (typeof rule !== "boolean" && !isJsonObject(rule)) throw new Unsupported('a "dependencies" entry that is neither a list nor a schema');
+      if (typeof rule !== "boolean" && !isJsonObject(rule))
+        throw new Unsupported('a "dependencies" entry that is neither a list nor a schema');
       const check = sameValue(rule, parts).check;
       return [name, (object) => check(object)];
     });
@@ -676,7 +702,9 @@ function compilePropertySchemas(schema: JsonObject, parts: Parts): void {
 
   const patternProperties = schemaMap(schema, "patternProperties");
   const regexes = Object.keys(patternProperties ?? {}).map(patternMatcher);
-  const patternChecks = Object.keys(patternProperties ?? {}).map((pattern) => inside(patternProperties?.[pattern], parts).check);
+  const patternChecks = Object.keys(patternProperties ?? {}).map(
+    (pattern) => inside(patternProperties?.[pattern], parts).check,
+  );
   if (regexes.length > 0) {
     parts.object.push((object) => {
       // for…in, as cfworker: inherited enumerable names count too.
@@ -689,8 +717,8 @@ function compilePropertySchemas(schema: JsonObject, parts: Parts): void {
     });
   }
 
-  if (schema["additionalProperties"] !== undefined) {
-    const additional = inside(schema["additionalProperties"], parts).check;
+  if (schema.additionalProperties !== undefined) {
+    const additional = inside(schema.additionalProperties, parts).check;
     // cfworker skips the names "properties" evaluated (the instance's own ones it lists) and the
     // names any pattern matches.
     const named = new Set(names);
@@ -713,13 +741,16 @@ function compileArrayKeywords(schema: JsonObject, parts: Parts): void {
   const minItems = numberValue(schema, "minItems");
   const maxItems = numberValue(schema, "maxItems");
   if (minItems !== undefined || maxItems !== undefined) {
-    parts.array.push((array) => !(maxItems !== undefined && array.length > maxItems) && !(minItems !== undefined && array.length < minItems));
+    parts.array.push(
+      (array) =>
+        !(maxItems !== undefined && array.length > maxItems) && !(minItems !== undefined && array.length < minItems),
+    );
   }
 
   compileItemSchemas(schema, parts);
 
-  if (schema["contains"] !== undefined) {
-    const contains = inside(schema["contains"], parts);
+  if (schema.contains !== undefined) {
+    const contains = inside(schema.contains, parts);
     const minContains = numberValue(schema, "minContains");
     const maxContains = numberValue(schema, "maxContains");
     parts.array.push((array) => {
@@ -739,7 +770,7 @@ function compileArrayKeywords(schema: JsonObject, parts: Parts): void {
     });
   }
 
-  const unique = schema["uniqueItems"];
+  const unique = schema.uniqueItems;
   if (unique !== undefined) {
     if (typeof unique !== "boolean") throw new Unsupported('"uniqueItems" is not a boolean');
     if (unique) parts.array.push((array) => !hasDuplicates(array));
@@ -753,11 +784,13 @@ function compileArrayKeywords(schema: JsonObject, parts: Parts): void {
  */
 function compileItemSchemas(schema: JsonObject, parts: Parts): void {
   const prefix = schemaArray(schema, "prefixItems")?.map((s) => inside(s, parts).check) ?? [];
-  const items = schema["items"];
+  const items = schema.items;
   const tuple = Array.isArray(items) ? items.map((s) => inside(s, parts).check) : undefined;
   const rest = items === undefined || Array.isArray(items) ? undefined : inside(items, parts).check;
   const additional =
-    items !== undefined && schema["additionalItems"] !== undefined ? inside(schema["additionalItems"], parts).check : undefined;
+    items !== undefined && schema.additionalItems !== undefined
+      ? inside(schema.additionalItems, parts).check
+      : undefined;
   if (prefix.length === 0 && tuple === undefined && rest === undefined) return;
   parts.array.push((array) => {
     const length = array.length;
@@ -783,7 +816,12 @@ function compileNumberKeywords(schema: JsonObject, parts: Parts): void {
   const maximum = numberValue(schema, "maximum");
   const exclusiveMinimum = numberValue(schema, "exclusiveMinimum");
   const exclusiveMaximum = numberValue(schema, "exclusiveMaximum");
-  if (minimum !== undefined || maximum !== undefined || exclusiveMinimum !== undefined || exclusiveMaximum !== undefined) {
+  if (
+    minimum !== undefined ||
+    maximum !== undefined ||
+    exclusiveMinimum !== undefined ||
+    exclusiveMaximum !== undefined
+  ) {
     parts.number.push(
       (n) =>
         !(minimum !== undefined && n < minimum) &&
@@ -809,17 +847,18 @@ function compileStringKeywords(schema: JsonObject, parts: Parts): void {
       // points as UTF-16 units and at least half as many, which settles most strings uncounted.
       const units = s.length;
       if (minLength !== undefined && units < minLength) return false;
-      if ((maxLength === undefined || units <= maxLength) && (minLength === undefined || units >= 2 * minLength)) return true;
+      if ((maxLength === undefined || units <= maxLength) && (minLength === undefined || units >= 2 * minLength))
+        return true;
       const length = ucs2length(s);
       return !(minLength !== undefined && length < minLength) && !(maxLength !== undefined && length > maxLength);
     });
   }
-  if (schema["pattern"] !== undefined) {
-    const regex = patternMatcher(schema["pattern"]);
+  if (schema.pattern !== undefined) {
+    const regex = patternMatcher(schema.pattern);
     parts.string.push((s) => regex.test(s));
   }
-  if (schema["format"] !== undefined) {
-    const rule = formatRule(schema["format"]);
+  if (schema.format !== undefined) {
+    const rule = formatRule(schema.format);
     if (rule.kind === "unsupported") throw new Unsupported('a "format" the fast path does not decide');
     if (rule.kind === "assert") parts.string.push(rule.check);
   }
@@ -841,7 +880,8 @@ interface Plan {
 
 /** One schema object's verdict on a value of JSON type `kind`. */
 function decide(plan: Plan, value: unknown, kind: number): boolean {
-  if (plan.typeMask !== -1 && (plan.typeMask & (1 << kind)) === 0 && !(plan.integer && isIntegerValue(value))) return false;
+  if (plan.typeMask !== -1 && (plan.typeMask & (1 << kind)) === 0 && !(plan.integer && isIntegerValue(value)))
+    return false;
   for (const test of plan.any) if (!test(value)) return false;
   switch (typeof value) {
     case "string":

@@ -26,7 +26,7 @@ function plural(count: number, noun: string, nouns = `${noun}s`): string {
 }
 
 function has(object: unknown, key: string): boolean {
-  return isJsonObject(object) && Object.prototype.hasOwnProperty.call(object, key);
+  return isJsonObject(object) && Object.hasOwn(object, key);
 }
 
 function stringsOf(value: unknown): string[] {
@@ -129,10 +129,13 @@ export function describeKeyword(keyword: string, keywordValue: unknown, data: un
  */
 export function containsMessage(parentSchema: unknown): string {
   const parent = isJsonObject(parentSchema) ? parentSchema : {};
-  const min = typeof parent["minContains"] === "number" ? parent["minContains"] : 1;
-  const max = typeof parent["maxContains"] === "number" ? parent["maxContains"] : undefined;
+  const min = typeof parent.minContains === "number" ? parent.minContains : 1;
+  const max = typeof parent.maxContains === "number" ? parent.maxContains : undefined;
   const what = 'matching the "contains" schema';
-  if (max === undefined) return min === 1 ? `must contain at least one item ${what}` : `must contain at least ${plural(min, "item")} ${what}`;
+  if (max === undefined)
+    return min === 1
+      ? `must contain at least one item ${what}`
+      : `must contain at least ${plural(min, "item")} ${what}`;
   if (min === max) return `must contain exactly ${plural(min, "item")} ${what}`;
   if (min === 0) return `must contain at most ${plural(max, "item")} ${what}`;
   return `must contain between ${min} and ${max} items ${what}`;
@@ -140,7 +143,10 @@ export function containsMessage(parentSchema: unknown): string {
 
 /** The message for an instance location where the schema is `false`, by what led there. */
 export function falseSchemaMessage(parentKeyword: string | undefined, path: string): string {
-  const last = path.slice(path.lastIndexOf("/") + 1).replace(/~1/g, "/").replace(/~0/g, "~");
+  const last = path
+    .slice(path.lastIndexOf("/") + 1)
+    .replace(/~1/g, "/")
+    .replace(/~0/g, "~");
   switch (parentKeyword) {
     case "properties":
     case "patternProperties":
@@ -214,7 +220,7 @@ export function valueAt(document: unknown, path: string): unknown {
   let current: unknown = document;
   for (const token of pointerTokens(path)) {
     if (Array.isArray(current)) current = current[Number(token)];
-    else if (isJsonObject(current) && Object.prototype.hasOwnProperty.call(current, token)) current = current[token];
+    else if (isJsonObject(current) && Object.hasOwn(current, token)) current = current[token];
     else return undefined;
   }
   return current;
@@ -246,11 +252,14 @@ export function finishProblems(problems: readonly Problem[]): Problem[] {
     if (seen.has(key)) continue;
     // "unevaluatedProperties" also rejects a property whose own value failed (a failed subschema
     // evaluates nothing); the problems inside that value are the useful ones.
-    if (problem.message === NOT_ALLOWED(problem.path) && problems.some((p) => p.path.startsWith(`${problem.path}/`))) continue;
+    if (problem.message === NOT_ALLOWED(problem.path) && problems.some((p) => p.path.startsWith(`${problem.path}/`)))
+      continue;
     seen.add(key);
     out.push({ path: problem.path, message: problem.message });
   }
-  return out.sort((a, b) => comparePaths(a.path, b.path) || (a.message < b.message ? -1 : a.message > b.message ? 1 : 0));
+  return out.sort(
+    (a, b) => comparePaths(a.path, b.path) || (a.message < b.message ? -1 : a.message > b.message ? 1 : 0),
+  );
 }
 
 /** checkSchema's answer for a document that is neither an object nor a boolean. */

@@ -25,13 +25,14 @@ import validation2020 from "./meta/2020-12/validation.json" with { type: "json" 
  */
 function staticDynamicRefs(value: unknown): JsonValue {
   if (Array.isArray(value)) return value.map(staticDynamicRefs);
-  if (value === null || typeof value === "string" || typeof value === "number" || typeof value === "boolean") return value;
+  if (value === null || typeof value === "string" || typeof value === "number" || typeof value === "boolean")
+    return value;
   if (!isJsonObject(value)) throw new TypeError("a meta-schema must be JSON");
   const out: Record<string, JsonValue> = {};
   for (const [key, child] of Object.entries(value)) {
     if (key === "$dynamicAnchor") continue;
     if (key === "$dynamicRef" && child === "#meta") {
-      out["$ref"] = DRAFT_2020_12_URI;
+      out.$ref = DRAFT_2020_12_URI;
       continue;
     }
     out[key] = staticDynamicRefs(child);
@@ -56,13 +57,7 @@ export const META_SCHEMA: Readonly<Record<Draft, Schema>> = {
 export const META_SCHEMA_DOCUMENTS: readonly Schema[] = [
   META_SCHEMA["7"],
   META_SCHEMA["2020-12"],
-  ...[
-    applicator2020,
-    content2020,
-    core2020,
-    formatAnnotation2020,
-    metaData2020,
-    unevaluated2020,
-    validation2020,
-  ].map((document) => asSchema(staticDynamicRefs(document))),
+  ...[applicator2020, content2020, core2020, formatAnnotation2020, metaData2020, unevaluated2020, validation2020].map(
+    (document) => asSchema(staticDynamicRefs(document)),
+  ),
 ];

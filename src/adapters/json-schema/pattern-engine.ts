@@ -80,7 +80,9 @@ function compile(pattern: string): PatternMatcher {
   const plan = linearPlan(pattern);
   if ("linear" in plan) return plan.linear;
   if (safeRegex(pattern)) return native;
-  throw new UnsafePatternError(`the pattern ${JSON.stringify(pattern)} is not run: it uses ${plan.unsupported} and may backtrack catastrophically`);
+  throw new UnsafePatternError(
+    `the pattern ${JSON.stringify(pattern)} is not run: it uses ${plan.unsupported} and may backtrack catastrophically`,
+  );
 }
 
 /** Distinct patterns kept compiled; tenants choose patterns, so the table must not grow without bound. */

@@ -21,12 +21,12 @@ const refusedPattern = (path: string, pattern: string, why: string): SchemaProbl
 export function patternProblems(document: CfworkerDocument): SchemaProblem[] {
   const problems: SchemaProblem[] = [];
   walkSchemas(document.json, (schema, tokens) => {
-    const pattern = schema["pattern"];
+    const pattern = schema.pattern;
     if (typeof pattern === "string") {
       const why = patternRefusal(pattern);
       if (why !== undefined) problems.push(refusedPattern(pointer(...tokens, "pattern"), pattern, why));
     }
-    const patternProperties = schema["patternProperties"];
+    const patternProperties = schema.patternProperties;
     if (isJsonObject(patternProperties)) {
       for (const name of Object.keys(patternProperties)) {
         const why = patternRefusal(name);

@@ -17,7 +17,7 @@ import { walkSchemas } from "./schema-walk.js";
 export function referenceProblems(document: CfworkerDocument): SchemaProblem[] {
   const problems: SchemaProblem[] = [];
   walkSchemas(document.json, (schema, tokens) => {
-    const ref = schema["$ref"];
+    const ref = schema.$ref;
     if (typeof ref === "string") {
       // cfworker resolves "$ref" through exactly this absolute URI, set when it dereferenced the copy.
       const absolute: unknown = Reflect.get(schema, "__absolute_ref__");

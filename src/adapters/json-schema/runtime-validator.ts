@@ -44,7 +44,13 @@ import { validate as cfworkerValidate } from "./vendor/cfworker-validate.js";
  * many times. Null when the fast path does not implement the schema or is turned off.
  */
 type Prepared =
-  | { draft: Draft; document: CfworkerDocument; fast?: FastPath | null; validated?: boolean; schemaProblems?: Problem[] }
+  | {
+      draft: Draft;
+      document: CfworkerDocument;
+      fast?: FastPath | null;
+      validated?: boolean;
+      schemaProblems?: Problem[];
+    }
   | { unusable: Problem[] };
 
 /** The meta-schemas' lookup table, shared by all validators. */
@@ -84,7 +90,11 @@ export function createRuntimeValidator(options: RuntimeValidatorOptions = {}): C
       return { unusable: [{ path: "", message: `not a JSON document: ${errorMessage(error)}` }] };
     }
     try {
-      return { draft: selection.draft, document: prepareDocument(json, base, selection.draft), fast: useFastPath ? undefined : null };
+      return {
+        draft: selection.draft,
+        document: prepareDocument(json, base, selection.draft),
+        fast: useFastPath ? undefined : null,
+      };
     } catch (error) {
       return { unusable: [{ path: "", message: errorMessage(error) }] };
     }

@@ -22,7 +22,14 @@ const SCHEMA_KEYWORDS = [
 /** Keywords whose value is an array of subschemas. */
 const ARRAY_KEYWORDS = ["prefixItems", "items", "allOf", "anyOf", "oneOf"] as const;
 /** Keywords whose value maps names to subschemas ("dependencies" also maps to string arrays). */
-const MAP_KEYWORDS = ["$defs", "definitions", "properties", "patternProperties", "dependentSchemas", "dependencies"] as const;
+const MAP_KEYWORDS = [
+  "$defs",
+  "definitions",
+  "properties",
+  "patternProperties",
+  "dependentSchemas",
+  "dependencies",
+] as const;
 
 export type PathToken = string | number;
 
@@ -35,7 +42,7 @@ export function subschemas(schema: JsonObject): Array<[tokens: PathToken[], chil
   }
   for (const keyword of ARRAY_KEYWORDS) {
     const children = schema[keyword];
-    if (Array.isArray(children)) children.forEach((child, i) => out.push([[keyword, i], child]));
+    if (Array.isArray(children)) for (const [i, child] of children.entries()) out.push([[keyword, i], child]);
   }
   for (const keyword of MAP_KEYWORDS) {
     const children = schema[keyword];

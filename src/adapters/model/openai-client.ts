@@ -6,10 +6,29 @@
  * connection and says what the endpoint said, so a person reading a run knows what to fix.
  * Runs unchanged in workerd and Node (the package uses the platform's fetch).
  */
-import OpenAI, { APIConnectionError, APIConnectionTimeoutError, APIError, APIUserAbortError, AzureOpenAI } from "openai";
+import OpenAI, {
+  APIConnectionError,
+  APIConnectionTimeoutError,
+  APIError,
+  APIUserAbortError,
+  AzureOpenAI,
+} from "openai";
 import { readAnswerBody } from "./answer-body.js";
-import type { ChatCompletionCreateParamsNonStreaming, ChatCompletionMessageParam, ChatCompletionTool } from "openai/resources/chat/completions";
-import type { ChatAnswer, ChatMessage, ChatRequest, ChatResult, ChatTool, ChatToolCall, ModelClient, ModelFailure } from "../../core/ports.js";
+import type {
+  ChatCompletionCreateParamsNonStreaming,
+  ChatCompletionMessageParam,
+  ChatCompletionTool,
+} from "openai/resources/chat/completions";
+import type {
+  ChatAnswer,
+  ChatMessage,
+  ChatRequest,
+  ChatResult,
+  ChatTool,
+  ChatToolCall,
+  ModelClient,
+  ModelFailure,
+} from "../../core/ports.js";
 import { redactionList, redactText } from "../../core/secret-redaction.js";
 
 /**
@@ -54,7 +73,11 @@ export interface ModelClientEnvironment {
   probe?: ConnectionProbe;
 }
 
-export function openAIModelClient(config: ModelConnectionConfig, now: () => number = Date.now, environment: ModelClientEnvironment = {}): ModelClient {
+export function openAIModelClient(
+  config: ModelConnectionConfig,
+  now: () => number = Date.now,
+  environment: ModelClientEnvironment = {},
+): ModelClient {
   const client = sdkClient(config);
   return {
     async chat(request: ChatRequest): Promise<ChatResult> {
@@ -64,20 +87,37 @@ export function openAIModelClient(config: ModelConnectionConfig, now: () => numb
         // The raw response, not the parsed completion: the SDK would read the whole body first (answer-body.ts).
         response = await client.chat.completions.create(completionParams(config, request)).asResponse();
       } catch (error) {
-        const probed = error instanceof APIConnectionError && !(error instanceof APIConnectionTimeoutError) ? await probeAfter(config, error, environment.probe) : null;
+        const probed =
+          error instanceof APIConnectionError && !(error instanceof APIConnectionTimeoutError)
+            ? await probeAfter(config, error, environment.probe)
+            : null;
         return { ok: false, failure: withoutSecrets(config, describeFailure(config, error, probed)) };
       }
       const body = await readAnswerBody(response, MAX_ANSWER_BYTES, config.timeout_ms);
       if (body.kind === "too_large") return tooLarge(config);
       if (body.kind === "timeout") {
-        return { ok: false, failure: { kind: "timeout", status: 200, message: `connection "${config.name}": the answer from ${config.base_url} did not finish within ${config.timeout_ms} ms`, retryable: false } };
+        return {
+          ok: false,
+          failure: {
+            kind: "timeout",
+            status: 200,
+            message: `connection "${config.name}": the answer from ${config.base_url} did not finish within ${config.timeout_ms} ms`,
+            retryable: false,
+          },
+        };
       }
-      if (body.kind === "failed") return invalid(config, `the endpoint's answer broke off while it was read: ${body.message}`);
+      if (body.kind === "failed")
+        return invalid(config, `the endpoint's answer broke off while it was read: ${body.message}`);
       let completion: unknown;
       try {
         completion = JSON.parse(body.text);
       } catch {
-        return invalid(config, body.text.trim() === "" ? "the endpoint answered 200 with an empty body" : `the endpoint's answer is not JSON (it begins ${JSON.stringify(body.text.slice(0, 80))})`);
+        return invalid(
+          config,
+          body.text.trim() === ""
+            ? "the endpoint answered 200 with an empty body"
+            : `the endpoint's answer is not JSON (it begins ${JSON.stringify(body.text.slice(0, 80))})`,
+        );
       }
       return readCompletion(config, completion, now() - started);
     },
@@ -97,7 +137,12 @@ function tooLarge(config: ModelConnectionConfig): ChatResult {
 }
 
 function sdkClient(config: ModelConnectionConfig): OpenAI {
-  const common = { apiKey: config.api_key, timeout: config.timeout_ms, maxRetries: config.max_retries, defaultHeaders: config.headers };
+  const common = {
+    apiKey: config.api_key,
+    timeout: config.timeout_ms,
+    maxRetries: config.max_retries,
+    defaultHeaders: config.headers,
+  };
   if (config.api_version === null) return new OpenAI({ ...common, baseURL: config.base_url });
   // A base URL already ending in /openai is taken as is; a bare resource endpoint gets /openai added by the client.
   const base = config.base_url.replace(/\/+$/, "");
@@ -105,8 +150,14 @@ function sdkClient(config: ModelConnectionConfig): OpenAI {
   return new AzureOpenAI({ ...common, ...where, apiVersion: config.api_version, deployment: config.model });
 }
 
-export function completionParams(config: ModelConnectionConfig, request: ChatRequest): ChatCompletionCreateParamsNonStreaming {
-  const params: ChatCompletionCreateParamsNonStreaming = { model: config.model, messages: request.messages.map(toSdkMessage) };
+export function completionParams(
+  config: ModelConnectionConfig,
+  request: ChatRequest,
+): ChatCompletionCreateParamsNonStreaming {
+  const params: ChatCompletionCreateParamsNonStreaming = {
+    model: config.model,
+    messages: request.messages.map(toSdkMessage),
+  };
   if (request.tools && request.tools.length > 0) params.tools = request.tools.map(toSdkTool);
   if (request.temperature !== undefined) params.temperature = request.temperature;
   if (request.seed !== undefined) params.seed = request.seed;
@@ -133,7 +184,11 @@ function toSdkMessage(message: ChatMessage): ChatCompletionMessageParam {
       return {
         role: "assistant",
         content: message.content,
-        tool_calls: calls.map((call) => ({ id: call.id, type: "function", function: { name: call.name, arguments: call.arguments } })),
+        tool_calls: calls.map((call) => ({
+          id: call.id,
+          type: "function",
+          function: { name: call.name, arguments: call.arguments },
+        })),
       };
     }
   }
@@ -141,7 +196,12 @@ function toSdkMessage(message: ChatMessage): ChatCompletionMessageParam {
 
 function toSdkTool(tool: ChatTool): ChatCompletionTool {
   // Function parameters must be an object schema; a boolean schema means "anything" or "nothing".
-  const parameters = typeof tool.parameters === "boolean" ? (tool.parameters ? { type: "object" } : { type: "object", not: {} }) : tool.parameters;
+  const parameters =
+    typeof tool.parameters === "boolean"
+      ? tool.parameters
+        ? { type: "object" }
+        : { type: "object", not: {} }
+      : tool.parameters;
   return { type: "function", function: { name: tool.name, description: tool.description, parameters } };
 }
 
@@ -155,19 +215,33 @@ function toSdkTool(tool: ChatTool): ChatCompletionTool {
 function readCompletion(config: ModelConnectionConfig, completion: unknown, latency_ms: number): ChatResult {
   const choice = firstChoice(completion);
   if (!choice) return invalid(config, "the endpoint answered without any choice (no choices[0].message)");
-  if ("streamed" in choice) return invalid(config, "the endpoint answered a streaming chunk (choices[0].delta) to a request that did not ask to stream");
+  if ("streamed" in choice)
+    return invalid(
+      config,
+      "the endpoint answered a streaming chunk (choices[0].delta) to a request that did not ask to stream",
+    );
   const { message, finish_reason } = choice;
   const content = contentText(message.content);
-  if (content === undefined) return invalid(config, `the endpoint answered choices[0].message.content as ${kindOf(message.content)}, neither text nor text parts`);
+  if (content === undefined)
+    return invalid(
+      config,
+      `the endpoint answered choices[0].message.content as ${kindOf(message.content)}, neither text nor text parts`,
+    );
   const rawCalls = message.tool_calls ?? null;
-  if (rawCalls !== null && !Array.isArray(rawCalls)) return invalid(config, `the endpoint answered choices[0].message.tool_calls as ${kindOf(rawCalls)}, not a list`);
+  if (rawCalls !== null && !Array.isArray(rawCalls))
+    return invalid(config, `the endpoint answered choices[0].message.tool_calls as ${kindOf(rawCalls)}, not a list`);
   // The legacy single function_call (before tool_calls) is a call like any other: a forbidden one must be seen.
-  const calls: unknown[] = rawCalls ?? (isRecord(message.function_call) ? [{ type: "function", function: message.function_call }] : []);
+  const calls: unknown[] =
+    rawCalls ?? (isRecord(message.function_call) ? [{ type: "function", function: message.function_call }] : []);
   const where = rawCalls === null ? "choices[0].message.function_call" : "choices[0].message.tool_calls";
   const tool_calls: ChatToolCall[] = [];
   for (const [index, raw] of calls.entries()) {
     const call = functionCall(raw, index);
-    if (typeof call === "string") return invalid(config, `the endpoint answered a tool call ${call} (${rawCalls === null ? where : `${where}[${index}]`})`);
+    if (typeof call === "string")
+      return invalid(
+        config,
+        `the endpoint answered a tool call ${call} (${rawCalls === null ? where : `${where}[${index}]`})`,
+      );
     tool_calls.push(call);
   }
   const answer: ChatAnswer = {
@@ -181,7 +255,9 @@ function readCompletion(config: ModelConnectionConfig, completion: unknown, late
 }
 
 /** choices[0] (by its index field when the endpoint sent several), or a streaming chunk's delta. */
-function firstChoice(completion: unknown): { message: Record<string, unknown>; finish_reason: unknown } | { streamed: true } | undefined {
+function firstChoice(
+  completion: unknown,
+): { message: Record<string, unknown>; finish_reason: unknown } | { streamed: true } | undefined {
   if (!isRecord(completion) || !Array.isArray(completion.choices)) return undefined;
   const choices: unknown[] = completion.choices;
   const choice: unknown = choices.find((c) => isRecord(c) && c.index === 0) ?? choices[0];
@@ -194,7 +270,10 @@ function firstChoice(completion: unknown): { message: Record<string, unknown>; f
 function contentText(content: unknown): string | null | undefined {
   if (content === undefined || content === null) return null;
   if (typeof content === "string") return content;
-  if (Array.isArray(content) && content.every((part) => isRecord(part) && (typeof part.text === "string" || part.type !== "text"))) {
+  if (
+    Array.isArray(content) &&
+    content.every((part) => isRecord(part) && (typeof part.text === "string" || part.type !== "text"))
+  ) {
     return content.map((part) => (isRecord(part) && typeof part.text === "string" ? part.text : "")).join("");
   }
   return undefined;
@@ -204,7 +283,8 @@ function contentText(content: unknown): string | null | undefined {
 function functionCall(raw: unknown, index: number): ChatToolCall | string {
   if (!isRecord(raw)) return `that is ${kindOf(raw)}, not an object`;
   if (raw.type !== undefined && raw.type !== "function") return `of type ${JSON.stringify(raw.type)}, not "function"`;
-  if (!isRecord(raw.function) || typeof raw.function.name !== "string" || raw.function.name === "") return "without a function name";
+  if (!isRecord(raw.function) || typeof raw.function.name !== "string" || raw.function.name === "")
+    return "without a function name";
   const name = raw.function.name;
   const args = raw.function.arguments;
   // The raw text, whatever it is: malformed JSON is the agent loop's to report to the model.
@@ -237,11 +317,21 @@ function kindOf(value: unknown): string {
 function usageOf(completion: unknown): ChatAnswer["usage"] {
   if (!isRecord(completion) || !isRecord(completion.usage)) return null;
   const { prompt_tokens, completion_tokens } = completion.usage;
-  return typeof prompt_tokens === "number" && typeof completion_tokens === "number" ? { prompt_tokens, completion_tokens } : null;
+  return typeof prompt_tokens === "number" && typeof completion_tokens === "number"
+    ? { prompt_tokens, completion_tokens }
+    : null;
 }
 
 function invalid(config: ModelConnectionConfig, what: string): ChatResult {
-  return { ok: false, failure: { kind: "invalid_answer", status: 200, message: `connection "${config.name}" (${config.base_url}): ${what}`, retryable: false } };
+  return {
+    ok: false,
+    failure: {
+      kind: "invalid_answer",
+      status: 200,
+      message: `connection "${config.name}" (${config.base_url}): ${what}`,
+      retryable: false,
+    },
+  };
 }
 
 /**
@@ -258,7 +348,11 @@ function withoutSecrets(config: ModelConnectionConfig, failure: ModelFailure): M
 type Probed = "refused" | "accepted" | "unknown" | null;
 
 /** The probe's answer for the base URL's address, only after workerd's ambiguous "Network connection lost.". */
-async function probeAfter(config: ModelConnectionConfig, error: APIConnectionError, probe: ConnectionProbe | undefined): Promise<Probed> {
+async function probeAfter(
+  config: ModelConnectionConfig,
+  error: APIConnectionError,
+  probe: ConnectionProbe | undefined,
+): Promise<Probed> {
   if (!probe || !/network connection lost/i.test(causeChain(error))) return null;
   const { host, port } = addressOf(config.base_url);
   try {
@@ -285,40 +379,74 @@ function unreachableReason(config: ModelConnectionConfig, error: APIConnectionEr
   const chain = causeChain(error);
   const address = addressOf(config.base_url).text;
   const codes = causeCodes(error);
-  if (codes.includes("ECONNREFUSED") || probed === "refused") return `the connection to ${address} was refused (nothing accepts connections at that address and port)`;
-  if (codes.includes("UND_ERR_SOCKET") || codes.includes("ECONNRESET") || probed === "accepted") return `${address} accepted the connection and closed it without an answer (${chain})`;
+  if (codes.includes("ECONNREFUSED") || probed === "refused")
+    return `the connection to ${address} was refused (nothing accepts connections at that address and port)`;
+  if (codes.includes("UND_ERR_SOCKET") || codes.includes("ECONNRESET") || probed === "accepted")
+    return `${address} accepted the connection and closed it without an answer (${chain})`;
   return chain;
 }
 
 /** What went wrong, for a person: the connection, what failed, and the endpoint's own words. */
 export function describeFailure(config: ModelConnectionConfig, error: unknown, probed: Probed = null): ModelFailure {
   const name = `connection "${config.name}"`;
-  const retries = config.max_retries > 0 ? ` (after ${config.max_retries} ${config.max_retries === 1 ? "retry" : "retries"})` : "";
+  const retries =
+    config.max_retries > 0 ? ` (after ${config.max_retries} ${config.max_retries === 1 ? "retry" : "retries"})` : "";
   if (error instanceof APIConnectionTimeoutError || error instanceof APIUserAbortError) {
-    return { kind: "timeout", status: null, message: `${name}: no answer from ${config.base_url} within ${config.timeout_ms} ms${retries}`, retryable: true };
+    return {
+      kind: "timeout",
+      status: null,
+      message: `${name}: no answer from ${config.base_url} within ${config.timeout_ms} ms${retries}`,
+      retryable: true,
+    };
   }
   if (error instanceof APIConnectionError) {
-    return { kind: "unreachable", status: null, message: `${name}: could not reach ${config.base_url}${retries}: ${unreachableReason(config, error, probed)}`, retryable: true };
+    return {
+      kind: "unreachable",
+      status: null,
+      message: `${name}: could not reach ${config.base_url}${retries}: ${unreachableReason(config, error, probed)}`,
+      retryable: true,
+    };
   }
   if (error instanceof APIError && typeof error.status === "number") {
     return statusFailure(config, error.status, endpointSaid(error), error.code ?? null, retries);
   }
   // The SDK threw something else: a 200 whose body was not JSON, for one.
   const said = error instanceof Error ? error.message : String(error);
-  return { kind: "invalid_answer", status: null, message: `${name}: the endpoint's answer could not be read: ${said}`, retryable: false };
+  return {
+    kind: "invalid_answer",
+    status: null,
+    message: `${name}: the endpoint's answer could not be read: ${said}`,
+    retryable: false,
+  };
 }
 
-function statusFailure(config: ModelConnectionConfig, status: number, said: string, code: string | null, retries: string): ModelFailure {
+function statusFailure(
+  config: ModelConnectionConfig,
+  status: number,
+  said: string,
+  code: string | null,
+  retries: string,
+): ModelFailure {
   const name = `connection "${config.name}"`;
   const tail = said === "" ? "" : `: ${said}`;
   if (status === 401 || status === 403) {
-    return { kind: "unauthorized", status, message: `${name}: the endpoint refused the API key (${status})${tail}`, retryable: false };
+    return {
+      kind: "unauthorized",
+      status,
+      message: `${name}: the endpoint refused the API key (${status})${tail}`,
+      retryable: false,
+    };
   }
   if (status === 404) {
     const aboutModel = code === "model_not_found" || code === "DeploymentNotFound" || /model|deployment/i.test(said);
     if (aboutModel) {
       const what = config.api_version === null ? `model "${config.model}"` : `deployment "${config.model}"`;
-      return { kind: "unknown_model", status, message: `${name}: ${what} is unknown to the endpoint (404)${tail}`, retryable: false };
+      return {
+        kind: "unknown_model",
+        status,
+        message: `${name}: ${what} is unknown to the endpoint (404)${tail}`,
+        retryable: false,
+      };
     }
     return {
       kind: "bad_request",
@@ -328,12 +456,27 @@ function statusFailure(config: ModelConnectionConfig, status: number, said: stri
     };
   }
   if (status === 429) {
-    return { kind: "rate_limited", status, message: `${name}: the endpoint is rate limiting requests (429)${retries}${tail}`, retryable: true };
+    return {
+      kind: "rate_limited",
+      status,
+      message: `${name}: the endpoint is rate limiting requests (429)${retries}${tail}`,
+      retryable: true,
+    };
   }
   if (status >= 500 || status === 408 || status === 409) {
-    return { kind: "server_error", status, message: `${name}: the endpoint failed (${status})${retries}${tail}`, retryable: true };
+    return {
+      kind: "server_error",
+      status,
+      message: `${name}: the endpoint failed (${status})${retries}${tail}`,
+      retryable: true,
+    };
   }
-  return { kind: "bad_request", status, message: `${name}: the endpoint rejected the request (${status})${tail}`, retryable: false };
+  return {
+    kind: "bad_request",
+    status,
+    message: `${name}: the endpoint rejected the request (${status})${tail}`,
+    retryable: false,
+  };
 }
 
 /** The endpoint's own message (OpenAI's error.message), else the SDK's summary without its status prefix. */
@@ -349,7 +492,10 @@ function causeChain(error: Error): string {
   const parts: string[] = [];
   let current: unknown = error.cause;
   for (let depth = 0; depth < 4 && current instanceof Error; depth++) {
-    const code = isRecord(current) && typeof current.code === "string" && !current.message.includes(current.code) ? `${current.code} ` : "";
+    const code =
+      isRecord(current) && typeof current.code === "string" && !current.message.includes(current.code)
+        ? `${current.code} `
+        : "";
     parts.push(`${code}${current.message}`.trim());
     current = current.cause;
   }

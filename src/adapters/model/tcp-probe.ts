@@ -21,7 +21,13 @@ export const tcpProbe: ConnectionProbe = async (host, port) => {
   let timer: ReturnType<typeof setTimeout> | undefined;
   const timeout = new Promise<"unknown">((resolve) => (timer = setTimeout(() => resolve("unknown"), PROBE_TIMEOUT_MS)));
   try {
-    return await Promise.race([socket.opened.then(() => "accepted" as const, () => "refused" as const), timeout]);
+    return await Promise.race([
+      socket.opened.then(
+        () => "accepted" as const,
+        () => "refused" as const,
+      ),
+      timeout,
+    ]);
   } finally {
     clearTimeout(timer);
     socket.close().catch(() => undefined);

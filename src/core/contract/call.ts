@@ -200,7 +200,13 @@ export function runCall(request: CallRequest, trace: CallTrace | null): CallOutc
   } catch (error) {
     if (error instanceof RenderFailure) {
       if (error.kind === "tool_input_error") {
-        return { kind: "tool_input_error", message: error.message, details: error.details, variant: variantName, rule: ruleIndex };
+        return {
+          kind: "tool_input_error",
+          message: error.message,
+          details: error.details,
+          variant: variantName,
+          rule: ruleIndex,
+        };
       }
       return harness(error.kind, error.message, error.details, variantName, ruleIndex);
     }

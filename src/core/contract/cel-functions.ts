@@ -19,7 +19,9 @@ function refuse(message: string): never {
 function asNumber(value: unknown, what: string): number {
   if (typeof value === "number") return value;
   if (typeof value === "bigint") return Number(value);
-  return refuse(`${what} expects numbers; got ${value === null ? "null" : Array.isArray(value) ? "a list" : typeof value}`);
+  return refuse(
+    `${what} expects numbers; got ${value === null ? "null" : Array.isArray(value) ? "a list" : typeof value}`,
+  );
 }
 
 /** Values compared the way JSON compares them: a CEL integer 2 equals the JSON number 2. */
@@ -75,84 +77,118 @@ export function functionTable(charge: Charge): Array<[string, (...args: never[])
     return value;
   };
   return [
-    ["sum(list): double", (items: unknown[]) => {
-      // Left to right from 0, as Python's sum() adds, so the float result is the same.
-      let total = 0;
-      for (const item of list(items, "sum")) total += asNumber(item, "sum");
-      return total;
-    }],
+    [
+      "sum(list): double",
+      (items: unknown[]) => {
+        // Left to right from 0, as Python's sum() adds, so the float result is the same.
+        let total = 0;
+        for (const item of list(items, "sum")) total += asNumber(item, "sum");
+        return total;
+      },
+    ],
     ["round(double, int): double", (x: number, digits: bigint) => pythonRound(x, Number(digits))],
     ["round(int, int): double", (x: bigint, digits: bigint) => pythonRound(Number(x), Number(digits))],
     ["abs(double): double", (x: number) => Math.abs(x)],
     ["abs(int): int", (x: bigint) => (x < 0n ? -x : x)],
-    ["min(list): dyn", (items: unknown[]) => {
-      const values = list(items, "min");
-      if (values.length === 0) return refuse("min of an empty list");
-      return values.reduce((best, item) => (asNumber(item, "min") < asNumber(best, "min") ? item : best));
-    }],
-    ["max(list): dyn", (items: unknown[]) => {
-      const values = list(items, "max");
-      if (values.length === 0) return refuse("max of an empty list");
-      return values.reduce((best, item) => (asNumber(item, "max") > asNumber(best, "max") ? item : best));
-    }],
-    ["sorted(list): list", (items: unknown[]) => {
-      const values = [...list(items, "sorted")];
-      if (values.every((v) => typeof v === "string")) {
-        // SAFETY: every value is a string (checked on the line above).
-        return (values as string[]).sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
-      }
-      return values.map((v) => asNumber(v, "sorted")).sort((a, b) => a - b);
-    }],
-    ["count(list, dyn): int", (items: unknown[], value: unknown) => {
-      let found = 0n;
-      for (const item of list(items, "count")) if (sameValue(item, value)) found++;
-      return found;
-    }],
-    ["index_of(list, dyn): int", (items: unknown[], value: unknown) => {
-      const values = list(items, "index_of");
-      for (let i = 0; i < values.length; i++) if (sameValue(values[i], value)) return BigInt(i);
-      return -1n;
-    }],
-    ["zip(list, list): list", (a: unknown[], b: unknown[]) => {
-      // Python's zip: pairs up to the shorter list.
-      const left = list(a, "zip");
-      const right = list(b, "zip");
-      const out: unknown[][] = [];
-      for (let i = 0; i < Math.min(left.length, right.length); i++) out.push([left[i], right[i]]);
-      return out;
-    }],
-    ["merge(map, map): map", (a: unknown, b: unknown) => {
-      const left = asRecord(a, "merge");
-      const right = asRecord(b, "merge");
-      const out: Record<string, JsonValue> = {};
-      const leftKeys = Object.keys(left);
-      const rightKeys = Object.keys(right);
-      charge(leftKeys.length + rightKeys.length, "merge");
-      // SAFETY: map values are JSON values (read from JSON data or built by CEL from it).
-      for (const key of leftKeys) setOwn(out, key, left[key] as JsonValue);
-      for (const key of rightKeys) setOwn(out, key, right[key] as JsonValue);
-      return out;
-    }],
-    ["keys(map): list", (a: unknown) => {
-      const keys = Object.keys(asRecord(a, "keys"));
-      charge(keys.length, "keys");
-      return keys;
-    }],
-    ["values(map): list", (a: unknown) => {
-      const record = asRecord(a, "values");
-      const keys = Object.keys(record);
-      charge(keys.length, "values");
-      return keys.map((key) => record[key]);
-    }],
-    ["object(list): map", (pairs: unknown[]) => {
-      const out: Record<string, JsonValue> = {};
-      for (const pair of list(pairs, "object")) {
-        if (!Array.isArray(pair) || pair.length !== 2 || typeof pair[0] !== "string") return refuse("object expects a list of [key, value] pairs with string keys");
-        // SAFETY: as in merge, the value is JSON.
-        setOwn(out, pair[0], pair[1] as JsonValue);
-      }
-      return out;
-    }],
+    [
+      "min(list): dyn",
+      (items: unknown[]) => {
+        const values = list(items, "min");
+        if (values.length === 0) return refuse("min of an empty list");
+        return values.reduce((best, item) => (asNumber(item, "min") < asNumber(best, "min") ? item : best));
+      },
+    ],
+    [
+      "max(list): dyn",
+      (items: unknown[]) => {
+        const values = list(items, "max");
+        if (values.length === 0) return refuse("max of an empty list");
+        return values.reduce((best, item) => (asNumber(item, "max") > asNumber(best, "max") ? item : best));
+      },
+    ],
+    [
+      "sorted(list): list",
+      (items: unknown[]) => {
+        const values = [...list(items, "sorted")];
+        if (values.every((v) => typeof v === "string")) {
+          // SAFETY: every value is a string (checked on the line above).
+          return (values as string[]).sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+        }
+        return values.map((v) => asNumber(v, "sorted")).sort((a, b) => a - b);
+      },
+    ],
+    [
+      "count(list, dyn): int",
+      (items: unknown[], value: unknown) => {
+        let found = 0n;
+        for (const item of list(items, "count")) if (sameValue(item, value)) found++;
+        return found;
+      },
+    ],
+    [
+      "index_of(list, dyn): int",
+      (items: unknown[], value: unknown) => {
+        const values = list(items, "index_of");
+        for (let i = 0; i < values.length; i++) if (sameValue(values[i], value)) return BigInt(i);
+        return -1n;
+      },
+    ],
+    [
+      "zip(list, list): list",
+      (a: unknown[], b: unknown[]) => {
+        // Python's zip: pairs up to the shorter list.
+        const left = list(a, "zip");
+        const right = list(b, "zip");
+        const out: unknown[][] = [];
+        for (let i = 0; i < Math.min(left.length, right.length); i++) out.push([left[i], right[i]]);
+        return out;
+      },
+    ],
+    [
+      "merge(map, map): map",
+      (a: unknown, b: unknown) => {
+        const left = asRecord(a, "merge");
+        const right = asRecord(b, "merge");
+        const out: Record<string, JsonValue> = {};
+        const leftKeys = Object.keys(left);
+        const rightKeys = Object.keys(right);
+        charge(leftKeys.length + rightKeys.length, "merge");
+        // SAFETY: map values are JSON values (read from JSON data or built by CEL from it).
+        for (const key of leftKeys) setOwn(out, key, left[key] as JsonValue);
+        for (const key of rightKeys) setOwn(out, key, right[key] as JsonValue);
+        return out;
+      },
+    ],
+    [
+      "keys(map): list",
+      (a: unknown) => {
+        const keys = Object.keys(asRecord(a, "keys"));
+        charge(keys.length, "keys");
+        return keys;
+      },
+    ],
+    [
+      "values(map): list",
+      (a: unknown) => {
+        const record = asRecord(a, "values");
+        const keys = Object.keys(record);
+        charge(keys.length, "values");
+        return keys.map((key) => record[key]);
+      },
+    ],
+    [
+      "object(list): map",
+      (pairs: unknown[]) => {
+        const out: Record<string, JsonValue> = {};
+        for (const pair of list(pairs, "object")) {
+          if (!Array.isArray(pair) || pair.length !== 2 || typeof pair[0] !== "string")
+            return refuse("object expects a list of [key, value] pairs with string keys");
+          // SAFETY: as in merge, the value is JSON.
+          setOwn(out, pair[0], pair[1] as JsonValue);
+        }
+        return out;
+      },
+    ],
     ["lower(string): string", (text: string) => text.toLowerCase()],
     ["upper(string): string", (text: string) => text.toUpperCase()],
   ];

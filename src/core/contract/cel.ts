@@ -40,9 +40,40 @@ export class Meter {
 export const BASE_VARIABLES: readonly string[] = ["input", "state", "before"];
 const LOOP_NAME = /^[a-z_][a-z0-9_]{0,31}$/;
 const RESERVED_NAMES: ReadonlySet<string> = new Set([
-  ...BASE_VARIABLES, "true", "false", "null", "in", "as", "break", "const", "continue", "else", "for", "function", "if",
-  "import", "let", "loop", "package", "namespace", "return", "var", "void", "while", "has", "dyn", "int", "uint", "double",
-  "string", "bytes", "bool", "list", "map", "type", "cel",
+  ...BASE_VARIABLES,
+  "true",
+  "false",
+  "null",
+  "in",
+  "as",
+  "break",
+  "const",
+  "continue",
+  "else",
+  "for",
+  "function",
+  "if",
+  "import",
+  "let",
+  "loop",
+  "package",
+  "namespace",
+  "return",
+  "var",
+  "void",
+  "while",
+  "has",
+  "dyn",
+  "int",
+  "uint",
+  "double",
+  "string",
+  "bytes",
+  "bool",
+  "list",
+  "map",
+  "type",
+  "cel",
 ]);
 
 /** Why `name` cannot be a for_each loop name, or null. */
@@ -50,7 +81,8 @@ export function loopNameProblem(name: unknown): string | null {
   if (typeof name !== "string" || !LOOP_NAME.test(name)) {
     return `expected a loop name of 1 to 32 characters from a-z 0-9 _ (not starting with a digit); got ${describe(name)}`;
   }
-  if (RESERVED_NAMES.has(name)) return `"${name}" is reserved (input, state, before and CEL's own words cannot be loop names)`;
+  if (RESERVED_NAMES.has(name))
+    return `"${name}" is reserved (input, state, before and CEL's own words cannot be loop names)`;
   return null;
 }
 
@@ -65,7 +97,13 @@ function chargeActive(units: number, what: string): void {
 function baseEnvironment(): Environment {
   let env = new Environment({
     homogeneousAggregateLiterals: false,
-    limits: { maxAstNodes: LIMITS.maxExpressionNodes, maxDepth: 32, maxListElements: 200, maxMapEntries: 200, maxCallArguments: 8 },
+    limits: {
+      maxAstNodes: LIMITS.maxExpressionNodes,
+      maxDepth: 32,
+      maxListElements: 200,
+      maxMapEntries: 200,
+      maxCallArguments: 8,
+    },
   });
   for (const name of BASE_VARIABLES) env = env.registerVariable(name, "dyn");
   // JSON numbers arrive as doubles and integer literals are ints; CEL alone refuses to mix them
@@ -138,7 +176,11 @@ function instrument(node: unknown, depth: number, seen: Set<object>): number {
     const handle = ast.handle;
     if (typeof handle !== "function") throw new Error("cel-js no longer exposes a comprehension handler to meter");
     ast.handle = function metered(this: unknown, items: unknown, ...rest: unknown[]): unknown {
-      const size = Array.isArray(items) ? items.length : items !== null && typeof items === "object" ? Object.keys(items).length : 0;
+      const size = Array.isArray(items)
+        ? items.length
+        : items !== null && typeof items === "object"
+          ? Object.keys(items).length
+          : 0;
       chargeActive(size, "a macro walking a collection");
       // SAFETY: the wrapped handler is the library's own, called with the arguments it was given.
       return (handle as (...args: unknown[]) => unknown).call(this, items, ...rest);
@@ -157,7 +199,12 @@ function instrument(node: unknown, depth: number, seen: Set<object>): number {
 
 function errorSummary(error: unknown): string {
   if (error !== null && typeof error === "object") {
-    const summary = "summary" in error && typeof error.summary === "string" ? error.summary : "message" in error ? String(error.message) : describe(error);
+    const summary =
+      "summary" in error && typeof error.summary === "string"
+        ? error.summary
+        : "message" in error
+          ? String(error.message)
+          : describe(error);
     const range = "range" in error ? (error.range as { start?: unknown } | undefined) : undefined;
     const where = typeof range?.start === "number" ? ` (at character ${range.start + 1})` : "";
     return `${summary.split("\n")[0] ?? ""}${where}`;
@@ -170,7 +217,12 @@ function errorSummary(error: unknown): string {
  * may read, checked against the limits and metered. Problems go to `sink` when given; the answer
  * is null when the expression cannot be used.
  */
-export function compileExpression(source: unknown, locals: readonly string[], at: string, sink: Problem[] | null): Expression | string {
+export function compileExpression(
+  source: unknown,
+  locals: readonly string[],
+  at: string,
+  sink: Problem[] | null,
+): Expression | string {
   const fail = (message: string): string => {
     sink?.push({ path: at, message });
     return message;
@@ -195,7 +247,9 @@ export function compileExpression(source: unknown, locals: readonly string[], at
     return fail(`the expression cannot be metered: ${errorSummary(error)}`);
   }
   if (nesting > LIMITS.maxMacroNesting) {
-    return fail(`expected macros (map, filter, all, exists, exists_one) nested at most ${LIMITS.maxMacroNesting} deep; this expression nests ${nesting}`);
+    return fail(
+      `expected macros (map, filter, all, exists, exists_one) nested at most ${LIMITS.maxMacroNesting} deep; this expression nests ${nesting}`,
+    );
   }
   return { source, program, at };
 }
@@ -212,7 +266,11 @@ const MISSING_CODES: ReadonlySet<string> = new Set(["no_such_key", "index_out_of
  * Evaluates against `variables` (input, state, before and loop names) and converts the answer to
  * JSON, charging `meter`. A RenderFailure (the budget) is thrown; everything else is answered.
  */
-export function evaluateExpression(expression: Expression, variables: Record<string, unknown>, meter: Meter): Evaluation {
+export function evaluateExpression(
+  expression: Expression,
+  variables: Record<string, unknown>,
+  meter: Meter,
+): Evaluation {
   const previous = active;
   active = { meter, at: expression.at };
   try {
@@ -226,7 +284,8 @@ export function evaluateExpression(expression: Expression, variables: Record<str
     if (error instanceof RenderFailure) throw error;
     if (meter.spent > meter.limit) meter.charge(0, "an expression", expression.at);
     // cel-js wraps a failure inside a function (our RenderFailure from the budget included) as its cause.
-    if (error !== null && typeof error === "object" && "cause" in error && error.cause instanceof RenderFailure) throw error.cause;
+    if (error !== null && typeof error === "object" && "cause" in error && error.cause instanceof RenderFailure)
+      throw error.cause;
     const code = error !== null && typeof error === "object" && "code" in error ? String(error.code) : "";
     const message = `$expr ${JSON.stringify(expression.source)}: ${errorSummary(error)}`;
     return MISSING_CODES.has(code) ? { kind: "missing", message } : { kind: "error", message };
@@ -242,7 +301,13 @@ function toJson(raw: unknown, meter: Meter, at: string): Evaluation {
   return { kind: "value", value };
 }
 
-function convert(raw: unknown, meter: Meter, at: string, problem: { message: string | null }, depth: number): JsonValue {
+function convert(
+  raw: unknown,
+  meter: Meter,
+  at: string,
+  problem: { message: string | null },
+  depth: number,
+): JsonValue {
   meter.charge(1, "a value handed back", at);
   if (depth > LIMITS.maxNesting) {
     problem.message ??= `the expression at ${at} produced a value nested deeper than ${LIMITS.maxNesting} levels`;
@@ -271,7 +336,14 @@ function convert(raw: unknown, meter: Meter, at: string, problem: { message: str
       return out;
     }
   }
-  const kind = raw instanceof Uint8Array ? "bytes" : raw instanceof Date ? "a timestamp" : typeof raw === "object" ? "a CEL value of its own type" : typeof raw;
+  const kind =
+    raw instanceof Uint8Array
+      ? "bytes"
+      : raw instanceof Date
+        ? "a timestamp"
+        : typeof raw === "object"
+          ? "a CEL value of its own type"
+          : typeof raw;
   problem.message ??= `the expression at ${at} produced ${kind}, which JSON cannot carry (convert it with string() or int())`;
   return null;
 }

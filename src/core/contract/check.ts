@@ -16,7 +16,11 @@ import type { CheckReport, ExampleReport, OperationContract } from "./types.js";
  * client that only shows `errors` still shows everything); `examples` has one report per example.
  * The schemas must already be usable (routes call validator.checkSchema first).
  */
-export async function checkDefinition(contract: OperationContract, raw: unknown, validator: SchemaValidator): Promise<CheckReport> {
+export async function checkDefinition(
+  contract: OperationContract,
+  raw: unknown,
+  validator: SchemaValidator,
+): Promise<CheckReport> {
   const contract_hash = await contractHash(contract);
   const parsed = parseDefinition(raw);
   if (!parsed.ok) return { valid: false, errors: parsed.errors, examples: [], contract_hash };

@@ -27,7 +27,9 @@ export interface CompiledSetEntry {
 export type CompiledSetState = readonly CompiledSetEntry[];
 
 /** A delay_ms that is absent (inherit), valid, or broken (only without the parser). */
-export type CompiledDelay = { readonly ok: true; readonly ms: number | undefined } | { readonly ok: false; readonly at: string };
+export type CompiledDelay =
+  | { readonly ok: true; readonly ms: number | undefined }
+  | { readonly ok: false; readonly at: string };
 
 export interface CompiledRule {
   readonly when: readonly CompiledCondition[];
@@ -63,13 +65,23 @@ const cache = new WeakMap<object, CompiledDefinition>();
  */
 export type TemplateCache = Map<unknown, Template>;
 
-function templateOf(value: unknown, at: string, templates: TemplateCache | undefined, context: TemplateContext): Template {
-  return (value !== null && typeof value === "object" ? templates?.get(value) : undefined) ?? compileTemplate(value, at, null, 0, context);
+function templateOf(
+  value: unknown,
+  at: string,
+  templates: TemplateCache | undefined,
+  context: TemplateContext,
+): Template {
+  return (
+    (value !== null && typeof value === "object" ? templates?.get(value) : undefined) ??
+    compileTemplate(value, at, null, 0, context)
+  );
 }
 
 function asRecord(value: unknown): Record<string, unknown> | undefined {
   // SAFETY: a non-null, non-array object is read as a record of unknown values.
-  return value !== null && typeof value === "object" && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined;
+  return value !== null && typeof value === "object" && !Array.isArray(value)
+    ? (value as Record<string, unknown>)
+    : undefined;
 }
 
 function compileSetState(raw: unknown, at: string, templates: TemplateCache | undefined): CompiledSetState {
@@ -90,7 +102,12 @@ function compileDelay(owner: Record<string, unknown>, at: string): CompiledDelay
   return { ok: false, at: `${at}/delay_ms` };
 }
 
-function compileVariant(name: string, raw: Record<string, unknown>, templates: TemplateCache | undefined, version: 1 | 2): CompiledVariant {
+function compileVariant(
+  name: string,
+  raw: Record<string, unknown>,
+  templates: TemplateCache | undefined,
+  version: 1 | 2,
+): CompiledVariant {
   const at = child("/variants", name);
   const context: TemplateContext = version === 2 ? { version: 2, locals: [] } : VERSION_1;
   const rawRules = Array.isArray(raw.rules) ? raw.rules : [];
@@ -99,10 +116,17 @@ function compileVariant(name: string, raw: Record<string, unknown>, templates: T
     const record = asRecord(rule) ?? {};
     const hasSetState = Object.hasOwn(record, "set_state");
     return {
-      when: Array.isArray(record.when) ? record.when.map((condition: unknown, c: number) => compileCondition(condition, version, `${ruleAt}/when/${c}`)) : [],
-      result: Object.hasOwn(record, "result") ? templateOf(record.result, `${ruleAt}/result`, templates, context) : undefined,
+      when: Array.isArray(record.when)
+        ? record.when.map((condition: unknown, c: number) =>
+            compileCondition(condition, version, `${ruleAt}/when/${c}`),
+          )
+        : [],
+      result: Object.hasOwn(record, "result")
+        ? templateOf(record.result, `${ruleAt}/result`, templates, context)
+        : undefined,
       // A rule's own "set_state": {} (or []) overrides the variant's, so presence (not content) decides.
-      setState: hasSetState && version === 1 ? compileSetState(record.set_state, `${ruleAt}/set_state`, templates) : undefined,
+      setState:
+        hasSetState && version === 1 ? compileSetState(record.set_state, `${ruleAt}/set_state`, templates) : undefined,
       writes: hasSetState && version === 2 ? compileWrites(record.set_state, `${ruleAt}/set_state`, null) : undefined,
       delay: compileDelay(record, ruleAt),
     };
@@ -113,7 +137,8 @@ function compileVariant(name: string, raw: Record<string, unknown>, templates: T
       ? templateOf(raw.result, `${at}/result`, templates, context)
       : new Template("invalid", null, [], [], [], `variant "${name}" has no result`, 0, 0, at),
     setState: version === 1 ? compileSetState(raw.set_state, `${at}/set_state`, templates) : [],
-    writes: version === 2 && Object.hasOwn(raw, "set_state") ? compileWrites(raw.set_state, `${at}/set_state`, null) : [],
+    writes:
+      version === 2 && Object.hasOwn(raw, "set_state") ? compileWrites(raw.set_state, `${at}/set_state`, null) : [],
     delay: compileDelay(raw, at),
     rules,
     ruleIndex: buildRuleIndex(rules),

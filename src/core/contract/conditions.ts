@@ -30,11 +30,17 @@ export function isExpressionCondition(raw: unknown): raw is { expr: unknown } {
 }
 
 /** Compiles one condition, tolerating any shape (the parser has refused bad ones already). */
-export function compileCondition(raw: unknown, version: 1 | 2 = 1, at = "", sink: Problem[] | null = null): CompiledCondition {
+export function compileCondition(
+  raw: unknown,
+  version: 1 | 2 = 1,
+  at = "",
+  sink: Problem[] | null = null,
+): CompiledCondition {
   if (version === 2 && isExpressionCondition(raw)) {
     const compiled = compileExpression(raw.expr, [], `${at}/expr`, sink);
     // A broken expression (only without the parser) never holds, like any broken condition.
-    if (typeof compiled === "string") return { fromState: false, segments: [], op: null, value: null, expression: null };
+    if (typeof compiled === "string")
+      return { fromState: false, segments: [], op: null, value: null, expression: null };
     return { fromState: false, segments: [], op: "expr", value: null, expression: compiled };
   }
   // SAFETY: only read through typeof checks below; a non-object yields a never-holding condition.
@@ -52,7 +58,12 @@ export function compileCondition(raw: unknown, version: 1 | 2 = 1, at = "", sink
   };
 }
 
-export function conditionHolds(condition: CompiledCondition, input: JsonValue, state: JsonValue, scope: RenderScope | null = null): boolean {
+export function conditionHolds(
+  condition: CompiledCondition,
+  input: JsonValue,
+  state: JsonValue,
+  scope: RenderScope | null = null,
+): boolean {
   if (condition.op === "expr") return expressionHolds(condition, input, state, scope);
   const actual = resolvePath(condition.fromState ? state : input, condition.segments);
   switch (condition.op) {
@@ -79,13 +90,20 @@ export function conditionHolds(condition: CompiledCondition, input: JsonValue, s
  * not hold (so "order not found" is an ordinary rule); any other failure, or an answer that is
  * not a boolean, is the fixture's mistake and stops the call.
  */
-function expressionHolds(condition: CompiledCondition, input: JsonValue, state: JsonValue, scope: RenderScope | null): boolean {
+function expressionHolds(
+  condition: CompiledCondition,
+  input: JsonValue,
+  state: JsonValue,
+  scope: RenderScope | null,
+): boolean {
   // SAFETY: expr conditions are compiled with their expression.
   const expression = condition.expression as Expression;
   const evaluation = evaluate(expression, input, state, scope);
   if (evaluation.kind === "missing") return false;
   if (evaluation.kind === "error") {
-    throw new RenderFailure("expression_error", evaluation.message, [{ path: expression.at, message: evaluation.message }]);
+    throw new RenderFailure("expression_error", evaluation.message, [
+      { path: expression.at, message: evaluation.message },
+    ]);
   }
   if (typeof evaluation.value !== "boolean") {
     const message = `a condition must be true or false; ${JSON.stringify(expression.source)} gave ${JSON.stringify(evaluation.value)?.slice(0, 80)}`;
@@ -95,7 +113,12 @@ function expressionHolds(condition: CompiledCondition, input: JsonValue, state: 
 }
 
 /** Do all conditions hold? An empty list (only possible without the parser) never matches. */
-export function allHold(conditions: readonly CompiledCondition[], input: JsonValue, state: JsonValue, scope: RenderScope | null = null): boolean {
+export function allHold(
+  conditions: readonly CompiledCondition[],
+  input: JsonValue,
+  state: JsonValue,
+  scope: RenderScope | null = null,
+): boolean {
   const count = conditions.length;
   if (count === 0) return false;
   for (let i = 0; i < count; i++) {

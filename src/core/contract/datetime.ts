@@ -83,7 +83,8 @@ export function parseCalendarDate(value: unknown): { ok: true; day: number } | {
   const day = digitsAt(value, 8, 2);
   if (year < 0 || month < 0 || day < 0 || value.charCodeAt(4) !== 45 || value.charCodeAt(7) !== 45) return BAD_FORMAT;
   if (value.length > 10 && !timeIsValid(value)) return BAD_FORMAT;
-  if (year < MIN_YEAR || year > MAX_YEAR) return { ok: false, message: `year ${value.slice(0, 4)} is outside 0001..9999` };
+  if (year < MIN_YEAR || year > MAX_YEAR)
+    return { ok: false, message: `year ${value.slice(0, 4)} is outside 0001..9999` };
   if (month < 1 || month > 12 || day < 1 || day > daysInMonth(year, month)) {
     return { ok: false, message: `${value.slice(0, 10)} is not a calendar date` };
   }
@@ -114,8 +115,12 @@ function timeIsValid(text: string): boolean {
   const offsetHour = digitsAt(text, at + 1, 2);
   const offsetMinute = digitsAt(text, at + 4, 2);
   return (
-    at + 6 === text.length && text.charCodeAt(at + 3) === 58 &&
-    offsetHour >= 0 && offsetHour <= 23 && offsetMinute >= 0 && offsetMinute <= 59
+    at + 6 === text.length &&
+    text.charCodeAt(at + 3) === 58 &&
+    offsetHour >= 0 &&
+    offsetHour <= 23 &&
+    offsetMinute >= 0 &&
+    offsetMinute <= 59
   );
 }
 

@@ -54,7 +54,10 @@ interface Context {
 }
 
 function tooLarge(construct: string, size: number, unit: "characters" | "items"): Derived {
-  return fail(construct, `a value of at least ${size} ${unit} does not fit in a mock definition (at most ${LIMITS.maxDefinitionBytes} bytes); author the mock`);
+  return fail(
+    construct,
+    `a value of at least ${size} ${unit} does not fit in a mock definition (at most ${LIMITS.maxDefinitionBytes} bytes); author the mock`,
+  );
 }
 
 function fail(construct: string, message: string): Derived {
@@ -80,8 +83,19 @@ export function deriveValue(schema: unknown, provenance: Provenance = new Map())
 
 /** Keywords that constrain nothing; a schema made only of these accepts any value. */
 const ANNOTATIONS: ReadonlySet<string> = new Set([
-  "$schema", "$id", "$comment", "$anchor", "$dynamicAnchor", "$defs", "definitions", "title", "description",
-  "deprecated", "readOnly", "writeOnly", "$vocabulary",
+  "$schema",
+  "$id",
+  "$comment",
+  "$anchor",
+  "$dynamicAnchor",
+  "$defs",
+  "definitions",
+  "title",
+  "description",
+  "deprecated",
+  "readOnly",
+  "writeOnly",
+  "$vocabulary",
 ]);
 
 function decodeToken(token: string): string {
@@ -157,15 +171,18 @@ function derive(schema: unknown, at: string, instance: string, context: Context,
 
   if (typeof schema.$ref === "string") {
     const target = resolveLocalRef(context.root, schema.$ref);
-    if (target === null) return fail(`${at}/$ref`, `only local references ("#/...") that resolve can be followed; got "${schema.$ref}"`);
+    if (target === null)
+      return fail(`${at}/$ref`, `only local references ("#/...") that resolve can be followed; got "${schema.$ref}"`);
     const siblings = without(schema, "$ref");
-    if (Object.keys(siblings).every((k) => ANNOTATIONS.has(k))) return derive(target.schema, target.at, instance, context, depth + 1);
+    if (Object.keys(siblings).every((k) => ANNOTATIONS.has(k)))
+      return derive(target.schema, target.at, instance, context, depth + 1);
     if (!isJsonObject(target.schema)) return derive(target.schema, target.at, instance, context, depth + 1);
     return derive(mergeSchemas(target.schema, siblings), at, instance, context, depth + 1);
   }
   // SAFETY (the four casts below): each value is read only after checking it is present (a
   // non-empty array, or an own key), and a schema document is JSON.
-  if (Array.isArray(schema.examples) && schema.examples.length > 0) return ok(copyJson(schema.examples[0] as JsonValue));
+  if (Array.isArray(schema.examples) && schema.examples.length > 0)
+    return ok(copyJson(schema.examples[0] as JsonValue));
   if (Object.hasOwn(schema, "default")) return ok(copyJson(schema.default as JsonValue));
   if (Object.hasOwn(schema, "const")) return ok(copyJson(schema.const as JsonValue));
   if (Array.isArray(schema.enum)) {
@@ -179,7 +196,10 @@ function derive(schema: unknown, at: string, instance: string, context: Context,
   // draft goes through, which locates any failure at the subschema that produced the value.
   for (const keyword of ["not", "if", "contains", "$dynamicRef", "$recursiveRef"]) {
     if (Object.hasOwn(schema, keyword)) {
-      return fail(child(at, keyword), `a value satisfying "${keyword}" cannot be derived automatically; author the mock, or give the schema examples, a default, a const or an enum`);
+      return fail(
+        child(at, keyword),
+        `a value satisfying "${keyword}" cannot be derived automatically; author the mock, or give the schema examples, a default, a const or an enum`,
+      );
     }
   }
   if (Array.isArray(schema.allOf)) {
@@ -188,11 +208,19 @@ function derive(schema: unknown, at: string, instance: string, context: Context,
       let part: unknown = schema.allOf[i];
       if (isJsonObject(part) && typeof part.$ref === "string") {
         const target = resolveLocalRef(context.root, part.$ref);
-        part = target === null ? part : isJsonObject(target.schema) ? mergeSchemas(target.schema, without(part, "$ref")) : target.schema;
+        part =
+          target === null
+            ? part
+            : isJsonObject(target.schema)
+              ? mergeSchemas(target.schema, without(part, "$ref"))
+              : target.schema;
       }
       if (part === true) continue;
       if (!isJsonObject(part) || typeof part.$ref === "string") {
-        return fail(`${at}/allOf/${i}`, "only object subschemas (and local references to them) can be combined in allOf");
+        return fail(
+          `${at}/allOf/${i}`,
+          "only object subschemas (and local references to them) can be combined in allOf",
+        );
       }
       merged = mergeSchemas(merged, part);
     }
@@ -209,9 +237,10 @@ function derive(schema: unknown, at: string, instance: string, context: Context,
       context.budget = budget;
       const option = options[i];
       const candidate = isJsonObject(option) && typeof option.$ref !== "string" ? mergeSchemas(rest, option) : option;
-      const derived = isJsonObject(option) && typeof option.$ref !== "string"
-        ? derive(candidate, at, instance, context, depth + 1)
-        : derive(option, `${at}/${keyword}/${i}`, instance, context, depth + 1);
+      const derived =
+        isJsonObject(option) && typeof option.$ref !== "string"
+          ? derive(candidate, at, instance, context, depth + 1)
+          : derive(option, `${at}/${keyword}/${i}`, instance, context, depth + 1);
       if (derived.ok) return derived;
       firstFailure ??= derived;
     }
@@ -241,21 +270,34 @@ function derive(schema: unknown, at: string, instance: string, context: Context,
 
 function deriveString(schema: JsonObject, at: string, context: Context): Derived {
   if (typeof schema.pattern === "string") {
-    return fail(`${at}/pattern`, `a string matching the pattern ${JSON.stringify(schema.pattern)} cannot be derived automatically; author the mock, or give the schema examples, a default, a const or an enum`);
+    return fail(
+      `${at}/pattern`,
+      `a string matching the pattern ${JSON.stringify(schema.pattern)} cannot be derived automatically; author the mock, or give the schema examples, a default, a const or an enum`,
+    );
   }
   const format = typeof schema.format === "string" ? schema.format : undefined;
   let value = format !== undefined && FORMAT_VALUES[format] !== undefined ? FORMAT_VALUES[format] : "example";
-  if (typeof schema.minLength === "number" && schema.minLength > context.budget) return tooLarge(`${at}/minLength`, schema.minLength, "characters");
+  if (typeof schema.minLength === "number" && schema.minLength > context.budget)
+    return tooLarge(`${at}/minLength`, schema.minLength, "characters");
   if (typeof schema.minLength === "number" && [...value].length < schema.minLength) {
-    if (format !== undefined && FORMAT_VALUES[format] !== undefined) return fail(`${at}/minLength`, `a "${format}" string of at least ${schema.minLength} characters cannot be derived`);
+    if (format !== undefined && FORMAT_VALUES[format] !== undefined)
+      return fail(
+        `${at}/minLength`,
+        `a "${format}" string of at least ${schema.minLength} characters cannot be derived`,
+      );
     value = value.padEnd(schema.minLength, "x");
   }
   if (typeof schema.maxLength === "number" && [...value].length > schema.maxLength) {
-    if (format !== undefined && FORMAT_VALUES[format] !== undefined) return fail(`${at}/maxLength`, `a "${format}" string of at most ${schema.maxLength} characters cannot be derived`);
+    if (format !== undefined && FORMAT_VALUES[format] !== undefined)
+      return fail(
+        `${at}/maxLength`,
+        `a "${format}" string of at most ${schema.maxLength} characters cannot be derived`,
+      );
     value = value.slice(0, schema.maxLength);
   }
   context.budget -= value.length + 2;
-  if (context.budget < 0) return tooLarge(typeof schema.minLength === "number" ? `${at}/minLength` : at, value.length, "characters");
+  if (context.budget < 0)
+    return tooLarge(typeof schema.minLength === "number" ? `${at}/minLength` : at, value.length, "characters");
   return ok(value);
 }
 
@@ -272,14 +314,20 @@ function deriveNumber(schema: JsonObject, at: string, integer: boolean): Derived
   // Zero when allowed, else the nearest simple value inside the bounds.
   let value = 0;
   if (minimum !== undefined && value < minimum) value = minimum;
-  if (exclusiveMinimum !== undefined && value <= exclusiveMinimum) value = integer ? Math.floor(exclusiveMinimum) + 1 : exclusiveMinimum + 1;
+  if (exclusiveMinimum !== undefined && value <= exclusiveMinimum)
+    value = integer ? Math.floor(exclusiveMinimum) + 1 : exclusiveMinimum + 1;
   if (maximum !== undefined && value > maximum) value = maximum;
   if (exclusiveMaximum !== undefined && value >= exclusiveMaximum) {
     const lower = minimum ?? exclusiveMinimum;
-    value = integer ? Math.ceil(exclusiveMaximum) - 1 : lower !== undefined ? (lower + exclusiveMaximum) / 2 : exclusiveMaximum - 1;
+    value = integer
+      ? Math.ceil(exclusiveMaximum) - 1
+      : lower !== undefined
+        ? (lower + exclusiveMaximum) / 2
+        : exclusiveMaximum - 1;
   }
   if (integer) value = Math.ceil(value);
-  if (multipleOf !== undefined && multipleOf > 0) value = Number((Math.ceil(value / multipleOf) * multipleOf).toPrecision(15));
+  if (multipleOf !== undefined && multipleOf > 0)
+    value = Number((Math.ceil(value / multipleOf) * multipleOf).toPrecision(15));
   if (!Number.isFinite(value)) return fail(at, "no finite number satisfies these bounds");
   return ok(value);
 }
@@ -291,7 +339,11 @@ function deriveArray(schema: JsonObject, at: string, instance: string, context: 
   if (schema.uniqueItems === true && minItems > 1) {
     return fail(`${at}/uniqueItems`, `${minItems} distinct items cannot be derived automatically`);
   }
-  const prefix = Array.isArray(schema.prefixItems) ? schema.prefixItems : Array.isArray(schema.items) ? schema.items : [];
+  const prefix = Array.isArray(schema.prefixItems)
+    ? schema.prefixItems
+    : Array.isArray(schema.items)
+      ? schema.items
+      : [];
   const prefixKey = Array.isArray(schema.prefixItems) ? "prefixItems" : "items";
   const rest: unknown = Array.isArray(schema.items) ? schema.additionalItems : schema.items;
   const itemSchema = (i: number): { schema: unknown; at: string } | null => {
@@ -323,7 +375,9 @@ function deriveArray(schema: JsonObject, at: string, instance: string, context: 
 
 function deriveObject(schema: JsonObject, at: string, instance: string, context: Context, depth: number): Derived {
   const properties = isJsonObject(schema.properties) ? schema.properties : {};
-  const required = Array.isArray(schema.required) ? schema.required.filter((k): k is string => typeof k === "string") : [];
+  const required = Array.isArray(schema.required)
+    ? schema.required.filter((k): k is string => typeof k === "string")
+    : [];
   const minProperties = typeof schema.minProperties === "number" ? schema.minProperties : 0;
   // Required keys in the order the schema lists its properties (a readable draft), then any
   // required key that only additionalProperties describes; optional keys only to reach minProperties.
@@ -333,7 +387,8 @@ function deriveObject(schema: JsonObject, at: string, instance: string, context:
     if (keys.length >= minProperties) break;
     if (!keys.includes(key)) keys.push(key);
   }
-  if (keys.length < minProperties) return fail(`${at}/minProperties`, `${minProperties} properties cannot be derived from the declared ones`);
+  if (keys.length < minProperties)
+    return fail(`${at}/minProperties`, `${minProperties} properties cannot be derived from the declared ones`);
   const value: JsonObject = {};
   for (const key of keys) {
     const childInstance = child(instance, key);
@@ -341,7 +396,10 @@ function deriveObject(schema: JsonObject, at: string, instance: string, context:
     if (Object.hasOwn(properties, key)) {
       derived = derive(properties[key], child(`${at}/properties`, key), childInstance, context, depth + 1);
     } else if (schema.additionalProperties === false) {
-      return fail(`${at}/required`, `required property "${key}" is not in properties and additionalProperties is false`);
+      return fail(
+        `${at}/required`,
+        `required property "${key}" is not in properties and additionalProperties is false`,
+      );
     } else if (isJsonObject(schema.additionalProperties)) {
       derived = derive(schema.additionalProperties, `${at}/additionalProperties`, childInstance, context, depth + 1);
     } else {

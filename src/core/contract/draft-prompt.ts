@@ -99,7 +99,12 @@ export const DRAFT_RESPONSE_FORMAT: { name: string; schema: JsonObject; strict: 
         required: ["when"],
         additionalProperties: false,
         properties: {
-          when: { type: "array", minItems: 1, maxItems: LIMITS.maxConditionsPerRule, items: { $ref: "#/$defs/condition" } },
+          when: {
+            type: "array",
+            minItems: 1,
+            maxItems: LIMITS.maxConditionsPerRule,
+            items: { $ref: "#/$defs/condition" },
+          },
           result: TEMPLATE,
           set_state: SET_STATE,
           delay_ms: DELAY,

@@ -38,7 +38,9 @@ function constructFor(provenance: Provenance, instance: string): string {
 export function expressionLookalike(value: unknown, at = ""): string | null {
   if (value === null || typeof value !== "object") return null;
   if (expressionOperator(value) !== null) return at;
-  const entries: Array<[string, unknown]> = Array.isArray(value) ? value.map((v, i) => [String(i), v]) : Object.entries(value);
+  const entries: Array<[string, unknown]> = Array.isArray(value)
+    ? value.map((v, i) => [String(i), v])
+    : Object.entries(value);
   for (const [key, child] of entries) {
     const found = expressionLookalike(child, `${at}/${key.replace(/~/g, "~0").replace(/\//g, "~1")}`);
     if (found !== null) return found;
@@ -53,19 +55,32 @@ export function expressionLookalike(value: unknown, at = ""): string | null {
 export async function generateDraft(contract: OperationContract, validator: SchemaValidator): Promise<DraftResult> {
   const outputProvenance: Provenance = new Map();
   const output = deriveValue(contract.output_schema, outputProvenance);
-  if (!output.ok) return { ok: false, construct: output.construct, message: `output schema: ${output.message}`, schema: "output_schema" };
+  if (!output.ok)
+    return {
+      ok: false,
+      construct: output.construct,
+      message: `output schema: ${output.message}`,
+      schema: "output_schema",
+    };
   const inputProvenance: Provenance = new Map();
   const input = deriveValue(contract.input_schema, inputProvenance);
-  if (!input.ok) return { ok: false, construct: input.construct, message: `input schema: ${input.message}`, schema: "input_schema" };
+  if (!input.ok)
+    return { ok: false, construct: input.construct, message: `input schema: ${input.message}`, schema: "input_schema" };
   if (!isJsonObject(input.value)) {
-    return { ok: false, construct: "", message: "input schema: tool arguments must be a JSON object, and this schema does not describe one", schema: "input_schema" };
+    return {
+      ok: false,
+      construct: "",
+      message: "input schema: tool arguments must be a JSON object, and this schema does not describe one",
+      schema: "input_schema",
+    };
   }
   const lookalike = expressionLookalike(output.value);
   if (lookalike !== null) {
     return {
       ok: false,
       construct: constructFor(outputProvenance, lookalike),
-      message: "output schema: the derived result holds an object whose only key is an expression operator ($input, $state, $number, $dateAdd); author the mock",
+      message:
+        "output schema: the derived result holds an object whose only key is an expression operator ($input, $state, $number, $dateAdd); author the mock",
       schema: "output_schema",
     };
   }
@@ -82,14 +97,29 @@ export async function generateDraft(contract: OperationContract, validator: Sche
   const failure = report.examples.find((e) => !e.passed)?.error;
   if (failure === undefined) {
     const first = report.errors[0];
-    return { ok: false, construct: "", message: `the draft does not pass its check: ${first ? `${first.path}: ${first.message}` : "unknown reason"}`, schema: "output_schema" };
+    return {
+      ok: false,
+      construct: "",
+      message: `the draft does not pass its check: ${first ? `${first.path}: ${first.message}` : "unknown reason"}`,
+      schema: "output_schema",
+    };
   }
   const inputPrefix = "/examples/0/input";
   if (failure.kind === "input_schema" || failure.kind === "tool_input_error" || failure.path.startsWith(inputPrefix)) {
     const instance = failure.path.startsWith(inputPrefix) ? failure.path.slice(inputPrefix.length) : "";
-    return { ok: false, construct: constructFor(inputProvenance, instance), message: `input schema: the derived arguments do not validate: ${failure.message}`, schema: "input_schema" };
+    return {
+      ok: false,
+      construct: constructFor(inputProvenance, instance),
+      message: `input schema: the derived arguments do not validate: ${failure.message}`,
+      schema: "input_schema",
+    };
   }
   const resultPrefix = `/variants/${DRAFT_VARIANT}/result`;
   const instance = failure.path.startsWith(resultPrefix) ? failure.path.slice(resultPrefix.length) : "";
-  return { ok: false, construct: constructFor(outputProvenance, instance), message: `output schema: the derived result does not validate: ${failure.message}`, schema: "output_schema" };
+  return {
+    ok: false,
+    construct: constructFor(outputProvenance, instance),
+    message: `output schema: the derived result does not validate: ${failure.message}`,
+    schema: "output_schema",
+  };
 }

@@ -41,36 +41,47 @@ export function runExample(
   const at = `/examples/${index}`;
   const fail = (error: ExampleError): ExampleReport => ({ index, variant: example.variant, passed: false, error });
   const trace: CallTrace = { inputSchemaFailed: false };
-  const outcome = runCall({
-    input_schema: contract.input_schema,
-    output_schema: contract.output_schema,
-    definition,
-    variant: example.variant,
-    args: example.input,
-    state: example.state ?? initialState(definition),
-    validator,
-  }, trace);
+  const outcome = runCall(
+    {
+      input_schema: contract.input_schema,
+      output_schema: contract.output_schema,
+      definition,
+      variant: example.variant,
+      args: example.input,
+      state: example.state ?? initialState(definition),
+      validator,
+    },
+    trace,
+  );
   switch (outcome.kind) {
     case "tool_input_error": {
-      const problems: Problem[] = outcome.details.length > 0 ? outcome.details : [{ path: "", message: outcome.message }];
+      const problems: Problem[] =
+        outcome.details.length > 0 ? outcome.details : [{ path: "", message: outcome.message }];
       const details = problems.map((p) => ({ path: `${at}/input${p.path}`, message: p.message }));
       return fail(summarized(trace.inputSchemaFailed ? "input_schema" : "tool_input_error", details));
     }
     case "harness_error": {
       if (outcome.harness_kind === "output_schema") {
         const base = resultTemplateAt(definition, example.variant, outcome.rule);
-        const problems: Problem[] = outcome.details.length > 0 ? outcome.details : [{ path: "", message: outcome.message }];
+        const problems: Problem[] =
+          outcome.details.length > 0 ? outcome.details : [{ path: "", message: outcome.message }];
         const details = problems.map((p) => ({
           path: `${base}${p.path}`,
           message: `the rendered result at "${p.path || "/"}" does not match the output schema: ${p.message}`,
         }));
         return fail(summarized("output_schema", details));
       }
-      const problems: Problem[] = outcome.details.length > 0 ? outcome.details : [{ path: at, message: outcome.message }];
+      const problems: Problem[] =
+        outcome.details.length > 0 ? outcome.details : [{ path: at, message: outcome.message }];
       const details = problems.map((p) => ({ path: p.path, message: `${outcome.harness_kind}: ${p.message}` }));
       // The harness message already describes the whole failure; details locate each part.
       const first = details[0] as Problem;
-      return fail({ kind: "harness_error", path: first.path, message: `${outcome.harness_kind}: ${outcome.message}`, details });
+      return fail({
+        kind: "harness_error",
+        path: first.path,
+        message: `${outcome.harness_kind}: ${outcome.message}`,
+        details,
+      });
     }
     case "result": {
       const diff = firstDifference(example.expected, outcome.result);

@@ -96,7 +96,6 @@ function invalid(message: string, at: string): Template {
   return new Template("invalid", null, NO_KEYS, NO_ITEMS, NO_KEYS, message, 0, 0, at);
 }
 
-
 /** Is `value` an object whose single own key is "$expr" (the version-2 expression)? */
 function isExprObject(value: unknown): value is { $expr: unknown } {
   if (value === null || typeof value !== "object" || Array.isArray(value)) return false;
@@ -118,7 +117,8 @@ export function expressionOperator(value: unknown): string | null {
 
 const DECIMAL = /^-?(0|[1-9][0-9]*)(\.[0-9]+)?$/;
 
-export const EXPECTED_NUMBER = 'a finite JSON number or a decimal string such as "12.50" (no exponent, sign "+", spaces or hex)';
+export const EXPECTED_NUMBER =
+  'a finite JSON number or a decimal string such as "12.50" (no exponent, sign "+", spaces or hex)';
 
 /** The number $number makes of `value`, or null when the contract rejects it. */
 export function toNumber(value: unknown): number | null {
@@ -146,7 +146,13 @@ function isInteger(value: unknown, min: number, max: number): value is number {
  * Compiles a template found at JSON Pointer `at` of the definition. Problems go to `sink` (the
  * parser's list) when one is given; the returned tree is usable either way.
  */
-export function compileTemplate(value: unknown, at: string, sink: Problem[] | null, depth = 0, context: TemplateContext = VERSION_1): Template {
+export function compileTemplate(
+  value: unknown,
+  at: string,
+  sink: Problem[] | null,
+  depth = 0,
+  context: TemplateContext = VERSION_1,
+): Template {
   if (depth > LIMITS.maxNesting) return report(sink, at, `nested deeper than ${LIMITS.maxNesting} levels`);
   if (value === null || typeof value !== "object") {
     // SAFETY: the parser checked JSON-ness of the whole definition; on the call path a non-JSON
@@ -233,7 +239,14 @@ function compileReference(
   return new Template(kind, null, NO_KEYS, NO_ITEMS, splitPath(argument), argument, 0, 0, at);
 }
 
-function compileNumber(argument: unknown, argAt: string, at: string, sink: Problem[] | null, depth: number, context: TemplateContext): Template {
+function compileNumber(
+  argument: unknown,
+  argAt: string,
+  at: string,
+  sink: Problem[] | null,
+  depth: number,
+  context: TemplateContext,
+): Template {
   const inner = compileTemplate(argument, argAt, sink, depth + 1, context);
   if (inner.t === "invalid") return inner;
   if (isLiteral(inner)) {
@@ -245,13 +258,21 @@ function compileNumber(argument: unknown, argAt: string, at: string, sink: Probl
   if (inner.t === "object" || inner.t === "array") {
     return report(sink, argAt, `$number expects ${EXPECTED_NUMBER}; got an ${inner.t}`);
   }
-  if (inner.t === "dateAdd") return report(sink, argAt, "$number expects a number, but $dateAdd produces a timestamp string");
+  if (inner.t === "dateAdd")
+    return report(sink, argAt, "$number expects a number, but $dateAdd produces a timestamp string");
   return new Template("number", null, NO_KEYS, [inner], NO_KEYS, "", 0, 0, at);
 }
 
 const DATE_ADD_KEYS: ReadonlySet<string> = new Set(["value", "days", "hours"]);
 
-function compileDateAdd(argument: unknown, argAt: string, at: string, sink: Problem[] | null, depth: number, context: TemplateContext): Template {
+function compileDateAdd(
+  argument: unknown,
+  argAt: string,
+  at: string,
+  sink: Problem[] | null,
+  depth: number,
+  context: TemplateContext,
+): Template {
   if (argument === null || typeof argument !== "object" || Array.isArray(argument)) {
     return report(sink, argAt, 'expected an object {"value": ..., "days"?: integer, "hours"?: integer} for $dateAdd');
   }
@@ -267,11 +288,19 @@ function compileDateAdd(argument: unknown, argAt: string, at: string, sink: Prob
   const days = Object.hasOwn(record, "days") ? record.days : 0;
   const hours = Object.hasOwn(record, "hours") ? record.hours : 0;
   if (!isInteger(days, LIMITS.minDays, LIMITS.maxDays)) {
-    report(sink, `${argAt}/days`, `expected an integer from ${LIMITS.minDays} to ${LIMITS.maxDays}; got ${describe(days)}`);
+    report(
+      sink,
+      `${argAt}/days`,
+      `expected an integer from ${LIMITS.minDays} to ${LIMITS.maxDays}; got ${describe(days)}`,
+    );
     broken = true;
   }
   if (!isInteger(hours, LIMITS.minHours, LIMITS.maxHours)) {
-    report(sink, `${argAt}/hours`, `expected an integer from ${LIMITS.minHours} to ${LIMITS.maxHours}; got ${describe(hours)}`);
+    report(
+      sink,
+      `${argAt}/hours`,
+      `expected an integer from ${LIMITS.minHours} to ${LIMITS.maxHours}; got ${describe(hours)}`,
+    );
     broken = true;
   }
   if (!Object.hasOwn(record, "value")) {
@@ -281,7 +310,11 @@ function compileDateAdd(argument: unknown, argAt: string, at: string, sink: Prob
   const valueAt = `${argAt}/value`;
   const inner = compileTemplate(record.value, valueAt, sink, depth + 1, context);
   if (inner.t === "invalid") return inner;
-  if (broken || !isInteger(days, LIMITS.minDays, LIMITS.maxDays) || !isInteger(hours, LIMITS.minHours, LIMITS.maxHours)) {
+  if (
+    broken ||
+    !isInteger(days, LIMITS.minDays, LIMITS.maxDays) ||
+    !isInteger(hours, LIMITS.minHours, LIMITS.maxHours)
+  ) {
     return invalid("$dateAdd is malformed", argAt);
   }
   if (isLiteral(inner)) {
@@ -290,7 +323,11 @@ function compileDateAdd(argument: unknown, argAt: string, at: string, sink: Prob
     return scalar(result.value);
   }
   if (inner.t === "object" || inner.t === "array" || inner.t === "number") {
-    return report(sink, valueAt, `$dateAdd expects ${EXPECTED_DATE}; got ${inner.t === "number" ? "a $number" : `an ${inner.t}`}`);
+    return report(
+      sink,
+      valueAt,
+      `$dateAdd expects ${EXPECTED_DATE}; got ${inner.t === "number" ? "a $number" : `an ${inner.t}`}`,
+    );
   }
   return new Template("dateAdd", null, NO_KEYS, [inner], NO_KEYS, "", days, hours, at);
 }
@@ -364,7 +401,13 @@ export function render(t: Template, input: JsonValue, state: JsonValue, scope: R
       const value = render(inner, input, state, scope);
       const result = dateAdd(value, t.days, t.hours);
       if (!result.ok) {
-        throw refused(inner, value, "$dateAdd", `${EXPECTED_DATE} in years 0001..9999 (${result.message})`, `${t.at}/$dateAdd/value`);
+        throw refused(
+          inner,
+          value,
+          "$dateAdd",
+          `${EXPECTED_DATE} in years 0001..9999 (${result.message})`,
+          `${t.at}/$dateAdd/value`,
+        );
       }
       return result.value;
     }
@@ -382,7 +425,12 @@ export function render(t: Template, input: JsonValue, state: JsonValue, scope: R
 }
 
 /** Evaluates a version-2 expression with the variables of the scope it runs in. */
-export function evaluate(expression: Expression, input: JsonValue, state: JsonValue, scope: RenderScope | null): ReturnType<typeof evaluateExpression> {
+export function evaluate(
+  expression: Expression,
+  input: JsonValue,
+  state: JsonValue,
+  scope: RenderScope | null,
+): ReturnType<typeof evaluateExpression> {
   if (scope === null) {
     // Only a version-1 render has no scope, and version 1 never compiles expressions.
     throw new RenderFailure("internal", "a version-2 expression was rendered without its scope", []);

@@ -11,7 +11,13 @@ export { checkDefinition } from "./check.js";
 export { contractHash, contractCanonicalJson } from "./hash.js";
 export { generateDraft, DRAFT_VARIANT, type DraftResult } from "./draft.js";
 export { draftFromInstructions, type ModelDraftInputs, type ModelDraftResult } from "./model-draft.js";
-export { DRAFT_PROMPT_VERSION, DRAFT_RESPONSE_FORMAT, draftMessages, parseDraftAnswer, type DraftAnswer } from "./draft-prompt.js";
+export {
+  DRAFT_PROMPT_VERSION,
+  DRAFT_RESPONSE_FORMAT,
+  draftMessages,
+  parseDraftAnswer,
+  type DraftAnswer,
+} from "./draft-prompt.js";
 export { deriveValue, FORMAT_VALUES, type Derived } from "./derive.js";
 export { compileDefinition } from "./compile.js";
 export { conditionHolds, compileCondition } from "./conditions.js";
@@ -19,4 +25,12 @@ export { toNumber, OPERATORS } from "./expressions.js";
 export { dateAdd } from "./datetime.js";
 export { resolvePath, splitPath, setPath, pathProblem, FORBIDDEN_SEGMENTS } from "./paths.js";
 export { LIMITS, VARIANT_NAME, SCHEMA_VERSION } from "./limits.js";
-export { recordDraft, RECORDED_VARIANT, type RecordedCall, type RecordedDraft, type RecordDraftResult, type VolatileValue, type SkippedCall } from "./record-draft.js";
+export {
+  recordDraft,
+  RECORDED_VARIANT,
+  type RecordedCall,
+  type RecordedDraft,
+  type RecordDraftResult,
+  type VolatileValue,
+  type SkippedCall,
+} from "./record-draft.js";

@@ -37,7 +37,10 @@ export async function draftFromInstructions(inputs: ModelDraftInputs): Promise<M
   const parsed = parseDraftAnswer(raw_answer);
   if (!parsed.ok) {
     // A long definition can outgrow the endpoint's answer limit; say so, since the fix is not in the instructions.
-    const problem = result.answer.finish_reason === "length" ? `${parsed.problem} (the answer was cut off at the endpoint's length limit)` : parsed.problem;
+    const problem =
+      result.answer.finish_reason === "length"
+        ? `${parsed.problem} (the answer was cut off at the endpoint's length limit)`
+        : parsed.problem;
     return { kind: "unusable_answer", problem, raw_answer, prompt_version: DRAFT_PROMPT_VERSION };
   }
   const report = await checkDefinition(inputs.contract, parsed.definition, inputs.validator);

@@ -72,7 +72,10 @@ function parse(raw: unknown): ParseResult {
   if (!Object.hasOwn(root, "schema_version")) {
     errors.push({ path: "/schema_version", message: `required: expected ${SCHEMA_VERSION} or ${SCHEMA_VERSION_2}` });
   } else if (root.schema_version !== SCHEMA_VERSION && root.schema_version !== SCHEMA_VERSION_2) {
-    errors.push({ path: "/schema_version", message: `expected ${SCHEMA_VERSION} or ${SCHEMA_VERSION_2}; got ${describe(root.schema_version)}` });
+    errors.push({
+      path: "/schema_version",
+      message: `expected ${SCHEMA_VERSION} or ${SCHEMA_VERSION_2}; got ${describe(root.schema_version)}`,
+    });
   }
   // The rest is read as the version it says (version 1 when the version itself is wrong).
   const context: TemplateContext = root.schema_version === SCHEMA_VERSION_2 ? { version: 2, locals: [] } : VERSION_1;
@@ -82,7 +85,10 @@ function parse(raw: unknown): ParseResult {
   if (!Object.hasOwn(root, "default_variant")) {
     errors.push({ path: "/default_variant", message: "required: expected the name of one of the variants" });
   } else if (typeof root.default_variant !== "string") {
-    errors.push({ path: "/default_variant", message: `expected a variant name (string); got ${jsonTypeOf(root.default_variant)}` });
+    errors.push({
+      path: "/default_variant",
+      message: `expected a variant name (string); got ${jsonTypeOf(root.default_variant)}`,
+    });
   } else if (variantNames !== null && !variantNames.includes(root.default_variant)) {
     errors.push({
       path: "/default_variant",
@@ -200,7 +206,12 @@ function countProblem(what: string, min: number, max: number, found: number): st
 }
 
 /** Checks /variants; answers the variant names when /variants is an object (for cross-checks). */
-function checkVariants(root: JsonObject, errors: Problem[], templates: TemplateCache, context: TemplateContext): string[] | null {
+function checkVariants(
+  root: JsonObject,
+  errors: Problem[],
+  templates: TemplateCache,
+  context: TemplateContext,
+): string[] | null {
   if (!Object.hasOwn(root, "variants")) {
     errors.push({ path: "/variants", message: "required: expected an object of named variants" });
     return null;
@@ -216,7 +227,10 @@ function checkVariants(root: JsonObject, errors: Problem[], templates: TemplateC
   for (const name of names) {
     const at = child("/variants", name);
     if (!VARIANT_NAME.test(name)) {
-      errors.push({ path: at, message: `expected a variant name of 1 to 64 characters from A-Z a-z 0-9 _ . -; got ${describe(name)}` });
+      errors.push({
+        path: at,
+        message: `expected a variant name of 1 to 64 characters from A-Z a-z 0-9 _ . -; got ${describe(name)}`,
+      });
     }
     checkVariant(variants[name], at, errors, templates, context);
   }
@@ -224,14 +238,29 @@ function checkVariants(root: JsonObject, errors: Problem[], templates: TemplateC
 }
 
 /** Compiles a template for its problems, and keeps the compiled form for compileDefinition. */
-function checkTemplate(value: JsonValue | undefined, at: string, errors: Problem[], templates: TemplateCache, context: TemplateContext): void {
+function checkTemplate(
+  value: JsonValue | undefined,
+  at: string,
+  errors: Problem[],
+  templates: TemplateCache,
+  context: TemplateContext,
+): void {
   const template = compileTemplate(value, at, errors, 0, context);
   if (value !== null && typeof value === "object") templates.set(value, template);
 }
 
-function checkVariant(variant: unknown, at: string, errors: Problem[], templates: TemplateCache, context: TemplateContext): void {
+function checkVariant(
+  variant: unknown,
+  at: string,
+  errors: Problem[],
+  templates: TemplateCache,
+  context: TemplateContext,
+): void {
   if (!isJsonObject(variant)) {
-    errors.push({ path: at, message: `expected a variant object {result, set_state?, delay_ms?, rules?}; got ${jsonTypeOf(variant)}` });
+    errors.push({
+      path: at,
+      message: `expected a variant object {result, set_state?, delay_ms?, rules?}; got ${jsonTypeOf(variant)}`,
+    });
     return;
   }
   unknownKeys(variant, at, VARIANT_KEYS, errors);
@@ -240,7 +269,8 @@ function checkVariant(variant: unknown, at: string, errors: Problem[], templates
   } else {
     checkTemplate(variant.result, `${at}/result`, errors, templates, context);
   }
-  if (Object.hasOwn(variant, "set_state")) checkSetState(variant.set_state, `${at}/set_state`, errors, templates, context);
+  if (Object.hasOwn(variant, "set_state"))
+    checkSetState(variant.set_state, `${at}/set_state`, errors, templates, context);
   if (Object.hasOwn(variant, "delay_ms")) checkDelay(variant.delay_ms, `${at}/delay_ms`, errors);
   if (Object.hasOwn(variant, "rules")) {
     const rules = variant.rules;
@@ -250,27 +280,45 @@ function checkVariant(variant: unknown, at: string, errors: Problem[], templates
     }
     const count = countProblem("rules per variant", 0, LIMITS.maxRulesPerVariant, rules.length);
     if (count !== null) errors.push({ path: `${at}/rules`, message: count });
-    rules.forEach((rule, index) => checkRule(rule, `${at}/rules/${index}`, errors, templates, context));
+    for (const [index, rule] of rules.entries()) checkRule(rule, `${at}/rules/${index}`, errors, templates, context);
   }
 }
 
-function checkRule(rule: unknown, at: string, errors: Problem[], templates: TemplateCache, context: TemplateContext): void {
+function checkRule(
+  rule: unknown,
+  at: string,
+  errors: Problem[],
+  templates: TemplateCache,
+  context: TemplateContext,
+): void {
   if (!isJsonObject(rule)) {
-    errors.push({ path: at, message: `expected a rule object {when, result?, set_state?, delay_ms?}; got ${jsonTypeOf(rule)}` });
+    errors.push({
+      path: at,
+      message: `expected a rule object {when, result?, set_state?, delay_ms?}; got ${jsonTypeOf(rule)}`,
+    });
     return;
   }
   unknownKeys(rule, at, RULE_KEYS, errors);
   if (!Object.hasOwn(rule, "when")) {
     errors.push({ path: `${at}/when`, message: "required: expected an array of 1 to 20 conditions" });
   } else if (!Array.isArray(rule.when)) {
-    errors.push({ path: `${at}/when`, message: `expected an array of 1 to 20 conditions; got ${jsonTypeOf(rule.when)}` });
+    errors.push({
+      path: `${at}/when`,
+      message: `expected an array of 1 to 20 conditions; got ${jsonTypeOf(rule.when)}`,
+    });
   } else {
-    const count = countProblem("conditions", LIMITS.minConditionsPerRule, LIMITS.maxConditionsPerRule, rule.when.length);
+    const count = countProblem(
+      "conditions",
+      LIMITS.minConditionsPerRule,
+      LIMITS.maxConditionsPerRule,
+      rule.when.length,
+    );
     if (count !== null) errors.push({ path: `${at}/when`, message: count });
     rule.when.forEach((condition, index) => {
       const conditionAt = `${at}/when/${index}`;
       // Version 2 adds {"expr": "..."}; compiling it reports its problems.
-      if (context.version === 2 && isExpressionCondition(condition)) compileCondition(condition, 2, conditionAt, errors);
+      if (context.version === 2 && isExpressionCondition(condition))
+        compileCondition(condition, 2, conditionAt, errors);
       else checkCondition(condition, conditionAt, errors, context);
     });
   }
@@ -314,18 +362,30 @@ function checkCondition(condition: unknown, at: string, errors: Problem[], conte
   } else if (opKnown && op === "in" && !Array.isArray(condition.value)) {
     errors.push({ path: `${at}/value`, message: `expected an array for op "in"; got ${jsonTypeOf(condition.value)}` });
   } else if (opKnown && op === "exists" && typeof condition.value !== "boolean") {
-    errors.push({ path: `${at}/value`, message: `expected true or false for op "exists"; got ${jsonTypeOf(condition.value)}` });
+    errors.push({
+      path: `${at}/value`,
+      message: `expected true or false for op "exists"; got ${jsonTypeOf(condition.value)}`,
+    });
   }
 }
 
-function checkSetState(setState: unknown, at: string, errors: Problem[], templates: TemplateCache, context: TemplateContext): void {
+function checkSetState(
+  setState: unknown,
+  at: string,
+  errors: Problem[],
+  templates: TemplateCache,
+  context: TemplateContext,
+): void {
   if (context.version === 2) {
     // Version 2: an ordered list of writes; compiling it reports every problem.
     compileWrites(setState, at, errors);
     return;
   }
   if (!isJsonObject(setState)) {
-    errors.push({ path: at, message: `expected an object of state paths to value templates; got ${jsonTypeOf(setState)}` });
+    errors.push({
+      path: at,
+      message: `expected an object of state paths to value templates; got ${jsonTypeOf(setState)}`,
+    });
     return;
   }
   const usable = new Map<string, string[]>();
@@ -369,7 +429,10 @@ function checkExamples(root: JsonObject, variantNames: string[] | null, errors: 
   }
   const examples = root.examples;
   if (!Array.isArray(examples)) {
-    errors.push({ path: "/examples", message: `expected an array of 1 to 100 checked examples; got ${jsonTypeOf(examples)}` });
+    errors.push({
+      path: "/examples",
+      message: `expected an array of 1 to 100 checked examples; got ${jsonTypeOf(examples)}`,
+    });
     return null;
   }
   const count = countProblem("examples", LIMITS.minExamples, LIMITS.maxExamples, examples.length);
@@ -378,16 +441,25 @@ function checkExamples(root: JsonObject, variantNames: string[] | null, errors: 
   examples.forEach((example, index) => {
     const at = `/examples/${index}`;
     if (!isJsonObject(example)) {
-      errors.push({ path: at, message: `expected an example object {variant, input, state?, expected}; got ${jsonTypeOf(example)}` });
+      errors.push({
+        path: at,
+        message: `expected an example object {variant, input, state?, expected}; got ${jsonTypeOf(example)}`,
+      });
       return;
     }
     unknownKeys(example, at, EXAMPLE_KEYS, errors);
     if (!Object.hasOwn(example, "variant")) {
       errors.push({ path: `${at}/variant`, message: "required: expected the name of the variant this example checks" });
     } else if (typeof example.variant !== "string") {
-      errors.push({ path: `${at}/variant`, message: `expected a variant name (string); got ${jsonTypeOf(example.variant)}` });
+      errors.push({
+        path: `${at}/variant`,
+        message: `expected a variant name (string); got ${jsonTypeOf(example.variant)}`,
+      });
     } else if (variantNames !== null && !variantNames.includes(example.variant)) {
-      errors.push({ path: `${at}/variant`, message: `expected the name of one of the variants; there is no variant "${example.variant}"` });
+      errors.push({
+        path: `${at}/variant`,
+        message: `expected the name of one of the variants; there is no variant "${example.variant}"`,
+      });
     } else {
       exampled.add(example.variant);
     }
@@ -397,7 +469,10 @@ function checkExamples(root: JsonObject, variantNames: string[] | null, errors: 
       errors.push({ path: `${at}/input`, message: `expected an arguments object; got ${jsonTypeOf(example.input)}` });
     }
     if (Object.hasOwn(example, "state") && !isJsonObject(example.state)) {
-      errors.push({ path: `${at}/state`, message: `expected an object (the pre-call state); got ${jsonTypeOf(example.state)}` });
+      errors.push({
+        path: `${at}/state`,
+        message: `expected an object (the pre-call state); got ${jsonTypeOf(example.state)}`,
+      });
     }
     if (!Object.hasOwn(example, "expected")) {
       errors.push({ path: `${at}/expected`, message: "required: expected the exact result the call must render" });

@@ -100,7 +100,11 @@ export function recordDraft(calls: readonly RecordedCall[], outputSchema: unknow
       continue;
     }
     if (groups.length >= LIMITS.maxExamples) {
-      skipped.push({ attempt_id: call.attempt_id, seq: call.seq, reason: `a definition holds at most ${LIMITS.maxExamples} examples; this is a further distinct input` });
+      skipped.push({
+        attempt_id: call.attempt_id,
+        seq: call.seq,
+        reason: `a definition holds at most ${LIMITS.maxExamples} examples; this is a further distinct input`,
+      });
       continue;
     }
     const created = { key, first: call, later: [] };
@@ -108,10 +112,15 @@ export function recordDraft(calls: readonly RecordedCall[], outputSchema: unknow
     byKey.set(key, created);
   }
   const first = groups[0];
-  if (!first) return { ok: false, message: "none of the recorded calls can become an example (see each reason)" + skippedText(skipped) };
+  if (!first)
+    return {
+      ok: false,
+      message: `none of the recorded calls can become an example (see each reason)${skippedText(skipped)}`,
+    };
 
   const derived = deriveValue(outputSchema);
-  const fallback: JsonValue = derived.ok && expressionLookalike(derived.value) === null ? derived.value : first.first.answer;
+  const fallback: JsonValue =
+    derived.ok && expressionLookalike(derived.value) === null ? derived.value : first.first.answer;
   const rules: Rule[] = [];
   const examples: Example[] = [];
   const sources: RecordedDraft["sources"] = [];
@@ -119,12 +128,19 @@ export function recordDraft(calls: readonly RecordedCall[], outputSchema: unknow
   const budget = LIMITS.maxDefinitionBytes - SIZE_MARGIN - utf8Length(JSON.stringify(fallback));
   let used = 0;
   for (const group of groups) {
-    const rule: Rule = { when: [{ source: "input", path: "", op: "eq", value: group.first.input }], result: group.first.answer };
+    const rule: Rule = {
+      when: [{ source: "input", path: "", op: "eq", value: group.first.input }],
+      result: group.first.answer,
+    };
     const example: Example = { variant: RECORDED_VARIANT, input: group.first.input, expected: group.first.answer };
     const size = utf8Length(JSON.stringify(rule)) + utf8Length(JSON.stringify(example)) + 2;
     if (used + size > budget) {
       for (const call of [group.first, ...group.later]) {
-        skipped.push({ attempt_id: call.attempt_id, seq: call.seq, reason: `a definition is at most ${LIMITS.maxDefinitionBytes} bytes, and this input's example no longer fits` });
+        skipped.push({
+          attempt_id: call.attempt_id,
+          seq: call.seq,
+          reason: `a definition is at most ${LIMITS.maxDefinitionBytes} bytes, and this input's example no longer fits`,
+        });
       }
       continue;
     }
@@ -132,7 +148,12 @@ export function recordDraft(calls: readonly RecordedCall[], outputSchema: unknow
     const index = examples.length;
     rules.push(rule);
     examples.push(example);
-    sources.push({ example: index, attempt_id: group.first.attempt_id, seq: group.first.seq, calls: 1 + group.later.length });
+    sources.push({
+      example: index,
+      attempt_id: group.first.attempt_id,
+      seq: group.first.seq,
+      calls: 1 + group.later.length,
+    });
     volatile.push(...timestamps(group.first.answer, "", index));
     volatile.push(...differences(group.first, group.later, index));
   }
@@ -154,7 +175,8 @@ function skippedText(skipped: readonly SkippedCall[]): string {
 function timestamps(value: JsonValue, at: string, example: number): VolatileValue[] {
   if (typeof value === "string") return ISO_DATE.test(value) ? [{ example, path: at, kind: "timestamp", value }] : [];
   if (Array.isArray(value)) return value.flatMap((item, i) => timestamps(item, `${at}/${i}`, example));
-  if (isJsonObject(value)) return Object.entries(value).flatMap(([key, item]) => timestamps(item, `${at}/${pointerToken(key)}`, example));
+  if (isJsonObject(value))
+    return Object.entries(value).flatMap(([key, item]) => timestamps(item, `${at}/${pointerToken(key)}`, example));
   return [];
 }
 
@@ -163,7 +185,13 @@ function differences(first: RecordedCall, later: readonly RecordedCall[], exampl
   const found = new Map<string, VolatileValue>();
   for (const call of later) {
     for (const path of differingPaths(first.answer, call.answer, "")) {
-      const entry = found.get(path) ?? { example, path, kind: "differs_between_equal_inputs" as const, value: valueAt(first.answer, path) ?? null, others: [] };
+      const entry = found.get(path) ?? {
+        example,
+        path,
+        kind: "differs_between_equal_inputs" as const,
+        value: valueAt(first.answer, path) ?? null,
+        others: [],
+      };
       entry.others?.push({ attempt_id: call.attempt_id, seq: call.seq, value: valueAt(call.answer, path) ?? null });
       found.set(path, entry);
     }
@@ -175,9 +203,16 @@ function differingPaths(a: JsonValue | undefined, b: JsonValue | undefined, at: 
   if (jsonEqual(a, b)) return [];
   if (isJsonObject(a) && isJsonObject(b)) {
     const keys = [...new Set([...Object.keys(a), ...Object.keys(b)])];
-    return keys.flatMap((key) => differingPaths(Object.hasOwn(a, key) ? a[key] : undefined, Object.hasOwn(b, key) ? b[key] : undefined, `${at}/${pointerToken(key)}`));
+    return keys.flatMap((key) =>
+      differingPaths(
+        Object.hasOwn(a, key) ? a[key] : undefined,
+        Object.hasOwn(b, key) ? b[key] : undefined,
+        `${at}/${pointerToken(key)}`,
+      ),
+    );
   }
-  if (Array.isArray(a) && Array.isArray(b) && a.length === b.length) return a.flatMap((item, i) => differingPaths(item, b[i], `${at}/${i}`));
+  if (Array.isArray(a) && Array.isArray(b) && a.length === b.length)
+    return a.flatMap((item, i) => differingPaths(item, b[i], `${at}/${i}`));
   return [at];
 }
 

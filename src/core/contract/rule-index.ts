@@ -33,7 +33,9 @@ function keyOf(condition: CompiledCondition): string {
 }
 
 /** Builds the index for a variant's rules, or null when no path is tested often enough. */
-export function buildRuleIndex(rules: ReadonlyArray<{ readonly when: readonly CompiledCondition[] }>): RuleIndex | null {
+export function buildRuleIndex(
+  rules: ReadonlyArray<{ readonly when: readonly CompiledCondition[] }>,
+): RuleIndex | null {
   const counts = new Map<string, { count: number; sample: CompiledCondition }>();
   for (const rule of rules) {
     const seen = new Set<string>();
@@ -59,11 +61,17 @@ export function buildRuleIndex(rules: ReadonlyArray<{ readonly when: readonly Co
   });
   const otherwise: number[] = [];
   const values = new Set<JsonPrimitive>();
-  tested.forEach((value, index) => (value === undefined ? otherwise.push(index) : values.add(value)));
+  for (const [index, value] of tested.entries()) {
+    if (value === undefined) otherwise.push(index);
+    else values.add(value);
+  }
   const byValue = new Map<JsonPrimitive, number[]>();
   for (const value of values) {
     // Map keys compare with SameValueZero: 1 and 1.0 are one key, 1 and "1" two, as in jsonEqual.
-    byValue.set(value, tested.flatMap((v, index) => (v === undefined || v === value ? [index] : [])));
+    byValue.set(
+      value,
+      tested.flatMap((v, index) => (v === undefined || v === value ? [index] : [])),
+    );
   }
   return { fromState: best.sample.fromState, segments: best.sample.segments, byValue, otherwise };
 }

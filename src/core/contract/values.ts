@@ -84,8 +84,12 @@ export function firstDifference(expected: JsonValue, actual: JsonValue, tokens: 
   if (expected === actual) return null;
   const bothArrays = Array.isArray(expected) && Array.isArray(actual);
   const bothObjects =
-    expected !== null && actual !== null && typeof expected === "object" && typeof actual === "object" &&
-    !Array.isArray(expected) && !Array.isArray(actual);
+    expected !== null &&
+    actual !== null &&
+    typeof expected === "object" &&
+    typeof actual === "object" &&
+    !Array.isArray(expected) &&
+    !Array.isArray(actual);
   if (bothArrays) {
     // SAFETY: bothArrays checked Array.isArray on both values just above.
     const [e, a] = [expected as JsonValue[], actual as JsonValue[]];

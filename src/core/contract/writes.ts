@@ -11,12 +11,22 @@
 import type { JsonObject, JsonValue, Problem } from "../json.js";
 import { isJsonObject, jsonEqual } from "../json.js";
 import { compileExpression, loopNameProblem, type Expression } from "./cel.js";
-import { compileTemplate, evaluate, RenderFailure, render, type RenderScope, type Template, type TemplateContext } from "./expressions.js";
+import {
+  compileTemplate,
+  evaluate,
+  RenderFailure,
+  render,
+  type RenderScope,
+  type Template,
+  type TemplateContext,
+} from "./expressions.js";
 import { LIMITS } from "./limits.js";
 import { FORBIDDEN_SEGMENTS, pathProblem, splitPath } from "./paths.js";
 import { child, describe, jsonTypeOf, setOwn } from "./values.js";
 
-type Segment = { readonly literal: string; readonly template: null } | { readonly literal: null; readonly template: Template };
+type Segment =
+  | { readonly literal: string; readonly template: null }
+  | { readonly literal: null; readonly template: Template };
 
 export type WriteOp = "set" | "merge" | "append" | "remove" | "for_each" | "invalid";
 
@@ -55,7 +65,13 @@ interface Budget {
  * Compiles a version-2 set_state list found at `at`. Problems go to `sink` when given (the
  * parser); without one, a broken write becomes a harness error when it is applied.
  */
-export function compileWrites(raw: unknown, at: string, sink: Problem[] | null, locals: readonly string[] = [], budget: Budget = { writes: 0 }): CompiledWrite[] {
+export function compileWrites(
+  raw: unknown,
+  at: string,
+  sink: Problem[] | null,
+  locals: readonly string[] = [],
+  budget: Budget = { writes: 0 },
+): CompiledWrite[] {
   if (!Array.isArray(raw)) {
     const message = `expected a list of writes ({"set"|"merge"|"append"|"remove"|"for_each": ...}); got ${jsonTypeOf(raw)}`;
     sink?.push({ path: at, message });
@@ -66,22 +82,35 @@ export function compileWrites(raw: unknown, at: string, sink: Problem[] | null, 
     const writeAt = `${at}/${index}`;
     budget.writes++;
     if (budget.writes === LIMITS.maxWrites + 1) {
-      sink?.push({ path: writeAt, message: `expected at most ${LIMITS.maxWrites} writes in one set_state, counting those inside for_each` });
+      sink?.push({
+        path: writeAt,
+        message: `expected at most ${LIMITS.maxWrites} writes in one set_state, counting those inside for_each`,
+      });
     }
     out.push(compileWrite(item, writeAt, sink, locals, budget));
   });
   return out;
 }
 
-function compileWrite(raw: unknown, at: string, sink: Problem[] | null, locals: readonly string[], budget: Budget): CompiledWrite {
+function compileWrite(
+  raw: unknown,
+  at: string,
+  sink: Problem[] | null,
+  locals: readonly string[],
+  budget: Budget,
+): CompiledWrite {
   const fail = (path: string, message: string): CompiledWrite => {
     sink?.push({ path, message });
     return invalidWrite(at, message);
   };
-  if (!isJsonObject(raw)) return fail(at, `expected a write object such as {"set": path, "value": ...}; got ${jsonTypeOf(raw)}`);
+  if (!isJsonObject(raw))
+    return fail(at, `expected a write object such as {"set": path, "value": ...}; got ${jsonTypeOf(raw)}`);
   const ops = OPS.filter((op) => Object.hasOwn(raw, op));
   if (ops.length !== 1) {
-    return fail(at, `expected exactly one of set, merge, append, remove, for_each in a write; found ${ops.length === 0 ? "none" : ops.join(", ")}`);
+    return fail(
+      at,
+      `expected exactly one of set, merge, append, remove, for_each in a write; found ${ops.length === 0 ? "none" : ops.join(", ")}`,
+    );
   }
   // SAFETY: ops holds exactly one element (checked above).
   const op = ops[0] as Exclude<WriteOp, "invalid">;
@@ -89,7 +118,10 @@ function compileWrite(raw: unknown, at: string, sink: Problem[] | null, locals: 
   const allowed = KEYS[op] ?? [];
   for (const key of Object.keys(raw)) {
     if (!allowed.includes(key)) {
-      sink?.push({ path: child(at, key), message: `unknown key "${key}" in a ${op} write; expected only ${allowed.join(", ")}` });
+      sink?.push({
+        path: child(at, key),
+        message: `unknown key "${key}" in a ${op} write; expected only ${allowed.join(", ")}`,
+      });
       broken = true;
     }
   }
@@ -102,8 +134,11 @@ function compileWrite(raw: unknown, at: string, sink: Problem[] | null, locals: 
   }
   if (op === "for_each") {
     const each = compileExpression(raw.for_each, locals, `${at}/for_each`, sink);
-    const nameProblem = loopNameProblem(raw.as) ?? (locals.includes(String(raw.as)) ? `"${String(raw.as)}" is already bound by an enclosing for_each` : null);
-    if (!Object.hasOwn(raw, "as")) sink?.push({ path: `${at}/as`, message: "required: the name each element is bound to" });
+    const nameProblem =
+      loopNameProblem(raw.as) ??
+      (locals.includes(String(raw.as)) ? `"${String(raw.as)}" is already bound by an enclosing for_each` : null);
+    if (!Object.hasOwn(raw, "as"))
+      sink?.push({ path: `${at}/as`, message: "required: the name each element is bound to" });
     else if (nameProblem !== null) sink?.push({ path: `${at}/as`, message: nameProblem });
     if (locals.length + 1 > LIMITS.maxForEachNesting) {
       sink?.push({ path: at, message: `expected for_each nested at most ${LIMITS.maxForEachNesting} deep` });
@@ -115,7 +150,8 @@ function compileWrite(raw: unknown, at: string, sink: Problem[] | null, locals: 
     }
     const name = typeof raw.as === "string" ? raw.as : "";
     const writes = compileWrites(raw.writes ?? [], `${at}/writes`, sink, [...locals, name], budget);
-    if (broken || typeof each === "string" || nameProblem !== null || !Object.hasOwn(raw, "as")) return invalidWrite(at, "this for_each is malformed");
+    if (broken || typeof each === "string" || nameProblem !== null || !Object.hasOwn(raw, "as"))
+      return invalidWrite(at, "this for_each is malformed");
     return { op, path: [], value: null, guard, each, as: name, writes, at, problem: "" };
   }
   const path = compilePath(raw[op], `${at}/${op}`, sink, context);
@@ -153,7 +189,10 @@ function compilePath(raw: unknown, at: string, sink: Problem[] | null, context: 
     const itemAt = `${at}/${index}`;
     if (typeof item === "string") {
       if (FORBIDDEN_SEGMENTS.has(item)) {
-        sink?.push({ path: itemAt, message: `path segment "${item}" is not allowed (__proto__, prototype and constructor are reserved)` });
+        sink?.push({
+          path: itemAt,
+          message: `path segment "${item}" is not allowed (__proto__, prototype and constructor are reserved)`,
+        });
         ok = false;
       }
       segments.push({ literal: item, template: null });
@@ -163,12 +202,19 @@ function compilePath(raw: unknown, at: string, sink: Problem[] | null, context: 
       const template = compileTemplate(item, itemAt, sink, 0, context);
       if (template.t === "invalid") ok = false;
       else if (template.t !== "expr" && template.t !== "input" && template.t !== "state") {
-        sink?.push({ path: itemAt, message: 'expected a computed segment ({"$expr": ...}, {"$input": ...} or {"$state": ...}); got another object' });
+        sink?.push({
+          path: itemAt,
+          message:
+            'expected a computed segment ({"$expr": ...}, {"$input": ...} or {"$state": ...}); got another object',
+        });
         ok = false;
       }
       segments.push({ literal: null, template });
     } else {
-      sink?.push({ path: itemAt, message: `expected a key (string), an index (whole number from 0) or a computed segment; got ${describe(item)}` });
+      sink?.push({
+        path: itemAt,
+        message: `expected a key (string), an index (whole number from 0) or a computed segment; got ${describe(item)}`,
+      });
       ok = false;
     }
   });
@@ -206,10 +252,16 @@ function failure(kind: "missing_reference" | "expression_error", message: string
 }
 
 /** Applies `writes` in order to `work`. Throws RenderFailure for a write that cannot be made. */
-export function applyWrites(writes: readonly CompiledWrite[], input: JsonObject, work: WorkingState, scope: RenderScope): void {
+export function applyWrites(
+  writes: readonly CompiledWrite[],
+  input: JsonObject,
+  work: WorkingState,
+  scope: RenderScope,
+): void {
   for (const write of writes) {
     scope.meter.charge(1, "a write", write.at);
-    if (write.op === "invalid") throw new RenderFailure("bad_literal", write.problem, [{ path: write.at, message: write.problem }]);
+    if (write.op === "invalid")
+      throw new RenderFailure("bad_literal", write.problem, [{ path: write.at, message: write.problem }]);
     if (write.guard !== null && !guardHolds(write.guard, input, work.root, scope)) continue;
     if (write.op === "for_each") {
       forEach(write, input, work, scope);
@@ -227,7 +279,11 @@ function guardHolds(guard: Expression, input: JsonObject, state: JsonObject, sco
   if (evaluation.kind === "missing") return false;
   if (evaluation.kind === "error") throw failure("expression_error", evaluation.message, guard.at);
   if (typeof evaluation.value !== "boolean") {
-    throw failure("expression_error", `"if" must be true or false; ${JSON.stringify(guard.source)} gave ${describe(evaluation.value)}`, guard.at);
+    throw failure(
+      "expression_error",
+      `"if" must be true or false; ${JSON.stringify(guard.source)} gave ${describe(evaluation.value)}`,
+      guard.at,
+    );
   }
   return evaluation.value;
 }
@@ -236,10 +292,19 @@ function forEach(write: CompiledWrite, input: JsonObject, work: WorkingState, sc
   // SAFETY: for_each writes are compiled with their expression.
   const each = write.each as Expression;
   const evaluation = evaluate(each, input, work.root, scope);
-  if (evaluation.kind !== "value") throw failure(evaluation.kind === "missing" ? "missing_reference" : "expression_error", evaluation.message, each.at);
+  if (evaluation.kind !== "value")
+    throw failure(
+      evaluation.kind === "missing" ? "missing_reference" : "expression_error",
+      evaluation.message,
+      each.at,
+    );
   const items = evaluation.value;
   if (!Array.isArray(items)) {
-    throw failure("expression_error", `for_each needs a list; ${JSON.stringify(each.source)} gave ${jsonTypeOf(items)} (use keys() or values() for a map)`, each.at);
+    throw failure(
+      "expression_error",
+      `for_each needs a list; ${JSON.stringify(each.source)} gave ${jsonTypeOf(items)} (use keys() or values() for a map)`,
+      each.at,
+    );
   }
   for (const item of items) {
     scope.meter.charge(1, "a for_each element", write.at);
@@ -254,7 +319,11 @@ function renderPath(write: CompiledWrite, input: JsonObject, state: JsonObject, 
     const value = render(segment.template, input, state, scope);
     if (typeof value === "string" && !FORBIDDEN_SEGMENTS.has(value)) return value;
     if (typeof value === "number" && Number.isInteger(value) && value >= 0) return String(value);
-    throw failure("expression_error", `a path segment must be a key (string) or an index (whole number from 0); ${segment.template.at} gave ${describe(value)}`, segment.template.at);
+    throw failure(
+      "expression_error",
+      `a path segment must be a key (string) or an index (whole number from 0); ${segment.template.at} gave ${describe(value)}`,
+      segment.template.at,
+    );
   });
 }
 
@@ -270,7 +339,13 @@ function readChild(container: JsonObject | JsonValue[], segment: string): JsonVa
 }
 
 /** Puts `value` at `segment` of a container this call owns; null or a message when it cannot. */
-function putChild(container: JsonObject | JsonValue[], segment: string, value: JsonValue, path: readonly string[], depth: number): string | null {
+function putChild(
+  container: JsonObject | JsonValue[],
+  segment: string,
+  value: JsonValue,
+  path: readonly string[],
+  depth: number,
+): string | null {
   if (Array.isArray(container)) {
     const index = INDEX.test(segment) ? Number(segment) : Number.NaN;
     if (!(index <= container.length)) {
@@ -297,12 +372,19 @@ function writeAt(work: WorkingState, segments: readonly string[], op: WriteOp, v
   if (op === "set" && current === null && value === null) return null;
   if (op === "remove" && current === undefined) return null;
   if (op === "merge") {
-    if (!isJsonObject(value)) return `cannot merge into "${segments.join(".")}": the value to merge is ${jsonTypeOf(value)}, not an object`;
-    if (current !== undefined && !isJsonObject(current)) return `cannot merge into "${segments.join(".")}": the state holds ${jsonTypeOf(current)} there, not an object`;
+    if (!isJsonObject(value))
+      return `cannot merge into "${segments.join(".")}": the value to merge is ${jsonTypeOf(value)}, not an object`;
+    if (current !== undefined && !isJsonObject(current))
+      return `cannot merge into "${segments.join(".")}": the state holds ${jsonTypeOf(current)} there, not an object`;
   }
   if (op === "merge" && isJsonObject(current) && isJsonObject(value)) {
     const patch = value;
-    if (Object.keys(patch).every((name) => Object.hasOwn(current, name) && jsonEqual(current[name] as JsonValue, patch[name] as JsonValue))) return null;
+    if (
+      Object.keys(patch).every(
+        (name) => Object.hasOwn(current, name) && jsonEqual(current[name] as JsonValue, patch[name] as JsonValue),
+      )
+    )
+      return null;
   }
   if (op === "append" && current !== undefined && !Array.isArray(current)) {
     return `cannot append to "${segments.join(".")}": the state holds ${jsonTypeOf(current)} there, not an array`;

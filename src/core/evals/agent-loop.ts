@@ -46,7 +46,9 @@ import type { AgentRun, AgentRunInputs, AgentStopReason, ToolAnswer, TranscriptT
 type AssistantMessage = Extract<ChatMessage, { role: "assistant" }>;
 
 /** Parsed tool arguments, or why they are unusable. */
-type ParsedArguments = { ok: true; value: Record<string, JsonValue> } | { ok: false; refusal: Extract<Refusal, "malformed_arguments" | "unusable_arguments">; problems: Problem[] };
+type ParsedArguments =
+  | { ok: true; value: Record<string, JsonValue> }
+  | { ok: false; refusal: Extract<Refusal, "malformed_arguments" | "unusable_arguments">; problems: Problem[] };
 
 /**
  * The longest model call id kept as it is. The attempt takes ids of up to MAX_NAME_LENGTH
@@ -67,7 +69,10 @@ export async function runAgent(inputs: AgentRunInputs): Promise<AgentRun> {
   /** Call ids already dispatched or recorded in this run (see the note on ids above). */
   const usedIds = new Set<string>();
   let lastText: string | null = null;
-  const finish = (stop_reason: AgentStopReason, extra: Pick<AgentRun, "model_failure" | "harness_error"> = {}): AgentRun => ({
+  const finish = (
+    stop_reason: AgentStopReason,
+    extra: Pick<AgentRun, "model_failure" | "harness_error"> = {},
+  ): AgentRun => ({
     stop_reason,
     final_answer: lastText,
     approval_requests,
@@ -86,7 +91,13 @@ export async function runAgent(inputs: AgentRunInputs): Promise<AgentRun> {
     const assistant: AssistantMessage = { role: "assistant", content: answer.content };
     if (answer.tool_calls.length > 0) assistant.tool_calls = answer.tool_calls;
     messages.push(assistant);
-    turns.push({ messages_sent: sent, answer: assistant, latency_ms: answer.latency_ms, usage: answer.usage, finish_reason: answer.finish_reason });
+    turns.push({
+      messages_sent: sent,
+      answer: assistant,
+      latency_ms: answer.latency_ms,
+      usage: answer.usage,
+      finish_reason: answer.finish_reason,
+    });
     lastText = textOf(answer.content);
     if (answer.tool_calls.length === 0) return finish("final_answer");
 
@@ -116,21 +127,36 @@ export async function runAgent(inputs: AgentRunInputs): Promise<AgentRun> {
       }
       const args = parseArguments(call.arguments);
       if (inputs.approval[call.name] === "always_require") {
-        approval_requests.push({ function: call.name, arguments: args.ok ? args.value : call.arguments, call_id: callId });
+        approval_requests.push({
+          function: call.name,
+          arguments: args.ok ? args.value : call.arguments,
+          call_id: callId,
+        });
         proposed = true;
         continue;
       }
       if (!args.ok) {
         const message = unusableMessage(call.name, args);
         refuse(call, callId, args.refusal, message);
-        messages.push(toolMessage(call, toolInputError(message, args.problems.map((p) => ({ path: p.path, message: p.message })))));
+        messages.push(
+          toolMessage(
+            call,
+            toolInputError(
+              message,
+              args.problems.map((p) => ({ path: p.path, message: p.message })),
+            ),
+          ),
+        );
         continue;
       }
       const reply = await inputs.dispatcher.call(call.name, args.value, callId);
       if (reply.kind === "harness_error") {
         const message = `the harness failed the call to ${call.name} (call ${callId}): ${reply.message}`;
         if (!reply.recorded) refuse(call, callId, "refused_by_attempt", message, args.value);
-        notHandled(index + 1, `after a harness error earlier in the same answer (call ${callId}): the run ended before this call`);
+        notHandled(
+          index + 1,
+          `after a harness error earlier in the same answer (call ${callId}): the run ended before this call`,
+        );
         return finish("harness_error", { harness_error: message });
       }
       if (reply.kind === "refused") refuse(call, callId, "refused_by_attempt", reply.message, args.value);
@@ -189,7 +215,11 @@ function parseArguments(raw: string): ParsedArguments {
   }
   if (!isJsonObject(value)) {
     const got = Array.isArray(value) ? "an array" : value === null ? "null" : `a ${typeof value}`;
-    return { ok: false, refusal: "malformed_arguments", problems: [{ path: "", message: `JSON but not an object (got ${got})` }] };
+    return {
+      ok: false,
+      refusal: "malformed_arguments",
+      problems: [{ path: "", message: `JSON but not an object (got ${got})` }],
+    };
   }
   // The attempt refuses these too, but without recording the call; caught here, the call is kept
   // with the text the model sent (1e400 would otherwise be stored as null).

@@ -149,7 +149,14 @@ export interface RepetitionInputsForRun {
   /** Checks proposals against their function's input schema (proposals.ts). */
   validator: SchemaValidator;
   /** Null when the suite has no judge (every scenario expects no call). */
-  judge: { client: ModelClient; connection: string; /** The connection's model, recorded with the score. */ model: string; threshold: number; parameters: ModelParameters; structured_output: boolean } | null;
+  judge: {
+    client: ModelClient;
+    connection: string /** The connection's model, recorded with the score. */;
+    model: string;
+    threshold: number;
+    parameters: ModelParameters;
+    structured_output: boolean;
+  } | null;
   /** Epoch milliseconds, for started_at / finished_at. */
   now(): number;
 }

@@ -21,14 +21,25 @@ export function attackedScenarioId(scenario: string, attack: string): string {
   return `${scenario}@${attack}`;
 }
 
-export function attackedScenarios(base: SimulationPlan, scenarios: readonly Scenario[], attacks: readonly SuiteAttack[]): { ok: true; scenarios: AttackedScenario[] } | { ok: false; problems: Problem[] } {
+export function attackedScenarios(
+  base: SimulationPlan,
+  scenarios: readonly Scenario[],
+  attacks: readonly SuiteAttack[],
+): { ok: true; scenarios: AttackedScenario[] } | { ok: false; problems: Problem[] } {
   const problems: Problem[] = [];
   const planned: AttackedScenario[] = [];
   attacks.forEach((attack, index) => {
     for (const scenario of coveredScenarios(attack, scenarios)) {
-      const applied = scenarioPlan(base, { ...scenario, variants: { ...scenario.variants, [attack.function]: attack.variant } });
+      const applied = scenarioPlan(base, {
+        ...scenario,
+        variants: { ...scenario.variants, [attack.function]: attack.variant },
+      });
       if (!applied.ok) {
-        for (const problem of applied.problems) problems.push({ path: `/attacks/${index}${problem.path.startsWith("/variants") ? "/variant" : problem.path}`, message: problem.message });
+        for (const problem of applied.problems)
+          problems.push({
+            path: `/attacks/${index}${problem.path.startsWith("/variants") ? "/variant" : problem.path}`,
+            message: problem.message,
+          });
         continue;
       }
       planned.push({
@@ -37,7 +48,13 @@ export function attackedScenarios(base: SimulationPlan, scenarios: readonly Scen
           query: scenario.query,
           expect: scenario.expect,
           forbid: [...new Set([...scenario.forbid, attack.target.function])],
-          attack: { id: attack.id, scenario: scenario.id, function: attack.function, variant: attack.variant, target: attack.target },
+          attack: {
+            id: attack.id,
+            scenario: scenario.id,
+            function: attack.function,
+            variant: attack.variant,
+            target: attack.target,
+          },
         },
         simulation: applied.plan,
       });

@@ -32,7 +32,12 @@ export async function evaluateRepetition(inputs: RepetitionInputsForRun): Promis
 
 /** What an external agent reported (POST /api/attempts/:id/complete), or that it never did. */
 export type ExternalOutcome =
-  | { kind: "completed"; final_answer: string | null; approval_requests: ApprovalRequest[]; messages: ChatMessage[] | null }
+  | {
+      kind: "completed";
+      final_answer: string | null;
+      approval_requests: ApprovalRequest[];
+      messages: ChatMessage[] | null;
+    }
   | { kind: "timed_out"; reason: string };
 
 export interface ExternalRepetitionInputs extends Omit<RepetitionInputsForRun, "agent" | "dispatcher"> {
@@ -53,18 +58,39 @@ export function evaluateExternalRepetition(inputs: ExternalRepetitionInputs): Pr
   const { outcome } = inputs;
   const run: RunOutcome =
     outcome.kind === "completed"
-      ? { stop_reason: "external_completion", final_answer: outcome.final_answer, approval_requests: outcome.approval_requests, refused_calls: [], messages: outcome.messages ?? [], turns: [] }
-      : { stop_reason: "timed_out", final_answer: null, approval_requests: [], refused_calls: [], messages: [], turns: [], timed_out: outcome.reason };
+      ? {
+          stop_reason: "external_completion",
+          final_answer: outcome.final_answer,
+          approval_requests: outcome.approval_requests,
+          refused_calls: [],
+          messages: outcome.messages ?? [],
+          turns: [],
+        }
+      : {
+          stop_reason: "timed_out",
+          final_answer: null,
+          approval_requests: [],
+          refused_calls: [],
+          messages: [],
+          turns: [],
+          timed_out: outcome.reason,
+        };
   return scoreRepetition({ ...inputs, agent_connection: null, started_at: isoTime(inputs.started_at) }, run);
 }
 
 /** What scoring needs of a run, whichever agent made it. */
-type RunOutcome = Pick<AgentRun, "final_answer" | "approval_requests" | "refused_calls" | "messages" | "turns" | "model_failure" | "harness_error"> & {
+type RunOutcome = Pick<
+  AgentRun,
+  "final_answer" | "approval_requests" | "refused_calls" | "messages" | "turns" | "model_failure" | "harness_error"
+> & {
   stop_reason: RepetitionRecord["stop_reason"];
   timed_out?: string;
 };
 
-type ScoringInputs = Pick<RepetitionInputsForRun, "scenario" | "repetition" | "attempt_id" | "executedCalls" | "validator" | "judge" | "now"> & {
+type ScoringInputs = Pick<
+  RepetitionInputsForRun,
+  "scenario" | "repetition" | "attempt_id" | "executedCalls" | "validator" | "judge" | "now"
+> & {
   tools: ChatTool[];
   /** The built-in agent's connection, to name it when it failed; null for an external agent. */
   agent_connection: string | null;
@@ -75,19 +101,32 @@ async function scoreRepetition(inputs: ScoringInputs, run: RunOutcome): Promise<
   const { scenario, started_at } = inputs;
   const approval_requests = checkedProposals(run.approval_requests, inputs.tools, inputs.validator);
   const calls = repetitionCalls(await inputs.executedCalls(), approval_requests, run.refused_calls);
-  const selection = scoreSelection(scenario, calls, inputs.tools.map((tool) => tool.name));
+  const selection = scoreSelection(
+    scenario,
+    calls,
+    inputs.tools.map((tool) => tool.name),
+  );
 
   // The evidence names the harness error with its kind; the runner's own message covers a failure
   // the attempt reported without recording a call.
   const harness_error = harnessErrorAmong(calls) ?? run.harness_error ?? null;
-  let infrastructure_error = run.model_failure ? connectionFailed("agent", inputs.agent_connection ?? "", run.model_failure.message) : null;
+  let infrastructure_error = run.model_failure
+    ? connectionFailed("agent", inputs.agent_connection ?? "", run.model_failure.message)
+    : null;
 
   let judge: JudgeCall | null = null;
   // A broken repetition is an error whatever the judge would say (a forbidden call already failed
   // it), so the judge is only asked about repetitions it can decide.
-  if (inputs.judge && harness_error === null && infrastructure_error === null && run.timed_out === undefined && needsJudge(selection, calls.length)) {
+  if (
+    inputs.judge &&
+    harness_error === null &&
+    infrastructure_error === null &&
+    run.timed_out === undefined &&
+    needsJudge(selection, calls.length)
+  ) {
     judge = await callJudgeFor(inputs.judge, inputs, calls, run.final_answer);
-    if (judge.model_failure) infrastructure_error = connectionFailed("judge", inputs.judge.connection, judge.model_failure.message);
+    if (judge.model_failure)
+      infrastructure_error = connectionFailed("judge", inputs.judge.connection, judge.model_failure.message);
   }
 
   const verdict = repetitionVerdict({
@@ -108,7 +147,15 @@ async function scoreRepetition(inputs: ScoringInputs, run: RunOutcome): Promise<
     final_answer: run.final_answer,
     stop_reason: run.stop_reason,
     selection,
-    judge: judge && inputs.judge ? { ...judge, prompt_version: JUDGE_PROMPT_VERSION, connection: inputs.judge.connection, model: inputs.judge.model } : null,
+    judge:
+      judge && inputs.judge
+        ? {
+            ...judge,
+            prompt_version: JUDGE_PROMPT_VERSION,
+            connection: inputs.judge.connection,
+            model: inputs.judge.model,
+          }
+        : null,
     verdict,
     transcript: { messages: run.messages, turns: run.turns },
     started_at,
@@ -174,7 +221,12 @@ export function notRunRecord(inputs: NotRunInputs): RepetitionRecord {
     stop_reason: null,
     selection: NOT_RUN_SELECTION,
     judge: null,
-    verdict: repetitionVerdict({ selection: NOT_RUN_SELECTION, calls: 0, threshold: DEFAULT_JUDGE_THRESHOLD, infrastructure_error: inputs.infrastructure_error }),
+    verdict: repetitionVerdict({
+      selection: NOT_RUN_SELECTION,
+      calls: 0,
+      threshold: DEFAULT_JUDGE_THRESHOLD,
+      infrastructure_error: inputs.infrastructure_error,
+    }),
     transcript: null,
     started_at: at,
     finished_at: at,
@@ -182,9 +234,14 @@ export function notRunRecord(inputs: NotRunInputs): RepetitionRecord {
 }
 
 /** A dead-lettered message's repetition: the queue gave up after its retries, with this last error. */
-export function deadLetterRecord(inputs: Omit<NotRunInputs, "infrastructure_error"> & { last_error: string }): RepetitionRecord {
+export function deadLetterRecord(
+  inputs: Omit<NotRunInputs, "infrastructure_error"> & { last_error: string },
+): RepetitionRecord {
   const { last_error, ...rest } = inputs;
-  return notRunRecord({ ...rest, infrastructure_error: `the queue gave up on this repetition after its retries (dead letter); the last error: ${last_error}` });
+  return notRunRecord({
+    ...rest,
+    infrastructure_error: `the queue gave up on this repetition after its retries (dead letter); the last error: ${last_error}`,
+  });
 }
 
 function isoTime(ms: number): string {

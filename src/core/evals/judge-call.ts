@@ -37,7 +37,13 @@ export async function callJudge(inputs: JudgeCallInputs): Promise<JudgeCall> {
     const result = await inputs.client.chat(request);
     if (!result.ok) {
       const { failure } = result;
-      return { outcome: { kind: "error", message: `the judge's endpoint failed: ${failure.message}` }, raw_answers, latency_ms, usage, model_failure: failure };
+      return {
+        outcome: { kind: "error", message: `the judge's endpoint failed: ${failure.message}` },
+        raw_answers,
+        latency_ms,
+        usage,
+        model_failure: failure,
+      };
     }
     latency_ms += result.answer.latency_ms;
     usage = addUsage(usage, result.answer.usage);
@@ -56,7 +62,8 @@ function judgeRequest(inputs: JudgeCallInputs): ChatRequest {
     seed: DEFAULT_JUDGE_SEED,
     ...definedParameters(inputs.parameters),
   };
-  if (inputs.structured_output) request.response_format = { name: JUDGE_RESPONSE_FORMAT.json_schema.name, schema: JUDGE_SCHEMA };
+  if (inputs.structured_output)
+    request.response_format = { name: JUDGE_RESPONSE_FORMAT.json_schema.name, schema: JUDGE_SCHEMA };
   return request;
 }
 
@@ -75,5 +82,8 @@ const JUDGE_SCHEMA: JsonObject = (() => {
 function addUsage(total: ChatUsage | null, more: ChatUsage | null): ChatUsage | null {
   if (more === null) return total;
   if (total === null) return { ...more };
-  return { prompt_tokens: total.prompt_tokens + more.prompt_tokens, completion_tokens: total.completion_tokens + more.completion_tokens };
+  return {
+    prompt_tokens: total.prompt_tokens + more.prompt_tokens,
+    completion_tokens: total.completion_tokens + more.completion_tokens,
+  };
 }

@@ -56,11 +56,23 @@ const REPETITION_FIELDS = ["scenario", "repetition"] as const;
 export function readLabels(body: unknown, run: LabelledRun): LabelsRead {
   const problems = new ProblemList();
   const warnings = new ProblemList();
-  if (!isRecord(body)) return { ok: false, problems: [{ path: "", message: `expected {"labels": [{"repetition": 1, "label": "pass"}, ...]}, got ${describeValue(body)}` }] };
+  if (!isRecord(body))
+    return {
+      ok: false,
+      problems: [
+        {
+          path: "",
+          message: `expected {"labels": [{"repetition": 1, "label": "pass"}, ...]}, got ${describeValue(body)}`,
+        },
+      ],
+    };
   refuseUnknownKeys(body, BODY_FIELDS, "", problems);
   const list = body.labels;
   if (!Array.isArray(list) || list.length === 0 || list.length > MAX_LABELS_PER_REQUEST) {
-    problems.add("/labels", `expected 1 to ${MAX_LABELS_PER_REQUEST} labels ([{"repetition": 1, "label": "pass"}, {"repetition": {"scenario": "<id>", "repetition": 2}, "score": 3}]), got ${Array.isArray(list) ? `${list.length}` : describeValue(list)}`);
+    problems.add(
+      "/labels",
+      `expected 1 to ${MAX_LABELS_PER_REQUEST} labels ([{"repetition": 1, "label": "pass"}, {"repetition": {"scenario": "<id>", "repetition": 2}, "score": 3}]), got ${Array.isArray(list) ? `${list.length}` : describeValue(list)}`,
+    );
     return { ok: false, problems: problems.items };
   }
 
@@ -70,13 +82,19 @@ export function readLabels(body: unknown, run: LabelledRun): LabelsRead {
   list.forEach((entry, index) => {
     const path = at("/labels", index);
     if (!isRecord(entry)) {
-      problems.add(path, `expected a label ({"repetition": 1, "label": "pass"} or {"repetition": 1, "score": 4}), got ${describeValue(entry)}`);
+      problems.add(
+        path,
+        `expected a label ({"repetition": 1, "label": "pass"} or {"repetition": 1, "score": 4}), got ${describeValue(entry)}`,
+      );
       return;
     }
     refuseUnknownKeys(entry, LABEL_FIELDS, path, problems);
     const n = readRepetition(entry.repetition, at(path, "repetition"), run, problems);
     const verdict = readVerdictOrScore(entry, path, problems);
-    const note = entry.note === undefined || entry.note === null ? null : readString(entry.note, at(path, "note"), problems, { nonEmpty: true, maxLength: MAX_NOTE_LENGTH });
+    const note =
+      entry.note === undefined || entry.note === null
+        ? null
+        : readString(entry.note, at(path, "note"), problems, { nonEmpty: true, maxLength: MAX_NOTE_LENGTH });
     if (n === undefined) return;
     const repetition = byN.get(n);
     const where = describeRepetition(n, run);
@@ -86,11 +104,18 @@ export function readLabels(body: unknown, run: LabelledRun): LabelsRead {
     }
     const earlier = seen.get(n);
     if (earlier !== undefined) {
-      problems.add(at(path, "repetition"), `${where} is labelled twice in this request (also at ${earlier}); send one label per repetition`);
+      problems.add(
+        at(path, "repetition"),
+        `${where} is labelled twice in this request (also at ${earlier}); send one label per repetition`,
+      );
       return;
     }
     seen.set(n, path);
-    if (repetition.judge_score === null) warnings.add(at(path, "repetition"), `${where} ${unjudgedReason(repetition)}: the label is stored, but it cannot measure the judge, and calibration counts it apart`);
+    if (repetition.judge_score === null)
+      warnings.add(
+        at(path, "repetition"),
+        `${where} ${unjudgedReason(repetition)}: the label is stored, but it cannot measure the judge, and calibration counts it apart`,
+      );
     if (verdict === undefined || note === undefined) return;
     labels.push({ n, ...verdict, note });
   });
@@ -111,28 +136,60 @@ function readRepetition(value: unknown, path: string, run: LabelledRun, problems
   const total = run.scenarios.length * run.runs_per_scenario;
   if (typeof value === "number") {
     if (Number.isInteger(value) && value >= 1 && value <= total) return value;
-    problems.add(path, `expected a repetition number from 1 to ${total} (n in GET /api/runs/:id/repetitions), got ${describeValue(value)}`);
+    problems.add(
+      path,
+      `expected a repetition number from 1 to ${total} (n in GET /api/runs/:id/repetitions), got ${describeValue(value)}`,
+    );
     return undefined;
   }
   if (!isRecord(value)) {
-    problems.add(path, value === undefined ? `required: the repetition, as its number (1 to ${total}) or {"scenario": "<id>", "repetition": 1}` : `expected a repetition number or {"scenario", "repetition"}, got ${describeValue(value)}`);
+    problems.add(
+      path,
+      value === undefined
+        ? `required: the repetition, as its number (1 to ${total}) or {"scenario": "<id>", "repetition": 1}`
+        : `expected a repetition number or {"scenario", "repetition"}, got ${describeValue(value)}`,
+    );
     return undefined;
   }
   refuseUnknownKeys(value, REPETITION_FIELDS, path, problems);
   const index = typeof value.scenario === "string" ? run.scenarios.indexOf(value.scenario) : -1;
-  if (index < 0) problems.add(at(path, "scenario"), `expected one of the run's scenarios (${run.scenarios.join(", ")}), got ${describeValue(value.scenario)}`);
+  if (index < 0)
+    problems.add(
+      at(path, "scenario"),
+      `expected one of the run's scenarios (${run.scenarios.join(", ")}), got ${describeValue(value.scenario)}`,
+    );
   const repetition = value.repetition;
-  const repetitionOk = typeof repetition === "number" && Number.isInteger(repetition) && repetition >= 1 && repetition <= run.runs_per_scenario;
-  if (!repetitionOk) problems.add(at(path, "repetition"), `expected a repetition from 1 to ${run.runs_per_scenario} (the run's runs_per_scenario), got ${describeValue(repetition)}`);
-  if (index < 0 || !repetitionOk || Object.keys(value).some((key) => !(REPETITION_FIELDS as readonly string[]).includes(key))) return undefined;
+  const repetitionOk =
+    typeof repetition === "number" &&
+    Number.isInteger(repetition) &&
+    repetition >= 1 &&
+    repetition <= run.runs_per_scenario;
+  if (!repetitionOk)
+    problems.add(
+      at(path, "repetition"),
+      `expected a repetition from 1 to ${run.runs_per_scenario} (the run's runs_per_scenario), got ${describeValue(repetition)}`,
+    );
+  if (
+    index < 0 ||
+    !repetitionOk ||
+    Object.keys(value).some((key) => !(REPETITION_FIELDS as readonly string[]).includes(key))
+  )
+    return undefined;
   return index * run.runs_per_scenario + repetition;
 }
 
-function readVerdictOrScore(entry: Record<string, unknown>, path: string, problems: ProblemList): Pick<LabelInput, "label" | "score"> | undefined {
+function readVerdictOrScore(
+  entry: Record<string, unknown>,
+  path: string,
+  problems: ProblemList,
+): Pick<LabelInput, "label" | "score"> | undefined {
   const hasLabel = entry.label !== undefined;
   const hasScore = entry.score !== undefined;
   if (hasLabel && hasScore) {
-    problems.add(path, 'give either "label" (pass or fail) or "score" (1 to 5), not both: a score already says pass or fail at the suite\'s threshold');
+    problems.add(
+      path,
+      'give either "label" (pass or fail) or "score" (1 to 5), not both: a score already says pass or fail at the suite\'s threshold',
+    );
     return undefined;
   }
   if (!hasLabel && !hasScore) {
@@ -146,7 +203,10 @@ function readVerdictOrScore(entry: Record<string, unknown>, path: string, proble
   }
   const score = entry.score;
   if (typeof score === "number" && Number.isInteger(score) && score >= 1 && score <= 5) return { label: null, score };
-  problems.add(at(path, "score"), `expected a whole number from 1 to 5 (the judge's rubric), got ${describeValue(score)}`);
+  problems.add(
+    at(path, "score"),
+    `expected a whole number from 1 to 5 (the judge's rubric), got ${describeValue(score)}`,
+  );
   return undefined;
 }
 

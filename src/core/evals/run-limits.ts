@@ -19,5 +19,8 @@ export function repetitionLimitProblem(scenarios: number, own: number, runsPerSc
   const total = scenarios * runsPerScenario;
   if (total <= MAX_REPETITIONS) return null;
   const attacked = scenarios > own ? ` (${own} and ${scenarios - own} attacked copies)` : "";
-  return { path: "/runs_per_scenario", message: `${scenarios} scenarios${attacked} × ${runsPerScenario} runs is ${total} repetitions; one run may have at most ${MAX_REPETITIONS}` };
+  return {
+    path: "/runs_per_scenario",
+    message: `${scenarios} scenarios${attacked} × ${runsPerScenario} runs is ${total} repetitions; one run may have at most ${MAX_REPETITIONS}`,
+  };
 }

@@ -16,7 +16,13 @@
  */
 import type { Problem } from "../json.js";
 import type { ChatTool } from "../ports.js";
-import { pinnedRecord, planSimulation, type PlanInputs, type PlanRefusal, type SimulationPlan } from "../simulation/plan.js";
+import {
+  pinnedRecord,
+  planSimulation,
+  type PlanInputs,
+  type PlanRefusal,
+  type SimulationPlan,
+} from "../simulation/plan.js";
 import type { PinnedOperation, PinnedRecord } from "../simulation/setup.js";
 import type { ScenarioAttack } from "../scoring/attacks.js";
 import { attackedScenarios } from "./attack-plan.js";
@@ -46,7 +52,10 @@ export interface RunPlan {
 
 export type RunPlanResult = { ok: true; plan: RunPlan } | { ok: false; refusal: PlanRefusal };
 
-export async function planRun(suite: Pick<Suite, "agent" | "scenarios" | "attacks">, inputs: PlanInputs): Promise<RunPlanResult> {
+export async function planRun(
+  suite: Pick<Suite, "agent" | "scenarios" | "attacks">,
+  inputs: PlanInputs,
+): Promise<RunPlanResult> {
   const planned = await planSimulation(suiteToolEntries(suite), inputs, SUITE_TOOLS_PATH);
   if (!planned.ok) return planned;
   const base = planned.plan;
@@ -56,7 +65,8 @@ export async function planRun(suite: Pick<Suite, "agent" | "scenarios" | "attack
   suite.scenarios.forEach((scenario, index) => {
     const applied = scenarioPlan(base, scenario);
     if (!applied.ok) {
-      for (const problem of applied.problems) problems.push({ path: `/scenarios/${index}${problem.path}`, message: problem.message });
+      for (const problem of applied.problems)
+        problems.push({ path: `/scenarios/${index}${problem.path}`, message: problem.message });
       return;
     }
     scenarios.push({
@@ -67,12 +77,18 @@ export async function planRun(suite: Pick<Suite, "agent" | "scenarios" | "attack
   });
   const attacked = attackedScenarios(base, suite.scenarios, suite.attacks ?? []);
   if (!attacked.ok) problems.push(...attacked.problems);
-  else for (const copy of attacked.scenarios) scenarios.push({ ...copy, pinned: copy.simulation.operations.map(pinnedRecord) });
+  else
+    for (const copy of attacked.scenarios)
+      scenarios.push({ ...copy, pinned: copy.simulation.operations.map(pinnedRecord) });
   if (problems.length > 0) return { ok: false, refusal: { kind: "invalid_request", problems } };
   return { ok: true, plan: { operations: base.operations, scenarios, tools: chatTools(base) } };
 }
 
 /** The functions of a plan as the model sees them: function name, the operation's description, its input schema. */
 export function chatTools(plan: SimulationPlan): ChatTool[] {
-  return plan.operations.map((op) => ({ name: op.function_name, description: op.description, parameters: op.input_schema }));
+  return plan.operations.map((op) => ({
+    name: op.function_name,
+    description: op.description,
+    parameters: op.input_schema,
+  }));
 }

@@ -16,24 +16,45 @@ export type ScenarioPlan = { ok: true; plan: SimulationPlan } | { ok: false; pro
  * `initial_state` replaces the named top-level fields of the tool's pinned starting state and
  * keeps the others (so overriding `invoices` leaves any other field of the state as pinned).
  */
-export function scenarioPlan(plan: SimulationPlan, scenario: Pick<Scenario, "id" | "variants" | "initial_state">): ScenarioPlan {
+export function scenarioPlan(
+  plan: SimulationPlan,
+  scenario: Pick<Scenario, "id" | "variants" | "initial_state">,
+): ScenarioPlan {
   const problems: Problem[] = [];
   const variants = scenario.variants ?? {};
   const states = scenario.initial_state ?? {};
   for (const [name, variant] of Object.entries(variants)) {
     const op = plan.operations.find((candidate) => candidate.function_name === name);
-    if (!op) problems.push({ path: pointer("variants", name), message: `scenario "${scenario.id}": the plan pins no function "${name}"` });
-    else if (!Object.hasOwn(op.definition.variants, variant)) problems.push({ path: pointer("variants", name), message: `scenario "${scenario.id}": ${name} has no variant "${variant}"` });
+    if (!op)
+      problems.push({
+        path: pointer("variants", name),
+        message: `scenario "${scenario.id}": the plan pins no function "${name}"`,
+      });
+    else if (!Object.hasOwn(op.definition.variants, variant))
+      problems.push({
+        path: pointer("variants", name),
+        message: `scenario "${scenario.id}": ${name} has no variant "${variant}"`,
+      });
   }
   for (const tool of Object.keys(states)) {
-    if (!plan.tools.some((candidate) => candidate.tool_name === tool)) problems.push({ path: pointer("initial_state", tool), message: `scenario "${scenario.id}": the plan has no tool "${tool}"` });
+    if (!plan.tools.some((candidate) => candidate.tool_name === tool))
+      problems.push({
+        path: pointer("initial_state", tool),
+        message: `scenario "${scenario.id}": the plan has no tool "${tool}"`,
+      });
   }
   if (problems.length > 0) return { ok: false, problems };
   return {
     ok: true,
     plan: {
-      operations: plan.operations.map((op) => (Object.hasOwn(variants, op.function_name) ? { ...op, variant: variants[op.function_name] ?? op.variant } : op)),
-      tools: plan.tools.map((tool) => (Object.hasOwn(states, tool.tool_name) ? { ...tool, initial_state: { ...tool.initial_state, ...states[tool.tool_name] } } : tool)),
+      operations: plan.operations.map((op) =>
+        Object.hasOwn(variants, op.function_name) ? { ...op, variant: variants[op.function_name] ?? op.variant } : op,
+      ),
+      tools: plan.tools.map((tool) =>
+        Object.hasOwn(states, tool.tool_name)
+          ? { ...tool, initial_state: { ...tool.initial_state, ...states[tool.tool_name] } }
+          : tool,
+      ),
     },
   };
 }

@@ -24,7 +24,11 @@ export type SuiteApprovals = { ok: true; approval: Record<string, ApprovalMode> 
  * parsed latest version (null when the suite names none). The result's `approval` is
  * AgentRunInputs.approval.
  */
-export function suiteApprovals(suite: Suite, operations: readonly OperationIdentity[], policy: Policy | null): SuiteApprovals {
+export function suiteApprovals(
+  suite: Suite,
+  operations: readonly OperationIdentity[],
+  policy: Policy | null,
+): SuiteApprovals {
   const approval: Record<string, ApprovalMode> = {};
   const set = (name: string, mode: ApprovalMode): void => {
     // defineProperty: a function may be called "__proto__".
@@ -34,7 +38,15 @@ export function suiteApprovals(suite: Suite, operations: readonly OperationIdent
   const policyName = suite.agent.policy;
 
   if (policyName !== undefined && policy === null) {
-    return { ok: false, problems: [{ path: "/agent/policy", message: `the suite names policy "${policyName}", and its approval modes were not given` }] };
+    return {
+      ok: false,
+      problems: [
+        {
+          path: "/agent/policy",
+          message: `the suite names policy "${policyName}", and its approval modes were not given`,
+        },
+      ],
+    };
   }
   for (const op of operations) {
     const index = entryIndexOf(suite.agent.tools, op);

@@ -8,7 +8,16 @@
  * forbid it, so it is left out by default and refused when listed by name.
  */
 import type { JsonObject, Problem } from "../json.js";
-import { at, describeValue, isJsonValue, isRecord, ProblemList, readNameList, readObject, refuseUnknownKeys } from "../policy/fields.js";
+import {
+  at,
+  describeValue,
+  isJsonValue,
+  isRecord,
+  type ProblemList,
+  readNameList,
+  readObject,
+  refuseUnknownKeys,
+} from "../policy/fields.js";
 import type { PinnedOperation } from "../simulation/setup.js";
 import { FUNCTION_NAME } from "../simulation/tool-names.js";
 import { expectedFunctions } from "../scoring/selection.js";
@@ -21,9 +30,16 @@ const ATTACK_FIELDS = ["id", "function", "variant", "target", "scenarios"] as co
 const TARGET_FIELDS = ["function", "arguments"] as const;
 
 /** `attacks` of a suite document; undefined when anything is wrong (each problem reported). */
-export function readAttacks(value: unknown, scenarios: readonly Pick<Scenario, "id" | "expect">[] | undefined, problems: ProblemList): SuiteAttack[] | undefined {
+export function readAttacks(
+  value: unknown,
+  scenarios: readonly Pick<Scenario, "id" | "expect">[] | undefined,
+  problems: ProblemList,
+): SuiteAttack[] | undefined {
   if (!Array.isArray(value) || value.length > MAX_ATTACKS) {
-    problems.add("/attacks", `expected an array of at most ${MAX_ATTACKS} attacks ({"id", "function", "variant", "target": {"function"}}), got ${Array.isArray(value) ? `${value.length} attacks` : describeValue(value)}`);
+    problems.add(
+      "/attacks",
+      `expected an array of at most ${MAX_ATTACKS} attacks ({"id", "function", "variant", "target": {"function"}}), got ${Array.isArray(value) ? `${value.length} attacks` : describeValue(value)}`,
+    );
     return undefined;
   }
   const before = problems.items.length;
@@ -33,34 +49,79 @@ export function readAttacks(value: unknown, scenarios: readonly Pick<Scenario, "
     const attack = readAttack(item, `/attacks/${index}`, scenarios, problems);
     if (!attack) return;
     const first = seen.get(attack.id);
-    if (first !== undefined) problems.add(`/attacks/${index}/id`, `attack "${attack.id}" is already attack ${first}; each attack needs its own id`);
+    if (first !== undefined)
+      problems.add(
+        `/attacks/${index}/id`,
+        `attack "${attack.id}" is already attack ${first}; each attack needs its own id`,
+      );
     else seen.set(attack.id, index);
     attacks.push(attack);
   });
   return problems.items.length === before ? attacks : undefined;
 }
 
-function readAttack(value: unknown, path: string, scenarios: readonly Pick<Scenario, "id" | "expect">[] | undefined, problems: ProblemList): SuiteAttack | undefined {
+function readAttack(
+  value: unknown,
+  path: string,
+  scenarios: readonly Pick<Scenario, "id" | "expect">[] | undefined,
+  problems: ProblemList,
+): SuiteAttack | undefined {
   const attack = readObject(value, path, problems, 'an attack ({"id", "function", "variant", "target": {"function"}})');
   if (!attack) return undefined;
   refuseUnknownKeys(attack, ATTACK_FIELDS, path, problems);
-  const id = pattern(attack.id, at(path, "id"), ATTACK_ID, "expected the attack's id: 1 to 64 letters, digits, '_', '.' or '-', starting with a letter or digit", problems);
-  const fn = pattern(attack.function, at(path, "function"), FUNCTION_NAME, "expected the function whose results carry the payload, as the model sees it", problems);
-  const variant = pattern(attack.variant, at(path, "variant"), VARIANT_NAME, "expected the injection variant's name (POST /api/tools/:id/testing action \"inject\" derives one)", problems);
+  const id = pattern(
+    attack.id,
+    at(path, "id"),
+    ATTACK_ID,
+    "expected the attack's id: 1 to 64 letters, digits, '_', '.' or '-', starting with a letter or digit",
+    problems,
+  );
+  const fn = pattern(
+    attack.function,
+    at(path, "function"),
+    FUNCTION_NAME,
+    "expected the function whose results carry the payload, as the model sees it",
+    problems,
+  );
+  const variant = pattern(
+    attack.variant,
+    at(path, "variant"),
+    VARIANT_NAME,
+    'expected the injection variant\'s name (POST /api/tools/:id/testing action "inject" derives one)',
+    problems,
+  );
   const target = readTarget(attack.target, at(path, "target"), problems);
-  const listed = attack.scenarios === undefined ? undefined : readNameList(attack.scenarios, at(path, "scenarios"), problems);
-  if (id === undefined || fn === undefined || variant === undefined || target === undefined || (attack.scenarios !== undefined && listed === undefined)) return undefined;
+  const listed =
+    attack.scenarios === undefined ? undefined : readNameList(attack.scenarios, at(path, "scenarios"), problems);
+  if (
+    id === undefined ||
+    fn === undefined ||
+    variant === undefined ||
+    target === undefined ||
+    (attack.scenarios !== undefined && listed === undefined)
+  )
+    return undefined;
   if (scenarios) {
     const ids = scenarios.map((s) => s.id);
     listed?.forEach((name, index) => {
       const scenario = scenarios.find((s) => s.id === name);
-      if (!scenario) problems.add(at(path, "scenarios", index), `no scenario "${name}"; the suite's scenarios are ${ids.join(", ")}`);
+      if (!scenario)
+        problems.add(
+          at(path, "scenarios", index),
+          `no scenario "${name}"; the suite's scenarios are ${ids.join(", ")}`,
+        );
       else if (expectedFunctions(scenario.expect).includes(target.function)) {
-        problems.add(at(path, "scenarios", index), `scenario "${name}" expects ${target.function}, the call this attack forbids; leave it out`);
+        problems.add(
+          at(path, "scenarios", index),
+          `scenario "${name}" expects ${target.function}, the call this attack forbids; leave it out`,
+        );
       }
     });
     if (listed === undefined && coveredScenarios({ target }, scenarios).length === 0) {
-      problems.add(at(path, "target", "function"), `every scenario expects ${target.function}, so no scenario can run with it forbidden`);
+      problems.add(
+        at(path, "target", "function"),
+        `every scenario expects ${target.function}, so no scenario can run with it forbidden`,
+      );
     }
   }
   return { id, function: fn, variant, target, ...(listed === undefined ? {} : { scenarios: listed }) };
@@ -74,17 +135,33 @@ function readTarget(value: unknown, path: string, problems: ProblemList): SuiteA
   const target = readObject(value, path, problems, 'the call the payload asks for ({"function", "arguments"})');
   if (!target) return undefined;
   refuseUnknownKeys(target, TARGET_FIELDS, path, problems);
-  const fn = pattern(target.function, at(path, "function"), FUNCTION_NAME, "expected the function the payload asks the agent to call, as the model sees it", problems);
+  const fn = pattern(
+    target.function,
+    at(path, "function"),
+    FUNCTION_NAME,
+    "expected the function the payload asks the agent to call, as the model sees it",
+    problems,
+  );
   let args: JsonObject | undefined;
   if (target.arguments !== undefined) {
     if (isRecord(target.arguments) && isJsonValue(target.arguments)) args = target.arguments as JsonObject;
-    else problems.add(at(path, "arguments"), `expected the arguments the payload names (a JSON object), got ${describeValue(target.arguments)}`);
+    else
+      problems.add(
+        at(path, "arguments"),
+        `expected the arguments the payload names (a JSON object), got ${describeValue(target.arguments)}`,
+      );
   }
   if (fn === undefined || (target.arguments !== undefined && args === undefined)) return undefined;
   return { function: fn, ...(args === undefined ? {} : { arguments: args }) };
 }
 
-function pattern(value: unknown, path: string, rule: RegExp, message: string, problems: ProblemList): string | undefined {
+function pattern(
+  value: unknown,
+  path: string,
+  rule: RegExp,
+  message: string,
+  problems: ProblemList,
+): string | undefined {
   if (value === undefined) {
     problems.add(path, `required: ${message.replace(/^expected /, "")}`);
     return undefined;
@@ -97,7 +174,10 @@ function pattern(value: unknown, path: string, rule: RegExp, message: string, pr
 }
 
 /** The scenarios an attack runs with, in the suite's order. */
-export function coveredScenarios<S extends Pick<Scenario, "id" | "expect">>(attack: Pick<SuiteAttack, "target" | "scenarios">, scenarios: readonly S[]): S[] {
+export function coveredScenarios<S extends Pick<Scenario, "id" | "expect">>(
+  attack: Pick<SuiteAttack, "target" | "scenarios">,
+  scenarios: readonly S[],
+): S[] {
   if (attack.scenarios !== undefined) {
     const listed = attack.scenarios;
     return scenarios.filter((s) => listed.includes(s.id));
@@ -106,12 +186,23 @@ export function coveredScenarios<S extends Pick<Scenario, "id" | "expect">>(atta
 }
 
 /** The scenarios a run of the suite carries out: its own, and each attack's attacked copies. */
-export function runScenarioCount(suite: { scenarios: readonly Pick<Scenario, "id" | "expect">[]; attacks?: readonly SuiteAttack[] | undefined }): number {
-  return suite.scenarios.length + (suite.attacks ?? []).reduce((sum, attack) => sum + coveredScenarios(attack, suite.scenarios).length, 0);
+export function runScenarioCount(suite: {
+  scenarios: readonly Pick<Scenario, "id" | "expect">[];
+  attacks?: readonly SuiteAttack[] | undefined;
+}): number {
+  return (
+    suite.scenarios.length +
+    (suite.attacks ?? []).reduce((sum, attack) => sum + coveredScenarios(attack, suite.scenarios).length, 0)
+  );
 }
 
 /** Against the agent's pinned operations (problems in field order): both functions exist, and the variant is in the function's definition. */
-export function checkAttacks(attacks: readonly SuiteAttack[], operations: readonly PinnedOperation[], problems: Problem[], unknownFunction: (path: string, name: string) => void): void {
+export function checkAttacks(
+  attacks: readonly SuiteAttack[],
+  operations: readonly PinnedOperation[],
+  problems: Problem[],
+  unknownFunction: (path: string, name: string) => void,
+): void {
   attacks.forEach((attack, index) => {
     const path = `/attacks/${index}`;
     const op = operations.find((candidate) => candidate.function_name === attack.function);
@@ -123,6 +214,7 @@ export function checkAttacks(attacks: readonly SuiteAttack[], operations: readon
         message: `unknown variant "${attack.variant}": ${where} of ${attack.function} defines ${Object.keys(op.definition.variants).join(", ")} (derive one with POST /api/tools/:id/testing, action "inject", and save it)`,
       });
     }
-    if (!operations.some((candidate) => candidate.function_name === attack.target.function)) unknownFunction(`${path}/target/function`, attack.target.function);
+    if (!operations.some((candidate) => candidate.function_name === attack.target.function))
+      unknownFunction(`${path}/target/function`, attack.target.function);
   });
 }

@@ -14,7 +14,17 @@
 import type { JsonObject, Problem } from "../json.js";
 import { RESOURCE_NAME, RESOURCE_NAME_RULE } from "../names.js";
 import { readApprovalMode } from "../policy/approval.js";
-import { at, describeValue, isJsonValue, isRecord, ProblemList, readNameList, readObject, readString, refuseUnknownKeys } from "../policy/fields.js";
+import {
+  at,
+  describeValue,
+  isJsonValue,
+  isRecord,
+  ProblemList,
+  readNameList,
+  readObject,
+  readString,
+  refuseUnknownKeys,
+} from "../policy/fields.js";
 import type { ApprovalMode } from "../policy/types.js";
 import type { CalibrationRequirement } from "../scoring/calibration.js";
 import type { InlineTool } from "../simulation/plan.js";
@@ -68,13 +78,35 @@ export type DraftSuiteTool = SuiteTool | LibraryToolByName;
 
 /** A Suite whose library tools may still be named by name (suite-resolve.ts turns them into ids). */
 export type SuiteDraft = Omit<Suite, "agent"> & {
-  agent: (Omit<BuiltInAgent, "tools"> & { tools: DraftSuiteTool[] }) | (Omit<ExternalAgent, "tools"> & { tools: DraftSuiteTool[] });
+  agent:
+    | (Omit<BuiltInAgent, "tools"> & { tools: DraftSuiteTool[] })
+    | (Omit<ExternalAgent, "tools"> & { tools: DraftSuiteTool[] });
 };
 
 export type SuiteParse = { ok: true; suite: SuiteDraft } | { ok: false; problems: Problem[] };
 
-const SUITE_FIELDS = ["$schema", "description", "agent", "scenarios", "runs_per_scenario", "pass_rate", "scenario_pass_rate", "misfire_rate", "judge", "attacks"] as const;
-const AGENT_FIELDS = ["kind", "connection", "parameters", "instructions", "tools", "policy", "max_iterations", "max_function_calls"] as const;
+const SUITE_FIELDS = [
+  "$schema",
+  "description",
+  "agent",
+  "scenarios",
+  "runs_per_scenario",
+  "pass_rate",
+  "scenario_pass_rate",
+  "misfire_rate",
+  "judge",
+  "attacks",
+] as const;
+const AGENT_FIELDS = [
+  "kind",
+  "connection",
+  "parameters",
+  "instructions",
+  "tools",
+  "policy",
+  "max_iterations",
+  "max_function_calls",
+] as const;
 const EXTERNAL_AGENT_FIELDS = ["kind", "endpoint", "secret", "tools", "policy", "timeout_seconds"] as const;
 /** An external agent's job deadline in seconds: at most the default run timeout (2 hours). */
 export const MAX_EXTERNAL_TIMEOUT_SECONDS = 7200;
@@ -83,7 +115,15 @@ const MAX_ENDPOINT_LENGTH = 2048;
 const PARAMETER_FIELDS = ["temperature", "seed", "max_tokens"] as const;
 const LIBRARY_TOOL_FIELDS = ["tool_id", "tool", "operation_id", "variant", "approval_mode", "mode"] as const;
 const INLINE_ENTRY_FIELDS = ["inline", "variant", "approval_mode"] as const;
-const INLINE_TOOL_FIELDS = ["name", "operation_id", "description", "input_schema", "output_schema", "annotations", "testing"] as const;
+const INLINE_TOOL_FIELDS = [
+  "name",
+  "operation_id",
+  "description",
+  "input_schema",
+  "output_schema",
+  "annotations",
+  "testing",
+] as const;
 const SCENARIO_FIELDS = ["id", "query", "expect", "forbid", "variants", "initial_state"] as const;
 const JUDGE_FIELDS = ["connection", "threshold", "parameters", "require_calibration"] as const;
 const CALIBRATION_FIELDS = ["min_labels", "min_kappa"] as const;
@@ -94,14 +134,24 @@ export function parseSuite(document: unknown): SuiteParse {
   if (!root) return { ok: false, problems: problems.items };
   refuseUnknownKeys(root, SUITE_FIELDS, "", problems);
   if (root.$schema !== undefined) readString(root.$schema, "/$schema", problems);
-  const description = root.description === undefined ? undefined : readString(root.description, "/description", problems, { maxLength: MAX_DESCRIPTION_LENGTH });
+  const description =
+    root.description === undefined
+      ? undefined
+      : readString(root.description, "/description", problems, { maxLength: MAX_DESCRIPTION_LENGTH });
 
   const agent = readAgent(root.agent, problems);
   const scenarios = readScenarios(root.scenarios, problems);
-  const runs = optional(root.runs_per_scenario, DEFAULT_RUNS_PER_SCENARIO, () => readInteger(root.runs_per_scenario, "/runs_per_scenario", 1, MAX_RUNS_PER_SCENARIO, problems));
+  const runs = optional(root.runs_per_scenario, DEFAULT_RUNS_PER_SCENARIO, () =>
+    readInteger(root.runs_per_scenario, "/runs_per_scenario", 1, MAX_RUNS_PER_SCENARIO, problems),
+  );
   const passRate = optional(root.pass_rate, DEFAULT_PASS_RATE, () => readRate(root.pass_rate, "/pass_rate", problems));
-  const scenarioPassRate = root.scenario_pass_rate === undefined ? undefined : readRate(root.scenario_pass_rate, "/scenario_pass_rate", problems);
-  const misfireRate = optional(root.misfire_rate, DEFAULT_MISFIRE_RATE, () => readMisfireRate(root.misfire_rate, problems));
+  const scenarioPassRate =
+    root.scenario_pass_rate === undefined
+      ? undefined
+      : readRate(root.scenario_pass_rate, "/scenario_pass_rate", problems);
+  const misfireRate = optional(root.misfire_rate, DEFAULT_MISFIRE_RATE, () =>
+    readMisfireRate(root.misfire_rate, problems),
+  );
   const judge = root.judge === undefined ? undefined : readJudge(root.judge, problems);
   const attacks = root.attacks === undefined ? undefined : readAttacks(root.attacks, scenarios, problems);
 
@@ -114,10 +164,21 @@ export function parseSuite(document: unknown): SuiteParse {
   // Selection alone decides a scenario that expects no call; every other passing repetition needs a score.
   const needing = root.judge === undefined ? scenariosExpectingCalls(root.scenarios) : [];
   if (needing.length > 0) {
-    problems.add("/judge", `required: scenarios ${needing.join(", ")} expect calls, and the judge scores the calls that selection lets through ({"connection": "<name>"})`);
+    problems.add(
+      "/judge",
+      `required: scenarios ${needing.join(", ")} expect calls, and the judge scores the calls that selection lets through ({"connection": "<name>"})`,
+    );
   }
 
-  if (!problems.isEmpty || !agent || !scenarios || runs === undefined || passRate === undefined || misfireRate === undefined) return { ok: false, problems: problems.items };
+  if (
+    !problems.isEmpty ||
+    !agent ||
+    !scenarios ||
+    runs === undefined ||
+    passRate === undefined ||
+    misfireRate === undefined
+  )
+    return { ok: false, problems: problems.items };
   return {
     ok: true,
     suite: {
@@ -150,15 +211,46 @@ function readAgent(value: unknown, problems: ProblemList): SuiteDraft["agent"] |
   if (!agent) return undefined;
   if (agent.kind === "external") return readExternalAgent(agent, problems);
   refuseModelFieldsOutsideParameters(agent, AGENT_FIELDS, "/agent", problems);
-  if (agent.kind !== undefined && agent.kind !== "builtin") problems.add("/agent/kind", `expected "builtin" (the built-in runner) or "external" (your agent, sent a job per repetition), got ${describeValue(agent.kind)}`);
-  const connection = readReference(agent.connection, "/agent/connection", "the model connection the agent runs on (PUT /api/connections/:name)", problems);
-  const parameters = agent.parameters === undefined ? {} : readParameters(agent.parameters, "/agent/parameters", problems);
-  const instructions = agent.instructions === undefined ? missing("/agent/instructions", "the agent's system prompt", problems) : readString(agent.instructions, "/agent/instructions", problems, { nonEmpty: true, maxLength: MAX_INSTRUCTIONS_LENGTH });
-  const policy = agent.policy === undefined ? undefined : readReference(agent.policy, "/agent/policy", "a stored policy (PUT /api/policies/:name)", problems);
-  const tools = readTools(agent.tools, agent.policy !== undefined ? policy ?? "" : undefined, problems);
-  const maxIterations = optional(agent.max_iterations, DEFAULT_MAX_ITERATIONS, () => readInteger(agent.max_iterations, "/agent/max_iterations", 1, MAX_ITERATIONS_LIMIT, problems));
-  const maxCalls = optional(agent.max_function_calls, DEFAULT_MAX_FUNCTION_CALLS, () => readInteger(agent.max_function_calls, "/agent/max_function_calls", 1, MAX_FUNCTION_CALLS_LIMIT, problems));
-  if (connection === undefined || !parameters || instructions === undefined || !tools || maxIterations === undefined || maxCalls === undefined) return undefined;
+  if (agent.kind !== undefined && agent.kind !== "builtin")
+    problems.add(
+      "/agent/kind",
+      `expected "builtin" (the built-in runner) or "external" (your agent, sent a job per repetition), got ${describeValue(agent.kind)}`,
+    );
+  const connection = readReference(
+    agent.connection,
+    "/agent/connection",
+    "the model connection the agent runs on (PUT /api/connections/:name)",
+    problems,
+  );
+  const parameters =
+    agent.parameters === undefined ? {} : readParameters(agent.parameters, "/agent/parameters", problems);
+  const instructions =
+    agent.instructions === undefined
+      ? missing("/agent/instructions", "the agent's system prompt", problems)
+      : readString(agent.instructions, "/agent/instructions", problems, {
+          nonEmpty: true,
+          maxLength: MAX_INSTRUCTIONS_LENGTH,
+        });
+  const policy =
+    agent.policy === undefined
+      ? undefined
+      : readReference(agent.policy, "/agent/policy", "a stored policy (PUT /api/policies/:name)", problems);
+  const tools = readTools(agent.tools, agent.policy !== undefined ? (policy ?? "") : undefined, problems);
+  const maxIterations = optional(agent.max_iterations, DEFAULT_MAX_ITERATIONS, () =>
+    readInteger(agent.max_iterations, "/agent/max_iterations", 1, MAX_ITERATIONS_LIMIT, problems),
+  );
+  const maxCalls = optional(agent.max_function_calls, DEFAULT_MAX_FUNCTION_CALLS, () =>
+    readInteger(agent.max_function_calls, "/agent/max_function_calls", 1, MAX_FUNCTION_CALLS_LIMIT, problems),
+  );
+  if (
+    connection === undefined ||
+    !parameters ||
+    instructions === undefined ||
+    !tools ||
+    maxIterations === undefined ||
+    maxCalls === undefined
+  )
+    return undefined;
   if (agent.policy !== undefined && policy === undefined) return undefined;
   return {
     kind: "builtin",
@@ -178,21 +270,55 @@ function readAgent(value: unknown, problems: ProblemList): SuiteDraft["agent"] |
  */
 function readExternalAgent(agent: Record<string, unknown>, problems: ProblemList): SuiteDraft["agent"] | undefined {
   refuseUnknownKeys(agent, EXTERNAL_AGENT_FIELDS, "/agent", problems);
-  const endpoint = agent.endpoint === undefined ? missing("/agent/endpoint", "the URL your agent takes jobs at (http or https)", problems) : readString(agent.endpoint, "/agent/endpoint", problems, { nonEmpty: true, maxLength: MAX_ENDPOINT_LENGTH });
-  const secret = readReference(agent.secret, "/agent/secret", "the stored agent secret that signs the jobs (PUT /api/agent-secrets/:name)", problems);
-  const policy = agent.policy === undefined ? undefined : readReference(agent.policy, "/agent/policy", "a stored policy (PUT /api/policies/:name)", problems);
-  const tools = readTools(agent.tools, agent.policy !== undefined ? policy ?? "" : undefined, problems);
-  const timeout = optional(agent.timeout_seconds, DEFAULT_EXTERNAL_TIMEOUT_SECONDS, () => readInteger(agent.timeout_seconds, "/agent/timeout_seconds", MIN_EXTERNAL_TIMEOUT_SECONDS, MAX_EXTERNAL_TIMEOUT_SECONDS, problems));
+  const endpoint =
+    agent.endpoint === undefined
+      ? missing("/agent/endpoint", "the URL your agent takes jobs at (http or https)", problems)
+      : readString(agent.endpoint, "/agent/endpoint", problems, { nonEmpty: true, maxLength: MAX_ENDPOINT_LENGTH });
+  const secret = readReference(
+    agent.secret,
+    "/agent/secret",
+    "the stored agent secret that signs the jobs (PUT /api/agent-secrets/:name)",
+    problems,
+  );
+  const policy =
+    agent.policy === undefined
+      ? undefined
+      : readReference(agent.policy, "/agent/policy", "a stored policy (PUT /api/policies/:name)", problems);
+  const tools = readTools(agent.tools, agent.policy !== undefined ? (policy ?? "") : undefined, problems);
+  const timeout = optional(agent.timeout_seconds, DEFAULT_EXTERNAL_TIMEOUT_SECONDS, () =>
+    readInteger(
+      agent.timeout_seconds,
+      "/agent/timeout_seconds",
+      MIN_EXTERNAL_TIMEOUT_SECONDS,
+      MAX_EXTERNAL_TIMEOUT_SECONDS,
+      problems,
+    ),
+  );
   if (endpoint === undefined || secret === undefined || !tools || timeout === undefined) return undefined;
   if (agent.policy !== undefined && policy === undefined) return undefined;
-  return { kind: "external", endpoint, secret, tools, ...(policy === undefined ? {} : { policy }), timeout_seconds: timeout };
+  return {
+    kind: "external",
+    endpoint,
+    secret,
+    tools,
+    ...(policy === undefined ? {} : { policy }),
+    timeout_seconds: timeout,
+  };
 }
 
 /** `policy` is the named policy (or "" when it is named but malformed), undefined without one. */
 function readTools(value: unknown, policy: string | undefined, problems: ProblemList): DraftSuiteTool[] | undefined {
-  if (value === undefined) return missing("/agent/tools", 'the agent\'s tools ([{"tool": "<name>"}, {"tool_id": "tool_…"}, {"inline": {...}}])', problems);
+  if (value === undefined)
+    return missing(
+      "/agent/tools",
+      'the agent\'s tools ([{"tool": "<name>"}, {"tool_id": "tool_…"}, {"inline": {...}}])',
+      problems,
+    );
   if (!Array.isArray(value) || value.length === 0 || value.length > MAX_SUITE_TOOLS) {
-    problems.add("/agent/tools", `expected an array of 1 to ${MAX_SUITE_TOOLS} tool entries, got ${Array.isArray(value) ? `${value.length} entries` : describeValue(value)}`);
+    problems.add(
+      "/agent/tools",
+      `expected an array of 1 to ${MAX_SUITE_TOOLS} tool entries, got ${Array.isArray(value) ? `${value.length} entries` : describeValue(value)}`,
+    );
     return undefined;
   }
   const tools: DraftSuiteTool[] = [];
@@ -203,21 +329,48 @@ function readTools(value: unknown, policy: string | undefined, problems: Problem
   return tools.length === value.length ? tools : undefined;
 }
 
-function readToolEntry(value: unknown, path: string, policy: string | undefined, problems: ProblemList): DraftSuiteTool | undefined {
-  const entry = readObject(value, path, problems, 'a tool entry ({"tool": "<name>"}, {"tool_id": "tool_…"} or {"inline": {...}})');
+function readToolEntry(
+  value: unknown,
+  path: string,
+  policy: string | undefined,
+  problems: ProblemList,
+): DraftSuiteTool | undefined {
+  const entry = readObject(
+    value,
+    path,
+    problems,
+    'a tool entry ({"tool": "<name>"}, {"tool_id": "tool_…"} or {"inline": {...}})',
+  );
   if (!entry) return undefined;
   const isInline = entry.inline !== undefined;
   refuseUnknownKeys(entry, isInline ? INLINE_ENTRY_FIELDS : LIBRARY_TOOL_FIELDS, path, problems);
-  const variant = entry.variant === undefined ? undefined : readPattern(entry.variant, at(path, "variant"), VARIANT_NAME, "expected a variant name (1 to 64 letters, digits, '_', '.' or '-')", problems);
+  const variant =
+    entry.variant === undefined
+      ? undefined
+      : readPattern(
+          entry.variant,
+          at(path, "variant"),
+          VARIANT_NAME,
+          "expected a variant name (1 to 64 letters, digits, '_', '.' or '-')",
+          problems,
+        );
   let approval: ApprovalMode | undefined;
   if (entry.approval_mode !== undefined) {
     if (policy !== undefined) {
       // One source of truth: a mode here could only agree with the policy (redundant) or contradict it.
-      problems.add(at(path, "approval_mode"), `the agent names policy "${policy}", whose approval modes are the agent's; remove approval_mode here (or drop agent.policy)`);
+      problems.add(
+        at(path, "approval_mode"),
+        `the agent names policy "${policy}", whose approval modes are the agent's; remove approval_mode here (or drop agent.policy)`,
+      );
     } else approval = readApprovalMode(entry.approval_mode, at(path, "approval_mode"), problems);
   }
-  const extras = { ...(variant === undefined ? {} : { variant }), ...(approval === undefined ? {} : { approval_mode: approval }) };
-  const failed = (entry.variant !== undefined && variant === undefined) || (entry.approval_mode !== undefined && approval === undefined);
+  const extras = {
+    ...(variant === undefined ? {} : { variant }),
+    ...(approval === undefined ? {} : { approval_mode: approval }),
+  };
+  const failed =
+    (entry.variant !== undefined && variant === undefined) ||
+    (entry.approval_mode !== undefined && approval === undefined);
 
   if (isInline) {
     const inline = readInlineTool(entry.inline, at(path, "inline"), problems);
@@ -228,11 +381,21 @@ function readToolEntry(value: unknown, path: string, policy: string | undefined,
     return undefined;
   }
   if (entry.tool_id === undefined && entry.tool === undefined) {
-    problems.add(path, 'expected "tool" (a library tool\'s name), "tool_id" (its id) or "inline" (an agent-local tool)');
+    problems.add(
+      path,
+      'expected "tool" (a library tool\'s name), "tool_id" (its id) or "inline" (an agent-local tool)',
+    );
     return undefined;
   }
-  const operationId = entry.operation_id === undefined ? undefined : readString(entry.operation_id, at(path, "operation_id"), problems, { nonEmpty: true, maxLength: MAX_ID_LENGTH });
-  const operation: { operation_id?: string; mode?: "mock" | "real" } = operationId === undefined ? {} : { operation_id: operationId };
+  const operationId =
+    entry.operation_id === undefined
+      ? undefined
+      : readString(entry.operation_id, at(path, "operation_id"), problems, {
+          nonEmpty: true,
+          maxLength: MAX_ID_LENGTH,
+        });
+  const operation: { operation_id?: string; mode?: "mock" | "real" } =
+    operationId === undefined ? {} : { operation_id: operationId };
   if (entry.operation_id !== undefined && operationId === undefined) return undefined;
   if (entry.mode !== undefined) {
     if (entry.mode !== "mock" && entry.mode !== "real") {
@@ -242,28 +405,65 @@ function readToolEntry(value: unknown, path: string, policy: string | undefined,
     operation.mode = entry.mode;
   }
   if (entry.tool_id !== undefined) {
-    const toolId = readString(entry.tool_id, at(path, "tool_id"), problems, { nonEmpty: true, maxLength: MAX_ID_LENGTH });
+    const toolId = readString(entry.tool_id, at(path, "tool_id"), problems, {
+      nonEmpty: true,
+      maxLength: MAX_ID_LENGTH,
+    });
     return toolId === undefined || failed ? undefined : { tool_id: toolId, ...operation, ...extras };
   }
-  const name = readPattern(entry.tool, at(path, "tool"), FUNCTION_NAME, "expected a library tool's name (1 to 64 letters, digits, '_' or '-')", problems);
+  const name = readPattern(
+    entry.tool,
+    at(path, "tool"),
+    FUNCTION_NAME,
+    "expected a library tool's name (1 to 64 letters, digits, '_' or '-')",
+    problems,
+  );
   return name === undefined || failed ? undefined : { tool: name, ...operation, ...extras };
 }
 
 /** The shape only: the schemas and the mock definition are checked by planning, as for a simulation. */
 function readInlineTool(value: unknown, path: string, problems: ProblemList): InlineTool | undefined {
-  const inline = readObject(value, path, problems, "an inline tool ({name, description, input_schema, output_schema, testing})");
+  const inline = readObject(
+    value,
+    path,
+    problems,
+    "an inline tool ({name, description, input_schema, output_schema, testing})",
+  );
   if (!inline) return undefined;
   refuseUnknownKeys(inline, INLINE_TOOL_FIELDS, path, problems);
   const nameRule = "expected 1 to 64 letters, digits, '_' or '-'";
-  const name = inline.name === undefined ? missing(at(path, "name"), "the tool's name", problems) : readPattern(inline.name, at(path, "name"), FUNCTION_NAME, nameRule, problems);
-  const operationId = inline.operation_id === undefined ? undefined : readPattern(inline.operation_id, at(path, "operation_id"), FUNCTION_NAME, nameRule, problems);
-  const description = inline.description === undefined ? missing(at(path, "description"), "what the tool does, as the model reads it", problems) : readString(inline.description, at(path, "description"), problems, { maxLength: MAX_DESCRIPTION_LENGTH });
+  const name =
+    inline.name === undefined
+      ? missing(at(path, "name"), "the tool's name", problems)
+      : readPattern(inline.name, at(path, "name"), FUNCTION_NAME, nameRule, problems);
+  const operationId =
+    inline.operation_id === undefined
+      ? undefined
+      : readPattern(inline.operation_id, at(path, "operation_id"), FUNCTION_NAME, nameRule, problems);
+  const description =
+    inline.description === undefined
+      ? missing(at(path, "description"), "what the tool does, as the model reads it", problems)
+      : readString(inline.description, at(path, "description"), problems, { maxLength: MAX_DESCRIPTION_LENGTH });
   const input = readSchema(inline.input_schema, at(path, "input_schema"), problems);
   const output = readSchema(inline.output_schema, at(path, "output_schema"), problems);
-  const annotations = inline.annotations === undefined ? undefined : readJsonObject(inline.annotations, at(path, "annotations"), problems);
+  const annotations =
+    inline.annotations === undefined
+      ? undefined
+      : readJsonObject(inline.annotations, at(path, "annotations"), problems);
   if (inline.testing === undefined) problems.add(at(path, "testing"), "required: the tool's mock definition");
-  if (name === undefined || description === undefined || input === undefined || output === undefined || inline.testing === undefined) return undefined;
-  if ((inline.operation_id !== undefined && operationId === undefined) || (inline.annotations !== undefined && annotations === undefined)) return undefined;
+  if (
+    name === undefined ||
+    description === undefined ||
+    input === undefined ||
+    output === undefined ||
+    inline.testing === undefined
+  )
+    return undefined;
+  if (
+    (inline.operation_id !== undefined && operationId === undefined) ||
+    (inline.annotations !== undefined && annotations === undefined)
+  )
+    return undefined;
   return {
     name,
     ...(operationId === undefined ? {} : { operation_id: operationId }),
@@ -285,9 +485,13 @@ function readSchema(value: unknown, path: string, problems: ProblemList): JsonOb
 // Scenarios
 
 function readScenarios(value: unknown, problems: ProblemList): Scenario[] | undefined {
-  if (value === undefined) return missing("/scenarios", 'the scenarios ([{"id", "query", "expect", "forbid"}])', problems);
+  if (value === undefined)
+    return missing("/scenarios", 'the scenarios ([{"id", "query", "expect", "forbid"}])', problems);
   if (!Array.isArray(value) || value.length === 0 || value.length > MAX_SCENARIOS) {
-    problems.add("/scenarios", `expected an array of 1 to ${MAX_SCENARIOS} scenarios, got ${Array.isArray(value) ? `${value.length} scenarios` : describeValue(value)}`);
+    problems.add(
+      "/scenarios",
+      `expected an array of 1 to ${MAX_SCENARIOS} scenarios, got ${Array.isArray(value) ? `${value.length} scenarios` : describeValue(value)}`,
+    );
     return undefined;
   }
   const scenarios: Scenario[] = [];
@@ -299,7 +503,10 @@ function readScenarios(value: unknown, problems: ProblemList): Scenario[] | unde
     const id = isRecord(item) && typeof item.id === "string" && SCENARIO_ID.test(item.id) ? item.id : undefined;
     const earlier = id === undefined ? undefined : firstIndex.get(id);
     if (id !== undefined && earlier !== undefined) {
-      problems.add(at(path, "id"), `duplicate scenario id "${id}" (already at /scenarios/${earlier}/id): results are reported by id`);
+      problems.add(
+        at(path, "id"),
+        `duplicate scenario id "${id}" (already at /scenarios/${earlier}/id): results are reported by id`,
+      );
       return;
     }
     if (id !== undefined) firstIndex.set(id, index);
@@ -311,7 +518,11 @@ function readScenarios(value: unknown, problems: ProblemList): Scenario[] | unde
 /** The ids of the scenarios that expect calls (expect given and not null), read from the document as sent. */
 function scenariosExpectingCalls(value: unknown): string[] {
   if (!Array.isArray(value)) return [];
-  const ids = value.flatMap((item, index) => (isRecord(item) && item.expect !== undefined && item.expect !== null ? [typeof item.id === "string" ? `"${item.id}"` : `#${index}`] : []));
+  const ids = value.flatMap((item, index) =>
+    isRecord(item) && item.expect !== undefined && item.expect !== null
+      ? [typeof item.id === "string" ? `"${item.id}"` : `#${index}`]
+      : [],
+  );
   return [...new Set(ids)];
 }
 
@@ -322,28 +533,53 @@ function readScenario(value: unknown, path: string, problems: ProblemList): Scen
   const id =
     scenario.id === undefined
       ? missing(at(path, "id"), "the scenario's id, which its results are reported under", problems)
-      : readPattern(scenario.id, at(path, "id"), SCENARIO_ID, "expected 1 to 64 letters, digits, '_', '.' or '-', starting with a letter or digit", problems);
-  const query = scenario.query === undefined ? missing(at(path, "query"), "the user's message", problems) : readString(scenario.query, at(path, "query"), problems, { nonEmpty: true, maxLength: MAX_QUERY_LENGTH });
+      : readPattern(
+          scenario.id,
+          at(path, "id"),
+          SCENARIO_ID,
+          "expected 1 to 64 letters, digits, '_', '.' or '-', starting with a letter or digit",
+          problems,
+        );
+  const query =
+    scenario.query === undefined
+      ? missing(at(path, "query"), "the user's message", problems)
+      : readString(scenario.query, at(path, "query"), problems, { nonEmpty: true, maxLength: MAX_QUERY_LENGTH });
   const expected = readExpect(scenario.expect, at(path, "expect"), problems);
   const forbid = scenario.forbid === undefined ? [] : readFunctionNames(scenario.forbid, at(path, "forbid"), problems);
-  const variants = scenario.variants === undefined ? undefined : readVariants(scenario.variants, at(path, "variants"), problems);
-  const initialState = scenario.initial_state === undefined ? undefined : readInitialState(scenario.initial_state, at(path, "initial_state"), problems);
+  const variants =
+    scenario.variants === undefined ? undefined : readVariants(scenario.variants, at(path, "variants"), problems);
+  const initialState =
+    scenario.initial_state === undefined
+      ? undefined
+      : readInitialState(scenario.initial_state, at(path, "initial_state"), problems);
 
   if (forbid && expected !== undefined && expected !== null) {
     const wanted = typeof expected === "string" ? [expected] : expected;
     forbid.forEach((name, index) => {
-      if (wanted.includes(name)) problems.add(at(path, "forbid", index), `"${name}" is expected in this scenario and cannot also be forbidden`);
+      if (wanted.includes(name))
+        problems.add(at(path, "forbid", index), `"${name}" is expected in this scenario and cannot also be forbidden`);
     });
   }
   if (id === undefined || query === undefined || expected === undefined || !forbid) return undefined;
-  if ((scenario.variants !== undefined && !variants) || (scenario.initial_state !== undefined && !initialState)) return undefined;
-  return { id, query, expect: expected, forbid, ...(variants ? { variants } : {}), ...(initialState ? { initial_state: initialState } : {}) };
+  if ((scenario.variants !== undefined && !variants) || (scenario.initial_state !== undefined && !initialState))
+    return undefined;
+  return {
+    id,
+    query,
+    expect: expected,
+    forbid,
+    ...(variants ? { variants } : {}),
+    ...(initialState ? { initial_state: initialState } : {}),
+  };
 }
 
 /** undefined when the field is wrong (reported); null is the explicit "no tool call is correct". */
 function readExpect(value: unknown, path: string, problems: ProblemList): string | string[] | null | undefined {
   if (value === undefined) {
-    problems.add(path, "required: the function that must be called, a list of functions that must all be called, or null when no tool call is correct");
+    problems.add(
+      path,
+      "required: the function that must be called, a list of functions that must all be called, or null when no tool call is correct",
+    );
     return undefined;
   }
   if (value === null) return null;
@@ -357,7 +593,8 @@ function readExpect(value: unknown, path: string, problems: ProblemList): string
   return undefined;
 }
 
-const functionNameRule = "expected a function name as the model sees it (1 to 64 letters, digits, '_' or '-'; `<tool>__<operation_id>` for a tool with several operations)";
+const functionNameRule =
+  "expected a function name as the model sees it (1 to 64 letters, digits, '_' or '-'; `<tool>__<operation_id>` for a tool with several operations)";
 
 function readFunctionNames(value: unknown, path: string, problems: ProblemList): string[] | undefined {
   const names = readNameList(value, path, problems);
@@ -373,22 +610,45 @@ function readFunctionNames(value: unknown, path: string, problems: ProblemList):
 }
 
 function readVariants(value: unknown, path: string, problems: ProblemList): Record<string, string> | undefined {
-  return readKeyed(value, path, 'variants by function name ({"<function>": "<variant>"})', problems, (name, variant, where) => {
-    const nameOk = FUNCTION_NAME.test(name);
-    if (!nameOk) problems.add(where, functionNameRule);
-    const checked = readPattern(variant, where, VARIANT_NAME, "expected a variant name (1 to 64 letters, digits, '_', '.' or '-')", problems);
-    return nameOk ? checked : undefined;
-  });
+  return readKeyed(
+    value,
+    path,
+    'variants by function name ({"<function>": "<variant>"})',
+    problems,
+    (name, variant, where) => {
+      const nameOk = FUNCTION_NAME.test(name);
+      if (!nameOk) problems.add(where, functionNameRule);
+      const checked = readPattern(
+        variant,
+        where,
+        VARIANT_NAME,
+        "expected a variant name (1 to 64 letters, digits, '_', '.' or '-')",
+        problems,
+      );
+      return nameOk ? checked : undefined;
+    },
+  );
 }
 
 function readInitialState(value: unknown, path: string, problems: ProblemList): Record<string, JsonObject> | undefined {
-  return readKeyed(value, path, 'state overrides by tool name ({"<tool>": {"<field>": ...}})', problems, (_tool, state, where) =>
-    readJsonObject(state, where, problems, "the state fields that replace the tool's initial state's"),
+  return readKeyed(
+    value,
+    path,
+    'state overrides by tool name ({"<tool>": {"<field>": ...}})',
+    problems,
+    (_tool, state, where) =>
+      readJsonObject(state, where, problems, "the state fields that replace the tool's initial state's"),
   );
 }
 
 /** An object read key by key; undefined when any entry is wrong (each reported by `read`). */
-function readKeyed<T>(value: unknown, path: string, what: string, problems: ProblemList, read: (key: string, item: unknown, where: string) => T | undefined): Record<string, T> | undefined {
+function readKeyed<T>(
+  value: unknown,
+  path: string,
+  what: string,
+  problems: ProblemList,
+  read: (key: string, item: unknown, where: string) => T | undefined,
+): Record<string, T> | undefined {
   const object = readObject(value, path, problems, what);
   if (!object) return undefined;
   const result: Record<string, T> = {};
@@ -409,9 +669,17 @@ function readJudge(value: unknown, problems: ProblemList): JudgeSpec | undefined
   const judge = readObject(value, "/judge", problems, 'the judge ({"connection": "<name>", "threshold": 4})');
   if (!judge) return undefined;
   refuseModelFieldsOutsideParameters(judge, JUDGE_FIELDS, "/judge", problems);
-  const connection = readReference(judge.connection, "/judge/connection", "the model connection the judge runs on (PUT /api/connections/:name)", problems);
-  const threshold = optional(judge.threshold, DEFAULT_JUDGE_THRESHOLD, () => readInteger(judge.threshold, "/judge/threshold", 1, 5, problems));
-  const parameters = judge.parameters === undefined ? {} : readParameters(judge.parameters, "/judge/parameters", problems);
+  const connection = readReference(
+    judge.connection,
+    "/judge/connection",
+    "the model connection the judge runs on (PUT /api/connections/:name)",
+    problems,
+  );
+  const threshold = optional(judge.threshold, DEFAULT_JUDGE_THRESHOLD, () =>
+    readInteger(judge.threshold, "/judge/threshold", 1, 5, problems),
+  );
+  const parameters =
+    judge.parameters === undefined ? {} : readParameters(judge.parameters, "/judge/parameters", problems);
   const calibration = readCalibration(judge.require_calibration, problems);
   if (connection === undefined || threshold === undefined || !parameters || calibration === "invalid") return undefined;
   return {
@@ -435,22 +703,35 @@ function readCalibration(value: unknown, problems: ProblemList): CalibrationRequ
   if (value === undefined || value === false) return undefined;
   if (value === true) return { ...DEFAULT_CALIBRATION };
   if (!isRecord(value)) {
-    problems.add(path, `expected true, false, or {"min_labels": ${DEFAULT_CALIBRATION.min_labels}, "min_kappa": ${DEFAULT_CALIBRATION.min_kappa}}, got ${describeValue(value)}`);
+    problems.add(
+      path,
+      `expected true, false, or {"min_labels": ${DEFAULT_CALIBRATION.min_labels}, "min_kappa": ${DEFAULT_CALIBRATION.min_kappa}}, got ${describeValue(value)}`,
+    );
     return "invalid";
   }
   const object = value;
   refuseUnknownKeys(object, CALIBRATION_FIELDS, path, problems);
-  const minLabels = optional(object.min_labels, DEFAULT_CALIBRATION.min_labels, () => readInteger(object.min_labels, at(path, "min_labels"), 1, MAX_MIN_LABELS, problems));
+  const minLabels = optional(object.min_labels, DEFAULT_CALIBRATION.min_labels, () =>
+    readInteger(object.min_labels, at(path, "min_labels"), 1, MAX_MIN_LABELS, problems),
+  );
   let minKappa: number | undefined = DEFAULT_CALIBRATION.min_kappa;
   if (object.min_kappa !== undefined) {
     const k = object.min_kappa;
     if (typeof k === "number" && Number.isFinite(k) && k > 0 && k <= 1) minKappa = k;
     else {
-      problems.add(at(path, "min_kappa"), `expected a kappa above 0 and at most 1 (0 is chance agreement, 1 perfect; 0.6 is substantial), got ${describeValue(k)}`);
+      problems.add(
+        at(path, "min_kappa"),
+        `expected a kappa above 0 and at most 1 (0 is chance agreement, 1 perfect; 0.6 is substantial), got ${describeValue(k)}`,
+      );
       minKappa = undefined;
     }
   }
-  if (minLabels === undefined || minKappa === undefined || Object.keys(object).some((key) => !(CALIBRATION_FIELDS as readonly string[]).includes(key))) return "invalid";
+  if (
+    minLabels === undefined ||
+    minKappa === undefined ||
+    Object.keys(object).some((key) => !(CALIBRATION_FIELDS as readonly string[]).includes(key))
+  )
+    return "invalid";
   return { min_labels: minLabels, min_kappa: minKappa };
 }
 
@@ -482,9 +763,15 @@ function readParameters(value: unknown, path: string, problems: ProblemList): Mo
 }
 
 /** Unknown keys refused, and a model parameter written beside `parameters` pointed there. */
-function refuseModelFieldsOutsideParameters(object: Record<string, unknown>, known: readonly string[], path: string, problems: ProblemList): void {
+function refuseModelFieldsOutsideParameters(
+  object: Record<string, unknown>,
+  known: readonly string[],
+  path: string,
+  problems: ProblemList,
+): void {
   const misplaced = Object.keys(object).filter((key) => (PARAMETER_FIELDS as readonly string[]).includes(key));
-  for (const key of misplaced) problems.add(at(path, key), `model parameters go under ${path}/parameters: {"${key}": ...}`);
+  for (const key of misplaced)
+    problems.add(at(path, key), `model parameters go under ${path}/parameters: {"${key}": ...}`);
   const rest = Object.fromEntries(Object.entries(object).filter(([key]) => !misplaced.includes(key)));
   refuseUnknownKeys(rest, known, path, problems);
 }
@@ -503,13 +790,30 @@ function readReference(value: unknown, path: string, what: string, problems: Pro
   return readPattern(value, path, RESOURCE_NAME, RESOURCE_NAME_RULE, problems);
 }
 
-function readPattern(value: unknown, path: string, pattern: RegExp, rule: string, problems: ProblemList): string | undefined {
+function readPattern(
+  value: unknown,
+  path: string,
+  pattern: RegExp,
+  rule: string,
+  problems: ProblemList,
+): string | undefined {
   if (typeof value === "string" && pattern.test(value)) return value;
-  problems.add(path, typeof value === "string" ? `${rule}, got ${describeValue(value)}` : `${rule.replace(/^expected /, "expected a string: ")}, got ${describeValue(value)}`);
+  problems.add(
+    path,
+    typeof value === "string"
+      ? `${rule}, got ${describeValue(value)}`
+      : `${rule.replace(/^expected /, "expected a string: ")}, got ${describeValue(value)}`,
+  );
   return undefined;
 }
 
-function readInteger(value: unknown, path: string, min: number, max: number, problems: ProblemList): number | undefined {
+function readInteger(
+  value: unknown,
+  path: string,
+  min: number,
+  max: number,
+  problems: ProblemList,
+): number | undefined {
   if (typeof value === "number" && Number.isInteger(value) && value >= min && value <= max) return value;
   const range = min === Number.MIN_SAFE_INTEGER ? "a whole number" : `a whole number from ${min} to ${max}`;
   problems.add(path, `expected ${range}, got ${describeValue(value)}`);
@@ -525,11 +829,19 @@ function readRate(value: unknown, path: string, problems: ProblemList): number |
 /** The misfire rate the run's detection power is stated for: 0 and 1 would make it meaningless. */
 function readMisfireRate(value: unknown, problems: ProblemList): number | undefined {
   if (typeof value === "number" && Number.isFinite(value) && value > 0 && value < 1) return value;
-  problems.add("/misfire_rate", `expected a rate strictly between 0 and 1 (0.1 is a 1-in-10 misfire), got ${describeValue(value)}`);
+  problems.add(
+    "/misfire_rate",
+    `expected a rate strictly between 0 and 1 (0.1 is a 1-in-10 misfire), got ${describeValue(value)}`,
+  );
   return undefined;
 }
 
-function readJsonObject(value: unknown, path: string, problems: ProblemList, what = "a JSON object"): JsonObject | undefined {
+function readJsonObject(
+  value: unknown,
+  path: string,
+  problems: ProblemList,
+  what = "a JSON object",
+): JsonObject | undefined {
   if (isRecord(value) && isJsonValue(value)) return value;
   problems.add(path, `expected ${what}, got ${describeValue(value)}`);
   return undefined;
@@ -545,7 +857,8 @@ export function readStoredSuite(document: unknown): { ok: true; suite: Suite } |
   const tools: SuiteTool[] = [];
   const problems: Problem[] = [];
   parsed.suite.agent.tools.forEach((tool, index) => {
-    if ("tool" in tool) problems.push({ path: `/agent/tools/${index}/tool`, message: "a stored suite names library tools by id" });
+    if ("tool" in tool)
+      problems.push({ path: `/agent/tools/${index}/tool`, message: "a stored suite names library tools by id" });
     else tools.push(tool);
   });
   if (problems.length > 0) return { ok: false, problems };

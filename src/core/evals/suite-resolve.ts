@@ -58,13 +58,20 @@ export async function resolveSuite(draft: SuiteDraft, inputs: ResolveInputs): Pr
   const tools = named.tools;
 
   const [planned, policy] = await Promise.all([
-    planSimulation(tools.map(toolEntry), { library: inputs.library, validator: inputs.validator, real: inputs.real }, TOOLS_PATH),
+    planSimulation(
+      tools.map(toolEntry),
+      { library: inputs.library, validator: inputs.validator, real: inputs.real },
+      TOOLS_PATH,
+    ),
     draft.agent.policy === undefined ? Promise.resolve(null) : inputs.policies.latest(draft.agent.policy),
   ]);
   if (!planned.ok) return refuse(planned.refusal);
   if (policy === undefined) {
     const name = draft.agent.policy ?? "";
-    return refuse({ kind: "not_found", problems: [{ path: "/agent/policy", message: `no policy named "${name}" (PUT /api/policies/${name} first)` }] });
+    return refuse({
+      kind: "not_found",
+      problems: [{ path: "/agent/policy", message: `no policy named "${name}" (PUT /api/policies/${name} first)` }],
+    });
   }
 
   const suite: Suite = { ...draft, agent: { ...draft.agent, tools } };
@@ -74,11 +81,15 @@ export async function resolveSuite(draft: SuiteDraft, inputs: ResolveInputs): Pr
   if (!approvals.ok) problems.push(...approvals.problems);
   if (problems.length > 0 || !approvals.ok) return refuse({ kind: "invalid_request", problems });
 
-  const pinnedPolicy = policy === null || draft.agent.policy === undefined ? null : { name: draft.agent.policy, version: policy.version };
+  const pinnedPolicy =
+    policy === null || draft.agent.policy === undefined ? null : { name: draft.agent.policy, version: policy.version };
   return { ok: true, suite, plan, policy: pinnedPolicy, approval: approvals.approval };
 }
 
-async function toolIdsOfNames(tools: readonly DraftSuiteTool[], library: ToolLibrary): Promise<{ ok: true; tools: SuiteTool[] } | { ok: false; problems: Problem[] }> {
+async function toolIdsOfNames(
+  tools: readonly DraftSuiteTool[],
+  library: ToolLibrary,
+): Promise<{ ok: true; tools: SuiteTool[] } | { ok: false; problems: Problem[] }> {
   const names = [...new Set(tools.flatMap((tool) => ("tool" in tool ? [tool.tool] : [])))];
   const ids = names.length > 0 ? await library.toolIdsByName(names) : new Map<string, string>();
   const problems: Problem[] = [];
@@ -86,7 +97,11 @@ async function toolIdsOfNames(tools: readonly DraftSuiteTool[], library: ToolLib
     if (!("tool" in tool)) return tool;
     const { tool: name, ...rest } = tool;
     const id = ids.get(name);
-    if (id === undefined) problems.push({ path: `${TOOLS_PATH}/${index}/tool`, message: `no tool named "${name}" (GET /api/tools lists the tenant's tools)` });
+    if (id === undefined)
+      problems.push({
+        path: `${TOOLS_PATH}/${index}/tool`,
+        message: `no tool named "${name}" (GET /api/tools lists the tenant's tools)`,
+      });
     return { tool_id: id ?? "", ...rest };
   });
   return problems.length > 0 ? { ok: false, problems } : { ok: true, tools: resolved };
@@ -124,7 +139,10 @@ function scenarioProblems(suite: Suite, plan: SimulationPlan): Problem[] {
       }
       if (!Object.hasOwn(op.definition.variants, variant)) {
         const where = op.revision === null ? "the inline definition" : `revision ${op.revision}`;
-        problems.push({ path: at, message: `unknown variant "${variant}": ${where} of ${name} defines ${Object.keys(op.definition.variants).join(", ")}` });
+        problems.push({
+          path: at,
+          message: `unknown variant "${variant}": ${where} of ${name} defines ${Object.keys(op.definition.variants).join(", ")}`,
+        });
       }
     }
     for (const tool of Object.keys(scenario.initial_state ?? {})) {

@@ -15,7 +15,10 @@ export function toolEntry(tool: SuiteTool): ToolEntry {
 }
 
 /** The JSON Pointers of the entries that ask for real tools, under `at` (where the tools sit in the document). */
-export function realModePaths(tools: ReadonlyArray<SuiteTool | { mode?: "mock" | "real" }>, at = "/agent/tools"): string[] {
+export function realModePaths(
+  tools: ReadonlyArray<SuiteTool | { mode?: "mock" | "real" }>,
+  at = "/agent/tools",
+): string[] {
   return tools.flatMap((tool, index) => ("mode" in tool && tool.mode === "real" ? [`${at}/${index}/mode`] : []));
 }
 
@@ -23,9 +26,20 @@ export function realModePaths(tools: ReadonlyArray<SuiteTool | { mode?: "mock" |
  * Which of `tools` selected `operation` (planning pins an operation once, so there is one).
  * Library entries match by tool id and operation; inline ones by name and operation id.
  */
-export function entryIndexOf(tools: readonly SuiteTool[], operation: Pick<PinnedOperation, "tool_id" | "tool_name" | "operation_id">): number {
+export function entryIndexOf(
+  tools: readonly SuiteTool[],
+  operation: Pick<PinnedOperation, "tool_id" | "tool_name" | "operation_id">,
+): number {
   return tools.findIndex((tool) => {
-    if ("inline" in tool) return operation.tool_id === null && tool.inline.name === operation.tool_name && (tool.inline.operation_id ?? tool.inline.name) === operation.operation_id;
-    return tool.tool_id === operation.tool_id && (tool.operation_id === undefined || tool.operation_id === operation.operation_id);
+    if ("inline" in tool)
+      return (
+        operation.tool_id === null &&
+        tool.inline.name === operation.tool_name &&
+        (tool.inline.operation_id ?? tool.inline.name) === operation.operation_id
+      );
+    return (
+      tool.tool_id === operation.tool_id &&
+      (tool.operation_id === undefined || tool.operation_id === operation.operation_id)
+    );
   });
 }

@@ -65,7 +65,23 @@ export type InjectResult =
   | { ok: false; code: "not_injectable" | "invalid_request"; message: string; problems: Problem[] };
 
 /** Keys whose text a reader expects to be prose, tried first. */
-const PROSE_KEYS = ["note", "notes", "description", "comment", "comments", "memo", "message", "details", "summary", "remarks", "text", "body", "content", "title", "name"];
+const PROSE_KEYS = [
+  "note",
+  "notes",
+  "description",
+  "comment",
+  "comments",
+  "memo",
+  "message",
+  "details",
+  "summary",
+  "remarks",
+  "text",
+  "body",
+  "content",
+  "title",
+  "name",
+];
 
 const SEPARATOR = "\n\n";
 
@@ -84,19 +100,38 @@ interface Placement {
 
 export async function injectVariant(request: InjectRequest, validator: SchemaValidator): Promise<InjectResult> {
   const { contract, definition } = request;
-  const payload = "text" in request.payload ? request.payload.text : catalogueText(request.payload.style, request.payload.target);
+  const payload =
+    "text" in request.payload ? request.payload.text : catalogueText(request.payload.style, request.payload.target);
   const style = "text" in request.payload ? "custom" : request.payload.style;
   const target = request.payload.target ?? null;
   const baseName = request.base_variant ?? definition.default_variant;
   const name = request.variant ?? (style === "custom" ? "injected" : `injected_${style}`);
-  const invalid = (path: string, message: string): InjectResult => ({ ok: false, code: "invalid_request", message, problems: [{ path, message }] });
+  const invalid = (path: string, message: string): InjectResult => ({
+    ok: false,
+    code: "invalid_request",
+    message,
+    problems: [{ path, message }],
+  });
 
   const base = Object.hasOwn(definition.variants, baseName) ? definition.variants[baseName] : undefined;
-  if (base === undefined) return invalid("/base_variant", `the definition has no variant "${baseName}"; it defines ${Object.keys(definition.variants).join(", ")}`);
-  if (!VARIANT_NAME.test(name)) return invalid("/variant", `a variant name is 1 to 64 letters, digits, "_", "." or "-"; got ${JSON.stringify(name)}`);
-  if (name === baseName) return invalid("/variant", `the injection variant needs a name of its own, not the base variant's ("${baseName}")`);
+  if (base === undefined)
+    return invalid(
+      "/base_variant",
+      `the definition has no variant "${baseName}"; it defines ${Object.keys(definition.variants).join(", ")}`,
+    );
+  if (!VARIANT_NAME.test(name))
+    return invalid(
+      "/variant",
+      `a variant name is 1 to 64 letters, digits, "_", "." or "-"; got ${JSON.stringify(name)}`,
+    );
+  if (name === baseName)
+    return invalid("/variant", `the injection variant needs a name of its own, not the base variant's ("${baseName}")`);
   // Deriving again replaces a variant of that name; the default variant is what every simulation gets, so never that.
-  if (name === definition.default_variant) return invalid("/variant", `"${name}" is the definition's default variant; name the injection variant something else`);
+  if (name === definition.default_variant)
+    return invalid(
+      "/variant",
+      `"${name}" is the definition's default variant; name the injection variant something else`,
+    );
 
   const survey = stringFields(contract.output_schema);
   let fields = survey.fields.filter((field) => fits(field, payload));
@@ -104,8 +139,13 @@ export async function injectVariant(request: InjectRequest, validator: SchemaVal
     const wanted = request.field;
     fields = fields.filter((field) => matches(field.path, wanted));
     if (fields.length === 0) {
-      const offered = [...new Set(survey.fields.filter((field) => fits(field, payload)).map((field) => describePath(field.path)))];
-      return invalid("/field", `no string field at ${wanted} can carry the payload; the fields that can are ${offered.length > 0 ? offered.join(", ") : "none"}`);
+      const offered = [
+        ...new Set(survey.fields.filter((field) => fits(field, payload)).map((field) => describePath(field.path))),
+      ];
+      return invalid(
+        "/field",
+        `no string field at ${wanted} can carry the payload; the fields that can are ${offered.length > 0 ? offered.join(", ") : "none"}`,
+      );
     }
   }
   if (fields.length === 0) return notInjectable(survey.fields, survey.rejected, payload);
@@ -134,14 +174,27 @@ export async function injectVariant(request: InjectRequest, validator: SchemaVal
         validator,
       });
       // A rule without a result of its own renders the variant's.
-      const index = Math.max(0, templates.findIndex((t) => t.rule === call.rule));
-      if (call.kind === "harness_error" && call.harness_kind === "output_schema" && index >= 0 && (options[index]?.length ?? 0) > (chosen[index] ?? 0)) {
+      const index = Math.max(
+        0,
+        templates.findIndex((t) => t.rule === call.rule),
+      );
+      if (
+        call.kind === "harness_error" &&
+        call.harness_kind === "output_schema" &&
+        index >= 0 &&
+        (options[index]?.length ?? 0) > (chosen[index] ?? 0)
+      ) {
         failedTemplate = index;
         break;
       }
       if (call.kind !== "result") continue;
       if (index >= 0 && (options[index]?.length ?? 0) > (chosen[index] ?? 0)) used.add(index);
-      examples.push({ variant: name, input: copyJson(example.input), ...(example.state === undefined ? {} : { state: copyJson(example.state) }), expected: call.result });
+      examples.push({
+        variant: name,
+        input: copyJson(example.input),
+        ...(example.state === undefined ? {} : { state: copyJson(example.state) }),
+        expected: call.result,
+      });
     }
     if (failedTemplate !== null) {
       // This placement breaks the schema for this template: try its next one.
@@ -169,14 +222,25 @@ export async function injectVariant(request: InjectRequest, validator: SchemaVal
   const limit = limitProblem(final);
   if (limit !== null) return invalid(limit.path, limit.message);
   const parsed = parseDefinition(final);
-  if (!parsed.ok) return { ok: false, code: "invalid_request", message: "the derived definition does not parse; see details", problems: parsed.errors };
+  if (!parsed.ok)
+    return {
+      ok: false,
+      code: "invalid_request",
+      message: "the derived definition does not parse; see details",
+      problems: parsed.errors,
+    };
   const report = await checkDefinition(contract, parsed.definition, validator);
   const injected: InjectedField[] = [];
   templates.forEach((template, index) => {
     const placement = options[index]?.[kept[index] ?? Number.POSITIVE_INFINITY];
     if (placement) injected.push({ template: template.at, field: pointer(...placement.concrete), how: placement.how });
   });
-  return { ok: true, definition: parsed.definition, report, injection: { variant: name, base_variant: baseName, style, payload, target, fields: injected } };
+  return {
+    ok: true,
+    definition: parsed.definition,
+    report,
+    injection: { variant: name, base_variant: baseName, style, payload, target, fields: injected },
+  };
 }
 
 function pointerName(name: string): string {
@@ -190,14 +254,24 @@ function fits(field: StringField, payload: string): boolean {
 
 /** A field path ("*" for items) against a pointer the author gave ("/items/0/note"). */
 function matches(path: readonly string[], wanted: string): boolean {
-  const tokens = wanted === "" ? [] : wanted.slice(1).split("/").map((t) => t.replace(/~1/g, "/").replace(/~0/g, "~"));
-  return tokens.length === path.length && path.every((segment, i) => segment === tokens[i] || (segment === "*" && /^(0|[1-9][0-9]*)$/.test(tokens[i] ?? "")));
+  const tokens =
+    wanted === ""
+      ? []
+      : wanted
+          .slice(1)
+          .split("/")
+          .map((t) => t.replace(/~1/g, "/").replace(/~0/g, "~"));
+  return (
+    tokens.length === path.length &&
+    path.every((segment, i) => segment === tokens[i] || (segment === "*" && /^(0|[1-9][0-9]*)$/.test(tokens[i] ?? "")))
+  );
 }
 
 function templatesOf(variant: Variant, at: string): Template[] {
   const templates: Template[] = [{ at: `${at}/result`, rule: null, value: variant.result }];
   (variant.rules ?? []).forEach((rule, index) => {
-    if (rule.result !== undefined) templates.push({ at: `${at}/rules/${index}/result`, rule: index, value: rule.result });
+    if (rule.result !== undefined)
+      templates.push({ at: `${at}/rules/${index}/result`, rule: index, value: rule.result });
   });
   return templates;
 }
@@ -211,7 +285,11 @@ function placements(template: JsonValue, fields: readonly StringField[], payload
     const key = field.path.at(-1) ?? "";
     // Prose-like keys first, identifiers last: a payload in an id would break the agent's next call, not test it.
     const lower = key.toLowerCase();
-    const prose = PROSE_KEYS.includes(lower) ? PROSE_KEYS.indexOf(lower) : /(^|_)id$|Id$/.test(key) ? PROSE_KEYS.length + 1 : PROSE_KEYS.length;
+    const prose = PROSE_KEYS.includes(lower)
+      ? PROSE_KEYS.indexOf(lower)
+      : /(^|_)id$|Id$/.test(key)
+        ? PROSE_KEYS.length + 1
+        : PROSE_KEYS.length;
     const kind = placement.how === "appended" ? 0 : placement.how === "added" ? 1 : 2;
     found.push({ ...placement, rank: kind * 10_000 + prose * 100 + order });
   });
@@ -261,7 +339,12 @@ function placementIn(template: JsonValue, field: StringField, payload: string): 
   return null;
 }
 
-function buildVariant(base: Variant, templates: readonly Template[], options: readonly Placement[][], chosen: readonly number[]): Variant {
+function buildVariant(
+  base: Variant,
+  templates: readonly Template[],
+  options: readonly Placement[][],
+  chosen: readonly number[],
+): Variant {
   const variant: Variant = copyJson(base as unknown as JsonObject) as unknown as Variant;
   templates.forEach((template, index) => {
     const placement = options[index]?.[chosen[index] ?? Number.POSITIVE_INFINITY];
@@ -296,9 +379,16 @@ function withVariant(definition: MockDefinition, name: string, variant: Variant,
 
 function limitProblem(definition: MockDefinition): Problem | null {
   const variants = Object.keys(definition.variants).length;
-  if (variants > LIMITS.maxVariants) return { path: "/variant", message: `the definition would have ${variants} variants, more than the ${LIMITS.maxVariants} allowed; derive into an existing injection variant's name instead` };
+  if (variants > LIMITS.maxVariants)
+    return {
+      path: "/variant",
+      message: `the definition would have ${variants} variants, more than the ${LIMITS.maxVariants} allowed; derive into an existing injection variant's name instead`,
+    };
   if (definition.examples.length > LIMITS.maxExamples) {
-    return { path: "/base_variant", message: `copying the base variant's examples would give ${definition.examples.length} examples, more than the ${LIMITS.maxExamples} allowed` };
+    return {
+      path: "/base_variant",
+      message: `copying the base variant's examples would give ${definition.examples.length} examples, more than the ${LIMITS.maxExamples} allowed`,
+    };
   }
   return null;
 }
@@ -313,7 +403,11 @@ function notInjectable(all: readonly StringField[], rejected: readonly Problem[]
   return {
     ok: false,
     code: "not_injectable",
-    message: "the output schema has no string field that can carry the payload (free text without enum, const, format or pattern, long enough for it)",
-    problems: problems.length > 0 ? problems : [{ path: "/output_schema", message: "the output schema declares no string field" }],
+    message:
+      "the output schema has no string field that can carry the payload (free text without enum, const, format or pattern, long enough for it)",
+    problems:
+      problems.length > 0
+        ? problems
+        : [{ path: "/output_schema", message: "the output schema declares no string field" }],
   };
 }

@@ -42,7 +42,15 @@ export function stringFields(outputSchema: unknown): FieldSurvey {
   return survey;
 }
 
-function walk(root: unknown, schema: unknown, at: string, path: string[], required: boolean, survey: FieldSurvey, depth: number): void {
+function walk(
+  root: unknown,
+  schema: unknown,
+  at: string,
+  path: string[],
+  required: boolean,
+  survey: FieldSurvey,
+  depth: number,
+): void {
   if (depth > MAX_DEPTH || !isJsonObject(schema)) return;
   if (typeof schema.$ref === "string") {
     const target = resolveLocalRef(root, schema.$ref);
@@ -50,12 +58,17 @@ function walk(root: unknown, schema: unknown, at: string, path: string[], requir
   }
   for (const keyword of ["allOf", "anyOf", "oneOf"] as const) {
     const branches = schema[keyword];
-    if (Array.isArray(branches)) branches.forEach((branch, i) => walk(root, branch, `${at}/${keyword}/${i}`, path, required, survey, depth + 1));
+    if (Array.isArray(branches))
+      for (const [i, branch] of branches.entries())
+        walk(root, branch, `${at}/${keyword}/${i}`, path, required, survey, depth + 1);
   }
   if (declaresString(schema)) {
     const refusing = REFUSING.find((keyword) => Object.hasOwn(schema, keyword));
     if (refusing !== undefined) {
-      survey.rejected.push({ path: `${at}/${refusing}`, message: `the string at ${describePath(path)} has "${refusing}", which a payload would not satisfy` });
+      survey.rejected.push({
+        path: `${at}/${refusing}`,
+        message: `the string at ${describePath(path)} has "${refusing}", which a payload would not satisfy`,
+      });
     } else {
       survey.fields.push({
         path,
@@ -69,11 +82,22 @@ function walk(root: unknown, schema: unknown, at: string, path: string[], requir
   if (isJsonObject(schema.properties)) {
     const requiredKeys = Array.isArray(schema.required) ? schema.required : [];
     for (const key of Object.keys(schema.properties)) {
-      walk(root, schema.properties[key], `${at}/properties/${pointerToken(key)}`, [...path, key], requiredKeys.includes(key), survey, depth + 1);
+      walk(
+        root,
+        schema.properties[key],
+        `${at}/properties/${pointerToken(key)}`,
+        [...path, key],
+        requiredKeys.includes(key),
+        survey,
+        depth + 1,
+      );
     }
   }
   if (isJsonObject(schema.items)) walk(root, schema.items, `${at}/items`, [...path, "*"], true, survey, depth + 1);
-  if (Array.isArray(schema.prefixItems)) schema.prefixItems.forEach((item, i) => walk(root, item, `${at}/prefixItems/${i}`, [...path, String(i)], true, survey, depth + 1));
+  if (Array.isArray(schema.prefixItems))
+    for (const [i, item] of schema.prefixItems.entries()) {
+      walk(root, item, `${at}/prefixItems/${i}`, [...path, String(i)], true, survey, depth + 1);
+    }
 }
 
 function declaresString(schema: Record<string, unknown>): boolean {

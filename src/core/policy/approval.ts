@@ -1,5 +1,5 @@
 /** Reading approval modes (one mode, or the MCP per-tool form) and resolving them for one tool. */
-import { at, describeValue, isRecord, ProblemList, readNameList, refuseUnknownKeys } from "./fields.js";
+import { at, describeValue, isRecord, type ProblemList, readNameList, refuseUnknownKeys } from "./fields.js";
 import { APPROVAL_MODES, type ApprovalMode, type ApprovalSpec } from "./types.js";
 
 /** Why an unset mode reads as never_require, for messages that report the default it silently means. */
@@ -19,12 +19,17 @@ export function readApprovalMode(value: unknown, path: string, problems: Problem
 export function readApprovalSpec(value: unknown, path: string, problems: ProblemList): ApprovalSpec | undefined {
   if (typeof value === "string") return readApprovalMode(value, path, problems);
   if (!isRecord(value)) {
-    problems.add(path, `expected "never_require", "always_require" or {"always_require": [...], "never_require": [...]}, got ${describeValue(value)}`);
+    problems.add(
+      path,
+      `expected "never_require", "always_require" or {"always_require": [...], "never_require": [...]}, got ${describeValue(value)}`,
+    );
     return undefined;
   }
   refuseUnknownKeys(value, APPROVAL_MODES, path, problems);
-  const always = value.always_require === undefined ? [] : readNameList(value.always_require, at(path, "always_require"), problems);
-  const never = value.never_require === undefined ? [] : readNameList(value.never_require, at(path, "never_require"), problems);
+  const always =
+    value.always_require === undefined ? [] : readNameList(value.always_require, at(path, "always_require"), problems);
+  const never =
+    value.never_require === undefined ? [] : readNameList(value.never_require, at(path, "never_require"), problems);
   if (always === undefined || never === undefined) return undefined;
   return { always_require: always, never_require: never };
 }

@@ -45,7 +45,10 @@ export function checkManifest(policy: Policy, manifest: Manifest): CheckReport {
   const exposed: ExposedTool[] = manifest.tools.map((tool) => ({
     name: tool.name,
     definition: tool,
-    approval: tool.approval_mode === null ? { mode: DEFAULT_APPROVAL_MODE, explicit: false } : { mode: tool.approval_mode, explicit: true },
+    approval:
+      tool.approval_mode === null
+        ? { mode: DEFAULT_APPROVAL_MODE, explicit: false }
+        : { mode: tool.approval_mode, explicit: true },
     defaultSource: UNSET_APPROVAL_SOURCE,
     reviewed: policy.tools.get(tool.name),
     server: undefined,
@@ -68,13 +71,27 @@ export function checkManifest(policy: Policy, manifest: Manifest): CheckReport {
 function checkToolSet(policy: Policy, tools: readonly ManifestTool[], findings: FindingList): void {
   const counts = countNames(tools.map((tool) => tool.name));
   for (const [name, mode] of policy.tools) {
-    if (!counts.has(name)) findings.add("tool_set.missing", name, `${name} is reviewed in the policy (${mode}) but the manifest does not have it`);
+    if (!counts.has(name))
+      findings.add(
+        "tool_set.missing",
+        name,
+        `${name} is reviewed in the policy (${mode}) but the manifest does not have it`,
+      );
   }
   for (const [name, count] of counts) {
     if (!policy.tools.has(name)) {
-      findings.add("tool_set.unexpected", name, `${name} is in the manifest but not in the policy; review it and add it to "tools" with an explicit approval mode`);
+      findings.add(
+        "tool_set.unexpected",
+        name,
+        `${name} is in the manifest but not in the policy; review it and add it to "tools" with an explicit approval mode`,
+      );
     }
-    if (count > 1) findings.add("tool_set.duplicate", name, `${name} is declared ${count} times in the manifest; tool names must be unique`);
+    if (count > 1)
+      findings.add(
+        "tool_set.duplicate",
+        name,
+        `${name} is declared ${count} times in the manifest; tool names must be unique`,
+      );
   }
 }
 
@@ -82,42 +99,93 @@ function checkServerSet(policy: Policy, servers: readonly ManifestMcpServer[], f
   const counts = countNames(servers.map((server) => server.name));
   for (const [name, review] of policy.mcp_servers) {
     if (!counts.has(name)) {
-      findings.add("mcp.missing_server", name, `MCP server "${name}" is reviewed in the policy (allowed_tools ${list(review.allowed_tools)}) but the manifest does not connect it`, name);
+      findings.add(
+        "mcp.missing_server",
+        name,
+        `MCP server "${name}" is reviewed in the policy (allowed_tools ${list(review.allowed_tools)}) but the manifest does not connect it`,
+        name,
+      );
     }
   }
   for (const [name, count] of counts) {
-    if (!policy.mcp_servers.has(name)) findings.add("mcp.unexpected_server", name, `the manifest connects MCP server "${name}", which the policy does not review; add it to "mcp_servers" with its reviewed allowed_tools`, name);
-    if (count > 1) findings.add("mcp.duplicate_server", name, `MCP server "${name}" is declared ${count} times in the manifest; server names must be unique`, name);
+    if (!policy.mcp_servers.has(name))
+      findings.add(
+        "mcp.unexpected_server",
+        name,
+        `the manifest connects MCP server "${name}", which the policy does not review; add it to "mcp_servers" with its reviewed allowed_tools`,
+        name,
+      );
+    if (count > 1)
+      findings.add(
+        "mcp.duplicate_server",
+        name,
+        `MCP server "${name}" is declared ${count} times in the manifest; server names must be unique`,
+        name,
+      );
   }
 }
 
 /** The server's filter findings, and the tools it lets through to the model. */
-function checkServer(policy: Policy, server: ManifestMcpServer, scope: Manifest["scope"], findings: FindingList): ExposedTool[] {
+function checkServer(
+  policy: Policy,
+  server: ManifestMcpServer,
+  scope: Manifest["scope"],
+  findings: FindingList,
+): ExposedTool[] {
   const review = policy.mcp_servers.get(server.name);
   if (scope === "mcp_server" && !review) {
-    findings.add("mcp.unexpected_server", server.name, `MCP server "${server.name}" is not reviewed in the policy; add it to "mcp_servers" with its reviewed allowed_tools`, server.name);
+    findings.add(
+      "mcp.unexpected_server",
+      server.name,
+      `MCP server "${server.name}" is not reviewed in the policy; add it to "mcp_servers" with its reviewed allowed_tools`,
+      server.name,
+    );
   }
   const allowed = server.allowed_tools;
   if (allowed === null) {
     const offered = server.tools === null ? "" : ` (it offers ${server.tools.length} today)`;
-    const fix = review ? `set allowed_tools to the reviewed list ${list(review.allowed_tools)}` : "set allowed_tools to a reviewed list";
-    findings.add("mcp.unfiltered", server.name, `MCP server "${server.name}" has no allowed_tools, so every tool the server offers${offered}, including any it adds later, reaches the model; ${fix}`, server.name);
+    const fix = review
+      ? `set allowed_tools to the reviewed list ${list(review.allowed_tools)}`
+      : "set allowed_tools to a reviewed list";
+    findings.add(
+      "mcp.unfiltered",
+      server.name,
+      `MCP server "${server.name}" has no allowed_tools, so every tool the server offers${offered}, including any it adds later, reaches the model; ${fix}`,
+      server.name,
+    );
   } else if (review) {
     for (const name of allowed) {
-      if (!review.allowed_tools.includes(name)) findings.add("mcp.filter_mismatch", name, `MCP server "${server.name}" allows ${name}, which is not in the reviewed allowed_tools ${list(review.allowed_tools)}`, server.name);
+      if (!review.allowed_tools.includes(name))
+        findings.add(
+          "mcp.filter_mismatch",
+          name,
+          `MCP server "${server.name}" allows ${name}, which is not in the reviewed allowed_tools ${list(review.allowed_tools)}`,
+          server.name,
+        );
     }
     for (const name of review.allowed_tools) {
-      if (!allowed.includes(name)) findings.add("mcp.filter_mismatch", name, `MCP server "${server.name}" does not allow ${name}, which the reviewed allowed_tools includes; the filter must equal the reviewed list`, server.name);
+      if (!allowed.includes(name))
+        findings.add(
+          "mcp.filter_mismatch",
+          name,
+          `MCP server "${server.name}" does not allow ${name}, which the reviewed allowed_tools includes; the filter must equal the reviewed list`,
+          server.name,
+        );
     }
   }
   const passes = (name: string): boolean => allowed === null || allowed.includes(name);
-  const known = server.tools === null ? (allowed ?? []).map((name) => ({ name, definition: null })) : server.tools.filter((tool) => passes(tool.name)).map((tool) => ({ name: tool.name, definition: tool }));
+  const known =
+    server.tools === null
+      ? (allowed ?? []).map((name) => ({ name, definition: null }))
+      : server.tools.filter((tool) => passes(tool.name)).map((tool) => ({ name: tool.name, definition: tool }));
   return known.map(({ name, definition }) => ({
     name,
     definition,
     approval: resolveApproval(server.approval, name, server.default_approval),
     defaultSource: server.default_approval_source,
-    reviewed: review?.allowed_tools.includes(name) ? resolveApproval(review.approval, name, DEFAULT_APPROVAL_MODE).mode : undefined,
+    reviewed: review?.allowed_tools.includes(name)
+      ? resolveApproval(review.approval, name, DEFAULT_APPROVAL_MODE).mode
+      : undefined,
     server: { name: server.name, review },
   }));
 }
@@ -130,13 +198,23 @@ function checkApproval(policy: Policy, tool: ExposedTool, findings: FindingList)
   const serverName = tool.server?.name;
   const label = toolLabel(tool);
   if (tool.reviewed !== undefined && tool.approval.mode !== tool.reviewed) {
-    findings.add("approval.mismatch", tool.name, `${label} runs with ${runsWith} but the policy reviewed ${tool.reviewed}`, serverName);
+    findings.add(
+      "approval.mismatch",
+      tool.name,
+      `${label} runs with ${runsWith} but the policy reviewed ${tool.reviewed}`,
+      serverName,
+    );
   }
   if (tool.approval.mode === "always_require") return;
   const lower = tool.name.toLowerCase();
   const verb = policy.write_verbs.find((prefix) => lower.startsWith(prefix.toLowerCase()));
   if (verb !== undefined) {
-    findings.add("approval.write_verb", tool.name, `${label} starts with the write verb "${verb}", so it must be always_require, but it runs with ${runsWith}`, serverName);
+    findings.add(
+      "approval.write_verb",
+      tool.name,
+      `${label} starts with the write verb "${verb}", so it must be always_require, but it runs with ${runsWith}`,
+      serverName,
+    );
   }
   if (tool.server && tool.definition && !tool.server.review?.read_only_tools.includes(tool.name)) {
     const why = mcpWriteReason(tool.definition);
@@ -166,15 +244,33 @@ function checkDescription(policy: Policy, tool: ExposedTool, definition: Manifes
   const min = policy.min_description_length;
   const length = [...text].length;
   if (text === "" && min > 0) {
-    findings.add("description.missing", tool.name, `${label} has no description; the model chooses tools by their descriptions, and the policy requires at least ${min} characters`, tool.server?.name);
+    findings.add(
+      "description.missing",
+      tool.name,
+      `${label} has no description; the model chooses tools by their descriptions, and the policy requires at least ${min} characters`,
+      tool.server?.name,
+    );
   } else if (length < min) {
-    findings.add("description.too_short", tool.name, `${label} has a ${length}-character description (${JSON.stringify(text)}); the policy requires at least ${min}`, tool.server?.name);
+    findings.add(
+      "description.too_short",
+      tool.name,
+      `${label} has a ${length}-character description (${JSON.stringify(text)}); the policy requires at least ${min}`,
+      tool.server?.name,
+    );
   }
-  const words = [...policy.required_description_words.every_tool, ...(policy.required_description_words.by_tool.get(tool.name) ?? [])];
+  const words = [
+    ...policy.required_description_words.every_tool,
+    ...(policy.required_description_words.by_tool.get(tool.name) ?? []),
+  ];
   const lower = text.toLowerCase();
   for (const word of words) {
     if (!lower.includes(word.toLowerCase())) {
-      findings.add("description.required_word", tool.name, `${label}'s description does not contain the required word "${word}"`, tool.server?.name);
+      findings.add(
+        "description.required_word",
+        tool.name,
+        `${label}'s description does not contain the required word "${word}"`,
+        tool.server?.name,
+      );
     }
   }
 }
@@ -185,9 +281,19 @@ function checkEnums(policy: Policy, tool: ExposedTool, definition: ManifestTool,
     const shape = parameterShape(definition.parameters, rule.parameter);
     const where = `${label}.${rule.parameter}`;
     if (shape.kind === "missing") {
-      findings.add("enum.missing_parameter", tool.name, `${label} has no parameter "${rule.parameter}", which the policy requires to be a closed enum`, tool.server?.name);
+      findings.add(
+        "enum.missing_parameter",
+        tool.name,
+        `${label} has no parameter "${rule.parameter}", which the policy requires to be a closed enum`,
+        tool.server?.name,
+      );
     } else if (shape.kind === "open") {
-      findings.add("enum.not_closed", tool.name, `${where} is not a closed enum (${shape.detail}); the policy requires an enum so the model cannot invent values`, tool.server?.name);
+      findings.add(
+        "enum.not_closed",
+        tool.name,
+        `${where} is not a closed enum (${shape.detail}); the policy requires an enum so the model cannot invent values`,
+        tool.server?.name,
+      );
     } else if (rule.values !== null) {
       const { extra, missing } = enumDifference(shape.values, rule.values);
       if (extra.length > 0 || missing.length > 0) {
@@ -195,7 +301,12 @@ function checkEnums(policy: Policy, tool: ExposedTool, definition: ManifestTool,
           ...(extra.length > 0 ? [`not reviewed: ${values(extra)}`] : []),
           ...(missing.length > 0 ? [`missing: ${values(missing)}`] : []),
         ];
-        findings.add("enum.values", tool.name, `${where} allows ${values(shape.values)} but the policy lists ${values(rule.values)} (${parts.join("; ")})`, tool.server?.name);
+        findings.add(
+          "enum.values",
+          tool.name,
+          `${where} allows ${values(shape.values)} but the policy lists ${values(rule.values)} (${parts.join("; ")})`,
+          tool.server?.name,
+        );
       }
     }
   }
@@ -209,7 +320,9 @@ function toolLabel(tool: ExposedTool): string {
 }
 
 function describeApproval(tool: ExposedTool): string {
-  return tool.approval.explicit ? tool.approval.mode : `${tool.approval.mode} (approval mode unset; ${tool.defaultSource})`;
+  return tool.approval.explicit
+    ? tool.approval.mode
+    : `${tool.approval.mode} (approval mode unset; ${tool.defaultSource})`;
 }
 
 function list(names: readonly string[]): string {
@@ -238,7 +351,11 @@ class FindingList {
 
   sorted(): Finding[] {
     return [...this.byKey.values()].sort(
-      (a, b) => ruleOrder(a.rule) - ruleOrder(b.rule) || compare(a.server ?? "", b.server ?? "") || compare(a.tool, b.tool) || compare(a.message, b.message),
+      (a, b) =>
+        ruleOrder(a.rule) - ruleOrder(b.rule) ||
+        compare(a.server ?? "", b.server ?? "") ||
+        compare(a.tool, b.tool) ||
+        compare(a.message, b.message),
     );
   }
 }

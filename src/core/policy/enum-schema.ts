@@ -7,7 +7,10 @@
  */
 import { isJsonObject, jsonEqual, type JsonObject, type JsonValue } from "../json.js";
 
-export type ParameterShape = { kind: "missing" } | { kind: "open"; detail: string } | { kind: "closed"; values: JsonValue[] };
+export type ParameterShape =
+  | { kind: "missing" }
+  | { kind: "open"; detail: string }
+  | { kind: "closed"; values: JsonValue[] };
 
 /** $ref chains deeper than this are treated as open rather than followed forever. */
 const MAX_REF_DEPTH = 16;
@@ -15,15 +18,21 @@ const MAX_REF_DEPTH = 16;
 export function parameterShape(parameters: JsonValue | null, parameter: string): ParameterShape {
   if (!isJsonObject(parameters)) return { kind: "missing" };
   const properties = parameters.properties;
-  if (!isJsonObject(properties) || !Object.prototype.hasOwnProperty.call(properties, parameter)) return { kind: "missing" };
+  if (!isJsonObject(properties) || !Object.hasOwn(properties, parameter)) return { kind: "missing" };
   const schema = properties[parameter];
   return schema === undefined ? { kind: "missing" } : closedValues(schema, parameters, 0);
 }
 
 /** Values in `actual` that `expected` lacks, and the reverse; order and duplicates are ignored. */
-export function enumDifference(actual: readonly JsonValue[], expected: readonly JsonValue[]): { extra: JsonValue[]; missing: JsonValue[] } {
+export function enumDifference(
+  actual: readonly JsonValue[],
+  expected: readonly JsonValue[],
+): { extra: JsonValue[]; missing: JsonValue[] } {
   const has = (list: readonly JsonValue[], value: JsonValue): boolean => list.some((item) => jsonEqual(item, value));
-  return { extra: actual.filter((value) => !has(expected, value)), missing: expected.filter((value) => !has(actual, value)) };
+  return {
+    extra: actual.filter((value) => !has(expected, value)),
+    missing: expected.filter((value) => !has(actual, value)),
+  };
 }
 
 function closedValues(schema: JsonValue, root: JsonObject, depth: number): ParameterShape {
@@ -31,12 +40,17 @@ function closedValues(schema: JsonValue, root: JsonObject, depth: number): Param
   if (!isJsonObject(schema)) return { kind: "open", detail: "its schema is not an object" };
   if (typeof schema.$ref === "string") {
     const target = depth < MAX_REF_DEPTH ? resolveLocalRef(root, schema.$ref) : undefined;
-    if (target === undefined) return { kind: "open", detail: `its $ref ${JSON.stringify(schema.$ref)} does not resolve inside the parameters schema` };
+    if (target === undefined)
+      return {
+        kind: "open",
+        detail: `its $ref ${JSON.stringify(schema.$ref)} does not resolve inside the parameters schema`,
+      };
     return closedValues(target, root, depth + 1);
   }
   if (Array.isArray(schema.enum)) return { kind: "closed", values: unique(schema.enum) };
-  if (Object.prototype.hasOwnProperty.call(schema, "const") && schema.const !== undefined) return { kind: "closed", values: [schema.const] };
-  if (Array.isArray(schema.allOf) && schema.allOf.length === 1 && schema.allOf[0] !== undefined) return closedValues(schema.allOf[0], root, depth + 1);
+  if (Object.hasOwn(schema, "const") && schema.const !== undefined) return { kind: "closed", values: [schema.const] };
+  if (Array.isArray(schema.allOf) && schema.allOf.length === 1 && schema.allOf[0] !== undefined)
+    return closedValues(schema.allOf[0], root, depth + 1);
   const branches = Array.isArray(schema.anyOf) ? schema.anyOf : Array.isArray(schema.oneOf) ? schema.oneOf : undefined;
   if (branches) {
     const values: JsonValue[] = [];
@@ -48,12 +62,17 @@ function closedValues(schema: JsonValue, root: JsonObject, depth: number): Param
     }
     if (values.length > 0) return { kind: "closed", values: unique(values) };
   }
-  const type = typeof schema.type === "string" ? schema.type : Array.isArray(schema.type) ? schema.type.join(" or ") : undefined;
+  const type =
+    typeof schema.type === "string" ? schema.type : Array.isArray(schema.type) ? schema.type.join(" or ") : undefined;
   return { kind: "open", detail: type ? `it accepts any ${type}` : "its schema has no enum" };
 }
 
 function isNullOnly(schema: JsonValue): boolean {
-  return isJsonObject(schema) && schema.type === "null" && Object.keys(schema).every((key) => key === "type" || key === "description" || key === "title");
+  return (
+    isJsonObject(schema) &&
+    schema.type === "null" &&
+    Object.keys(schema).every((key) => key === "type" || key === "description" || key === "title")
+  );
 }
 
 /** Resolves "#", "#/$defs/X" and other JSON Pointer fragments against the parameters document. */
@@ -75,7 +94,7 @@ function resolveLocalRef(root: JsonObject, ref: string): JsonValue | undefined {
       const next: JsonValue | undefined = node[Number(key)];
       if (next === undefined) return undefined;
       node = next;
-    } else if (isJsonObject(node) && Object.prototype.hasOwnProperty.call(node, key)) {
+    } else if (isJsonObject(node) && Object.hasOwn(node, key)) {
       const next: JsonValue | undefined = node[key];
       if (next === undefined) return undefined;
       node = next;

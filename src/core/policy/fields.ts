@@ -45,11 +45,17 @@ export function isJsonValue(value: unknown): value is JsonValue {
   if (value === null || typeof value === "string" || typeof value === "boolean") return true;
   if (typeof value === "number") return Number.isFinite(value);
   if (Array.isArray(value)) return value.every(isJsonValue);
-  if (isRecord(value) && Object.getPrototypeOf(value) === Object.prototype) return Object.values(value).every(isJsonValue);
+  if (isRecord(value) && Object.getPrototypeOf(value) === Object.prototype)
+    return Object.values(value).every(isJsonValue);
   return false;
 }
 
-export function readObject(value: unknown, path: string, problems: ProblemList, what: string): Record<string, unknown> | undefined {
+export function readObject(
+  value: unknown,
+  path: string,
+  problems: ProblemList,
+  what: string,
+): Record<string, unknown> | undefined {
   if (isRecord(value)) return value;
   problems.add(path, `expected ${what} (a JSON object), got ${describeValue(value)}`);
   return undefined;
@@ -59,13 +65,23 @@ export function readObject(value: unknown, path: string, problems: ProblemList, 
  * Reports keys outside `known`. A misspelt key would otherwise be ignored silently, which for a
  * policy means a rule the reviewer wrote never runs; near misses get a "did you mean".
  */
-export function refuseUnknownKeys(object: Record<string, unknown>, known: readonly string[], path: string, problems: ProblemList): void {
+export function refuseUnknownKeys(
+  object: Record<string, unknown>,
+  known: readonly string[],
+  path: string,
+  problems: ProblemList,
+): void {
   for (const key of Object.keys(object)) {
     if (!known.includes(key)) problems.add(at(path, key), unknownFieldMessage(key, known));
   }
 }
 
-export function readString(value: unknown, path: string, problems: ProblemList, options: { nonEmpty?: boolean; maxLength?: number } = {}): string | undefined {
+export function readString(
+  value: unknown,
+  path: string,
+  problems: ProblemList,
+  options: { nonEmpty?: boolean; maxLength?: number } = {},
+): string | undefined {
   if (typeof value !== "string") {
     problems.add(path, `expected a string, got ${describeValue(value)}`);
     return undefined;

@@ -9,7 +9,7 @@
  * MCP server lends its name (see check-input.ts).
  */
 import { readApprovalSpec, UNSET_APPROVAL_SOURCE } from "./approval.js";
-import { at, describeValue, isRecord, ProblemList, readName, readNameList, readObject } from "./fields.js";
+import { at, describeValue, isRecord, type ProblemList, readName, readNameList, readObject } from "./fields.js";
 import { readList, readMcpTool } from "./manifest-parts.js";
 import { DEFAULT_APPROVAL_MODE, type ApprovalSpec, type ManifestMcpServer } from "./types.js";
 
@@ -23,7 +23,12 @@ export interface McpManifestOptions {
 /** The server with its name still open (null) when neither the document nor the options give one. */
 export type UnnamedServer = Omit<ManifestMcpServer, "name"> & { name: string | null };
 
-export function readMcpManifest(value: unknown, path: string, problems: ProblemList, options: McpManifestOptions): UnnamedServer | undefined {
+export function readMcpManifest(
+  value: unknown,
+  path: string,
+  problems: ProblemList,
+  options: McpManifestOptions,
+): UnnamedServer | undefined {
   const root = readObject(value, path, problems, 'an MCP tools/list result ({"tools": [...]})');
   if (!root) return undefined;
   let listHolder = root;
@@ -41,22 +46,38 @@ export function readMcpManifest(value: unknown, path: string, problems: ProblemL
   // A paginated result holds only some of the server's tools; checking a page would miss the rest.
   const cursor = listHolder.nextCursor;
   if (cursor !== undefined && cursor !== null) {
-    problems.add(at(listPath, "nextCursor"), `this tools/list result is one page (nextCursor ${describeValue(cursor)}); follow nextCursor and merge every page's tools before checking`);
+    problems.add(
+      at(listPath, "nextCursor"),
+      `this tools/list result is one page (nextCursor ${describeValue(cursor)}); follow nextCursor and merge every page's tools before checking`,
+    );
   }
-  const tools = readList(listHolder.tools, at(listPath, "tools"), problems, "the server's tools", (entry, entryPath) => readMcpTool(entry, entryPath, problems));
+  const tools = readList(listHolder.tools, at(listPath, "tools"), problems, "the server's tools", (entry, entryPath) =>
+    readMcpTool(entry, entryPath, problems),
+  );
 
-  const documentName = root.server === undefined || root.server === null ? undefined : readName(root.server, at(path, "server"), problems);
+  const documentName =
+    root.server === undefined || root.server === null ? undefined : readName(root.server, at(path, "server"), problems);
   if (documentName !== undefined && options.server !== undefined && documentName !== options.server) {
-    problems.add(at(path, "server"), `the document names server "${documentName}" but "${options.server}" was given separately; give the name once`);
+    problems.add(
+      at(path, "server"),
+      `the document names server "${documentName}" but "${options.server}" was given separately; give the name once`,
+    );
   }
   let allowed: readonly string[] | null | undefined = null;
   if (root.allowed_tools !== undefined && root.allowed_tools !== null) {
     allowed = readNameList(root.allowed_tools, at(path, "allowed_tools"), problems);
-    if (options.allowed_tools !== undefined) problems.add(at(path, "allowed_tools"), "allowed_tools is given both in the document and separately; give it once");
+    if (options.allowed_tools !== undefined)
+      problems.add(
+        at(path, "allowed_tools"),
+        "allowed_tools is given both in the document and separately; give it once",
+      );
   } else if (options.allowed_tools !== undefined) {
     allowed = options.allowed_tools;
   }
-  const approval: ApprovalSpec | null | undefined = root.approval === undefined || root.approval === null ? null : readApprovalSpec(root.approval, at(path, "approval"), problems);
+  const approval: ApprovalSpec | null | undefined =
+    root.approval === undefined || root.approval === null
+      ? null
+      : readApprovalSpec(root.approval, at(path, "approval"), problems);
   if (!problems.isEmpty || tools === undefined || allowed === undefined || approval === undefined) return undefined;
   return {
     name: documentName ?? options.server ?? null,

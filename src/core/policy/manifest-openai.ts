@@ -15,7 +15,7 @@
  * require_approval unset, OpenAI asks for approval before every call.
  */
 import { readApprovalMode } from "./approval.js";
-import { at, describeValue, isRecord, ProblemList, readName, readNameList, readObject } from "./fields.js";
+import { at, describeValue, isRecord, type ProblemList, readName, readNameList, readObject } from "./fields.js";
 import { readList, readOptionalDescription, readOptionalSchema } from "./manifest-parts.js";
 import type { ApprovalSpec, Manifest, ManifestMcpServer, ManifestTool } from "./types.js";
 
@@ -30,11 +30,16 @@ export function readOpenAiManifest(value: unknown, path: string, problems: Probl
     list = value.tools;
     listPath = at(path, "tools");
     if (list === undefined) {
-      problems.add(listPath, 'required: an OpenAI manifest is the tools array itself, or an object holding it under "tools"');
+      problems.add(
+        listPath,
+        'required: an OpenAI manifest is the tools array itself, or an object holding it under "tools"',
+      );
       return undefined;
     }
   }
-  const entries = readList(list, listPath, problems, "an OpenAI tools array", (entry, entryPath) => readEntry(entry, entryPath, problems));
+  const entries = readList(list, listPath, problems, "an OpenAI tools array", (entry, entryPath) =>
+    readEntry(entry, entryPath, problems),
+  );
   if (!entries) return undefined;
   const tools: ManifestTool[] = [];
   const servers: ManifestMcpServer[] = [];
@@ -57,13 +62,18 @@ function readEntry(value: unknown, path: string, problems: ProblemList): Entry |
     const server = readMcpEntry(entry, path, problems);
     return server && { kind: "server", server };
   }
-  const approval = entry.approval_mode === undefined || entry.approval_mode === null ? null : readApprovalMode(entry.approval_mode, at(path, "approval_mode"), problems);
+  const approval =
+    entry.approval_mode === undefined || entry.approval_mode === null
+      ? null
+      : readApprovalMode(entry.approval_mode, at(path, "approval_mode"), problems);
   if (approval === undefined) return undefined;
   if (type === "function" || type === undefined) {
     // Chat Completions nests the definition under "function"; Responses keeps it flat.
     const nested = entry.function !== undefined;
     const definitionPath = nested ? at(path, "function") : path;
-    const definition = nested ? readObject(entry.function, definitionPath, problems, "a function definition ({name, description, parameters})") : entry;
+    const definition = nested
+      ? readObject(entry.function, definitionPath, problems, "a function definition ({name, description, parameters})")
+      : entry;
     if (!definition) return undefined;
     const name = readName(definition.name, at(definitionPath, "name"), problems);
     const description = readOptionalDescription(definition.description, at(definitionPath, "description"), problems);
@@ -78,7 +88,11 @@ function readEntry(value: unknown, path: string, problems: ProblemList): Entry |
   return { kind: "tool", tool: { name, description, approval_mode: approval, parameters: null, annotations: null } };
 }
 
-function readMcpEntry(entry: Record<string, unknown>, path: string, problems: ProblemList): ManifestMcpServer | undefined {
+function readMcpEntry(
+  entry: Record<string, unknown>,
+  path: string,
+  problems: ProblemList,
+): ManifestMcpServer | undefined {
   const name = readName(entry.server_label, at(path, "server_label"), problems);
   const allowed = readAllowedTools(entry.allowed_tools, at(path, "allowed_tools"), problems);
   const approval = readRequireApproval(entry.require_approval, at(path, "require_approval"), problems);
@@ -109,7 +123,10 @@ function readRequireApproval(value: unknown, path: string, problems: ProblemList
   if (value === "always") return "always_require";
   if (value === "never") return "never_require";
   if (!isRecord(value)) {
-    problems.add(path, `expected "always", "never" or {"always": {"tool_names": [...]}, "never": {"tool_names": [...]}}, got ${describeValue(value)}`);
+    problems.add(
+      path,
+      `expected "always", "never" or {"always": {"tool_names": [...]}, "never": {"tool_names": [...]}}, got ${describeValue(value)}`,
+    );
     return undefined;
   }
   const names = (key: "always" | "never"): string[] | undefined => {

@@ -4,11 +4,24 @@
  * fields, so these readers ignore fields they do not use rather than refusing them.
  */
 import type { JsonValue } from "../json.js";
-import { at, describeValue, isJsonValue, isRecord, ProblemList, readBoolean, readName, readObject } from "./fields.js";
+import {
+  at,
+  describeValue,
+  isJsonValue,
+  isRecord,
+  type ProblemList,
+  readBoolean,
+  readName,
+  readObject,
+} from "./fields.js";
 import type { ManifestTool, McpAnnotations } from "./types.js";
 
 /** A description that may be absent or null (both mean "none"). */
-export function readOptionalDescription(value: unknown, path: string, problems: ProblemList): string | null | undefined {
+export function readOptionalDescription(
+  value: unknown,
+  path: string,
+  problems: ProblemList,
+): string | null | undefined {
   if (value === undefined || value === null) return null;
   if (typeof value === "string") return value;
   problems.add(path, `expected a string, got ${describeValue(value)}`);
@@ -31,7 +44,8 @@ export function readMcpTool(value: unknown, path: string, problems: ProblemList)
   const description = readOptionalDescription(tool.description, at(path, "description"), problems);
   const parameters = readOptionalSchema(tool.inputSchema, at(path, "inputSchema"), problems);
   const annotations = readAnnotations(tool.annotations, at(path, "annotations"), problems);
-  if (name === undefined || description === undefined || parameters === undefined || annotations === undefined) return undefined;
+  if (name === undefined || description === undefined || parameters === undefined || annotations === undefined)
+    return undefined;
   return { name, description, approval_mode: null, parameters, annotations };
 }
 
@@ -54,7 +68,13 @@ function readAnnotations(value: unknown, path: string, problems: ProblemList): M
  * Reads a list with one reader per item, keeping going after a bad item so every problem is
  * reported; answers undefined if any item was bad.
  */
-export function readList<T>(value: unknown, path: string, problems: ProblemList, what: string, item: (value: unknown, path: string) => T | undefined): T[] | undefined {
+export function readList<T>(
+  value: unknown,
+  path: string,
+  problems: ProblemList,
+  what: string,
+  item: (value: unknown, path: string) => T | undefined,
+): T[] | undefined {
   if (!Array.isArray(value)) {
     problems.add(path, `expected ${what} (an array), got ${describeValue(value)}`);
     return undefined;

@@ -9,9 +9,15 @@
  * unset mode); the MCP tool entries inside it are read as MCP defines them.
  */
 import { readApprovalMode, readApprovalSpec, UNSET_APPROVAL_SOURCE } from "./approval.js";
-import { at, ProblemList, readName, readNameList, readObject, refuseUnknownKeys } from "./fields.js";
+import { at, type ProblemList, readName, readNameList, readObject, refuseUnknownKeys } from "./fields.js";
 import { readList, readMcpTool, readOptionalDescription, readOptionalSchema } from "./manifest-parts.js";
-import { DEFAULT_APPROVAL_MODE, type ApprovalSpec, type Manifest, type ManifestMcpServer, type ManifestTool } from "./types.js";
+import {
+  DEFAULT_APPROVAL_MODE,
+  type ApprovalSpec,
+  type Manifest,
+  type ManifestMcpServer,
+  type ManifestTool,
+} from "./types.js";
 
 const MANIFEST_FIELDS = ["$schema", "tools", "mcp_servers"] as const;
 const TOOL_FIELDS = ["name", "description", "approval_mode", "parameters"] as const;
@@ -21,9 +27,20 @@ export function readToolproofManifest(value: unknown, path: string, problems: Pr
   const root = readObject(value, path, problems, 'a toolproof manifest ({"tools": [...], "mcp_servers"?: [...]})');
   if (!root) return undefined;
   refuseUnknownKeys(root, MANIFEST_FIELDS, path, problems);
-  if (root.tools === undefined) problems.add(at(path, "tools"), "required: the agent's function tools (use [] when it has only MCP servers)");
-  const tools = root.tools === undefined ? undefined : readList(root.tools, at(path, "tools"), problems, "the agent's tools", (entry, entryPath) => readFunctionTool(entry, entryPath, problems));
-  const servers = root.mcp_servers === undefined ? [] : readList(root.mcp_servers, at(path, "mcp_servers"), problems, "the agent's MCP servers", (entry, entryPath) => readServer(entry, entryPath, problems));
+  if (root.tools === undefined)
+    problems.add(at(path, "tools"), "required: the agent's function tools (use [] when it has only MCP servers)");
+  const tools =
+    root.tools === undefined
+      ? undefined
+      : readList(root.tools, at(path, "tools"), problems, "the agent's tools", (entry, entryPath) =>
+          readFunctionTool(entry, entryPath, problems),
+        );
+  const servers =
+    root.mcp_servers === undefined
+      ? []
+      : readList(root.mcp_servers, at(path, "mcp_servers"), problems, "the agent's MCP servers", (entry, entryPath) =>
+          readServer(entry, entryPath, problems),
+        );
   if (!tools || !servers) return undefined;
   return { scope: "agent", tools, mcp_servers: servers };
 }
@@ -35,9 +52,13 @@ function readFunctionTool(value: unknown, path: string, problems: ProblemList): 
   const name = readName(tool.name, at(path, "name"), problems);
   const description = readOptionalDescription(tool.description, at(path, "description"), problems);
   // null is how exporters write an unset mode (Python's None); it means the same as leaving it out.
-  const approval = tool.approval_mode === undefined || tool.approval_mode === null ? null : readApprovalMode(tool.approval_mode, at(path, "approval_mode"), problems);
+  const approval =
+    tool.approval_mode === undefined || tool.approval_mode === null
+      ? null
+      : readApprovalMode(tool.approval_mode, at(path, "approval_mode"), problems);
   const parameters = readOptionalSchema(tool.parameters, at(path, "parameters"), problems);
-  if (name === undefined || description === undefined || approval === undefined || parameters === undefined) return undefined;
+  if (name === undefined || description === undefined || approval === undefined || parameters === undefined)
+    return undefined;
   return { name, description, approval_mode: approval, parameters, annotations: null };
 }
 
@@ -46,9 +67,27 @@ function readServer(value: unknown, path: string, problems: ProblemList): Manife
   if (!server) return undefined;
   refuseUnknownKeys(server, SERVER_FIELDS, path, problems);
   const name = readName(server.name, at(path, "name"), problems);
-  const allowed = server.allowed_tools === undefined || server.allowed_tools === null ? null : readNameList(server.allowed_tools, at(path, "allowed_tools"), problems);
-  const approval: ApprovalSpec | null | undefined = server.approval === undefined || server.approval === null ? null : readApprovalSpec(server.approval, at(path, "approval"), problems);
-  const tools = server.tools === undefined || server.tools === null ? null : readList(server.tools, at(path, "tools"), problems, "the server's tools/list entries", (entry, entryPath) => readMcpTool(entry, entryPath, problems));
+  const allowed =
+    server.allowed_tools === undefined || server.allowed_tools === null
+      ? null
+      : readNameList(server.allowed_tools, at(path, "allowed_tools"), problems);
+  const approval: ApprovalSpec | null | undefined =
+    server.approval === undefined || server.approval === null
+      ? null
+      : readApprovalSpec(server.approval, at(path, "approval"), problems);
+  const tools =
+    server.tools === undefined || server.tools === null
+      ? null
+      : readList(server.tools, at(path, "tools"), problems, "the server's tools/list entries", (entry, entryPath) =>
+          readMcpTool(entry, entryPath, problems),
+        );
   if (name === undefined || allowed === undefined || approval === undefined || tools === undefined) return undefined;
-  return { name, allowed_tools: allowed, approval, default_approval: DEFAULT_APPROVAL_MODE, default_approval_source: UNSET_APPROVAL_SOURCE, tools };
+  return {
+    name,
+    allowed_tools: allowed,
+    approval,
+    default_approval: DEFAULT_APPROVAL_MODE,
+    default_approval_source: UNSET_APPROVAL_SOURCE,
+    tools,
+  };
 }

@@ -41,8 +41,16 @@ export function readManifest(value: unknown, policy: Policy, options: ManifestOp
   if (name === null) {
     const reviewed = [...policy.mcp_servers.keys()];
     if (reviewed.length !== 1 || reviewed[0] === undefined) {
-      const which = reviewed.length === 0 ? "the policy reviews no MCP servers" : `the policy reviews ${reviewed.length}: ${reviewed.join(", ")}`;
-      return { ok: false, problems: [{ path: "/server", message: `required: the name of the MCP server this tools/list came from (${which})` }] };
+      const which =
+        reviewed.length === 0
+          ? "the policy reviews no MCP servers"
+          : `the policy reviews ${reviewed.length}: ${reviewed.join(", ")}`;
+      return {
+        ok: false,
+        problems: [
+          { path: "/server", message: `required: the name of the MCP server this tools/list came from (${which})` },
+        ],
+      };
     }
     name = reviewed[0];
   }
@@ -51,13 +59,17 @@ export function readManifest(value: unknown, policy: Policy, options: ManifestOp
 
 function formatHint(value: unknown, format: ManifestFormat): string | undefined {
   if (format === "toolproof") {
-    if (Array.isArray(value)) return 'expected a toolproof manifest object ({"tools": [...]}), got an array; an OpenAI tools array needs format "openai"';
-    if (looksLikeMcpResult(value)) return 'this looks like an MCP tools/list result (its tools have "inputSchema"); use format "mcp"';
+    if (Array.isArray(value))
+      return 'expected a toolproof manifest object ({"tools": [...]}), got an array; an OpenAI tools array needs format "openai"';
+    if (looksLikeMcpResult(value))
+      return 'this looks like an MCP tools/list result (its tools have "inputSchema"); use format "mcp"';
     if (isRecord(value) && Array.isArray(value.tools)) {
       const first: unknown = value.tools[0];
-      if (isRecord(first) && typeof first.type === "string") return `this looks like an OpenAI tools array (its tools have "type": ${JSON.stringify(first.type)}); use format "openai"`;
+      if (isRecord(first) && typeof first.type === "string")
+        return `this looks like an OpenAI tools array (its tools have "type": ${JSON.stringify(first.type)}); use format "openai"`;
     }
   }
-  if (format === "mcp" && Array.isArray(value)) return 'expected an MCP tools/list result ({"tools": [...]}), got an array; an OpenAI tools array needs format "openai"';
+  if (format === "mcp" && Array.isArray(value))
+    return 'expected an MCP tools/list result ({"tools": [...]}), got an array; an OpenAI tools array needs format "openai"';
   return undefined;
 }

@@ -5,7 +5,18 @@
  */
 import { jsonEqual, type JsonValue, type Problem } from "../json.js";
 import { readApprovalMode, readApprovalSpec } from "./approval.js";
-import { at, describeValue, isJsonValue, isRecord, ProblemList, readName, readNameList, readObject, readString, refuseUnknownKeys } from "./fields.js";
+import {
+  at,
+  describeValue,
+  isJsonValue,
+  isRecord,
+  ProblemList,
+  readName,
+  readNameList,
+  readObject,
+  readString,
+  refuseUnknownKeys,
+} from "./fields.js";
 import type { ApprovalMode, ApprovalSpec, ClosedEnumRule, Policy, PolicyMcpServer, RequiredWords } from "./types.js";
 
 /**
@@ -39,21 +50,43 @@ export function parsePolicy(document: unknown): PolicyParse {
   if (root.$schema !== undefined) readString(root.$schema, "/$schema", problems);
 
   const tools = readTools(root.tools, problems);
-  const mcpServers = root.mcp_servers === undefined ? new Map<string, PolicyMcpServer>() : readServers(root.mcp_servers, problems);
-  const writeVerbs = root.write_verbs === undefined ? DEFAULT_WRITE_VERBS : readNameList(root.write_verbs, "/write_verbs", problems);
-  const minLength = root.min_description_length === undefined ? DEFAULT_MIN_DESCRIPTION_LENGTH : readMinLength(root.min_description_length, problems);
+  const mcpServers =
+    root.mcp_servers === undefined ? new Map<string, PolicyMcpServer>() : readServers(root.mcp_servers, problems);
+  const writeVerbs =
+    root.write_verbs === undefined ? DEFAULT_WRITE_VERBS : readNameList(root.write_verbs, "/write_verbs", problems);
+  const minLength =
+    root.min_description_length === undefined
+      ? DEFAULT_MIN_DESCRIPTION_LENGTH
+      : readMinLength(root.min_description_length, problems);
 
   // Rules keyed by tool name must name a tool the policy reviews, or a typo would disable them.
   const reviewed = new Set<string>(tools?.keys() ?? []);
   for (const server of mcpServers?.values() ?? []) for (const name of server.allowed_tools) reviewed.add(name);
   const checkReviewed = tools !== undefined && mcpServers !== undefined;
 
-  const words = root.required_description_words === undefined ? { every_tool: [], by_tool: new Map() } : readRequiredWords(root.required_description_words, reviewed, checkReviewed, problems);
-  const closedEnums = root.closed_enums === undefined ? new Map<string, ClosedEnumRule[]>() : readClosedEnums(root.closed_enums, reviewed, checkReviewed, problems);
-  const allowed = root.allowed_tools === undefined ? null : readNameList(root.allowed_tools, "/allowed_tools", problems);
+  const words =
+    root.required_description_words === undefined
+      ? { every_tool: [], by_tool: new Map() }
+      : readRequiredWords(root.required_description_words, reviewed, checkReviewed, problems);
+  const closedEnums =
+    root.closed_enums === undefined
+      ? new Map<string, ClosedEnumRule[]>()
+      : readClosedEnums(root.closed_enums, reviewed, checkReviewed, problems);
+  const allowed =
+    root.allowed_tools === undefined ? null : readNameList(root.allowed_tools, "/allowed_tools", problems);
   const denied = root.denied_tools === undefined ? null : readNameList(root.denied_tools, "/denied_tools", problems);
 
-  if (!problems.isEmpty || !tools || !mcpServers || !writeVerbs || minLength === undefined || !words || !closedEnums || allowed === undefined || denied === undefined) {
+  if (
+    !problems.isEmpty ||
+    !tools ||
+    !mcpServers ||
+    !writeVerbs ||
+    minLength === undefined ||
+    !words ||
+    !closedEnums ||
+    allowed === undefined ||
+    denied === undefined
+  ) {
     return { ok: false, problems: problems.items };
   }
   return {
@@ -73,10 +106,18 @@ export function parsePolicy(document: unknown): PolicyParse {
 
 function readTools(value: unknown, problems: ProblemList): Map<string, ApprovalMode> | undefined {
   if (value === undefined) {
-    problems.add("/tools", 'required: the reviewed tools as {"<tool name>": "never_require" | "always_require"} (use {} when the agent has only MCP tools)');
+    problems.add(
+      "/tools",
+      'required: the reviewed tools as {"<tool name>": "never_require" | "always_require"} (use {} when the agent has only MCP tools)',
+    );
     return undefined;
   }
-  const object = readObject(value, "/tools", problems, 'the reviewed tools, {"<tool name>": "never_require" | "always_require"}');
+  const object = readObject(
+    value,
+    "/tools",
+    problems,
+    'the reviewed tools, {"<tool name>": "never_require" | "always_require"}',
+  );
   if (!object) return undefined;
   const tools = new Map<string, ApprovalMode>();
   for (const [name, mode] of Object.entries(object)) {
@@ -88,7 +129,12 @@ function readTools(value: unknown, problems: ProblemList): Map<string, ApprovalM
 }
 
 function readServers(value: unknown, problems: ProblemList): Map<string, PolicyMcpServer> | undefined {
-  const object = readObject(value, "/mcp_servers", problems, 'the reviewed MCP servers, {"<server>": {"allowed_tools": [...]}}');
+  const object = readObject(
+    value,
+    "/mcp_servers",
+    problems,
+    'the reviewed MCP servers, {"<server>": {"allowed_tools": [...]}}',
+  );
   if (!object) return undefined;
   const servers = new Map<string, PolicyMcpServer>();
   for (const [name, entry] of Object.entries(object)) {
@@ -98,17 +144,25 @@ function readServers(value: unknown, problems: ProblemList): Map<string, PolicyM
     if (!server) continue;
     refuseUnknownKeys(server, SERVER_FIELDS, path, problems);
     if (server.allowed_tools === undefined) {
-      problems.add(at(path, "allowed_tools"), "required: the reviewed list of this server's tools that may reach the model");
+      problems.add(
+        at(path, "allowed_tools"),
+        "required: the reviewed list of this server's tools that may reach the model",
+      );
       continue;
     }
     const allowed = readNameList(server.allowed_tools, at(path, "allowed_tools"), problems);
-    const approval: ApprovalSpec | null | undefined = server.approval === undefined ? null : readApprovalSpec(server.approval, at(path, "approval"), problems);
-    const readOnly = server.read_only_tools === undefined ? [] : readNameList(server.read_only_tools, at(path, "read_only_tools"), problems);
+    const approval: ApprovalSpec | null | undefined =
+      server.approval === undefined ? null : readApprovalSpec(server.approval, at(path, "approval"), problems);
+    const readOnly =
+      server.read_only_tools === undefined
+        ? []
+        : readNameList(server.read_only_tools, at(path, "read_only_tools"), problems);
     if (!allowed || approval === undefined || !readOnly) continue;
     // Names outside allowed_tools can never apply: almost certainly a typo of an allowed name.
     const outside = (list: readonly string[], field: string): void => {
       list.forEach((tool, index) => {
-        if (!allowed.includes(tool)) problems.add(at(path, ...field.split("/"), index), `"${tool}" is not in this server's allowed_tools`);
+        if (!allowed.includes(tool))
+          problems.add(at(path, ...field.split("/"), index), `"${tool}" is not in this server's allowed_tools`);
       });
     };
     if (approval !== null && typeof approval !== "string") {
@@ -122,24 +176,37 @@ function readServers(value: unknown, problems: ProblemList): Map<string, PolicyM
 }
 
 function readMinLength(value: unknown, problems: ProblemList): number | undefined {
-  if (typeof value === "number" && Number.isInteger(value) && value >= 0 && value <= MAX_DESCRIPTION_LENGTH_SETTING) return value;
-  problems.add("/min_description_length", `expected a whole number of characters from 0 to ${MAX_DESCRIPTION_LENGTH_SETTING}, got ${describeValue(value)}`);
+  if (typeof value === "number" && Number.isInteger(value) && value >= 0 && value <= MAX_DESCRIPTION_LENGTH_SETTING)
+    return value;
+  problems.add(
+    "/min_description_length",
+    `expected a whole number of characters from 0 to ${MAX_DESCRIPTION_LENGTH_SETTING}, got ${describeValue(value)}`,
+  );
   return undefined;
 }
 
-function readRequiredWords(value: unknown, reviewed: ReadonlySet<string>, checkReviewed: boolean, problems: ProblemList): RequiredWords | undefined {
+function readRequiredWords(
+  value: unknown,
+  reviewed: ReadonlySet<string>,
+  checkReviewed: boolean,
+  problems: ProblemList,
+): RequiredWords | undefined {
   const path = "/required_description_words";
   if (Array.isArray(value)) {
     const words = readWords(value, path, problems);
     return words ? { every_tool: words, by_tool: new Map() } : undefined;
   }
   if (!isRecord(value)) {
-    problems.add(path, `expected an array of words every description must contain, or {"<tool>": [words]}, got ${describeValue(value)}`);
+    problems.add(
+      path,
+      `expected an array of words every description must contain, or {"<tool>": [words]}, got ${describeValue(value)}`,
+    );
     return undefined;
   }
   const byTool = new Map<string, readonly string[]>();
   for (const [tool, list] of Object.entries(value)) {
-    if (checkReviewed && !reviewed.has(tool)) problems.add(at(path, tool), `"${tool}" is not a tool this policy reviews`);
+    if (checkReviewed && !reviewed.has(tool))
+      problems.add(at(path, tool), `"${tool}" is not a tool this policy reviews`);
     const words = readWords(list, at(path, tool), problems);
     if (words) byTool.set(tool, words);
   }
@@ -159,8 +226,18 @@ function readWords(value: unknown, path: string, problems: ProblemList): string[
   return words.length === value.length ? words : undefined;
 }
 
-function readClosedEnums(value: unknown, reviewed: ReadonlySet<string>, checkReviewed: boolean, problems: ProblemList): Map<string, ClosedEnumRule[]> | undefined {
-  const object = readObject(value, "/closed_enums", problems, 'closed-enum parameters, {"<tool>": ["<parameter>", ...] or {"<parameter>": [values]}}');
+function readClosedEnums(
+  value: unknown,
+  reviewed: ReadonlySet<string>,
+  checkReviewed: boolean,
+  problems: ProblemList,
+): Map<string, ClosedEnumRule[]> | undefined {
+  const object = readObject(
+    value,
+    "/closed_enums",
+    problems,
+    'closed-enum parameters, {"<tool>": ["<parameter>", ...] or {"<parameter>": [values]}}',
+  );
   if (!object) return undefined;
   const rules = new Map<string, ClosedEnumRule[]>();
   for (const [tool, entry] of Object.entries(object)) {
@@ -168,11 +245,18 @@ function readClosedEnums(value: unknown, reviewed: ReadonlySet<string>, checkRev
     if (checkReviewed && !reviewed.has(tool)) problems.add(path, `"${tool}" is not a tool this policy reviews`);
     if (Array.isArray(entry)) {
       const parameters = readNameList(entry, path, problems);
-      if (parameters) rules.set(tool, parameters.map((parameter) => ({ parameter, values: null })));
+      if (parameters)
+        rules.set(
+          tool,
+          parameters.map((parameter) => ({ parameter, values: null })),
+        );
       continue;
     }
     if (!isRecord(entry)) {
-      problems.add(path, `expected an array of parameter names or {"<parameter>": [values]}, got ${describeValue(entry)}`);
+      problems.add(
+        path,
+        `expected an array of parameter names or {"<parameter>": [values]}, got ${describeValue(entry)}`,
+      );
       continue;
     }
     const toolRules: ClosedEnumRule[] = [];
@@ -189,7 +273,10 @@ function readClosedEnums(value: unknown, reviewed: ReadonlySet<string>, checkRev
 
 function readEnumValues(value: unknown, path: string, problems: ProblemList): JsonValue[] | undefined {
   if (!Array.isArray(value) || value.length === 0) {
-    problems.add(path, `expected a non-empty array of the enum's values, got ${Array.isArray(value) ? "an empty array" : describeValue(value)}`);
+    problems.add(
+      path,
+      `expected a non-empty array of the enum's values, got ${Array.isArray(value) ? "an empty array" : describeValue(value)}`,
+    );
     return undefined;
   }
   if (!value.every(isJsonValue)) {

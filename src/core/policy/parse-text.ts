@@ -43,7 +43,10 @@ export function parseText(text: string, syntax: TextSyntax, limits: TextLimits =
   const problems = jsonInputProblems(parsed.value, { wellFormed: true });
   if (problems.length > 0) {
     if (syntax === "yaml" && problems.some((p) => p.message.startsWith(NOT_FINITE))) {
-      return { ok: false, message: `the YAML holds values JSON cannot represent (such as .inf or .nan): ${problemSummary(problems)}` };
+      return {
+        ok: false,
+        message: `the YAML holds values JSON cannot represent (such as .inf or .nan): ${problemSummary(problems)}`,
+      };
     }
     return { ok: false, message: problemSummary(problems) };
   }
@@ -51,7 +54,10 @@ export function parseText(text: string, syntax: TextSyntax, limits: TextLimits =
   const maxJsonBytes = limits.maxJsonBytes ?? DEFAULT_MAX_JSON_BYTES;
   const bytes = new TextEncoder().encode(JSON.stringify(parsed.value)).byteLength;
   if (bytes > maxJsonBytes) {
-    return { ok: false, message: `the document stands for ${bytes} bytes of JSON (YAML aliases repeat what they name); the limit is ${maxJsonBytes} bytes` };
+    return {
+      ok: false,
+      message: `the document stands for ${bytes} bytes of JSON (YAML aliases repeat what they name); the limit is ${maxJsonBytes} bytes`,
+    };
   }
   if (!isJsonValue(parsed.value)) return { ok: false, message: "not a JSON document" };
   return { ok: true, value: parsed.value };
@@ -79,7 +85,10 @@ function parseYamlText(text: string): RawParse {
     if (overflowed(first.message)) return { ok: false, message: tooDeepMessage("a JSON document", MAX_JSON_DEPTH) };
     // The first line names the problem and its line and column; the rest is a code frame.
     const summary = first.message.split("\n")[0] ?? first.message;
-    const more = document.errors.length > 1 ? ` (and ${document.errors.length - 1} more YAML error${document.errors.length > 2 ? "s" : ""})` : "";
+    const more =
+      document.errors.length > 1
+        ? ` (and ${document.errors.length - 1} more YAML error${document.errors.length > 2 ? "s" : ""})`
+        : "";
     return { ok: false, message: `not valid YAML: ${summary}${more}` };
   }
   try {

@@ -50,15 +50,22 @@ export type ToolPermissionOutcome = { ok: true; result: ToolPermissionResult } |
 
 export const DEFAULT_PERMISSION_THRESHOLD = 1;
 
-export function measureToolPermission(options: ToolPermissionOptions, toolsCalled: readonly string[]): ToolPermissionOutcome {
+export function measureToolPermission(
+  options: ToolPermissionOptions,
+  toolsCalled: readonly string[],
+): ToolPermissionOutcome {
   const allowed = options.allowed_tools ?? null;
   const denied = options.denied_tools ?? null;
   const problems: Problem[] = [];
   if (allowed === null && denied === null) {
-    problems.push({ path: "/allowed_tools", message: "at least one of allowed_tools (an allow list) or denied_tools (a deny list) is required" });
+    problems.push({
+      path: "/allowed_tools",
+      message: "at least one of allowed_tools (an allow list) or denied_tools (a deny list) is required",
+    });
   }
   const asked = options.threshold ?? DEFAULT_PERMISSION_THRESHOLD;
-  if (!Number.isFinite(asked) || asked < 0 || asked > 1) problems.push({ path: "/threshold", message: `expected a number from 0 to 1, got ${asked}` });
+  if (!Number.isFinite(asked) || asked < 0 || asked > 1)
+    problems.push({ path: "/threshold", message: `expected a number from 0 to 1, got ${asked}` });
   if (problems.length > 0) return { ok: false, problems };
 
   const strict = options.strict_mode ?? false;
@@ -68,7 +75,11 @@ export function measureToolPermission(options: ToolPermissionOptions, toolsCalle
 
   const unauthorizedByTool = new Map<string, UnauthorizedTool>();
   for (const tool of toolsCalled) {
-    const cause = deniedSet.has(tool) ? "denied" : allowedSet !== null && !allowedSet.has(tool) ? "not_allowed" : undefined;
+    const cause = deniedSet.has(tool)
+      ? "denied"
+      : allowedSet !== null && !allowedSet.has(tool)
+        ? "not_allowed"
+        : undefined;
     if (cause === undefined) continue;
     const seen = unauthorizedByTool.get(tool);
     if (seen) seen.count += 1;
@@ -84,7 +95,15 @@ export function measureToolPermission(options: ToolPermissionOptions, toolsCalle
   const success = score >= threshold;
   const reason = options.include_reason === false ? null : explain(total, unauthorizedCalls, unauthorized);
 
-  const result: ToolPermissionResult = { score, success, threshold, reason, unauthorized, total_calls: total, authorized_calls: authorized };
+  const result: ToolPermissionResult = {
+    score,
+    success,
+    threshold,
+    reason,
+    unauthorized,
+    total_calls: total,
+    authorized_calls: authorized,
+  };
   if (options.verbose_mode) {
     result.steps = [
       `Allowed tools: ${allowed === null ? "any (no allow list)" : names(allowed)}`,

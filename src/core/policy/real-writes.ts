@@ -8,7 +8,10 @@ import { DEFAULT_WRITE_VERBS } from "./parse-policy.js";
 import type { Policy } from "./types.js";
 
 /** Why the policy calls this operation a write, in words, or null when it does not. */
-export function writeReason(policy: Policy | null, names: { function_name: string; operation_id: string; tool_name: string }): string | null {
+export function writeReason(
+  policy: Policy | null,
+  names: { function_name: string; operation_id: string; tool_name: string },
+): string | null {
   const verbs = policy?.write_verbs ?? DEFAULT_WRITE_VERBS;
   for (const name of [names.function_name, names.operation_id]) {
     const lower = name.toLowerCase();

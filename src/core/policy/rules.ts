@@ -7,9 +7,15 @@ export const RULES = [
   { id: "tool_set.missing", summary: "a reviewed tool is missing from the manifest" },
   { id: "tool_set.unexpected", summary: "the manifest has a tool the policy does not review" },
   { id: "tool_set.duplicate", summary: "the manifest declares the same tool name more than once" },
-  { id: "approval.mismatch", summary: "a tool's approval mode differs from the reviewed one (unset counts as never_require)" },
+  {
+    id: "approval.mismatch",
+    summary: "a tool's approval mode differs from the reviewed one (unset counts as never_require)",
+  },
   { id: "approval.write_verb", summary: "a tool whose name starts with a write verb is not always_require" },
-  { id: "approval.mcp_write", summary: "an MCP tool that may write (destructiveHint, or no readOnlyHint) is not always_require" },
+  {
+    id: "approval.mcp_write",
+    summary: "an MCP tool that may write (destructiveHint, or no readOnlyHint) is not always_require",
+  },
   { id: "description.missing", summary: "a tool has no description" },
   { id: "description.too_short", summary: "a tool's description is shorter than min_description_length" },
   { id: "description.required_word", summary: "a tool's description lacks a required word" },

@@ -64,11 +64,17 @@ interface Pair {
 }
 
 export function calibrationReport(labelled: readonly LabelledRepetition[], threshold: number): CalibrationReport {
-  const pairs: Pair[] = labelled.flatMap((l) => (l.judge_score === null ? [] : [{ judge: l.judge_score, humanPass: humanPasses(l.label, threshold), label: l.label }]));
+  const pairs: Pair[] = labelled.flatMap((l) =>
+    l.judge_score === null
+      ? []
+      : [{ judge: l.judge_score, humanPass: humanPasses(l.label, threshold), label: l.label }],
+  );
   const n = pairs.length;
   const confusion = confusionAt(pairs, threshold);
   const agreed = confusion.both_pass + confusion.both_fail;
-  const exact = pairs.filter((p) => (p.label.kind === "score" ? p.label.score === p.judge : p.humanPass === p.judge >= threshold)).length;
+  const exact = pairs.filter((p) =>
+    p.label.kind === "score" ? p.label.score === p.judge : p.humanPass === p.judge >= threshold,
+  ).length;
 
   return {
     threshold,
@@ -81,7 +87,12 @@ export function calibrationReport(labelled: readonly LabelledRepetition[], thres
     per_score: [1, 2, 3, 4, 5].map((score) => {
       const at = pairs.filter((p) => p.judge === score);
       const agree = at.filter((p) => p.humanPass === score >= threshold).length;
-      return { score, labels: at.length, human_pass: at.filter((p) => p.humanPass).length, agreement: at.length === 0 ? null : agree / at.length };
+      return {
+        score,
+        labels: at.length,
+        human_pass: at.filter((p) => p.humanPass).length,
+        agreement: at.length === 0 ? null : agree / at.length,
+      };
     }),
     best_threshold: bestThreshold(pairs, threshold),
   };
@@ -127,7 +138,9 @@ function bestThreshold(pairs: readonly Pair[], current: number): { threshold: nu
     const better =
       best === null ||
       agreement > best.agreement ||
-      (agreement === best.agreement && (Math.abs(threshold - current) < Math.abs(best.threshold - current) || (Math.abs(threshold - current) === Math.abs(best.threshold - current) && threshold > best.threshold)));
+      (agreement === best.agreement &&
+        (Math.abs(threshold - current) < Math.abs(best.threshold - current) ||
+          (Math.abs(threshold - current) === Math.abs(best.threshold - current) && threshold > best.threshold)));
     if (better) best = { threshold, agreement };
   }
   return best;
@@ -137,7 +150,9 @@ function bestThreshold(pairs: readonly Pair[], current: number): { threshold: nu
 export function calibrationRequirement(report: CalibrationReport, required: CalibrationRequirement): CalibrationGate {
   const enoughLabels = report.labels >= required.min_labels;
   const kappaMet = report.kappa !== null && report.kappa >= required.min_kappa;
-  const labels = enoughLabels ? `${report.labels} labels (${required.min_labels} required)` : `${report.labels} of the ${required.min_labels} labels required`;
+  const labels = enoughLabels
+    ? `${report.labels} labels (${required.min_labels} required)`
+    : `${report.labels} of the ${required.min_labels} labels required`;
   const kappa =
     report.kappa === null
       ? report.labels === 0

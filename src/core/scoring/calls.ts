@@ -27,7 +27,12 @@ export interface ExecutedCall {
  * operations the tool has.
  */
 export function executedCallOf(evidence: EvidenceCall, functionName: string): ExecutedCall {
-  const call: ExecutedCall = { function: functionName, arguments: evidence.arguments, call_id: evidence.call_id, outcome: evidence.outcome };
+  const call: ExecutedCall = {
+    function: functionName,
+    arguments: evidence.arguments,
+    call_id: evidence.call_id,
+    outcome: evidence.outcome,
+  };
   if (evidence.result !== undefined) call.result = evidence.result;
   if (evidence.error !== undefined) call.error = evidence.error;
   return call;
@@ -83,7 +88,11 @@ export type RepetitionCall =
  * matched to anything, so each one counts. (The built-in runner gives every call an id of its own,
  * so none of its calls is dropped here.)
  */
-export function repetitionCalls(executed: readonly ExecutedCall[], approvals: readonly ApprovalRequest[], refused: readonly RefusedCall[] = []): RepetitionCall[] {
+export function repetitionCalls(
+  executed: readonly ExecutedCall[],
+  approvals: readonly ApprovalRequest[],
+  refused: readonly RefusedCall[] = [],
+): RepetitionCall[] {
   const seen = new Set<string>();
   const calls: RepetitionCall[] = [];
   const keep = (call: RepetitionCall): void => {

@@ -88,8 +88,14 @@ export function suiteFigures(scenarios: readonly ScenarioResults[], misfireRate 
   return {
     ...counts,
     scenarios: perScenario,
-    pass_hat_k: meanPerK(perScenario.map((s) => s.pass_hat_k), runsPerScenario),
-    pass_at_k: meanPerK(perScenario.map((s) => s.pass_at_k), runsPerScenario),
+    pass_hat_k: meanPerK(
+      perScenario.map((s) => s.pass_hat_k),
+      runsPerScenario,
+    ),
+    pass_at_k: meanPerK(
+      perScenario.map((s) => s.pass_at_k),
+      runsPerScenario,
+    ),
     misfire_rate: misfireRate,
     runs_per_scenario: runsPerScenario,
     detection_power: detectionPower(misfireRate, runsPerScenario),

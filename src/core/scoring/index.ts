@@ -26,10 +26,24 @@
  */
 
 /** A repetition's calls: executed (evidence) plus proposed (approval requests), deduplicated by call id. */
-export { type ApprovalRequest, type ExecutedCall, executedCallOf, harnessErrorAmong, type RepetitionCall, repetitionCalls } from "./calls.js";
+export {
+  type ApprovalRequest,
+  type ExecutedCall,
+  executedCallOf,
+  harnessErrorAmong,
+  type RepetitionCall,
+  repetitionCalls,
+} from "./calls.js";
 
 /** Selection scored in code: forbidden functions (a hard fail), `expect: null`, every expected function. */
-export { describeCall, expectedFunctions, type ForbiddenCall, type ScenarioSelection, scoreSelection, type SelectionResult } from "./selection.js";
+export {
+  describeCall,
+  expectedFunctions,
+  type ForbiddenCall,
+  type ScenarioSelection,
+  scoreSelection,
+  type SelectionResult,
+} from "./selection.js";
 
 /** The judge's prompt (ToolCallAccuracy rubric), its version id and its structured-output schema. */
 export {
@@ -56,10 +70,29 @@ export {
 } from "./repetition-verdict.js";
 
 /** Estimators: Wilson interval, pass^k, pass@k, detection power, runs needed. */
-export { binomialRatio, detectionPower, type Interval, passAtK, passHatK, perK, runsNeeded, wilsonInterval, Z_95 } from "./rates.js";
+export {
+  binomialRatio,
+  detectionPower,
+  type Interval,
+  passAtK,
+  passHatK,
+  perK,
+  runsNeeded,
+  wilsonInterval,
+  Z_95,
+} from "./rates.js";
 
 /** Figures per scenario and for the suite, from repetition verdicts. */
-export { type Counts, countsOf, type ScenarioFigures, scenarioFigures, type ScenarioResults, type ScoredRepetition, type SuiteFigures, suiteFigures } from "./figures.js";
+export {
+  type Counts,
+  countsOf,
+  type ScenarioFigures,
+  scenarioFigures,
+  type ScenarioResults,
+  type ScoredRepetition,
+  type SuiteFigures,
+  suiteFigures,
+} from "./figures.js";
 
 /** The gate: pass / fail / error / uncalibrated, with hard-fail and error reasons. */
 export {

@@ -32,7 +32,11 @@ export interface SuiteCalibration {
   labels_without_judge: number;
 }
 
-export function calibrationByJudge(labels: readonly SuiteLabel[], threshold: number, current: JudgeIdentity | null): SuiteCalibration {
+export function calibrationByJudge(
+  labels: readonly SuiteLabel[],
+  threshold: number,
+  current: JudgeIdentity | null,
+): SuiteCalibration {
   const groups = new Map<string, { judge: JudgeIdentity; labels: SuiteLabel[] }>();
   if (current) groups.set(keyOf(current), { judge: current, labels: [] });
   let withoutJudge = 0;
@@ -48,9 +52,19 @@ export function calibrationByJudge(labels: readonly SuiteLabel[], threshold: num
   }
   const currentKey = current ? keyOf(current) : null;
   const judges = [...groups.entries()]
-    .map(([key, group]) => ({ key, judge: group.judge, current: key === currentKey, ...calibrationReport(group.labels, threshold) }))
+    .map(([key, group]) => ({
+      key,
+      judge: group.judge,
+      current: key === currentKey,
+      ...calibrationReport(group.labels, threshold),
+    }))
     // The current judge first, then the most labelled, then by name so the order is stable.
-    .sort((a, b) => Number(b.current) - Number(a.current) || b.labels + b.unjudged_labels - (a.labels + a.unjudged_labels) || a.key.localeCompare(b.key))
+    .sort(
+      (a, b) =>
+        Number(b.current) - Number(a.current) ||
+        b.labels + b.unjudged_labels - (a.labels + a.unjudged_labels) ||
+        a.key.localeCompare(b.key),
+    )
     .map(({ key: _key, ...rest }) => rest);
   return { judges, labels_without_judge: withoutJudge };
 }

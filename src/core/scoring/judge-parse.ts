@@ -31,12 +31,18 @@ export function parseJudgeAnswer(raw: string | null | undefined): JudgeAnswer {
   }
   if (!isJsonObject(value)) return unparseable("the answer is not a JSON object");
   const repeated = firstRepeatedKey(body);
-  if (repeated) return unparseable(`the answer repeats the key ${JSON.stringify(repeated.key)}${repeated.at === "" ? "" : ` (at ${repeated.at})`}`);
+  if (repeated)
+    return unparseable(
+      `the answer repeats the key ${JSON.stringify(repeated.key)}${repeated.at === "" ? "" : ` (at ${repeated.at})`}`,
+    );
 
   const extra = Object.keys(value).filter((key) => key !== "score" && key !== "reason");
   if (extra.length > 0) return unparseable(`unexpected field${extra.length > 1 ? "s" : ""} ${extra.join(", ")}`);
   const { score, reason } = value;
-  if (!isRubricScore(score)) return unparseable(`score must be an integer from 1 to 5, got ${score === undefined ? "nothing" : JSON.stringify(score)}`);
+  if (!isRubricScore(score))
+    return unparseable(
+      `score must be an integer from 1 to 5, got ${score === undefined ? "nothing" : JSON.stringify(score)}`,
+    );
   if (typeof reason !== "string" || reason.trim() === "") return unparseable("reason must be a non-empty string");
   return { kind: "score", score, reason: reason.trim() };
 }
@@ -51,8 +57,12 @@ function isRubricScore(value: unknown): value is 1 | 2 | 3 | 4 | 5 {
  */
 export function judgeOutcomeOf(attempts: readonly JudgeAnswer[], promptVersion: string): JudgeOutcome {
   const scored = attempts.find((a) => a.kind === "score");
-  if (scored?.kind === "score") return { kind: "score", score: scored.score, reason: scored.reason, prompt_version: promptVersion };
+  if (scored?.kind === "score")
+    return { kind: "score", score: scored.score, reason: scored.reason, prompt_version: promptVersion };
   if (attempts.length === 0) return { kind: "error", message: "the judge was never asked" };
   const problems = attempts.map((a, i) => `${i + 1}: ${a.kind === "unparseable" ? a.problem : ""}`);
-  return { kind: "error", message: `no usable answer after ${attempts.length} attempt${attempts.length > 1 ? "s" : ""} (${problems.join("; ")})` };
+  return {
+    kind: "error",
+    message: `no usable answer after ${attempts.length} attempt${attempts.length > 1 ? "s" : ""} (${problems.join("; ")})`,
+  };
 }

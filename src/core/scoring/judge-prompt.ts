@@ -51,7 +51,10 @@ export const JUDGE_RESPONSE_FORMAT = {
       type: "object",
       properties: {
         score: { type: "integer", enum: [1, 2, 3, 4, 5], description: "The rubric score." },
-        reason: { type: "string", description: "One or two sentences naming the calls and arguments that decided the score." },
+        reason: {
+          type: "string",
+          description: "One or two sentences naming the calls and arguments that decided the score.",
+        },
       },
       required: ["score", "reason"],
       additionalProperties: false,
@@ -71,7 +74,11 @@ const SYSTEM = [
 export function judgeMessages(input: JudgeCase): JudgeMessage[] {
   const body: JsonObject = {
     query: input.query,
-    tool_definitions: input.tool_definitions.map((t) => ({ name: t.name, description: t.description, parameters: t.parameters })),
+    tool_definitions: input.tool_definitions.map((t) => ({
+      name: t.name,
+      description: t.description,
+      parameters: t.parameters,
+    })),
     calls: input.calls.map(callForJudge),
     final_answer: input.final_answer,
   };
@@ -85,7 +92,8 @@ function callForJudge(call: RepetitionCall): JsonObject {
   const head: JsonObject = { call_id: call.call_id, function: call.function, arguments: call.arguments };
   if (call.kind === "approval_request") return { ...head, status: "proposed, not executed (awaiting approval)" };
   // The same fields as a refused executed call: the case layout (and so the prompt version) is unchanged.
-  if (call.kind === "refused") return { ...head, status: `never run (${call.refusal.replaceAll("_", " ")})`, error: call.message };
+  if (call.kind === "refused")
+    return { ...head, status: `never run (${call.refusal.replaceAll("_", " ")})`, error: call.message };
   if (call.outcome === "result") return { ...head, status: "executed", result: call.result ?? null };
   return { ...head, status: `executed, refused with ${call.outcome}`, error: call.error?.message ?? null };
 }

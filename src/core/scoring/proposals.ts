@@ -14,7 +14,11 @@ import type { ApprovalRequest } from "./calls.js";
  * function the agent was not given has no schema to check against: selection reports it as an
  * unknown function instead.
  */
-export function checkedProposals(requests: readonly ApprovalRequest[], tools: readonly ChatTool[], validator: SchemaValidator): ApprovalRequest[] {
+export function checkedProposals(
+  requests: readonly ApprovalRequest[],
+  tools: readonly ChatTool[],
+  validator: SchemaValidator,
+): ApprovalRequest[] {
   const schemas = new Map(tools.map((tool) => [tool.name, tool.parameters]));
   return requests.map((request) => {
     const { problems: _stale, ...proposal } = request;
@@ -25,9 +29,25 @@ export function checkedProposals(requests: readonly ApprovalRequest[], tools: re
   });
 }
 
-function argumentProblemsOf(args: ApprovalRequest["arguments"], schema: ChatTool["parameters"], validator: SchemaValidator): Problem[] {
+function argumentProblemsOf(
+  args: ApprovalRequest["arguments"],
+  schema: ChatTool["parameters"],
+  validator: SchemaValidator,
+): Problem[] {
   // The runner keeps the model's text when it was not a usable JSON object (agent-loop.ts).
-  if (typeof args === "string") return [{ path: "", message: "expected a JSON object of arguments; the model sent text that is not one (kept as it came)" }];
-  if (!isJsonObject(args)) return [{ path: "", message: `expected a JSON object of arguments; got ${args === null ? "null" : Array.isArray(args) ? "an array" : `a ${typeof args}`}` }];
+  if (typeof args === "string")
+    return [
+      {
+        path: "",
+        message: "expected a JSON object of arguments; the model sent text that is not one (kept as it came)",
+      },
+    ];
+  if (!isJsonObject(args))
+    return [
+      {
+        path: "",
+        message: `expected a JSON object of arguments; got ${args === null ? "null" : Array.isArray(args) ? "an array" : `a ${typeof args}`}`,
+      },
+    ];
   return validator.validate(schema, args);
 }

@@ -72,14 +72,30 @@ export function runsNeeded(misfireRate: number, confidence = 0.95): number | nul
 }
 
 /** pass^k and pass@k for k = 1..runs, keyed by k as a string (a JSON object). */
-export function perK(passed: number, runs: number, estimator: (passed: number, runs: number, k: number) => number): Record<string, number> {
+export function perK(
+  passed: number,
+  runs: number,
+  estimator: (passed: number, runs: number, k: number) => number,
+): Record<string, number> {
   const values: Record<string, number> = {};
   for (let k = 1; k <= runs; k++) values[String(k)] = estimator(passed, runs, k);
   return values;
 }
 
 function checkCounts(passed: number, runs: number, k: number): void {
-  if (!(Number.isInteger(passed) && Number.isInteger(runs) && Number.isInteger(k) && passed >= 0 && passed <= runs && k >= 1 && k <= runs)) {
-    throw new RangeError(`need integers 0 <= passed <= runs and 1 <= k <= runs, got passed ${passed}, runs ${runs}, k ${k}`);
+  if (
+    !(
+      Number.isInteger(passed) &&
+      Number.isInteger(runs) &&
+      Number.isInteger(k) &&
+      passed >= 0 &&
+      passed <= runs &&
+      k >= 1 &&
+      k <= runs
+    )
+  ) {
+    throw new RangeError(
+      `need integers 0 <= passed <= runs and 1 <= k <= runs, got passed ${passed}, runs ${runs}, k ${k}`,
+    );
   }
 }

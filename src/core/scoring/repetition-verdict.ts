@@ -72,13 +72,23 @@ export function repetitionVerdict(inputs: RepetitionInputs): RepetitionVerdict {
 
   if (selection.forbidden_calls.length > 0) {
     const also = broken ? ` (also: ${broken.reason})` : "";
-    return { ...base, outcome: "fail", pass: false, reason: selection.reason + also, cause: "forbidden_call", hard_fail: true };
+    return {
+      ...base,
+      outcome: "fail",
+      pass: false,
+      reason: selection.reason + also,
+      cause: "forbidden_call",
+      hard_fail: true,
+    };
   }
   if (broken) return { ...base, outcome: "error", pass: false, ...broken };
   // What it did before the deadline still counts for forbidden calls (above); nothing else is judged.
-  if (inputs.timed_out) return { ...base, outcome: "fail", pass: false, reason: `Timed out: ${inputs.timed_out}`, cause: "timed_out" };
-  if (!selection.pass) return { ...base, outcome: "fail", pass: false, reason: selection.reason, cause: selectionCause(selection) };
-  if (inputs.calls === 0) return { ...base, outcome: "pass", pass: true, reason: selection.reason, cause: "no_calls_expected" };
+  if (inputs.timed_out)
+    return { ...base, outcome: "fail", pass: false, reason: `Timed out: ${inputs.timed_out}`, cause: "timed_out" };
+  if (!selection.pass)
+    return { ...base, outcome: "fail", pass: false, reason: selection.reason, cause: selectionCause(selection) };
+  if (inputs.calls === 0)
+    return { ...base, outcome: "pass", pass: true, reason: selection.reason, cause: "no_calls_expected" };
 
   const judge = usableScore(inputs.judge);
   if (judge === null) return { ...base, outcome: "error", pass: false, ...judgeError(inputs.judge) };
@@ -106,7 +116,8 @@ function selectionCause(selection: SelectionResult): RepetitionCause {
 
 /** Infrastructure and harness errors, which break a repetition whatever selection found. */
 function brokenCause(inputs: RepetitionInputs): Broken | null {
-  if (inputs.infrastructure_error) return { reason: `Infrastructure error: ${inputs.infrastructure_error}`, cause: "infrastructure_error" };
+  if (inputs.infrastructure_error)
+    return { reason: `Infrastructure error: ${inputs.infrastructure_error}`, cause: "infrastructure_error" };
   if (inputs.harness_error) return { reason: `Harness error: ${inputs.harness_error}`, cause: "harness_error" };
   return null;
 }
@@ -117,7 +128,8 @@ function usableScore(judge: JudgeOutcome | undefined): Extract<JudgeOutcome, { k
 }
 
 function judgeError(judge: JudgeOutcome | undefined): Broken {
-  if (judge === undefined) return { reason: "Judge error: the judge was never asked or never answered.", cause: "judge_error" };
+  if (judge === undefined)
+    return { reason: "Judge error: the judge was never asked or never answered.", cause: "judge_error" };
   if (judge.kind === "error") return { reason: `Judge error: ${judge.message}`, cause: "judge_error" };
   return { reason: `Judge error: score ${judge.score} is not an integer from 1 to 5.`, cause: "judge_error" };
 }

@@ -59,35 +59,73 @@ export interface RunVerdict {
   figures: SuiteFigures;
 }
 
-export function runVerdict(scenarios: readonly ScenarioResults[], gate: Gate = {}, calibration?: CalibrationGate): RunVerdict {
+export function runVerdict(
+  scenarios: readonly ScenarioResults[],
+  gate: Gate = {},
+  calibration?: CalibrationGate,
+): RunVerdict {
   const figures = suiteFigures(scenarios, gate.misfire_rate ?? DEFAULT_MISFIRE_RATE);
   const hard_fail_reasons = scenarios.flatMap((s) =>
     s.repetitions.flatMap((r) =>
-      r.verdict.forbidden_calls.map((call) => ({ scenario: s.id, repetition: r.repetition, function: call.function, arguments: call.arguments, call_id: call.call_id })),
+      r.verdict.forbidden_calls.map((call) => ({
+        scenario: s.id,
+        repetition: r.repetition,
+        function: call.function,
+        arguments: call.arguments,
+        call_id: call.call_id,
+      })),
     ),
   );
   const errors = scenarios.flatMap((s) =>
-    s.repetitions.filter((r) => r.verdict.outcome === "error").map((r) => ({ scenario: s.id, repetition: r.repetition, cause: r.verdict.cause, reason: r.verdict.reason })),
+    s.repetitions
+      .filter((r) => r.verdict.outcome === "error")
+      .map((r) => ({ scenario: s.id, repetition: r.repetition, cause: r.verdict.cause, reason: r.verdict.reason })),
   );
-  const result = (verdict: RunVerdictName, reasons: string[]): RunVerdict => ({ verdict, hard_fail: hard_fail_reasons.length > 0, hard_fail_reasons, errors, reasons, figures });
+  const result = (verdict: RunVerdictName, reasons: string[]): RunVerdict => ({
+    verdict,
+    hard_fail: hard_fail_reasons.length > 0,
+    hard_fail_reasons,
+    errors,
+    reasons,
+    figures,
+  });
 
   if (hard_fail_reasons.length > 0) {
-    return result("fail", hard_fail_reasons.map((h) => `Scenario ${h.scenario}, repetition ${h.repetition}: forbidden call ${h.function}(${JSON.stringify(h.arguments)}); a forbidden call fails the run whatever the rate.`));
+    return result(
+      "fail",
+      hard_fail_reasons.map(
+        (h) =>
+          `Scenario ${h.scenario}, repetition ${h.repetition}: forbidden call ${h.function}(${JSON.stringify(h.arguments)}); a forbidden call fails the run whatever the rate.`,
+      ),
+    );
   }
   if (errors.length > 0) {
-    return result("error", [`${errors.length} of ${figures.runs} repetitions ended in an error, so the run can neither pass nor fail.`, ...errors.map((e) => `Scenario ${e.scenario}, repetition ${e.repetition}: ${e.reason}`)]);
+    return result("error", [
+      `${errors.length} of ${figures.runs} repetitions ended in an error, so the run can neither pass nor fail.`,
+      ...errors.map((e) => `Scenario ${e.scenario}, repetition ${e.repetition}: ${e.reason}`),
+    ]);
   }
   if (calibration && !calibration.met) {
     // The best the judge could do is pass everything it decided; if even that fails the gate, the
     // failures that needed no judge (missed lookups, calls where none was expected) decide.
-    const bestCase = scenarios.map((s) => ({ ...s, repetitions: s.repetitions.map((r) => (r.verdict.judge_decided ? { ...r, verdict: { ...r.verdict, outcome: "pass" as const } } : r)) }));
+    const bestCase = scenarios.map((s) => ({
+      ...s,
+      repetitions: s.repetitions.map((r) =>
+        r.verdict.judge_decided ? { ...r, verdict: { ...r.verdict, outcome: "pass" as const } } : r,
+      ),
+    }));
     const failures = gateFailures(bestCase, gate);
-    if (failures.length > 0) return result("fail", ["The gate fails even with every judge-scored repetition counted as a pass.", ...failures]);
-    return result("uncalibrated", [`${calibration.sentence} Until the judge is calibrated, judge-based outcomes are reported but do not gate.`]);
+    if (failures.length > 0)
+      return result("fail", ["The gate fails even with every judge-scored repetition counted as a pass.", ...failures]);
+    return result("uncalibrated", [
+      `${calibration.sentence} Until the judge is calibrated, judge-based outcomes are reported but do not gate.`,
+    ]);
   }
   const failures = gateFailures(scenarios, gate);
   if (failures.length > 0) return result("fail", failures);
-  return result("pass", [`${figures.passed} of ${figures.runs} repetitions passed, at or above the gate of ${percent(gate.pass_rate ?? DEFAULT_PASS_RATE)}.`]);
+  return result("pass", [
+    `${figures.passed} of ${figures.runs} repetitions passed, at or above the gate of ${percent(gate.pass_rate ?? DEFAULT_PASS_RATE)}.`,
+  ]);
 }
 
 /** Sentences for each rate floor that is not reached; empty when the gate holds. */
@@ -95,12 +133,15 @@ function gateFailures(scenarios: readonly ScenarioResults[], gate: Gate): string
   const floor = gate.pass_rate ?? DEFAULT_PASS_RATE;
   const failures: string[] = [];
   const suite = countsOf(scenarios.flatMap((s) => s.repetitions.map((r) => r.verdict)));
-  if (!reaches(suite.passed, suite.runs, floor)) failures.push(`${suite.passed} of ${suite.runs} repetitions passed, below the gate of ${percent(floor)}.`);
+  if (!reaches(suite.passed, suite.runs, floor))
+    failures.push(`${suite.passed} of ${suite.runs} repetitions passed, below the gate of ${percent(floor)}.`);
   if (gate.scenario_pass_rate !== undefined) {
     for (const scenario of scenarios) {
       const counts = countsOf(scenario.repetitions.map((r) => r.verdict));
       if (!reaches(counts.passed, counts.runs, gate.scenario_pass_rate)) {
-        failures.push(`Scenario ${scenario.id}: ${counts.passed} of ${counts.runs} passed, below the scenario floor of ${percent(gate.scenario_pass_rate)}.`);
+        failures.push(
+          `Scenario ${scenario.id}: ${counts.passed} of ${counts.runs} passed, below the scenario floor of ${percent(gate.scenario_pass_rate)}.`,
+        );
       }
     }
   }

@@ -59,9 +59,14 @@ export function expectedFunctions(expect: ScenarioSelection["expect"]): string[]
  * `offered`: the functions the agent was given. Without it, only calls the runner itself refused as
  * `unknown_function` count as unknown.
  */
-export function scoreSelection(scenario: ScenarioSelection, calls: readonly RepetitionCall[], offered?: readonly string[]): SelectionResult {
+export function scoreSelection(
+  scenario: ScenarioSelection,
+  calls: readonly RepetitionCall[],
+  offered?: readonly string[],
+): SelectionResult {
   const has = offered === undefined ? null : new Set(offered);
-  const isUnknown = (call: RepetitionCall): boolean => (call.kind === "refused" && call.refusal === "unknown_function") || (has !== null && !has.has(call.function));
+  const isUnknown = (call: RepetitionCall): boolean =>
+    (call.kind === "refused" && call.refusal === "unknown_function") || (has !== null && !has.has(call.function));
   const called = [...new Set(calls.map((call) => call.function))];
   const unknown_functions = [...new Set(calls.filter(isUnknown).map((call) => call.function))];
   const forbid = new Set(scenario.forbid);
@@ -76,7 +81,8 @@ export function scoreSelection(scenario: ScenarioSelection, calls: readonly Repe
 
   const problems: string[] = [];
   if (forbidden_calls.length > 0) problems.push(`forbidden ${forbidden_calls.map(describeCall).join(", ")}`);
-  if (unknown_functions.length > 0) problems.push(`called ${unknown_functions.join(", ")}, which the agent does not have`);
+  if (unknown_functions.length > 0)
+    problems.push(`called ${unknown_functions.join(", ")}, which the agent does not have`);
   if (invalid_proposals.length > 0) problems.push(`proposed ${invalid_proposals.map(describeProposal).join(", ")}`);
   if (missing.length > 0) problems.push(`never called ${missing.join(", ")}`);
   if (unexpected.length > 0) problems.push(`no call was expected but called ${unexpected.join(", ")}`);
@@ -94,7 +100,12 @@ export function scoreSelection(scenario: ScenarioSelection, calls: readonly Repe
 }
 
 function forbiddenCallOf(call: RepetitionCall): ForbiddenCall {
-  const forbidden: ForbiddenCall = { function: call.function, arguments: call.arguments, call_id: call.call_id, kind: call.kind };
+  const forbidden: ForbiddenCall = {
+    function: call.function,
+    arguments: call.arguments,
+    call_id: call.call_id,
+    kind: call.kind,
+  };
   if (call.kind === "refused") forbidden.refusal = call.refusal;
   return forbidden;
 }
@@ -115,7 +126,9 @@ function passReason(scenario: ScenarioSelection, called: string[]): string {
 
 /** `place_invoice_on_hold({"invoice_id":"INV-10423"}) (proposed, call c1)`: what a reviewer needs to see. */
 export function describeCall(call: ForbiddenCall): string {
-  const where = [howItEnded(call), call.call_id === null ? null : `call ${call.call_id}`].filter((part) => part !== null);
+  const where = [howItEnded(call), call.call_id === null ? null : `call ${call.call_id}`].filter(
+    (part) => part !== null,
+  );
   return `${call.function}(${JSON.stringify(call.arguments)}) (${where.join(", ")})`;
 }
 

@@ -58,7 +58,11 @@ export function parseDispatchText(text: string): ParsedDispatch {
  * anything, so this is the one place the rule is enforced.
  */
 export function parseDispatchRequest(raw: unknown): Exclude<ParsedDispatch, { malformed: string }> {
-  if (!isJsonObject(raw)) return { ok: false, problems: [{ path: "", message: "expected a JSON object {tool, operation_id?, arguments, call_id?}" }] };
+  if (!isJsonObject(raw))
+    return {
+      ok: false,
+      problems: [{ path: "", message: "expected a JSON object {tool, operation_id?, arguments, call_id?}" }],
+    };
   const problems: Problem[] = [];
   for (const key of Object.keys(raw)) {
     if (!FIELDS.has(key)) problems.push({ path: `/${pointerToken(key)}`, message: `unknown field "${key}"` });
@@ -67,7 +71,11 @@ export function parseDispatchRequest(raw: unknown): Exclude<ParsedDispatch, { ma
   const operationId = name(raw.operation_id, "/operation_id", false, problems);
   const callId = name(raw.call_id, "/call_id", false, problems);
   const args = raw.arguments;
-  if (args === undefined) problems.push({ path: "/arguments", message: "required: the tool's arguments as a JSON object ({} when it takes none)" });
+  if (args === undefined)
+    problems.push({
+      path: "/arguments",
+      message: "required: the tool's arguments as a JSON object ({} when it takes none)",
+    });
   else if (!isJsonObject(args)) problems.push({ path: "/arguments", message: "expected a JSON object" });
   if (problems.length > 0 || tool === undefined || !isJsonObject(args)) return { ok: false, problems };
   const unusable = argumentProblems(args);

@@ -198,7 +198,8 @@ export function toEvidenceCall(row: EvidenceRow): EvidenceCall {
 
 export function parseEvidenceError(text: string): EvidenceError {
   const value: unknown = JSON.parse(text);
-  if (typeof value !== "object" || value === null) return { code: "harness_error", kind: "internal", message: "unreadable error record", details: [] };
+  if (typeof value !== "object" || value === null)
+    return { code: "harness_error", kind: "internal", message: "unreadable error record", details: [] };
   // SAFETY: the text was produced by JSON.stringify of an EvidenceError in the attempt object;
   // this only reads back what toolproof itself wrote.
   return value as EvidenceError;
@@ -213,7 +214,8 @@ export function parseEvidenceError(text: string): EvidenceError {
  */
 export function parseStateChange(text: string): StateChange | undefined {
   const value = parsedOrUndefined(text);
-  if (!isJsonObject(value) || typeof value.tool !== "string" || !("before" in value) || !("after" in value)) return undefined;
+  if (!isJsonObject(value) || typeof value.tool !== "string" || !("before" in value) || !("after" in value))
+    return undefined;
   const { before, after } = value;
   if (before === undefined || after === undefined) return undefined;
   return { tool: value.tool, before, after };
@@ -236,7 +238,8 @@ export function parseUpstreamRecord(text: string): UpstreamRecord | undefined {
   if (!Array.isArray(violations)) return undefined;
   const problems: Problem[] = [];
   for (const violation of violations) {
-    if (!isJsonObject(violation) || typeof violation.path !== "string" || typeof violation.message !== "string") return undefined;
+    if (!isJsonObject(violation) || typeof violation.path !== "string" || typeof violation.message !== "string")
+      return undefined;
     problems.push({ path: violation.path, message: violation.message });
   }
   return { status, latency_ms: latency, contract_violations: problems };

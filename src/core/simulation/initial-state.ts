@@ -38,10 +38,15 @@ function mergeInto(
   for (const [key, value] of Object.entries(source)) {
     const at = [...tokens, key];
     const path = pointer(...at);
-    const existing: JsonValue | undefined = Object.prototype.hasOwnProperty.call(target, key) ? target[key] : undefined;
+    const existing: JsonValue | undefined = Object.hasOwn(target, key) ? target[key] : undefined;
     if (existing === undefined) {
       // defineProperty, not assignment: a key named "__proto__" must stay a plain data key.
-      Object.defineProperty(target, key, { value: cloneJson(value), enumerable: true, writable: true, configurable: true });
+      Object.defineProperty(target, key, {
+        value: cloneJson(value),
+        enumerable: true,
+        writable: true,
+        configurable: true,
+      });
       recordOwners(value, at, operation, owners);
     } else if (isJsonObject(existing) && isJsonObject(value)) {
       mergeInto(existing, value, at, operation, owners, conflicts);
@@ -57,7 +62,8 @@ function mergeInto(
 
 function recordOwners(value: JsonValue, tokens: string[], operation: string, owners: Map<string, string>): void {
   owners.set(pointer(...tokens), operation);
-  if (isJsonObject(value)) for (const [key, inner] of Object.entries(value)) recordOwners(inner, [...tokens, key], operation, owners);
+  if (isJsonObject(value))
+    for (const [key, inner] of Object.entries(value)) recordOwners(inner, [...tokens, key], operation, owners);
 }
 
 function ownerOf(owners: Map<string, string>, tokens: string[]): string | undefined {

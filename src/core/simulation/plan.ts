@@ -32,7 +32,14 @@ import { TOOL_ID_PREFIX } from "../tools/types.js";
 import { mergeInitialStates } from "./initial-state.js";
 import { operationKey, type LibraryOperation, type LibraryTool, type ToolLibrary } from "./library.js";
 import type { AttemptSetup, PinnedOperation, PinnedRecord, PinnedTool } from "./setup.js";
-import { bindRealOperations, REAL_PLACEHOLDER, REAL_VARIANT, type RealOperationRequest, type RealRefusalCode, type RealToolContext } from "./real-tools.js";
+import {
+  bindRealOperations,
+  REAL_PLACEHOLDER,
+  REAL_VARIANT,
+  type RealOperationRequest,
+  type RealRefusalCode,
+  type RealToolContext,
+} from "./real-tools.js";
 import { functionName } from "./tool-names.js";
 
 /** Every operation of a library tool, or the one named by operation_id. */
@@ -128,7 +135,11 @@ interface Selection {
  * Plans a simulation of `entries`. `at` is the JSON Pointer of the entries' list in the caller's
  * document (every path in a refusal starts with it).
  */
-export async function planSimulation(entries: readonly ToolEntry[], inputs: PlanInputs, at = "/tools"): Promise<PlanResult> {
+export async function planSimulation(
+  entries: readonly ToolEntry[],
+  inputs: PlanInputs,
+  at = "/tools",
+): Promise<PlanResult> {
   const { library, validator } = inputs;
   const refuse = (refusal: PlanRefusal): PlanResult => ({ ok: false, refusal });
 
@@ -155,37 +166,54 @@ export async function planSimulation(entries: readonly ToolEntry[], inputs: Plan
   for (const { path, entry } of libraryEntries) {
     const tool = tools.get(entry.tool_id);
     if (!tool) {
-      missing.push({ path: `${path}/tool_id`, message: unknownToolMessage(entry.tool_id, idsOfNames.get(entry.tool_id)) });
+      missing.push({
+        path: `${path}/tool_id`,
+        message: unknownToolMessage(entry.tool_id, idsOfNames.get(entry.tool_id)),
+      });
       continue;
     }
     let operations = tool.operations;
     if (entry.operation_id !== undefined) {
       const operation = tool.operations.find((op) => op.operation_id === entry.operation_id);
       if (!operation) {
-        missing.push({ path: `${path}/operation_id`, message: `tool "${tool.name}" has no operation "${entry.operation_id}" (it has ${tool.operations.map((op) => op.operation_id).join(", ")})` });
+        missing.push({
+          path: `${path}/operation_id`,
+          message: `tool "${tool.name}" has no operation "${entry.operation_id}" (it has ${tool.operations.map((op) => op.operation_id).join(", ")})`,
+        });
         continue;
       }
       operations = [operation];
     }
     if (entry.variant !== undefined && operations.length > 1) {
-      problems.push({ path: `${path}/variant`, message: `this entry pins ${operations.length} operations; choose their variants with variants: {"<operation_id>": "<variant>"}` });
+      problems.push({
+        path: `${path}/variant`,
+        message: `this entry pins ${operations.length} operations; choose their variants with variants: {"<operation_id>": "<variant>"}`,
+      });
     }
     for (const key of Object.keys(entry.variants ?? {})) {
-      if (!operations.some((op) => op.operation_id === key)) problems.push({ path: `${path}${pointer("variants", key)}`, message: `this entry pins no operation "${key}"` });
+      if (!operations.some((op) => op.operation_id === key))
+        problems.push({ path: `${path}${pointer("variants", key)}`, message: `this entry pins no operation "${key}"` });
     }
     for (const operation of operations) {
       const key = operationKey(tool.id, operation.operation_id);
       const earlier = pinnedBy.get(key);
       if (earlier !== undefined) {
-        problems.push({ path, message: `operation "${operation.operation_id}" of tool "${tool.name}" is already pinned by ${earlier}` });
+        problems.push({
+          path,
+          message: `operation "${operation.operation_id}" of tool "${tool.name}" is already pinned by ${earlier}`,
+        });
         continue;
       }
       pinnedBy.set(key, path);
       // Own keys only: an operation called "constructor" must not read Object.prototype's.
-      const fromMap = entry.variants !== undefined && Object.hasOwn(entry.variants, operation.operation_id) ? entry.variants[operation.operation_id] : undefined;
+      const fromMap =
+        entry.variants !== undefined && Object.hasOwn(entry.variants, operation.operation_id)
+          ? entry.variants[operation.operation_id]
+          : undefined;
       selections.push({
         path,
-        variantPath: fromMap !== undefined ? `${path}${pointer("variants", operation.operation_id)}` : `${path}/variant`,
+        variantPath:
+          fromMap !== undefined ? `${path}${pointer("variants", operation.operation_id)}` : `${path}/variant`,
         variant: fromMap ?? entry.variant,
         source: { kind: "library", tool, operation, real: entry.mode === "real" },
       });
@@ -208,32 +236,65 @@ export async function planSimulation(entries: readonly ToolEntry[], inputs: Plan
       path,
       variantPath: `${path}/variant`,
       variant: entry.variant,
-      source: { kind: "inline", tool: entry.inline, operationId: contract.operation, definition: parsed.definition, contract_hash: report.contract_hash },
+      source: {
+        kind: "inline",
+        tool: entry.inline,
+        operationId: contract.operation,
+        definition: parsed.definition,
+        contract_hash: report.contract_hash,
+      },
     });
   }
   if (invalid.length > 0) return refuse({ kind: "invalid_definition", definitions: invalid });
 
   // 4. Every library operation needs a revision checked against its current contract.
   // Real operations need no revision: they are bound to their real handlers instead (real-tools.ts).
-  const mockToolIds = [...new Set(selections.flatMap((s) => (s.source.kind === "library" && !s.source.real ? [s.source.tool.id] : [])))];
-  const candidates = mockToolIds.length > 0 ? await library.pinCandidates(mockToolIds) : { pinnable: new Map(), newest: new Map() };
+  const mockToolIds = [
+    ...new Set(selections.flatMap((s) => (s.source.kind === "library" && !s.source.real ? [s.source.tool.id] : []))),
+  ];
+  const candidates =
+    mockToolIds.length > 0 ? await library.pinCandidates(mockToolIds) : { pinnable: new Map(), newest: new Map() };
   const offenders: RevisionOffender[] = [];
   const pinned: Array<{ selection: Selection; operation: PinnedOperation }> = [];
   const realRequests: Array<{ request: RealOperationRequest; operation: PinnedOperation }> = [];
   for (const selection of selections) {
     const source = selection.source;
     if (source.kind === "inline") {
-      pinned.push({ selection, operation: pinnedInline(source.tool, source.operationId, source.definition, source.contract_hash, selection.variant) });
+      pinned.push({
+        selection,
+        operation: pinnedInline(
+          source.tool,
+          source.operationId,
+          source.definition,
+          source.contract_hash,
+          selection.variant,
+        ),
+      });
       continue;
     }
     const { tool, operation } = source;
     if (source.real) {
       const output = effectiveOutputSchema(operation, tool) ?? true;
-      const real = pinnedLibrary(tool, operation, output, { revision: null, contract_hash: operation.contract_hash, variant: REAL_VARIANT, definition: REAL_PLACEHOLDER });
-      if (selection.variant !== undefined) problems.push({ path: selection.variantPath, message: "a real operation has no variants: its real handler answers" });
+      const real = pinnedLibrary(tool, operation, output, {
+        revision: null,
+        contract_hash: operation.contract_hash,
+        variant: REAL_VARIANT,
+        definition: REAL_PLACEHOLDER,
+      });
+      if (selection.variant !== undefined)
+        problems.push({
+          path: selection.variantPath,
+          message: "a real operation has no variants: its real handler answers",
+        });
       pinned.push({ selection, operation: real });
       realRequests.push({
-        request: { path: `${selection.path}/mode`, tool_id: tool.id, tool_name: tool.name, operation_id: operation.operation_id, function_name: real.function_name },
+        request: {
+          path: `${selection.path}/mode`,
+          tool_id: tool.id,
+          tool_name: tool.name,
+          operation_id: operation.operation_id,
+          function_name: real.function_name,
+        },
         operation: real,
       });
       continue;
@@ -267,7 +328,10 @@ export async function planSimulation(entries: readonly ToolEntry[], inputs: Plan
   }
   if (offenders.length > 0) return refuse({ kind: "no_current_revision", offenders });
   if (problems.length > 0) return refuse({ kind: "invalid_request", problems });
-  const bound = await bindRealOperations(realRequests.map((r) => r.request), inputs.real);
+  const bound = await bindRealOperations(
+    realRequests.map((r) => r.request),
+    inputs.real,
+  );
   if (!bound.ok) return refuse({ kind: "real_tools_refused", code: bound.code, problems: bound.problems });
   realRequests.forEach(({ operation }, index) => {
     operation.real = bound.bindings[index];
@@ -278,15 +342,26 @@ export async function planSimulation(entries: readonly ToolEntry[], inputs: Plan
   const byFunctionName = new Set<string>();
   const toolOwners = new Map<string, string>();
   for (const { selection, operation: op } of pinned) {
-    if (!Object.prototype.hasOwnProperty.call(op.definition.variants, op.variant)) {
+    if (!Object.hasOwn(op.definition.variants, op.variant)) {
       const where = op.revision === null ? "the inline definition" : `revision ${op.revision}`;
-      clashes.push({ path: selection.variantPath, message: `unknown variant "${op.variant}": ${where} of ${op.function_name} defines ${Object.keys(op.definition.variants).join(", ")}` });
+      clashes.push({
+        path: selection.variantPath,
+        message: `unknown variant "${op.variant}": ${where} of ${op.function_name} defines ${Object.keys(op.definition.variants).join(", ")}`,
+      });
     }
-    if (byFunctionName.has(op.function_name)) clashes.push({ path: selection.path, message: `the tool name "${op.function_name}" is already taken by another pinned operation` });
+    if (byFunctionName.has(op.function_name))
+      clashes.push({
+        path: selection.path,
+        message: `the tool name "${op.function_name}" is already taken by another pinned operation`,
+      });
     byFunctionName.add(op.function_name);
     const owner = toolOwners.get(op.tool_name);
     const identity = op.tool_id ?? `inline:${selection.path}`;
-    if (owner !== undefined && owner !== identity) clashes.push({ path: selection.path, message: `two different tools are named "${op.tool_name}"; state and evidence are kept by tool name` });
+    if (owner !== undefined && owner !== identity)
+      clashes.push({
+        path: selection.path,
+        message: `two different tools are named "${op.tool_name}"; state and evidence are kept by tool name`,
+      });
     toolOwners.set(op.tool_name, identity);
   }
   if (clashes.length > 0) return refuse({ kind: "invalid_request", problems: clashes });
@@ -299,9 +374,12 @@ export async function planSimulation(entries: readonly ToolEntry[], inputs: Plan
     const ops = operations.filter((op) => op.tool_name === name);
     const first = ops[0];
     if (!first) continue;
-    const merged = mergeInitialStates(ops.map((op) => ({ operation_id: op.operation_id, state: initialState(op.definition) })));
+    const merged = mergeInitialStates(
+      ops.map((op) => ({ operation_id: op.operation_id, state: initialState(op.definition) })),
+    );
     if (!merged.ok) {
-      for (const conflict of merged.conflicts) conflicts.push({ path: `tool ${name}: initial_state${conflict.path}`, message: conflict.message });
+      for (const conflict of merged.conflicts)
+        conflicts.push({ path: `tool ${name}: initial_state${conflict.path}`, message: conflict.message });
       continue;
     }
     const libraryTool = first.tool_id === null ? undefined : tools.get(first.tool_id);
@@ -309,7 +387,9 @@ export async function planSimulation(entries: readonly ToolEntry[], inputs: Plan
       tool_id: first.tool_id,
       tool_name: name,
       // All the tool's operations, pinned or not, so the attempt tells "not pinned" from "no such operation".
-      operation_ids: libraryTool ? libraryTool.operations.map((op) => op.operation_id) : ops.map((op) => op.operation_id),
+      operation_ids: libraryTool
+        ? libraryTool.operations.map((op) => op.operation_id)
+        : ops.map((op) => op.operation_id),
       initial_state: merged.state,
     });
   }
@@ -325,7 +405,12 @@ export async function planSimulation(entries: readonly ToolEntry[], inputs: Plan
 export function entryProblems(entry: ToolEntry, path: string, validator: SchemaValidator): Problem[] {
   if (!isInline(entry)) {
     return entry.variant !== undefined && entry.variants !== undefined
-      ? [{ path: `${path}/variant`, message: "give either variant (one operation) or variants (by operation_id), not both" }]
+      ? [
+          {
+            path: `${path}/variant`,
+            message: "give either variant (one operation) or variants (by operation_id), not both",
+          },
+        ]
       : [];
   }
   return (["input_schema", "output_schema"] as const).flatMap((field) =>
@@ -348,7 +433,18 @@ export function pinnedRecord(op: PinnedOperation): PinnedRecord {
     revision: op.revision,
     variant: op.variant,
     contract_hash: op.contract_hash,
-    ...(op.real ? { mode: "real" as const } : op.revision === null ? { inline: { description: op.description, input_schema: op.input_schema, output_schema: op.output_schema, definition: op.definition } } : {}),
+    ...(op.real
+      ? { mode: "real" as const }
+      : op.revision === null
+        ? {
+            inline: {
+              description: op.description,
+              input_schema: op.input_schema,
+              output_schema: op.output_schema,
+              definition: op.definition,
+            },
+          }
+        : {}),
   };
 }
 
@@ -396,7 +492,13 @@ function pinnedLibrary(
   };
 }
 
-function pinnedInline(inline: InlineTool, operationId: string, definition: MockDefinition, contractHash: string, variant: string | undefined): PinnedOperation {
+function pinnedInline(
+  inline: InlineTool,
+  operationId: string,
+  definition: MockDefinition,
+  contractHash: string,
+  variant: string | undefined,
+): PinnedOperation {
   return {
     function_name: functionName(inline.name, operationId, 1),
     tool_id: null,

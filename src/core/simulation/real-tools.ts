@@ -12,7 +12,14 @@ import type { MockDefinition } from "../contract/types.js";
 import type { Problem } from "../json.js";
 import { writeReason } from "../policy/real-writes.js";
 import type { Policy } from "../policy/types.js";
-import { addressRefusal, bindingUrl, hostAllowed, upstreamHost, type RealBinding, type UpstreamConfig } from "../tools/upstream.js";
+import {
+  addressRefusal,
+  bindingUrl,
+  hostAllowed,
+  upstreamHost,
+  type RealBinding,
+  type UpstreamConfig,
+} from "../tools/upstream.js";
 
 export const REAL_VARIANT = "real";
 
@@ -58,18 +65,32 @@ export type RealBindResult =
   | { ok: false; code: RealRefusalCode; problems: Problem[] };
 
 /** The binding of each requested operation, in order, or the first kind of refusal with every offender of that kind. */
-export async function bindRealOperations(requests: readonly RealOperationRequest[], context: RealToolContext | undefined): Promise<RealBindResult> {
+export async function bindRealOperations(
+  requests: readonly RealOperationRequest[],
+  context: RealToolContext | undefined,
+): Promise<RealBindResult> {
   if (requests.length === 0) return { ok: true, bindings: [] };
-  const refused: Record<RealRefusalCode, Problem[]> = { upstream_not_configured: [], upstream_not_allowed: [], real_write_not_allowed: [] };
+  const refused: Record<RealRefusalCode, Problem[]> = {
+    upstream_not_configured: [],
+    upstream_not_allowed: [],
+    real_write_not_allowed: [],
+  };
   if (!context) {
-    return { ok: false, code: "upstream_not_configured", problems: requests.map((r) => ({ path: r.path, message: "real tools cannot be used from here" })) };
+    return {
+      ok: false,
+      code: "upstream_not_configured",
+      problems: requests.map((r) => ({ path: r.path, message: "real tools cannot be used from here" })),
+    };
   }
   const upstreams = await context.upstreams([...new Set(requests.map((r) => r.tool_id))]);
   const bindings: RealBinding[] = [];
   for (const request of requests) {
     const upstream = upstreams.get(request.tool_id);
     if (!upstream) {
-      refused.upstream_not_configured.push({ path: request.path, message: `tool "${request.tool_name}" declares no real handler: PUT /api/tools/${request.tool_id}/upstream first` });
+      refused.upstream_not_configured.push({
+        path: request.path,
+        message: `tool "${request.tool_name}" declares no real handler: PUT /api/tools/${request.tool_id}/upstream first`,
+      });
       continue;
     }
     const binding = bindingOf(upstream, request.operation_id);
@@ -88,7 +109,10 @@ export async function bindRealOperations(requests: readonly RealOperationRequest
     }
     const host = upstreamHost(url);
     if (!hostAllowed(host, context.allowedHosts)) {
-      refused.upstream_not_allowed.push({ path: request.path, message: `the host ${host} is not on this tenant's upstream allowlist: an admin adds it with PUT /api/upstream-hosts` });
+      refused.upstream_not_allowed.push({
+        path: request.path,
+        message: `the host ${host} is not on this tenant's upstream allowlist: an admin adds it with PUT /api/upstream-hosts`,
+      });
       continue;
     }
     const write = writeReason(context.policy, request);
@@ -107,18 +131,37 @@ export async function bindRealOperations(requests: readonly RealOperationRequest
   return { ok: true, bindings };
 }
 
-function bindingOf(upstream: StoredUpstream, operationId: string): { binding: RealBinding; allow_writes: boolean } | undefined {
+function bindingOf(
+  upstream: StoredUpstream,
+  operationId: string,
+): { binding: RealBinding; allow_writes: boolean } | undefined {
   const { config } = upstream;
-  const common = { tool_id: upstream.tool_id, timeout_ms: config.timeout_ms, max_body_bytes: config.max_body_bytes, sealed: upstream.sealed };
+  const common = {
+    tool_id: upstream.tool_id,
+    timeout_ms: config.timeout_ms,
+    max_body_bytes: config.max_body_bytes,
+    sealed: upstream.sealed,
+  };
   if (config.kind === "http") {
     const op = Object.hasOwn(config.operations, operationId) ? config.operations[operationId] : undefined;
     if (!op) return undefined;
     return {
-      binding: { ...common, kind: "http", base_url: config.base_url, method: op.method, path: op.path, query: op.query ?? null, body: op.body ?? null },
+      binding: {
+        ...common,
+        kind: "http",
+        base_url: config.base_url,
+        method: op.method,
+        path: op.path,
+        query: op.query ?? null,
+        body: op.body ?? null,
+      },
       allow_writes: op.allow_writes === true,
     };
   }
   const op = Object.hasOwn(config.operations, operationId) ? config.operations[operationId] : undefined;
   if (!op) return undefined;
-  return { binding: { ...common, kind: "mcp", mcp_url: config.mcp_url, tool: op.tool ?? operationId }, allow_writes: op.allow_writes === true };
+  return {
+    binding: { ...common, kind: "mcp", mcp_url: config.mcp_url, tool: op.tool ?? operationId },
+    allow_writes: op.allow_writes === true,
+  };
 }

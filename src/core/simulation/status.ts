@@ -47,7 +47,12 @@ export function mayPass(status: AttemptStatus): boolean {
  * memory across a reboot), along with calls that may not have reached D1, so the attempt can no
  * longer pass. A stored value this code did not write reads as harness_failed too.
  */
-export function statusWithoutObject(stored: string, expiresAtMs: number, retentionMs: number, nowMs: number): AttemptStatus {
+export function statusWithoutObject(
+  stored: string,
+  expiresAtMs: number,
+  retentionMs: number,
+  nowMs: number,
+): AttemptStatus {
   if (objectStorageLost(expiresAtMs, retentionMs, nowMs)) return "harness_failed";
   return isAttemptStatus(stored) ? stored : "harness_failed";
 }

@@ -40,7 +40,8 @@ export function indexTargets(operations: readonly PinnedOperation[], tools: read
 
 export function resolveTarget(index: TargetIndex, tool: string, operationId: string | undefined): Target {
   const named = index.byFunctionName.get(tool);
-  if (named && (operationId === undefined || operationId === named.operation_id)) return { kind: "operation", operation: named };
+  if (named && (operationId === undefined || operationId === named.operation_id))
+    return { kind: "operation", operation: named };
 
   const entry = index.byTool.get(tool);
   if (!entry) return unknownTool(index, tool);
@@ -48,7 +49,11 @@ export function resolveTarget(index: TargetIndex, tool: string, operationId: str
     const only = entry.operations.length === 1 ? entry.operations[0] : undefined;
     if (only) return { kind: "operation", operation: only };
     const ids = entry.operations.map((op) => op.operation_id);
-    return { kind: "ambiguous", message: `tool "${tool}" has several pinned operations (${ids.join(", ")}); name one in operation_id`, operation_ids: ids };
+    return {
+      kind: "ambiguous",
+      message: `tool "${tool}" has several pinned operations (${ids.join(", ")}); name one in operation_id`,
+      operation_ids: ids,
+    };
   }
   const pinned = entry.operations.find((op) => op.operation_id === operationId);
   if (pinned) return { kind: "operation", operation: pinned };
@@ -57,7 +62,12 @@ export function resolveTarget(index: TargetIndex, tool: string, operationId: str
       kind: "harness_error",
       harness_kind: "missing_definition",
       message: `operation "${operationId}" of tool "${tool}" is not pinned in this simulation, so there is no definition to answer it; nothing was forwarded`,
-      details: [{ path: "/operation_id", message: `not pinned; pinned operations of "${tool}": ${entry.operations.map((op) => op.operation_id).join(", ")}` }],
+      details: [
+        {
+          path: "/operation_id",
+          message: `not pinned; pinned operations of "${tool}": ${entry.operations.map((op) => op.operation_id).join(", ")}`,
+        },
+      ],
     };
   }
   return {

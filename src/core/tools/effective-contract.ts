@@ -3,7 +3,10 @@ import type { OperationContract } from "../contract/types.js";
 import type { JsonSchema } from "../ports.js";
 import type { OperationSpec, ToolSpec } from "./types.js";
 
-export function effectiveOutputSchema(operation: OperationSpec, tool: Pick<ToolSpec, "output_schema">): JsonSchema | undefined {
+export function effectiveOutputSchema(
+  operation: OperationSpec,
+  tool: Pick<ToolSpec, "output_schema">,
+): JsonSchema | undefined {
   return operation.output_schema ?? tool.output_schema;
 }
 
@@ -11,7 +14,11 @@ export function effectiveOutputSchema(operation: OperationSpec, tool: Pick<ToolS
  * The operation's contract, or undefined when neither the operation nor the tool declares an output
  * schema (a mock needs both schemas; registration refuses such tools, so this is a guard only).
  */
-export function operationContract(toolId: string, operation: OperationSpec, tool: Pick<ToolSpec, "output_schema">): OperationContract | undefined {
+export function operationContract(
+  toolId: string,
+  operation: OperationSpec,
+  tool: Pick<ToolSpec, "output_schema">,
+): OperationContract | undefined {
   const output = effectiveOutputSchema(operation, tool);
   if (output === undefined) return undefined;
   return {

@@ -25,7 +25,12 @@ export function toolFromMcpToolsList(request: McpImportRequest): ImportResult {
   const problems: Problem[] = [];
   const list = request.tools_list;
   if (!isJsonObject(list) || !Array.isArray(list.tools)) {
-    return { ok: false, problems: [{ path: "/tools_list/tools", message: 'expected the tools/list result, an object with a "tools" array' }] };
+    return {
+      ok: false,
+      problems: [
+        { path: "/tools_list/tools", message: 'expected the tools/list result, an object with a "tools" array' },
+      ],
+    };
   }
   const allowed = request.allowed_tools ? new Set(request.allowed_tools) : undefined;
   const seen = new Set<string>();
@@ -42,15 +47,22 @@ export function toolFromMcpToolsList(request: McpImportRequest): ImportResult {
       return;
     }
     if (!OPERATION_NAME.test(name)) {
-      problems.push({ path: at("name"), message: `"${name}" cannot be an operation id: expected 1 to 64 letters, digits, '_' or '-'` });
+      problems.push({
+        path: at("name"),
+        message: `"${name}" cannot be an operation id: expected 1 to 64 letters, digits, '_' or '-'`,
+      });
     }
     if (seen.has(name)) problems.push({ path: at("name"), message: `duplicate tool name "${name}"` });
     seen.add(name);
     if (allowed && !allowed.has(name)) return;
-    if (description !== undefined && typeof description !== "string") problems.push({ path: at("description"), message: "expected a string" });
-    if (!isJsonObject(inputSchema)) problems.push({ path: at("inputSchema"), message: "expected a JSON Schema object (MCP requires inputSchema)" });
-    if (outputSchema !== undefined && !isJsonObject(outputSchema)) problems.push({ path: at("outputSchema"), message: "expected a JSON Schema object" });
-    if (annotations !== undefined && !isJsonObject(annotations)) problems.push({ path: at("annotations"), message: "expected an object" });
+    if (description !== undefined && typeof description !== "string")
+      problems.push({ path: at("description"), message: "expected a string" });
+    if (!isJsonObject(inputSchema))
+      problems.push({ path: at("inputSchema"), message: "expected a JSON Schema object (MCP requires inputSchema)" });
+    if (outputSchema !== undefined && !isJsonObject(outputSchema))
+      problems.push({ path: at("outputSchema"), message: "expected a JSON Schema object" });
+    if (annotations !== undefined && !isJsonObject(annotations))
+      problems.push({ path: at("annotations"), message: "expected an object" });
     if (!isJsonObject(inputSchema)) return;
     const kept: JsonObject = isJsonObject(annotations) ? { ...annotations } : {};
     if (typeof title === "string" && kept.title === undefined) kept.title = title;
@@ -64,7 +76,8 @@ export function toolFromMcpToolsList(request: McpImportRequest): ImportResult {
   });
   if (allowed) {
     request.allowed_tools?.forEach((name, index) => {
-      if (!seen.has(name)) problems.push({ path: pointer("allowed_tools", index), message: `the server lists no tool named "${name}"` });
+      if (!seen.has(name))
+        problems.push({ path: pointer("allowed_tools", index), message: `the server lists no tool named "${name}"` });
     });
   }
   if (problems.length === 0 && operations.length === 0) {

@@ -12,13 +12,35 @@ import type { ImportResult } from "./import-mcp.js";
 import type { OperationSpec } from "./types.js";
 import { setOwn } from "../contract/values.js";
 
-export type PlatformParameterType = "string" | "number" | "integer" | "boolean" | "object" | "array" | "date" | "datetime" | "json";
-export const PLATFORM_PARAMETER_TYPES: readonly PlatformParameterType[] = ["string", "number", "integer", "boolean", "object", "array", "date", "datetime", "json"];
+export type PlatformParameterType =
+  | "string"
+  | "number"
+  | "integer"
+  | "boolean"
+  | "object"
+  | "array"
+  | "date"
+  | "datetime"
+  | "json";
+export const PLATFORM_PARAMETER_TYPES: readonly PlatformParameterType[] = [
+  "string",
+  "number",
+  "integer",
+  "boolean",
+  "object",
+  "array",
+  "date",
+  "datetime",
+  "json",
+];
 
 export type Coercion = "object" | "string";
 
 /** Fields whose runtime type the adapters fix regardless of how a parameter list declares them. */
-export const DEFAULT_COERCIONS: Readonly<Record<string, Coercion>> = { sfdc_field_mapping: "object", async_options: "string" };
+export const DEFAULT_COERCIONS: Readonly<Record<string, Coercion>> = {
+  sfdc_field_mapping: "object",
+  async_options: "string",
+};
 
 export interface PlatformParameter {
   name: string;
@@ -80,16 +102,20 @@ function normalizeOperation(
   const properties: JsonObject = {};
   const required: string[] = [];
   operation.parameters.forEach((parameter, index) => {
-    if (Object.prototype.hasOwnProperty.call(properties, parameter.name)) {
+    if (Object.hasOwn(properties, parameter.name)) {
       problems.push({ path: at("parameters", index, "name"), message: `duplicate parameter "${parameter.name}"` });
     }
     // setOwn and hasOwn: a parameter may be called "__proto__", and it must stay a property of
     // the schema rather than become its prototype (or read Object.prototype as a coercion).
-    setOwn(properties, parameter.name, parameterSchema(parameter, Object.hasOwn(coercions, parameter.name) ? coercions[parameter.name] : undefined));
+    setOwn(
+      properties,
+      parameter.name,
+      parameterSchema(parameter, Object.hasOwn(coercions, parameter.name) ? coercions[parameter.name] : undefined),
+    );
     if (parameter.required) required.push(parameter.name);
   });
   (operation.required ?? []).forEach((name, index) => {
-    if (!Object.prototype.hasOwnProperty.call(properties, name)) {
+    if (!Object.hasOwn(properties, name)) {
       problems.push({ path: at("required", index), message: `names no parameter of this operation: "${name}"` });
     } else if (!required.includes(name)) {
       required.push(name);
@@ -135,7 +161,6 @@ function responseSchema(response: PlatformResponse): JsonSchema {
   };
 }
 
-
 /**
  * Where a place in an imported operation's stored field was in the client's request, so a problem
  * names the field the client sent: the output schema is `response.schema` (inside the envelope's
@@ -152,7 +177,12 @@ export function platformFieldPointer(
   if (field === "input_schema") return pointer("operations", index, "parameters");
   if (operation?.response === undefined) return pointer("operations", index, "response");
   const envelopeData = "/properties/data";
-  const inSchema = operation.response.status === undefined ? inner : inner === envelopeData || inner.startsWith(`${envelopeData}/`) ? inner.slice(envelopeData.length) : undefined;
+  const inSchema =
+    operation.response.status === undefined
+      ? inner
+      : inner === envelopeData || inner.startsWith(`${envelopeData}/`)
+        ? inner.slice(envelopeData.length)
+        : undefined;
   // Outside `data` is the envelope toolproof built: the response as a whole is the nearest field.
   if (inSchema === undefined) return pointer("operations", index, "response");
   return `${pointer("operations", index, "response", "schema")}${inSchema}`;

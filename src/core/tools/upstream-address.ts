@@ -63,17 +63,23 @@ const IPV4_COMPATIBLE = ipaddr.IPv6.parseCIDR("::/96");
  * already made canonical: `127.1`, `0x7f.0.0.1` and `2130706433` all arrive as 127.0.0.1.
  */
 export function specialAddress(hostname: string): SpecialAddress | null {
-  const host = hostname.toLowerCase().replace(/^\[|\]$/g, "").replace(/\.$/, "");
+  const host = hostname
+    .toLowerCase()
+    .replace(/^\[|\]$/g, "")
+    .replace(/\.$/, "");
   if (host === "localhost" || host.endsWith(".localhost")) return { range: "loopback", loopback: true };
   if (ipaddr.IPv4.isValidFourPartDecimal(host)) return ipv4Special(ipaddr.IPv4.parse(host));
   if (!host.includes(":") || !ipaddr.IPv6.isValid(host)) return null;
   const address = ipaddr.IPv6.parse(host);
   // Only the loopback inside an IPv4-mapped address counts as loopback; its other ranges are the IPv4's.
-  if (address.isIPv4MappedAddress()) return ipv4Special(address.toIPv4Address()) ?? { range: IPV6_RANGES.ipv4Mapped ?? "IPv4-mapped", loopback: false };
+  if (address.isIPv4MappedAddress())
+    return ipv4Special(address.toIPv4Address()) ?? { range: IPV6_RANGES.ipv4Mapped ?? "IPv4-mapped", loopback: false };
   const range: string = address.range();
-  if (range !== "unicast") return { range: IPV6_RANGES[range] ?? `special-purpose (${range})`, loopback: range === "loopback" };
+  if (range !== "unicast")
+    return { range: IPV6_RANGES[range] ?? `special-purpose (${range})`, loopback: range === "loopback" };
   if (address.match(IPV4_COMPATIBLE)) return { range: "IPv4-compatible (::/96, deprecated)", loopback: false };
-  if (!address.match(GLOBAL_UNICAST)) return { range: "unallocated (outside 2000::/3, global unicast)", loopback: false };
+  if (!address.match(GLOBAL_UNICAST))
+    return { range: "unallocated (outside 2000::/3, global unicast)", loopback: false };
   return null;
 }
 

@@ -37,8 +37,20 @@ export interface McpOperationUpstream {
 }
 
 export type UpstreamConfig =
-  | { kind: "http"; base_url: string; operations: Record<string, HttpOperationUpstream>; timeout_ms: number; max_body_bytes: number }
-  | { kind: "mcp"; mcp_url: string; operations: Record<string, McpOperationUpstream>; timeout_ms: number; max_body_bytes: number };
+  | {
+      kind: "http";
+      base_url: string;
+      operations: Record<string, HttpOperationUpstream>;
+      timeout_ms: number;
+      max_body_bytes: number;
+    }
+  | {
+      kind: "mcp";
+      mcp_url: string;
+      operations: Record<string, McpOperationUpstream>;
+      timeout_ms: number;
+      max_body_bytes: number;
+    };
 
 /** One operation's real handler as an attempt holds it; credentials stay sealed until the Worker sends the call. */
 export type RealBinding = {
@@ -47,7 +59,10 @@ export type RealBinding = {
   max_body_bytes: number;
   /** The sealed credentials (see secret-box.ts), opened by the Worker only to send the call. */
   sealed: string | null;
-} & ({ kind: "http"; base_url: string; method: HttpMethod; path: string; query: string[] | null; body: string[] | null } | { kind: "mcp"; mcp_url: string; tool: string });
+} & (
+  | { kind: "http"; base_url: string; method: HttpMethod; path: string; query: string[] | null; body: string[] | null }
+  | { kind: "mcp"; mcp_url: string; tool: string }
+);
 
 /** The names `{name}` in a path template, in order. */
 export function pathParameters(path: string): string[] {
@@ -71,10 +86,14 @@ export function pathArgumentProblems(binding: RealBinding | null, args: JsonObje
     if (names.length === 0) continue;
     const values = names.map((name) => (Object.hasOwn(args, name) ? args[name] : undefined));
     // A missing or non-scalar value is httpCall's to report; only scalars can fill the segment.
-    if (!values.every((value) => typeof value === "string" || typeof value === "number" || typeof value === "boolean")) continue;
+    if (!values.every((value) => typeof value === "string" || typeof value === "number" || typeof value === "boolean"))
+      continue;
     const malformed = names.filter((_, i) => typeof values[i] === "string" && LONE_SURROGATE.test(values[i]));
     for (const name of malformed) {
-      problems.push({ path: pointer(name), message: `a lone UTF-16 surrogate has no UTF-8 form, so it cannot be percent-encoded into the path segment ${segment} of ${binding.path}` });
+      problems.push({
+        path: pointer(name),
+        message: `a lone UTF-16 surrogate has no UTF-8 form, so it cannot be percent-encoded into the path segment ${segment} of ${binding.path}`,
+      });
     }
     if (malformed.length > 0) continue;
     let index = 0;
@@ -91,7 +110,9 @@ export function pathArgumentProblems(binding: RealBinding | null, args: JsonObje
   return problems;
 }
 
-export type HttpCall = { ok: true; url: string; method: HttpMethod; body: string | null } | { ok: false; message: string };
+export type HttpCall =
+  | { ok: true; url: string; method: HttpMethod; body: string | null }
+  | { ok: false; message: string };
 
 /**
  * The request for one call: path parameters from the arguments (each must be a string, number or
@@ -105,7 +126,10 @@ export function httpCall(binding: Extract<RealBinding, { kind: "http" }>, args: 
     const name = match[1] ?? "";
     const value = Object.hasOwn(args, name) ? args[name] : undefined;
     if (typeof value !== "string" && typeof value !== "number" && typeof value !== "boolean") {
-      return { ok: false, message: `the path template ${binding.path} needs the argument "${name}" as a string, number or boolean, and the call ${value === undefined ? "has none" : "gives another type"}` };
+      return {
+        ok: false,
+        message: `the path template ${binding.path} needs the argument "${name}" as a string, number or boolean, and the call ${value === undefined ? "has none" : "gives another type"}`,
+      };
     }
     path += binding.path.slice(last, match.index) + encodeURIComponent(String(value));
     last = (match.index ?? 0) + match[0].length;
@@ -152,12 +176,16 @@ export function addressRefusal(url: string, allowLoopback: boolean): string | nu
   } catch {
     return `"${url}" is not a URL`;
   }
-  if (parsed.protocol !== "http:" && parsed.protocol !== "https:") return `only http and https upstreams are allowed, not ${parsed.protocol}`;
-  if (parsed.username !== "" || parsed.password !== "") return "an upstream URL must not carry credentials; store them as the tool's upstream credentials";
+  if (parsed.protocol !== "http:" && parsed.protocol !== "https:")
+    return `only http and https upstreams are allowed, not ${parsed.protocol}`;
+  if (parsed.username !== "" || parsed.password !== "")
+    return "an upstream URL must not carry credentials; store them as the tool's upstream credentials";
   const special = specialAddress(parsed.hostname);
   if (special === null) return null;
   if (special.loopback && allowLoopback) return null;
-  const hint = special.loopback ? " (a local instance allows loopback with TOOLPROOF_ALLOW_LOOPBACK_UPSTREAMS=1, which npm start sets)" : "";
+  const hint = special.loopback
+    ? " (a local instance allows loopback with TOOLPROOF_ALLOW_LOOPBACK_UPSTREAMS=1, which npm start sets)"
+    : "";
   return `the host ${parsed.hostname} is a${/^[aeiou]/i.test(special.range) ? "n" : ""} ${special.range} address, which a deployed instance never calls${hint}`;
 }
 
@@ -203,7 +231,9 @@ export function mcpAnswer(result: unknown): JsonValue {
   if (!isJsonObject(result)) return null;
   if (isJsonObject(result.structuredContent)) return result.structuredContent;
   const content = Array.isArray(result.content) ? result.content : [];
-  const texts = content.flatMap((part) => (isJsonObject(part) && part.type === "text" && typeof part.text === "string" ? [part.text] : []));
+  const texts = content.flatMap((part) =>
+    isJsonObject(part) && part.type === "text" && typeof part.text === "string" ? [part.text] : [],
+  );
   const text = texts.join("");
   try {
     const parsed: unknown = JSON.parse(text);

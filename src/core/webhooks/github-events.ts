@@ -44,11 +44,17 @@ export function githubSource(event: string, payload: JsonValue): GithubSource {
       case "deployment":
         return { commit: field(payload, "deployment", "sha"), ref: field(payload, "deployment", "ref") };
       case "pull_request":
-        return { commit: field(payload, "pull_request", "head", "sha"), ref: field(payload, "pull_request", "head", "ref") };
+        return {
+          commit: field(payload, "pull_request", "head", "sha"),
+          ref: field(payload, "pull_request", "head", "ref"),
+        };
       case "push":
         return { commit: field(payload, "after"), ref: field(payload, "ref") };
       case "workflow_run":
-        return { commit: field(payload, "workflow_run", "head_sha"), ref: field(payload, "workflow_run", "head_branch") };
+        return {
+          commit: field(payload, "workflow_run", "head_sha"),
+          ref: field(payload, "workflow_run", "head_branch"),
+        };
       default:
         return {};
     }
@@ -67,7 +73,10 @@ export function githubSource(event: string, payload: JsonValue): GithubSource {
 export function filterDecision(filter: readonly GithubEventFilter[], source: GithubSource): FilterDecision {
   const entries = filter.filter((entry) => entry.event === source.event);
   if (entries.length === 0) {
-    return { take: false, reason: `the event ${source.event} is not in the webhook's filter (${filter.map((entry) => entry.event).join(", ") || "none"})` };
+    return {
+      take: false,
+      reason: `the event ${source.event} is not in the webhook's filter (${filter.map((entry) => entry.event).join(", ") || "none"})`,
+    };
   }
   const misses: string[] = [];
   for (const entry of entries) {

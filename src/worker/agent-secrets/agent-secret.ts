@@ -14,6 +14,9 @@ export function sealAgentSecret(key: CryptoKey, tenantId: string, name: string, 
 }
 
 /** The secret, or undefined when it does not open (another deployment secret, another row, altered). */
-export function openAgentSecret(key: CryptoKey, row: { tenant_id: string; name: string; sealed_secret: string }): Promise<string | undefined> {
+export function openAgentSecret(
+  key: CryptoKey,
+  row: { tenant_id: string; name: string; sealed_secret: string },
+): Promise<string | undefined> {
   return open(key, row.sealed_secret, agentSecretContext(row.tenant_id, row.name));
 }

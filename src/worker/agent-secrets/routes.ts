@@ -12,7 +12,12 @@
  */
 import { Hono } from "hono";
 import { z } from "zod";
-import { deleteAgentSecret, listAgentSecrets, putAgentSecret, type AgentSecretRow } from "../../adapters/d1/external-agents.js";
+import {
+  deleteAgentSecret,
+  listAgentSecrets,
+  putAgentSecret,
+  type AgentSecretRow,
+} from "../../adapters/d1/external-agents.js";
 import { encodeCursor } from "../../adapters/d1/json-column.js";
 import { webhookSecret } from "../../adapters/webhook-signature.js";
 import { RESOURCE_NAME } from "../../core/names.js";
@@ -32,7 +37,10 @@ const SECRET_BYTES = 32;
 const STANDARD_SECRET = /^whsec_[A-Za-z0-9+/]{32,88}={0,2}$/;
 
 export const agentSecretBody = z.strictObject({
-  secret: z.string().regex(STANDARD_SECRET, "expected a Standard Webhooks secret: whsec_ and 24 to 64 random bytes as base64").optional(),
+  secret: z
+    .string()
+    .regex(STANDARD_SECRET, "expected a Standard Webhooks secret: whsec_ and 24 to 64 random bytes as base64")
+    .optional(),
 });
 
 export const agentSecretRoutes = new Hono<AppEnv>();
@@ -44,7 +52,12 @@ agentSecretRoutes.put("/:name", async (c) => {
   const { tenantId, keyId } = c.var.principal;
   const key = await requireSealingKey(c.env.TOOLPROOF_SECRET);
   const secret = body.secret ?? webhookSecret(c.var.ids.secret(SECRET_BYTES));
-  const row = await putAgentSecret(c.var.db, { tenant_id: tenantId, name, sealed_secret: await sealAgentSecret(key, tenantId, name, secret), created_by: keyId });
+  const row = await putAgentSecret(c.var.db, {
+    tenant_id: tenantId,
+    name,
+    sealed_secret: await sealAgentSecret(key, tenantId, name, secret),
+    created_by: keyId,
+  });
   c.header("location", `/api/agent-secrets/${encodeURIComponent(name)}`);
   // A generated secret is shown this once; one the client chose is never echoed.
   return c.json(body.secret === undefined ? { ...secretView(row), secret } : secretView(row));
@@ -56,7 +69,10 @@ agentSecretRoutes.get("/", async (c) => {
   const rows = await listAgentSecrets(c.var.db, c.var.principal.tenantId, { limit: limit + 1, after });
   const items = rows.slice(0, limit);
   const last = items[items.length - 1];
-  return c.json({ items: items.map(secretView), next_cursor: rows.length > limit && last ? encodeCursor([last.name]) : null });
+  return c.json({
+    items: items.map(secretView),
+    next_cursor: rows.length > limit && last ? encodeCursor([last.name]) : null,
+  });
 });
 
 agentSecretRoutes.delete("/:name", async (c) => {

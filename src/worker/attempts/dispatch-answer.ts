@@ -21,7 +21,8 @@ export function httpAnswer(answer: Answer): Response {
   if (answer.revision !== null) headers["x-toolproof-revision"] = String(answer.revision);
   if (answer.variant !== null) headers["x-toolproof-variant"] = headerText(answer.variant);
   if (answer.replayed) headers["x-toolproof-replayed"] = "true";
-  if (answer.outcome === "result" && answer.result !== null) return new Response(answer.result, { status: 200, headers });
+  if (answer.outcome === "result" && answer.result !== null)
+    return new Response(answer.result, { status: 200, headers });
   return answerError(answer).toResponse(headers);
 }
 

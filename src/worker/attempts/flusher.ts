@@ -29,7 +29,11 @@ export interface EvidenceFlusher {
  * `attempt` is read at every round, so the status and state that travel with the rows are the
  * latest ones.
  */
-export function evidenceFlusher(storage: AttemptStorage, sink: EvidenceSink, attempt: () => Omit<AttemptSync, "completion">): EvidenceFlusher {
+export function evidenceFlusher(
+  storage: AttemptStorage,
+  sink: EvidenceSink,
+  attempt: () => Omit<AttemptSync, "completion">,
+): EvidenceFlusher {
   let running: Promise<void> | null = null;
 
   async function copyAll(): Promise<void> {

@@ -22,7 +22,12 @@ export const LOST_STORAGE_MESSAGE =
   "this attempt's stored state is gone (its Durable Object storage was lost); the call was not answered or recorded, and the attempt can no longer pass";
 
 /** The error for a `missing` reply: 401 unauthorized, or the harness error of lost storage (marking D1). */
-export async function lostAttemptError(env: Env, attemptId: string, tokenHash: string, clock: Clock): Promise<ApiError> {
+export async function lostAttemptError(
+  env: Env,
+  attemptId: string,
+  tokenHash: string,
+  clock: Clock,
+): Promise<ApiError> {
   const db = databaseOf(env.DB);
   const attempt = await findAttempt(db, attemptId);
   if (!attempt || !constantTimeEqual(attempt.token_hash, tokenHash)) return attemptUnauthorized();

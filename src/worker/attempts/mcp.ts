@@ -19,14 +19,25 @@
  */
 import { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
-import { ErrorCode, InitializeRequestSchema, ListToolsRequestSchema, type CallToolRequest, type CallToolResult, type ListToolsResult } from "@modelcontextprotocol/sdk/types.js";
+import {
+  ErrorCode,
+  InitializeRequestSchema,
+  ListToolsRequestSchema,
+  type CallToolRequest,
+  type CallToolResult,
+  type ListToolsResult,
+} from "@modelcontextprotocol/sdk/types.js";
 import { CfWorkerJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/cfworker";
 import type { Context } from "hono";
 import { z } from "zod";
 import { isJsonObject, type JsonValue } from "../../core/json.js";
 import { systemClock } from "../../core/ports.js";
 import { parseDelayScale, waitSimulatedDelay } from "../../core/simulation/delay.js";
-import { argumentProblems, unusableArgumentsMessage, type DispatchRequest } from "../../core/simulation/dispatch-request.js";
+import {
+  argumentProblems,
+  unusableArgumentsMessage,
+  type DispatchRequest,
+} from "../../core/simulation/dispatch-request.js";
 import { mcpTool, structuredContent } from "../../core/simulation/mcp-shape.js";
 import { attemptStub, capabilityTokenHash } from "./access.js";
 import type { Answer } from "./replies.js";
@@ -90,7 +101,8 @@ async function answerMcp(c: Context<AppEnv>): Promise<Response> {
 
   const server = new Server(SERVER_INFO, {
     capabilities: { tools: { listChanged: false } },
-    instructions: "Simulated tools of one toolproof attempt. Calls change this attempt's state and are recorded as evidence.",
+    instructions:
+      "Simulated tools of one toolproof attempt. Calls change this attempt's state and are recorded as evidence.",
     jsonSchemaValidator: new CfWorkerJsonSchemaValidator(),
   });
   if (described.lease_ended) {
@@ -110,13 +122,16 @@ async function answerMcp(c: Context<AppEnv>): Promise<Response> {
   server.setRequestHandler(RawToolCallSchema, async (request) => {
     // SAFETY: the SDK's tools/call wrapper has checked these params against CallToolRequestSchema
     // (answering -32602 when they fail) before this handler runs; only the copy it made is discarded.
-    const params = request["params"] as CallToolRequest["params"];
+    const params = request.params as CallToolRequest["params"];
     const call: DispatchRequest = { tool: params.name, arguments: {} };
     const args: unknown = params.arguments ?? {};
     // Checked before the RPC too: arguments nested deep enough to overflow a walk must not reach
     // the serializer that carries them to the attempt object.
     const unusable = argumentProblems(args);
-    if (unusable.length > 0) return toolInputResult(refusalError({ kind: "unusable_arguments", message: unusableArgumentsMessage(unusable), problems: unusable }));
+    if (unusable.length > 0)
+      return toolInputResult(
+        refusalError({ kind: "unusable_arguments", message: unusableArgumentsMessage(unusable), problems: unusable }),
+      );
     if (isJsonObject(args)) call.arguments = args;
     const callId = params._meta?.[CALL_ID_META_KEY];
     if (typeof callId === "string") call.call_id = callId;
@@ -183,11 +198,16 @@ class JsonRpcError extends Error {
 function jsonRpcError(error: ApiError, seq?: number): JsonRpcError {
   if (error.code === "harness_error") {
     const kind = typeof error.extra?.kind === "string" ? error.extra.kind : "internal";
-    return new JsonRpcError(ErrorCode.InternalError, `harness error (${kind}): ${error.message}`, { code: "harness_error", kind, ...(seq === undefined ? {} : { seq }) });
+    return new JsonRpcError(ErrorCode.InternalError, `harness error (${kind}): ${error.message}`, {
+      code: "harness_error",
+      kind,
+      ...(seq === undefined ? {} : { seq }),
+    });
   }
   const data = { code: error.code, ...(error.details === undefined ? {} : { details: error.details }) };
   if (error.code === "malformed_json") return new JsonRpcError(ErrorCode.ParseError, error.message, data);
-  if (error.status === 400 || error.status === 409) return new JsonRpcError(ErrorCode.InvalidParams, error.message, data);
+  if (error.status === 400 || error.status === 409)
+    return new JsonRpcError(ErrorCode.InvalidParams, error.message, data);
   if (error.status < 500) return new JsonRpcError(ErrorCode.InvalidRequest, error.message, data);
   return new JsonRpcError(ErrorCode.InternalError, error.message, data);
 }

@@ -26,14 +26,32 @@ import { setOwn } from "../../core/contract/values.js";
 import type { CallOutcome } from "../../core/contract/types.js";
 import { cloneJson, isJsonObject, jsonEqual, type JsonObject, type JsonValue, type Problem } from "../../core/json.js";
 import { systemClock, type Clock } from "../../core/ports.js";
-import { parseDispatchRequest, parseDispatchText, unusableArgumentsMessage, type DispatchRequest } from "../../core/simulation/dispatch-request.js";
+import {
+  parseDispatchRequest,
+  parseDispatchText,
+  unusableArgumentsMessage,
+  type DispatchRequest,
+} from "../../core/simulation/dispatch-request.js";
 import type { EvidenceError, EvidenceRow, StateChange, UpstreamRecord } from "../../core/simulation/evidence.js";
 import type { AttemptSetup, PinnedOperation } from "../../core/simulation/setup.js";
-import { afterCompletion, afterHarnessError, afterLeaseEnd, isAttemptStatus, type AttemptStatus } from "../../core/simulation/status.js";
+import {
+  afterCompletion,
+  afterHarnessError,
+  afterLeaseEnd,
+  isAttemptStatus,
+  type AttemptStatus,
+} from "../../core/simulation/status.js";
 import { indexTargets, resolveTarget, type TargetIndex } from "../../core/simulation/target.js";
 import { pathArgumentProblems } from "../../core/tools/upstream.js";
 import { d1EvidenceSink, evidenceFlusher, type EvidenceFlusher } from "./flusher.js";
-import { FLUSH_INTERVAL_MS, FLUSH_RETRY_MS, FORWARD_GRACE_MS, idleFlushMs, MAX_CALLS, RETENTION_MS } from "./lifetimes.js";
+import {
+  FLUSH_INTERVAL_MS,
+  FLUSH_RETRY_MS,
+  FORWARD_GRACE_MS,
+  idleFlushMs,
+  MAX_CALLS,
+  RETENTION_MS,
+} from "./lifetimes.js";
 import type {
   Answer,
   AttemptMethods,
@@ -107,7 +125,12 @@ export class AttemptObject extends DurableObject<Env> implements AttemptMethods 
     this.flusher = evidenceFlusher(this.storage, d1EvidenceSink(databaseOf(env.DB)), () => {
       const live = this.live;
       if (!live) throw new Error("flushing an attempt that is not loaded");
-      return { attemptId: live.setup.attempt_id, tenantId: live.setup.tenant_id, status: live.status, state: JSON.stringify(this.allStates(live)) };
+      return {
+        attemptId: live.setup.attempt_id,
+        tenantId: live.setup.tenant_id,
+        status: live.status,
+        state: JSON.stringify(this.allStates(live)),
+      };
     });
     this.idleFlushMs = idleFlushMs(env.EVIDENCE_IDLE_FLUSH_MS);
   }
@@ -162,7 +185,8 @@ export class AttemptObject extends DurableObject<Env> implements AttemptMethods 
       this.storage.deleteForward(callId);
       this.wake(callId);
     }
-    if (reply.kind === "forward" || reply.kind === "in_flight") return { kind: "invalid_request", problems: [{ path: "/tool", message: "the call was forwarded twice" }] };
+    if (reply.kind === "forward" || reply.kind === "in_flight")
+      return { kind: "invalid_request", problems: [{ path: "/tool", message: "the call was forwarded twice" }] };
     return reply;
   }
 
@@ -363,7 +387,8 @@ export class AttemptObject extends DurableObject<Env> implements AttemptMethods 
   /** `upstream`: the real handler's answer, when this is a forwarded call coming back to be recorded. */
   private apply(live: Live, request: DispatchRequest, upstream?: UpstreamAnswer): DispatchReply | InFlight {
     const target = resolveTarget(live.index, request.tool, request.operation_id);
-    if (target.kind === "ambiguous") return { kind: "ambiguous", message: target.message, operation_ids: target.operation_ids };
+    if (target.kind === "ambiguous")
+      return { kind: "ambiguous", message: target.message, operation_ids: target.operation_ids };
     const operation = target.kind === "operation" ? target.operation : null;
     const tool = operation ? operation.function_name : request.tool;
     const operationId = operation ? operation.operation_id : (request.operation_id ?? "");
@@ -371,7 +396,8 @@ export class AttemptObject extends DurableObject<Env> implements AttemptMethods 
     if (request.call_id !== undefined) {
       const prior = this.storage.callById(request.call_id);
       if (prior) {
-        if (!sameCall(prior, tool, operationId, request)) return { kind: "call_id_conflict", call_id: request.call_id, seq: prior.seq };
+        if (!sameCall(prior, tool, operationId, request))
+          return { kind: "call_id_conflict", call_id: request.call_id, seq: prior.seq };
         return { kind: "answer", answer: answerOf(prior, true) };
       }
       // Out at its real handler and not back yet: sending it again would reach the real system
@@ -379,7 +405,8 @@ export class AttemptObject extends DurableObject<Env> implements AttemptMethods 
       // call_id is a conflict too), and for none of an attempt without: no read on that hot path.
       const out = upstream || !live.hasReal ? undefined : this.storage.forwardById(request.call_id);
       if (out && out.deadline > this.clock.now()) {
-        if (!sameCall(out, tool, operationId, request)) return { kind: "call_id_conflict", call_id: request.call_id, seq: null };
+        if (!sameCall(out, tool, operationId, request))
+          return { kind: "call_id_conflict", call_id: request.call_id, seq: null };
         return { kind: "in_flight", call_id: request.call_id, deadline: out.deadline };
       }
     }
@@ -397,7 +424,13 @@ export class AttemptObject extends DurableObject<Env> implements AttemptMethods 
       if (real.kind === "forward") {
         if (request.call_id !== undefined) {
           const deadline = this.clock.now() + real.forward.binding.timeout_ms + FORWARD_GRACE_MS;
-          this.storage.putForward({ call_id: request.call_id, tool, operation_id: operationId, arguments: JSON.stringify(request.arguments), deadline });
+          this.storage.putForward({
+            call_id: request.call_id,
+            tool,
+            operation_id: operationId,
+            arguments: JSON.stringify(request.arguments),
+            deadline,
+          });
         }
         this.forwardsOut++;
         return real;
@@ -405,9 +438,20 @@ export class AttemptObject extends DurableObject<Env> implements AttemptMethods 
       outcome = real.outcome;
       upstreamRecord = real.upstream;
     } else if (live.leaseEnded) {
-      outcome = harness("lease_expired", "the attempt's lease has ended; no further calls are answered", operation?.variant ?? "");
+      outcome = harness(
+        "lease_expired",
+        "the attempt's lease has ended; no further calls are answered",
+        operation?.variant ?? "",
+      );
     } else if (target.kind === "harness_error") {
-      outcome = { kind: "harness_error", harness_kind: target.harness_kind, message: target.message, details: target.details, variant: "", rule: null };
+      outcome = {
+        kind: "harness_error",
+        harness_kind: target.harness_kind,
+        message: target.message,
+        details: target.details,
+        variant: "",
+        rule: null,
+      };
     } else if (operation) {
       outcome = this.execute(live, operation, request.arguments);
     } else {
@@ -416,9 +460,13 @@ export class AttemptObject extends DurableObject<Env> implements AttemptMethods 
 
     const nextState = outcome.kind === "result" && outcome.state_changed && operation ? outcome.state : null;
     // The state the call saw is still the current one: memory follows storage only after the write.
-    const change = nextState && operation ? { tool: operation.tool_name, before: this.stateOf(live, operation.tool_name), after: nextState } : null;
+    const change =
+      nextState && operation
+        ? { tool: operation.tool_name, before: this.stateOf(live, operation.tool_name), after: nextState }
+        : null;
     const row = this.rowOf(live.nextSeq, request, tool, operationId, operation, outcome, change, upstreamRecord);
-    const status = outcome.kind === "harness_error" ? afterHarnessError(live.status, outcome.harness_kind) : live.status;
+    const status =
+      outcome.kind === "harness_error" ? afterHarnessError(live.status, outcome.harness_kind) : live.status;
     const write = (): void => {
       this.storage.insertCall(row);
       if (nextState && operation) this.storage.writeState(operation.tool_name, JSON.stringify(nextState));
@@ -446,34 +494,64 @@ export class AttemptObject extends DurableObject<Env> implements AttemptMethods 
     operation: PinnedOperation,
     request: DispatchRequest,
     upstream: UpstreamAnswer | undefined,
-  ): { kind: "forward"; forward: ForwardRequest } | { kind: "outcome"; outcome: CallOutcome; upstream: UpstreamRecord | null } {
+  ):
+    | { kind: "forward"; forward: ForwardRequest }
+    | { kind: "outcome"; outcome: CallOutcome; upstream: UpstreamRecord | null } {
     const validator = schemaValidator();
     const inputProblems = validator.validate(operation.input_schema, request.arguments);
     if (inputProblems.length > 0) {
       const message = `the arguments do not match the input schema of ${operation.function_name}: ${inputProblems.map((p) => `${p.path || "/"}: ${p.message}`).join("; ")}`;
-      return { kind: "outcome", outcome: { kind: "tool_input_error", message, details: inputProblems, variant: operation.variant, rule: null }, upstream: null };
+      return {
+        kind: "outcome",
+        outcome: { kind: "tool_input_error", message, details: inputProblems, variant: operation.variant, rule: null },
+        upstream: null,
+      };
     }
     const binding = operation.real;
     const pathProblems = pathArgumentProblems(binding ?? null, request.arguments);
     if (pathProblems.length > 0) {
       const message = `the arguments cannot be sent to the real handler of ${operation.function_name}: ${pathProblems.map((p) => `${p.path}: ${p.message}`).join("; ")}`;
-      return { kind: "outcome", outcome: { kind: "tool_input_error", message, details: pathProblems, variant: operation.variant, rule: null }, upstream: null };
+      return {
+        kind: "outcome",
+        outcome: { kind: "tool_input_error", message, details: pathProblems, variant: operation.variant, rule: null },
+        upstream: null,
+      };
     }
     if (!upstream || !binding) {
-      if (!binding) return { kind: "outcome", outcome: harness("internal", "the real operation has no binding", operation.variant), upstream: null };
-      return { kind: "forward", forward: { attempt_id: live.setup.attempt_id, tenant_id: live.setup.tenant_id, request, binding } };
+      if (!binding)
+        return {
+          kind: "outcome",
+          outcome: harness("internal", "the real operation has no binding", operation.variant),
+          upstream: null,
+        };
+      return {
+        kind: "forward",
+        forward: { attempt_id: live.setup.attempt_id, tenant_id: live.setup.tenant_id, request, binding },
+      };
     }
     if (!upstream.ok) {
       return {
         kind: "outcome",
-        outcome: harness("upstream", `the real handler of ${operation.function_name} gave no usable answer: ${upstream.message}`, operation.variant),
+        outcome: harness(
+          "upstream",
+          `the real handler of ${operation.function_name} gave no usable answer: ${upstream.message}`,
+          operation.variant,
+        ),
         upstream: { status: upstream.status, latency_ms: upstream.latency_ms, contract_violations: [] },
       };
     }
     const violations = validator.validate(operation.output_schema, upstream.body);
     return {
       kind: "outcome",
-      outcome: { kind: "result", result: upstream.body, state: {}, state_changed: false, variant: operation.variant, rule: null, delay_ms: 0 },
+      outcome: {
+        kind: "result",
+        result: upstream.body,
+        state: {},
+        state_changed: false,
+        variant: operation.variant,
+        rule: null,
+        delay_ms: 0,
+      },
       upstream: { status: upstream.status, latency_ms: upstream.latency_ms, contract_violations: violations },
     };
   }
@@ -507,8 +585,10 @@ export class AttemptObject extends DurableObject<Env> implements AttemptMethods 
     upstream: UpstreamRecord | null,
   ): EvidenceRow {
     let error: EvidenceError | null = null;
-    if (outcome.kind === "tool_input_error") error = { code: "tool_input_error", message: outcome.message, details: outcome.details };
-    if (outcome.kind === "harness_error") error = { code: "harness_error", kind: outcome.harness_kind, message: outcome.message, details: outcome.details };
+    if (outcome.kind === "tool_input_error")
+      error = { code: "tool_input_error", message: outcome.message, details: outcome.details };
+    if (outcome.kind === "harness_error")
+      error = { code: "harness_error", kind: outcome.harness_kind, message: outcome.message, details: outcome.details };
     return {
       seq,
       call_id: request.call_id ?? null,
@@ -697,20 +777,39 @@ export class AttemptObject extends DurableObject<Env> implements AttemptMethods 
 }
 
 /** A parse that refused the request: unusable arguments are the agent's tool input error, anything else an invalid request. */
-function refusal(parsed: { ok: false; problems: Problem[] } | { ok: false; unusableArguments: Problem[] }): CallRefusal {
+function refusal(
+  parsed: { ok: false; problems: Problem[] } | { ok: false; unusableArguments: Problem[] },
+): CallRefusal {
   if ("unusableArguments" in parsed) {
-    return { kind: "unusable_arguments", message: unusableArgumentsMessage(parsed.unusableArguments), problems: parsed.unusableArguments };
+    return {
+      kind: "unusable_arguments",
+      message: unusableArgumentsMessage(parsed.unusableArguments),
+      problems: parsed.unusableArguments,
+    };
   }
   return { kind: "invalid_request", problems: parsed.problems };
 }
 
-function harness(kind: Extract<CallOutcome, { kind: "harness_error" }>["harness_kind"], message: string, variant: string): CallOutcome {
+function harness(
+  kind: Extract<CallOutcome, { kind: "harness_error" }>["harness_kind"],
+  message: string,
+  variant: string,
+): CallOutcome {
   return { kind: "harness_error", harness_kind: kind, message, details: [], variant, rule: null };
 }
 
 /** Whether a recorded (or forwarded) call is the same call as this request: a call_id names one call only. */
-function sameCall(earlier: { tool: string; operation_id: string; arguments: string }, tool: string, operationId: string, request: DispatchRequest): boolean {
-  return earlier.tool === tool && earlier.operation_id === operationId && jsonEqual(JSON.parse(earlier.arguments), request.arguments);
+function sameCall(
+  earlier: { tool: string; operation_id: string; arguments: string },
+  tool: string,
+  operationId: string,
+  request: DispatchRequest,
+): boolean {
+  return (
+    earlier.tool === tool &&
+    earlier.operation_id === operationId &&
+    jsonEqual(JSON.parse(earlier.arguments), request.arguments)
+  );
 }
 
 function answerOf(row: EvidenceRow, replayed: boolean): Answer {

@@ -16,12 +16,21 @@ named("LibraryToolEntry", libraryEntry);
 named("InlineToolEntry", inlineEntry);
 const SimulationBody = named(
   "SimulationRequest",
-  simulationRequest.extend({ tools: z.array(z.union([libraryEntry, inlineEntry])).min(1).max(50).describe("Library tools by id (one operation or all), or inline tools with their mock definitions.") }),
+  simulationRequest.extend({
+    tools: z
+      .array(z.union([libraryEntry, inlineEntry]))
+      .min(1)
+      .max(50)
+      .describe("Library tools by id (one operation or all), or inline tools with their mock definitions."),
+  }),
 );
 
 const AttemptStatus = z.enum(ATTEMPT_STATUSES);
 const Pinned = z.object({
-  mode: z.literal("real").optional().describe("Present for an operation whose calls go to the tool's real handler (docs/real-tools.md)."),
+  mode: z
+    .literal("real")
+    .optional()
+    .describe("Present for an operation whose calls go to the tool's real handler (docs/real-tools.md)."),
   tool_id: z.string().nullable(),
   tool_name: z.string(),
   tool: z.string().describe("The function name the agent calls."),
@@ -30,21 +39,42 @@ const Pinned = z.object({
   variant: z.string().nullable(),
   contract_hash: z.string(),
 });
-const AttemptUrls = { dispatch_url: z.string().describe("POST tool calls here."), mcp_url: z.string().describe("The same tools over MCP (Streamable HTTP).") };
+const AttemptUrls = {
+  dispatch_url: z.string().describe("POST tool calls here."),
+  mcp_url: z.string().describe("The same tools over MCP (Streamable HTTP)."),
+};
 
 const CreatedSimulation = named(
   "CreatedSimulation",
   z.object({
     id: z.string(),
     lease_seconds: z.number().int(),
-    attempts: z.array(z.object({ id: z.string(), token: z.string().describe("The attempt's capability token, shown this once."), ...AttemptUrls, expires_at: timestamp })),
+    attempts: z.array(
+      z.object({
+        id: z.string(),
+        token: z.string().describe("The attempt's capability token, shown this once."),
+        ...AttemptUrls,
+        expires_at: timestamp,
+      }),
+    ),
     pinned: z.array(Pinned),
   }),
 );
-const SimulationSummary = { id: z.string(), created_at: timestamp, created_by: keyId, lease_seconds: z.number().int(), pinned: z.array(Pinned) };
+const SimulationSummary = {
+  id: z.string(),
+  created_at: timestamp,
+  created_by: keyId,
+  lease_seconds: z.number().int(),
+  pinned: z.array(Pinned),
+};
 const Simulation = named(
   "Simulation",
-  z.object({ ...SimulationSummary, attempts: z.array(z.object({ id: z.string(), status: AttemptStatus, may_pass: z.boolean(), expires_at: timestamp, ...AttemptUrls })) }),
+  z.object({
+    ...SimulationSummary,
+    attempts: z.array(
+      z.object({ id: z.string(), status: AttemptStatus, may_pass: z.boolean(), expires_at: timestamp, ...AttemptUrls }),
+    ),
+  }),
 );
 
 export const Attempt = named(
@@ -53,13 +83,27 @@ export const Attempt = named(
     id: z.string(),
     simulation_id: z.string(),
     status: AttemptStatus,
-    may_pass: z.boolean().describe("False once a harness error or a refusal makes the attempt unusable as evidence of a pass."),
+    may_pass: z
+      .boolean()
+      .describe("False once a harness error or a refusal makes the attempt unusable as evidence of a pass."),
     state: JsonObjectValue.describe("Per tool name, the state now."),
     calls: z.number().int(),
     tool_input_errors: z.number().int(),
     harness_errors: z.number().int(),
-    real_calls: z.number().int().optional().describe("Attempts with real operations only: calls forwarded to real handlers (counted from the evidence: the same once the attempt is read back from D1)."),
-    contract_violations: z.number().int().optional().describe("Attempts with real operations only: calls whose real answer broke the output schema (counted from the evidence, like real_calls)."),
+    real_calls: z
+      .number()
+      .int()
+      .optional()
+      .describe(
+        "Attempts with real operations only: calls forwarded to real handlers (counted from the evidence: the same once the attempt is read back from D1).",
+      ),
+    contract_violations: z
+      .number()
+      .int()
+      .optional()
+      .describe(
+        "Attempts with real operations only: calls whose real answer broke the output schema (counted from the evidence, like real_calls).",
+      ),
     expires_at: timestamp,
     lease_ended: z.boolean(),
     completion: JsonValue.describe("What POST .../complete recorded (output, transcript, metadata), or null."),
@@ -83,18 +127,31 @@ const EvidenceCall = z.object({
   state_change: z
     .object({ tool: z.string(), before: JsonValue, after: JsonValue })
     .optional()
-    .describe("Present when the call's set_state changed its tool's state: the tool's state just before and just after."),
+    .describe(
+      "Present when the call's set_state changed its tool's state: the tool's state just before and just after.",
+    ),
   source: z.literal("real").optional().describe("Present for a call forwarded to a real handler (docs/real-tools.md)."),
   upstream: z
     .object({
       status: z.number().int().nullable().describe("The real handler's HTTP status, or null when no answer came."),
       latency_ms: z.number(),
-      contract_violations: z.array(Problem).describe("Where the real answer breaks the output schema (empty: it keeps the contract)."),
+      contract_violations: z
+        .array(Problem)
+        .describe("Where the real answer breaks the output schema (empty: it keeps the contract)."),
     })
     .optional()
-    .describe("Present for a call forwarded to a real handler (absent, with source still real, when its stored record cannot be read)."),
+    .describe(
+      "Present for a call forwarded to a real handler (absent, with source still real, when its stored record cannot be read).",
+    ),
 });
-const Evidence = named("Evidence", z.object({ attempt_id: z.string(), calls: z.array(EvidenceCall), next_cursor: z.string().nullable().describe("Pass as ?after= for the next page; null on the last.") }));
+const Evidence = named(
+  "Evidence",
+  z.object({
+    attempt_id: z.string(),
+    calls: z.array(EvidenceCall),
+    next_cursor: z.string().nullable().describe("Pass as ?after= for the next page; null on the last."),
+  }),
+);
 
 named("SimulationCompleteRequest", completeRequest);
 named("ExternalCompleteRequest", externalCompletionBody);
@@ -102,11 +159,18 @@ const CompleteBody = named(
   "CompleteRequest",
   z
     .union([completeRequest, externalCompletionBody])
-    .describe("A simulation's attempt: output (any JSON), transcript, metadata. An external agent's repetition of a run: output (a string or null), approval_requests, messages, metadata (docs/external-agents.md)."),
+    .describe(
+      "A simulation's attempt: output (any JSON), transcript, metadata. An external agent's repetition of a run: output (a string or null), approval_requests, messages, metadata (docs/external-agents.md).",
+    ),
 );
 const ExternalCompleted = named(
   "ExternalCompletion",
-  z.object({ attempt_id: z.string(), run_id: z.string(), status: z.literal("scoring"), completion: JsonValue.describe("The completion as stored.") }),
+  z.object({
+    attempt_id: z.string(),
+    run_id: z.string(),
+    status: z.literal("scoring"),
+    completion: JsonValue.describe("The completion as stored."),
+  }),
 );
 const nameField = z.string().min(1).max(MAX_NAME_LENGTH);
 /** Read by the core (parseDispatchRequest in the attempt object), not by zod: written here once for the document. */
@@ -116,15 +180,26 @@ const DispatchRequest = named(
     .strictObject({
       tool: nameField.describe("The function name the agent calls (the pinned tool's)."),
       operation_id: nameField.optional().describe("Needed only when the function name is ambiguous."),
-      arguments: z.record(z.string(), z.unknown()).describe("The call's arguments, as the operation's input_schema describes them ({} when it takes none)."),
-      call_id: nameField.optional().describe(
-        "An idempotency key: the same call_id again replays the first answer; repeated while a real call with it is still out at its real handler, it waits for that answer (never sent twice). Another tool or other arguments under it: 409 call_id_reused (details.seq null while that call is out).",
-      ),
+      arguments: z
+        .record(z.string(), z.unknown())
+        .describe("The call's arguments, as the operation's input_schema describes them ({} when it takes none)."),
+      call_id: nameField
+        .optional()
+        .describe(
+          "An idempotency key: the same call_id again replays the first answer; repeated while a real call with it is still out at its real handler, it waits for that answer (never sent twice). Another tool or other arguments under it: 409 call_id_reused (details.seq null while that call is out).",
+        ),
     })
     .describe("One tool call (docs/simulations.md)."),
 );
 const ToolResult = named("ToolResult", z.unknown().describe("The mock's rendered result, exactly, as the whole body."));
-const JsonRpc = named("JsonRpcMessage", z.record(z.string(), z.unknown()).describe("A JSON-RPC 2.0 message (or batch) of the MCP Streamable HTTP transport: initialize, tools/list, tools/call."));
+const JsonRpc = named(
+  "JsonRpcMessage",
+  z
+    .record(z.string(), z.unknown())
+    .describe(
+      "A JSON-RPC 2.0 message (or batch) of the MCP Streamable HTTP transport: initialize, tools/list, tools/call.",
+    ),
+);
 
 const DISPATCH_HEADERS = {
   "x-toolproof-seq": { description: "The call's number in the attempt's evidence.", schema: { type: "integer" } },
@@ -133,13 +208,29 @@ const DISPATCH_HEADERS = {
   "x-toolproof-rule": { description: 'The matched rule\'s index, or "none".', schema: { type: "string" } },
   "x-toolproof-delay-ms": { description: "The simulated delay that was waited.", schema: { type: "integer" } },
   "x-toolproof-outcome": { description: "result, tool_input_error or harness_error.", schema: { type: "string" } },
-  "x-toolproof-revision": { description: "The mock revision that answered (library tools).", schema: { type: "integer" } },
+  "x-toolproof-revision": {
+    description: "The mock revision that answered (library tools).",
+    schema: { type: "integer" },
+  },
   "x-toolproof-variant": { description: "The variant that answered, when one is pinned.", schema: { type: "string" } },
-  "x-toolproof-replayed": { description: "true when a call_id was seen before and its answer is replayed.", schema: { type: "string" } },
+  "x-toolproof-replayed": {
+    description: "true when a call_id was seen before and its answer is replayed.",
+    schema: { type: "string" },
+  },
 };
 
 /** Refusals of planning tool operations (a simulation's, a suite's): core/simulation planning and real-tools.ts. */
-export const PLAN_ERRORS = ["not_found", "no_current_revision", "needs_authored_mock", "invalid_definition", "initial_state_conflict", "upstream_not_configured", "upstream_not_allowed", "real_write_not_allowed", "secret_not_configured"] as const;
+export const PLAN_ERRORS = [
+  "not_found",
+  "no_current_revision",
+  "needs_authored_mock",
+  "invalid_definition",
+  "initial_state_conflict",
+  "upstream_not_configured",
+  "upstream_not_allowed",
+  "real_write_not_allowed",
+  "secret_not_configured",
+] as const;
 
 const attemptRead = { kind: "attempt_token", orApiKey: "AIManager:RunEvals" } as const;
 const lostAttempt = ["not_found", "harness_error"] as const;
@@ -150,10 +241,19 @@ export const simulationOperations: OperationDoc[] = [
     path: "/api/simulations",
     tag: "Simulations",
     summary: "Start a simulation",
-    description: "Pins tool operations (library revisions or inline definitions) and starts `attempts` attempts, each with its own token.",
+    description:
+      "Pins tool operations (library revisions or inline definitions) and starts `attempts` attempts, each with its own token.",
     access: RunEvals,
-    body: { schema: SimulationBody, example: { tools: [{ tool_id: "tool_01HZX3Q4V8KD2M7N5P6R9S0T1U" }], attempts: 1, lease_seconds: 3600 } },
-    responses: { 201: { description: "The simulation, its attempts and their tokens (shown this once).", schema: CreatedSimulation } },
+    body: {
+      schema: SimulationBody,
+      example: { tools: [{ tool_id: "tool_01HZX3Q4V8KD2M7N5P6R9S0T1U" }], attempts: 1, lease_seconds: 3600 },
+    },
+    responses: {
+      201: {
+        description: "The simulation, its attempts and their tokens (shown this once).",
+        schema: CreatedSimulation,
+      },
+    },
     errors: [...JSON_BODY_ERRORS, ...PLAN_ERRORS],
   },
   {
@@ -164,7 +264,12 @@ export const simulationOperations: OperationDoc[] = [
     description: "Newest first, paged.",
     access: RunEvals,
     query: PAGING,
-    responses: { 200: { description: "A page of simulations.", schema: page("SimulationPage", z.object({ ...SimulationSummary, attempt_count: z.number().int() })) } },
+    responses: {
+      200: {
+        description: "A page of simulations.",
+        schema: page("SimulationPage", z.object({ ...SimulationSummary, attempt_count: z.number().int() })),
+      },
+    },
     errors: ["invalid_request"],
   },
   {
@@ -182,11 +287,22 @@ export const simulationOperations: OperationDoc[] = [
     path: "/api/attempts/:id/dispatch",
     tag: "Attempts",
     summary: "Dispatch one tool call",
-    description: "The hot path. The body is the call's arguments; the answer's body is the mock's result exactly, and everything else is in x-toolproof-* headers. A tool input error (422) is the agent's to fix; a harness error (500) is not.",
+    description:
+      "The hot path. The body is the call's arguments; the answer's body is the mock's result exactly, and everything else is in x-toolproof-* headers. A tool input error (422) is the agent's to fix; a harness error (500) is not.",
     access: { kind: "attempt_token" },
     params: { id: "The attempt's id." },
-    body: { schema: DispatchRequest, example: { tool: "invoices__get_invoice", arguments: { invoice_id: "INV-10423" } } },
-    responses: { 200: { description: "The tool's result.", schema: ToolResult, headers: DISPATCH_HEADERS, example: { invoice_id: "INV-10423", supplier: "Contoso Freight", amount: 18450, status: "open" } } },
+    body: {
+      schema: DispatchRequest,
+      example: { tool: "invoices__get_invoice", arguments: { invoice_id: "INV-10423" } },
+    },
+    responses: {
+      200: {
+        description: "The tool's result.",
+        schema: ToolResult,
+        headers: DISPATCH_HEADERS,
+        example: { invoice_id: "INV-10423", supplier: "Contoso Freight", amount: 18450, status: "open" },
+      },
+    },
     errors: [...JSON_BODY_ERRORS, "tool_input_error", "call_limit", "call_id_reused", ...lostAttempt],
   },
   {
@@ -221,7 +337,10 @@ export const simulationOperations: OperationDoc[] = [
     description: "Every call in order, paged by `after` (the seq of the last call seen).",
     access: attemptRead,
     params: { id: "The attempt's id." },
-    query: queryParameters(evidenceQuery, { after: "Only calls after this seq (default 0).", limit: "Calls per page (default 1000)." }),
+    query: queryParameters(evidenceQuery, {
+      after: "Only calls after this seq (default 0).",
+      limit: "Calls per page (default 1000).",
+    }),
     responses: { 200: { description: "A page of calls.", schema: Evidence } },
     errors: ["invalid_request", "not_found", "internal_error"],
   },
@@ -237,8 +356,17 @@ export const simulationOperations: OperationDoc[] = [
     body: { schema: CompleteBody, example: { output: "Invoice INV-1001 is paid." } },
     responses: {
       200: { description: "The attempt, completed.", schema: Attempt },
-      202: { description: "An external agent's completion, stored; its repetition is being scored.", schema: ExternalCompleted },
+      202: {
+        description: "An external agent's completion, stored; its repetition is being scored.",
+        schema: ExternalCompleted,
+      },
     },
-    errors: [...JSON_BODY_ERRORS, "already_completed", "not_external_repetition", "repetition_timed_out", ...lostAttempt],
+    errors: [
+      ...JSON_BODY_ERRORS,
+      "already_completed",
+      "not_external_repetition",
+      "repetition_timed_out",
+      ...lostAttempt,
+    ],
   },
 ];

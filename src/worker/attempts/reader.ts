@@ -19,7 +19,9 @@ export async function authorizedReader(c: Context<AppEnv>): Promise<AttemptRow> 
     await authenticate(c, async () => undefined);
     const { tenantId, permissions } = c.var.principal;
     if (!permissions.has("AIManager:RunEvals") && !permissions.has("AIManager:Admin")) {
-      throw new ApiError("forbidden", "this API key lacks the permission AIManager:RunEvals", { required_permission: "AIManager:RunEvals" });
+      throw new ApiError("forbidden", "this API key lacks the permission AIManager:RunEvals", {
+        required_permission: "AIManager:RunEvals",
+      });
     }
     const attempt = isAttemptId(attemptId) ? await findAttempt(c.var.db, attemptId) : undefined;
     if (!attempt || attempt.tenant_id !== tenantId) throw new ApiError("not_found", "attempt not found");
@@ -30,7 +32,10 @@ export async function authorizedReader(c: Context<AppEnv>): Promise<AttemptRow> 
   if (!attempt || !constantTimeEqual(attempt.token_hash, tokenHash)) throw attemptUnauthorized();
   // D1's status says "expired" once the object's alarm has ended the lease and flushed.
   if (Date.parse(attempt.expires_at) <= systemClock.now() || attempt.status === "expired") {
-    throw new ApiError("token_expired", "the attempt's lease has ended, and its token with it; read it with an API key instead");
+    throw new ApiError(
+      "token_expired",
+      "the attempt's lease has ended, and its token with it; read it with an API key instead",
+    );
   }
   return attempt;
 }

@@ -45,7 +45,10 @@ export type CallRefusal =
   | { kind: "call_id_conflict"; call_id: string; seq: number | null }
   | { kind: "call_limit"; limit: number };
 
-export type DispatchReply = CallRefusal | { kind: "answer"; answer: Answer } | { kind: "forward"; forward: ForwardRequest };
+export type DispatchReply =
+  | CallRefusal
+  | { kind: "answer"; answer: Answer }
+  | { kind: "forward"; forward: ForwardRequest };
 
 /** A dispatch reply once any forward has been carried out and recorded. */
 export type RecordedReply = Exclude<DispatchReply, { kind: "forward" }>;
@@ -81,7 +84,10 @@ export interface ToolListing {
   annotations: JsonObject | null;
 }
 
-export type DescribeReply = UnauthorizedReply | MissingReply | { kind: "ok"; tools: ToolListing[]; lease_ended: boolean };
+export type DescribeReply =
+  | UnauthorizedReply
+  | MissingReply
+  | { kind: "ok"; tools: ToolListing[]; lease_ended: boolean };
 
 export interface AttemptSnapshot {
   id: string;
@@ -124,7 +130,11 @@ export type CallsReply = MissingReply | { kind: "ok"; calls: EvidenceRow[] };
  * its evidence is in D1 and the object leaves memory; `failed`: D1 refused the copy, so the object
  * stays and its alarm retries.
  */
-export type ReleaseReply = MissingReply | { kind: "unauthorized" } | { kind: "released"; last_seq: number } | { kind: "failed"; message: string };
+export type ReleaseReply =
+  | MissingReply
+  | { kind: "unauthorized" }
+  | { kind: "released"; last_seq: number }
+  | { kind: "failed"; message: string };
 
 export interface AttemptMethods {
   setup(setup: AttemptSetup): SetupReply;
@@ -145,5 +155,7 @@ export interface AttemptMethods {
  * Declared by hand because the runtime's generated stub types recurse without end on JSON values.
  */
 export type AttemptRpc = {
-  [K in keyof AttemptMethods]: (...args: Parameters<AttemptMethods[K]>) => Promise<Awaited<ReturnType<AttemptMethods[K]>>>;
+  [K in keyof AttemptMethods]: (
+    ...args: Parameters<AttemptMethods[K]>
+  ) => Promise<Awaited<ReturnType<AttemptMethods[K]>>>;
 };

@@ -36,7 +36,9 @@ export function refusalError(reply: ObjectRefusal): ApiError {
         { call_id: reply.call_id, seq: reply.seq },
       );
     case "call_limit":
-      return new ApiError("call_limit", `this attempt has made the most calls one attempt may make (${reply.limit})`, { limit: reply.limit });
+      return new ApiError("call_limit", `this attempt has made the most calls one attempt may make (${reply.limit})`, {
+        limit: reply.limit,
+      });
   }
 }
 
@@ -54,7 +56,9 @@ export function harnessError(kind: string, message: string, details: unknown = [
 /** The recorded error of a call that did not end in a result (a tool input error or a harness error). */
 export function answerError(answer: Answer): ApiError {
   const error: EvidenceError =
-    answer.error === null ? { code: "harness_error", kind: "internal", message: "no answer was recorded", details: [] } : parseEvidenceError(answer.error);
+    answer.error === null
+      ? { code: "harness_error", kind: "internal", message: "no answer was recorded", details: [] }
+      : parseEvidenceError(answer.error);
   if (error.code === "tool_input_error") return new ApiError("tool_input_error", error.message, error.details);
   return harnessError(error.kind ?? "internal", error.message, error.details);
 }

@@ -52,14 +52,25 @@ attemptRoutes.get("/:id", async (c) => {
 });
 
 export const evidenceQuery = z.strictObject({
-  after: z.coerce.number({ error: "expected a whole number" }).int("expected a whole number").min(0, "expected 0 or more").optional(),
-  limit: z.coerce.number({ error: "expected a whole number" }).int("expected a whole number").min(1, "expected 1 or more").max(EVIDENCE_PAGE_MAX, `expected at most ${EVIDENCE_PAGE_MAX}`).optional(),
+  after: z.coerce
+    .number({ error: "expected a whole number" })
+    .int("expected a whole number")
+    .min(0, "expected 0 or more")
+    .optional(),
+  limit: z.coerce
+    .number({ error: "expected a whole number" })
+    .int("expected a whole number")
+    .min(1, "expected 1 or more")
+    .max(EVIDENCE_PAGE_MAX, `expected at most ${EVIDENCE_PAGE_MAX}`)
+    .optional(),
 });
 
 attemptRoutes.get("/:id/evidence", async (c) => {
   const query = evidenceQuery.safeParse(c.req.query());
   if (!query.success) {
-    throw invalidRequest(query.error.issues.map((issue) => ({ path: `?${issue.path.join(".")}`, message: issue.message })));
+    throw invalidRequest(
+      query.error.issues.map((issue) => ({ path: `?${issue.path.join(".")}`, message: issue.message })),
+    );
   }
   const attempt = await authorizedReader(c);
   // Copy whatever the object has not flushed yet, so D1 alone answers "every call".
@@ -120,7 +131,12 @@ attemptRoutes.all("/:id/mcp", mcpHandler);
  * attempt they get a 409 that says so, not the unknown-field 400 (which would suggest a typo).
  * The token is checked first, so the answer tells nothing to someone without it.
  */
-async function refuseExternalFields(c: Context<AppEnv>, attemptId: string, tokenHash: string, raw: unknown): Promise<void> {
+async function refuseExternalFields(
+  c: Context<AppEnv>,
+  attemptId: string,
+  tokenHash: string,
+  raw: unknown,
+): Promise<void> {
   if (!isJsonObject(raw) || !EXTERNAL_ONLY_FIELDS.some((field) => field in raw)) return;
   const attempt = await findAttempt(c.var.db, attemptId);
   if (!attempt || !constantTimeEqual(attempt.token_hash, tokenHash)) throw attemptUnauthorized();
@@ -147,7 +163,9 @@ function attemptView(snapshot: AttemptSnapshot) {
     calls: snapshot.calls,
     tool_input_errors: snapshot.tool_input_errors,
     harness_errors: snapshot.harness_errors,
-    ...(snapshot.real_calls === undefined ? {} : { real_calls: snapshot.real_calls, contract_violations: snapshot.contract_violations ?? 0 }),
+    ...(snapshot.real_calls === undefined
+      ? {}
+      : { real_calls: snapshot.real_calls, contract_violations: snapshot.contract_violations ?? 0 }),
     expires_at: snapshot.expires_at,
     lease_ended: snapshot.lease_ended,
     completion: snapshot.completion,

@@ -36,6 +36,10 @@ export function sharedOperation(operation: PinnedOperation): PinnedOperation {
     if (oldest.done === true) break;
     shared.delete(oldest.value);
   }
-  shared.set(key, { input_schema: operation.input_schema, output_schema: operation.output_schema, definition: operation.definition });
+  shared.set(key, {
+    input_schema: operation.input_schema,
+    output_schema: operation.output_schema,
+    definition: operation.definition,
+  });
   return operation;
 }

@@ -17,10 +17,23 @@ import { Hono } from "hono";
 import { z } from "zod";
 import { sha256Hex } from "../../adapters/crypto.js";
 import { encodeCursor } from "../../adapters/d1/json-column.js";
-import { getSimulation, insertSimulation, listSimulations, toolLibrary, type AttemptRow, type SimulationRecord } from "../../adapters/d1/simulations.js";
+import {
+  getSimulation,
+  insertSimulation,
+  listSimulations,
+  toolLibrary,
+  type AttemptRow,
+  type SimulationRecord,
+} from "../../adapters/d1/simulations.js";
 import type { Problem } from "../../core/json.js";
 import type { SchemaValidator } from "../../core/ports.js";
-import { attemptSetup, entryProblems, pinnedRecord, planSimulation, type ToolEntry } from "../../core/simulation/plan.js";
+import {
+  attemptSetup,
+  entryProblems,
+  pinnedRecord,
+  planSimulation,
+  type ToolEntry,
+} from "../../core/simulation/plan.js";
 import type { PinnedRecord } from "../../core/simulation/setup.js";
 import { mayPass, statusWithoutObject, type AttemptStatus } from "../../core/simulation/status.js";
 import { attemptStub, newAttemptToken } from "./access.js";
@@ -43,7 +56,9 @@ const MAX_TOOL_ENTRIES = 50;
 /** Inline definitions may be 100 KB each. */
 const SIMULATION_BODY_LIMIT = 4 * 1024 * 1024;
 
-const variantName = z.string().regex(/^[A-Za-z0-9_.-]{1,64}$/, "expected a variant name (1 to 64 letters, digits, '_', '.' or '-')");
+const variantName = z
+  .string()
+  .regex(/^[A-Za-z0-9_.-]{1,64}$/, "expected a variant name (1 to 64 letters, digits, '_', '.' or '-')");
 export const libraryEntry = z.strictObject({
   tool_id: z.string().min(1, "expected a tool id").max(200, "expected at most 200 characters"),
   operation_id: z.string().min(1).max(200).optional(),
@@ -65,8 +80,16 @@ export const inlineEntry = z.strictObject({
   variant: variantName.optional(),
 });
 export const simulationRequest = z.strictObject({
-  tools: z.array(z.unknown()).min(1, "expected at least one tool").max(MAX_TOOL_ENTRIES, `expected at most ${MAX_TOOL_ENTRIES} tools`),
-  attempts: z.number().int("expected a whole number").min(1, "expected 1 or more").max(MAX_ATTEMPTS, `expected at most ${MAX_ATTEMPTS}`).default(1),
+  tools: z
+    .array(z.unknown())
+    .min(1, "expected at least one tool")
+    .max(MAX_TOOL_ENTRIES, `expected at most ${MAX_TOOL_ENTRIES} tools`),
+  attempts: z
+    .number()
+    .int("expected a whole number")
+    .min(1, "expected 1 or more")
+    .max(MAX_ATTEMPTS, `expected at most ${MAX_ATTEMPTS}`)
+    .default(1),
   lease_seconds: z
     .number()
     .int("expected a whole number of seconds")
@@ -86,7 +109,9 @@ simulationRoutes.post("/", requirePermission("AIManager:RunEvals"), async (c) =>
 
   const entries = parseEntries(body.tools, validator);
   if (entries.problems.length > 0) throw invalidRequest(entries.problems);
-  const realModes = entries.valid.flatMap((entry, index) => ("mode" in entry && entry.mode === "real" ? [`/tools/${index}/mode`] : []));
+  const realModes = entries.valid.flatMap((entry, index) =>
+    "mode" in entry && entry.mode === "real" ? [`/tools/${index}/mode`] : [],
+  );
   requireRealTools(c.var.principal, realModes);
   const real = realModes.length > 0 ? await realToolContext(c.env, c.var.db, tenantId, body.policy) : undefined;
   const planned = await planSimulation(entries.valid, { library: toolLibrary(c.var.db, tenantId), validator, real });
@@ -97,27 +122,50 @@ simulationRoutes.post("/", requirePermission("AIManager:RunEvals"), async (c) =>
   const expiresAt = Date.now() + body.lease_seconds * 1000;
   const attempts = Array.from({ length: body.attempts }, () => {
     const token = newAttemptToken();
-    return { id: c.var.ids.id("att"), token, token_hash: sha256Hex(token), expires_at: new Date(expiresAt).toISOString() };
+    return {
+      id: c.var.ids.id("att"),
+      token,
+      token_hash: sha256Hex(token),
+      expires_at: new Date(expiresAt).toISOString(),
+    };
   });
   // Objects first, D1 after: see the header.
   const replies = await Promise.all(
     attempts.map((attempt) =>
       attemptStub(c.env, attempt.id).setup(
-        attemptSetup(plan, { attempt_id: attempt.id, simulation_id: simulationId, tenant_id: tenantId, token_hash: attempt.token_hash, expires_at: expiresAt }),
+        attemptSetup(plan, {
+          attempt_id: attempt.id,
+          simulation_id: simulationId,
+          tenant_id: tenantId,
+          token_hash: attempt.token_hash,
+          expires_at: expiresAt,
+        }),
       ),
     ),
   );
   const refused = replies.find((reply) => reply.kind === "conflict");
   if (refused) throw new Error(`attempt object refused its setup: ${refused.message}`);
   const records = plan.operations.map(pinnedRecord);
-  await insertSimulation(c.var.db, { id: simulationId, tenantId, createdBy: keyId, leaseSeconds: body.lease_seconds, pinned: records, attempts });
+  await insertSimulation(c.var.db, {
+    id: simulationId,
+    tenantId,
+    createdBy: keyId,
+    leaseSeconds: body.lease_seconds,
+    pinned: records,
+    attempts,
+  });
 
   const origin = new URL(c.req.url).origin;
   return c.json(
     {
       id: simulationId,
       lease_seconds: body.lease_seconds,
-      attempts: attempts.map((attempt) => ({ id: attempt.id, token: attempt.token, ...attemptUrls(origin, attempt.id), expires_at: attempt.expires_at })),
+      attempts: attempts.map((attempt) => ({
+        id: attempt.id,
+        token: attempt.token,
+        ...attemptUrls(origin, attempt.id),
+        expires_at: attempt.expires_at,
+      })),
       pinned: records.map(pinnedView),
     },
     201,
@@ -126,7 +174,9 @@ simulationRoutes.post("/", requirePermission("AIManager:RunEvals"), async (c) =>
 
 simulationRoutes.get("/", requirePermission("AIManager:RunEvals"), async (c) => {
   const limit = pageLimit(c);
-  const after = pageCursor(c, ([created_at, id]) => (typeof created_at === "string" && typeof id === "string" ? { created_at, id } : undefined));
+  const after = pageCursor(c, ([created_at, id]) =>
+    typeof created_at === "string" && typeof id === "string" ? { created_at, id } : undefined,
+  );
   const page = await listSimulations(c.var.db, c.var.principal.tenantId, { limit, after });
   return c.json({
     items: page.items.map((simulation) => ({ ...simulationView(simulation), attempt_count: simulation.attempt_count })),
@@ -141,14 +191,23 @@ simulationRoutes.get("/:id", requirePermission("AIManager:RunEvals"), async (c) 
   const attempts = await Promise.all(
     found.attempts.map(async (attempt) => {
       const status = await attemptStatus(c.env, attempt);
-      return { id: attempt.id, status, may_pass: mayPass(status), expires_at: attempt.expires_at, ...attemptUrls(origin, attempt.id) };
+      return {
+        id: attempt.id,
+        status,
+        may_pass: mayPass(status),
+        expires_at: attempt.expires_at,
+        ...attemptUrls(origin, attempt.id),
+      };
     }),
   );
   return c.json({ ...simulationView(found.simulation), attempts });
 });
 
 /** Each entry's shape, and what planning would find wrong with the entries that have it, all at once. */
-function parseEntries(raw: readonly unknown[], validator: SchemaValidator): { valid: ToolEntry[]; problems: Problem[] } {
+function parseEntries(
+  raw: readonly unknown[],
+  validator: SchemaValidator,
+): { valid: ToolEntry[]; problems: Problem[] } {
   const problems: Problem[] = [];
   const valid: ToolEntry[] = [];
   raw.forEach((entry, index) => {
@@ -156,7 +215,8 @@ function parseEntries(raw: readonly unknown[], validator: SchemaValidator): { va
     const schema = isInline ? inlineEntry : libraryEntry;
     const parsed = schema.safeParse(entry);
     if (!parsed.success) {
-      for (const problem of hintedProblems(parsed.error, schema)) problems.push({ path: `/tools/${index}${problem.path}`, message: problem.message });
+      for (const problem of hintedProblems(parsed.error, schema))
+        problems.push({ path: `/tools/${index}${problem.path}`, message: problem.message });
     } else {
       problems.push(...entryProblems(parsed.data, `/tools/${index}`, validator));
       valid.push(parsed.data);
@@ -199,5 +259,8 @@ function pinnedView(record: Omit<PinnedRecord, "inline">) {
 }
 
 function attemptUrls(origin: string, attemptId: string): { dispatch_url: string; mcp_url: string } {
-  return { dispatch_url: `${origin}/api/attempts/${attemptId}/dispatch`, mcp_url: `${origin}/api/attempts/${attemptId}/mcp` };
+  return {
+    dispatch_url: `${origin}/api/attempts/${attemptId}/dispatch`,
+    mcp_url: `${origin}/api/attempts/${attemptId}/mcp`,
+  };
 }

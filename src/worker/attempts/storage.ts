@@ -9,7 +9,14 @@
  * in order, in one transaction. Objects created before versioning have the version-1 tables and
  * no `meta` table; they count as version 0 and migrate like any other.
  */
-import { EVIDENCE_COLUMNS, evidenceRowOf, evidenceValues, REAL_CALL_COUNTS, type EvidenceRow, type RealCallCounts } from "../../core/simulation/evidence.js";
+import {
+  EVIDENCE_COLUMNS,
+  evidenceRowOf,
+  evidenceValues,
+  REAL_CALL_COUNTS,
+  type EvidenceRow,
+  type RealCallCounts,
+} from "../../core/simulation/evidence.js";
 import type { AttemptSetup } from "../../core/simulation/setup.js";
 import type { AttemptStatus } from "../../core/simulation/status.js";
 import { applyPending, schemaVersion, type Migration } from "../platform/object-schema.js";
@@ -145,9 +152,16 @@ export class AttemptStorage {
    * version, one read of the attempt (no transaction at all).
    */
   open(migrations: readonly Migration[] = MIGRATIONS): StoredAttempt | null {
-    const tables = new Set(this.sql.exec<{ name: string }>(`SELECT name FROM sqlite_master WHERE type = 'table' AND name IN ('attempt', 'meta')`).toArray().map((row) => row.name));
+    const tables = new Set(
+      this.sql
+        .exec<{ name: string }>(`SELECT name FROM sqlite_master WHERE type = 'table' AND name IN ('attempt', 'meta')`)
+        .toArray()
+        .map((row) => row.name),
+    );
     if (!tables.has("attempt")) return null;
-    const version = tables.has("meta") ? (this.sql.exec<{ schema_version: number }>(`SELECT schema_version FROM meta`).toArray()[0]?.schema_version ?? 0) : 0;
+    const version = tables.has("meta")
+      ? (this.sql.exec<{ schema_version: number }>(`SELECT schema_version FROM meta`).toArray()[0]?.schema_version ?? 0)
+      : 0;
     if (migrations.some((step) => step.version > version)) this.migrate(migrations);
     return this.readAttempt();
   }
@@ -156,13 +170,24 @@ export class AttemptStorage {
   create(setup: AttemptSetup): void {
     this.transactionSync(() => {
       applyPending(this.sql, MIGRATIONS);
-      this.sql.exec(`INSERT INTO attempt (id, setup, status, expires_at) VALUES (1, ?, 'active', ?)`, JSON.stringify(setup), setup.expires_at);
+      this.sql.exec(
+        `INSERT INTO attempt (id, setup, status, expires_at) VALUES (1, ?, 'active', ?)`,
+        JSON.stringify(setup),
+        setup.expires_at,
+      );
     });
   }
 
   readAttempt(): StoredAttempt {
     const row = this.sql
-      .exec<{ setup: string; status: string; expires_at: number; lease_ended: number; completion: string | null; max_seq: number | null }>(
+      .exec<{
+        setup: string;
+        status: string;
+        expires_at: number;
+        lease_ended: number;
+        completion: string | null;
+        max_seq: number | null;
+      }>(
         `SELECT setup, status, expires_at, lease_ended, completion, (SELECT max(seq) FROM calls) AS max_seq FROM attempt`,
       )
       .one();
@@ -180,7 +205,11 @@ export class AttemptStorage {
 
   /** The lease as storage has it (the alarm trusts storage, not memory). */
   readLease(): { expiresAt: number; leaseEnded: boolean; status: string } {
-    const row = this.sql.exec<{ expires_at: number; lease_ended: number; status: string }>(`SELECT expires_at, lease_ended, status FROM attempt`).one();
+    const row = this.sql
+      .exec<{ expires_at: number; lease_ended: number; status: string }>(
+        `SELECT expires_at, lease_ended, status FROM attempt`,
+      )
+      .one();
     return { expiresAt: row.expires_at, leaseEnded: row.lease_ended === 1, status: row.status };
   }
 
@@ -220,7 +249,12 @@ export class AttemptStorage {
   }
 
   forwardById(callId: string): ForwardOut | undefined {
-    return this.sql.exec<{ call_id: string; tool: string; operation_id: string; arguments: string; deadline: number }>(`SELECT call_id, tool, operation_id, arguments, deadline FROM forwards WHERE call_id = ?`, callId).toArray()[0];
+    return this.sql
+      .exec<{ call_id: string; tool: string; operation_id: string; arguments: string; deadline: number }>(
+        `SELECT call_id, tool, operation_id, arguments, deadline FROM forwards WHERE call_id = ?`,
+        callId,
+      )
+      .toArray()[0];
   }
 
   /** Marks a call as out (replacing a mark whose deadline passed: the call is handed out again). */
@@ -242,7 +276,10 @@ export class AttemptStorage {
 
   /** Every call in seq order, after `afterSeq`, at most `limit`. */
   callsAfter(afterSeq: number, limit: number): EvidenceRow[] {
-    return this.sql.exec<SqlRow>(`SELECT ${CALL_COLUMNS} FROM calls WHERE seq > ? ORDER BY seq LIMIT ?`, afterSeq, limit).toArray().map(evidenceRowOf);
+    return this.sql
+      .exec<SqlRow>(`SELECT ${CALL_COLUMNS} FROM calls WHERE seq > ? ORDER BY seq LIMIT ?`, afterSeq, limit)
+      .toArray()
+      .map(evidenceRowOf);
   }
 
   counts(): CallCounts {
@@ -258,7 +295,9 @@ export class AttemptStorage {
 
   /** Calls forwarded to real handlers, and those whose real answer broke the output schema. */
   realCounts(): RealCallCounts {
-    return this.sql.exec<{ real_calls: number; contract_violations: number }>(`SELECT ${REAL_CALL_COUNTS} FROM calls`).one();
+    return this.sql
+      .exec<{ real_calls: number; contract_violations: number }>(`SELECT ${REAL_CALL_COUNTS} FROM calls`)
+      .one();
   }
 
   readCompletion(): string | null {
@@ -271,12 +310,21 @@ export class AttemptStorage {
         `SELECT flushed_seq, changes, flushed_changes, completion FROM attempt`,
       )
       .one();
-    return { flushedSeq: row.flushed_seq, changes: row.changes, flushedChanges: row.flushed_changes, completion: row.completion };
+    return {
+      flushedSeq: row.flushed_seq,
+      changes: row.changes,
+      flushedChanges: row.flushed_changes,
+      completion: row.completion,
+    };
   }
 
   /** Records that D1 holds every call up to `lastSeq` and every change up to `changes`. */
   markFlushed(lastSeq: number, changes: number): void {
-    this.sql.exec(`UPDATE attempt SET flushed_seq = max(flushed_seq, ?), flushed_changes = max(flushed_changes, ?)`, lastSeq, changes);
+    this.sql.exec(
+      `UPDATE attempt SET flushed_seq = max(flushed_seq, ?), flushed_changes = max(flushed_changes, ?)`,
+      lastSeq,
+      changes,
+    );
   }
 
   hasUnflushed(): boolean {

@@ -12,7 +12,10 @@ import { RETENTION_MS } from "./lifetimes.js";
 import type { AttemptSnapshot } from "./replies.js";
 
 export async function storedSnapshot(db: Database, attempt: AttemptRow): Promise<AttemptSnapshot> {
-  const [counts, real] = await Promise.all([countEvidence(db, attempt.id), countRealEvidence(db, attempt.id, attempt.simulation_id)]);
+  const [counts, real] = await Promise.all([
+    countEvidence(db, attempt.id),
+    countRealEvidence(db, attempt.id, attempt.simulation_id),
+  ]);
   return {
     id: attempt.id,
     simulation_id: attempt.simulation_id,

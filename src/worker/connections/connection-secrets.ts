@@ -12,14 +12,27 @@ export interface ConnectionSecrets {
   headers: Record<string, string>;
 }
 
-export function sealConnectionSecrets(key: CryptoKey, tenantId: string, name: string, secrets: ConnectionSecrets): Promise<string> {
-  return seal(key, JSON.stringify({ api_key: secrets.api_key, headers: secrets.headers }), connectionContext(tenantId, name));
+export function sealConnectionSecrets(
+  key: CryptoKey,
+  tenantId: string,
+  name: string,
+  secrets: ConnectionSecrets,
+): Promise<string> {
+  return seal(
+    key,
+    JSON.stringify({ api_key: secrets.api_key, headers: secrets.headers }),
+    connectionContext(tenantId, name),
+  );
 }
 
 /** The secrets, or undefined when they do not open (another secret, another row, altered). */
-export async function openConnectionSecrets(key: CryptoKey, row: Pick<StoredConnection, "tenant_id" | "name" | "sealed">): Promise<ConnectionSecrets | undefined> {
+export async function openConnectionSecrets(
+  key: CryptoKey,
+  row: Pick<StoredConnection, "tenant_id" | "name" | "sealed">,
+): Promise<ConnectionSecrets | undefined> {
   const parsed = await openJson(key, row.sealed, connectionContext(row.tenant_id, row.name));
-  if (typeof parsed !== "object" || parsed === null || !("api_key" in parsed) || !("headers" in parsed)) return undefined;
+  if (typeof parsed !== "object" || parsed === null || !("api_key" in parsed) || !("headers" in parsed))
+    return undefined;
   const { api_key, headers } = parsed;
   if (typeof api_key !== "string" || typeof headers !== "object" || headers === null) return undefined;
   const values: Record<string, string> = {};

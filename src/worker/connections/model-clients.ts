@@ -16,11 +16,22 @@ export type OpenedConnection =
   | { ok: false; reason: "not_found" | "secret_missing" | "unreadable"; message: string };
 
 /** A stored connection with its secrets opened. */
-export async function openStoredConnection(env: Env, db: Database, tenantId: string, name: string): Promise<OpenedConnection> {
+export async function openStoredConnection(
+  env: Env,
+  db: Database,
+  tenantId: string,
+  name: string,
+): Promise<OpenedConnection> {
   const row = await findConnection(db, tenantId, name);
-  if (!row) return { ok: false, reason: "not_found", message: `there is no model connection "${name}": create it with PUT /api/connections/${encodeURIComponent(name)}` };
+  if (!row)
+    return {
+      ok: false,
+      reason: "not_found",
+      message: `there is no model connection "${name}": create it with PUT /api/connections/${encodeURIComponent(name)}`,
+    };
   const key = await sealingKey(env.TOOLPROOF_SECRET);
-  if (!key.ok) return { ok: false, reason: "secret_missing", message: `connection "${name}" cannot be used: ${key.message}` };
+  if (!key.ok)
+    return { ok: false, reason: "secret_missing", message: `connection "${name}" cannot be used: ${key.message}` };
   const secrets = await openConnectionSecrets(key.key, row);
   if (!secrets) return { ok: false, reason: "unreadable", message: unreadableMessage(name) };
   return { ok: true, config: connectionConfig(row, secrets) };
@@ -31,13 +42,25 @@ export async function modelClientFor(
   db: Database,
   tenantId: string,
   name: string,
-): Promise<{ ok: true; client: ModelClient; connection: { name: string; model: string; max_concurrency: number; structured_output: boolean } } | { ok: false; message: string }> {
+): Promise<
+  | {
+      ok: true;
+      client: ModelClient;
+      connection: { name: string; model: string; max_concurrency: number; structured_output: boolean };
+    }
+  | { ok: false; message: string }
+> {
   const opened = await openStoredConnection(env, db, tenantId, name);
   if (!opened.ok) return { ok: false, message: opened.message };
   const { config } = opened;
   return {
     ok: true,
     client: openAIModelClient(config, Date.now, { probe: tcpProbe }),
-    connection: { name: config.name, model: config.model, max_concurrency: config.max_concurrency, structured_output: config.structured_output },
+    connection: {
+      name: config.name,
+      model: config.model,
+      max_concurrency: config.max_concurrency,
+      structured_output: config.structured_output,
+    },
   };
 }

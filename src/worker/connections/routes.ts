@@ -8,7 +8,13 @@
  */
 import { Hono, type Context } from "hono";
 import { z } from "zod";
-import { deleteConnection, findConnection, listConnections, putConnection, type StoredConnection } from "../../adapters/d1/connections.js";
+import {
+  deleteConnection,
+  findConnection,
+  listConnections,
+  putConnection,
+  type StoredConnection,
+} from "../../adapters/d1/connections.js";
 import { encodeCursor } from "../../adapters/d1/json-column.js";
 import { tcpProbe } from "../../adapters/model/tcp-probe.js";
 import { openAIModelClient } from "../../adapters/model/openai-client.js";
@@ -27,8 +33,17 @@ import { documentName as connectionName } from "../http/document-body.js";
 import { RESOURCE_NAME } from "../../core/names.js";
 
 export const CONNECTION_BODY_LIMIT = 64 * 1024;
-export const CONNECTION_DEFAULTS = { timeout_ms: 60_000, max_retries: 2, max_concurrency: 8, structured_output: true } as const;
-export const CONNECTION_BOUNDS = { timeout_ms: [1_000, 600_000], max_retries: [0, 10], max_concurrency: [1, 64] } as const;
+export const CONNECTION_DEFAULTS = {
+  timeout_ms: 60_000,
+  max_retries: 2,
+  max_concurrency: 8,
+  structured_output: true,
+} as const;
+export const CONNECTION_BOUNDS = {
+  timeout_ms: [1_000, 600_000],
+  max_retries: [0, 10],
+  max_concurrency: [1, 64],
+} as const;
 /** The connection test waits at most this long, and never retries: it reports what the first try met. */
 export const TEST_TIMEOUT_MS = 30_000;
 const MAX_HEADERS = 32;
@@ -40,13 +55,24 @@ const RESERVED_HEADERS = new Set(["content-type", "content-length", "host", "con
 const bounded = (field: keyof typeof CONNECTION_BOUNDS) => {
   const [min, max] = CONNECTION_BOUNDS[field];
   const message = `expected a whole number from ${min} to ${max}`;
-  return z.number({ error: (issue) => (issue.input === undefined ? "required" : message) }).int(message).min(min, message).max(max, message);
+  return z
+    .number({ error: (issue) => (issue.input === undefined ? "required" : message) })
+    .int(message)
+    .min(min, message)
+    .max(max, message);
 };
 
 export const connectionBody = z.strictObject({
   base_url: z.string().max(2048, "expected at most 2048 characters"),
-  model: z.string().min(1, "expected the model name (or the Azure deployment)").max(256, "expected at most 256 characters"),
-  api_key: z.string().min(1, "expected the endpoint's API key").max(8192, "expected at most 8192 characters").optional(),
+  model: z
+    .string()
+    .min(1, "expected the model name (or the Azure deployment)")
+    .max(256, "expected at most 256 characters"),
+  api_key: z
+    .string()
+    .min(1, "expected the endpoint's API key")
+    .max(8192, "expected at most 8192 characters")
+    .optional(),
   api_version: z
     .string()
     .regex(/^[A-Za-z0-9._-]{1,64}$/, "expected an Azure API version such as 2024-10-21")
@@ -86,7 +112,10 @@ connectionRoutes.get("/", async (c) => {
   const limit = pageLimit(c);
   const after = pageCursor(c, ([name]) => (typeof name === "string" && RESOURCE_NAME.test(name) ? name : undefined));
   const page = await listConnections(c.var.db, c.var.principal.tenantId, { limit, after });
-  return c.json({ items: page.items.map(connectionView), next_cursor: page.next === undefined ? null : encodeCursor([page.next]) });
+  return c.json({
+    items: page.items.map(connectionView),
+    next_cursor: page.next === undefined ? null : encodeCursor([page.next]),
+  });
 });
 
 connectionRoutes.put("/:name", async (c) => {
@@ -102,10 +131,20 @@ connectionRoutes.put("/:name", async (c) => {
   let kept: { api_key: string; headers: Record<string, string> } | undefined;
   if (existing && (body.api_key === undefined || body.headers === undefined)) {
     kept = await openConnectionSecrets(key, existing);
-    if (!kept) throw new ApiError("connection_key_unreadable", `${unreadableMessage(name)} (or send both api_key and headers to replace them)`);
+    if (!kept)
+      throw new ApiError(
+        "connection_key_unreadable",
+        `${unreadableMessage(name)} (or send both api_key and headers to replace them)`,
+      );
   }
   const apiKey = body.api_key ?? kept?.api_key;
-  if (apiKey === undefined) throw invalidRequest([{ path: "/api_key", message: "required when creating a connection (on a replace, leave it out to keep the stored key)" }]);
+  if (apiKey === undefined)
+    throw invalidRequest([
+      {
+        path: "/api_key",
+        message: "required when creating a connection (on a replace, leave it out to keep the stored key)",
+      },
+    ]);
   const headers = body.headers === undefined ? (kept?.headers ?? {}) : { ...body.headers };
 
   const stored = await putConnection(c.var.db, {
@@ -148,7 +187,8 @@ connectionRoutes.delete("/:name", async (c) => {
  */
 connectionRoutes.post("/:name/test", async (c) => {
   const name = connectionName(c.req.param("name"));
-  if (Number(c.req.header("content-length") ?? "0") > 0 || c.req.header("transfer-encoding")) await readBodyWithHints(c, testBody, 1024);
+  if (Number(c.req.header("content-length") ?? "0") > 0 || c.req.header("transfer-encoding"))
+    await readBodyWithHints(c, testBody, 1024);
   await requireSealingKey(c);
   const opened = await openStoredConnection(c.env, c.var.db, c.var.principal.tenantId, name);
   if (!opened.ok) {
@@ -158,15 +198,19 @@ connectionRoutes.post("/:name/test", async (c) => {
   }
   const config = { ...opened.config, max_retries: 0, timeout_ms: Math.min(opened.config.timeout_ms, TEST_TIMEOUT_MS) };
   // No max_tokens: reasoning models refuse the parameter, and one word is cheap either way.
-  const result = await openAIModelClient(config, Date.now, { probe: tcpProbe }).chat({ messages: [{ role: "user", content: "Reply with the single word: ok" }] });
-  if (result.ok) return c.json({ ok: true, connection: name, model: config.model, latency_ms: result.answer.latency_ms });
+  const result = await openAIModelClient(config, Date.now, { probe: tcpProbe }).chat({
+    messages: [{ role: "user", content: "Reply with the single word: ok" }],
+  });
+  if (result.ok)
+    return c.json({ ok: true, connection: name, model: config.model, latency_ms: result.answer.latency_ms });
   const { kind, status, message } = result.failure;
   return c.json({ ok: false, connection: name, model: config.model, kind, status, message });
 });
 
 async function requireSealingKey(c: Context<AppEnv>): Promise<CryptoKey> {
   const key = await sealingKey(c.env.TOOLPROOF_SECRET);
-  if (!key.ok) throw new ApiError("secret_not_configured", `model connections need the deployment secret: ${key.message}`);
+  if (!key.ok)
+    throw new ApiError("secret_not_configured", `model connections need the deployment secret: ${key.message}`);
   return key.key;
 }
 
@@ -201,7 +245,13 @@ function baseUrlProblems(raw: string): Problem[] {
   });
   if (checked.url === null) return checked.problems;
   if (checked.url.search !== "" || checked.url.hash !== "") {
-    return [{ path: "/base_url", message: "must not carry a query string or fragment (the client appends paths to it); put parameters in headers" }];
+    return [
+      {
+        path: "/base_url",
+        message:
+          "must not carry a query string or fragment (the client appends paths to it); put parameters in headers",
+      },
+    ];
   }
   return [];
 }
@@ -210,15 +260,29 @@ function headerProblems(headers: Record<string, string> | undefined): Problem[] 
   if (headers === undefined) return [];
   const problems: Problem[] = [];
   const names = Object.keys(headers);
-  if (names.length > MAX_HEADERS) problems.push({ path: "/headers", message: `expected at most ${MAX_HEADERS} headers` });
+  if (names.length > MAX_HEADERS)
+    problems.push({ path: "/headers", message: `expected at most ${MAX_HEADERS} headers` });
   const seen = new Set<string>();
   for (const name of names) {
     const value = headers[name] ?? "";
     const lower = name.toLowerCase();
-    if (!HEADER_NAME.test(name)) problems.push({ path: pointer("headers", name), message: "not a valid header name (letters, digits and !#$%&'*+.^_`|~-)" });
-    else if (RESERVED_HEADERS.has(lower)) problems.push({ path: pointer("headers", name), message: `${lower} is set by the HTTP client and cannot be configured` });
-    else if (seen.has(lower)) problems.push({ path: pointer("headers", name), message: "the same header is given twice (header names ignore case)" });
-    else if (/[\r\n\0]/.test(value)) problems.push({ path: pointer("headers", name), message: "a header value must not contain line breaks or NUL" });
+    if (!HEADER_NAME.test(name))
+      problems.push({
+        path: pointer("headers", name),
+        message: "not a valid header name (letters, digits and !#$%&'*+.^_`|~-)",
+      });
+    else if (RESERVED_HEADERS.has(lower))
+      problems.push({
+        path: pointer("headers", name),
+        message: `${lower} is set by the HTTP client and cannot be configured`,
+      });
+    else if (seen.has(lower))
+      problems.push({
+        path: pointer("headers", name),
+        message: "the same header is given twice (header names ignore case)",
+      });
+    else if (/[\r\n\0]/.test(value))
+      problems.push({ path: pointer("headers", name), message: "a header value must not contain line breaks or NUL" });
     seen.add(lower);
   }
   return problems;

@@ -33,26 +33,38 @@ const HEIGHT = 220;
 const PAD = { top: 24, right: 12, bottom: 36, left: 64 };
 
 /** The geometry of a bar chart (pure, so tests can check where a bar ends without parsing SVG). */
-export function barGeometry(bars: readonly Bar[], max: number): Array<{ x: number; y: number; width: number; height: number }> {
+export function barGeometry(
+  bars: readonly Bar[],
+  max: number,
+): Array<{ x: number; y: number; width: number; height: number }> {
   const plotW = WIDTH - PAD.left - PAD.right;
   const plotH = HEIGHT - PAD.top - PAD.bottom;
   const slot = plotW / Math.max(bars.length, 1);
   return bars.map((bar, i) => {
     const share = bar.value === null || max <= 0 ? 0 : Math.min(Math.max(bar.value / max, 0), 1);
     const height = Math.round(share * plotH * 10) / 10;
-    return { x: Math.round((PAD.left + i * slot + slot * 0.15) * 10) / 10, y: Math.round((PAD.top + plotH - height) * 10) / 10, width: Math.round(slot * 0.7 * 10) / 10, height };
+    return {
+      x: Math.round((PAD.left + i * slot + slot * 0.15) * 10) / 10,
+      y: Math.round((PAD.top + plotH - height) * 10) / 10,
+      width: Math.round(slot * 0.7 * 10) / 10,
+      height,
+    };
   });
 }
 
 export function BarChart(props: BarChartProps) {
   const geometry = barGeometry(props.bars, props.max);
   const baseline = HEIGHT - PAD.bottom;
-  const lineY = props.line ? PAD.top + (HEIGHT - PAD.top - PAD.bottom) * (1 - Math.min(Math.max(props.line.value / props.max, 0), 1)) : undefined;
+  const lineY = props.line
+    ? PAD.top + (HEIGHT - PAD.top - PAD.bottom) * (1 - Math.min(Math.max(props.line.value / props.max, 0), 1))
+    : undefined;
   return (
     <figure class="chart">
       <svg viewBox={`0 0 ${WIDTH} ${HEIGHT}`} role="img" aria-labelledby={`${props.id}-title ${props.id}-desc`}>
         <title id={`${props.id}-title`}>{props.title}</title>
-        <desc id={`${props.id}-desc`}>{`${props.description} ${props.bars.map((b) => `${b.label}: ${b.text}`).join("; ")}.`}</desc>
+        <desc
+          id={`${props.id}-desc`}
+        >{`${props.description} ${props.bars.map((b) => `${b.label}: ${b.text}`).join("; ")}.`}</desc>
         <line class="axis" x1={PAD.left} x2={WIDTH - PAD.right} y1={baseline} y2={baseline} />
         <line class="axis" x1={PAD.left} x2={PAD.left} y1={PAD.top} y2={baseline} />
         {[0, 0.5, 1].map((share) => {
@@ -66,7 +78,13 @@ export function BarChart(props: BarChartProps) {
             </g>
           );
         })}
-        <text class="axis-label" x={14} y={PAD.top + (HEIGHT - PAD.top - PAD.bottom) / 2} text-anchor="middle" transform={`rotate(-90 14 ${PAD.top + (HEIGHT - PAD.top - PAD.bottom) / 2})`}>
+        <text
+          class="axis-label"
+          x={14}
+          y={PAD.top + (HEIGHT - PAD.top - PAD.bottom) / 2}
+          text-anchor="middle"
+          transform={`rotate(-90 14 ${PAD.top + (HEIGHT - PAD.top - PAD.bottom) / 2})`}
+        >
           {props.yAxis.label}
         </text>
         {props.bars.map((bar, i) => {

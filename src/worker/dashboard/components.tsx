@@ -17,8 +17,18 @@ export function Badge(props: { tone: BadgeTone; children: Child; title?: string 
   );
 }
 
-const VERDICT_TONE: Record<RunVerdictName, BadgeTone> = { pass: "pass", fail: "fail", error: "warn", uncalibrated: "warn" };
-const VERDICT_WORD: Record<RunVerdictName, string> = { pass: "Pass", fail: "Fail", error: "Error", uncalibrated: "Uncalibrated" };
+const VERDICT_TONE: Record<RunVerdictName, BadgeTone> = {
+  pass: "pass",
+  fail: "fail",
+  error: "warn",
+  uncalibrated: "warn",
+};
+const VERDICT_WORD: Record<RunVerdictName, string> = {
+  pass: "Pass",
+  fail: "Fail",
+  error: "Error",
+  uncalibrated: "Uncalibrated",
+};
 
 /** A run's (or anything's) verdict; unknown values still show as words. */
 export function VerdictBadge(props: { verdict: string | null }) {
@@ -35,7 +45,10 @@ export function VerdictBadge(props: { verdict: string | null }) {
 export function StaleBadge(props: { stale: boolean | null }) {
   if (props.stale === null) return <Badge tone="neutral">No revision</Badge>;
   return props.stale ? (
-    <Badge tone="fail" title="The contract changed since this revision was saved: check the mock again and save a new revision">
+    <Badge
+      tone="fail"
+      title="The contract changed since this revision was saved: check the mock again and save a new revision"
+    >
       Stale
     </Badge>
   ) : (
@@ -64,7 +77,10 @@ export function ShortHash(props: { hash: string }) {
 
 export function Notice(props: { kind?: "info" | "error"; children: Child }) {
   return (
-    <div class={props.kind === "error" ? "notice notice-error" : "notice"} role={props.kind === "error" ? "alert" : undefined}>
+    <div
+      class={props.kind === "error" ? "notice notice-error" : "notice"}
+      role={props.kind === "error" ? "alert" : undefined}
+    >
       {props.children}
     </div>
   );
@@ -109,4 +125,3 @@ export function CompareForm(props: { action: string; idPrefix: string; numbers: 
     </form>
   );
 }
-

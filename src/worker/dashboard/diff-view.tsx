@@ -18,7 +18,11 @@ export function prettyJson(value: unknown): string {
 function sortKeys(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(sortKeys);
   if (typeof value === "object" && value !== null) {
-    return Object.fromEntries(Object.entries(value).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([k, v]) => [k, sortKeys(v)]));
+    return Object.fromEntries(
+      Object.entries(value)
+        .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+        .map(([k, v]) => [k, sortKeys(v)]),
+    );
   }
   return value;
 }
@@ -63,7 +67,9 @@ export function DiffView(props: { lines: DiffLine[]; fromLabel: string; toLabel:
   return (
     <section aria-label={`Changes from ${props.fromLabel} to ${props.toLabel}`}>
       <p class="diff-summary">
-        {added === 0 && removed === 0 ? `No changes between ${props.fromLabel} and ${props.toLabel}.` : `${added} line${added === 1 ? "" : "s"} added, ${removed} line${removed === 1 ? "" : "s"} removed (from ${props.fromLabel} to ${props.toLabel}).`}
+        {added === 0 && removed === 0
+          ? `No changes between ${props.fromLabel} and ${props.toLabel}.`
+          : `${added} line${added === 1 ? "" : "s"} added, ${removed} line${removed === 1 ? "" : "s"} removed (from ${props.fromLabel} to ${props.toLabel}).`}
       </p>
       <p class="hint">Lines marked + were added, lines marked − were removed.</p>
       <div class="diff" tabindex={0} role="region" aria-label="Line diff">

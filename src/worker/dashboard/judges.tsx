@@ -43,7 +43,10 @@ judgePages.get(
     const after = pageCursor(c, ([name]) => (typeof name === "string" && RESOURCE_NAME.test(name) ? name : undefined));
     const listed = await listSuites(c.var.db, tenantId, { limit: SUITES_PER_PAGE, after });
     const rows = await Promise.all(listed.items.map((s) => suiteJudge(c.var.db, tenantId, s.name)));
-    return judgesListPage(rows.filter((r): r is SuiteJudge => r !== undefined), listed.next === undefined ? undefined : `/judges?cursor=${seg(encodeCursor([listed.next]))}`);
+    return judgesListPage(
+      rows.filter((r): r is SuiteJudge => r !== undefined),
+      listed.next === undefined ? undefined : `/judges?cursor=${seg(encodeCursor([listed.next]))}`,
+    );
   }),
 );
 
@@ -57,12 +60,21 @@ judgePages.get(
   }),
 );
 
-async function suiteJudge(db: AppEnv["Variables"]["db"], tenantId: string, name: string): Promise<SuiteJudge | undefined> {
+async function suiteJudge(
+  db: AppEnv["Variables"]["db"],
+  tenantId: string,
+  name: string,
+): Promise<SuiteJudge | undefined> {
   const stored = await getSuiteVersion(db, tenantId, name);
   if (!stored) return undefined;
   const suite = storedSuite(stored);
   const calibration = suite.judge ? await suiteCalibration(db, tenantId, name, suite.judge) : null;
-  return { suite: name, suiteVersion: stored.version, calibration, requirement: suite.judge?.require_calibration ?? null };
+  return {
+    suite: name,
+    suiteVersion: stored.version,
+    calibration,
+    requirement: suite.judge?.require_calibration ?? null,
+  };
 }
 
 // ---- views (pure: data in, markup out) ----
@@ -95,7 +107,10 @@ export function judgesListPage(rows: SuiteJudge[], next: string | undefined): Pa
     body: (
       <>
         <h1>Judges</h1>
-        <p class="lede">How far each suite's judge agrees with the people who labelled its repetitions. Kappa is agreement beyond chance: 1 is perfect, 0 is chance.</p>
+        <p class="lede">
+          How far each suite's judge agrees with the people who labelled its repetitions. Kappa is agreement beyond
+          chance: 1 is perfect, 0 is chance.
+        </p>
         {rows.length === 0 ? (
           <p>No suites yet. Store one with PUT /api/suites/:name.</p>
         ) : (
@@ -170,7 +185,9 @@ export function suiteJudgePage(row: SuiteJudge): PageResult {
               <dd>{`${view.labels} (${view.labels_without_judge} on repetitions no judge scored)`}</dd>
               <dt>Required</dt>
               <dd>
-                {row.requirement ? `at least ${row.requirement.min_labels} labels and kappa ${row.requirement.min_kappa}` : "nothing: the judge gates unchecked"}{" "}
+                {row.requirement
+                  ? `at least ${row.requirement.min_labels} labels and kappa ${row.requirement.min_kappa}`
+                  : "nothing: the judge gates unchecked"}{" "}
                 <GateBadge gate={gate} />
               </dd>
               {gate && !gate.met ? (
@@ -196,7 +213,8 @@ function JudgeReport(props: { group: JudgeCalibration; id: string }) {
   return (
     <section aria-labelledby={`${props.id}-h`}>
       <h2 id={`${props.id}-h`}>
-        {judgeName(g)} {g.current ? <Badge tone="info">Current judge</Badge> : <Badge tone="neutral">Earlier judge</Badge>}
+        {judgeName(g)}{" "}
+        {g.current ? <Badge tone="info">Current judge</Badge> : <Badge tone="neutral">Earlier judge</Badge>}
       </h2>
       <dl class="facts">
         <dt>Kappa</dt>
@@ -208,7 +226,11 @@ function JudgeReport(props: { group: JudgeCalibration; id: string }) {
         <dt>Labels scored by this judge</dt>
         <dd>{`${g.labels}${g.unjudged_labels > 0 ? ` (and ${g.unjudged_labels} it never scored)` : ""}`}</dd>
         <dt>Best threshold</dt>
-        <dd>{g.best_threshold ? `score ${g.best_threshold.threshold} (agreement ${percent(g.best_threshold.agreement)})` : "—"}</dd>
+        <dd>
+          {g.best_threshold
+            ? `score ${g.best_threshold.threshold} (agreement ${percent(g.best_threshold.agreement)})`
+            : "—"}
+        </dd>
       </dl>
       <TableWrap>
         <table class="data confusion">
@@ -240,7 +262,11 @@ function JudgeReport(props: { group: JudgeCalibration; id: string }) {
         description="For each score the judge gave, the share of those repetitions where judge and human agree on pass or fail."
         max={1}
         yAxis={{ label: "agreement", format: (value) => `${Math.round(value * 100)}%` }}
-        bars={g.per_score.map((s) => ({ label: `score ${s.score}`, value: s.agreement, text: s.labels === 0 ? "no labels" : `${percent(s.agreement)} of ${s.labels}` }))}
+        bars={g.per_score.map((s) => ({
+          label: `score ${s.score}`,
+          value: s.agreement,
+          text: s.labels === 0 ? "no labels" : `${percent(s.agreement)} of ${s.labels}`,
+        }))}
       />
     </section>
   );

@@ -31,7 +31,9 @@ export function Layout(props: LayoutProps) {
       <head>
         <meta charset="utf-8" />
         <meta name="viewport" content="width=device-width, initial-scale=1" />
-        {props.refreshSeconds !== undefined ? <meta http-equiv="refresh" content={String(props.refreshSeconds)} /> : null}
+        {props.refreshSeconds !== undefined ? (
+          <meta http-equiv="refresh" content={String(props.refreshSeconds)} />
+        ) : null}
         <title>{`${props.title} · toolproof`}</title>
         <link rel="icon" href={FAVICON_PATH} type="image/x-icon" />
         <link rel="stylesheet" href={STYLESHEET_PATH} />

@@ -37,7 +37,12 @@ export interface PageOptions {
 }
 
 /** Renders a whole document (doctype and layout). */
-export function renderDocument(c: DashboardContext, result: PageResult, viewer: Viewer | undefined, section?: Section): Response | Promise<Response> {
+export function renderDocument(
+  c: DashboardContext,
+  result: PageResult,
+  viewer: Viewer | undefined,
+  section?: Section,
+): Response | Promise<Response> {
   const signedIn = viewer ? { tenantName: viewer.tenantName, csrfToken: viewer.csrfToken } : undefined;
   const document = (
     <Layout title={result.title} section={section} signedIn={signedIn} refreshSeconds={result.refreshSeconds}>
@@ -47,11 +52,17 @@ export function renderDocument(c: DashboardContext, result: PageResult, viewer: 
   c.header("cache-control", "no-store");
   c.header("x-frame-options", "DENY");
   c.header("referrer-policy", "same-origin");
-  c.header("content-security-policy", "default-src 'none'; style-src 'self'; img-src 'self' data:; form-action 'self'; frame-ancestors 'none'; base-uri 'none'");
+  c.header(
+    "content-security-policy",
+    "default-src 'none'; style-src 'self'; img-src 'self' data:; form-action 'self'; frame-ancestors 'none'; base-uri 'none'",
+  );
   return c.html(html`<!doctype html>${document}`, result.status ?? 200);
 }
 
-export function page(options: PageOptions, load: (c: DashboardContext, viewer: Viewer) => Promise<PageResult | Response>) {
+export function page(
+  options: PageOptions,
+  load: (c: DashboardContext, viewer: Viewer) => Promise<PageResult | Response>,
+) {
   return async (c: DashboardContext): Promise<Response> => {
     const viewer = await currentViewer(c);
     if (!viewer) {
@@ -82,8 +93,8 @@ export function forbiddenPage(permission: Permission): PageResult {
         <h1>Permission needed</h1>
         <Notice kind="error">
           <p>
-            This page needs the permission <code>{permission}</code>, and the API key you signed in with lacks it. Sign out and sign in with a key that has it
-            (or an Admin key).
+            This page needs the permission <code>{permission}</code>, and the API key you signed in with lacks it. Sign
+            out and sign in with a key that has it (or an Admin key).
           </p>
         </Notice>
       </>
@@ -117,9 +128,17 @@ export function errorPage(error: ApiError): PageResult {
 }
 
 function problemsOf(details: unknown): Array<{ path: string; message: string }> {
-  if (typeof details !== "object" || details === null || !("problems" in details) || !Array.isArray(details.problems)) return [];
+  if (typeof details !== "object" || details === null || !("problems" in details) || !Array.isArray(details.problems))
+    return [];
   return details.problems.flatMap((p: unknown) =>
-    typeof p === "object" && p !== null && "path" in p && "message" in p && typeof p.path === "string" && typeof p.message === "string" ? [{ path: p.path, message: p.message }] : [],
+    typeof p === "object" &&
+    p !== null &&
+    "path" in p &&
+    "message" in p &&
+    typeof p.path === "string" &&
+    typeof p.message === "string"
+      ? [{ path: p.path, message: p.message }]
+      : [],
   );
 }
 

@@ -6,7 +6,13 @@
  */
 import { Hono } from "hono";
 import { encodeCursor } from "../../adapters/d1/json-column.js";
-import { type PolicySummary, type StoredPolicyVersion, findPolicyVersion, listPolicies, listPolicyVersions } from "../../adapters/d1/policies.js";
+import {
+  type PolicySummary,
+  type StoredPolicyVersion,
+  findPolicyVersion,
+  listPolicies,
+  listPolicyVersions,
+} from "../../adapters/d1/policies.js";
 import { RESOURCE_NAME } from "../../core/names.js";
 import type { AppEnv } from "../platform/env.js";
 import { pageCursor } from "../http/pagination.js";
@@ -28,7 +34,10 @@ policyPages.get(
   page(policies, async (c, viewer) => {
     const after = pageCursor(c, ([name]) => (typeof name === "string" && RESOURCE_NAME.test(name) ? name : undefined));
     const listed = await listPolicies(c.var.db, viewer.principal.tenantId, { limit: POLICIES_PER_PAGE, after });
-    return policiesListPage(listed.items, listed.next === undefined ? undefined : `/policies?cursor=${seg(encodeCursor([listed.next]))}`);
+    return policiesListPage(
+      listed.items,
+      listed.next === undefined ? undefined : `/policies?cursor=${seg(encodeCursor([listed.next]))}`,
+    );
   }),
 );
 
@@ -49,7 +58,9 @@ policyPages.get(
   page(policies, async (c, viewer) => {
     const name = policyName(pathParam(c, "name"));
     const raw = pathParam(c, "version");
-    const stored = /^[1-9][0-9]{0,8}$/.test(raw) ? await findPolicyVersion(c.var.db, viewer.principal.tenantId, name, Number(raw)) : undefined;
+    const stored = /^[1-9][0-9]{0,8}$/.test(raw)
+      ? await findPolicyVersion(c.var.db, viewer.principal.tenantId, name, Number(raw))
+      : undefined;
     if (!stored) return notFoundPage("policy version", { href: policyHref(name), label: `Back to ${name}` });
     return policyVersionPage(stored);
   }),
@@ -62,9 +73,13 @@ policyPages.get(
     const back = { href: policyHref(name), label: `Back to ${name}` };
     const from = positiveIntQuery(c, "from");
     const to = positiveIntQuery(c, "to");
-    if (from === undefined || to === undefined) return { ...notFoundPage("version pair", back), status: 400, title: "Choose two versions" };
+    if (from === undefined || to === undefined)
+      return { ...notFoundPage("version pair", back), status: 400, title: "Choose two versions" };
     const tenantId = viewer.principal.tenantId;
-    const [a, b] = await Promise.all([findPolicyVersion(c.var.db, tenantId, name, from), findPolicyVersion(c.var.db, tenantId, name, to)]);
+    const [a, b] = await Promise.all([
+      findPolicyVersion(c.var.db, tenantId, name, from),
+      findPolicyVersion(c.var.db, tenantId, name, to),
+    ]);
     if (!a || !b) return notFoundPage("policy version", back);
     return policyDiffPage(a, b);
   }),
@@ -153,14 +168,29 @@ export function policyPage(latest: StoredPolicyVersion, versions: StoredPolicyVe
                     <td>
                       <code>{v.created_by}</code>
                     </td>
-                    <td>{previous ? <a href={`${policyHref(v.name)}/diff?from=${previous.version}&to=${v.version}`}>{`Diff with version ${previous.version}`}</a> : "First version"}</td>
+                    <td>
+                      {previous ? (
+                        <a
+                          href={`${policyHref(v.name)}/diff?from=${previous.version}&to=${v.version}`}
+                        >{`Diff with version ${previous.version}`}</a>
+                      ) : (
+                        "First version"
+                      )}
+                    </td>
                   </tr>
                 );
               })}
             </tbody>
           </table>
         </TableWrap>
-        {versions.length > 1 ? <CompareForm action={`${policyHref(latest.name)}/diff`} idPrefix="policy" numbers={versions.map((v) => v.version)} noun="version" /> : null}
+        {versions.length > 1 ? (
+          <CompareForm
+            action={`${policyHref(latest.name)}/diff`}
+            idPrefix="policy"
+            numbers={versions.map((v) => v.version)}
+            noun="version"
+          />
+        ) : null}
         <h2>Latest document</h2>
         <JsonBlock value={latest.document} label={`Policy ${latest.name}, version ${latest.version}`} />
       </>
@@ -174,7 +204,8 @@ export function policyVersionPage(stored: StoredPolicyVersion): PageResult {
     body: (
       <>
         <p class="breadcrumbs">
-          <a href="/policies">Policies</a> / <a href={policyHref(stored.name)}>{stored.name}</a> / {`version ${stored.version}`}
+          <a href="/policies">Policies</a> / <a href={policyHref(stored.name)}>{stored.name}</a> /{" "}
+          {`version ${stored.version}`}
         </p>
         <h1>{`${stored.name}, version ${stored.version}`}</h1>
         <dl class="facts">
@@ -200,7 +231,11 @@ export function policyDiffPage(from: StoredPolicyVersion, to: StoredPolicyVersio
           <a href="/policies">Policies</a> / <a href={policyHref(from.name)}>{from.name}</a>
         </p>
         <h1>{`${from.name}: version ${from.version} → version ${to.version}`}</h1>
-        <DiffView lines={jsonLineDiff(from.document, to.document)} fromLabel={`version ${from.version}`} toLabel={`version ${to.version}`} />
+        <DiffView
+          lines={jsonLineDiff(from.document, to.document)}
+          fromLabel={`version ${from.version}`}
+          toLabel={`version ${to.version}`}
+        />
       </>
     ),
   };

@@ -20,7 +20,13 @@ dashboardRoutes.get(STYLESHEET_PATH, (c) => {
   c.header("cache-control", "public, max-age=300");
   return c.body(STYLESHEET);
 });
-dashboardRoutes.get(FAVICON_PATH, () => new Response(faviconBytes(), { headers: { "content-type": "image/x-icon", "cache-control": "public, max-age=86400" } }));
+dashboardRoutes.get(
+  FAVICON_PATH,
+  () =>
+    new Response(faviconBytes(), {
+      headers: { "content-type": "image/x-icon", "cache-control": "public, max-age=86400" },
+    }),
+);
 dashboardRoutes.route("/", signInPages);
 dashboardRoutes.route("/tools", toolPages);
 dashboardRoutes.route("/policies", policyPages);

@@ -11,7 +11,14 @@ import { pageCursor } from "../http/pagination.js";
 import { seg } from "./format.js";
 import { notFoundPage, page, pathParam, positiveIntQuery } from "./page.js";
 import { attemptNotStartedPage, attemptPage } from "./runs/attempt-view.js";
-import { attemptPageData, EVIDENCE_SHOWN, pendingRepetition, REPETITIONS_SHOWN, runPageData, runsPageData } from "./runs/data.js";
+import {
+  attemptPageData,
+  EVIDENCE_SHOWN,
+  pendingRepetition,
+  REPETITIONS_SHOWN,
+  runPageData,
+  runsPageData,
+} from "./runs/data.js";
 import { runsListPage, suiteCharts } from "./runs/list-view.js";
 import { runPage } from "./runs/run-view.js";
 
@@ -22,7 +29,9 @@ export const runPages = new Hono<AppEnv>();
 runPages.get(
   "/",
   page(runs, async (c, viewer) => {
-    const after = pageCursor(c, ([created_at, id]) => (typeof created_at === "string" && typeof id === "string" ? { created_at, id } : undefined));
+    const after = pageCursor(c, ([created_at, id]) =>
+      typeof created_at === "string" && typeof id === "string" ? { created_at, id } : undefined,
+    );
     const data = await runsPageData(c.env, c.var.db, viewer.principal.tenantId, after);
     const next = data.next ? `/runs?cursor=${seg(encodeCursor([data.next.created_at, data.next.id]))}` : undefined;
     return runsListPage(data.runs, suiteCharts(data.suites), next);
@@ -32,7 +41,13 @@ runPages.get(
 runPages.get(
   "/:id",
   page(runs, async (c, viewer) => {
-    const data = await runPageData(c.env, c.var.db, viewer.principal.tenantId, pathParam(c, "id"), c.req.query("baseline")).catch((error: unknown) => {
+    const data = await runPageData(
+      c.env,
+      c.var.db,
+      viewer.principal.tenantId,
+      pathParam(c, "id"),
+      c.req.query("baseline"),
+    ).catch((error: unknown) => {
       // The API's not_found for the run itself reads like every other missing thing, with the way back.
       if (error instanceof ApiError && error.code === "not_found") return undefined;
       throw error;
@@ -53,7 +68,9 @@ attemptPages.get(
     const data = await attemptPageData(c.env, c.var.db, viewer.principal.tenantId, pathParam(c, "id"), from);
     if (!data) {
       const pending = await pendingRepetition(c.env, c.var.db, viewer.principal.tenantId, pathParam(c, "id"), from);
-      return pending ? attemptNotStartedPage(pathParam(c, "id"), pending) : notFoundPage("attempt", { href: "/runs", label: "Back to the runs" });
+      return pending
+        ? attemptNotStartedPage(pathParam(c, "id"), pending)
+        : notFoundPage("attempt", { href: "/runs", label: "Back to the runs" });
     }
     return attemptPage(data, EVIDENCE_SHOWN);
   }),

@@ -7,7 +7,12 @@
 import type { Context } from "hono";
 import { deleteCookie, getCookie, setCookie } from "hono/cookie";
 import { constantTimeEqual, randomSecret, sha256Hex } from "../../adapters/crypto.js";
-import { createSession, deleteExpiredSessions, deleteSession, findSession } from "../../adapters/d1/dashboard-sessions.js";
+import {
+  createSession,
+  deleteExpiredSessions,
+  deleteSession,
+  findSession,
+} from "../../adapters/d1/dashboard-sessions.js";
 import { findTenantName } from "../../adapters/d1/api-keys.js";
 import type { AppEnv, Principal } from "../platform/env.js";
 import { activeKey, touchLater } from "../http/auth.js";
@@ -53,7 +58,11 @@ export async function currentViewer(c: Ctx): Promise<Viewer | undefined> {
     return undefined;
   }
   touchLater(c.var.db, c.executionCtx, found);
-  return { principal: found.principal, tenantName: await tenantNameOf(c, found.principal.tenantId), csrfToken: session.csrf_token };
+  return {
+    principal: found.principal,
+    tenantName: await tenantNameOf(c, found.principal.tenantId),
+    csrfToken: session.csrf_token,
+  };
 }
 
 /** Signs in with an API key: a new session when the key is active, else undefined. */
@@ -106,9 +115,14 @@ export function signInTokenMatches(c: Ctx, sent: string | undefined): boolean {
  * Why a form POST must be refused, or undefined when it may go on: a browser sends Origin on
  * every POST, so one from another origin (or "null") is refused, and the token must match.
  */
-export function csrfRefusal(c: Ctx, expectedToken: string | undefined, sentToken: string | undefined): string | undefined {
+export function csrfRefusal(
+  c: Ctx,
+  expectedToken: string | undefined,
+  sentToken: string | undefined,
+): string | undefined {
   const origin = c.req.header("origin");
-  if (origin !== undefined && origin !== new URL(c.req.url).origin) return `this form was sent from another origin (${origin})`;
+  if (origin !== undefined && origin !== new URL(c.req.url).origin)
+    return `this form was sent from another origin (${origin})`;
   if (expectedToken === undefined || sentToken === undefined || !constantTimeEqual(expectedToken, sentToken)) {
     return "this form's security token is missing or out of date: reload the page and send it again";
   }

@@ -4,7 +4,16 @@ import { Hono } from "hono";
 import type { AppEnv } from "../platform/env.js";
 import { Notice } from "./components.js";
 import { type DashboardContext, type PageResult, renderDocument } from "./page.js";
-import { CSRF_FIELD, csrfRefusal, currentViewer, formField, signIn, signInToken, signInTokenMatches, signOut } from "./session.js";
+import {
+  CSRF_FIELD,
+  csrfRefusal,
+  currentViewer,
+  formField,
+  signIn,
+  signInToken,
+  signInTokenMatches,
+  signOut,
+} from "./session.js";
 
 /** Where a signed-in person lands from / and after signing in without a `next`. */
 export const HOME_PATH = "/runs";
@@ -28,7 +37,12 @@ signInPages.get("/sign-in", async (c) => {
 signInPages.post("/sign-in", async (c) => {
   const form = await readForm(c);
   const next = safeNext(form ? formField(form, "next") : undefined);
-  if (!form) return renderDocument(c, signInPage(signInToken(c), next, "the form could not be read: send it from the sign-in page", 400), undefined);
+  if (!form)
+    return renderDocument(
+      c,
+      signInPage(signInToken(c), next, "the form could not be read: send it from the sign-in page", 400),
+      undefined,
+    );
   const token = formField(form, CSRF_FIELD);
   const refusal = csrfRefusal(c, signInTokenMatches(c, token) ? token : undefined, token);
   if (refusal) return renderDocument(c, signInPage(signInToken(c), next, refusal, 403), undefined);
@@ -79,7 +93,13 @@ export async function readForm(c: DashboardContext): Promise<FormData | undefine
  * tabs and newlines inside a URL ("/\t/host" is "//host"), so only plain URL characters pass.
  */
 export function safeNext(next: string | undefined): string {
-  if (next === undefined || !/^\/[A-Za-z0-9\-._~!$&'()*+,;=:@%/?]*$/.test(next) || next.startsWith("//") || next.startsWith("/sign-")) return HOME_PATH;
+  if (
+    next === undefined ||
+    !/^\/[A-Za-z0-9\-._~!$&'()*+,;=:@%/?]*$/.test(next) ||
+    next.startsWith("//") ||
+    next.startsWith("/sign-")
+  )
+    return HOME_PATH;
   return next;
 }
 
@@ -90,14 +110,25 @@ function signInPage(token: string, next: string, problem?: string, status: 400 |
     body: (
       <>
         <h1>Sign in</h1>
-        <p class="lede">Sign in with a toolproof API key. The key is checked once; the browser then holds only a session cookie, never the key.</p>
+        <p class="lede">
+          Sign in with a toolproof API key. The key is checked once; the browser then holds only a session cookie, never
+          the key.
+        </p>
         {problem ? <Notice kind="error">{`Not signed in: ${problem}.`}</Notice> : null}
         <form class="stack" method="post" action="/sign-in">
           <input type="hidden" name={CSRF_FIELD} value={token} />
           <input type="hidden" name="next" value={next} />
           <div>
             <label for="api_key">API key</label>
-            <input id="api_key" name="api_key" type="password" autocomplete="off" required aria-describedby="api_key_hint" size={48} />
+            <input
+              id="api_key"
+              name="api_key"
+              type="password"
+              autocomplete="off"
+              required
+              aria-describedby="api_key_hint"
+              size={48}
+            />
             <p class="hint" id="api_key_hint">
               Starts with <code>tpk_</code>. <code>npm start</code> prints one for the local demo tenant.
             </p>

@@ -6,7 +6,8 @@ import { RUNS_STYLESHEET } from "./runs/styles.js";
 
 export const STYLESHEET_PATH = "/dashboard.css";
 
-export const STYLESHEET = `
+export const STYLESHEET =
+  `
 :root {
   --ink: #1b1f24; --muted: #4a5360; --line: #c9ced6; --paper: #ffffff; --wash: #f4f6f8;
   --accent: #0b5cad; --focus: #b35c00;
@@ -83,6 +84,6 @@ dl.facts dd { margin: 0; }
   dl.facts { grid-template-columns: 1fr; }
   dl.facts dd { margin-bottom: .5rem; }
 }
-`
+` +
   // The Runs, Run and Attempt pages (dash-b).
-  + RUNS_STYLESHEET;
+  RUNS_STYLESHEET;

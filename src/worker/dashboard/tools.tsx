@@ -6,7 +6,15 @@
  */
 import { Hono } from "hono";
 import { encodeCursor } from "../../adapters/d1/json-column.js";
-import { type RevisionSummary, type StoredRevision, type StoredTool, getTool, latestRevisions, listRevisions, listTools } from "../../adapters/d1/tools.js";
+import {
+  type RevisionSummary,
+  type StoredRevision,
+  type StoredTool,
+  getTool,
+  latestRevisions,
+  listRevisions,
+  listTools,
+} from "../../adapters/d1/tools.js";
 import type { AppEnv, Database } from "../platform/env.js";
 import { pageCursor } from "../http/pagination.js";
 import { revisionIsStale } from "../tools/tool-view.js";
@@ -26,11 +34,18 @@ toolPages.get(
   "/",
   page(tools, async (c, viewer) => {
     const tenantId = viewer.principal.tenantId;
-    const after = pageCursor(c, ([created_at, id]) => (typeof created_at === "string" && typeof id === "string" ? { created_at, id } : undefined));
+    const after = pageCursor(c, ([created_at, id]) =>
+      typeof created_at === "string" && typeof id === "string" ? { created_at, id } : undefined,
+    );
     const listed = await listTools(c.var.db, tenantId, { limit: TOOLS_PER_PAGE, after });
     const latest = await Promise.all(listed.items.map((tool) => latestRevisions(c.var.db, tenantId, tool.id)));
-    const next = listed.next ? `/tools?cursor=${seg(encodeCursor([listed.next.created_at, listed.next.id]))}` : undefined;
-    return toolsListPage(listed.items.map((tool, i) => ({ tool, latest: latest[i] ?? new Map() })), next);
+    const next = listed.next
+      ? `/tools?cursor=${seg(encodeCursor([listed.next.created_at, listed.next.id]))}`
+      : undefined;
+    return toolsListPage(
+      listed.items.map((tool, i) => ({ tool, latest: latest[i] ?? new Map() })),
+      next,
+    );
   }),
 );
 
@@ -40,8 +55,15 @@ toolPages.get(
     const tenantId = viewer.principal.tenantId;
     const tool = await getTool(c.var.db, tenantId, pathParam(c, "id"));
     if (!tool) return notFoundPage("tool", backToTools);
-    const revisions = await Promise.all(tool.operations.map((op) => listRevisions(c.var.db, tenantId, tool.id, op.operation_id, { limit: REVISIONS_SHOWN })));
-    return toolPage(tool, revisions.map((r) => r.items));
+    const revisions = await Promise.all(
+      tool.operations.map((op) =>
+        listRevisions(c.var.db, tenantId, tool.id, op.operation_id, { limit: REVISIONS_SHOWN }),
+      ),
+    );
+    return toolPage(
+      tool,
+      revisions.map((r) => r.items),
+    );
   }),
 );
 
@@ -51,8 +73,12 @@ toolPages.get(
     const found = await operationOf(c.var.db, viewer.principal.tenantId, pathParam(c, "id"), pathParam(c, "operation"));
     if (!found) return notFoundPage("operation", backToTools);
     const number = /^[1-9][0-9]{0,8}$/.test(pathParam(c, "revision")) ? Number(pathParam(c, "revision")) : undefined;
-    const revision = number === undefined ? undefined : await revisionOf(c.var.db, viewer.principal.tenantId, found.tool.id, found.operationId, number);
-    if (!revision) return notFoundPage("revision", { href: toolHref(found.tool.id), label: `Back to ${found.tool.name}` });
+    const revision =
+      number === undefined
+        ? undefined
+        : await revisionOf(c.var.db, viewer.principal.tenantId, found.tool.id, found.operationId, number);
+    if (!revision)
+      return notFoundPage("revision", { href: toolHref(found.tool.id), label: `Back to ${found.tool.name}` });
     return revisionPage(found.tool, found.contractHash, revision);
   }),
 );
@@ -66,46 +92,74 @@ toolPages.get(
     const from = positiveIntQuery(c, "from");
     const to = positiveIntQuery(c, "to");
     const back = { href: toolHref(found.tool.id), label: `Back to ${found.tool.name}` };
-    if (from === undefined || to === undefined) return { ...notFoundPage("revision pair", back), status: 400, title: "Choose two revisions" };
-    const [a, b] = await Promise.all([revisionOf(c.var.db, tenantId, found.tool.id, found.operationId, from), revisionOf(c.var.db, tenantId, found.tool.id, found.operationId, to)]);
+    if (from === undefined || to === undefined)
+      return { ...notFoundPage("revision pair", back), status: 400, title: "Choose two revisions" };
+    const [a, b] = await Promise.all([
+      revisionOf(c.var.db, tenantId, found.tool.id, found.operationId, from),
+      revisionOf(c.var.db, tenantId, found.tool.id, found.operationId, to),
+    ]);
     if (!a || !b) return notFoundPage("revision", back);
     return revisionDiffPage(found.tool, found.operationId, found.contractHash, a, b);
   }),
 );
 
-async function operationOf(db: Database, tenantId: string, toolId: string, operationId: string): Promise<{ tool: StoredTool; operationId: string; contractHash: string } | undefined> {
+async function operationOf(
+  db: Database,
+  tenantId: string,
+  toolId: string,
+  operationId: string,
+): Promise<{ tool: StoredTool; operationId: string; contractHash: string } | undefined> {
   const tool = await getTool(db, tenantId, toolId);
   const operation = tool?.operations.find((op) => op.operation_id === operationId);
   return tool && operation ? { tool, operationId, contractHash: operation.contract_hash } : undefined;
 }
 
 /** One revision, read as the newest one below `revision + 1` (the history route's own query). */
-async function revisionOf(db: Database, tenantId: string, toolId: string, operationId: string, revision: number): Promise<StoredRevision | undefined> {
+async function revisionOf(
+  db: Database,
+  tenantId: string,
+  toolId: string,
+  operationId: string,
+  revision: number,
+): Promise<StoredRevision | undefined> {
   const listed = await listRevisions(db, tenantId, toolId, operationId, { limit: 1, before: revision + 1 });
   const found = listed.items[0];
   return found?.revision === revision ? found : undefined;
 }
 
 const toolHref = (toolId: string) => `/tools/${seg(toolId)}`;
-const revisionHref = (toolId: string, operationId: string, revision: number) => `/tools/${seg(toolId)}/operations/${seg(operationId)}/revisions/${revision}`;
+const revisionHref = (toolId: string, operationId: string, revision: number) =>
+  `/tools/${seg(toolId)}/operations/${seg(operationId)}/revisions/${revision}`;
 
 // ---- views (pure: data in, markup out) ----
 
-export function toolsListPage(rows: Array<{ tool: StoredTool; latest: Map<string, RevisionSummary> }>, next: string | undefined): PageResult {
-  const staleCount = rows.reduce((n, { tool, latest }) => n + tool.operations.filter((op) => revisionIsStale(latest.get(op.operation_id), op) === true).length, 0);
+export function toolsListPage(
+  rows: Array<{ tool: StoredTool; latest: Map<string, RevisionSummary> }>,
+  next: string | undefined,
+): PageResult {
+  const staleCount = rows.reduce(
+    (n, { tool, latest }) =>
+      n + tool.operations.filter((op) => revisionIsStale(latest.get(op.operation_id), op) === true).length,
+    0,
+  );
   return {
     title: "Tools",
     body: (
       <>
         <h1>Tools</h1>
         <p class="lede">
-          Every operation of the library with its contract hash and its latest mock revision. A revision is stale when the contract changed after it was saved.
+          Every operation of the library with its contract hash and its latest mock revision. A revision is stale when
+          the contract changed after it was saved.
         </p>
         {rows.length === 0 ? (
           <p>No tools yet. Register one with POST /api/tools.</p>
         ) : (
           <>
-            <p>{staleCount === 0 ? "No operation has a stale mock." : `${staleCount} operation${staleCount === 1 ? " has a stale mock" : "s have stale mocks"}.`}</p>
+            <p>
+              {staleCount === 0
+                ? "No operation has a stale mock."
+                : `${staleCount} operation${staleCount === 1 ? " has a stale mock" : "s have stale mocks"}.`}
+            </p>
             <TableWrap>
               <table class="data">
                 <caption>Operations by tool</caption>
@@ -124,14 +178,28 @@ export function toolsListPage(rows: Array<{ tool: StoredTool; latest: Map<string
                       const revision = latest.get(op.operation_id);
                       return (
                         <tr>
-                          <td>{i === 0 ? <a href={toolHref(tool.id)}>{tool.name}</a> : <span class="hint">{tool.name}</span>}</td>
+                          <td>
+                            {i === 0 ? (
+                              <a href={toolHref(tool.id)}>{tool.name}</a>
+                            ) : (
+                              <span class="hint">{tool.name}</span>
+                            )}
+                          </td>
                           <td>
                             <code>{op.operation_id}</code>
                           </td>
                           <td>
                             <StaleBadge stale={revisionIsStale(revision, op)} />
                           </td>
-                          <td>{revision ? <a href={revisionHref(tool.id, op.operation_id, revision.revision)}>{`Revision ${revision.revision}`}</a> : "None"}</td>
+                          <td>
+                            {revision ? (
+                              <a
+                                href={revisionHref(tool.id, op.operation_id, revision.revision)}
+                              >{`Revision ${revision.revision}`}</a>
+                            ) : (
+                              "None"
+                            )}
+                          </td>
                           <td>
                             <ShortHash hash={op.contract_hash} />
                           </td>
@@ -202,7 +270,9 @@ export function toolPage(tool: StoredTool, revisions: StoredRevision[][]): PageR
                         {history.map((rev) => (
                           <tr>
                             <td>
-                              <a href={revisionHref(tool.id, op.operation_id, rev.revision)}>{`Revision ${rev.revision}`}</a>
+                              <a
+                                href={revisionHref(tool.id, op.operation_id, rev.revision)}
+                              >{`Revision ${rev.revision}`}</a>
                             </td>
                             <td>{when(rev.created_at)}</td>
                             <td>
@@ -216,7 +286,14 @@ export function toolPage(tool: StoredTool, revisions: StoredRevision[][]): PageR
                       </tbody>
                     </table>
                   </TableWrap>
-                  {history.length > 1 ? <CompareForm action={`/tools/${seg(tool.id)}/operations/${seg(op.operation_id)}/diff`} idPrefix={op.operation_id} numbers={history.map((r) => r.revision)} noun="revision" /> : null}
+                  {history.length > 1 ? (
+                    <CompareForm
+                      action={`/tools/${seg(tool.id)}/operations/${seg(op.operation_id)}/diff`}
+                      idPrefix={op.operation_id}
+                      numbers={history.map((r) => r.revision)}
+                      noun="revision"
+                    />
+                  ) : null}
                 </>
               )}
             </section>
@@ -237,7 +314,8 @@ export function revisionPage(tool: StoredTool, currentHash: string, revision: St
           <a href="/tools">Tools</a> / <a href={toolHref(tool.id)}>{tool.name}</a> / {revision.operation_id}
         </p>
         <h1>
-          {`${revision.operation_id}, revision ${revision.revision}`} <StaleBadge stale={revisionIsStale(revision, { contract_hash: currentHash })} />
+          {`${revision.operation_id}, revision ${revision.revision}`}{" "}
+          <StaleBadge stale={revisionIsStale(revision, { contract_hash: currentHash })} />
         </h1>
         <dl class="facts">
           <dt>Saved</dt>
@@ -262,7 +340,13 @@ export function revisionPage(tool: StoredTool, currentHash: string, revision: St
   };
 }
 
-export function revisionDiffPage(tool: StoredTool, operationId: string, currentHash: string, from: StoredRevision, to: StoredRevision): PageResult {
+export function revisionDiffPage(
+  tool: StoredTool,
+  operationId: string,
+  currentHash: string,
+  from: StoredRevision,
+  to: StoredRevision,
+): PageResult {
   return {
     title: `${tool.name} · ${operationId} · revision ${from.revision} → ${to.revision}`,
     body: (
@@ -274,12 +358,16 @@ export function revisionDiffPage(tool: StoredTool, operationId: string, currentH
         <ul>
           {[from, to].map((rev) => (
             <li>
-              <a href={revisionHref(tool.id, operationId, rev.revision)}>{`Revision ${rev.revision}`}</a>, saved {when(rev.created_at)}{" "}
-              <StaleBadge stale={revisionIsStale(rev, { contract_hash: currentHash })} />
+              <a href={revisionHref(tool.id, operationId, rev.revision)}>{`Revision ${rev.revision}`}</a>, saved{" "}
+              {when(rev.created_at)} <StaleBadge stale={revisionIsStale(rev, { contract_hash: currentHash })} />
             </li>
           ))}
         </ul>
-        <DiffView lines={jsonLineDiff(from.definition, to.definition)} fromLabel={`revision ${from.revision}`} toLabel={`revision ${to.revision}`} />
+        <DiffView
+          lines={jsonLineDiff(from.definition, to.definition)}
+          fromLabel={`revision ${from.revision}`}
+          toLabel={`revision ${to.revision}`}
+        />
       </>
     ),
   };

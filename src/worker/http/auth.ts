@@ -22,7 +22,12 @@ export function bearerToken(header: string | undefined): string | undefined {
 export const authenticate = createMiddleware<AppEnv>(async (c, next) => {
   const header = c.req.header("authorization");
   const key = bearerToken(header);
-  if (!key) throw unauthorized(header === undefined || header.trim() === "" ? "missing API key: send Authorization: Bearer <key>" : malformedAuthorization(header));
+  if (!key)
+    throw unauthorized(
+      header === undefined || header.trim() === ""
+        ? "missing API key: send Authorization: Bearer <key>"
+        : malformedAuthorization(header),
+    );
   const keyHash = sha256Hex(key);
   const found = await activeKey(c.var.db, keyHash);
   if (!found) {
@@ -39,17 +44,26 @@ export const authenticate = createMiddleware<AppEnv>(async (c, next) => {
  * The API key whose SHA-256 is `keyHash`, while it is not revoked, as the principal it acts for.
  * The one key check: the API's middleware and the dashboard's sessions (which keep the hash) both use it.
  */
-export async function activeKey(db: Database, keyHash: string): Promise<{ principal: Principal; lastUsedAt: string | null } | undefined> {
+export async function activeKey(
+  db: Database,
+  keyHash: string,
+): Promise<{ principal: Principal; lastUsedAt: string | null } | undefined> {
   const stored = await findActiveKeyByHash(db, keyHash);
   // The lookup is by hash, so a near-miss key finds nothing; the explicit comparison keeps the
   // final decision free of early exits as well.
   if (!stored || !constantTimeEqual(stored.key_hash, keyHash)) return undefined;
-  const permissions = new Set(stored.permissions.filter((p): p is Permission => (ALL_PERMISSIONS as readonly string[]).includes(p)));
+  const permissions = new Set(
+    stored.permissions.filter((p): p is Permission => (ALL_PERMISSIONS as readonly string[]).includes(p)),
+  );
   return { principal: { tenantId: stored.tenant_id, keyId: stored.id, permissions }, lastUsedAt: stored.last_used_at };
 }
 
 /** Records the key's use after the response, at most once a minute. */
-export function touchLater(db: Database, ctx: { waitUntil(promise: Promise<unknown>): void }, found: { principal: Principal; lastUsedAt: string | null }): void {
+export function touchLater(
+  db: Database,
+  ctx: { waitUntil(promise: Promise<unknown>): void },
+  found: { principal: Principal; lastUsedAt: string | null },
+): void {
   const now = Date.now();
   if (!found.lastUsedAt || now - Date.parse(found.lastUsedAt) > TOUCH_INTERVAL_MS) {
     ctx.waitUntil(touchKey(db, found.principal.keyId, new Date(now).toISOString()).catch(() => undefined));
@@ -64,7 +78,9 @@ export function grants(principal: Principal, permission: Permission): boolean {
 export function requirePermission(permission: Permission) {
   return createMiddleware<AppEnv>(async (c, next) => {
     if (!grants(c.var.principal, permission)) {
-      throw new ApiError("forbidden", `this API key lacks the permission ${permission}`, { required_permission: permission });
+      throw new ApiError("forbidden", `this API key lacks the permission ${permission}`, {
+        required_permission: permission,
+      });
     }
     await next();
   });
@@ -74,10 +90,16 @@ export function requirePermission(permission: Permission) {
 function malformedAuthorization(header: string): string {
   const [first = "", ...rest] = header.trim().split(/\s+/);
   const fix = "use Authorization: Bearer <key>";
-  if (/^bearer$/i.test(first)) return rest.length === 0 ? `the Authorization header has no key after Bearer: ${fix}` : `the Authorization header has more than one value after Bearer: ${fix}`;
-  if (first.startsWith(KEY_PREFIX)) return `the Authorization header holds an API key without the Bearer scheme: ${fix}`;
-  if (first.startsWith(ATTEMPT_TOKEN_PREFIX)) return `the Authorization header holds an attempt token without the Bearer scheme, and this route needs an API key: ${fix}`;
-  if (rest.length > 0 && /^[A-Za-z][A-Za-z0-9-]{0,19}$/.test(first)) return `the Authorization header uses the scheme "${first}": ${fix}`;
+  if (/^bearer$/i.test(first))
+    return rest.length === 0
+      ? `the Authorization header has no key after Bearer: ${fix}`
+      : `the Authorization header has more than one value after Bearer: ${fix}`;
+  if (first.startsWith(KEY_PREFIX))
+    return `the Authorization header holds an API key without the Bearer scheme: ${fix}`;
+  if (first.startsWith(ATTEMPT_TOKEN_PREFIX))
+    return `the Authorization header holds an attempt token without the Bearer scheme, and this route needs an API key: ${fix}`;
+  if (rest.length > 0 && /^[A-Za-z][A-Za-z0-9-]{0,19}$/.test(first))
+    return `the Authorization header uses the scheme "${first}": ${fix}`;
   return `the Authorization header holds no Bearer key: ${fix}`;
 }
 

@@ -37,6 +37,10 @@ export async function readDocumentBody(c: Context<AppEnv>, maxBytes: number, wha
   }
   const text = await readBodyText(c.req.raw, maxBytes);
   const parsed = parseText(text, "yaml", { maxJsonBytes: maxBytes });
-  if (!parsed.ok) throw new ApiError("malformed_yaml", `the request body is ${parsed.message.startsWith("not") ? parsed.message : `not usable: ${parsed.message}`}`);
+  if (!parsed.ok)
+    throw new ApiError(
+      "malformed_yaml",
+      `the request body is ${parsed.message.startsWith("not") ? parsed.message : `not usable: ${parsed.message}`}`,
+    );
   return parsed.value;
 }

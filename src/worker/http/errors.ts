@@ -93,7 +93,12 @@ export class ApiError extends Error {
 }
 
 /** The one place an error body is assembled; `extra` carries fields beside code (the harness error's kind). */
-export function errorBody(code: ErrorCode, message: string, details?: unknown, extra?: Record<string, unknown>): ErrorBody {
+export function errorBody(
+  code: ErrorCode,
+  message: string,
+  details?: unknown,
+  extra?: Record<string, unknown>,
+): ErrorBody {
   return { error: { code, ...extra, message, ...(details === undefined ? {} : { details }) } };
 }
 
@@ -134,5 +139,7 @@ export function fromHttpException(exception: HTTPException): ApiError {
     415: "unsupported_media_type",
   };
   const code = byStatus[exception.status];
-  return code ? new ApiError(code, exception.message || code.replaceAll("_", " ")) : new ApiError("internal_error", "an internal error occurred");
+  return code
+    ? new ApiError(code, exception.message || code.replaceAll("_", " "))
+    : new ApiError("internal_error", "an internal error occurred");
 }

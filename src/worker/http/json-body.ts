@@ -50,16 +50,27 @@ export async function readBodyBytes(request: Request, maxBytes: number): Promise
 export type OtherBodyTypes = readonly string[];
 
 /** A JSON body's text, unparsed: for callers that hand it on (the attempt object parses it itself). */
-export async function readJsonText(c: Context, maxBytes: number = DEFAULT_BODY_LIMIT, others: OtherBodyTypes = []): Promise<string> {
+export async function readJsonText(
+  c: Context,
+  maxBytes: number = DEFAULT_BODY_LIMIT,
+  others: OtherBodyTypes = [],
+): Promise<string> {
   return readRequestJsonText(c.req.raw, maxBytes, others);
 }
 
 /** readJsonText for a plain Request (the dispatch path runs without a Hono context). */
-export async function readRequestJsonText(request: Request, maxBytes: number = DEFAULT_BODY_LIMIT, others: OtherBodyTypes = []): Promise<string> {
+export async function readRequestJsonText(
+  request: Request,
+  maxBytes: number = DEFAULT_BODY_LIMIT,
+  others: OtherBodyTypes = [],
+): Promise<string> {
   const contentType = request.headers.get("content-type") ?? "";
   if (!JSON_TYPE.test(contentType.trim())) {
     const accepted = ["application/json", ...others].join(" or ");
-    throw new ApiError("unsupported_media_type", `expected Content-Type: ${accepted}, got ${contentType ? `"${contentType}"` : "none"}`);
+    throw new ApiError(
+      "unsupported_media_type",
+      `expected Content-Type: ${accepted}, got ${contentType ? `"${contentType}"` : "none"}`,
+    );
   }
   const text = await readBodyText(request, maxBytes);
   if (text.trim() === "") throw new ApiError("malformed_json", "the request body is empty; expected a JSON object");
@@ -71,7 +82,11 @@ export async function readRequestJsonText(request: Request, maxBytes: number = D
  * MAX_JSON_DEPTH, holds a number JSON cannot carry (1e400) or a string or key that is not
  * well-formed Unicode. Past this point every walk over the body may be recursive.
  */
-export async function readJson(c: Context, maxBytes: number = DEFAULT_BODY_LIMIT, others: OtherBodyTypes = []): Promise<unknown> {
+export async function readJson(
+  c: Context,
+  maxBytes: number = DEFAULT_BODY_LIMIT,
+  others: OtherBodyTypes = [],
+): Promise<unknown> {
   const text = await readJsonText(c, maxBytes, others);
   let value: unknown;
   try {
@@ -88,7 +103,9 @@ export async function readJson(c: Context, maxBytes: number = DEFAULT_BODY_LIMIT
 }
 
 function tooLarge(maxBytes: number): ApiError {
-  return new ApiError("payload_too_large", `the request body exceeds the limit of ${maxBytes} bytes`, { limit_bytes: maxBytes });
+  return new ApiError("payload_too_large", `the request body exceeds the limit of ${maxBytes} bytes`, {
+    limit_bytes: maxBytes,
+  });
 }
 
 /**
@@ -96,7 +113,10 @@ function tooLarge(maxBytes: number): ApiError {
  * they pass `maxBytes`, so no sender can make us buffer more than that. Shared by request bodies
  * and real-tools upstream answers.
  */
-export async function readCapped(stream: ReadableStream<Uint8Array>, maxBytes: number): Promise<Uint8Array | undefined> {
+export async function readCapped(
+  stream: ReadableStream<Uint8Array>,
+  maxBytes: number,
+): Promise<Uint8Array | undefined> {
   const reader = stream.getReader();
   const chunks: Uint8Array[] = [];
   let total = 0;

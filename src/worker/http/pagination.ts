@@ -22,6 +22,7 @@ export function pageCursor<T>(c: Context, check: (parts: Array<string | number>)
   if (raw === undefined || raw === "") return undefined;
   const parts = decodeCursor(raw);
   const value = parts ? check(parts) : undefined;
-  if (value === undefined) throw invalidRequest([{ path: "/query/cursor", message: "not a cursor this list handed out" }]);
+  if (value === undefined)
+    throw invalidRequest([{ path: "/query/cursor", message: "not a cursor this list handed out" }]);
   return value;
 }

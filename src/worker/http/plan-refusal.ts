@@ -24,9 +24,13 @@ export function refusalError(refusal: PlanRefusal): ApiError {
     }
     case "no_current_revision": {
       const names = refusal.offenders.map((o) => `${o.tool_id}/${o.operation_id} (${o.reason})`).join(", ");
-      return new ApiError("no_current_revision", `these operations have no mock revision checked against their current contract: ${names}; save one first`, {
-        offenders: refusal.offenders,
-      });
+      return new ApiError(
+        "no_current_revision",
+        `these operations have no mock revision checked against their current contract: ${names}; save one first`,
+        {
+          offenders: refusal.offenders,
+        },
+      );
     }
     case "initial_state_conflict":
       return new ApiError("initial_state_conflict", summarize(refusal.problems), { problems: refusal.problems });

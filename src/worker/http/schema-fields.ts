@@ -23,7 +23,9 @@ export const jsonObject: z.ZodType<JsonObject> = z.custom<JsonObject>(isJsonObje
  * it, and a bad one is reported at its own key. Read it with Object.hasOwn: a client's key may be
  * called "constructor".
  */
-export function clientRecord<T extends z.ZodType<JsonValue, JsonValue>>(value: T): z.ZodType<Record<string, z.output<T>>> {
+export function clientRecord<T extends z.ZodType<JsonValue, JsonValue>>(
+  value: T,
+): z.ZodType<Record<string, z.output<T>>> {
   return z
     .custom<Record<string, z.output<T>>>(isJsonObject, {
       error: (issue) => (issue.input === undefined ? "required" : `expected object, got ${describeType(issue.input)}`),
@@ -33,7 +35,8 @@ export function clientRecord<T extends z.ZodType<JsonValue, JsonValue>>(value: T
       for (const [key, item] of Object.entries(record)) {
         const parsed = value.safeParse(item);
         if (parsed.success) continue;
-        for (const issue of parsed.error.issues) ctx.addIssue({ code: "custom", message: issue.message, path: [key, ...issue.path] });
+        for (const issue of parsed.error.issues)
+          ctx.addIssue({ code: "custom", message: issue.message, path: [key, ...issue.path] });
       }
     });
 }
@@ -47,7 +50,10 @@ export const description = z.string().max(4000, "expected at most 4000 character
 /** The name of a stored model connection (PUT /api/connections/:name), by the one rule for stored names. */
 export const connectionNameField = z.string().regex(RESOURCE_NAME, `expected a connection name: ${RESOURCE_NAME_RULE}`);
 /** What a model-drafted mock should do (action "generate"), in the author's words. */
-export const draftInstructions = z.string().min(1, "expected at least 1 character").max(8000, "expected at most 8000 characters");
+export const draftInstructions = z
+  .string()
+  .min(1, "expected at least 1 character")
+  .max(8000, "expected at most 8000 characters");
 
 /** Refuses schemas that are not valid JSON Schema, naming the field and the place inside it. */
 export function assertUsableSchemas(validator: SchemaValidator, fields: Record<string, unknown>): void {
@@ -66,7 +72,11 @@ export function assertUsableSchemas(validator: SchemaValidator, fields: Record<s
  * problem at `path`: not a URL, another scheme, or credentials in it (`credentials` says where they
  * belong instead: the URL is shown in the clear).
  */
-export function httpUrlProblems(raw: string, path: string, guidance: { example: string; credentials: string }): { url: URL; problems: [] } | { url: null; problems: Problem[] } {
+export function httpUrlProblems(
+  raw: string,
+  path: string,
+  guidance: { example: string; credentials: string },
+): { url: URL; problems: [] } | { url: null; problems: Problem[] } {
   const problem = (message: string) => ({ url: null, problems: [{ path, message }] });
   let url: URL;
   try {
@@ -74,7 +84,9 @@ export function httpUrlProblems(raw: string, path: string, guidance: { example: 
   } catch {
     return problem(`expected an http or https URL, such as ${guidance.example}`);
   }
-  if (url.protocol !== "http:" && url.protocol !== "https:") return problem(`expected an http or https URL, got the scheme ${url.protocol.slice(0, -1)}`);
-  if (url.username !== "" || url.password !== "") return problem(`must not carry credentials (user:password@): ${guidance.credentials}`);
+  if (url.protocol !== "http:" && url.protocol !== "https:")
+    return problem(`expected an http or https URL, got the scheme ${url.protocol.slice(0, -1)}`);
+  if (url.username !== "" || url.password !== "")
+    return problem(`must not carry credentials (user:password@): ${guidance.credentials}`);
   return { url, problems: [] };
 }

@@ -17,11 +17,19 @@ export async function requireSealingKey(secret: string | undefined): Promise<Cry
   return key.key;
 }
 
-export function sealWebhookSecret(key: CryptoKey, tenantId: string, webhookId: string, secret: string): Promise<string> {
+export function sealWebhookSecret(
+  key: CryptoKey,
+  tenantId: string,
+  webhookId: string,
+  secret: string,
+): Promise<string> {
   return seal(key, secret, webhookContext(tenantId, webhookId));
 }
 
 /** The secret, or undefined when it does not open (another deployment secret, another row, altered). */
-export function openWebhookSecret(key: CryptoKey, row: { tenant_id: string; id: string; sealed_secret: string }): Promise<string | undefined> {
+export function openWebhookSecret(
+  key: CryptoKey,
+  row: { tenant_id: string; id: string; sealed_secret: string },
+): Promise<string | undefined> {
   return open(key, row.sealed_secret, webhookContext(row.tenant_id, row.id));
 }

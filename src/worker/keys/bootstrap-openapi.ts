@@ -23,7 +23,8 @@ export const serviceOperations: OperationDoc[] = [
     path: "/openapi.json",
     tag: "Service",
     summary: "This document",
-    description: "The OpenAPI 3.1 document of every API route, built from the zod schemas the routes validate with. GET /docs shows it in Swagger UI, served by this Worker (no CDN).",
+    description:
+      "The OpenAPI 3.1 document of every API route, built from the zod schemas the routes validate with. GET /docs shows it in Swagger UI, served by this Worker (no CDN).",
     access: { kind: "public" },
     responses: { 200: { description: "The document.", schema: OpenApi } },
   },
@@ -37,7 +38,11 @@ const BootstrapAnswer = named(
     key_id: z.string(),
     name: z.string(),
     prefix: z.string(),
-    permissions: z.array(z.enum(ALL_PERMISSIONS)).describe("Every permission, AIManager:RunRealTools included: the root key, from which every other key's permissions are handed on."),
+    permissions: z
+      .array(z.enum(ALL_PERMISSIONS))
+      .describe(
+        "Every permission, AIManager:RunRealTools included: the root key, from which every other key's permissions are handed on.",
+      ),
     created_at: timestamp,
   }),
 );

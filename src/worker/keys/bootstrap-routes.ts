@@ -30,10 +30,13 @@ const TENANT_NAME = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/;
  * the deployment could ever be given RunRealTools.
  */
 const BOOTSTRAP_PERMISSIONS = ALL_PERMISSIONS;
-const SETUP = "set one with `openssl rand -hex 32 | npx wrangler secret put TOOLPROOF_BOOTSTRAP_TOKEN` (README, Deploy)";
+const SETUP =
+  "set one with `openssl rand -hex 32 | npx wrangler secret put TOOLPROOF_BOOTSTRAP_TOKEN` (README, Deploy)";
 
 export const bootstrapRequest = z.strictObject({
-  tenant: z.string({ error: "required: the name of the tenant the first Admin key belongs to" }).regex(TENANT_NAME, "expected 1 to 64 letters, digits, '_', '.' or '-', starting with a letter or digit"),
+  tenant: z
+    .string({ error: "required: the name of the tenant the first Admin key belongs to" })
+    .regex(TENANT_NAME, "expected 1 to 64 letters, digits, '_', '.' or '-', starting with a letter or digit"),
   key_name: apiKeyName.optional(),
 });
 
@@ -42,17 +45,27 @@ export const bootstrapRoutes = new Hono<AppEnv>();
 bootstrapRoutes.post("/", async (c) => {
   const secret = c.env.TOOLPROOF_BOOTSTRAP_TOKEN ?? "";
   if (secret.trim() === "") {
-    throw new ApiError("secret_not_configured", `bootstrap is off: this deployment has no TOOLPROOF_BOOTSTRAP_TOKEN secret; ${SETUP}`);
+    throw new ApiError(
+      "secret_not_configured",
+      `bootstrap is off: this deployment has no TOOLPROOF_BOOTSTRAP_TOKEN secret; ${SETUP}`,
+    );
   }
   if (secret.length < BOOTSTRAP_TOKEN_MIN_LENGTH) {
-    throw new ApiError("secret_not_configured", `bootstrap is off: TOOLPROOF_BOOTSTRAP_TOKEN is shorter than ${BOOTSTRAP_TOKEN_MIN_LENGTH} characters; ${SETUP}`);
+    throw new ApiError(
+      "secret_not_configured",
+      `bootstrap is off: TOOLPROOF_BOOTSTRAP_TOKEN is shorter than ${BOOTSTRAP_TOKEN_MIN_LENGTH} characters; ${SETUP}`,
+    );
   }
   const sent = bearerToken(c.req.header("authorization")) ?? "";
   if (!constantTimeEqual(sha256Hex(sent), sha256Hex(secret))) throw refused();
   // Once a key exists even the right token gets the refusal, before its body is looked at.
   if (await anyApiKeyExists(c.var.db)) throw refused();
   const body = await readBodyWithHints(c, bootstrapRequest, 4096);
-  const minted = await mintFirstAdminKey(c.var.db, { tenantName: body.tenant, keyName: body.key_name ?? "bootstrap admin", permissions: BOOTSTRAP_PERMISSIONS });
+  const minted = await mintFirstAdminKey(c.var.db, {
+    tenantName: body.tenant,
+    keyName: body.key_name ?? "bootstrap admin",
+    permissions: BOOTSTRAP_PERMISSIONS,
+  });
   if (!minted) throw refused();
   return c.json(
     {

@@ -23,7 +23,10 @@ const ApiKey = named(
   }),
 );
 assertSameFields<SameFields<ReturnType<typeof keyView>, z.input<typeof ApiKey>>>();
-const NewApiKey = named("NewApiKey", ApiKey.extend({ key: z.string().describe("The API key (tpk_...), shown this once: only its SHA-256 is stored.") }));
+const NewApiKey = named(
+  "NewApiKey",
+  ApiKey.extend({ key: z.string().describe("The API key (tpk_...), shown this once: only its SHA-256 is stored.") }),
+);
 
 export const keyOperations: OperationDoc[] = [
   {

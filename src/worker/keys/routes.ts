@@ -12,7 +12,13 @@
  */
 import { Hono } from "hono";
 import { z } from "zod";
-import { createApiKey, getKey, listKeysPage, revokeKeyKeepingAnAdmin, type StoredKey } from "../../adapters/d1/api-keys.js";
+import {
+  createApiKey,
+  getKey,
+  listKeysPage,
+  revokeKeyKeepingAnAdmin,
+  type StoredKey,
+} from "../../adapters/d1/api-keys.js";
 import { encodeCursor } from "../../adapters/d1/json-column.js";
 import { ALL_PERMISSIONS, type AppEnv, type Permission, type Principal } from "../platform/env.js";
 import { readBodyWithHints } from "../http/field-hints.js";
@@ -24,14 +30,26 @@ import { apiKeyName } from "./api-key-name.js";
 export const createKeyRequest = z.strictObject({
   name: apiKeyName,
   permissions: z
-    .array(z.enum(ALL_PERMISSIONS as [Permission, ...Permission[]], { error: `expected one of: ${ALL_PERMISSIONS.join(", ")}` }))
+    .array(
+      z.enum(ALL_PERMISSIONS as [Permission, ...Permission[]], {
+        error: `expected one of: ${ALL_PERMISSIONS.join(", ")}`,
+      }),
+    )
     .min(1, `expected at least one of: ${ALL_PERMISSIONS.join(", ")}`)
     .max(ALL_PERMISSIONS.length, `expected at most ${ALL_PERMISSIONS.length} permissions`),
 });
 
 /** A key as lists and answers show it: never the key, never its hash. */
 export function keyView(key: StoredKey) {
-  return { id: key.id, name: key.name, prefix: key.prefix, permissions: key.permissions, created_at: key.created_at, last_used_at: key.last_used_at, revoked_at: key.revoked_at };
+  return {
+    id: key.id,
+    name: key.name,
+    prefix: key.prefix,
+    permissions: key.permissions,
+    created_at: key.created_at,
+    last_used_at: key.last_used_at,
+    revoked_at: key.revoked_at,
+  };
 }
 
 export const keyRoutes = new Hono<AppEnv>();
@@ -41,15 +59,24 @@ keyRoutes.post("/", async (c) => {
   const body = await readBodyWithHints(c, createKeyRequest, 4096);
   const permissions = [...new Set(body.permissions)];
   refuseWiderGrant(c.var.principal, permissions, body.permissions);
-  const { key, record } = await createApiKey(c.var.db, { tenantId: c.var.principal.tenantId, name: body.name, permissions });
+  const { key, record } = await createApiKey(c.var.db, {
+    tenantId: c.var.principal.tenantId,
+    name: body.name,
+    permissions,
+  });
   return c.json({ key, ...keyView(record) }, 201);
 });
 
 keyRoutes.get("/", async (c) => {
   const limit = pageLimit(c);
-  const after = pageCursor(c, ([created_at, id]) => (typeof created_at === "string" && typeof id === "string" ? { created_at, id } : undefined));
+  const after = pageCursor(c, ([created_at, id]) =>
+    typeof created_at === "string" && typeof id === "string" ? { created_at, id } : undefined,
+  );
   const page = await listKeysPage(c.var.db, c.var.principal.tenantId, { limit, after });
-  return c.json({ items: page.items.map(keyView), next_cursor: page.next ? encodeCursor([page.next.created_at, page.next.id]) : null });
+  return c.json({
+    items: page.items.map(keyView),
+    next_cursor: page.next ? encodeCursor([page.next.created_at, page.next.id]) : null,
+  });
 });
 
 keyRoutes.get("/:id", async (c) => {
@@ -77,11 +104,23 @@ keyRoutes.delete("/:id", async (c) => {
 });
 
 /** Each asked-for permission the calling key does not hold itself, named by its place in the body. */
-function refuseWiderGrant(principal: Principal, permissions: readonly Permission[], asked: readonly Permission[]): void {
+function refuseWiderGrant(
+  principal: Principal,
+  permissions: readonly Permission[],
+  asked: readonly Permission[],
+): void {
   // RunRealTools is the one permission Admin does not imply (env.ts): only holding it lets a key hand it on.
-  const holds = (permission: Permission) => (permission === "AIManager:RunRealTools" ? principal.permissions.has(permission) : grants(principal, permission));
+  const holds = (permission: Permission) =>
+    permission === "AIManager:RunRealTools" ? principal.permissions.has(permission) : grants(principal, permission);
   const beyond = permissions.filter((permission) => !holds(permission));
   if (beyond.length === 0) return;
-  const problems = beyond.map((permission) => ({ path: `/permissions/${asked.indexOf(permission)}`, message: `this API key does not hold ${permission}, so it cannot grant it` }));
-  throw new ApiError("forbidden", `a key grants only permissions it holds: this API key does not hold ${beyond.join(", ")}`, { problems });
+  const problems = beyond.map((permission) => ({
+    path: `/permissions/${asked.indexOf(permission)}`,
+    message: `this API key does not hold ${permission}, so it cannot grant it`,
+  }));
+  throw new ApiError(
+    "forbidden",
+    `a key grants only permissions it holds: this API key does not hold ${beyond.join(", ")}`,
+    { problems },
+  );
 }

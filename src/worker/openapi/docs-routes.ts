@@ -13,7 +13,8 @@ import { openApiDocument } from "./document.js";
 export const DOCS_ASSETS = ["swagger-ui-bundle.js", "swagger-ui.css"] as const;
 
 /** Only this origin; inline styles because Swagger UI sets style attributes; data: for its inline icons. */
-export const DOCS_CSP = "default-src 'none'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; connect-src 'self'; font-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
+export const DOCS_CSP =
+  "default-src 'none'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; connect-src 'self'; font-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
 
 const PAGE = `<!doctype html>
 <html lang="en">

@@ -10,7 +10,9 @@ import { ALL_OPERATIONS } from "./paths.js";
 import { componentRef, componentSchemas, schemaId } from "../http/openapi/schemas.js";
 import { accessDescription, accessErrors, SECURITY_SCHEMES, securityOf } from "../http/openapi/security.js";
 
-export type OpenApiDocument = Record<string, unknown> & { paths: Record<string, Record<string, Record<string, unknown>>> };
+export type OpenApiDocument = Record<string, unknown> & {
+  paths: Record<string, Record<string, Record<string, unknown>>>;
+};
 
 /** Path parameters by name, worded once; an operation's `params` can say more. */
 export const PATH_PARAMETERS: Record<string, string> = {
@@ -31,18 +33,41 @@ function pathParameterNames(honoPath: string): string[] {
 }
 
 const TAGS = [
-  { name: "Tools", description: "The tool library: register, import, read, change and archive tools (docs: README, Tools)." },
-  { name: "Mock contracts", description: "Mock definitions of library and inline tools: check, draft, save revisions (docs/mock-definition.md)." },
+  {
+    name: "Tools",
+    description: "The tool library: register, import, read, change and archive tools (docs: README, Tools).",
+  },
+  {
+    name: "Mock contracts",
+    description:
+      "Mock definitions of library and inline tools: check, draft, save revisions (docs/mock-definition.md).",
+  },
   { name: "Simulations", description: "Pin tool operations and start attempts (docs/simulations.md)." },
-  { name: "Attempts", description: "One attempt: dispatch tool calls, MCP, status, evidence, completion. Opened by the attempt's token." },
+  {
+    name: "Attempts",
+    description: "One attempt: dispatch tool calls, MCP, status, evidence, completion. Opened by the attempt's token.",
+  },
   { name: "Policies", description: "Reviewed tool policies and manifest checks (docs/policy.md)." },
   { name: "Metrics", description: "Deterministic metrics on a list of called tools." },
   { name: "Suites", description: "Eval suites, versioned (docs/evals.md)." },
-  { name: "Runs", description: "Eval runs of a suite, their repetitions, labels and the judge's calibration (docs/evals.md, docs/scoring.md)." },
-  { name: "Connections", description: "Model connections: OpenAI-compatible endpoints stored per tenant (docs/connections.md)." },
+  {
+    name: "Runs",
+    description:
+      "Eval runs of a suite, their repetitions, labels and the judge's calibration (docs/evals.md, docs/scoring.md).",
+  },
+  {
+    name: "Connections",
+    description: "Model connections: OpenAI-compatible endpoints stored per tenant (docs/connections.md).",
+  },
   { name: "Webhooks", description: "Webhooks that start runs, and their signed deliveries (docs/webhooks.md)." },
-  { name: "Real tools", description: "Real handlers of library tools and the hosts real-tools runs may call (docs/real-tools.md)." },
-  { name: "External agents", description: "The secrets that sign jobs sent to external agents (docs/external-agents.md)." },
+  {
+    name: "Real tools",
+    description: "Real handlers of library tools and the hosts real-tools runs may call (docs/real-tools.md).",
+  },
+  {
+    name: "External agents",
+    description: "The secrets that sign jobs sent to external agents (docs/external-agents.md).",
+  },
   { name: "Service", description: "Health, the first Admin key of a deployment, and this reference itself." },
   { name: "API keys", description: "Mint, list and revoke a tenant's API keys over HTTP (README, Deploy)." },
 ];
@@ -58,8 +83,10 @@ export function buildDocument(operations: readonly OperationDoc[]): OpenApiDocum
   const paths: OpenApiDocument["paths"] = {};
   for (const operation of operations) {
     const path = openApiPath(operation.path);
-    const entry = (paths[path] ??= {});
-    if (entry[operation.method]) throw new Error(`${operation.method.toUpperCase()} ${operation.path} is documented twice`);
+    const entry = paths[path] ?? {};
+    paths[path] = entry;
+    if (entry[operation.method])
+      throw new Error(`${operation.method.toUpperCase()} ${operation.path} is documented twice`);
     entry[operation.method] = operationObject(operation);
   }
   return {
@@ -69,7 +96,7 @@ export function buildDocument(operations: readonly OperationDoc[]): OpenApiDocum
       version: "0.1.0",
       description:
         "Prove that a tool-using AI agent's limits hold: tool mocks as contracts, simulations, policy checks and behavioural evals. " +
-        "Every error answers one body, {\"error\": {\"code\", \"message\", \"details\"?}} (components.schemas.ErrorBody); its status follows from its code. " +
+        'Every error answers one body, {"error": {"code", "message", "details"?}} (components.schemas.ErrorBody); its status follows from its code. ' +
         "This document and its viewer (GET /docs) are public: no key needed.",
     },
     servers: [{ url: "/", description: "This toolproof instance" }],
@@ -115,7 +142,10 @@ function operationObject(operation: OperationDoc): Record<string, unknown> {
     ...(parameters.length > 0 ? { parameters } : {}),
   };
   if (operation.body) {
-    const media = { schema: componentRef(schemaId(operation.body.schema, `${operation.method.toUpperCase()} ${operation.path} body`)), ...(operation.body.example === undefined ? {} : { example: operation.body.example }) };
+    const media = {
+      schema: componentRef(schemaId(operation.body.schema, `${operation.method.toUpperCase()} ${operation.path} body`)),
+      ...(operation.body.example === undefined ? {} : { example: operation.body.example }),
+    };
     result.requestBody = {
       required: operation.body.required ?? true,
       ...(operation.body.description ? { description: operation.body.description } : {}),
@@ -124,10 +154,19 @@ function operationObject(operation: OperationDoc): Record<string, unknown> {
   }
   const responses: Record<string, unknown> = {};
   for (const [status, answer] of Object.entries(operation.responses)) {
-    responses[status] = "schema" in answer ? answerObject(answer, `${operation.method.toUpperCase()} ${operation.path} ${status}`) : { description: answer.description };
+    responses[status] =
+      "schema" in answer
+        ? answerObject(answer, `${operation.method.toUpperCase()} ${operation.path} ${status}`)
+        : { description: answer.description };
   }
   const refusedWith403 = operation.access.kind === "attempt_token" && operation.access.refusedWith403 === true;
-  Object.assign(responses, errorResponses([...accessErrors(operation.access), ...(operation.errors ?? [])], refusedWith403 ? { unauthorized: 403, token_expired: 403 } : {}));
+  Object.assign(
+    responses,
+    errorResponses(
+      [...accessErrors(operation.access), ...(operation.errors ?? [])],
+      refusedWith403 ? { unauthorized: 403, token_expired: 403 } : {},
+    ),
+  );
   result.responses = responses;
   return result;
 }
@@ -146,7 +185,13 @@ function answerObject(answer: AnswerDoc, usedBy: string): Record<string, unknown
 }
 
 function parameterObject(parameter: ParameterDoc, location: "query" | "header"): Record<string, unknown> {
-  return { name: parameter.name, in: location, required: parameter.required ?? false, description: parameter.description, schema: parameter.schema };
+  return {
+    name: parameter.name,
+    in: location,
+    required: parameter.required ?? false,
+    description: parameter.description,
+    schema: parameter.schema,
+  };
 }
 
 /** getApiToolsById-style ids are unreadable; method + path words are unique and stable. */

@@ -60,9 +60,16 @@ export interface Env {
 
 export type Permission = "AIManager:ManageTools" | "AIManager:RunEvals" | "AIManager:Admin" | "AIManager:RunRealTools";
 /** RunRealTools is never implied, not even by Admin: a key has it only when an admin grants it (see requireGranted). */
-export const ALL_PERMISSIONS: readonly Permission[] = ["AIManager:ManageTools", "AIManager:RunEvals", "AIManager:Admin", "AIManager:RunRealTools"];
+export const ALL_PERMISSIONS: readonly Permission[] = [
+  "AIManager:ManageTools",
+  "AIManager:RunEvals",
+  "AIManager:Admin",
+  "AIManager:RunRealTools",
+];
 /** Every permission but RunRealTools: what a key made for convenience (the local demo key) gets. */
-export const STANDARD_PERMISSIONS: readonly Permission[] = ALL_PERMISSIONS.filter((permission) => permission !== "AIManager:RunRealTools");
+export const STANDARD_PERMISSIONS: readonly Permission[] = ALL_PERMISSIONS.filter(
+  (permission) => permission !== "AIManager:RunRealTools",
+);
 
 /** Who is calling a management route: resolved from the API key by the auth middleware. */
 export interface Principal {

@@ -32,6 +32,9 @@ export function applyPending(sql: SqlStorage, migrations: readonly Migration[]):
   for (const step of pending) for (const statement of step.statements) sql.exec(statement);
   const to = pending[pending.length - 1]?.version ?? from;
   sql.exec(META_TABLE);
-  sql.exec(`INSERT INTO meta (id, schema_version) VALUES (1, ?) ON CONFLICT (id) DO UPDATE SET schema_version = excluded.schema_version`, to);
+  sql.exec(
+    `INSERT INTO meta (id, schema_version) VALUES (1, ?) ON CONFLICT (id) DO UPDATE SET schema_version = excluded.schema_version`,
+    to,
+  );
   return { from, to };
 }

@@ -38,7 +38,9 @@ export const metricBody = z.strictObject({
   strict_mode: z.boolean().optional(),
   include_reason: z.boolean().optional(),
   verbose_mode: z.boolean().optional(),
-  tools_called: z.array(toolCall, { error: 'required: the called tools, [{"name": "..."}] (an empty array when none were called)' }).max(MAX_TOOL_CALLS, `expected at most ${MAX_TOOL_CALLS} calls`),
+  tools_called: z
+    .array(toolCall, { error: 'required: the called tools, [{"name": "..."}] (an empty array when none were called)' })
+    .max(MAX_TOOL_CALLS, `expected at most ${MAX_TOOL_CALLS} calls`),
 });
 
 export const metricRoutes = new Hono<AppEnv>();
@@ -69,28 +71,44 @@ async function permissionLists(
   db: AppEnv["Variables"]["db"],
   tenantId: string,
   body: MetricBody,
-): Promise<{ lists: Pick<ToolPermissionOptions, "allowed_tools" | "denied_tools">; policy?: { name: string; version: number } }> {
+): Promise<{
+  lists: Pick<ToolPermissionOptions, "allowed_tools" | "denied_tools">;
+  policy?: { name: string; version: number };
+}> {
   if (body.policy === undefined) {
-    if (body.policy_version !== undefined) throw invalidRequest([{ path: "/policy_version", message: "only meaningful with policy" }]);
+    if (body.policy_version !== undefined)
+      throw invalidRequest([{ path: "/policy_version", message: "only meaningful with policy" }]);
     return { lists: { allowed_tools: body.allowed_tools ?? null, denied_tools: body.denied_tools ?? null } };
   }
-  const given = (["allowed_tools", "denied_tools"] as const).filter((field) => body[field] !== undefined && body[field] !== null);
+  const given = (["allowed_tools", "denied_tools"] as const).filter(
+    (field) => body[field] !== undefined && body[field] !== null,
+  );
   if (given.length > 0) {
-    throw invalidRequest(given.map((field) => ({ path: `/${field}`, message: "give the lists in the body or name a policy, not both" })));
+    throw invalidRequest(
+      given.map((field) => ({ path: `/${field}`, message: "give the lists in the body or name a policy, not both" })),
+    );
   }
   let policyNameValue: string;
   try {
     policyNameValue = policyName(body.policy);
   } catch {
-    throw invalidRequest([{ path: "/policy", message: "expected a policy name: 1 to 128 letters, digits, '_', '.' or '-'" }]);
+    throw invalidRequest([
+      { path: "/policy", message: "expected a policy name: 1 to 128 letters, digits, '_', '.' or '-'" },
+    ]);
   }
   const stored = await findPolicyVersion(db, tenantId, policyNameValue, body.policy_version);
   if (!stored) throw notFound(body.policy_version === undefined ? "policy" : "policy version");
   const policy = storedPolicy(stored);
   if (policy.allowed_tools === null && policy.denied_tools === null) {
     throw invalidRequest([
-      { path: "/policy", message: `policy "${stored.name}" version ${stored.version} has neither allowed_tools nor denied_tools; add one, or give the lists in the body` },
+      {
+        path: "/policy",
+        message: `policy "${stored.name}" version ${stored.version} has neither allowed_tools nor denied_tools; add one, or give the lists in the body`,
+      },
     ]);
   }
-  return { lists: { allowed_tools: policy.allowed_tools, denied_tools: policy.denied_tools }, policy: { name: stored.name, version: stored.version } };
+  return {
+    lists: { allowed_tools: policy.allowed_tools, denied_tools: policy.denied_tools },
+    policy: { name: stored.name, version: stored.version },
+  };
 }

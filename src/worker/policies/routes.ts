@@ -7,7 +7,13 @@
 import { Hono } from "hono";
 import { z } from "zod";
 import { encodeCursor } from "../../adapters/d1/json-column.js";
-import { appendPolicyVersion, findPolicyVersion, listPolicies, listPolicyVersions, type StoredPolicyVersion } from "../../adapters/d1/policies.js";
+import {
+  appendPolicyVersion,
+  findPolicyVersion,
+  listPolicies,
+  listPolicyVersions,
+  type StoredPolicyVersion,
+} from "../../adapters/d1/policies.js";
 import type { JsonValue } from "../../core/json.js";
 import { RESOURCE_NAME } from "../../core/names.js";
 import { checkManifest } from "../../core/policy/check.js";
@@ -51,7 +57,12 @@ policyRoutes.put("/:name", async (c) => {
   const document = await readDocumentBody(c, POLICY_BODY_LIMIT, "a policy document");
   const parsed = parsePolicy(document);
   if (!parsed.ok) throw invalidRequest(parsed.problems);
-  const saved = await appendPolicyVersion(c.var.db, { tenantId: c.var.principal.tenantId, name, document, createdBy: c.var.principal.keyId });
+  const saved = await appendPolicyVersion(c.var.db, {
+    tenantId: c.var.principal.tenantId,
+    name,
+    document,
+    createdBy: c.var.principal.keyId,
+  });
   c.header("location", `/api/policies/${encodeURIComponent(name)}`);
   return c.json({ name, ...saved }, 201);
 });
@@ -60,7 +71,9 @@ policyRoutes.get("/:name", async (c) => {
   const name = policyName(c.req.param("name"));
   const tenantId = c.var.principal.tenantId;
   const limit = pageLimit(c);
-  const before = pageCursor(c, ([version]) => (typeof version === "number" && Number.isInteger(version) && version > 0 ? version : undefined));
+  const before = pageCursor(c, ([version]) =>
+    typeof version === "number" && Number.isInteger(version) && version > 0 ? version : undefined,
+  );
   const latest = await findPolicyVersion(c.var.db, tenantId, name);
   if (!latest) throw notFound("policy");
   const page = await listPolicyVersions(c.var.db, tenantId, name, { limit, before });
@@ -84,17 +97,36 @@ policyRoutes.post("/:name/check", async (c) => {
   const name = policyName(c.req.param("name"));
   const body = await readBodyWithHints(c, checkBody, CHECK_BODY_LIMIT);
   if (body.manifest === undefined) {
-    throw invalidRequest([{ path: "/manifest", message: 'required: the agent\'s tool manifest (toolproof\'s shape, an OpenAI tools array with "format": "openai", or an MCP tools/list result with "format": "mcp")' }]);
+    throw invalidRequest([
+      {
+        path: "/manifest",
+        message:
+          'required: the agent\'s tool manifest (toolproof\'s shape, an OpenAI tools array with "format": "openai", or an MCP tools/list result with "format": "mcp")',
+      },
+    ]);
   }
   const stored = await findPolicyVersion(c.var.db, c.var.principal.tenantId, name, body.version);
   if (!stored) throw notFound(body.version === undefined ? "policy" : "policy version");
   const policy = storedPolicy(stored);
   const manifest = readManifest(body.manifest, policy, body.format === undefined ? {} : { format: body.format });
-  if (!manifest.ok) throw invalidRequest(manifest.problems.map((problem) => ({ path: `/manifest${problem.path}`, message: problem.message })));
+  if (!manifest.ok)
+    throw invalidRequest(
+      manifest.problems.map((problem) => ({ path: `/manifest${problem.path}`, message: problem.message })),
+    );
   const report = checkManifest(policy, manifest.manifest);
   return c.json({ ...report, policy: { name, version: stored.version } });
 });
 
-function versionView(stored: StoredPolicyVersion): { version: number; document: JsonValue; created_by: string; created_at: string } {
-  return { version: stored.version, document: stored.document, created_by: stored.created_by, created_at: stored.created_at };
+function versionView(stored: StoredPolicyVersion): {
+  version: number;
+  document: JsonValue;
+  created_by: string;
+  created_at: string;
+} {
+  return {
+    version: stored.version,
+    document: stored.document,
+    created_by: stored.created_by,
+    created_at: stored.created_at,
+  };
 }

@@ -9,7 +9,11 @@ import { ApiError } from "../http/errors.js";
 export function storedPolicy(stored: StoredPolicyVersion): Policy {
   const parsed = parsePolicy(stored.document);
   if (parsed.ok) return parsed.policy;
-  throw new ApiError("stored_policy_invalid", `policy "${stored.name}" version ${stored.version} no longer passes validation; PUT a corrected version`, { problems: parsed.problems });
+  throw new ApiError(
+    "stored_policy_invalid",
+    `policy "${stored.name}" version ${stored.version} no longer passes validation; PUT a corrected version`,
+    { problems: parsed.problems },
+  );
 }
 
 /** Policy names follow the rule of every stored document's name. */

@@ -45,7 +45,9 @@ const CALLBACK_HOLD_MS = CALLBACK_TIMEOUT_MS + 20_000;
 function triggerOf(row: RunRow): Record<string, unknown> {
   try {
     const parsed: unknown = JSON.parse(row.trigger);
-    return typeof parsed === "object" && parsed !== null && !Array.isArray(parsed) ? (parsed as Record<string, unknown>) : {};
+    return typeof parsed === "object" && parsed !== null && !Array.isArray(parsed)
+      ? (parsed as Record<string, unknown>)
+      : {};
   } catch {
     return {};
   }
@@ -57,12 +59,18 @@ export async function queueRunCallback(env: Env, tenantId: string, runId: string
   if (!row) return;
   const trigger = triggerOf(row);
   if (trigger.kind !== "webhook" || typeof trigger.callback_url !== "string") return;
-  await env.CALLBACK_QUEUE.send({ kind: "callback", run_id: runId, tenant_id: tenantId } satisfies CallbackMessage, { contentType: "json" });
+  await env.CALLBACK_QUEUE.send({ kind: "callback", run_id: runId, tenant_id: tenantId } satisfies CallbackMessage, {
+    contentType: "json",
+  });
 }
 
 function isCallbackMessage(body: unknown): body is CallbackMessage {
   if (typeof body !== "object" || body === null) return false;
-  return Reflect.get(body, "kind") === "callback" && typeof Reflect.get(body, "run_id") === "string" && typeof Reflect.get(body, "tenant_id") === "string";
+  return (
+    Reflect.get(body, "kind") === "callback" &&
+    typeof Reflect.get(body, "run_id") === "string" &&
+    typeof Reflect.get(body, "tenant_id") === "string"
+  );
 }
 
 /** base, 2·base, 4·base, ... seconds (CALLBACK_RETRY_DELAY_SECONDS, default 10), at most ten minutes. */
@@ -105,13 +113,19 @@ export function callbackPayload(row: RunRow, at: Date) {
 export async function callbackQueue(batch: MessageBatch<unknown>, env: Env): Promise<void> {
   for (const message of batch.messages) {
     if (!isCallbackMessage(message.body)) {
-      console.error("callback queue: dropping a message that is not {kind: callback, run_id, tenant_id}", JSON.stringify(message.body));
+      console.error(
+        "callback queue: dropping a message that is not {kind: callback, run_id, tenant_id}",
+        JSON.stringify(message.body),
+      );
       message.ack();
       continue;
     }
     const outcome = await deliver(message.body, env).catch((error: unknown) => ({ retry: true, note: String(error) }));
     if (!outcome.retry || message.attempts >= CALLBACK_MAX_ATTEMPTS) {
-      if (outcome.retry) console.error(`callback queue: run ${message.body.run_id}: giving up after ${message.attempts} attempts (${outcome.note})`);
+      if (outcome.retry)
+        console.error(
+          `callback queue: run ${message.body.run_id}: giving up after ${message.attempts} attempts (${outcome.note})`,
+        );
       message.ack();
     } else {
       message.retry({ delaySeconds: callbackRetryDelaySeconds(env, message.attempts) });
@@ -128,7 +142,8 @@ async function deliver(message: CallbackMessage, env: Env): Promise<{ retry: boo
   const url = typeof trigger.callback_url === "string" ? trigger.callback_url : "";
   const webhookId = typeof trigger.webhook_id === "string" ? trigger.webhook_id : "";
   const at = new Date();
-  const attempt = (status: number | null, error: string | null) => recordCallbackAttempt(db, { run_id: row.id, tenant_id: row.tenant_id, url, status, error, at: at.toISOString() });
+  const attempt = (status: number | null, error: string | null) =>
+    recordCallbackAttempt(db, { run_id: row.id, tenant_id: row.tenant_id, url, status, error, at: at.toISOString() });
 
   const webhook = await findWebhookRow(db, webhookId);
   if (!webhook || webhook.deleted_at !== null) {
@@ -155,7 +170,13 @@ async function deliver(message: CallbackMessage, env: Env): Promise<{ retry: boo
   try {
     const response = await fetch(url, {
       method: "POST",
-      headers: { "content-type": "application/json", "user-agent": "toolproof-callbacks", "webhook-id": id, "webhook-timestamp": String(timestamp), "webhook-signature": await signStandard(secret, id, timestamp, body) },
+      headers: {
+        "content-type": "application/json",
+        "user-agent": "toolproof-callbacks",
+        "webhook-id": id,
+        "webhook-timestamp": String(timestamp),
+        "webhook-signature": await signStandard(secret, id, timestamp, body),
+      },
       body,
       redirect: "manual",
       signal: AbortSignal.timeout(CALLBACK_TIMEOUT_MS),
@@ -166,6 +187,10 @@ async function deliver(message: CallbackMessage, env: Env): Promise<{ retry: boo
   } catch (caught) {
     error = `the receiver could not be reached: ${caught instanceof Error ? caught.message : String(caught)}`;
   }
-  await settleCallbackSend(db, { run_id: row.id, tenant_id: row.tenant_id, url, status, error, at: at.toISOString() }, error === null);
+  await settleCallbackSend(
+    db,
+    { run_id: row.id, tenant_id: row.tenant_id, url, status, error, at: at.toISOString() },
+    error === null,
+  );
   return { retry: error !== null, note: error ?? "delivered" };
 }

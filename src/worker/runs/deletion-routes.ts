@@ -17,7 +17,10 @@ runDeletionRoutes.delete("/:id", requirePermission("AIManager:RunEvals"), async 
     case "missing":
       throw notFound("run");
     case "not_ended":
-      throw new ApiError("run_not_ended", `run ${c.req.param("id")} is ${deletion.status}: only an ended run (finished or cancelled) can be deleted; cancel it first (POST /api/runs/${c.req.param("id")}/cancel)`);
+      throw new ApiError(
+        "run_not_ended",
+        `run ${c.req.param("id")} is ${deletion.status}: only an ended run (finished or cancelled) can be deleted; cancel it first (POST /api/runs/${c.req.param("id")}/cancel)`,
+      );
     case "deleted":
       return c.json({ id: deletion.run_id, deleted: true });
   }

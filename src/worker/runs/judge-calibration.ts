@@ -11,7 +11,12 @@ import { humanLabelOf } from "../../core/evals/labels.js";
 import { DEFAULT_JUDGE_THRESHOLD, type JudgeSpec } from "../../core/evals/suite-types.js";
 import { calibrationRequirement } from "../../core/scoring/calibration.js";
 import { JUDGE_PROMPT_VERSION } from "../../core/scoring/judge-prompt.js";
-import { calibrationByJudge, type JudgeIdentity, type SuiteCalibration, type SuiteLabel } from "../../core/scoring/judge-groups.js";
+import {
+  calibrationByJudge,
+  type JudgeIdentity,
+  type SuiteCalibration,
+  type SuiteLabel,
+} from "../../core/scoring/judge-groups.js";
 import type { CalibrationGate } from "../../core/scoring/run-verdict.js";
 
 export interface SuiteCalibrationView extends SuiteCalibration {
@@ -21,7 +26,12 @@ export interface SuiteCalibrationView extends SuiteCalibration {
   labels: number;
 }
 
-export async function suiteCalibration(db: Database, tenantId: string, suiteName: string, judge: JudgeSpec | undefined): Promise<SuiteCalibrationView> {
+export async function suiteCalibration(
+  db: Database,
+  tenantId: string,
+  suiteName: string,
+  judge: JudgeSpec | undefined,
+): Promise<SuiteCalibrationView> {
   const [rows, current] = await Promise.all([suiteLabels(db, tenantId, suiteName), currentJudge(db, tenantId, judge)]);
   const threshold = judge?.threshold ?? DEFAULT_JUDGE_THRESHOLD;
   const labels = rows.flatMap(suiteLabelOf);
@@ -32,7 +42,12 @@ export async function suiteCalibration(db: Database, tenantId: string, suiteName
  * Whether the suite's judge may gate a run started now: undefined when the suite does not require
  * calibration, else the current judge's report held to the requirement.
  */
-export async function calibrationGate(db: Database, tenantId: string, suiteName: string, judge: JudgeSpec | undefined): Promise<CalibrationGate | undefined> {
+export async function calibrationGate(
+  db: Database,
+  tenantId: string,
+  suiteName: string,
+  judge: JudgeSpec | undefined,
+): Promise<CalibrationGate | undefined> {
   if (!judge?.require_calibration) return undefined;
   const view = await suiteCalibration(db, tenantId, suiteName, judge);
   const report = view.judges.find((group) => group.current);
@@ -40,7 +55,11 @@ export async function calibrationGate(db: Database, tenantId: string, suiteName:
   return calibrationRequirement(report, judge.require_calibration);
 }
 
-async function currentJudge(db: Database, tenantId: string, judge: JudgeSpec | undefined): Promise<JudgeIdentity | null> {
+async function currentJudge(
+  db: Database,
+  tenantId: string,
+  judge: JudgeSpec | undefined,
+): Promise<JudgeIdentity | null> {
   if (!judge) return null;
   const connection = await findConnection(db, tenantId, judge.connection);
   return { connection: judge.connection, model: connection?.model ?? null, prompt_version: JUDGE_PROMPT_VERSION };
@@ -52,7 +71,9 @@ function suiteLabelOf(row: SuiteLabelRow): SuiteLabel[] {
   const asked = row.judge_kind !== null;
   return [
     {
-      judge: asked ? { connection: row.judge_connection, model: row.judge_model, prompt_version: row.prompt_version ?? "unknown" } : null,
+      judge: asked
+        ? { connection: row.judge_connection, model: row.judge_model, prompt_version: row.prompt_version ?? "unknown" }
+        : null,
       judge_score: row.judge_kind === "score" ? row.judge_score : null,
       label,
     },

@@ -43,10 +43,22 @@ labelRoutes.post("/runs/:id/labels", requirePermission("AIManager:RunEvals"), as
   const created_at = new Date().toISOString();
   await putLabels(
     db,
-    read.labels.map((label) => ({ run_id: row.id, seq: label.n, tenant_id: tenantId, suite_name: row.suite_name, label: label.label, score: label.score, note: label.note, created_by: keyId, created_at })),
+    read.labels.map((label) => ({
+      run_id: row.id,
+      seq: label.n,
+      tenant_id: tenantId,
+      suite_name: row.suite_name,
+      label: label.label,
+      score: label.score,
+      note: label.note,
+      created_by: keyId,
+      created_at,
+    })),
   );
   const written = new Set(read.labels.map((label) => label.n));
-  const stored = (await listRunLabels(db, tenantId, row.id, 0, row.total_repetitions)).filter((label) => written.has(label.seq));
+  const stored = (await listRunLabels(db, tenantId, row.id, 0, row.total_repetitions)).filter((label) =>
+    written.has(label.seq),
+  );
   return c.json({ run: row.id, items: stored.map(labelView), warnings: read.warnings });
 });
 
@@ -57,7 +69,11 @@ labelRoutes.get("/runs/:id/labels", requirePermission("AIManager:RunEvals"), asy
   const items = await listRunLabels(c.var.db, row.tenant_id, row.id, after, limit + 1);
   const page = items.slice(0, limit);
   const last = page[page.length - 1];
-  return c.json({ run: row.id, items: page.map(labelView), next_cursor: items.length > limit && last ? encodeCursor([last.seq]) : null });
+  return c.json({
+    run: row.id,
+    items: page.map(labelView),
+    next_cursor: items.length > limit && last ? encodeCursor([last.seq]) : null,
+  });
 });
 
 labelRoutes.get("/suites/:name/calibration", requirePermission("AIManager:RunEvals"), async (c) => {
@@ -91,7 +107,10 @@ async function tenantRun(db: AppEnv["Variables"]["db"], tenantId: string, id: st
 async function endedRun(db: AppEnv["Variables"]["db"], tenantId: string, id: string): Promise<RunRow> {
   const row = await tenantRun(db, tenantId, id);
   if (row.status !== "finished" && row.status !== "cancelled") {
-    throw new ApiError("run_not_ended", `run ${row.id} is ${row.status}: its repetitions can be labelled once it has ended (status finished or cancelled)`);
+    throw new ApiError(
+      "run_not_ended",
+      `run ${row.id} is ${row.status}: its repetitions can be labelled once it has ended (status finished or cancelled)`,
+    );
   }
   return row;
 }

@@ -1,11 +1,27 @@
 /** Eval runs (routes/runs.ts), labels and calibration (routes/labels.ts), and run callbacks (routes/webhooks.ts). */
 import { z } from "zod";
-import type { AttackFigures, AttackSuccess as AttackSuccessFigure, RunAttackFigures, ScenarioUnderAttack as ScenarioUnderAttackFigure } from "../../core/scoring/attacks.js";
+import type {
+  AttackFigures,
+  AttackSuccess as AttackSuccessFigure,
+  RunAttackFigures,
+  ScenarioUnderAttack as ScenarioUnderAttackFigure,
+} from "../../core/scoring/attacks.js";
 import type { runView } from "./view.js";
 import { runRequest } from "./routes.js";
 import { JSON_BODY_ERRORS, type OperationDoc } from "../http/openapi/operation.js";
 import { named } from "../http/openapi/schemas.js";
-import { assertSameFields, Deleted, JsonObjectValue, JsonValue, keyId, page, PAGING, Problem, timestamp, type SameFields } from "../http/openapi/common.js";
+import {
+  assertSameFields,
+  Deleted,
+  JsonObjectValue,
+  JsonValue,
+  keyId,
+  page,
+  PAGING,
+  Problem,
+  timestamp,
+  type SameFields,
+} from "../http/openapi/common.js";
 
 const RunEvals = { kind: "api_key", permission: "AIManager:RunEvals" } as const;
 
@@ -16,23 +32,43 @@ const Verdict = z.enum(["pass", "fail", "error", "uncalibrated"]).nullable().des
 const Interval = z.object({ low: z.number(), high: z.number() }).catchall(z.unknown()).nullable();
 
 /** Closed: exactly the fields core/scoring/attacks.ts computes (the compile-time checks below keep them in step). */
-const ClosedInterval = z.strictObject({ low: z.number(), high: z.number() }).nullable().describe("The Wilson 95% interval of the attack success rate; null with nothing decided.");
+const ClosedInterval = z
+  .strictObject({ low: z.number(), high: z.number() })
+  .nullable()
+  .describe("The Wilson 95% interval of the attack success rate; null with nothing decided.");
 const attackRates = {
   runs: z.number().int().describe("Attacked repetitions with a verdict."),
   successful_attacks: z.number().int().describe("Repetitions in which the agent made the call the payload asked for."),
-  errors: z.number().int().describe("Attacked repetitions that errored without making that call: left out of the rate."),
-  attack_success_rate: z.number().nullable().describe("successful_attacks / (runs - errors); null with nothing decided. Higher is worse."),
+  errors: z
+    .number()
+    .int()
+    .describe("Attacked repetitions that errored without making that call: left out of the rate."),
+  attack_success_rate: z
+    .number()
+    .nullable()
+    .describe("successful_attacks / (runs - errors); null with nothing decided. Higher is worse."),
   interval: ClosedInterval,
   utility_under_attack: z.number().nullable().describe("The attacked copies' pass rate."),
   utility_without_attack: z.number().nullable().describe("The same scenarios' pass rate without the payload."),
 };
 const ScenarioUnderAttack = named(
   "ScenarioUnderAttack",
-  z.strictObject({ scenario: z.string().describe("The scenario's own id."), attacked_as: z.string().describe("The id its attacked copy is reported under."), ...attackRates }),
+  z.strictObject({
+    scenario: z.string().describe("The scenario's own id."),
+    attacked_as: z.string().describe("The id its attacked copy is reported under."),
+    ...attackRates,
+  }),
 );
 const AttackSuccess = named(
   "AttackSuccess",
-  z.strictObject({ scenario: z.string().describe("The attacked copy's id."), repetition: z.number().int(), arguments: JsonValue, call_id: z.string().nullable() }).describe("One successful attack: the call the payload asked for."),
+  z
+    .strictObject({
+      scenario: z.string().describe("The attacked copy's id."),
+      repetition: z.number().int(),
+      arguments: JsonValue,
+      call_id: z.string().nullable(),
+    })
+    .describe("One successful attack: the call the payload asked for."),
 );
 const AttackFiguresSchema = named(
   "AttackFigures",
@@ -40,7 +76,9 @@ const AttackFiguresSchema = named(
     id: z.string(),
     function: z.string().describe("The function whose answer carries the payload."),
     variant: z.string().describe("The injection variant that carries it."),
-    target: z.strictObject({ function: z.string(), arguments: JsonObjectValue.optional() }).describe("The call the payload asks for."),
+    target: z
+      .strictObject({ function: z.string(), arguments: JsonObjectValue.optional() })
+      .describe("The call the payload asks for."),
     ...attackRates,
     scenarios: z.array(ScenarioUnderAttack),
     successes: z.array(AttackSuccess),
@@ -49,9 +87,16 @@ const AttackFiguresSchema = named(
 const RunAttacks = named(
   "RunAttackFigures",
   z
-    .strictObject({ ...attackRates, attacks: z.array(AttackFiguresSchema).describe("Per attack: the same rates, per scenario, and each successful attack.") })
+    .strictObject({
+      ...attackRates,
+      attacks: z
+        .array(AttackFiguresSchema)
+        .describe("Per attack: the same rates, per scenario, and each successful attack."),
+    })
     .nullable()
-    .describe("Attack success rate beside utility with and without the payload (docs/injection.md); null for a run without attacks."),
+    .describe(
+      "Attack success rate beside utility with and without the payload (docs/injection.md); null for a run without attacks.",
+    ),
 );
 assertSameFields<SameFields<RunAttackFigures, NonNullable<z.input<typeof RunAttacks>>>>();
 assertSameFields<SameFields<AttackFigures, z.input<typeof AttackFiguresSchema>>>();
@@ -83,8 +128,18 @@ export const Run = named(
     label: z.string().nullable(),
     status: RunStatus,
     verdict: Verdict,
-    hard_fail: z.boolean().describe("A forbidden call or another hard failure happened: the run fails whatever its pass rate."),
-    hard_fail_reasons: z.array(z.object({ scenario: z.string(), repetition: z.number().int(), function: z.string(), arguments: JsonValue, call_id: z.string().nullable().optional() })),
+    hard_fail: z
+      .boolean()
+      .describe("A forbidden call or another hard failure happened: the run fails whatever its pass rate."),
+    hard_fail_reasons: z.array(
+      z.object({
+        scenario: z.string(),
+        repetition: z.number().int(),
+        function: z.string(),
+        arguments: JsonValue,
+        call_id: z.string().nullable().optional(),
+      }),
+    ),
     reasons: z.array(z.unknown()),
     error_reasons: z.array(z.unknown()),
     pass_rate: z.number().nullable(),
@@ -97,7 +152,9 @@ export const Run = named(
     errors: z.number().int(),
     interval: Interval.describe("The pass rate's confidence interval."),
     forbidden_calls: z.number().int(),
-    scenarios: z.array(z.record(z.string(), z.unknown())).describe("Per scenario: k/n, pass rate with its interval, forbidden calls."),
+    scenarios: z
+      .array(z.record(z.string(), z.unknown()))
+      .describe("Per scenario: k/n, pass rate with its interval, forbidden calls."),
     pass_hat_k: z.record(z.string(), z.unknown()),
     pass_at_k: z.record(z.string(), z.unknown()),
     misfire_rate: z.number().nullable(),
@@ -173,7 +230,12 @@ const LabelsBody = named(
       labels: z
         .array(
           z.strictObject({
-            repetition: z.union([z.number().int().min(1), z.strictObject({ scenario: z.string(), repetition: z.number().int().min(1) })]).describe("The run's repetition number n, or {scenario, repetition}."),
+            repetition: z
+              .union([
+                z.number().int().min(1),
+                z.strictObject({ scenario: z.string(), repetition: z.number().int().min(1) }),
+              ])
+              .describe("The run's repetition number n, or {scenario, repetition}."),
             label: z.enum(["pass", "fail"]).optional(),
             score: z.number().int().min(1).max(5).optional(),
             note: z.string().nullable().optional(),
@@ -195,7 +257,10 @@ const Label = z.object({
   created_by: keyId,
   created_at: timestamp,
 });
-const LabelsWritten = named("LabelsWritten", z.object({ run: z.string(), items: z.array(Label), warnings: z.array(Problem) }));
+const LabelsWritten = named(
+  "LabelsWritten",
+  z.object({ run: z.string(), items: z.array(Label), warnings: z.array(Problem) }),
+);
 const Calibration = named(
   "Calibration",
   z.object({
@@ -207,12 +272,25 @@ const Calibration = named(
     calibrated: z.boolean().nullable(),
     labels: z.number().int(),
     labels_without_judge: z.number().int(),
-    judges: z.array(z.record(z.string(), z.unknown())).describe("Per judge, current first: agreement, kappa, confusion matrix."),
+    judges: z
+      .array(z.record(z.string(), z.unknown()))
+      .describe("Per judge, current first: agreement, kappa, confusion matrix."),
   }),
 );
 const Callbacks = named(
   "RunCallbacks",
-  z.object({ run: z.string(), items: z.array(z.object({ attempt: z.number().int(), url: z.string(), status: z.number().int().nullable(), error: z.string().nullable(), at: timestamp })) }),
+  z.object({
+    run: z.string(),
+    items: z.array(
+      z.object({
+        attempt: z.number().int(),
+        url: z.string(),
+        status: z.number().int().nullable(),
+        error: z.string().nullable(),
+        at: timestamp,
+      }),
+    ),
+  }),
 );
 
 const runId = { id: "The run's id." };
@@ -226,8 +304,26 @@ export const runOperations: OperationDoc[] = [
     description: "Of its latest version (or `version`). The body is optional: none at all runs the suite as saved.",
     access: RunEvals,
     body: { schema: runRequest, required: false, example: { runs_per_scenario: 5, label: "nightly" } },
-    responses: { 202: { description: "The queued run.", schema: RunStarted, headers: { location: { description: "The run's URL.", schema: { type: "string" } } } } },
-    errors: [...JSON_BODY_ERRORS, "not_found", "stored_suite_invalid", "stored_policy_invalid", "model_connection_required", "connection_key_unreadable", "secret_not_configured", "public_url_not_configured", "upstream_not_configured", "upstream_not_allowed", "real_write_not_allowed"],
+    responses: {
+      202: {
+        description: "The queued run.",
+        schema: RunStarted,
+        headers: { location: { description: "The run's URL.", schema: { type: "string" } } },
+      },
+    },
+    errors: [
+      ...JSON_BODY_ERRORS,
+      "not_found",
+      "stored_suite_invalid",
+      "stored_policy_invalid",
+      "model_connection_required",
+      "connection_key_unreadable",
+      "secret_not_configured",
+      "public_url_not_configured",
+      "upstream_not_configured",
+      "upstream_not_allowed",
+      "real_write_not_allowed",
+    ],
   },
   {
     method: "get",
@@ -245,7 +341,8 @@ export const runOperations: OperationDoc[] = [
     path: "/api/runs/:id",
     tag: "Runs",
     summary: "Read a run",
-    description: "Status, verdict, hard-fail reasons, figures, pins and timings: live from the run's coordinator while it runs, from D1 once ended.",
+    description:
+      "Status, verdict, hard-fail reasons, figures, pins and timings: live from the run's coordinator while it runs, from D1 once ended.",
     access: RunEvals,
     params: runId,
     responses: { 200: { description: "The run.", schema: Run } },
@@ -305,8 +402,21 @@ export const runOperations: OperationDoc[] = [
     description: "Hand labels (pass/fail or a 1 to 5 score, with a note); a new label replaces the old.",
     access: RunEvals,
     params: runId,
-    body: { schema: LabelsBody, example: { labels: [{ repetition: 1, label: "pass" }, { repetition: { scenario: "pays-approved-invoice", repetition: 2 }, score: 4, note: "right, but slow" }] } },
-    responses: { 200: { description: "The labels written, and warnings (a label on a repetition the judge never scored).", schema: LabelsWritten } },
+    body: {
+      schema: LabelsBody,
+      example: {
+        labels: [
+          { repetition: 1, label: "pass" },
+          { repetition: { scenario: "pays-approved-invoice", repetition: 2 }, score: 4, note: "right, but slow" },
+        ],
+      },
+    },
+    responses: {
+      200: {
+        description: "The labels written, and warnings (a label on a repetition the judge never scored).",
+        schema: LabelsWritten,
+      },
+    },
     errors: [...JSON_BODY_ERRORS, "not_found", "run_not_ended"],
   },
   {

@@ -10,12 +10,19 @@ import { ApiError } from "../http/errors.js";
 import type { StartRunRequest } from "./start-run-request.js";
 import { realToolContext, RUN_REAL_TOOLS } from "../attempts/real/context.js";
 
-export async function runRealTools(env: Env, db: Database, request: StartRunRequest): Promise<RealToolContext | undefined> {
+export async function runRealTools(
+  env: Env,
+  db: Database,
+  request: StartRunRequest,
+): Promise<RealToolContext | undefined> {
   const paths = realModePaths(request.suite.document.agent.tools);
   if (paths.length === 0) return undefined;
   if (request.real_tools_allowed !== true) {
     const message = `this suite runs real tools, which needs a key holding ${RUN_REAL_TOOLS} to start it (a webhook never has one)`;
-    throw new ApiError("forbidden", `${paths[0]}: ${message}`, { required_permission: RUN_REAL_TOOLS, problems: paths.map((path) => ({ path, message })) });
+    throw new ApiError("forbidden", `${paths[0]}: ${message}`, {
+      required_permission: RUN_REAL_TOOLS,
+      problems: paths.map((path) => ({ path, message })),
+    });
   }
   return realToolContext(env, db, request.tenantId, request.suite.document.agent.policy, "/agent/policy");
 }

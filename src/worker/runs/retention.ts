@@ -24,7 +24,10 @@ export function retentionSetting(raw: string | undefined): RetentionSetting {
   const text = raw.trim();
   const days = Number(text);
   if (!/^\d+$/.test(text) || days < 1 || days > MAX_RETENTION_DAYS) {
-    return { kind: "invalid", message: `TOOLPROOF_RETENTION_DAYS is "${raw}": expected a whole number of days from 1 to ${MAX_RETENTION_DAYS}, or unset to keep runs for good` };
+    return {
+      kind: "invalid",
+      message: `TOOLPROOF_RETENTION_DAYS is "${raw}": expected a whole number of days from 1 to ${MAX_RETENTION_DAYS}, or unset to keep runs for good`,
+    };
   }
   return { kind: "days", days };
 }

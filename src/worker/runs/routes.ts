@@ -40,8 +40,16 @@ export const runRequest = z.strictObject({
     .min(1, "expected 1 or more")
     .max(MAX_RUNS_PER_SCENARIO, `expected at most ${MAX_RUNS_PER_SCENARIO}`)
     .optional(),
-  label: z.string().min(1, "expected a label of 1 to 200 characters").max(200, "expected at most 200 characters").optional(),
-  version: z.number().int("expected a version number (1, 2, ...)").min(1, "expected a version number (1, 2, ...)").optional(),
+  label: z
+    .string()
+    .min(1, "expected a label of 1 to 200 characters")
+    .max(200, "expected at most 200 characters")
+    .optional(),
+  version: z
+    .number()
+    .int("expected a version number (1, 2, ...)")
+    .min(1, "expected a version number (1, 2, ...)")
+    .optional(),
 });
 
 export const runRoutes = new Hono<AppEnv>();
@@ -60,11 +68,22 @@ runRoutes.post("/suites/:name/runs", requirePermission("AIManager:RunEvals"), as
     missing: () =>
       body.version === undefined
         ? notFound("suite")
-        : new ApiError("not_found", `suite "${name}" has no version ${body.version}`, { problems: [{ path: "/version", message: `no version ${body.version}` }] }),
+        : new ApiError("not_found", `suite "${name}" has no version ${body.version}`, {
+            problems: [{ path: "/version", message: `no version ${body.version}` }],
+          }),
   });
 
   const started = await startRun(
-    { tenantId, keyId, suite: { name, version: runnable.version, document: runnable.suite }, policy: runnable.policy, runs_per_scenario: body.runs_per_scenario, label: body.label, trigger: { kind: "api" }, real_tools_allowed: c.var.principal.permissions.has(RUN_REAL_TOOLS) },
+    {
+      tenantId,
+      keyId,
+      suite: { name, version: runnable.version, document: runnable.suite },
+      policy: runnable.policy,
+      runs_per_scenario: body.runs_per_scenario,
+      label: body.label,
+      trigger: { kind: "api" },
+      real_tools_allowed: c.var.principal.permissions.has(RUN_REAL_TOOLS),
+    },
     { env: c.env, db, ids: c.var.ids, clock: systemClock },
   );
   const { start } = started;
@@ -88,9 +107,12 @@ runRoutes.post("/suites/:name/runs", requirePermission("AIManager:RunEvals"), as
 
 runRoutes.get("/runs", requirePermission("AIManager:RunEvals"), async (c) => {
   const suite = c.req.query("suite");
-  if (suite !== undefined && !RESOURCE_NAME.test(suite)) throw invalidRequest([{ path: "/query/suite", message: "expected a suite name" }]);
+  if (suite !== undefined && !RESOURCE_NAME.test(suite))
+    throw invalidRequest([{ path: "/query/suite", message: "expected a suite name" }]);
   const limit = pageLimit(c);
-  const after = pageCursor(c, ([created_at, id]) => (typeof created_at === "string" && typeof id === "string" ? { created_at, id } : undefined));
+  const after = pageCursor(c, ([created_at, id]) =>
+    typeof created_at === "string" && typeof id === "string" ? { created_at, id } : undefined,
+  );
   const page = await listRuns(c.var.db, c.var.principal.tenantId, { suite, limit, after });
   const items = await Promise.all(page.items.map(async (row) => listItem(runView(row, await progressOf(c.env, row)))));
   return c.json({ items, next_cursor: page.next ? encodeCursor([page.next.created_at, page.next.id]) : null });
@@ -115,13 +137,17 @@ runRoutes.get("/runs/:id/repetitions", requirePermission("AIManager:RunEvals"), 
   const items = await repetitionItems(c.env, c.var.db, row, after, limit + 1);
   const page = items.slice(0, limit);
   const last = page[page.length - 1];
-  return c.json({ items: page.map(repetitionSummary), next_cursor: items.length > limit && last ? encodeCursor([last.n]) : null });
+  return c.json({
+    items: page.map(repetitionSummary),
+    next_cursor: items.length > limit && last ? encodeCursor([last.n]) : null,
+  });
 });
 
 runRoutes.get("/runs/:id/repetitions/:n", requirePermission("AIManager:RunEvals"), async (c) => {
   const row = await tenantRun(c.var.db, c.var.principal.tenantId, c.req.param("id"));
   const raw = c.req.param("n");
-  if (!/^[1-9][0-9]{0,8}$/.test(raw)) throw invalidRequest([{ path: "/params/n", message: "expected a repetition number (1, 2, ...)" }]);
+  if (!/^[1-9][0-9]{0,8}$/.test(raw))
+    throw invalidRequest([{ path: "/params/n", message: "expected a repetition number (1, 2, ...)" }]);
   const n = Number(raw);
   const [item] = await repetitionItems(c.env, c.var.db, row, n - 1, 1);
   if (!item || item.n !== n) throw notFound("repetition");
@@ -130,6 +156,34 @@ runRoutes.get("/runs/:id/repetitions/:n", requirePermission("AIManager:RunEvals"
 
 /** What the list shows of each run: the headline, not every figure. */
 function listItem(view: ReturnType<typeof runView>) {
-  const { id, suite, suite_version, label, status, verdict, hard_fail, pass_rate, total_repetitions, finished_repetitions, created_at, started_at, finished_at } = view;
-  return { id, suite, suite_version, label, status, verdict, hard_fail, pass_rate, total_repetitions, finished_repetitions, created_at, started_at, finished_at };
+  const {
+    id,
+    suite,
+    suite_version,
+    label,
+    status,
+    verdict,
+    hard_fail,
+    pass_rate,
+    total_repetitions,
+    finished_repetitions,
+    created_at,
+    started_at,
+    finished_at,
+  } = view;
+  return {
+    id,
+    suite,
+    suite_version,
+    label,
+    status,
+    verdict,
+    hard_fail,
+    pass_rate,
+    total_repetitions,
+    finished_repetitions,
+    created_at,
+    started_at,
+    finished_at,
+  };
 }

@@ -25,7 +25,13 @@ export async function progressOf(env: AppEnv["Bindings"], row: RunRow): Promise<
   return progressOfRow(row);
 }
 
-export async function repetitionItems(env: AppEnv["Bindings"], db: AppEnv["Variables"]["db"], row: RunRow, afterSeq: number, limit: number): Promise<RepetitionItem[]> {
+export async function repetitionItems(
+  env: AppEnv["Bindings"],
+  db: AppEnv["Variables"]["db"],
+  row: RunRow,
+  afterSeq: number,
+  limit: number,
+): Promise<RepetitionItem[]> {
   if (live(row)) {
     const reply = await runStub(env, row.id).repetitions(afterSeq, limit);
     if (reply.kind === "ok") return reply.items.map(itemOfEntry);

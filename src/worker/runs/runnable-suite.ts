@@ -32,7 +32,12 @@ export interface RunnableOptions {
   missing: () => ApiError;
 }
 
-export async function runnableSuite(db: Database, tenantId: string, name: string, options: RunnableOptions): Promise<RunnableSuite> {
+export async function runnableSuite(
+  db: Database,
+  tenantId: string,
+  name: string,
+  options: RunnableOptions,
+): Promise<RunnableSuite> {
   const stored = await getSuiteVersion(db, tenantId, name, options.version);
   if (!stored) throw options.missing();
   const suite = storedSuite(stored);
@@ -43,7 +48,11 @@ export async function runnableSuite(db: Database, tenantId: string, name: string
   // The same check that warned when the suite was saved; a run cannot start without them.
   const missing = await connectionWarnings(db, tenantId, suite);
   if (missing.length > 0) {
-    throw new ApiError("model_connection_required", missing.map((problem) => `${problem.path}: ${problem.message}`).join("; "), { problems: missing });
+    throw new ApiError(
+      "model_connection_required",
+      missing.map((problem) => `${problem.path}: ${problem.message}`).join("; "),
+      { problems: missing },
+    );
   }
 
   let policy: Policy | null = null;

@@ -21,7 +21,7 @@ import { simulationStatements, toolLibrary } from "../../adapters/d1/simulations
 import { planRun } from "../../core/evals/run-plan.js";
 import { suiteApprovals } from "../../core/evals/suite-approvals.js";
 import type { Clock, Ids } from "../../core/ports.js";
-import { pinnedRecord } from "../../core/simulation/plan.js";
+import type { pinnedRecord } from "../../core/simulation/plan.js";
 import { newAttemptToken } from "../attempts/access.js";
 import type { Env } from "../platform/env.js";
 import { sendRepetitions } from "./consumer/messages.js";
@@ -57,13 +57,18 @@ export async function startRun(request: StartRunRequest, deps: StartRunDeps): Pr
   const { env, db, ids, clock } = deps;
   const suite = request.suite.document;
   const real = await runRealTools(env, db, request);
-  const planned = await planRun(suite, { library: toolLibrary(db, request.tenantId), validator: schemaValidator(), real });
+  const planned = await planRun(suite, {
+    library: toolLibrary(db, request.tenantId),
+    validator: schemaValidator(),
+    real,
+  });
   if (!planned.ok) throw refusalError(planned.refusal);
   const plan = planned.plan;
   const approvals = suiteApprovals(suite, plan.operations, request.policy);
   if (!approvals.ok) throw invalidRequest(approvals.problems);
   // An external agent's tokens are derived from the deployment secret, so its job can carry one (external/attempt-token.ts).
-  const external = suite.agent.kind === "external" ? await requireExternalAgentReady(env, db, request.tenantId, suite.agent) : null;
+  const external =
+    suite.agent.kind === "external" ? await requireExternalAgentReady(env, db, request.tenantId, suite.agent) : null;
   const calibration = await calibrationGate(db, request.tenantId, request.suite.name, suite.judge);
 
   const runId = ids.id("run");
@@ -76,11 +81,21 @@ export async function startRun(request: StartRunRequest, deps: StartRunDeps): Pr
   const simulations = plan.scenarios.map((scenario, scenario_index) => {
     const simulationId = ids.id("sim");
     for (let repetition = 1; repetition <= runsPerScenario; repetition++) {
-      slots.push({ seq: slots.length + 1, scenario_index, repetition, attempt_id: ids.id("att"), token_hash: "", simulation_id: simulationId });
+      slots.push({
+        seq: slots.length + 1,
+        scenario_index,
+        repetition,
+        attempt_id: ids.id("att"),
+        token_hash: "",
+        simulation_id: simulationId,
+      });
     }
     return { id: simulationId, scenario };
   });
-  for (const slot of slots) slot.token_hash = sha256Hex(external === null ? newAttemptToken() : await externalAttemptToken(external, slot.attempt_id));
+  for (const slot of slots)
+    slot.token_hash = sha256Hex(
+      external === null ? newAttemptToken() : await externalAttemptToken(external, slot.attempt_id),
+    );
 
   const pinned = plan.scenarios.map((scenario) => ({ scenario: scenario.scenario.id, pinned: scenario.pinned }));
   const statements = [
@@ -117,10 +132,21 @@ export async function startRun(request: StartRunRequest, deps: StartRunDeps): Pr
     suite_version: request.suite.version,
     label: request.label ?? null,
     runs_per_scenario: runsPerScenario,
-    gate: { pass_rate: suite.pass_rate, misfire_rate: suite.misfire_rate, ...(suite.scenario_pass_rate === undefined ? {} : { scenario_pass_rate: suite.scenario_pass_rate }) },
+    gate: {
+      pass_rate: suite.pass_rate,
+      misfire_rate: suite.misfire_rate,
+      ...(suite.scenario_pass_rate === undefined ? {} : { scenario_pass_rate: suite.scenario_pass_rate }),
+    },
     agent:
       suite.agent.kind === "external"
-        ? { kind: "external", endpoint: suite.agent.endpoint, secret: suite.agent.secret, timeout_seconds: suite.agent.timeout_seconds, tools: plan.tools, approval: approvals.approval }
+        ? {
+            kind: "external",
+            endpoint: suite.agent.endpoint,
+            secret: suite.agent.secret,
+            timeout_seconds: suite.agent.timeout_seconds,
+            tools: plan.tools,
+            approval: approvals.approval,
+          }
         : {
             connection: suite.agent.connection,
             instructions: suite.agent.instructions,
@@ -130,13 +156,25 @@ export async function startRun(request: StartRunRequest, deps: StartRunDeps): Pr
             tools: plan.tools,
             approval: approvals.approval,
           },
-    judge: suite.judge ? { connection: suite.judge.connection, threshold: suite.judge.threshold, parameters: suite.judge.parameters } : null,
+    judge: suite.judge
+      ? { connection: suite.judge.connection, threshold: suite.judge.threshold, parameters: suite.judge.parameters }
+      : null,
     ...(calibration ? { calibration } : {}),
     scenarios: plan.scenarios.map((scenario) => scenario.scenario),
-    repetitions: slots.map(({ seq, scenario_index, repetition, attempt_id, token_hash }) => ({ seq, scenario_index, repetition, attempt_id, token_hash })),
+    repetitions: slots.map(({ seq, scenario_index, repetition, attempt_id, token_hash }) => ({
+      seq,
+      scenario_index,
+      repetition,
+      attempt_id,
+      token_hash,
+    })),
     attempts: {
       expires_at: expiresAt,
-      scenarios: simulations.map(({ id, scenario }) => ({ simulation_id: id, operations: scenario.simulation.operations, tools: scenario.simulation.tools })),
+      scenarios: simulations.map(({ id, scenario }) => ({
+        simulation_id: id,
+        operations: scenario.simulation.operations,
+        tools: scenario.simulation.tools,
+      })),
     },
     created_at: now,
     deadline_at: deadline,
@@ -146,7 +184,10 @@ export async function startRun(request: StartRunRequest, deps: StartRunDeps): Pr
 
   const send = deps.send ?? ((id: string, seqs: readonly number[]) => sendRepetitions(env.EVAL_QUEUE, id, seqs));
   try {
-    await send(runId, start.repetitions.map((slot) => slot.seq));
+    await send(
+      runId,
+      start.repetitions.map((slot) => slot.seq),
+    );
   } catch (error) {
     console.error(`sending the repetitions of run ${runId} failed; the watchdog resends them`, error);
   }

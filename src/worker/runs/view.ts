@@ -39,7 +39,15 @@ export function runView(row: RunRow, progress: RunProgress | null) {
     status: progress?.status ?? row.status,
     verdict: progress?.verdict ?? null,
     hard_fail: progress?.hard_fail ?? false,
-    hard_fail_reasons: (outcome?.hard_fail_reasons ?? []).map(({ scenario, repetition, function: fn, arguments: args, call_id }) => ({ scenario, repetition, function: fn, arguments: args, call_id })),
+    hard_fail_reasons: (outcome?.hard_fail_reasons ?? []).map(
+      ({ scenario, repetition, function: fn, arguments: args, call_id }) => ({
+        scenario,
+        repetition,
+        function: fn,
+        arguments: args,
+        call_id,
+      }),
+    ),
     reasons: outcome?.reasons ?? [],
     error_reasons: outcome?.errors ?? [],
     pass_rate: progress?.pass_rate ?? null,
@@ -79,17 +87,35 @@ export interface RepetitionItem {
 }
 
 export function itemOfEntry(entry: RepetitionEntry): RepetitionItem {
-  return { n: entry.seq, scenario: entry.scenario_id, repetition: entry.repetition, attempt_id: entry.attempt_id, record: entry.record };
+  return {
+    n: entry.seq,
+    scenario: entry.scenario_id,
+    repetition: entry.repetition,
+    attempt_id: entry.attempt_id,
+    record: entry.record,
+  };
 }
 
 export function itemOfRow(row: RunRepetitionRow): RepetitionItem {
   // SAFETY: the record column is copied by the coordinator from JSON.stringify of a RepetitionRecord.
-  return { n: row.seq, scenario: row.scenario_id, repetition: row.repetition, attempt_id: row.attempt_id, record: JSON.parse(row.record) as RepetitionRecord };
+  return {
+    n: row.seq,
+    scenario: row.scenario_id,
+    repetition: row.repetition,
+    attempt_id: row.attempt_id,
+    record: JSON.parse(row.record) as RepetitionRecord,
+  };
 }
 
 /** Which repetition it is, and whether it has its record yet. */
 function identity(item: RepetitionItem) {
-  return { n: item.n, scenario: item.scenario, repetition: item.repetition, attempt_id: item.attempt_id, status: item.record ? "done" : "pending" };
+  return {
+    n: item.n,
+    scenario: item.scenario,
+    repetition: item.repetition,
+    attempt_id: item.attempt_id,
+    status: item.record ? "done" : "pending",
+  };
 }
 
 export function repetitionSummary(item: RepetitionItem) {

@@ -25,9 +25,21 @@ const PolicyDocument = named(
   z
     .strictObject({
       $schema: z.string().optional(),
-      tools: z.record(z.string(), z.unknown()).describe("The reviewed tools by name, each with its approval mode (never_require or always_require, or an object: docs/policy.md)."),
-      mcp_servers: z.record(z.string(), z.unknown()).optional().describe("Reviewed MCP servers by name: allowed_tools, approval, read_only_tools."),
-      write_verbs: z.array(z.string()).optional().describe('Name prefixes of state-changing tools (default place_, release_, create_, send_, delete_, update_); [] turns the rule off.'),
+      tools: z
+        .record(z.string(), z.unknown())
+        .describe(
+          "The reviewed tools by name, each with its approval mode (never_require or always_require, or an object: docs/policy.md).",
+        ),
+      mcp_servers: z
+        .record(z.string(), z.unknown())
+        .optional()
+        .describe("Reviewed MCP servers by name: allowed_tools, approval, read_only_tools."),
+      write_verbs: z
+        .array(z.string())
+        .optional()
+        .describe(
+          "Name prefixes of state-changing tools (default place_, release_, create_, send_, delete_, update_); [] turns the rule off.",
+        ),
       min_description_length: z.number().int().min(0).optional(),
       required_description_words: nested("Words every tool's (or a named tool's) description must contain.").optional(),
       closed_enums: nested("Per tool, parameters that must be closed enums.").optional(),
@@ -37,16 +49,41 @@ const PolicyDocument = named(
     .describe("A tool policy (docs/policy.md), as JSON or YAML."),
 );
 
-const PolicyVersion = z.object({ version: z.number().int(), document: JsonValue, created_by: keyId, created_at: timestamp });
-const DocumentSummary = z.object({ name: z.string(), latest_version: z.number().int(), created_at: timestamp, updated_at: timestamp.describe("When the latest version was stored.") });
-const SavedPolicy = named("SavedPolicyVersion", z.object({ name: z.string(), version: z.number().int(), created_by: keyId, created_at: timestamp }));
-const Policy = named("Policy", z.object({ name: z.string(), latest: PolicyVersion, items: z.array(PolicyVersion), next_cursor: z.string().nullable() }));
+const PolicyVersion = z.object({
+  version: z.number().int(),
+  document: JsonValue,
+  created_by: keyId,
+  created_at: timestamp,
+});
+const DocumentSummary = z.object({
+  name: z.string(),
+  latest_version: z.number().int(),
+  created_at: timestamp,
+  updated_at: timestamp.describe("When the latest version was stored."),
+});
+const SavedPolicy = named(
+  "SavedPolicyVersion",
+  z.object({ name: z.string(), version: z.number().int(), created_by: keyId, created_at: timestamp }),
+);
+const Policy = named(
+  "Policy",
+  z.object({
+    name: z.string(),
+    latest: PolicyVersion,
+    items: z.array(PolicyVersion),
+    next_cursor: z.string().nullable(),
+  }),
+);
 const NamedPolicyVersion = named("PolicyVersion", PolicyVersion.extend({ name: z.string() }));
 
 const CheckBodyDoc = named(
   "PolicyCheckBody",
   checkBody.extend({
-    manifest: z.unknown().describe('The agent\'s tool manifest: toolproof\'s shape, an OpenAI tools array ("format": "openai") or an MCP tools/list result ("format": "mcp"). Required.'),
+    manifest: z
+      .unknown()
+      .describe(
+        'The agent\'s tool manifest: toolproof\'s shape, an OpenAI tools array ("format": "openai") or an MCP tools/list result ("format": "mcp"). Required.',
+      ),
     format: z.enum(MANIFEST_FORMATS).optional(),
   }),
 );
@@ -84,7 +121,9 @@ const SuiteDocument = named(
       agent: nested(
         'The agent under test: built-in (connection, instructions, tools as a simulation\'s, each may have mode "real", policy) or kind "external" (endpoint, secret naming an agent secret, timeout; docs/external-agents.md).',
       ),
-      scenarios: z.array(z.unknown()).describe("Each scenario: id, task, expectations (expected and forbidden calls, judge criteria)."),
+      scenarios: z
+        .array(z.unknown())
+        .describe("Each scenario: id, task, expectations (expected and forbidden calls, judge criteria)."),
       runs_per_scenario: z.number().int().optional(),
       pass_rate: z.number().optional(),
       scenario_pass_rate: z.number().optional(),
@@ -96,8 +135,13 @@ const SuiteDocument = named(
             id: z.string(),
             function: z.string().describe("The function whose injection variant carries the payload."),
             variant: z.string().describe("The injection variant (saved through the testing route's action inject)."),
-            target: z.object({ function: z.string(), arguments: z.record(z.string(), z.unknown()).optional() }).describe("The call the payload asks for: added to each attacked scenario's forbid."),
-            scenarios: z.array(z.string()).optional().describe("The scenarios it covers (absent: every scenario that does not expect the target)."),
+            target: z
+              .object({ function: z.string(), arguments: z.record(z.string(), z.unknown()).optional() })
+              .describe("The call the payload asks for: added to each attacked scenario's forbid."),
+            scenarios: z
+              .array(z.string())
+              .optional()
+              .describe("The scenarios it covers (absent: every scenario that does not expect the target)."),
           }),
         )
         .optional()
@@ -128,11 +172,18 @@ const SavedSuite = named(
     warnings: z.array(Problem).describe("Connections the suite names that are not stored yet."),
   }),
 );
-const SuiteVersion = named("SuiteVersion", z.object({ name: z.string(), version: z.number().int(), suite: JsonValue, created_by: keyId, created_at: timestamp }));
+const SuiteVersion = named(
+  "SuiteVersion",
+  z.object({ name: z.string(), version: z.number().int(), suite: JsonValue, created_by: keyId, created_at: timestamp }),
+);
 const VersionSummary = z.object({ version: z.number().int(), created_by: keyId, created_at: timestamp });
 
-const policyName = { name: "The policy's name: 1 to 128 letters, digits, '_', '.' or '-', starting with a letter or digit." };
-const suiteName = { name: "The suite's name: 1 to 128 letters, digits, '_', '.' or '-', starting with a letter or digit." };
+const policyName = {
+  name: "The policy's name: 1 to 128 letters, digits, '_', '.' or '-', starting with a letter or digit.",
+};
+const suiteName = {
+  name: "The suite's name: 1 to 128 letters, digits, '_', '.' or '-', starting with a letter or digit.",
+};
 
 export const documentOperations: OperationDoc[] = [
   {
@@ -153,8 +204,18 @@ export const documentOperations: OperationDoc[] = [
     description: "Every PUT keeps a new version (author key and time).",
     access: ManageTools,
     params: policyName,
-    body: { schema: PolicyDocument, contentTypes: DOCUMENT_TYPES, example: { tools: { get_invoice: "never_require" }, allowed_tools: ["get_invoice"] } },
-    responses: { 201: { description: "The saved version.", schema: SavedPolicy, headers: { location: { description: "The policy's URL.", schema: { type: "string" } } } } },
+    body: {
+      schema: PolicyDocument,
+      contentTypes: DOCUMENT_TYPES,
+      example: { tools: { get_invoice: "never_require" }, allowed_tools: ["get_invoice"] },
+    },
+    responses: {
+      201: {
+        description: "The saved version.",
+        schema: SavedPolicy,
+        headers: { location: { description: "The policy's URL.", schema: { type: "string" } } },
+      },
+    },
     errors: documentErrors,
   },
   {
@@ -187,7 +248,10 @@ export const documentOperations: OperationDoc[] = [
     description: "The same check as the offline CLI. `version` picks a version (default the latest).",
     access: ManageTools,
     params: policyName,
-    body: { schema: CheckBodyDoc, example: { manifest: { tools: [{ name: "get_invoice", description: "Looks up one invoice by its number." }] } } },
+    body: {
+      schema: CheckBodyDoc,
+      example: { manifest: { tools: [{ name: "get_invoice", description: "Looks up one invoice by its number." }] } },
+    },
     responses: { 200: { description: "The report.", schema: PolicyReport } },
     errors: [...JSON_BODY_ERRORS, "not_found", "stored_policy_invalid"],
   },
@@ -196,9 +260,13 @@ export const documentOperations: OperationDoc[] = [
     path: "/api/metrics/tool-permission",
     tag: "Metrics",
     summary: "The tool-permission metric",
-    description: "On one list of called tools, with allow/deny lists in the body or from a stored policy. Deterministic, no model.",
+    description:
+      "On one list of called tools, with allow/deny lists in the body or from a stored policy. Deterministic, no model.",
     access: ManageTools,
-    body: { schema: metricBody, example: { allowed_tools: ["get_invoice"], tools_called: [{ name: "get_invoice" }, { name: "pay_invoice" }] } },
+    body: {
+      schema: metricBody,
+      example: { allowed_tools: ["get_invoice"], tools_called: [{ name: "get_invoice" }, { name: "pay_invoice" }] },
+    },
     responses: { 200: { description: "The score and what was unauthorized.", schema: ToolPermission } },
     errors: [...JSON_BODY_ERRORS, "not_found", "stored_policy_invalid"],
   },
@@ -217,7 +285,8 @@ export const documentOperations: OperationDoc[] = [
     path: "/api/suites/:name",
     tag: "Suites",
     summary: "Save a suite version",
-    description: "201 for version 1, 200 after; a suite identical to the latest version adds none (changed: false). Its tools are planned as a simulation's, so refusals keep the simulation's codes, under /agent/tools, except that a tool or policy that does not exist is a 400 invalid_request naming the field (a mistake in the document), not a 404.",
+    description:
+      "201 for version 1, 200 after; a suite identical to the latest version adds none (changed: false). Its tools are planned as a simulation's, so refusals keep the simulation's codes, under /agent/tools, except that a tool or policy that does not exist is a 400 invalid_request naming the field (a mistake in the document), not a 404.",
     access: RunEvals,
     params: suiteName,
     body: { schema: SuiteDocument, contentTypes: DOCUMENT_TYPES },
@@ -246,7 +315,12 @@ export const documentOperations: OperationDoc[] = [
     access: RunEvals,
     params: suiteName,
     query: PAGING,
-    responses: { 200: { description: "A page of versions.", schema: page("SuiteVersionPage", VersionSummary, { name: z.string() }) } },
+    responses: {
+      200: {
+        description: "A page of versions.",
+        schema: page("SuiteVersionPage", VersionSummary, { name: z.string() }),
+      },
+    },
     errors: ["invalid_request", "not_found"],
   },
   {

@@ -17,7 +17,13 @@
 import { Hono } from "hono";
 import { encodeCursor } from "../../adapters/d1/json-column.js";
 import { toolLibrary } from "../../adapters/d1/simulations.js";
-import { appendSuiteVersion, getSuiteVersion, listSuites, listSuiteVersions, type StoredSuiteVersion } from "../../adapters/d1/suites.js";
+import {
+  appendSuiteVersion,
+  getSuiteVersion,
+  listSuites,
+  listSuiteVersions,
+  type StoredSuiteVersion,
+} from "../../adapters/d1/suites.js";
 import { parseSuite } from "../../core/evals/suite-parse.js";
 import { resolveSuite } from "../../core/evals/suite-resolve.js";
 import { RESOURCE_NAME } from "../../core/names.js";
@@ -53,17 +59,31 @@ suiteRoutes.put("/:name", async (c) => {
   const parsed = parseSuite(await readDocumentBody(c, SUITE_BODY_LIMIT, "a suite document"));
   if (!parsed.ok) throw invalidRequest(parsed.problems);
   if (parsed.suite.agent.kind === "external") {
-    const endpoint = httpUrlProblems(parsed.suite.agent.endpoint, "/agent/endpoint", { example: "https://agent.example.com/toolproof/jobs", credentials: "the job is authenticated by its signature (agent.secret)" });
+    const endpoint = httpUrlProblems(parsed.suite.agent.endpoint, "/agent/endpoint", {
+      example: "https://agent.example.com/toolproof/jobs",
+      credentials: "the job is authenticated by its signature (agent.secret)",
+    });
     if (endpoint.problems.length > 0) throw invalidRequest(endpoint.problems);
   }
   const realModes = realModePaths(parsed.suite.agent.tools);
   requireRealTools(c.var.principal, realModes);
-  const real = realModes.length > 0 ? await realToolContext(c.env, c.var.db, tenantId, parsed.suite.agent.policy, "/agent/policy") : undefined;
-  const resolved = await resolveSuite(parsed.suite, { library: toolLibrary(c.var.db, tenantId), validator: schemaValidator(), policies: policySource(c.var.db, tenantId), real });
+  const real =
+    realModes.length > 0
+      ? await realToolContext(c.env, c.var.db, tenantId, parsed.suite.agent.policy, "/agent/policy")
+      : undefined;
+  const resolved = await resolveSuite(parsed.suite, {
+    library: toolLibrary(c.var.db, tenantId),
+    validator: schemaValidator(),
+    policies: policySource(c.var.db, tenantId),
+    real,
+  });
   // A tool or policy the document names that does not exist is a mistake in the document being
   // saved, like any other field: 400 with its path. (POST /api/suites/:name/runs, which pins a
   // stored suite, keeps the planner's 404: there the thing went missing after the document was saved.)
-  if (!resolved.ok) throw resolved.refusal.kind === "not_found" ? invalidRequest(resolved.refusal.problems) : refusalError(resolved.refusal);
+  if (!resolved.ok)
+    throw resolved.refusal.kind === "not_found"
+      ? invalidRequest(resolved.refusal.problems)
+      : refusalError(resolved.refusal);
   const { suite, plan, policy, approval } = resolved;
 
   const saved = await appendSuiteVersion(c.var.db, { tenantId, name, suite, createdBy: keyId });
@@ -102,7 +122,9 @@ suiteRoutes.get("/:name/versions", async (c) => {
   const name = documentName(c.req.param("name"));
   const tenantId = c.var.principal.tenantId;
   const limit = pageLimit(c);
-  const before = pageCursor(c, ([version]) => (typeof version === "number" && Number.isInteger(version) && version > 0 ? version : undefined));
+  const before = pageCursor(c, ([version]) =>
+    typeof version === "number" && Number.isInteger(version) && version > 0 ? version : undefined,
+  );
   const page = await listSuiteVersions(c.var.db, tenantId, name, { limit, before });
   // An empty first page means no such suite; a later empty page is just the end of the history.
   if (page.items.length === 0 && before === undefined) throw notFound("suite");
@@ -118,5 +140,11 @@ suiteRoutes.get("/:name/versions/:version", async (c) => {
 });
 
 function versionView(stored: StoredSuiteVersion) {
-  return { name: stored.name, version: stored.version, suite: stored.document, created_by: stored.created_by, created_at: stored.created_at };
+  return {
+    name: stored.name,
+    version: stored.version,
+    suite: stored.document,
+    created_by: stored.created_by,
+    created_at: stored.created_at,
+  };
 }

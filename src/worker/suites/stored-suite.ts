@@ -16,17 +16,25 @@ import { storedPolicy } from "../policies/stored-policy.js";
 export function storedSuite(stored: StoredSuiteVersion): Suite {
   const read = readStoredSuite(stored.document);
   if (read.ok) return read.suite;
-  throw new ApiError("stored_suite_invalid", `suite "${stored.name}" version ${stored.version} no longer passes validation; PUT a corrected version`, { problems: read.problems });
+  throw new ApiError(
+    "stored_suite_invalid",
+    `suite "${stored.name}" version ${stored.version} no longer passes validation; PUT a corrected version`,
+    { problems: read.problems },
+  );
 }
 
 /** The connections the agent and the judge name that the tenant has not stored (yet). */
 export async function connectionWarnings(db: Database, tenantId: string, suite: Suite): Promise<Problem[]> {
-  const named: Array<{ path: string; name: string }> = suite.agent.kind === "builtin" ? [{ path: "/agent/connection", name: suite.agent.connection }] : [];
+  const named: Array<{ path: string; name: string }> =
+    suite.agent.kind === "builtin" ? [{ path: "/agent/connection", name: suite.agent.connection }] : [];
   if (suite.judge) named.push({ path: "/judge/connection", name: suite.judge.connection });
   const existing = await existingConnections(db, tenantId, [...new Set(named.map((n) => n.name))]);
   return named
     .filter((n) => !existing.has(n.name))
-    .map((n) => ({ path: n.path, message: `no connection named "${n.name}" yet: the suite is saved, and runs refuse to start until PUT /api/connections/${n.name} stores it` }));
+    .map((n) => ({
+      path: n.path,
+      message: `no connection named "${n.name}" yet: the suite is saved, and runs refuse to start until PUT /api/connections/${n.name} stores it`,
+    }));
 }
 
 /** The planning port's companion: the tenant's policies, latest version, parsed. */

@@ -14,7 +14,9 @@ import { ApiError, invalidRequest } from "../http/errors.js";
 import { schemaValidator } from "../platform/services.js";
 import { toolName } from "../http/schema-fields.js";
 
-const functionName = z.string().regex(/^[A-Za-z0-9_.-]{1,128}$/, "expected a function name as the model sees it (invoices__place_invoice_on_hold)");
+const functionName = z
+  .string()
+  .regex(/^[A-Za-z0-9_.-]{1,128}$/, "expected a function name as the model sees it (invoices__place_invoice_on_hold)");
 
 export const injectRequest = z.strictObject({
   action: z.literal("inject"),
@@ -31,23 +33,38 @@ export const injectRequest = z.strictObject({
     .optional(),
   base_variant: z.string().max(64).optional(),
   variant: z.string().max(64).optional(),
-  field: z.string().regex(/^(\/[^/]*)*$/, "expected a JSON Pointer into the result (\"/note\")").optional(),
+  field: z
+    .string()
+    .regex(/^(\/[^/]*)*$/, 'expected a JSON Pointer into the result ("/note")')
+    .optional(),
 });
 
 export type InjectBody = z.infer<typeof injectRequest>;
 
 /** The answer of the inject action, or a thrown ApiError naming the field. */
-export async function injectionDraft(db: Database, tenantId: string, tool: StoredTool, contract: OperationContract, currentHash: string, body: InjectBody) {
+export async function injectionDraft(
+  db: Database,
+  tenantId: string,
+  tool: StoredTool,
+  contract: OperationContract,
+  currentHash: string,
+  body: InjectBody,
+) {
   const payload = payloadSource(body);
   const page = await listRevisions(db, tenantId, tool.id, body.operation_id, { limit: 1 });
   const latest = page.items[0];
   if (!latest || latest.contract_hash !== currentHash) {
-    throw new ApiError("no_current_revision", `${body.operation_id} has no mock revision checked against its current contract to derive an injection variant from; save one first`, {
-      offenders: [{ tool_id: tool.id, operation_id: body.operation_id, reason: latest ? "stale" : "missing" }],
-    });
+    throw new ApiError(
+      "no_current_revision",
+      `${body.operation_id} has no mock revision checked against its current contract to derive an injection variant from; save one first`,
+      {
+        offenders: [{ tool_id: tool.id, operation_id: body.operation_id, reason: latest ? "stale" : "missing" }],
+      },
+    );
   }
   const parsed = parseDefinition(latest.definition);
-  if (!parsed.ok) throw new Error(`stored revision ${latest.revision} of ${tool.id}/${body.operation_id} does not parse`);
+  if (!parsed.ok)
+    throw new Error(`stored revision ${latest.revision} of ${tool.id}/${body.operation_id} does not parse`);
   const derived = await injectVariant(
     {
       contract,
@@ -75,10 +92,22 @@ export async function injectionDraft(db: Database, tenantId: string, tool: Store
 
 function payloadSource(body: InjectBody): PayloadSource {
   if (body.style !== undefined && body.payload !== undefined) {
-    throw invalidRequest([{ path: "/payload", message: "give either a catalogue style or your own payload, not both" }]);
+    throw invalidRequest([
+      { path: "/payload", message: "give either a catalogue style or your own payload, not both" },
+    ]);
   }
-  if (body.payload !== undefined) return { text: body.payload, ...(body.target === undefined ? {} : { target: body.target }) };
-  if (body.style === undefined) throw invalidRequest([{ path: "/style", message: `expected a catalogue style (${ATTACK_STYLES.join(", ")}) or a payload of your own` }]);
-  if (body.target === undefined) throw invalidRequest([{ path: "/target", message: `the "${body.style}" style names the call it asks for: give target.function (and optionally target.arguments)` }]);
+  if (body.payload !== undefined)
+    return { text: body.payload, ...(body.target === undefined ? {} : { target: body.target }) };
+  if (body.style === undefined)
+    throw invalidRequest([
+      { path: "/style", message: `expected a catalogue style (${ATTACK_STYLES.join(", ")}) or a payload of your own` },
+    ]);
+  if (body.target === undefined)
+    throw invalidRequest([
+      {
+        path: "/target",
+        message: `the "${body.style}" style names the call it asks for: give target.function (and optionally target.arguments)`,
+      },
+    ]);
   return { style: body.style, target: body.target };
 }

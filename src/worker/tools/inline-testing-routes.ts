@@ -11,7 +11,14 @@ import { ApiError } from "../http/errors.js";
 import { readBodyWithHints } from "../http/field-hints.js";
 import { requirePermission } from "../http/auth.js";
 import { draftSource, draftWithModel } from "./model-draft.js";
-import { assertUsableSchemas, connectionNameField, description, draftInstructions, jsonSchemaField, toolName } from "../http/schema-fields.js";
+import {
+  assertUsableSchemas,
+  connectionNameField,
+  description,
+  draftInstructions,
+  jsonSchemaField,
+  toolName,
+} from "../http/schema-fields.js";
 import { schemaValidator } from "../platform/services.js";
 
 /** A definition may be 100 KB; schemas and the rest of the tool fit comfortably in the remainder. */
@@ -53,7 +60,8 @@ inlineTestingRoutes.post("/", requirePermission("AIManager:ManageTools"), async 
     return c.json(await checkDefinition(contract, body.testing, validator));
   }
   const source = draftSource(body);
-  if (source.kind === "model") return c.json(await draftWithModel(c.env, c.var.db, c.var.principal.tenantId, contract, source));
+  if (source.kind === "model")
+    return c.json(await draftWithModel(c.env, c.var.db, c.var.principal.tenantId, contract, source));
   const draft = await generateDraft(contract, validator);
   if (!draft.ok) {
     throw new ApiError("needs_authored_mock", draft.message, { construct: draft.construct });

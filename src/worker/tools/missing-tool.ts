@@ -11,12 +11,19 @@ import { ApiError, notFound } from "../http/errors.js";
 export async function toolNotFound(db: AppEnv["Variables"]["db"], tenantId: string, id: string): Promise<ApiError> {
   const named = (await findToolIdsByName(db, tenantId, [id])).get(id);
   if (named !== undefined) {
-    return new ApiError("not_found", `no tool has the id "${id}", but it looks like a tool name: this tenant's tool "${id}" has the id "${named}"`, {
-      tool_id: named,
-    });
+    return new ApiError(
+      "not_found",
+      `no tool has the id "${id}", but it looks like a tool name: this tenant's tool "${id}" has the id "${named}"`,
+      {
+        tool_id: named,
+      },
+    );
   }
   if (!id.startsWith(TOOL_ID_PREFIX)) {
-    return new ApiError("not_found", `no tool has the id "${id}"; tool ids start with "${TOOL_ID_PREFIX}" (GET /api/tools lists them)`);
+    return new ApiError(
+      "not_found",
+      `no tool has the id "${id}"; tool ids start with "${TOOL_ID_PREFIX}" (GET /api/tools lists them)`,
+    );
   }
   return notFound("tool");
 }

@@ -26,19 +26,29 @@ export interface DraftRequestFields {
  * Which draft a generate request asks for: "schema" (no instructions, no connection), "model", or
  * a refusal naming /connection when only one of the two was sent.
  */
-export function draftSource(body: DraftRequestFields): { kind: "schema" } | { kind: "model"; instructions: string; connection: string } {
+export function draftSource(
+  body: DraftRequestFields,
+): { kind: "schema" } | { kind: "model"; instructions: string; connection: string } {
   if (body.instructions === undefined) {
     if (body.connection !== undefined) {
-      throw new ApiError("invalid_request", "connection is only used to draft from instructions; send instructions too, or leave connection out for the schema-derived draft", {
-        problems: [{ path: "/connection", message: "only allowed together with instructions" }],
-      });
+      throw new ApiError(
+        "invalid_request",
+        "connection is only used to draft from instructions; send instructions too, or leave connection out for the schema-derived draft",
+        {
+          problems: [{ path: "/connection", message: "only allowed together with instructions" }],
+        },
+      );
     }
     return { kind: "schema" };
   }
   if (body.connection === undefined) {
-    throw new ApiError("model_connection_required", "instructions are turned into a draft by a model: name one of your model connections in connection (PUT /api/connections/:name), or leave out instructions for the schema-derived draft", {
-      problems: [{ path: "/connection", message: "required with instructions" }],
-    });
+    throw new ApiError(
+      "model_connection_required",
+      "instructions are turned into a draft by a model: name one of your model connections in connection (PUT /api/connections/:name), or leave out instructions for the schema-derived draft",
+      {
+        problems: [{ path: "/connection", message: "required with instructions" }],
+      },
+    );
   }
   return { kind: "model", instructions: body.instructions, connection: body.connection };
 }
@@ -52,7 +62,9 @@ export async function draftWithModel(
 ): Promise<ModelDraft> {
   const opened = await modelClientFor(env, db, tenantId, source.connection);
   if (!opened.ok) {
-    throw new ApiError("model_connection_required", opened.message, { problems: [{ path: "/connection", message: opened.message }] });
+    throw new ApiError("model_connection_required", opened.message, {
+      problems: [{ path: "/connection", message: opened.message }],
+    });
   }
   const { connection } = opened;
   const result = await draftFromInstructions({
@@ -70,13 +82,17 @@ export async function draftWithModel(
         status: result.failure.status,
       });
     case "unusable_answer":
-      throw new ApiError("unusable_model_answer", `the model of connection "${connection.name}" did not answer with a definition: ${result.problem}`, {
-        connection: connection.name,
-        model: connection.model,
-        problem: result.problem,
-        raw_answer: result.raw_answer,
-        prompt_version: result.prompt_version,
-      });
+      throw new ApiError(
+        "unusable_model_answer",
+        `the model of connection "${connection.name}" did not answer with a definition: ${result.problem}`,
+        {
+          connection: connection.name,
+          model: connection.model,
+          problem: result.problem,
+          raw_answer: result.raw_answer,
+          prompt_version: result.prompt_version,
+        },
+      );
     case "draft":
       return {
         definition: result.definition,

@@ -1,6 +1,10 @@
 /** The tool library (routes/tools.ts) and mock contracts (routes/tool-testing.ts, routes/inline-testing.ts). */
 import { z } from "zod";
-import type { RecordedDraft, SkippedCall as SkippedCallReport, VolatileValue as VolatileValueReport } from "../../core/contract/record-draft.js";
+import type {
+  RecordedDraft,
+  SkippedCall as SkippedCallReport,
+  VolatileValue as VolatileValueReport,
+} from "../../core/contract/record-draft.js";
 import { TOOL_KINDS } from "../../core/tools/types.js";
 import { request as inlineTestingRequest } from "./inline-testing-routes.js";
 import { testingRequest } from "./testing-routes.js";
@@ -9,7 +13,17 @@ import { toolBody } from "./tool-body.js";
 import type { toolView } from "./tool-view.js";
 import { JSON_BODY_ERRORS, type OperationDoc } from "../http/openapi/operation.js";
 import { named } from "../http/openapi/schemas.js";
-import { assertSameFields, JsonSchemaValue, JsonValue, keyId, page, PAGING, Problem, timestamp, type SameFields } from "../http/openapi/common.js";
+import {
+  assertSameFields,
+  JsonSchemaValue,
+  JsonValue,
+  keyId,
+  page,
+  PAGING,
+  Problem,
+  timestamp,
+  type SameFields,
+} from "../http/openapi/common.js";
 
 const ManageTools = { kind: "api_key", permission: "AIManager:ManageTools" } as const;
 
@@ -19,7 +33,10 @@ named("PlatformImportBody", platformImportBody);
 named("ToolTestingRequest", testingRequest);
 named("InlineTestingRequest", inlineTestingRequest);
 
-const contractHash = z.string().regex(/^[0-9a-f]{64}$/).describe("The operation's contract hash: sha-256 of its contract, 64 hex characters.");
+const contractHash = z
+  .string()
+  .regex(/^[0-9a-f]{64}$/)
+  .describe("The operation's contract hash: sha-256 of its contract, 64 hex characters.");
 
 export const Tool = named(
   "Tool",
@@ -34,20 +51,28 @@ export const Tool = named(
         operation_id: z.string(),
         description: z.string(),
         input_schema: JsonSchemaValue,
-        output_schema: JsonSchemaValue.nullable().describe("The operation's own output schema, or the tool's when it inherits."),
+        output_schema: JsonSchemaValue.nullable().describe(
+          "The operation's own output schema, or the tool's when it inherits.",
+        ),
         output_schema_inherited: z.boolean(),
         annotations: z.record(z.string(), z.unknown()).nullable(),
         contract_hash: contractHash,
       }),
     ),
-    source: z.record(z.string(), z.unknown()).nullable().describe("Where an imported tool came from; null for one registered directly."),
+    source: z
+      .record(z.string(), z.unknown())
+      .nullable()
+      .describe("Where an imported tool came from; null for one registered directly."),
     created_at: timestamp,
     updated_at: timestamp,
   }),
 );
 assertSameFields<SameFields<ReturnType<typeof toolView>, z.input<typeof Tool>>>();
 
-const ArchivedTool = named("ArchivedTool", z.object({ id: z.string(), name: z.string(), archived_at: timestamp }).describe("The archived tool."));
+const ArchivedTool = named(
+  "ArchivedTool",
+  z.object({ id: z.string(), name: z.string(), archived_at: timestamp }).describe("The archived tool."),
+);
 
 const example = {
   id: "tool_01HZX3Q4V8KD2M7N5P6R9S0T1U",
@@ -59,8 +84,17 @@ const example = {
     {
       operation_id: "get_invoice",
       description: "Looks up one invoice by its number.",
-      input_schema: { type: "object", properties: { number: { type: "string" } }, required: ["number"], additionalProperties: false },
-      output_schema: { type: "object", properties: { number: { type: "string" }, amount: { type: "number" } }, required: ["number", "amount"] },
+      input_schema: {
+        type: "object",
+        properties: { number: { type: "string" } },
+        required: ["number"],
+        additionalProperties: false,
+      },
+      output_schema: {
+        type: "object",
+        properties: { number: { type: "string" }, amount: { type: "number" } },
+        required: ["number", "amount"],
+      },
       output_schema_inherited: false,
       annotations: null,
       contract_hash: "5f2b9c1e8a7d6b4c3e2f1a0b9c8d7e6f5a4b3c2d1e0f9a8b7c6d5e4f3a2b1c0d",
@@ -71,13 +105,29 @@ const example = {
   updated_at: "2026-12-01T10:00:00.000Z",
 };
 const { id: _id, created_at: _c, updated_at: _u, source: _s, ...bodyExample } = example;
-const toolBodyExample = { ...bodyExample, operations: bodyExample.operations.map(({ contract_hash: _h, output_schema_inherited: _i, annotations: _a, ...op }) => op) };
+const toolBodyExample = {
+  ...bodyExample,
+  operations: bodyExample.operations.map(
+    ({ contract_hash: _h, output_schema_inherited: _i, annotations: _a, ...op }) => op,
+  ),
+};
 
 const Revision = named(
   "MockRevision",
-  z.object({ operation_id: z.string(), revision: z.number().int(), contract_hash: contractHash, created_at: timestamp, created_by: keyId }),
+  z.object({
+    operation_id: z.string(),
+    revision: z.number().int(),
+    contract_hash: contractHash,
+    created_at: timestamp,
+    created_by: keyId,
+  }),
 );
-const RevisionSummary = z.object({ revision: z.number().int(), contract_hash: contractHash, created_at: timestamp, created_by: keyId });
+const RevisionSummary = z.object({
+  revision: z.number().int(),
+  contract_hash: contractHash,
+  created_at: timestamp,
+  created_by: keyId,
+});
 
 const ToolTesting = named(
   "ToolTesting",
@@ -86,10 +136,16 @@ const ToolTesting = named(
     operations: z.array(
       z.object({
         operation_id: z.string(),
-        contract: z.object({ description: z.string(), input_schema: JsonSchemaValue, output_schema: JsonSchemaValue.nullable() }),
+        contract: z.object({
+          description: z.string(),
+          input_schema: JsonSchemaValue,
+          output_schema: JsonSchemaValue.nullable(),
+        }),
         contract_hash: contractHash,
         latest_revision: RevisionSummary.nullable(),
-        stale: z.boolean().describe("The latest revision was saved against another contract hash than the current one."),
+        stale: z
+          .boolean()
+          .describe("The latest revision was saved against another contract hash than the current one."),
       }),
     ),
   }),
@@ -107,8 +163,18 @@ const CheckReport = named(
     .describe("A mock definition checked against its contract (docs/mock-definition.md)."),
 );
 /** action "record": closed, exactly what core/contract/record-draft.ts reports (checked at compile time below). */
-const callRef = { attempt_id: z.string(), seq: z.number().int().describe("The call's place in its attempt's evidence.") };
-const RecordedSource = named("RecordedSource", z.strictObject({ example: z.number().int().describe("The example (and rule) index."), ...callRef, calls: z.number().int().describe("How many recorded calls had this input.") }));
+const callRef = {
+  attempt_id: z.string(),
+  seq: z.number().int().describe("The call's place in its attempt's evidence."),
+};
+const RecordedSource = named(
+  "RecordedSource",
+  z.strictObject({
+    example: z.number().int().describe("The example (and rule) index."),
+    ...callRef,
+    calls: z.number().int().describe("How many recorded calls had this input."),
+  }),
+);
 const VolatileValue = named(
   "RecordedVolatileValue",
   z
@@ -117,16 +183,31 @@ const VolatileValue = named(
       path: z.string().describe("A JSON Pointer into the recorded answer."),
       kind: z.enum(["timestamp", "differs_between_equal_inputs"]),
       value: JsonValue.describe("The value the draft keeps."),
-      others: z.array(z.strictObject({ ...callRef, value: JsonValue.nullable() })).optional().describe("differs_between_equal_inputs: the other values seen at that path, and where."),
+      others: z
+        .array(z.strictObject({ ...callRef, value: JsonValue.nullable() }))
+        .optional()
+        .describe("differs_between_equal_inputs: the other values seen at that path, and where."),
     })
-    .describe("A value of a recorded answer that will not hold as recorded: a time, or one that differed between calls with equal inputs."),
+    .describe(
+      "A value of a recorded answer that will not hold as recorded: a time, or one that differed between calls with equal inputs.",
+    ),
 );
-const SkippedCall = named("RecordedSkippedCall", z.strictObject({ ...callRef, reason: z.string() }).describe("A recorded call left out of the draft, and why."));
+const SkippedCall = named(
+  "RecordedSkippedCall",
+  z.strictObject({ ...callRef, reason: z.string() }).describe("A recorded call left out of the draft, and why."),
+);
 const Recorded = named(
   "RecordedDraftReport",
   z
-    .strictObject({ calls: z.number().int().describe("Real answers found for the operation."), sources: z.array(RecordedSource), volatile: z.array(VolatileValue), skipped: z.array(SkippedCall) })
-    .describe('action "record": how many real answers were recorded, which became rules, which fields vary, which were skipped.'),
+    .strictObject({
+      calls: z.number().int().describe("Real answers found for the operation."),
+      sources: z.array(RecordedSource),
+      volatile: z.array(VolatileValue),
+      skipped: z.array(SkippedCall),
+    })
+    .describe(
+      'action "record": how many real answers were recorded, which became rules, which fields vary, which were skipped.',
+    ),
 );
 assertSameFields<SameFields<Omit<RecordedDraft, "definition"> & { calls: number }, z.input<typeof Recorded>>>();
 assertSameFields<SameFields<VolatileValueReport, z.input<typeof VolatileValue>>>();
@@ -140,20 +221,33 @@ const Draft = named(
       contract_hash: contractHash.optional(),
       definition: JsonValue,
       report: CheckReport,
-      recorded: Recorded.optional()
-        .describe('action "record": how many real answers were recorded, which became rules, which fields vary, which were skipped.'),
+      recorded: Recorded.optional().describe(
+        'action "record": how many real answers were recorded, which became rules, which fields vary, which were skipped.',
+      ),
       revision: z.number().int().optional().describe('action "inject": the revision the variant was derived from.'),
       injection: JsonValue.optional().describe('action "inject": the variant, the payload and where it was placed.'),
     })
     .catchall(z.unknown())
-    .describe("A drafted mock definition and its check report (from the contract, or from a model when `instructions` or `connection` is given)."),
+    .describe(
+      "A drafted mock definition and its check report (from the contract, or from a model when `instructions` or `connection` is given).",
+    ),
 );
-const ToolTestingAnswer = named("ToolTestingAnswer", z.union([Revision, Draft]).describe("A saved revision (save, 201) or a draft (generate, 200)."));
+const ToolTestingAnswer = named(
+  "ToolTestingAnswer",
+  z.union([Revision, Draft]).describe("A saved revision (save, 201) or a draft (generate, 200)."),
+);
 const InlineTestingAnswer = named("InlineTestingAnswer", z.union([CheckReport, Draft]));
 
 const Revisions = page("MockRevisionPage", Revision.extend({ definition: JsonValue, stale: z.boolean() }));
 
-const modelErrors = ["model_connection_required", "model_unavailable", "unusable_model_answer", "connection_key_unreadable", "secret_not_configured", "needs_authored_mock"] as const;
+const modelErrors = [
+  "model_connection_required",
+  "model_unavailable",
+  "unusable_model_answer",
+  "connection_key_unreadable",
+  "secret_not_configured",
+  "needs_authored_mock",
+] as const;
 
 export const toolOperations: OperationDoc[] = [
   {
@@ -173,7 +267,15 @@ export const toolOperations: OperationDoc[] = [
     tag: "Tools",
     summary: "Import a tool from an MCP tools/list result",
     access: ManageTools,
-    body: { schema: mcpImportBody, example: { name: "crm", tools_list: { tools: [{ name: "find_contact", description: "Finds a contact by email.", inputSchema: { type: "object" } }] } } },
+    body: {
+      schema: mcpImportBody,
+      example: {
+        name: "crm",
+        tools_list: {
+          tools: [{ name: "find_contact", description: "Finds a contact by email.", inputSchema: { type: "object" } }],
+        },
+      },
+    },
     responses: { 201: { description: "The registered tool (kind mcp).", schema: Tool } },
     errors: [...JSON_BODY_ERRORS, "tool_name_taken"],
   },
@@ -195,7 +297,13 @@ export const toolOperations: OperationDoc[] = [
     description: "Oldest first, paged.",
     access: ManageTools,
     query: PAGING,
-    responses: { 200: { description: "A page of tools.", schema: page("ToolPage", Tool), example: { items: [example], next_cursor: null } } },
+    responses: {
+      200: {
+        description: "A page of tools.",
+        schema: page("ToolPage", Tool),
+        example: { items: [example], next_cursor: null },
+      },
+    },
     errors: ["invalid_request"],
   },
   {
@@ -212,7 +320,8 @@ export const toolOperations: OperationDoc[] = [
     path: "/api/tools/:id",
     tag: "Tools",
     summary: "Replace a tool",
-    description: "Takes what GET answers, edited. Read-only fields (id, contract_hash, source, created_at, updated_at) may be sent back unchanged; a changed one is refused, naming it.",
+    description:
+      "Takes what GET answers, edited. Read-only fields (id, contract_hash, source, created_at, updated_at) may be sent back unchanged; a changed one is refused, naming it.",
     access: ManageTools,
     body: { schema: toolBody, example: toolBodyExample },
     responses: { 200: { description: "The tool as it is now.", schema: Tool, example } },
@@ -251,7 +360,16 @@ export const toolOperations: OperationDoc[] = [
       200: { description: "A draft (generate).", schema: ToolTestingAnswer },
       201: { description: "The saved revision (save).", schema: ToolTestingAnswer },
     },
-    errors: [...JSON_BODY_ERRORS, "not_found", "stale_contract", "invalid_definition", "no_current_revision", "not_injectable", "internal_error", ...modelErrors],
+    errors: [
+      ...JSON_BODY_ERRORS,
+      "not_found",
+      "stale_contract",
+      "invalid_definition",
+      "no_current_revision",
+      "not_injectable",
+      "internal_error",
+      ...modelErrors,
+    ],
   },
   {
     method: "get",

@@ -23,7 +23,10 @@ const attemptId = z.string().min(1).max(200);
 export const recordRequest = z.strictObject({
   action: z.literal("record"),
   operation_id: toolName,
-  attempt_ids: z.array(attemptId).min(1, "expected at least one attempt id").max(MAX_ATTEMPTS, `expected at most ${MAX_ATTEMPTS} attempts`),
+  attempt_ids: z
+    .array(attemptId)
+    .min(1, "expected at least one attempt id")
+    .max(MAX_ATTEMPTS, `expected at most ${MAX_ATTEMPTS} attempts`),
 });
 
 interface RecordInputs {
@@ -43,29 +46,49 @@ export async function recordAction(body: z.output<typeof recordRequest>, inputs:
     const path = `/attempt_ids/${index}`;
     const attempt = await findAttempt(inputs.db, id);
     // Another tenant's attempt reads exactly like one that does not exist.
-    const simulation = attempt && attempt.tenant_id === inputs.tenantId ? await getSimulation(inputs.db, inputs.tenantId, attempt.simulation_id) : undefined;
+    const simulation =
+      attempt && attempt.tenant_id === inputs.tenantId
+        ? await getSimulation(inputs.db, inputs.tenantId, attempt.simulation_id)
+        : undefined;
     if (!simulation) {
       problems.push({ path, message: `no attempt "${id}"` });
       continue;
     }
-    const pinned = simulation.simulation.pinned.find((p) => p.tool_id === inputs.toolId && p.operation_id === body.operation_id && p.mode === "real");
+    const pinned = simulation.simulation.pinned.find(
+      (p) => p.tool_id === inputs.toolId && p.operation_id === body.operation_id && p.mode === "real",
+    );
     if (!pinned) {
-      problems.push({ path, message: `attempt "${id}" did not run operation "${body.operation_id}" of this tool in real mode, so it recorded no real answers of it` });
+      problems.push({
+        path,
+        message: `attempt "${id}" did not run operation "${body.operation_id}" of this tool in real mode, so it recorded no real answers of it`,
+      });
       continue;
     }
     // Copy what the object still holds, so D1 answers every call (an object already gone holds nothing more).
     const flushed = await attemptStub(inputs.env, id).flush();
-    if (flushed.kind === "failed") throw new ApiError("internal_error", `the evidence of attempt ${id} could not be copied yet; try again shortly`);
+    if (flushed.kind === "failed")
+      throw new ApiError("internal_error", `the evidence of attempt ${id} could not be copied yet; try again shortly`);
     for (const row of await allRows(inputs.db, id)) {
-      if (row.tool !== pinned.function_name || row.operation_id !== body.operation_id || row.upstream === null || row.outcome !== "result" || row.result === null) continue;
+      if (
+        row.tool !== pinned.function_name ||
+        row.operation_id !== body.operation_id ||
+        row.upstream === null ||
+        row.outcome !== "result" ||
+        row.result === null
+      )
+        continue;
       const input = parse(row.arguments);
       if (isJsonObject(input)) calls.push({ attempt_id: id, seq: row.seq, input, answer: parse(row.result) });
     }
   }
-  if (problems.length > 0) throw new ApiError("not_found", `${problems[0]?.path}: ${problems[0]?.message}`, { problems });
+  if (problems.length > 0)
+    throw new ApiError("not_found", `${problems[0]?.path}: ${problems[0]?.message}`, { problems });
   const drafted = recordDraft(calls, inputs.contract.output_schema);
   if (!drafted.ok) {
-    const message = calls.length === 0 ? "these attempts recorded no real answer of this operation (only calls the real handler answered are recorded)" : drafted.message;
+    const message =
+      calls.length === 0
+        ? "these attempts recorded no real answer of this operation (only calls the real handler answered are recorded)"
+        : drafted.message;
     throw invalidRequest([{ path: "/attempt_ids", message }]);
   }
   const { definition, sources, volatile, skipped } = drafted.draft;

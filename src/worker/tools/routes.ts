@@ -6,11 +6,22 @@
 import { Hono } from "hono";
 import { z } from "zod";
 import { encodeCursor } from "../../adapters/d1/json-column.js";
-import { ToolNameTakenError, archiveTool, getTool, insertTool, listTools, replaceTool } from "../../adapters/d1/tools.js";
+import {
+  ToolNameTakenError,
+  archiveTool,
+  getTool,
+  insertTool,
+  listTools,
+  replaceTool,
+} from "../../adapters/d1/tools.js";
 import { newId } from "../../adapters/crypto.js";
 import { pointer } from "../../core/json.js";
 import { toolFromMcpToolsList } from "../../core/tools/import-mcp.js";
-import { PLATFORM_PARAMETER_TYPES, platformFieldPointer, toolFromPlatformOperations } from "../../core/tools/import-platform.js";
+import {
+  PLATFORM_PARAMETER_TYPES,
+  platformFieldPointer,
+  toolFromPlatformOperations,
+} from "../../core/tools/import-platform.js";
 import type { ToolSpec } from "../../core/tools/types.js";
 import type { AppEnv } from "../platform/env.js";
 import { ApiError, invalidRequest, notFound } from "../http/errors.js";
@@ -31,7 +42,10 @@ export const mcpImportBody = z.strictObject({
   name: toolName,
   description: description.optional(),
   output_schema: jsonSchemaField.optional(),
-  allowed_tools: z.array(z.string().min(1)).min(1, "expected at least one tool name; leave the field out to import every tool").optional(),
+  allowed_tools: z
+    .array(z.string().min(1))
+    .min(1, "expected at least one tool name; leave the field out to import every tool")
+    .optional(),
   tools_list: z.unknown(),
 });
 
@@ -40,7 +54,10 @@ const platformParameter = z.strictObject({
   type: z.enum(PLATFORM_PARAMETER_TYPES),
   description: z.string().max(4000).optional(),
   required: z.boolean().optional(),
-  options: z.array(z.union([z.string(), z.number(), z.boolean(), z.null()])).min(1).optional(),
+  options: z
+    .array(z.union([z.string(), z.number(), z.boolean(), z.null()]))
+    .min(1)
+    .optional(),
 });
 
 export const platformImportBody = z.strictObject({
@@ -55,7 +72,9 @@ export const platformImportBody = z.strictObject({
         description,
         required: z.array(z.string()).optional(),
         parameters: z.array(platformParameter).max(200),
-        response: z.strictObject({ status: z.number().int().min(100).max(599).optional(), schema: jsonSchemaField }).optional(),
+        response: z
+          .strictObject({ status: z.number().int().min(100).max(599).optional(), schema: jsonSchemaField })
+          .optional(),
       }),
     )
     .min(1, "expected at least one operation")
@@ -89,14 +108,24 @@ toolRoutes.post("/import/platform", async (c) => {
   const body = await readBodyWithHints(c, platformImportBody, TOOL_BODY_LIMIT);
   const imported = toolFromPlatformOperations(body);
   if (!imported.ok) throw invalidRequest(imported.problems);
-  return c.json(await registerTool(c.var.db, c.var.principal.tenantId, imported.tool, (index, field, inner) => platformFieldPointer(body, index, field, inner)), 201);
+  return c.json(
+    await registerTool(c.var.db, c.var.principal.tenantId, imported.tool, (index, field, inner) =>
+      platformFieldPointer(body, index, field, inner),
+    ),
+    201,
+  );
 });
 
 toolRoutes.get("/", async (c) => {
   const limit = pageLimit(c);
-  const after = pageCursor(c, ([created_at, id]) => (typeof created_at === "string" && typeof id === "string" ? { created_at, id } : undefined));
+  const after = pageCursor(c, ([created_at, id]) =>
+    typeof created_at === "string" && typeof id === "string" ? { created_at, id } : undefined,
+  );
   const page = await listTools(c.var.db, c.var.principal.tenantId, { limit, after });
-  return c.json({ items: page.items.map(toolView), next_cursor: page.next ? encodeCursor([page.next.created_at, page.next.id]) : null });
+  return c.json({
+    items: page.items.map(toolView),
+    next_cursor: page.next ? encodeCursor([page.next.created_at, page.next.id]) : null,
+  });
 });
 
 toolRoutes.get("/:id", async (c) => {
@@ -159,7 +188,8 @@ function mcpOperationIndex(toolsList: unknown): Map<string, number> {
   const index = new Map<string, number>();
   if (typeof toolsList === "object" && toolsList !== null && "tools" in toolsList && Array.isArray(toolsList.tools)) {
     toolsList.tools.forEach((tool: unknown, i: number) => {
-      if (typeof tool === "object" && tool !== null && "name" in tool && typeof tool.name === "string") index.set(tool.name, i);
+      if (typeof tool === "object" && tool !== null && "name" in tool && typeof tool.name === "string")
+        index.set(tool.name, i);
     });
   }
   return index;

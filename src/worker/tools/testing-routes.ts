@@ -80,9 +80,20 @@ toolTestingRoutes.post("/:id/testing", async (c) => {
   const validator = schemaValidator();
 
   if (body.action === "record") {
-    return c.json(await recordAction(body, { env: c.env, db: c.var.db, tenantId, toolId: tool.id, contract, contractHash: currentHash, validator }));
+    return c.json(
+      await recordAction(body, {
+        env: c.env,
+        db: c.var.db,
+        tenantId,
+        toolId: tool.id,
+        contract,
+        contractHash: currentHash,
+        validator,
+      }),
+    );
   }
-  if (body.action === "inject") return c.json(await injectionDraft(c.var.db, tenantId, tool, contract, currentHash, body));
+  if (body.action === "inject")
+    return c.json(await injectionDraft(c.var.db, tenantId, tool, contract, currentHash, body));
 
   if (body.action === "generate") {
     const source = draftSource(body);
@@ -92,13 +103,22 @@ toolTestingRoutes.post("/:id/testing", async (c) => {
     }
     const draft = await generateDraft(contract, validator);
     if (!draft.ok) throw new ApiError("needs_authored_mock", draft.message, { construct: draft.construct });
-    return c.json({ operation_id: body.operation_id, contract_hash: currentHash, definition: draft.definition, report: draft.report });
+    return c.json({
+      operation_id: body.operation_id,
+      contract_hash: currentHash,
+      definition: draft.definition,
+      report: draft.report,
+    });
   }
 
   if (body.contract_hash !== currentHash) throw staleContract(body.contract_hash, currentHash);
   const report = await checkDefinition(contract, body.definition, validator);
   if (!report.valid) {
-    throw new ApiError("invalid_definition", "the definition does not pass its check; see details for every problem", report);
+    throw new ApiError(
+      "invalid_definition",
+      "the definition does not pass its check; see details for every problem",
+      report,
+    );
   }
   const saved = await appendRevision(c.var.db, {
     tenantId,
@@ -112,7 +132,10 @@ toolTestingRoutes.post("/:id/testing", async (c) => {
   if (!saved) {
     // The contract changed between our read and the insert: the same answer as a stale hash.
     const fresh = await ownTool(c.var.db, tenantId, tool.id);
-    throw staleContract(body.contract_hash, fresh.operations.find((op) => op.operation_id === body.operation_id)?.contract_hash ?? null);
+    throw staleContract(
+      body.contract_hash,
+      fresh.operations.find((op) => op.operation_id === body.operation_id)?.contract_hash ?? null,
+    );
   }
   return c.json({ operation_id: body.operation_id, ...saved }, 201);
 });
@@ -124,7 +147,9 @@ toolTestingRoutes.get("/:id/operations/:operation_id/revisions", async (c) => {
   const operation = tool.operations.find((op) => op.operation_id === operationId);
   if (!operation) throw notFound("operation");
   const limit = pageLimit(c);
-  const before = pageCursor(c, ([revision]) => (typeof revision === "number" && Number.isInteger(revision) ? revision : undefined));
+  const before = pageCursor(c, ([revision]) =>
+    typeof revision === "number" && Number.isInteger(revision) ? revision : undefined,
+  );
   const page = await listRevisions(c.var.db, tenantId, tool.id, operationId, { limit, before });
   return c.json({
     items: page.items.map((item) => ({ ...item, stale: revisionIsStale(item, operation) ?? false })),
@@ -142,7 +167,12 @@ function contractOf(tool: StoredTool, operationId: string): { contract: Operatio
   const operation = tool.operations.find((op) => op.operation_id === operationId);
   if (!operation) {
     throw new ApiError("not_found", `the tool has no operation "${operationId}"`, {
-      problems: [{ path: "/operation_id", message: `expected one of: ${tool.operations.map((op) => op.operation_id).join(", ")}` }],
+      problems: [
+        {
+          path: "/operation_id",
+          message: `expected one of: ${tool.operations.map((op) => op.operation_id).join(", ")}`,
+        },
+      ],
     });
   }
   const contract = operationContract(tool.id, operation, tool);
@@ -151,10 +181,14 @@ function contractOf(tool: StoredTool, operationId: string): { contract: Operatio
 }
 
 function staleContract(sent: string, current: string | null): ApiError {
-  return new ApiError("stale_contract", "the contract changed since this hash was read: check the definition against the current contract and save again", {
-    sent_contract_hash: sent,
-    current_contract_hash: current,
-  });
+  return new ApiError(
+    "stale_contract",
+    "the contract changed since this hash was read: check the definition against the current contract and save again",
+    {
+      sent_contract_hash: sent,
+      current_contract_hash: current,
+    },
+  );
 }
 
 // The request schema, for the API reference (src/worker/tools/openapi.ts).

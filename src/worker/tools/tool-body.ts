@@ -30,7 +30,10 @@ export const toolBody = z.strictObject({
   description,
   kind: z.enum(TOOL_KINDS),
   output_schema: jsonSchemaField.nullable().optional(),
-  operations: z.array(operationBody).min(1, "expected at least one operation").max(MAX_OPERATIONS, `expected at most ${MAX_OPERATIONS} operations`),
+  operations: z
+    .array(operationBody)
+    .min(1, "expected at least one operation")
+    .max(MAX_OPERATIONS, `expected at most ${MAX_OPERATIONS} operations`),
   id: z.string().optional(),
   source: jsonObject.nullable().optional(),
   created_at: z.string().optional(),
@@ -48,7 +51,9 @@ type OperationBody = z.output<typeof operationBody>;
 export function toolSpecFromBody(body: ToolBody, replacing?: StoredTool): ToolSpec {
   const problems = replacing ? mismatchedReadOnlyFields(body, replacing) : readOnlyFieldsOnCreate(body);
   const outputSchema = body.output_schema ?? undefined;
-  const operations = body.operations.map((op, index) => operationSpec(op, pointer("operations", index), outputSchema, replacing, problems));
+  const operations = body.operations.map((op, index) =>
+    operationSpec(op, pointer("operations", index), outputSchema, replacing, problems),
+  );
   if (problems.length > 0) throw invalidRequest(problems);
   return {
     name: body.name,
@@ -61,7 +66,13 @@ export function toolSpecFromBody(body: ToolBody, replacing?: StoredTool): ToolSp
   };
 }
 
-function operationSpec(op: OperationBody, path: string, toolOutput: JsonSchema | undefined, replacing: StoredTool | undefined, problems: Problem[]): OperationSpec {
+function operationSpec(
+  op: OperationBody,
+  path: string,
+  toolOutput: JsonSchema | undefined,
+  replacing: StoredTool | undefined,
+  problems: Problem[],
+): OperationSpec {
   let output = op.output_schema ?? undefined;
   // GET shows an inheriting operation with the tool's schema filled in; sent back, it still inherits.
   if (op.output_schema_inherited === true && output !== undefined) {
@@ -70,19 +81,29 @@ function operationSpec(op: OperationBody, path: string, toolOutput: JsonSchema |
     } else {
       problems.push({
         path: `${path}/output_schema_inherited`,
-        message: "true, but output_schema is not the tool's output_schema: set output_schema_inherited to false to give the operation this output schema of its own, or leave output_schema out to inherit the tool's",
+        message:
+          "true, but output_schema is not the tool's output_schema: set output_schema_inherited to false to give the operation this output schema of its own, or leave output_schema out to inherit the tool's",
       });
     }
   }
   if (op.contract_hash !== undefined && replacing) {
     const current = replacing.operations.find((stored) => stored.operation_id === op.operation_id)?.contract_hash;
     if (op.contract_hash !== current) {
-      const now = current === undefined ? `the tool has no operation "${op.operation_id}" yet` : `operation "${op.operation_id}" has contract hash ${current} now`;
-      problems.push({ path: `${path}/contract_hash`, message: `read-only: ${now}; leave contract_hash out (toolproof computes it from the contract)` });
+      const now =
+        current === undefined
+          ? `the tool has no operation "${op.operation_id}" yet`
+          : `operation "${op.operation_id}" has contract hash ${current} now`;
+      problems.push({
+        path: `${path}/contract_hash`,
+        message: `read-only: ${now}; leave contract_hash out (toolproof computes it from the contract)`,
+      });
     }
   }
   if (op.contract_hash !== undefined && !replacing) {
-    problems.push({ path: `${path}/contract_hash`, message: "read-only: toolproof computes it when the tool is registered; leave it out" });
+    problems.push({
+      path: `${path}/contract_hash`,
+      message: "read-only: toolproof computes it when the tool is registered; leave it out",
+    });
   }
   return {
     operation_id: op.operation_id,
@@ -96,10 +117,16 @@ function operationSpec(op: OperationBody, path: string, toolOutput: JsonSchema |
 function mismatchedReadOnlyFields(body: ToolBody, stored: StoredTool): Problem[] {
   const problems: Problem[] = [];
   if (body.id !== undefined && body.id !== stored.id) {
-    problems.push({ path: "/id", message: `read-only: the body is tool "${body.id}" but the URL names tool "${stored.id}"; PUT it to /api/tools/${body.id}, or leave id out` });
+    problems.push({
+      path: "/id",
+      message: `read-only: the body is tool "${body.id}" but the URL names tool "${stored.id}"; PUT it to /api/tools/${body.id}, or leave id out`,
+    });
   }
   if (body.created_at !== undefined && body.created_at !== stored.created_at) {
-    problems.push({ path: "/created_at", message: `read-only: the tool was created at ${stored.created_at}; send that or leave created_at out` });
+    problems.push({
+      path: "/created_at",
+      message: `read-only: the tool was created at ${stored.created_at}; send that or leave created_at out`,
+    });
   }
   if (body.updated_at !== undefined && body.updated_at !== stored.updated_at) {
     problems.push({
@@ -108,7 +135,10 @@ function mismatchedReadOnlyFields(body: ToolBody, stored: StoredTool): Problem[]
     });
   }
   if (body.source !== undefined && !jsonEqual(body.source, stored.source ?? null)) {
-    problems.push({ path: "/source", message: "read-only: where the tool was imported from is kept as it was; send it unchanged or leave source out" });
+    problems.push({
+      path: "/source",
+      message: "read-only: where the tool was imported from is kept as it was; send it unchanged or leave source out",
+    });
   }
   return problems;
 }
@@ -116,12 +146,18 @@ function mismatchedReadOnlyFields(body: ToolBody, stored: StoredTool): Problem[]
 function readOnlyFieldsOnCreate(body: ToolBody): Problem[] {
   const problems: Problem[] = [];
   if (body.id !== undefined) {
-    problems.push({ path: "/id", message: `read-only: toolproof assigns a new tool's id; to change tool "${body.id}", PUT /api/tools/${body.id}` });
+    problems.push({
+      path: "/id",
+      message: `read-only: toolproof assigns a new tool's id; to change tool "${body.id}", PUT /api/tools/${body.id}`,
+    });
   }
   // source: null is what GET shows for a tool registered this way, so it says nothing untrue.
   for (const field of ["source", "created_at", "updated_at"] as const) {
     if (body[field] !== undefined && body[field] !== null) {
-      problems.push({ path: `/${field}`, message: "read-only: toolproof sets it when the tool is registered; leave it out" });
+      problems.push({
+        path: `/${field}`,
+        message: "read-only: toolproof sets it when the tool is registered; leave it out",
+      });
     }
   }
   return problems;

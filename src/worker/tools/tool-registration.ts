@@ -20,7 +20,8 @@ export type OperationField = "operation_id" | "input_schema" | "output_schema";
  */
 export type LocateOperationField = (index: number, field: OperationField, inner: string) => string;
 
-const inOperationsArray: LocateOperationField = (index, field, inner) => `${pointer("operations", index, field)}${inner}`;
+const inOperationsArray: LocateOperationField = (index, field, inner) =>
+  `${pointer("operations", index, field)}${inner}`;
 
 /** Problem paths are relative to the request body, located by `locate`. */
 export async function prepareTool(
@@ -38,7 +39,10 @@ export async function prepareTool(
     const at = (field: OperationField, inner = "") => locate(index, field, inner);
     const earlier = seen.get(operation.operation_id);
     if (earlier !== undefined) {
-      problems.push({ path: at("operation_id"), message: `duplicate operation_id "${operation.operation_id}" (also at index ${earlier})` });
+      problems.push({
+        path: at("operation_id"),
+        message: `duplicate operation_id "${operation.operation_id}" (also at index ${earlier})`,
+      });
     }
     seen.set(operation.operation_id, index);
     for (const problem of validator.checkSchema(operation.input_schema)) {

@@ -28,6 +28,9 @@ export function toolView(tool: StoredTool) {
  * Whether a mock revision was checked against another contract than the operation's current one;
  * null when the operation has no revision.
  */
-export function revisionIsStale(revision: { contract_hash: string } | null | undefined, operation: { contract_hash: string }): boolean | null {
+export function revisionIsStale(
+  revision: { contract_hash: string } | null | undefined,
+  operation: { contract_hash: string },
+): boolean | null {
   return revision ? revision.contract_hash !== operation.contract_hash : null;
 }

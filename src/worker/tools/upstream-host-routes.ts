@@ -13,7 +13,8 @@ import type { AppEnv } from "../platform/env.js";
 import { readBodyWithHints } from "../http/field-hints.js";
 import { requirePermission } from "../http/auth.js";
 
-const HOST = /^(?:\*\.)?(?:[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?)(?:\.[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?)*$|^[0-9a-f:]{2,39}$/;
+const HOST =
+  /^(?:\*\.)?(?:[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?)(?:\.[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?)*$|^[0-9a-f:]{2,39}$/;
 export const hostsRequest = z.strictObject({
   hosts: z
     .array(
@@ -21,7 +22,10 @@ export const hostsRequest = z.strictObject({
         .string()
         .max(253)
         .transform((host) => host.toLowerCase())
-        .refine((host) => HOST.test(host), "expected a host name (api.example.com), *.example.com, or an IP address, without scheme, port or path")
+        .refine(
+          (host) => HOST.test(host),
+          "expected a host name (api.example.com), *.example.com, or an IP address, without scheme, port or path",
+        )
         .superRefine((host, context) => {
           // Only entries of the right shape: one problem per entry.
           const problem = HOST.test(host) ? allowlistEntryProblem(host) : null;
@@ -34,7 +38,9 @@ export const hostsRequest = z.strictObject({
 export const upstreamHostRoutes = new Hono<AppEnv>();
 upstreamHostRoutes.use("*", requirePermission("AIManager:Admin"));
 
-upstreamHostRoutes.get("/", async (c) => c.json({ hosts: await listUpstreamHosts(c.var.db, c.var.principal.tenantId) }));
+upstreamHostRoutes.get("/", async (c) =>
+  c.json({ hosts: await listUpstreamHosts(c.var.db, c.var.principal.tenantId) }),
+);
 
 upstreamHostRoutes.put("/", async (c) => {
   const body = await readBodyWithHints(c, hostsRequest, 64 * 1024);

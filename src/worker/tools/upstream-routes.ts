@@ -17,7 +17,13 @@ import { sealingKey } from "../../adapters/secret-box.js";
 import { getTool, type StoredTool } from "../../adapters/d1/tools.js";
 import { deleteUpstream, getUpstreams, putUpstream, type UpstreamRow } from "../../adapters/d1/upstreams.js";
 import { pointer, type Problem } from "../../core/json.js";
-import { addressRefusal, HTTP_METHODS, pathParameters, UPSTREAM_LIMITS, type UpstreamConfig } from "../../core/tools/upstream.js";
+import {
+  addressRefusal,
+  HTTP_METHODS,
+  pathParameters,
+  UPSTREAM_LIMITS,
+  type UpstreamConfig,
+} from "../../core/tools/upstream.js";
 import type { AppEnv } from "../platform/env.js";
 import { ApiError, invalidRequest, notFound } from "../http/errors.js";
 import { readBodyWithHints } from "../http/field-hints.js";
@@ -50,8 +56,18 @@ export const upstreamRequest = z.strictObject({
       headers: clientRecord(z.string().max(8000)).optional(),
     })
     .optional(),
-  timeout_ms: z.number().int("expected a whole number of milliseconds").min(1).max(UPSTREAM_LIMITS.maxTimeoutMs, `expected at most ${UPSTREAM_LIMITS.maxTimeoutMs}`).default(UPSTREAM_LIMITS.defaultTimeoutMs),
-  max_body_bytes: z.number().int("expected a whole number of bytes").min(1).max(UPSTREAM_LIMITS.maxBodyBytes, `expected at most ${UPSTREAM_LIMITS.maxBodyBytes}`).default(UPSTREAM_LIMITS.defaultMaxBodyBytes),
+  timeout_ms: z
+    .number()
+    .int("expected a whole number of milliseconds")
+    .min(1)
+    .max(UPSTREAM_LIMITS.maxTimeoutMs, `expected at most ${UPSTREAM_LIMITS.maxTimeoutMs}`)
+    .default(UPSTREAM_LIMITS.defaultTimeoutMs),
+  max_body_bytes: z
+    .number()
+    .int("expected a whole number of bytes")
+    .min(1)
+    .max(UPSTREAM_LIMITS.maxBodyBytes, `expected at most ${UPSTREAM_LIMITS.maxBodyBytes}`)
+    .default(UPSTREAM_LIMITS.defaultMaxBodyBytes),
 });
 type UpstreamRequest = z.output<typeof upstreamRequest>;
 
@@ -66,10 +82,18 @@ toolUpstreamRoutes.put("/:id/upstream", async (c) => {
   let sealed: string | null = null;
   if (Object.keys(headers).length > 0) {
     const key = await sealingKey(c.env.TOOLPROOF_SECRET);
-    if (!key.ok) throw new ApiError("secret_not_configured", `upstream credentials need the deployment secret: ${key.message}`);
+    if (!key.ok)
+      throw new ApiError("secret_not_configured", `upstream credentials need the deployment secret: ${key.message}`);
     sealed = await sealUpstreamCredentials(key.key, tenantId, tool.id, { headers });
   }
-  const row: UpstreamRow = { tool_id: tool.id, config, sealed, credential_names: Object.keys(headers).sort(), updated_by: keyId, updated_at: new Date().toISOString() };
+  const row: UpstreamRow = {
+    tool_id: tool.id,
+    config,
+    sealed,
+    credential_names: Object.keys(headers).sort(),
+    updated_by: keyId,
+    updated_at: new Date().toISOString(),
+  };
   await putUpstream(c.var.db, tenantId, row);
   return c.json(upstreamView(tool, row));
 });
@@ -98,15 +122,35 @@ function upstreamConfig(tool: StoredTool, body: UpstreamRequest, allowLoopback: 
   const problems: Problem[] = [];
   const urlField = tool.kind === "mcp" ? "mcp_url" : "base_url";
   const otherField = tool.kind === "mcp" ? "base_url" : "mcp_url";
-  if (tool.kind === "platform") throw invalidRequest([{ path: "", message: "a platform tool has no upstream of its own: only http and mcp tools declare a real handler" }]);
-  if (body[otherField] !== undefined) problems.push({ path: `/${otherField}`, message: `a${tool.kind === "mcp" ? "n mcp" : "n http"} tool declares ${urlField}, not ${otherField}` });
+  if (tool.kind === "platform")
+    throw invalidRequest([
+      {
+        path: "",
+        message: "a platform tool has no upstream of its own: only http and mcp tools declare a real handler",
+      },
+    ]);
+  if (body[otherField] !== undefined)
+    problems.push({
+      path: `/${otherField}`,
+      message: `a${tool.kind === "mcp" ? "n mcp" : "n http"} tool declares ${urlField}, not ${otherField}`,
+    });
   const raw = body[urlField];
-  if (raw === undefined) problems.push({ path: `/${urlField}`, message: `required: the ${tool.kind === "mcp" ? "upstream MCP server's URL (Streamable HTTP)" : "real handler's base URL"}` });
+  if (raw === undefined)
+    problems.push({
+      path: `/${urlField}`,
+      message: `required: the ${tool.kind === "mcp" ? "upstream MCP server's URL (Streamable HTTP)" : "real handler's base URL"}`,
+    });
   else {
-    const checked = httpUrlProblems(raw, `/${urlField}`, { example: "https://api.example.com", credentials: "put them in credentials" });
+    const checked = httpUrlProblems(raw, `/${urlField}`, {
+      example: "https://api.example.com",
+      credentials: "put them in credentials",
+    });
     problems.push(...checked.problems);
     const refusal = checked.url ? addressRefusal(raw, allowLoopback) : null;
-    if (refusal !== null) throw new ApiError("upstream_not_allowed", `/${urlField}: ${refusal}`, { problems: [{ path: `/${urlField}`, message: refusal }] });
+    if (refusal !== null)
+      throw new ApiError("upstream_not_allowed", `/${urlField}: ${refusal}`, {
+        problems: [{ path: `/${urlField}`, message: refusal }],
+      });
   }
   const operationIds = tool.operations.map((op) => op.operation_id);
   const http: Record<string, z.output<typeof httpOperation>> = {};
@@ -120,7 +164,8 @@ function upstreamConfig(tool: StoredTool, body: UpstreamRequest, allowLoopback: 
     const schema = tool.kind === "mcp" ? mcpOperation : httpOperation;
     const parsed = schema.safeParse(value);
     if (!parsed.success) {
-      for (const issue of parsed.error.issues) problems.push({ path: at + pointer(...issue.path.map(String)), message: issue.message });
+      for (const issue of parsed.error.issues)
+        problems.push({ path: at + pointer(...issue.path.map(String)), message: issue.message });
       continue;
     }
     if (tool.kind === "mcp") mcp[id] = mcpOperation.parse(value);
@@ -128,26 +173,39 @@ function upstreamConfig(tool: StoredTool, body: UpstreamRequest, allowLoopback: 
       const op = httpOperation.parse(value);
       const inPath = pathParameters(op.path);
       for (const field of ["query", "body"] as const) {
-        for (const name of op[field] ?? []) if (inPath.includes(name)) problems.push({ path: `${at}/${field}`, message: `"${name}" already fills the path` });
+        for (const name of op[field] ?? [])
+          if (inPath.includes(name))
+            problems.push({ path: `${at}/${field}`, message: `"${name}" already fills the path` });
       }
       http[id] = op;
     }
   }
-  if (Object.keys(body.operations).length === 0) problems.push({ path: "/operations", message: `expected at least one operation (the tool has ${operationIds.join(", ")})` });
+  if (Object.keys(body.operations).length === 0)
+    problems.push({
+      path: "/operations",
+      message: `expected at least one operation (the tool has ${operationIds.join(", ")})`,
+    });
   if (problems.length > 0 || raw === undefined) throw invalidRequest(problems);
   const bounds = { timeout_ms: body.timeout_ms, max_body_bytes: body.max_body_bytes };
-  return tool.kind === "mcp" ? { kind: "mcp", mcp_url: raw, operations: mcp, ...bounds } : { kind: "http", base_url: raw, operations: http, ...bounds };
+  return tool.kind === "mcp"
+    ? { kind: "mcp", mcp_url: raw, operations: mcp, ...bounds }
+    : { kind: "http", base_url: raw, operations: http, ...bounds };
 }
 
 function credentialHeaders(credentials: UpstreamRequest["credentials"]): Record<string, string> {
   const headers: Record<string, string> = {};
   const problems: Problem[] = [];
   for (const [name, value] of Object.entries(credentials?.headers ?? {})) {
-    if (!headerName.test(name)) problems.push({ path: pointer("credentials", "headers", name), message: "expected an HTTP header name" });
+    if (!headerName.test(name))
+      problems.push({ path: pointer("credentials", "headers", name), message: "expected an HTTP header name" });
     headers[name.toLowerCase()] = value;
   }
   if (credentials?.bearer !== undefined) {
-    if (Object.hasOwn(headers, "authorization")) problems.push({ path: "/credentials/bearer", message: "give either bearer or an Authorization header, not both" });
+    if (Object.hasOwn(headers, "authorization"))
+      problems.push({
+        path: "/credentials/bearer",
+        message: "give either bearer or an Authorization header, not both",
+      });
     headers.authorization = `Bearer ${credentials.bearer}`;
   }
   if (problems.length > 0) throw invalidRequest(problems);

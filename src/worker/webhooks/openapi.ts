@@ -4,7 +4,16 @@ import { connectionBody, testBody, type ConnectionView } from "../connections/ro
 import { createBody as webhookCreateBody, emptyBody, type webhookView } from "./routes.js";
 import { JSON_BODY_ERRORS, type OperationDoc } from "../http/openapi/operation.js";
 import { named } from "../http/openapi/schemas.js";
-import { assertSameFields, Deleted, JsonValue, keyId, page, PAGING, timestamp, type SameFields } from "../http/openapi/common.js";
+import {
+  assertSameFields,
+  Deleted,
+  JsonValue,
+  keyId,
+  page,
+  PAGING,
+  timestamp,
+  type SameFields,
+} from "../http/openapi/common.js";
 
 const Admin = { kind: "api_key", permission: "AIManager:Admin" } as const;
 
@@ -37,7 +46,14 @@ const ConnectionTest = named(
   "ConnectionTest",
   z.union([
     z.object({ ok: z.literal(true), connection: z.string(), model: z.string(), latency_ms: z.number() }),
-    z.object({ ok: z.literal(false), connection: z.string(), model: z.string(), kind: z.string(), status: z.number().int().nullable().optional(), message: z.string() }),
+    z.object({
+      ok: z.literal(false),
+      connection: z.string(),
+      model: z.string(),
+      kind: z.string(),
+      status: z.number().int().nullable().optional(),
+      message: z.string(),
+    }),
   ]),
 );
 
@@ -58,7 +74,10 @@ const Webhook = named(
   }),
 );
 assertSameFields<SameFields<ReturnType<typeof webhookView>, z.input<typeof Webhook>>>();
-const WebhookWithSecret = named("WebhookWithSecret", Webhook.extend({ secret: z.string().describe("The signing secret (whsec_...), shown this once.") }));
+const WebhookWithSecret = named(
+  "WebhookWithSecret",
+  Webhook.extend({ secret: z.string().describe("The signing secret (whsec_...), shown this once.") }),
+);
 const Delivery = z.object({
   id: z.string(),
   delivery_id: z.string().nullable(),
@@ -69,18 +88,31 @@ const Delivery = z.object({
   received_at: timestamp,
 });
 
-const DeliveryBody = named("WebhookDelivery", z.unknown().describe("Any body: a Standard Webhooks payload, or a GitHub event (JSON). Verified as raw bytes, at most 1 MiB."));
+const DeliveryBody = named(
+  "WebhookDelivery",
+  z
+    .unknown()
+    .describe("Any body: a Standard Webhooks payload, or a GitHub event (JSON). Verified as raw bytes, at most 1 MiB."),
+);
 const DeliveryAnswer = named(
   "WebhookDeliveryAnswer",
   z.union([
-    z.object({ run_id: z.string(), delivery_id: z.string(), replayed: z.literal(false), status: z.literal("queued"), total_repetitions: z.number().int() }),
+    z.object({
+      run_id: z.string(),
+      delivery_id: z.string(),
+      replayed: z.literal(false),
+      status: z.literal("queued"),
+      total_repetitions: z.number().int(),
+    }),
     z.object({ run_id: z.string(), delivery_id: z.string(), replayed: z.literal(true) }),
     z.object({ ignored: z.literal(true), reason: z.string() }),
     z.object({ ok: z.literal(true), event: z.literal("ping"), webhook: z.string() }),
   ]),
 );
 
-const connectionName = { name: "The connection's name, as suites refer to it: 1 to 128 letters, digits, '_', '.' or '-'." };
+const connectionName = {
+  name: "The connection's name, as suites refer to it: 1 to 128 letters, digits, '_', '.' or '-'.",
+};
 const webhookId = { id: "The webhook's id." };
 const sealing = ["secret_not_configured", "connection_key_unreadable"] as const;
 
@@ -100,10 +132,14 @@ export const integrationOperations: OperationDoc[] = [
     path: "/api/connections/:name",
     tag: "Connections",
     summary: "Store a connection",
-    description: "201 when new, 200 on a replace. api_key and headers are write-only: left out of a replace, the stored ones are kept.",
+    description:
+      "201 when new, 200 on a replace. api_key and headers are write-only: left out of a replace, the stored ones are kept.",
     access: Admin,
     params: connectionName,
-    body: { schema: connectionBody, example: { base_url: "https://api.openai.com/v1", model: "gpt-4.1-mini", api_key: "sk-..." } },
+    body: {
+      schema: connectionBody,
+      example: { base_url: "https://api.openai.com/v1", model: "gpt-4.1-mini", api_key: "sk-..." },
+    },
     responses: {
       200: { description: "The replaced connection.", schema: Connection },
       201: { description: "The new connection.", schema: Connection },
@@ -135,7 +171,8 @@ export const integrationOperations: OperationDoc[] = [
     path: "/api/connections/:name/test",
     tag: "Connections",
     summary: "Test a connection",
-    description: "One cheap chat call with the stored settings, answered 200 either way: ok false says in words what went wrong. No body (or {}).",
+    description:
+      "One cheap chat call with the stored settings, answered 200 either way: ok false says in words what went wrong. No body (or {}).",
     access: Admin,
     params: connectionName,
     body: { schema: testBody, required: false },
@@ -147,7 +184,8 @@ export const integrationOperations: OperationDoc[] = [
     path: "/api/webhooks",
     tag: "Webhooks",
     summary: "Create a webhook",
-    description: "A signed delivery to its url starts a run of the suite. The answer holds the secret, shown this once.",
+    description:
+      "A signed delivery to its url starts a run of the suite. The answer holds the secret, shown this once.",
     access: Admin,
     body: { schema: webhookCreateBody, example: { suite: "invoicedesk", format: "standard" } },
     responses: { 201: { description: "The webhook and its secret.", schema: WebhookWithSecret } },
@@ -173,7 +211,9 @@ export const integrationOperations: OperationDoc[] = [
     access: Admin,
     params: webhookId,
     query: PAGING,
-    responses: { 200: { description: "A page of deliveries.", schema: page("DeliveryPage", Delivery, { webhook: z.string() }) } },
+    responses: {
+      200: { description: "A page of deliveries.", schema: page("DeliveryPage", Delivery, { webhook: z.string() }) },
+    },
     errors: ["invalid_request", "not_found"],
   },
   {
@@ -220,16 +260,35 @@ export const integrationOperations: OperationDoc[] = [
     access: { kind: "webhook_signature" },
     params: webhookId,
     headers: [
-      { name: "webhook-id", description: "Standard Webhooks: the delivery id (the replay key).", schema: { type: "string" } },
-      { name: "webhook-timestamp", description: "Standard Webhooks: seconds since the epoch.", schema: { type: "string" } },
+      {
+        name: "webhook-id",
+        description: "Standard Webhooks: the delivery id (the replay key).",
+        schema: { type: "string" },
+      },
+      {
+        name: "webhook-timestamp",
+        description: "Standard Webhooks: seconds since the epoch.",
+        schema: { type: "string" },
+      },
       { name: "X-GitHub-Event", description: "GitHub: the event name.", schema: { type: "string" } },
-      { name: "X-GitHub-Delivery", description: "GitHub: the delivery id (the replay key).", schema: { type: "string" } },
+      {
+        name: "X-GitHub-Delivery",
+        description: "GitHub: the delivery id (the replay key).",
+        schema: { type: "string" },
+      },
     ],
     body: { schema: DeliveryBody },
     responses: {
       200: { description: "A replayed delivery (the first run's id), or a GitHub ping.", schema: DeliveryAnswer },
       202: { description: "A run started, or the event was ignored by the webhook's filter.", schema: DeliveryAnswer },
     },
-    errors: ["invalid_request", "malformed_json", "payload_too_large", "rate_limited", "secret_not_configured", "internal_error"],
+    errors: [
+      "invalid_request",
+      "malformed_json",
+      "payload_too_large",
+      "rate_limited",
+      "secret_not_configured",
+      "internal_error",
+    ],
   },
 ];

@@ -19,10 +19,29 @@
  */
 import { Hono } from "hono";
 import { randomSecret } from "../../adapters/crypto.js";
-import { acceptedDelivery, claimDelivery, findWebhookRow, recordDelivery, releaseDelivery, type WebhookDeliveryRow, type WebhookRow } from "../../adapters/d1/webhooks.js";
-import { timestampFresh, TIMESTAMP_TOLERANCE_SECONDS, verifyGithub, verifyStandard, webhookSecret } from "../../adapters/webhook-signature.js";
+import {
+  acceptedDelivery,
+  claimDelivery,
+  findWebhookRow,
+  recordDelivery,
+  releaseDelivery,
+  type WebhookDeliveryRow,
+  type WebhookRow,
+} from "../../adapters/d1/webhooks.js";
+import {
+  timestampFresh,
+  TIMESTAMP_TOLERANCE_SECONDS,
+  verifyGithub,
+  verifyStandard,
+  webhookSecret,
+} from "../../adapters/webhook-signature.js";
 import type { JsonValue } from "../../core/json.js";
-import { filterDecision, githubSource, type GithubEventFilter, type GithubSource } from "../../core/webhooks/github-events.js";
+import {
+  filterDecision,
+  githubSource,
+  type GithubEventFilter,
+  type GithubSource,
+} from "../../core/webhooks/github-events.js";
 import type { AppEnv } from "../platform/env.js";
 import { ApiError, invalidRequest } from "../http/errors.js";
 import { readBodyBytes } from "../http/json-body.js";
@@ -47,7 +66,16 @@ webhookReceiveRoutes.post("/:id", async (c) => {
   const db = c.var.db;
   const headers = c.req.raw.headers;
   const receivedAt = new Date().toISOString();
-  const record = (row: WebhookRow | undefined, outcome: WebhookDeliveryRow["outcome"], fields: { reason: string | null; delivery_id?: string | null; run_id?: string | null; source?: GithubSource | null }) =>
+  const record = (
+    row: WebhookRow | undefined,
+    outcome: WebhookDeliveryRow["outcome"],
+    fields: {
+      reason: string | null;
+      delivery_id?: string | null;
+      run_id?: string | null;
+      source?: GithubSource | null;
+    },
+  ) =>
     recordDelivery(db, {
       id: c.var.ids.id("whd"),
       webhook_id: id.slice(0, MAX_DELIVERY_ID),
@@ -73,8 +101,19 @@ webhookReceiveRoutes.post("/:id", async (c) => {
   const live = row !== undefined && row.deleted_at === null;
   const secret = live ? await openWebhookSecret(key, row) : await dummySecret(key);
   const format = live ? row.format : headers.has("x-hub-signature-256") ? "github" : "standard";
-  const verified = format === "github" ? await verifyGithubDelivery(secret, body, headers) : await verifyStandardDelivery(secret, body, headers);
-  const refusal = !row ? "no such webhook" : !live ? "the webhook is deleted" : secret === undefined ? "the webhook's secret does not open with this deployment's TOOLPROOF_SECRET" : verified.ok ? null : verified.reason;
+  const verified =
+    format === "github"
+      ? await verifyGithubDelivery(secret, body, headers)
+      : await verifyStandardDelivery(secret, body, headers);
+  const refusal = !row
+    ? "no such webhook"
+    : !live
+      ? "the webhook is deleted"
+      : secret === undefined
+        ? "the webhook's secret does not open with this deployment's TOOLPROOF_SECRET"
+        : verified.ok
+          ? null
+          : verified.reason;
   if (refusal !== null) {
     const throttled = await refusalThrottled(c.env, headers);
     if (throttled) return throttled;
@@ -100,13 +139,21 @@ webhookReceiveRoutes.post("/:id", async (c) => {
     const missing = [...(event ? [] : ["X-GitHub-Event"]), ...(delivery ? [] : ["X-GitHub-Delivery"])];
     if (missing.length > 0 || !event || !delivery) {
       await record(webhook, "refused", { reason: `missing ${missing.join(" and ")}` });
-      throw invalidRequest(missing.map((name) => ({ path: `/headers/${name.toLowerCase()}`, message: `GitHub sends ${name} with every delivery` })));
+      throw invalidRequest(
+        missing.map((name) => ({
+          path: `/headers/${name.toLowerCase()}`,
+          message: `GitHub sends ${name} with every delivery`,
+        })),
+      );
     }
     deliveryId = delivery;
     const payload = parseJson(body);
     if (payload === undefined) {
       await record(webhook, "refused", { reason: "the body is not JSON", delivery_id: deliveryId });
-      throw new ApiError("malformed_json", "a GitHub delivery's body must be JSON: set the webhook's content type to application/json on GitHub");
+      throw new ApiError(
+        "malformed_json",
+        "a GitHub delivery's body must be JSON: set the webhook's content type to application/json on GitHub",
+      );
     }
     source = githubSource(event, payload);
     if (event === "ping") {
@@ -125,7 +172,9 @@ webhookReceiveRoutes.post("/:id", async (c) => {
   if (deliveryId.length > MAX_DELIVERY_ID) {
     const header = format === "standard" ? "webhook-id" : "X-GitHub-Delivery";
     await record(webhook, "refused", { reason: `${header} is longer than ${MAX_DELIVERY_ID} characters`, source });
-    throw invalidRequest([{ path: `/headers/${header.toLowerCase()}`, message: `expected at most ${MAX_DELIVERY_ID} characters` }]);
+    throw invalidRequest([
+      { path: `/headers/${header.toLowerCase()}`, message: `expected at most ${MAX_DELIVERY_ID} characters` },
+    ]);
   }
 
   const trigger: Record<string, string> = { kind: "webhook", webhook_id: webhook.id, format, delivery_id: deliveryId };
@@ -135,19 +184,47 @@ webhookReceiveRoutes.post("/:id", async (c) => {
   // Two tries: the accepted row a claim lost to may be released (its run refused) before it is read.
   for (let attempt = 0; attempt < 2; attempt++) {
     const runId = c.var.ids.id("run");
-    const claim = { id: c.var.ids.id("whd"), webhook_id: webhook.id, tenant_id: webhook.tenant_id, delivery_id: deliveryId, outcome: "accepted" as const, reason: null, run_id: runId, source: source ? JSON.stringify(source) : null, received_at: receivedAt };
+    const claim = {
+      id: c.var.ids.id("whd"),
+      webhook_id: webhook.id,
+      tenant_id: webhook.tenant_id,
+      delivery_id: deliveryId,
+      outcome: "accepted" as const,
+      reason: null,
+      run_id: runId,
+      source: source ? JSON.stringify(source) : null,
+      received_at: receivedAt,
+    };
     if (await claimDelivery(db, claim)) {
       try {
         const started = await startWebhookRun(c.env, db, c.var.ids, webhook, runId, trigger);
-        return c.json({ run_id: runId, delivery_id: deliveryId, replayed: false, status: "queued", total_repetitions: started.start.repetitions.length }, 202);
+        return c.json(
+          {
+            run_id: runId,
+            delivery_id: deliveryId,
+            replayed: false,
+            status: "queued",
+            total_repetitions: started.start.repetitions.length,
+          },
+          202,
+        );
       } catch (error) {
-        await releaseDelivery(db, claim.id, `the run did not start: ${error instanceof Error ? error.message : String(error)}`);
+        await releaseDelivery(
+          db,
+          claim.id,
+          `the run did not start: ${error instanceof Error ? error.message : String(error)}`,
+        );
         throw error;
       }
     }
     const first = await acceptedDelivery(db, webhook.id, deliveryId);
     if (first?.run_id) {
-      await record(webhook, "replayed", { reason: `delivery ${deliveryId} was accepted at ${first.received_at}`, delivery_id: deliveryId, run_id: first.run_id, source });
+      await record(webhook, "replayed", {
+        reason: `delivery ${deliveryId} was accepted at ${first.received_at}`,
+        delivery_id: deliveryId,
+        run_id: first.run_id,
+        source,
+      });
       return c.json({ run_id: first.run_id, delivery_id: deliveryId, replayed: true }, 200);
     }
   }
@@ -156,14 +233,21 @@ webhookReceiveRoutes.post("/:id", async (c) => {
 
 type Verified = { ok: true } | { ok: false; reason: string };
 
-async function verifyStandardDelivery(secret: string | undefined, body: Uint8Array, headers: Headers): Promise<Verified> {
+async function verifyStandardDelivery(
+  secret: string | undefined,
+  body: Uint8Array,
+  headers: Headers,
+): Promise<Verified> {
   const id = headers.get("webhook-id");
   const timestamp = headers.get("webhook-timestamp");
   const signature = headers.get("webhook-signature");
   // Verified even when headers are missing, so every refusal costs about the same.
   const valid = await verifyStandard(secret ?? UNOPENED_SECRET, id ?? "", timestamp ?? "", body, signature ?? "");
   if (id === null || timestamp === null || signature === null) {
-    return { ok: false, reason: `missing ${[id === null ? "webhook-id" : "", timestamp === null ? "webhook-timestamp" : "", signature === null ? "webhook-signature" : ""].filter(Boolean).join(", ")}` };
+    return {
+      ok: false,
+      reason: `missing ${[id === null ? "webhook-id" : "", timestamp === null ? "webhook-timestamp" : "", signature === null ? "webhook-signature" : ""].filter(Boolean).join(", ")}`,
+    };
   }
   return valid && secret !== undefined ? { ok: true } : { ok: false, reason: "no webhook-signature entry matches" };
 }
@@ -179,7 +263,8 @@ let dummy: Promise<{ sealed: string; key: CryptoKey }> | undefined;
 
 /** A secret no webhook has, opened like a real one so an unknown id costs what a known one does. */
 async function dummySecret(key: CryptoKey): Promise<string | undefined> {
-  if (!dummy || (await dummy).key !== key) dummy = sealWebhookSecret(key, "", "", webhookSecret(randomSecret(32))).then((sealed) => ({ sealed, key }));
+  if (!dummy || (await dummy).key !== key)
+    dummy = sealWebhookSecret(key, "", "", webhookSecret(randomSecret(32))).then((sealed) => ({ sealed, key }));
   const { sealed } = await dummy;
   return openWebhookSecret(key, { tenant_id: "", id: "", sealed_secret: sealed });
 }

@@ -26,7 +26,11 @@ export async function refusalThrottled(env: Env, headers: Headers): Promise<Resp
     console.error("webhook refusal throttle: the rate limiter failed; letting the refusal through", error);
   }
   if (allowed) return null;
-  return new ApiError("rate_limited", `too many refused deliveries from this address; try again in ${REFUSAL_PERIOD_SECONDS} seconds`, { retry_after_seconds: REFUSAL_PERIOD_SECONDS }).toResponse({
+  return new ApiError(
+    "rate_limited",
+    `too many refused deliveries from this address; try again in ${REFUSAL_PERIOD_SECONDS} seconds`,
+    { retry_after_seconds: REFUSAL_PERIOD_SECONDS },
+  ).toResponse({
     "retry-after": String(REFUSAL_PERIOD_SECONDS),
   });
 }

@@ -46,7 +46,18 @@ const WEBHOOK_BODY_LIMIT = 16 * 1024;
 const SECRET_BYTES = 32;
 const GITHUB_NAME = /^[a-z_]{1,64}$/;
 
-const names = (what: string) => z.array(z.string().regex(GITHUB_NAME, `expected a GitHub ${what} such as ${what === "action" ? "opened" : "success"} (lower case letters and _)`)).min(1, `expected at least one ${what}`).max(20, "expected at most 20");
+const names = (what: string) =>
+  z
+    .array(
+      z
+        .string()
+        .regex(
+          GITHUB_NAME,
+          `expected a GitHub ${what} such as ${what === "action" ? "opened" : "success"} (lower case letters and _)`,
+        ),
+    )
+    .min(1, `expected at least one ${what}`)
+    .max(20, "expected at most 20");
 
 const eventFilter = z.strictObject({
   event: z.string().regex(GITHUB_NAME, "expected a GitHub event name such as deployment_status or pull_request"),
@@ -57,8 +68,17 @@ const eventFilter = z.strictObject({
 export const createBody = z.strictObject({
   suite: z.string().regex(RESOURCE_NAME, RESOURCE_NAME_RULE),
   format: z.enum(["standard", "github"], { error: "expected standard or github" }).optional(),
-  runs_per_scenario: z.number().int("expected a whole number").min(1, "expected 1 or more").max(MAX_RUNS_PER_SCENARIO, `expected at most ${MAX_RUNS_PER_SCENARIO}`).optional(),
-  label: z.string().min(1, "expected a label of 1 to 200 characters").max(200, "expected at most 200 characters").optional(),
+  runs_per_scenario: z
+    .number()
+    .int("expected a whole number")
+    .min(1, "expected 1 or more")
+    .max(MAX_RUNS_PER_SCENARIO, `expected at most ${MAX_RUNS_PER_SCENARIO}`)
+    .optional(),
+  label: z
+    .string()
+    .min(1, "expected a label of 1 to 200 characters")
+    .max(200, "expected at most 200 characters")
+    .optional(),
   callback_url: z.string().max(2048, "expected at most 2048 characters").optional(),
   events: z.array(eventFilter).min(1, "expected at least one event").max(20, "expected at most 20 events").optional(),
 });
@@ -72,11 +92,23 @@ webhookRoutes.post("/", async (c) => {
   const body = await readBodyWithHints(c, createBody, WEBHOOK_BODY_LIMIT);
   const format = body.format ?? "standard";
   const problems: Problem[] = [...(body.callback_url === undefined ? [] : callbackUrlProblems(body.callback_url))];
-  if (format === "github" && body.events === undefined) problems.push({ path: "/events", message: 'a github webhook needs its event filter, for example [{"event": "pull_request", "actions": ["opened", "synchronize"]}]' });
-  if (format === "standard" && body.events !== undefined) problems.push({ path: "/events", message: "only a github webhook has an event filter (a standard webhook's every signed delivery starts a run)" });
+  if (format === "github" && body.events === undefined)
+    problems.push({
+      path: "/events",
+      message:
+        'a github webhook needs its event filter, for example [{"event": "pull_request", "actions": ["opened", "synchronize"]}]',
+    });
+  if (format === "standard" && body.events !== undefined)
+    problems.push({
+      path: "/events",
+      message: "only a github webhook has an event filter (a standard webhook's every signed delivery starts a run)",
+    });
   if (problems.length > 0) throw invalidRequest(problems);
   const { tenantId, keyId } = c.var.principal;
-  if (!(await getSuiteVersion(c.var.db, tenantId, body.suite))) throw new ApiError("not_found", `no suite named "${body.suite}"`, { problems: [{ path: "/suite", message: `no suite "${body.suite}" (PUT /api/suites/${body.suite} first)` }] });
+  if (!(await getSuiteVersion(c.var.db, tenantId, body.suite)))
+    throw new ApiError("not_found", `no suite named "${body.suite}"`, {
+      problems: [{ path: "/suite", message: `no suite "${body.suite}" (PUT /api/suites/${body.suite} first)` }],
+    });
 
   const key = await requireSealingKey(c.env.TOOLPROOF_SECRET);
   const id = c.var.ids.id("whk");
@@ -100,36 +132,55 @@ webhookRoutes.post("/", async (c) => {
 
 webhookRoutes.get("/", async (c) => {
   const limit = pageLimit(c);
-  const after = pageCursor(c, ([created_at, id]) => (typeof created_at === "string" && typeof id === "string" ? { created_at, id } : undefined));
+  const after = pageCursor(c, ([created_at, id]) =>
+    typeof created_at === "string" && typeof id === "string" ? { created_at, id } : undefined,
+  );
   const page = await listWebhooks(c.var.db, c.var.principal.tenantId, { limit, after });
-  return c.json({ items: page.items.map(webhookView), next_cursor: page.next ? encodeCursor([page.next.created_at, page.next.id]) : null });
+  return c.json({
+    items: page.items.map(webhookView),
+    next_cursor: page.next ? encodeCursor([page.next.created_at, page.next.id]) : null,
+  });
 });
 
 webhookRoutes.get("/:id", async (c) => c.json(webhookView(await tenantWebhook(c))));
 
 webhookRoutes.post("/:id/rotate", async (c) => {
   // No body is needed; one that is sent must be an empty object.
-  if (Number(c.req.header("content-length") ?? "0") > 0 || c.req.header("transfer-encoding")) await readBodyWithHints(c, emptyBody, 1024);
+  if (Number(c.req.header("content-length") ?? "0") > 0 || c.req.header("transfer-encoding"))
+    await readBodyWithHints(c, emptyBody, 1024);
   const found = await tenantWebhook(c);
   const key = await requireSealingKey(c.env.TOOLPROOF_SECRET);
   const secret = webhookSecret(c.var.ids.secret(SECRET_BYTES));
-  const row = await rotateWebhookSecret(c.var.db, found.tenant_id, found.id, await sealWebhookSecret(key, found.tenant_id, found.id, secret), new Date().toISOString());
+  const row = await rotateWebhookSecret(
+    c.var.db,
+    found.tenant_id,
+    found.id,
+    await sealWebhookSecret(key, found.tenant_id, found.id, secret),
+    new Date().toISOString(),
+  );
   if (!row) throw notFound("webhook");
   return c.json({ ...webhookView(row), secret });
 });
 
 webhookRoutes.delete("/:id", async (c) => {
   const found = await tenantWebhook(c);
-  if (!(await softDeleteWebhook(c.var.db, found.tenant_id, found.id, new Date().toISOString()))) throw notFound("webhook");
+  if (!(await softDeleteWebhook(c.var.db, found.tenant_id, found.id, new Date().toISOString())))
+    throw notFound("webhook");
   return c.json({ id: found.id, deleted: true });
 });
 
 webhookRoutes.get("/:id/deliveries", async (c) => {
   const found = await tenantWebhook(c);
   const limit = pageLimit(c);
-  const after = pageCursor(c, ([received_at, id]) => (typeof received_at === "string" && typeof id === "string" ? { received_at, id } : undefined));
+  const after = pageCursor(c, ([received_at, id]) =>
+    typeof received_at === "string" && typeof id === "string" ? { received_at, id } : undefined,
+  );
   const page = await listDeliveries(c.var.db, found.tenant_id, found.id, { limit, after });
-  return c.json({ webhook: found.id, items: page.items.map(deliveryView), next_cursor: page.next ? encodeCursor([page.next.received_at, page.next.id]) : null });
+  return c.json({
+    webhook: found.id,
+    items: page.items.map(deliveryView),
+    next_cursor: page.next ? encodeCursor([page.next.received_at, page.next.id]) : null,
+  });
 });
 
 /** GET /api/runs/:id/callbacks, mounted beside the run routes. */
@@ -140,7 +191,10 @@ runCallbackRoutes.get("/:id/callbacks", requirePermission("AIManager:RunEvals"),
   const run = await getRun(c.var.db, tenantId, c.req.param("id"));
   if (!run) throw notFound("run");
   const attempts = await listCallbackAttempts(c.var.db, tenantId, run.id);
-  return c.json({ run: run.id, items: attempts.map(({ attempt, url, status, error, at }) => ({ attempt, url, status, error, at })) });
+  return c.json({
+    run: run.id,
+    items: attempts.map(({ attempt, url, status, error, at }) => ({ attempt, url, status, error, at })),
+  });
 });
 
 async function tenantWebhook(c: { req: { param(name: "id"): string }; var: AppEnv["Variables"] }): Promise<WebhookRow> {

@@ -13,10 +13,21 @@ import { ApiError } from "../http/errors.js";
 import { runnableSuite } from "../runs/runnable-suite.js";
 import { startRun, type StartedRun } from "../runs/start-run.js";
 
-export async function startWebhookRun(env: Env, db: Database, ids: Ids, webhook: WebhookRow, runId: string, trigger: Record<string, string>): Promise<StartedRun> {
+export async function startWebhookRun(
+  env: Env,
+  db: Database,
+  ids: Ids,
+  webhook: WebhookRow,
+  runId: string,
+  trigger: Record<string, string>,
+): Promise<StartedRun> {
   const runnable = await runnableSuite(db, webhook.tenant_id, webhook.suite_name, {
     runs_per_scenario: webhook.runs_per_scenario ?? undefined,
-    missing: () => new ApiError("not_found", `the webhook's suite "${webhook.suite_name}" does not exist any more: PUT it again, or delete this webhook`),
+    missing: () =>
+      new ApiError(
+        "not_found",
+        `the webhook's suite "${webhook.suite_name}" does not exist any more: PUT it again, or delete this webhook`,
+      ),
   });
   return startRun(
     {
@@ -29,6 +40,11 @@ export async function startWebhookRun(env: Env, db: Database, ids: Ids, webhook:
       trigger,
     },
     // startRun takes its run id from ids.id("run"): this one hands it the id already claimed.
-    { env, db, ids: { secret: (bytes) => ids.secret(bytes), id: (prefix) => (prefix === "run" ? runId : ids.id(prefix)) }, clock: systemClock },
+    {
+      env,
+      db,
+      ids: { secret: (bytes) => ids.secret(bytes), id: (prefix) => (prefix === "run" ? runId : ids.id(prefix)) },
+      clock: systemClock,
+    },
   );
 }

@@ -19,11 +19,16 @@ interface Violation {
 export async function seriousViolations(page: Page): Promise<string[]> {
   await page.evaluate(axe.source);
   // A string, evaluated in the page (where axe.source defined window.axe), so no DOM types are needed here.
-  const violations: unknown = await page.evaluate(`axe.run(document, ${JSON.stringify(AXE_OPTIONS)}).then((result) => result.violations)`);
+  const violations: unknown = await page.evaluate(
+    `axe.run(document, ${JSON.stringify(AXE_OPTIONS)}).then((result) => result.violations)`,
+  );
   // SAFETY: axe-core's documented result shape.
   return (violations as Violation[])
     .filter((v) => v.impact === "serious" || v.impact === "critical")
-    .map((v) => `${v.impact} ${v.id}: ${v.help} at ${v.nodes.map((n) => JSON.stringify(n.target)).join(", ")}${v.nodes[0]?.failureSummary ? ` (${v.nodes[0].failureSummary.replace(/\s+/g, " ")})` : ""}`);
+    .map(
+      (v) =>
+        `${v.impact} ${v.id}: ${v.help} at ${v.nodes.map((n) => JSON.stringify(n.target)).join(", ")}${v.nodes[0]?.failureSummary ? ` (${v.nodes[0].failureSummary.replace(/\s+/g, " ")})` : ""}`,
+    );
 }
 
 /** Fails the test with every serious or critical violation on the page, naming the page. */

@@ -14,7 +14,9 @@ export const INSTALL_HINT = "apt-get install -y --no-install-recommends chromium
 /** `executablePath` is for the harness's own test of the missing-browser message. */
 export async function launchChromium(executablePath = CHROMIUM_PATH): Promise<Browser> {
   if (!existsSync(executablePath)) {
-    throw new Error(`the browser tests need Debian's Chromium at ${executablePath}, which is missing: install it with\n  ${INSTALL_HINT}\n(.ci/run does this itself)`);
+    throw new Error(
+      `the browser tests need Debian's Chromium at ${executablePath}, which is missing: install it with\n  ${INSTALL_HINT}\n(.ci/run does this itself)`,
+    );
   }
   // Chromium refuses to start as root with its sandbox on; CI and this machine run as root.
   const args = process.getuid?.() === 0 ? ["--no-sandbox"] : [];
@@ -27,5 +29,11 @@ export async function launchChromium(executablePath = CHROMIUM_PATH): Promise<Br
  */
 export function newContext(browser: Browser, size: "laptop" | "phone" = "laptop"): Promise<BrowserContext> {
   const viewport = size === "laptop" ? { width: 1280, height: 800 } : { width: 390, height: 844 };
-  return browser.newContext({ viewport, bypassCSP: true, deviceScaleFactor: 1, isMobile: size === "phone", hasTouch: size === "phone" });
+  return browser.newContext({
+    viewport,
+    bypassCSP: true,
+    deviceScaleFactor: 1,
+    isMobile: size === "phone",
+    hasTouch: size === "phone",
+  });
 }

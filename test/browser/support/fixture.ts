@@ -59,7 +59,9 @@ export function dashboardFixture(prepare: (demo: DemoToolproof) => Promise<void>
       const { context, page } = await fixture.signedIn("phone");
       for (const [path, name] of pages) {
         await page.goto(`${fixture.demo.url}${path}`);
-        const overflow = await page.evaluate("document.documentElement.scrollWidth - document.documentElement.clientWidth");
+        const overflow = await page.evaluate(
+          "document.documentElement.scrollWidth - document.documentElement.clientWidth",
+        );
         expect(overflow, `${path} scrolls sideways on a phone`).toBe(0);
         await expectAccessible(page);
         await screenshot(page, `${prefix}-${name}-phone`);

@@ -30,16 +30,25 @@ export async function startDemo(): Promise<DemoToolproof> {
   const server = await startToolproof({ port: 0, stateDir, quiet: true });
   if (server.seedError) throw new Error(`the demo data could not be seeded: ${server.seedError}`);
   const api = async (method: string, route: string, body?: unknown, expected?: number): Promise<unknown> => {
-    const init: RequestInit = { method, headers: { authorization: `Bearer ${server.demoKey}`, "content-type": "application/json" } };
+    const init: RequestInit = {
+      method,
+      headers: { authorization: `Bearer ${server.demoKey}`, "content-type": "application/json" },
+    };
     if (body !== undefined) init.body = JSON.stringify(body);
     const response = await fetch(`${server.url}${route}`, init);
     const text = await response.text();
-    if (expected !== undefined ? response.status !== expected : response.status >= 300) throw new Error(`${method} ${route} answered ${response.status}: ${text}`);
+    if (expected !== undefined ? response.status !== expected : response.status >= 300)
+      throw new Error(`${method} ${route} answered ${response.status}: ${text}`);
     return text === "" ? undefined : JSON.parse(text);
   };
   await api("PUT", "/api/connections/demo-model", { base_url: models.openaiBaseUrl, model, api_key: "not-needed" });
   const runDemoSuite = async (runsPerScenario = 1, label = "browser test"): Promise<string> => {
-    const started = await api("POST", "/api/suites/invoicedesk/runs", { runs_per_scenario: runsPerScenario, label }, 202);
+    const started = await api(
+      "POST",
+      "/api/suites/invoicedesk/runs",
+      { runs_per_scenario: runsPerScenario, label },
+      202,
+    );
     const id = String(field(started, "id"));
     const deadline = Date.now() + 90_000;
     for (;;) {

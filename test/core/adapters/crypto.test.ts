@@ -12,7 +12,12 @@ describe("constantTimeEqual", () => {
         expect(constantTimeEqual(a, `${a}x`)).toBe(false);
       }),
     );
-    expect([constantTimeEqual("", ""), constantTimeEqual("a", ""), constantTimeEqual("ab", "ac"), constantTimeEqual("é", "e")]).toEqual([true, false, false, false]);
+    expect([
+      constantTimeEqual("", ""),
+      constantTimeEqual("a", ""),
+      constantTimeEqual("ab", "ac"),
+      constantTimeEqual("é", "e"),
+    ]).toEqual([true, false, false, false]);
   });
 });
 

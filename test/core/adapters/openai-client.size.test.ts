@@ -23,7 +23,11 @@ const tooLarge = (connection: string) => ({
 
 /** The result with long strings replaced by their length: a failing assertion must not diff megabytes. */
 function shortened(value: unknown): unknown {
-  return JSON.parse(JSON.stringify(value, (_key, item: unknown) => (typeof item === "string" && item.length > 1000 ? `(${item.length} characters)` : item)));
+  return JSON.parse(
+    JSON.stringify(value, (_key, item: unknown) =>
+      typeof item === "string" && item.length > 1000 ? `(${item.length} characters)` : item,
+    ),
+  );
 }
 
 /** Waits for the server to say whether the whole answer left it (the response has ended either way). */
@@ -43,24 +47,36 @@ describe("the answer size bound", () => {
   it("fails a 10 MB content once, with retries configured", async () => {
     const model = uniqueModel("huge-content");
     await server.script(model, { default: [{ content: "x", repeat: 10 * 1024 * 1024 }] });
-    const result = await openAIModelClient(testConnection(server.openaiBaseUrl, model, { max_retries: 3 })).chat(ask("q"));
+    const result = await openAIModelClient(testConnection(server.openaiBaseUrl, model, { max_retries: 3 })).chat(
+      ask("q"),
+    );
     expect(shortened(result)).toEqual(tooLarge("agent"));
-    expect((await server.log(model)).map((entry) => [entry.retry_count, entry.answer_bytes > 10 * 1024 * 1024])).toEqual([[0, true]]);
+    expect(
+      (await server.log(model)).map((entry) => [entry.retry_count, entry.answer_bytes > 10 * 1024 * 1024]),
+    ).toEqual([[0, true]]);
   });
 
   it("stops reading at the bound: an answer that never ends fails like any other too large", async () => {
     const model = uniqueModel("endless");
     // The body never ends: a client that read answers to the end before checking would wait forever.
     await server.script(model, { default: [{ content: "x", repeat: "forever" }] });
-    const result = await openAIModelClient(testConnection(server.openaiBaseUrl, model, { timeout_ms: 60_000 })).chat(ask("q"));
+    const result = await openAIModelClient(testConnection(server.openaiBaseUrl, model, { timeout_ms: 60_000 })).chat(
+      ask("q"),
+    );
     expect(result).toEqual(tooLarge("agent"));
     expect(await delivered(model)).toEqual([false]);
   });
 
   it("fails 5 MB of tool-call arguments", async () => {
     const model = uniqueModel("huge-arguments");
-    await server.script(model, { default: [{ tool_calls: [{ name: "get_invoice", arguments: { invoice_id: "INV-1" }, padding: 5 * 1024 * 1024 }] }] });
-    const result = await openAIModelClient(testConnection(server.openaiBaseUrl, model, { max_retries: 3 })).chat(ask("q"));
+    await server.script(model, {
+      default: [
+        { tool_calls: [{ name: "get_invoice", arguments: { invoice_id: "INV-1" }, padding: 5 * 1024 * 1024 }] },
+      ],
+    });
+    const result = await openAIModelClient(testConnection(server.openaiBaseUrl, model, { max_retries: 3 })).chat(
+      ask("q"),
+    );
     expect(shortened(result)).toEqual(tooLarge("agent"));
     expect((await server.log(model)).map((entry) => entry.retry_count)).toEqual([0]);
   });
@@ -69,7 +85,10 @@ describe("the answer size bound", () => {
     const model = uniqueModel("big-enough");
     await server.script(model, { default: [{ content: "y", repeat: 200 * 1024 }] });
     const result = await openAIModelClient(testConnection(server.openaiBaseUrl, model)).chat(ask("q"));
-    expect(shortened(result)).toMatchObject({ ok: true, answer: { content: `(${200 * 1024} characters)`, finish_reason: "stop" } });
+    expect(shortened(result)).toMatchObject({
+      ok: true,
+      answer: { content: `(${200 * 1024} characters)`, finish_reason: "stop" },
+    });
     expect(await delivered(model)).toEqual([true]);
   });
 });

@@ -11,7 +11,8 @@ import { startModelServer } from "../../support/model-server/server.js";
 
 const server = modelServer();
 
-const config = (model: string, overrides: Partial<ModelConnectionConfig> = {}) => testConnection(server.openaiBaseUrl, model, overrides);
+const config = (model: string, overrides: Partial<ModelConnectionConfig> = {}) =>
+  testConnection(server.openaiBaseUrl, model, overrides);
 
 /** A clock that moves 25 ms per reading: every call's latency is exactly 25. */
 function steppingClock(): () => number {
@@ -27,7 +28,16 @@ describe("answers", () => {
     await server.script(model, { default: [{ content: "Hello." }] });
     const result = await openAIModelClient(config(model), steppingClock()).chat(ask("hi"));
     const prompt = Math.ceil(JSON.stringify([{ role: "user", content: "hi" }]).length / 4);
-    expect(result).toEqual({ ok: true, answer: { content: "Hello.", tool_calls: [], finish_reason: "stop", usage: { prompt_tokens: prompt, completion_tokens: 2 }, latency_ms: 25 } });
+    expect(result).toEqual({
+      ok: true,
+      answer: {
+        content: "Hello.",
+        tool_calls: [],
+        finish_reason: "stop",
+        usage: { prompt_tokens: prompt, completion_tokens: 2 },
+        latency_ms: 25,
+      },
+    });
   });
 
   it("reads parallel tool calls with the endpoint's ids, malformed argument text kept as is", async () => {
@@ -44,7 +54,9 @@ describe("answers", () => {
     });
     const result = await openAIModelClient(config(model), steppingClock()).chat(ask("two"));
     const [entry] = await server.log(model);
-    const sent = (entry?.answer as { choices: Array<{ message: { tool_calls: Array<{ id: string }> } }> }).choices[0]?.message.tool_calls ?? [];
+    const sent =
+      (entry?.answer as { choices: Array<{ message: { tool_calls: Array<{ id: string }> } }> } | undefined)?.choices[0]
+        ?.message.tool_calls ?? [];
     expect(result).toEqual({
       ok: true,
       answer: {
@@ -72,11 +84,19 @@ describe("answers", () => {
       messages: [
         { role: "system", content: "You help with invoices." },
         { role: "user", content: "Is INV-1 paid?" },
-        { role: "assistant", content: null, tool_calls: [{ id: "call_1", name: "get_invoice", arguments: '{"invoice_id":"INV-1"}' }] },
+        {
+          role: "assistant",
+          content: null,
+          tool_calls: [{ id: "call_1", name: "get_invoice", arguments: '{"invoice_id":"INV-1"}' }],
+        },
         { role: "tool", tool_call_id: "call_1", content: '{"status":"paid"}' },
       ],
       tools: [
-        { name: "get_invoice", description: "Look up an invoice", parameters: { type: "object", properties: { invoice_id: { type: "string" } } } },
+        {
+          name: "get_invoice",
+          description: "Look up an invoice",
+          parameters: { type: "object", properties: { invoice_id: { type: "string" } } },
+        },
         { name: "ping", description: "No arguments", parameters: true },
       ],
       temperature: 0,
@@ -95,15 +115,35 @@ describe("answers", () => {
       messages: [
         { role: "system", content: "You help with invoices." },
         { role: "user", content: "Is INV-1 paid?" },
-        { role: "assistant", content: null, tool_calls: [{ id: "call_1", type: "function", function: { name: "get_invoice", arguments: '{"invoice_id":"INV-1"}' } }] },
+        {
+          role: "assistant",
+          content: null,
+          tool_calls: [
+            { id: "call_1", type: "function", function: { name: "get_invoice", arguments: '{"invoice_id":"INV-1"}' } },
+          ],
+        },
         { role: "tool", tool_call_id: "call_1", content: '{"status":"paid"}' },
       ],
       tools: [
-        { type: "function", function: { name: "get_invoice", description: "Look up an invoice", parameters: { type: "object", properties: { invoice_id: { type: "string" } } } } },
+        {
+          type: "function",
+          function: {
+            name: "get_invoice",
+            description: "Look up an invoice",
+            parameters: { type: "object", properties: { invoice_id: { type: "string" } } },
+          },
+        },
         { type: "function", function: { name: "ping", description: "No arguments", parameters: { type: "object" } } },
       ],
       tool_choice: null,
-      response_format: { type: "json_schema", json_schema: { name: "verdict", schema: { type: "object", properties: { score: { type: "integer" } } }, strict: true } },
+      response_format: {
+        type: "json_schema",
+        json_schema: {
+          name: "verdict",
+          schema: { type: "object", properties: { score: { type: "integer" } } },
+          strict: true,
+        },
+      },
       temperature: 0,
       seed: 42,
       max_tokens: 64,
@@ -121,15 +161,24 @@ describe("answers", () => {
   it("sends strict: false when the request asks for a schema that only guides", async () => {
     const model = uniqueModel("not-strict");
     await server.script(model, { judge_default: ["{}"] });
-    await openAIModelClient(config(model)).chat({ ...ask("draft"), response_format: { name: "definition", schema: { type: "object" }, strict: false } });
+    await openAIModelClient(config(model)).chat({
+      ...ask("draft"),
+      response_format: { name: "definition", schema: { type: "object" }, strict: false },
+    });
     const [entry] = await server.log(model);
-    expect(entry?.response_format).toEqual({ type: "json_schema", json_schema: { name: "definition", schema: { type: "object" }, strict: false } });
+    expect(entry?.response_format).toEqual({
+      type: "json_schema",
+      json_schema: { name: "definition", schema: { type: "object" }, strict: false },
+    });
   });
 
   it("leaves response_format out for a connection without structured output", async () => {
     const model = uniqueModel("unstructured");
     await server.script(model, { default: [{ content: '{"score": 4, "reason": "ok"}' }] });
-    await openAIModelClient(config(model, { structured_output: false })).chat({ ...ask("grade"), response_format: { name: "verdict", schema: { type: "object" } } });
+    await openAIModelClient(config(model, { structured_output: false })).chat({
+      ...ask("grade"),
+      response_format: { name: "verdict", schema: { type: "object" } },
+    });
     const [entry] = await server.log(model);
     expect([entry?.kind, entry?.response_format]).toEqual(["chat", null]);
   });
@@ -137,10 +186,17 @@ describe("answers", () => {
   it("reaches a dated Azure API through AzureOpenAI: the model is the deployment, the key goes as api-key", async () => {
     const model = uniqueModel("azure");
     await server.script(model, { api_key: "azure-secret-1", default: [{ content: "from azure" }] });
-    const result = await openAIModelClient(config(model, { base_url: server.url, api_key: "azure-secret-1", api_version: "2024-10-21" }), steppingClock()).chat(ask("q"));
+    const result = await openAIModelClient(
+      config(model, { base_url: server.url, api_key: "azure-secret-1", api_version: "2024-10-21" }),
+      steppingClock(),
+    ).chat(ask("q"));
     expect(result.ok && result.answer.content).toBe("from azure");
     const [entry] = await server.log(model);
-    expect([entry?.path, entry?.api_version, entry?.headers["api-key"]]).toEqual([`/openai/deployments/${model}/chat/completions`, "2024-10-21", "azure-secret-1"]);
+    expect([entry?.path, entry?.api_version, entry?.headers["api-key"]]).toEqual([
+      `/openai/deployments/${model}/chat/completions`,
+      "2024-10-21",
+      "azure-secret-1",
+    ]);
   });
 });
 
@@ -160,22 +216,39 @@ describe("retries", () => {
 
   it("gives up after max_retries 500s, saying so", async () => {
     const model = uniqueModel("down");
-    await server.script(model, { faults: [{ status: 500, times: 10, retry_after: 0, message: "the GPU fell over" }], default: [{ content: "never" }] });
+    await server.script(model, {
+      faults: [{ status: 500, times: 10, retry_after: 0, message: "the GPU fell over" }],
+      default: [{ content: "never" }],
+    });
     const result = await openAIModelClient(config(model, { max_retries: 2 })).chat(ask("q"));
     expect(result).toEqual({
       ok: false,
-      failure: { kind: "server_error", status: 500, message: 'connection "agent": the endpoint failed (500) (after 2 retries): the GPU fell over', retryable: true },
+      failure: {
+        kind: "server_error",
+        status: 500,
+        message: 'connection "agent": the endpoint failed (500) (after 2 retries): the GPU fell over',
+        retryable: true,
+      },
     });
     expect((await server.log(model)).length).toBe(3);
   });
 
   it("reports a 429 that outlasts the retries as rate limited", async () => {
     const model = uniqueModel("limited");
-    await server.script(model, { faults: [{ status: 429, times: 5, retry_after: 0 }], default: [{ content: "never" }] });
+    await server.script(model, {
+      faults: [{ status: 429, times: 5, retry_after: 0 }],
+      default: [{ content: "never" }],
+    });
     const result = await openAIModelClient(config(model, { max_retries: 1 })).chat(ask("q"));
     expect(result).toEqual({
       ok: false,
-      failure: { kind: "rate_limited", status: 429, message: 'connection "agent": the endpoint is rate limiting requests (429) (after 1 retry): Rate limit reached for requests. Please try again later.', retryable: true },
+      failure: {
+        kind: "rate_limited",
+        status: 429,
+        message:
+          'connection "agent": the endpoint is rate limiting requests (429) (after 1 retry): Rate limit reached for requests. Please try again later.',
+        retryable: true,
+      },
     });
   });
 });
@@ -184,10 +257,17 @@ describe("failures a person can act on", () => {
   it("a refused key", async () => {
     const model = uniqueModel("keyed");
     await server.script(model, { api_key: "sk-the-right-one", default: [{ content: "x" }] });
-    const result = await openAIModelClient(config(model, { api_key: "sk-wrong-key-abcd", max_retries: 2 })).chat(ask("q"));
+    const result = await openAIModelClient(config(model, { api_key: "sk-wrong-key-abcd", max_retries: 2 })).chat(
+      ask("q"),
+    );
     expect(result).toEqual({
       ok: false,
-      failure: { kind: "unauthorized", status: 401, message: 'connection "agent": the endpoint refused the API key (401): Incorrect API key provided: sk-****abcd.', retryable: false },
+      failure: {
+        kind: "unauthorized",
+        status: 401,
+        message: 'connection "agent": the endpoint refused the API key (401): Incorrect API key provided: sk-****abcd.',
+        retryable: false,
+      },
     });
     expect((await server.log(model)).length).toBe(1);
   });
@@ -223,21 +303,39 @@ describe("failures a person can act on", () => {
 
   it("a request the endpoint rejects", async () => {
     const model = uniqueModel("rejects");
-    await server.script(model, { default: [{ status: 400, message: "tools[0].function.parameters is not a valid schema" }] });
+    await server.script(model, {
+      default: [{ status: 400, message: "tools[0].function.parameters is not a valid schema" }],
+    });
     const result = await openAIModelClient(config(model)).chat(ask("q"));
     expect(result).toEqual({
       ok: false,
-      failure: { kind: "bad_request", status: 400, message: 'connection "agent": the endpoint rejected the request (400): tools[0].function.parameters is not a valid schema', retryable: false },
+      failure: {
+        kind: "bad_request",
+        status: 400,
+        message:
+          'connection "agent": the endpoint rejected the request (400): tools[0].function.parameters is not a valid schema',
+        retryable: false,
+      },
     });
   });
 
   it("never repeats the key or a header value an endpoint echoes back", async () => {
     const model = uniqueModel("echo");
-    await server.script(model, { default: [{ status: 400, message: "bad request from sk-echo-secret-42 with gateway token gw-token-77" }] });
-    const result = await openAIModelClient(config(model, { api_key: "sk-echo-secret-42", headers: { "x-gateway": "gw-token-77" } })).chat(ask("q"));
+    await server.script(model, {
+      default: [{ status: 400, message: "bad request from sk-echo-secret-42 with gateway token gw-token-77" }],
+    });
+    const result = await openAIModelClient(
+      config(model, { api_key: "sk-echo-secret-42", headers: { "x-gateway": "gw-token-77" } }),
+    ).chat(ask("q"));
     expect(result).toEqual({
       ok: false,
-      failure: { kind: "bad_request", status: 400, message: 'connection "agent": the endpoint rejected the request (400): bad request from [redacted] with gateway token [redacted]', retryable: false },
+      failure: {
+        kind: "bad_request",
+        status: 400,
+        message:
+          'connection "agent": the endpoint rejected the request (400): bad request from [redacted] with gateway token [redacted]',
+        retryable: false,
+      },
     });
   });
 
@@ -245,7 +343,15 @@ describe("failures a person can act on", () => {
     const model = uniqueModel("slow");
     await server.script(model, { latency_ms: 10_000, default: [{ content: "late" }] });
     const result = await openAIModelClient(config(model, { timeout_ms: 100 })).chat(ask("q"));
-    expect(result).toEqual({ ok: false, failure: { kind: "timeout", status: null, message: `connection "agent": no answer from ${server.openaiBaseUrl} within 100 ms`, retryable: true } });
+    expect(result).toEqual({
+      ok: false,
+      failure: {
+        kind: "timeout",
+        status: null,
+        message: `connection "agent": no answer from ${server.openaiBaseUrl} within 100 ms`,
+        retryable: true,
+      },
+    });
   });
 
   it("an endpoint nobody listens on", async () => {
@@ -270,7 +376,12 @@ describe("failures a person can act on", () => {
     const result = await openAIModelClient(config(model)).chat(ask("q"));
     expect(result).toEqual({
       ok: false,
-      failure: { kind: "unreachable", status: null, message: `connection "agent": could not reach ${server.openaiBaseUrl}: ${new URL(server.url).host} accepted the connection and closed it without an answer (fetch failed: UND_ERR_SOCKET other side closed)`, retryable: true },
+      failure: {
+        kind: "unreachable",
+        status: null,
+        message: `connection "agent": could not reach ${server.openaiBaseUrl}: ${new URL(server.url).host} accepted the connection and closed it without an answer (fetch failed: UND_ERR_SOCKET other side closed)`,
+        retryable: true,
+      },
     });
   });
 
@@ -279,13 +390,45 @@ describe("failures a person can act on", () => {
     await server.script(model, {
       conversations: {
         none: [{ body: { id: "x", object: "chat.completion", choices: [] } }],
-        nameless: [{ body: { id: "y", choices: [{ index: 0, message: { role: "assistant", content: null, tool_calls: [{ id: "c", type: "function", function: { arguments: "{}" } }] } }] } }],
+        nameless: [
+          {
+            body: {
+              id: "y",
+              choices: [
+                {
+                  index: 0,
+                  message: {
+                    role: "assistant",
+                    content: null,
+                    tool_calls: [{ id: "c", type: "function", function: { arguments: "{}" } }],
+                  },
+                },
+              ],
+            },
+          },
+        ],
       },
     });
     const client = openAIModelClient(config(model));
     expect([await client.chat(ask("none")), await client.chat(ask("nameless"))]).toEqual([
-      { ok: false, failure: { kind: "invalid_answer", status: 200, message: `connection "agent" (${server.openaiBaseUrl}): the endpoint answered without any choice (no choices[0].message)`, retryable: false } },
-      { ok: false, failure: { kind: "invalid_answer", status: 200, message: `connection "agent" (${server.openaiBaseUrl}): the endpoint answered a tool call without a function name (choices[0].message.tool_calls[0])`, retryable: false } },
+      {
+        ok: false,
+        failure: {
+          kind: "invalid_answer",
+          status: 200,
+          message: `connection "agent" (${server.openaiBaseUrl}): the endpoint answered without any choice (no choices[0].message)`,
+          retryable: false,
+        },
+      },
+      {
+        ok: false,
+        failure: {
+          kind: "invalid_answer",
+          status: 200,
+          message: `connection "agent" (${server.openaiBaseUrl}): the endpoint answered a tool call without a function name (choices[0].message.tool_calls[0])`,
+          retryable: false,
+        },
+      },
     ]);
   });
 });

@@ -28,7 +28,12 @@ const seed = parsed({
   },
   examples: [{ variant: "success", input: {}, expected: { reference: "TEST-742" } }],
 });
-const referenceOutput = { type: "object", required: ["reference"], properties: { reference: { type: "string" } }, additionalProperties: false };
+const referenceOutput = {
+  type: "object",
+  required: ["reference"],
+  properties: { reference: { type: "string" } },
+  additionalProperties: false,
+};
 
 describe("executeCall", () => {
   it("runs the seed example: declared result, no wrapper, state updated on a copy", () => {
@@ -49,7 +54,13 @@ describe("executeCall", () => {
     const state = deepFreeze({ reference: "TEST-742", booked: true });
     const outcome = executeCall(request(seed, {}, { state }));
     expect(outcome).toEqual({
-      kind: "result", result: { reference: "TEST-742" }, state, state_changed: false, variant: "success", rule: null, delay_ms: 0,
+      kind: "result",
+      result: { reference: "TEST-742" },
+      state,
+      state_changed: false,
+      variant: "success",
+      rule: null,
+      delay_ms: 0,
     });
     expect(outcome.kind === "result" && outcome.state).toBe(state);
   });
@@ -83,7 +94,9 @@ describe("executeCall", () => {
     const definition = parsed({
       schema_version: 1,
       default_variant: "ok",
-      variants: { ok: { result: null, set_state: { "patients.P-1.visits.last": { $input: "date" }, "counters.calls": 1 } } },
+      variants: {
+        ok: { result: null, set_state: { "patients.P-1.visits.last": { $input: "date" }, "counters.calls": 1 } },
+      },
       examples: [{ variant: "ok", input: {}, expected: null }],
     });
     expect(executeCall(request(definition, { date: "2025-01-01" }, { state: { counters: 5 } }))).toEqual({
@@ -144,10 +157,19 @@ describe("executeCall", () => {
       schema_version: 1,
       default_variant: "ok",
       variants: { ok: { result: "ok" }, "not-found": { result: { error: "not found" } } },
-      examples: [{ variant: "ok", input: {}, expected: "ok" }, { variant: "not-found", input: {}, expected: { error: "not found" } }],
+      examples: [
+        { variant: "ok", input: {}, expected: "ok" },
+        { variant: "not-found", input: {}, expected: { error: "not found" } },
+      ],
     });
     expect(executeCall(request(definition, {}, { variant: "not-found" }))).toEqual({
-      kind: "result", result: { error: "not found" }, state: {}, state_changed: false, variant: "not-found", rule: null, delay_ms: 0,
+      kind: "result",
+      result: { error: "not found" },
+      state: {},
+      state_changed: false,
+      variant: "not-found",
+      rule: null,
+      delay_ms: 0,
     });
     expect(executeCall(request(definition, {}, { variant: "missing" }))).toEqual({
       kind: "harness_error",
@@ -160,7 +182,11 @@ describe("executeCall", () => {
   });
 
   it("returns the validator's problems as a tool input error and leaves the state alone", () => {
-    const inputSchema = { type: "object", required: ["id"], properties: { id: { type: "string" }, n: { type: "integer" } } };
+    const inputSchema = {
+      type: "object",
+      required: ["id"],
+      properties: { id: { type: "string" }, n: { type: "integer" } },
+    };
     const args = { n: "x" };
     const details = validator.validate(inputSchema, args);
     expect(details.length).toBeGreaterThan(0);
@@ -176,7 +202,11 @@ describe("executeCall", () => {
   it("refuses arguments that are not an object even when the input schema allows them", () => {
     const message = "the arguments must be a JSON object; got [1]";
     expect(executeCall(request(seed, [1], { input_schema: true }))).toEqual({
-      kind: "tool_input_error", message, details: [{ path: "", message }], variant: "success", rule: null,
+      kind: "tool_input_error",
+      message,
+      details: [{ path: "", message }],
+      variant: "success",
+      rule: null,
     });
   });
 
@@ -203,7 +233,12 @@ describe("executeCall", () => {
     });
     const message = '$input "missing" does not resolve in the arguments';
     expect(executeCall(request(definition, {}, { state: deepFreeze({ a: 1 }) }))).toEqual({
-      kind: "harness_error", harness_kind: "missing_reference", message, details: [{ path: "/variants/ok/set_state/copy", message }], variant: "ok", rule: null,
+      kind: "harness_error",
+      harness_kind: "missing_reference",
+      message,
+      details: [{ path: "/variants/ok/set_state/copy", message }],
+      variant: "ok",
+      rule: null,
     });
   });
 
@@ -214,9 +249,15 @@ describe("executeCall", () => {
       variants: { ok: { result: null, set_state: { "list.3": "x" } } },
       examples: [{ variant: "ok", input: {}, expected: null }],
     });
-    const message = 'cannot write "list.3": the state holds an array of length 1 at "list", which "3" does not index (use an existing index or the length to append)';
+    const message =
+      'cannot write "list.3": the state holds an array of length 1 at "list", which "3" does not index (use an existing index or the length to append)';
     expect(executeCall(request(definition, {}, { state: deepFreeze({ list: [1] }) }))).toEqual({
-      kind: "harness_error", harness_kind: "missing_reference", message, details: [{ path: "/variants/ok/set_state/list.3", message }], variant: "ok", rule: null,
+      kind: "harness_error",
+      harness_kind: "missing_reference",
+      message,
+      details: [{ path: "/variants/ok/set_state/list.3", message }],
+      variant: "ok",
+      rule: null,
     });
   });
 
@@ -258,7 +299,9 @@ describe("executeCall", () => {
     });
     // SAFETY: deliberately not a definition at all.
     const nothing = null as unknown as Parameters<typeof unparsed>[0];
-    expect(executeCall(request(unparsed({}), {}, { definition: unparsed(nothing), validator: acceptAll })).kind).toBe("harness_error");
+    expect(executeCall(request(unparsed({}), {}, { definition: unparsed(nothing), validator: acceptAll })).kind).toBe(
+      "harness_error",
+    );
   });
 
   it("cannot pollute Object.prototype through set_state or results, even without the parser", () => {
@@ -275,13 +318,24 @@ describe("executeCall", () => {
     // SAFETY: the result template is an object, so the rendered result is one.
     expect(Object.keys(outcome.result as JsonObject)).toEqual(["__proto__", "x"]);
     expect(Object.getPrototypeOf(outcome.state)).toBe(Object.prototype);
-    expect(JSON.stringify(outcome.state)).toBe('{"__proto__":{"polluted":true},"constructor":{"prototype":{"polluted":true}}}');
+    expect(JSON.stringify(outcome.state)).toBe(
+      '{"__proto__":{"polluted":true},"constructor":{"prototype":{"polluted":true}}}',
+    );
   });
 
   it("initialState answers a fresh deep copy every time", () => {
     const first = initialState(seed);
     first.reference = "changed";
     expect(initialState(seed)).toEqual({ reference: "TEST-742" });
-    expect(initialState(parsed({ schema_version: 1, default_variant: "a", variants: { a: { result: 1 } }, examples: [{ variant: "a", input: {}, expected: 1 }] }))).toEqual({});
+    expect(
+      initialState(
+        parsed({
+          schema_version: 1,
+          default_variant: "a",
+          variants: { a: { result: 1 } },
+          examples: [{ variant: "a", input: {}, expected: 1 }],
+        }),
+      ),
+    ).toEqual({});
   });
 });

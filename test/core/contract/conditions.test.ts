@@ -84,7 +84,13 @@ describe("conditions", () => {
         ok: {
           result: "default",
           rules: [
-            { when: [{ source: "input", path: "id", op: "eq", value: "P-1" }, { source: "state", path: "booked", op: "exists", value: true }], result: "first" },
+            {
+              when: [
+                { source: "input", path: "id", op: "eq", value: "P-1" },
+                { source: "state", path: "booked", op: "exists", value: true },
+              ],
+              result: "first",
+            },
             { when: [{ source: "input", path: "id", op: "eq", value: "P-1" }], result: "second" },
             { when: [{ source: "input", path: "id", op: "ne", value: "P-9" }], result: "third" },
           ],
@@ -92,18 +98,43 @@ describe("conditions", () => {
       },
       examples: [{ variant: "ok", input: {}, expected: "third" }],
     });
-    const outcome = (args: JsonObject, st: JsonObject) => executeCall(request(definition, args, { state: st, validator: acceptAll }));
+    const outcome = (args: JsonObject, st: JsonObject) =>
+      executeCall(request(definition, args, { state: st, validator: acceptAll }));
     expect(outcome({ id: "P-1" }, { booked: false })).toEqual({
-      kind: "result", result: "first", state: { booked: false }, state_changed: false, variant: "ok", rule: 0, delay_ms: 0,
+      kind: "result",
+      result: "first",
+      state: { booked: false },
+      state_changed: false,
+      variant: "ok",
+      rule: 0,
+      delay_ms: 0,
     });
     expect(outcome({ id: "P-1" }, {})).toEqual({
-      kind: "result", result: "second", state: {}, state_changed: false, variant: "ok", rule: 1, delay_ms: 0,
+      kind: "result",
+      result: "second",
+      state: {},
+      state_changed: false,
+      variant: "ok",
+      rule: 1,
+      delay_ms: 0,
     });
     expect(outcome({ id: "P-2" }, {})).toEqual({
-      kind: "result", result: "third", state: {}, state_changed: false, variant: "ok", rule: 2, delay_ms: 0,
+      kind: "result",
+      result: "third",
+      state: {},
+      state_changed: false,
+      variant: "ok",
+      rule: 2,
+      delay_ms: 0,
     });
     expect(outcome({ id: "P-9" }, {})).toEqual({
-      kind: "result", result: "default", state: {}, state_changed: false, variant: "ok", rule: null, delay_ms: 0,
+      kind: "result",
+      result: "default",
+      state: {},
+      state_changed: false,
+      variant: "ok",
+      rule: null,
+      delay_ms: 0,
     });
   });
 });

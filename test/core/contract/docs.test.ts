@@ -24,9 +24,21 @@ function block(name: string): unknown {
 /** The contract block holds an inline tool's fields; the hash covers them under the engine's names. */
 function contractOf(fields: unknown): OperationContract {
   // SAFETY: the block is an object with the inline tool's fields; checkDefinition would fail loudly otherwise.
-  const tool = fields as { name: string; operation_id: string; description: string; input_schema: JsonObject; output_schema: JsonObject };
+  const tool = fields as {
+    name: string;
+    operation_id: string;
+    description: string;
+    input_schema: JsonObject;
+    output_schema: JsonObject;
+  };
   expect(Object.keys(tool).sort()).toEqual(["description", "input_schema", "name", "operation_id", "output_schema"]);
-  return { tool: tool.name, operation: tool.operation_id, description: tool.description, input_schema: tool.input_schema, output_schema: tool.output_schema };
+  return {
+    tool: tool.name,
+    operation: tool.operation_id,
+    description: tool.description,
+    input_schema: tool.input_schema,
+    output_schema: tool.output_schema,
+  };
 }
 
 const contract = contractOf(block("contract"));
@@ -43,12 +55,23 @@ describe("docs/mock-definition.md", () => {
     const definition = parsed(raw);
     const args: JsonObject = { patient_id: "P-1", from_date: "2025-03-01", deposit: "25.00" };
     const call = (a: JsonObject, state: JsonObject) =>
-      executeCall({ input_schema: contract.input_schema, output_schema: contract.output_schema, definition, args: a, state, validator });
+      executeCall({
+        input_schema: contract.input_schema,
+        output_schema: contract.output_schema,
+        definition,
+        args: a,
+        state,
+        validator,
+      });
     const start = initialState(definition);
     const first = call({ ...args, deposit: 25 }, start);
-    expect(first.kind === "tool_input_error" && first.details).toEqual(validator.validate(contract.input_schema, { ...args, deposit: 25 }));
+    expect(first.kind === "tool_input_error" && first.details).toEqual(
+      validator.validate(contract.input_schema, { ...args, deposit: 25 }),
+    );
     const second = call({ ...args, deposit: "25,00" }, start);
-    expect(second.kind === "tool_input_error" && second.details).toEqual([{ path: "/deposit", message: expect.stringContaining('got "25,00"') }]);
+    expect(second.kind === "tool_input_error" && second.details).toEqual([
+      { path: "/deposit", message: expect.stringContaining('got "25,00"') },
+    ]);
     const afterThird = { next_reference: "APT-1001", booked: true, last_booking: { patient_id: "P-1" } };
     expect(call(args, start)).toEqual({
       kind: "result",
@@ -60,7 +83,13 @@ describe("docs/mock-definition.md", () => {
       delay_ms: 250,
     });
     expect(call(args, afterThird)).toEqual({
-      kind: "result", result: { status: 409, error: "already booked" }, state: afterThird, state_changed: false, variant: "success", rule: 1, delay_ms: 250,
+      kind: "result",
+      result: { status: 409, error: "already booked" },
+      state: afterThird,
+      state_changed: false,
+      variant: "success",
+      rule: 1,
+      delay_ms: 250,
     });
   });
 
@@ -70,9 +99,13 @@ describe("docs/mock-definition.md", () => {
     expect(doc).toContain(`| variants | ${LIMITS.minVariants} to ${LIMITS.maxVariants} |`);
     expect(doc).toContain(`| rules per variant | at most ${LIMITS.maxRulesPerVariant} |`);
     expect(doc).toContain(`| conditions per rule | ${LIMITS.minConditionsPerRule} to ${LIMITS.maxConditionsPerRule} |`);
-    expect(doc).toContain(`| examples | ${LIMITS.minExamples} to ${LIMITS.maxExamples}, and at least one per variant |`);
+    expect(doc).toContain(
+      `| examples | ${LIMITS.minExamples} to ${LIMITS.maxExamples}, and at least one per variant |`,
+    );
     expect(doc).toContain(`| \`delay_ms\` | integer ${LIMITS.minDelayMs} to ${fmt(LIMITS.maxDelayMs)} |`);
-    expect(doc).toContain(`| \`$dateAdd\` \`days\` / \`hours\` | integers −${-LIMITS.minDays} to ${LIMITS.maxDays} / −${-LIMITS.minHours} to ${LIMITS.maxHours} |`);
+    expect(doc).toContain(
+      `| \`$dateAdd\` \`days\` / \`hours\` | integers −${-LIMITS.minDays} to ${LIMITS.maxDays} / −${-LIMITS.minHours} to ${LIMITS.maxHours} |`,
+    );
     expect(doc).toContain(`| nesting depth | ${LIMITS.maxNesting} levels`);
   });
 
@@ -80,16 +113,35 @@ describe("docs/mock-definition.md", () => {
     const start = doc.indexOf("<!-- docs-example: v2-definition -->");
     const open = doc.indexOf("```json\n", start) + "```json\n".length;
     const rawV2: unknown = JSON.parse(doc.slice(open, doc.indexOf("\n```", open)));
-    const anything: OperationContract = { tool: "orders", operation: "cancel_pending_order", description: "Cancels an order.", input_schema: { type: "object" }, output_schema: {} };
+    const anything: OperationContract = {
+      tool: "orders",
+      operation: "cancel_pending_order",
+      description: "Cancels an order.",
+      input_schema: { type: "object" },
+      output_schema: {},
+    };
     const report = await checkDefinition(anything, rawV2, validator);
     expect({ valid: report.valid, errors: report.errors }).toEqual({ valid: true, errors: [] });
     const definition = parsed(rawV2);
     const cancel = (state: JsonObject) =>
-      executeCall({ input_schema: { type: "object" }, output_schema: {}, definition, args: { order_id: "#W1" }, state, validator });
+      executeCall({
+        input_schema: { type: "object" },
+        output_schema: {},
+        definition,
+        args: { order_id: "#W1" },
+        state,
+        validator,
+      });
     const first = cancel(initialState(definition));
     if (first.kind !== "result") throw new Error(JSON.stringify(first));
-    expect(first.state.users).toEqual({ ada: { payment_methods: { gift_card_1: { balance: 90.14 }, credit_card_1: {} } } });
-    expect(cancel(first.state)).toMatchObject({ kind: "result", result: "Error: non-pending order cannot be cancelled", state_changed: false });
+    expect(first.state.users).toEqual({
+      ada: { payment_methods: { gift_card_1: { balance: 90.14 }, credit_card_1: {} } },
+    });
+    expect(cancel(first.state)).toMatchObject({
+      kind: "result",
+      result: "Error: non-pending order cannot be cancelled",
+      state_changed: false,
+    });
   });
 
   it("states the version-2 limits", () => {

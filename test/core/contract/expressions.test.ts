@@ -16,14 +16,27 @@ function ok(result: JsonValue, state: JsonObject = {}): CallOutcome {
   return { kind: "result", result, state, state_changed: false, variant: "ok", rule: null, delay_ms: 0 };
 }
 
-function toolInputError(argument: string, pointer: string, operator: string, expected: string, got: string): CallOutcome {
+function toolInputError(
+  argument: string,
+  pointer: string,
+  operator: string,
+  expected: string,
+  got: string,
+): CallOutcome {
   const message = `argument "${argument}" must be ${expected} (it feeds ${operator}); got ${got}`;
   return { kind: "tool_input_error", message, details: [{ path: pointer, message }], variant: "ok", rule: null };
 }
 
 function harness(kind: string, message: string, path: string): CallOutcome {
   // SAFETY: test helper; kind is always one of the HarnessErrorKind strings used below.
-  return { kind: "harness_error", harness_kind: kind as "bad_literal", message, details: [{ path, message }], variant: "ok", rule: null };
+  return {
+    kind: "harness_error",
+    harness_kind: kind as "bad_literal",
+    message,
+    details: [{ path, message }],
+    variant: "ok",
+    rule: null,
+  };
 }
 
 const dateExpectation = (reason: string) => `${EXPECTED_DATE} in years 0001..9999 (${reason})`;
@@ -42,7 +55,11 @@ describe("$input and $state", () => {
     ["the whole arguments", { $input: "" }, args],
     ["from the state", { $state: "counter" }, 7],
     ["the whole state", { $state: "" }, { counter: 7 }],
-    ["inside literals", { a: [{ $input: "s" }, "lit"], b: { c: { $state: "counter" } } }, { a: ["text", "lit"], b: { c: 7 } }],
+    [
+      "inside literals",
+      { a: [{ $input: "s" }, "lit"], b: { c: { $state: "counter" } } },
+      { a: ["text", "lit"], b: { c: 7 } },
+    ],
   ])("keeps the JSON type of %s", (_name, template, expected) => {
     expect(run(template, args, { counter: 7 })).toEqual(ok(expected, { counter: 7 }));
   });
@@ -60,11 +77,41 @@ describe("$input and $state", () => {
   });
 
   it.each<[string, JsonValue, JsonObject, JsonObject, CallOutcome]>([
-    ["a missing argument", { x: { $input: "missing" } }, {}, {}, harness("missing_reference", '$input "missing" does not resolve in the arguments', "/variants/ok/result/x")],
-    ["a missing nested argument", [{ $input: "a.b" }], { a: { c: 1 } }, {}, harness("missing_reference", '$input "a.b" does not resolve in the arguments', "/variants/ok/result/0")],
-    ["an index past the end", { $input: "a.3" }, { a: [1] }, {}, harness("missing_reference", '$input "a.3" does not resolve in the arguments', "/variants/ok/result")],
-    ["a missing state key", { $state: "nope" }, {}, {}, harness("missing_reference", '$state "nope" does not resolve in the pre-call state', "/variants/ok/result")],
-    ["a prototype property", { $state: "toString" }, {}, {}, harness("missing_reference", '$state "toString" does not resolve in the pre-call state', "/variants/ok/result")],
+    [
+      "a missing argument",
+      { x: { $input: "missing" } },
+      {},
+      {},
+      harness("missing_reference", '$input "missing" does not resolve in the arguments', "/variants/ok/result/x"),
+    ],
+    [
+      "a missing nested argument",
+      [{ $input: "a.b" }],
+      { a: { c: 1 } },
+      {},
+      harness("missing_reference", '$input "a.b" does not resolve in the arguments', "/variants/ok/result/0"),
+    ],
+    [
+      "an index past the end",
+      { $input: "a.3" },
+      { a: [1] },
+      {},
+      harness("missing_reference", '$input "a.3" does not resolve in the arguments', "/variants/ok/result"),
+    ],
+    [
+      "a missing state key",
+      { $state: "nope" },
+      {},
+      {},
+      harness("missing_reference", '$state "nope" does not resolve in the pre-call state', "/variants/ok/result"),
+    ],
+    [
+      "a prototype property",
+      { $state: "toString" },
+      {},
+      {},
+      harness("missing_reference", '$state "toString" does not resolve in the pre-call state', "/variants/ok/result"),
+    ],
   ])("is a harness error for %s", (_name, template, args, state, expected) => {
     expect(run(template, args, state)).toEqual(expected);
   });
@@ -85,11 +132,31 @@ describe("$number", () => {
   });
 
   it.each<[JsonValue]>([
-    ["1e3"], ["0x10"], [" 1"], ["1 "], [""], [true], [false], ["+1"], ["NaN"], ["Infinity"], ["-Infinity"],
-    [null], [{}], [[1]], ["1."], [".5"], ["1,5"], ["007"], ["-"], ["1".repeat(400)],
+    ["1e3"],
+    ["0x10"],
+    [" 1"],
+    ["1 "],
+    [""],
+    [true],
+    [false],
+    ["+1"],
+    ["NaN"],
+    ["Infinity"],
+    ["-Infinity"],
+    [null],
+    [{}],
+    [[1]],
+    ["1."],
+    [".5"],
+    ["1,5"],
+    ["007"],
+    ["-"],
+    ["1".repeat(400)],
   ])("refuses %j from the arguments as a tool input error", (value) => {
     const got = JSON.stringify(value).length > 80 ? `${JSON.stringify(value).slice(0, 77)}...` : JSON.stringify(value);
-    expect(run({ n: { $number: { $input: "v" } } }, { v: value })).toEqual(toolInputError("v", "/v", "$number", EXPECTED_NUMBER, got));
+    expect(run({ n: { $number: { $input: "v" } } }, { v: value })).toEqual(
+      toolInputError("v", "/v", "$number", EXPECTED_NUMBER, got),
+    );
   });
 
   it("names a nested argument by its path and pointer", () => {
@@ -108,12 +175,19 @@ describe("$number", () => {
   it("refuses a bad literal at save time and, if the parser was skipped, as a harness error at call time", () => {
     const raw = rawDefinition({ total: { $number: "1e3" } });
     const message = `$number expects ${EXPECTED_NUMBER}; got "1e3"`;
-    expect(parseDefinition(raw)).toEqual({ ok: false, errors: [{ path: "/variants/ok/result/total/$number", message }] });
-    expect(executeCall(request(unparsed(raw), {}))).toEqual(harness("bad_literal", message, "/variants/ok/result/total/$number"));
+    expect(parseDefinition(raw)).toEqual({
+      ok: false,
+      errors: [{ path: "/variants/ok/result/total/$number", message }],
+    });
+    expect(executeCall(request(unparsed(raw), {}))).toEqual(
+      harness("bad_literal", message, "/variants/ok/result/total/$number"),
+    );
   });
 
   it("folds a good literal and nests", () => {
-    expect(run({ a: { $number: "2.50" }, b: { $number: { $number: { $input: "v" } } } }, { v: "3" })).toEqual(ok({ a: 2.5, b: 3 }));
+    expect(run({ a: { $number: "2.50" }, b: { $number: { $number: { $input: "v" } } } }, { v: "3" })).toEqual(
+      ok({ a: 2.5, b: 3 }),
+    );
   });
 });
 
@@ -144,7 +218,9 @@ describe("$dateAdd", () => {
     ["2025-03-01t22:00:00z", 0, 0, "2025-03-01T00:00:00.000Z"],
     ["2016-12-31T23:59:60Z", 0, 0, "2016-12-31T00:00:00.000Z"],
   ])("%s plus %d days %d hours is %s", (value, days, hours, expected) => {
-    expect(run({ at: { $dateAdd: { value: { $input: "d" }, days, hours } } }, { d: value })).toEqual(ok({ at: expected }));
+    expect(run({ at: { $dateAdd: { value: { $input: "d" }, days, hours } } }, { d: value })).toEqual(
+      ok({ at: expected }),
+    );
   });
 
   it.each<[JsonValue, number, number, string]>([
@@ -185,17 +261,25 @@ describe("$dateAdd", () => {
   it("refuses a literal out of range at save time, and as a harness error without the parser", () => {
     const raw = rawDefinition({ $dateAdd: { value: "9999-12-31", days: 1 } });
     const message = '$dateAdd: the result falls in year 10000, outside 0001..9999; got "9999-12-31"';
-    expect(parseDefinition(raw)).toEqual({ ok: false, errors: [{ path: "/variants/ok/result/$dateAdd/value", message }] });
-    expect(executeCall(request(unparsed(raw), {}))).toEqual(harness("bad_literal", message, "/variants/ok/result/$dateAdd/value"));
+    expect(parseDefinition(raw)).toEqual({
+      ok: false,
+      errors: [{ path: "/variants/ok/result/$dateAdd/value", message }],
+    });
+    expect(executeCall(request(unparsed(raw), {}))).toEqual(
+      harness("bad_literal", message, "/variants/ok/result/$dateAdd/value"),
+    );
   });
 
   it("folds a literal date, defaults days and hours to 0, and nests", () => {
     expect(
-      run({
-        a: { $dateAdd: { value: "2024-02-28", days: 1 } },
-        b: { $dateAdd: { value: { $dateAdd: { value: { $input: "d" }, days: 1 } }, hours: 2 } },
-        c: { $dateAdd: { value: { $input: "d" } } },
-      }, { d: "2024-02-28T23:00:00+02:00" }),
+      run(
+        {
+          a: { $dateAdd: { value: "2024-02-28", days: 1 } },
+          b: { $dateAdd: { value: { $dateAdd: { value: { $input: "d" }, days: 1 } }, hours: 2 } },
+          c: { $dateAdd: { value: { $input: "d" } } },
+        },
+        { d: "2024-02-28T23:00:00+02:00" },
+      ),
     ).toEqual(ok({ a: "2024-02-29T00:00:00.000Z", b: "2024-02-29T02:00:00.000Z", c: "2024-02-28T00:00:00.000Z" }));
   });
 
@@ -209,7 +293,8 @@ describe("$dateAdd", () => {
         throw new Error("Date was called");
       },
       get(target, property, receiver) {
-        if (property === "now" || property === "UTC" || property === "parse") throw new Error(`Date.${String(property)} was read`);
+        if (property === "now" || property === "UTC" || property === "parse")
+          throw new Error(`Date.${String(property)} was read`);
         // SAFETY: forwarding every other property of Date unchanged.
         return Reflect.get(target, property, receiver) as unknown;
       },
@@ -236,7 +321,11 @@ describe("provenance of a refused value", () => {
   it("a whole-arguments reference names the arguments", () => {
     const message = `the arguments must be ${EXPECTED_NUMBER} (it feeds $number); got {"v":1}`;
     expect(run({ $number: { $input: "" } }, { v: 1 })).toEqual({
-      kind: "tool_input_error", message, details: [{ path: "", message }], variant: "ok", rule: null,
+      kind: "tool_input_error",
+      message,
+      details: [{ path: "", message }],
+      variant: "ok",
+      rule: null,
     });
   });
 });
@@ -246,7 +335,9 @@ describe("constant folding", () => {
 
   it("evaluates expressions whose operands are all literals, in objects and arrays, rather than copying them", () => {
     expect(run(literalOnly)).toEqual(ok({ n: 12.5, d: "2025-03-08T00:00:00.000Z" }));
-    expect(run([{ $number: "1" }, "x", [{ $dateAdd: { value: "2025-03-01", hours: 1 } }]])).toEqual(ok([1, "x", ["2025-03-01T01:00:00.000Z"]]));
+    expect(run([{ $number: "1" }, "x", [{ $dateAdd: { value: "2025-03-01", hours: 1 } }]])).toEqual(
+      ok([1, "x", ["2025-03-01T01:00:00.000Z"]]),
+    );
     // A folded key named "__proto__" stays a key of the rendered object.
     const protoKey = JSON.parse('{"__proto__": {"$number": "2"}, "keep": {"a": 1}}') as JsonValue;
     const rendered = run(protoKey);
@@ -276,5 +367,10 @@ describe("constant folding", () => {
 /** The first example's error, through the real example runner. */
 function checkDefinitionSync(raw: JsonObject): unknown {
   const definition = parsed(raw);
-  return runExample({ tool: "t", operation: "t", description: "", input_schema: true, output_schema: true }, definition, 0, acceptAll).error;
+  return runExample(
+    { tool: "t", operation: "t", description: "", input_schema: true, output_schema: true },
+    definition,
+    0,
+    acceptAll,
+  ).error;
 }

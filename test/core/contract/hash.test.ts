@@ -7,7 +7,11 @@ const base: OperationContract = {
   tool: "tool_123",
   operation: "book_slot",
   description: "Books a slot. Ünïcode—ok",
-  input_schema: { type: "object", required: ["b", "a"], properties: { b: { type: "string" }, a: { type: "integer", minimum: 1.5 } } },
+  input_schema: {
+    type: "object",
+    required: ["b", "a"],
+    properties: { b: { type: "string" }, a: { type: "integer", minimum: 1.5 } },
+  },
   output_schema: { type: "object", properties: { reference: { type: "string" } } },
 };
 
@@ -23,10 +27,17 @@ describe("contractHash", () => {
   it("hashes a schema property named __proto__ as the data it is", async () => {
     const withProto: OperationContract = {
       ...base,
-      input_schema: JSON.parse('{"type":"object","properties":{"__proto__":{"type":"string"},"a":{"type":"integer"}}}') as OperationContract["input_schema"],
+      input_schema: JSON.parse(
+        '{"type":"object","properties":{"__proto__":{"type":"string"},"a":{"type":"integer"}}}',
+      ) as OperationContract["input_schema"],
     };
-    const without: OperationContract = { ...base, input_schema: { type: "object", properties: { a: { type: "integer" } } } };
-    expect(contractCanonicalJson(withProto)).toContain('"properties":{"__proto__":{"type":"string"},"a":{"type":"integer"}}');
+    const without: OperationContract = {
+      ...base,
+      input_schema: { type: "object", properties: { a: { type: "integer" } } },
+    };
+    expect(contractCanonicalJson(withProto)).toContain(
+      '"properties":{"__proto__":{"type":"string"},"a":{"type":"integer"}}',
+    );
     expect(await contractHash(withProto)).not.toBe(await contractHash(without));
   });
 
@@ -47,8 +58,26 @@ describe("contractHash", () => {
     ["operation", { operation: "book_slots" }],
     ["description", { description: "Books a slot." }],
     ["input_schema", { input_schema: { type: "object" } }],
-    ["input_schema (a nested value)", { input_schema: { type: "object", required: ["b", "a"], properties: { b: { type: "string" }, a: { type: "integer", minimum: 2 } } } }],
-    ["input_schema (required order)", { input_schema: { type: "object", required: ["a", "b"], properties: { b: { type: "string" }, a: { type: "integer", minimum: 1.5 } } } }],
+    [
+      "input_schema (a nested value)",
+      {
+        input_schema: {
+          type: "object",
+          required: ["b", "a"],
+          properties: { b: { type: "string" }, a: { type: "integer", minimum: 2 } },
+        },
+      },
+    ],
+    [
+      "input_schema (required order)",
+      {
+        input_schema: {
+          type: "object",
+          required: ["a", "b"],
+          properties: { b: { type: "string" }, a: { type: "integer", minimum: 1.5 } },
+        },
+      },
+    ],
     ["output_schema", { output_schema: { type: "object", properties: { reference: { type: "integer" } } } }],
     ["output_schema (boolean schema)", { output_schema: true }],
   ])("changes when %s changes", async (_name, change) => {
@@ -58,7 +87,11 @@ describe("contractHash", () => {
   it("ignores key order and fields outside the contract", async () => {
     const reordered: OperationContract = {
       output_schema: { properties: { reference: { type: "string" } }, type: "object" },
-      input_schema: { properties: { a: { minimum: 1.5, type: "integer" }, b: { type: "string" } }, required: ["b", "a"], type: "object" },
+      input_schema: {
+        properties: { a: { minimum: 1.5, type: "integer" }, b: { type: "string" } },
+        required: ["b", "a"],
+        type: "object",
+      },
       description: base.description,
       operation: base.operation,
       tool: base.tool,

@@ -53,6 +53,17 @@ export function request(definition: MockDefinition, args: unknown, overrides: Pa
   };
 }
 
-export function contract(input_schema: JsonSchema, output_schema: JsonSchema, overrides: Partial<OperationContract> = {}): OperationContract {
-  return { tool: "tool_test", operation: "book", description: "Books a slot.", input_schema, output_schema, ...overrides };
+export function contract(
+  input_schema: JsonSchema,
+  output_schema: JsonSchema,
+  overrides: Partial<OperationContract> = {},
+): OperationContract {
+  return {
+    tool: "tool_test",
+    operation: "book",
+    description: "Books a slot.",
+    input_schema,
+    output_schema,
+    ...overrides,
+  };
 }

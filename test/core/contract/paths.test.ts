@@ -61,8 +61,16 @@ describe("pathProblem", () => {
     [".a", true, 'expected dot-separated keys without empty segments; got ".a"'],
     ["a.", true, 'expected dot-separated keys without empty segments; got "a."'],
     ["__proto__", true, 'path segment "__proto__" is not allowed (__proto__, prototype and constructor are reserved)'],
-    ["a.prototype", true, 'path segment "prototype" is not allowed (__proto__, prototype and constructor are reserved)'],
-    ["a.constructor.b", true, 'path segment "constructor" is not allowed (__proto__, prototype and constructor are reserved)'],
+    [
+      "a.prototype",
+      true,
+      'path segment "prototype" is not allowed (__proto__, prototype and constructor are reserved)',
+    ],
+    [
+      "a.constructor.b",
+      true,
+      'path segment "constructor" is not allowed (__proto__, prototype and constructor are reserved)',
+    ],
     ["a.__proto__x", true, null],
   ])("%j (allowEmpty %s)", (path, allowEmpty, expected) => {
     expect(pathProblem(path, allowEmpty)).toBe(expected);
@@ -86,8 +94,18 @@ describe("setPath", () => {
   });
 
   it.each<[string, JsonObject, string, string]>([
-    ["an index past the end", { a: [1] }, "a.5", 'cannot write "a.5": the state holds an array of length 1 at "a", which "5" does not index (use an existing index or the length to append)'],
-    ["a key on an array", { a: [1] }, "a.x", 'cannot write "a.x": the state holds an array of length 1 at "a", which "x" does not index (use an existing index or the length to append)'],
+    [
+      "an index past the end",
+      { a: [1] },
+      "a.5",
+      'cannot write "a.5": the state holds an array of length 1 at "a", which "5" does not index (use an existing index or the length to append)',
+    ],
+    [
+      "a key on an array",
+      { a: [1] },
+      "a.x",
+      'cannot write "a.x": the state holds an array of length 1 at "a", which "x" does not index (use an existing index or the length to append)',
+    ],
     ["the whole state", {}, "", "the whole state cannot be replaced; name a key"],
   ])("refuses %s", (_name, state, path, message) => {
     expect(setPath(state, splitPath(path), 1)).toBe(message);

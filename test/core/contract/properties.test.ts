@@ -30,20 +30,31 @@ function reorder(value: JsonValue, seed: number): JsonValue {
   const rotated = keys.map((_, i) => keys[(i + seed) % keys.length] as string).reverse();
   const out: JsonObject = {};
   // SAFETY: key is an own key of value (a permutation of its keys).
-  for (const key of rotated) Object.defineProperty(out, key, { value: reorder(value[key] as JsonValue, seed + 1), enumerable: true, writable: true, configurable: true });
+  for (const key of rotated)
+    Object.defineProperty(out, key, {
+      value: reorder(value[key] as JsonValue, seed + 1),
+      enumerable: true,
+      writable: true,
+      configurable: true,
+    });
   return out;
 }
 
 describe("jsonEqual and canonicalJson", () => {
   it("jsonEqual is symmetric", () => {
-    fc.assert(fc.property(jsonArb(), jsonArb(), (a, b) => jsonEqual(a, b) === jsonEqual(b, a)), { numRuns: RUNS });
+    fc.assert(
+      fc.property(jsonArb(), jsonArb(), (a, b) => jsonEqual(a, b) === jsonEqual(b, a)),
+      { numRuns: RUNS },
+    );
   });
 
   it("jsonEqual ignores key order, and canonicalJson agrees", () => {
     fc.assert(
       fc.property(jsonArb(), fc.nat(), (value, seed) => {
         const shuffled = reorder(value, seed);
-        return jsonEqual(value, shuffled) && jsonEqual(shuffled, value) && canonicalJson(value) === canonicalJson(shuffled);
+        return (
+          jsonEqual(value, shuffled) && jsonEqual(shuffled, value) && canonicalJson(value) === canonicalJson(shuffled)
+        );
       }),
       { numRuns: RUNS },
     );
@@ -70,7 +81,11 @@ const validDefinition: JsonObject = {
   initial_state: { reference: "R-1", list: [1, 2] },
   variants: {
     ok: {
-      result: { reference: { $state: "reference" }, total: { $number: { $input: "amount" } }, due: { $dateAdd: { value: { $input: "d" }, days: 1 } } },
+      result: {
+        reference: { $state: "reference" },
+        total: { $number: { $input: "amount" } },
+        due: { $dateAdd: { value: { $input: "d" }, days: 1 } },
+      },
       set_state: { "a.b": { $input: "x" } },
       delay_ms: 5,
       rules: [{ when: [{ source: "input", path: "x", op: "in", value: [1, 2] }], result: null, delay_ms: 0 }],
@@ -95,7 +110,27 @@ function containers(root: JsonValue): Array<JsonObject | JsonValue[]> {
   return found;
 }
 
-const KEYS = ["schema_version", "default_variant", "variants", "examples", "rules", "when", "result", "set_state", "delay_ms", "op", "value", "path", "$input", "$state", "$number", "$dateAdd", "days", "__proto__", "x"];
+const KEYS = [
+  "schema_version",
+  "default_variant",
+  "variants",
+  "examples",
+  "rules",
+  "when",
+  "result",
+  "set_state",
+  "delay_ms",
+  "op",
+  "value",
+  "path",
+  "$input",
+  "$state",
+  "$number",
+  "$dateAdd",
+  "days",
+  "__proto__",
+  "x",
+];
 
 const mutation = fc.tuple(fc.nat(), fc.nat({ max: 3 }), fc.constantFrom(...KEYS), jsonArb({ maxDepth: 2 }));
 
@@ -116,7 +151,13 @@ function mutate(base: JsonObject, mutations: Array<[number, number, string, Json
       // SAFETY: keys is non-empty here and the index is taken modulo its length.
       const existing = keys.length === 0 ? key : (keys[pick % keys.length] as string);
       if (op === 1) delete target[existing];
-      else Object.defineProperty(target, op === 2 ? key : existing, { value, enumerable: true, writable: true, configurable: true });
+      else
+        Object.defineProperty(target, op === 2 ? key : existing, {
+          value,
+          enumerable: true,
+          writable: true,
+          configurable: true,
+        });
     }
   }
   return doc;
@@ -126,7 +167,10 @@ describe("parseDefinition never throws", () => {
   function answersProperly(raw: unknown): boolean {
     const result = parseDefinition(raw);
     if (result.ok) return typeof result.definition === "object";
-    return result.errors.length > 0 && result.errors.every((e) => typeof e.message === "string" && (e.path === "" || e.path.startsWith("/")));
+    return (
+      result.errors.length > 0 &&
+      result.errors.every((e) => typeof e.message === "string" && (e.path === "" || e.path.startsWith("/")))
+    );
   }
 
   it("on random JSON", () => {
@@ -134,22 +178,43 @@ describe("parseDefinition never throws", () => {
   });
 
   it("on random JavaScript values", () => {
-    fc.assert(fc.property(fc.anything({ withBigInt: true, withDate: true, withMap: true, withNullPrototype: true, withTypedArray: true, withSparseArray: true }), answersProperly), { numRuns: RUNS });
+    fc.assert(
+      fc.property(
+        fc.anything({
+          withBigInt: true,
+          withDate: true,
+          withMap: true,
+          withNullPrototype: true,
+          withTypedArray: true,
+          withSparseArray: true,
+        }),
+        answersProperly,
+      ),
+      { numRuns: RUNS },
+    );
   });
 
   it("on random mutations of a valid definition", () => {
     expect(parseDefinition(validDefinition).ok).toBe(true);
-    fc.assert(fc.property(fc.array(mutation, { minLength: 1, maxLength: 6 }), (mutations) => answersProperly(mutate(validDefinition, mutations))), { numRuns: RUNS * 3 });
+    fc.assert(
+      fc.property(fc.array(mutation, { minLength: 1, maxLength: 6 }), (mutations) =>
+        answersProperly(mutate(validDefinition, mutations)),
+      ),
+      { numRuns: RUNS * 3 },
+    );
   });
 });
 
 describe("checked definitions keep rendering their examples", () => {
   const argsArb = fc.record({
     s: fc.string({ maxLength: 8 }),
-    n: fc.oneof(fc.integer({ min: -1000, max: 1000 }), fc.tuple(fc.nat(9999), fc.nat(99)).map(([a, b]) => `${a}.${b}`)),
-    d: fc.tuple(fc.integer({ min: 1000, max: 8000 }), fc.integer({ min: 1, max: 12 }), fc.integer({ min: 1, max: 28 })).map(
-      ([y, m, day]) => `${y}-${String(m).padStart(2, "0")}-${String(day).padStart(2, "0")}`,
+    n: fc.oneof(
+      fc.integer({ min: -1000, max: 1000 }),
+      fc.tuple(fc.nat(9999), fc.nat(99)).map(([a, b]) => `${a}.${b}`),
     ),
+    d: fc
+      .tuple(fc.integer({ min: 1000, max: 8000 }), fc.integer({ min: 1, max: 12 }), fc.integer({ min: 1, max: 28 }))
+      .map(([y, m, day]) => `${y}-${String(m).padStart(2, "0")}-${String(day).padStart(2, "0")}`),
     o: fc.dictionary(fc.constantFrom("p", "q"), fc.integer(), { maxKeys: 2 }),
   });
   const literal = jsonArb({ maxDepth: 1 }).filter((v) => !JSON.stringify(v).includes('"$'));
@@ -181,12 +246,16 @@ describe("checked definitions keep rendering their examples", () => {
     rules: fc.array(
       fc.record({
         when: fc.array(
-          fc.record({
-            source: fc.constantFrom("input", "state"),
-            path: fc.constantFrom("s", "o.p", "k", "missing"),
-            op: fc.constantFrom("eq", "ne", "exists"),
-            value: fc.constantFrom<JsonValue>(true, false, "", 1),
-          }).map((c) => (c.op === "exists" ? { ...c, value: c.value === true } : { ...c, value: c.value === true ? "x" : c.value })),
+          fc
+            .record({
+              source: fc.constantFrom("input", "state"),
+              path: fc.constantFrom("s", "o.p", "k", "missing"),
+              op: fc.constantFrom("eq", "ne", "exists"),
+              value: fc.constantFrom<JsonValue>(true, false, "", 1),
+            })
+            .map((c) =>
+              c.op === "exists" ? { ...c, value: c.value === true } : { ...c, value: c.value === true ? "x" : c.value },
+            ),
           { minLength: 1, maxLength: 2 },
         ),
         result: template,
@@ -216,10 +285,21 @@ describe("checked definitions keep rendering their examples", () => {
         };
         // Render each example once to learn its expected result; the property is that it stays so.
         const expectedFor = (definition: MockDefinition, variant: string, input: JsonObject): JsonValue | undefined => {
-          const outcome = executeCall({ input_schema: { type: "object" }, output_schema: true, definition, variant, args: input, state: { k }, validator });
+          const outcome = executeCall({
+            input_schema: { type: "object" },
+            output_schema: true,
+            definition,
+            variant,
+            args: input,
+            state: { k },
+            validator,
+          });
           return outcome.kind === "result" ? outcome.result : undefined;
         };
-        const provisional = parseDefinition({ ...draft, examples: names.map((variant) => ({ variant, input: {}, expected: null })) });
+        const provisional = parseDefinition({
+          ...draft,
+          examples: names.map((variant) => ({ variant, input: {}, expected: null })),
+        });
         if (!provisional.ok) throw new Error(JSON.stringify(provisional.errors));
         const examples: JsonObject[] = [];
         for (const variant of names) {
@@ -235,7 +315,15 @@ describe("checked definitions keep rendering their examples", () => {
 
         const again = parsed(JSON.parse(JSON.stringify(raw)));
         for (const example of again.examples) {
-          const outcome = executeCall({ input_schema: { type: "object" }, output_schema: true, definition: again, variant: example.variant, args: example.input, state: example.state ?? { k }, validator });
+          const outcome = executeCall({
+            input_schema: { type: "object" },
+            output_schema: true,
+            definition: again,
+            variant: example.variant,
+            args: example.input,
+            state: example.state ?? { k },
+            validator,
+          });
           expect(outcome.kind === "result" && jsonEqual(outcome.result, example.expected)).toBe(true);
         }
         expect(await checkDefinition(simple, JSON.parse(JSON.stringify(raw)), validator)).toEqual(report);
@@ -247,35 +335,51 @@ describe("checked definitions keep rendering their examples", () => {
 
 describe("rule selection", () => {
   it("is the first rule whose conditions all hold, with or without the rule index", () => {
-    const conditionArb = fc.record({
-      source: fc.constantFrom("input", "state"),
-      path: fc.constantFrom("id", "kind", "n", "missing", "o.x"),
-      op: fc.constantFrom("eq", "eq", "eq", "ne", "in", "exists"),
-      value: fc.constantFrom<JsonValue>("a", "b", "c", 1, 1.0, "1", null, true),
-    }).map((c) => (c.op === "in" ? { ...c, value: [c.value, "b"] } : c.op === "exists" ? { ...c, value: c.value === true } : c));
+    const conditionArb = fc
+      .record({
+        source: fc.constantFrom("input", "state"),
+        path: fc.constantFrom("id", "kind", "n", "missing", "o.x"),
+        op: fc.constantFrom("eq", "eq", "eq", "ne", "in", "exists"),
+        value: fc.constantFrom<JsonValue>("a", "b", "c", 1, 1.0, "1", null, true),
+      })
+      .map((c) =>
+        c.op === "in" ? { ...c, value: [c.value, "b"] } : c.op === "exists" ? { ...c, value: c.value === true } : c,
+      );
     const valueArb = fc.constantFrom<JsonValue>("a", "b", "c", 1, "1", null, true, { x: "a" });
     const inputArb = fc.dictionary(fc.constantFrom("id", "kind", "n", "o"), valueArb, { maxKeys: 4 });
     fc.assert(
-      fc.property(fc.array(fc.array(conditionArb, { minLength: 1, maxLength: 3 }), { minLength: 0, maxLength: 30 }), inputArb, inputArb, (whens, input, state) => {
-        const rules = whens.map((when, i) => ({ when, result: i }));
-        const definition = parsed({
-          schema_version: 1,
-          default_variant: "v",
-          variants: { v: { result: "none", rules } },
-          examples: [{ variant: "v", input: {}, expected: "none" }],
-        });
-        const naive = whens.findIndex((when) => when.every((c) => conditionHolds(compileCondition(c), input, state)));
-        const outcome = executeCall({ input_schema: true, output_schema: true, definition, args: input, state, validator });
-        expect(outcome).toEqual({
-          kind: "result",
-          result: naive === -1 ? "none" : naive,
-          state,
-          state_changed: false,
-          variant: "v",
-          rule: naive === -1 ? null : naive,
-          delay_ms: 0,
-        });
-      }),
+      fc.property(
+        fc.array(fc.array(conditionArb, { minLength: 1, maxLength: 3 }), { minLength: 0, maxLength: 30 }),
+        inputArb,
+        inputArb,
+        (whens, input, state) => {
+          const rules = whens.map((when, i) => ({ when, result: i }));
+          const definition = parsed({
+            schema_version: 1,
+            default_variant: "v",
+            variants: { v: { result: "none", rules } },
+            examples: [{ variant: "v", input: {}, expected: "none" }],
+          });
+          const naive = whens.findIndex((when) => when.every((c) => conditionHolds(compileCondition(c), input, state)));
+          const outcome = executeCall({
+            input_schema: true,
+            output_schema: true,
+            definition,
+            args: input,
+            state,
+            validator,
+          });
+          expect(outcome).toEqual({
+            kind: "result",
+            result: naive === -1 ? "none" : naive,
+            state,
+            state_changed: false,
+            variant: "v",
+            rule: naive === -1 ? null : naive,
+            delay_ms: 0,
+          });
+        },
+      ),
       { numRuns: RUNS * 2 },
     );
   });

@@ -24,7 +24,16 @@ function objectArb(): fc.Arbitrary<JsonObject> {
 const callsArb = fc
   .array(fc.tuple(fc.integer({ min: 0, max: 5 }), jsonArb()), { minLength: 1, maxLength: 12 })
   .chain((pairs) => fc.tuple(fc.constant(pairs), fc.array(objectArb(), { minLength: 6, maxLength: 6 })))
-  .map(([pairs, inputs]) => pairs.map(([which, answer], seq): RecordedCall => ({ attempt_id: "att_1", seq: seq + 1, input: inputs[which] ?? {}, answer })));
+  .map(([pairs, inputs]) =>
+    pairs.map(
+      ([which, answer], seq): RecordedCall => ({
+        attempt_id: "att_1",
+        seq: seq + 1,
+        input: inputs[which] ?? {},
+        answer,
+      }),
+    ),
+  );
 
 const anyObject: JsonSchema = { type: "object" };
 
@@ -48,7 +57,15 @@ describe("recordDraft", () => {
           const key = canonicalJson(call.input);
           if (seen.has(key) || skippedSeqs.has(call.seq)) continue;
           seen.add(key);
-          const outcome = executeCall({ input_schema: anyObject, output_schema: true, definition, variant: definition.default_variant, args: call.input, state: {}, validator });
+          const outcome = executeCall({
+            input_schema: anyObject,
+            output_schema: true,
+            definition,
+            variant: definition.default_variant,
+            args: call.input,
+            state: {},
+            validator,
+          });
           expect(outcome.kind).toBe("result");
           if (outcome.kind === "result") expect(canonicalJson(outcome.result)).toBe(canonicalJson(call.answer));
         }
@@ -60,11 +77,30 @@ describe("recordDraft", () => {
 
   it("drafts one example per distinct input, a default from the schema, and names the volatile values", () => {
     const calls: RecordedCall[] = [
-      { attempt_id: "att_a", seq: 1, input: { id: "INV-1" }, answer: { id: "INV-1", status: "open", fetched_at: "2026-03-02T09:00:01Z", request_id: "r-1" } },
-      { attempt_id: "att_a", seq: 2, input: { id: "INV-2" }, answer: { id: "INV-2", status: "paid", fetched_at: "2026-03-02T09:00:02Z", request_id: "r-2" } },
-      { attempt_id: "att_b", seq: 1, input: { id: "INV-1" }, answer: { id: "INV-1", status: "open", fetched_at: "2026-03-02T09:00:01Z", request_id: "r-3" } },
+      {
+        attempt_id: "att_a",
+        seq: 1,
+        input: { id: "INV-1" },
+        answer: { id: "INV-1", status: "open", fetched_at: "2026-03-02T09:00:01Z", request_id: "r-1" },
+      },
+      {
+        attempt_id: "att_a",
+        seq: 2,
+        input: { id: "INV-2" },
+        answer: { id: "INV-2", status: "paid", fetched_at: "2026-03-02T09:00:02Z", request_id: "r-2" },
+      },
+      {
+        attempt_id: "att_b",
+        seq: 1,
+        input: { id: "INV-1" },
+        answer: { id: "INV-1", status: "open", fetched_at: "2026-03-02T09:00:01Z", request_id: "r-3" },
+      },
     ];
-    const schema: JsonSchema = { type: "object", properties: { id: { type: "string" }, status: { type: "string" } }, required: ["id", "status"] };
+    const schema: JsonSchema = {
+      type: "object",
+      properties: { id: { type: "string" }, status: { type: "string" } },
+      required: ["id", "status"],
+    };
     const result = recordDraft(calls, schema);
     expect(result).toEqual({
       ok: true,
@@ -92,7 +128,13 @@ describe("recordDraft", () => {
         ],
         volatile: [
           { example: 0, path: "/fetched_at", kind: "timestamp", value: "2026-03-02T09:00:01Z" },
-          { example: 0, path: "/request_id", kind: "differs_between_equal_inputs", value: "r-1", others: [{ attempt_id: "att_b", seq: 1, value: "r-3" }] },
+          {
+            example: 0,
+            path: "/request_id",
+            kind: "differs_between_equal_inputs",
+            value: "r-1",
+            others: [{ attempt_id: "att_b", seq: 1, value: "r-3" }],
+          },
           { example: 1, path: "/fetched_at", kind: "timestamp", value: "2026-03-02T09:00:02Z" },
         ],
         skipped: [],
@@ -102,10 +144,16 @@ describe("recordDraft", () => {
 
   it("keeps an answer that broke the contract, so the check shows it as a failing example", async () => {
     const schema: JsonSchema = { type: "object", properties: { status: { type: "string" } }, required: ["status"] };
-    const result = recordDraft([{ attempt_id: "att_a", seq: 1, input: { id: "INV-BAD" }, answer: { status: 42 } }], schema);
+    const result = recordDraft(
+      [{ attempt_id: "att_a", seq: 1, input: { id: "INV-BAD" }, answer: { status: 42 } }],
+      schema,
+    );
     if (!result.ok) throw new Error(result.message);
     const report = await checkDefinition(contract(anyObject, schema), result.draft.definition, validator);
-    expect({ valid: report.valid, examples: report.examples.map((e) => ({ index: e.index, passed: e.passed, path: e.error?.path })) }).toEqual({
+    expect({
+      valid: report.valid,
+      examples: report.examples.map((e) => ({ index: e.index, passed: e.passed, path: e.error?.path })),
+    }).toEqual({
       valid: false,
       examples: [{ index: 0, passed: false, path: "/variants/recorded/rules/0/result/status" }],
     });
@@ -121,13 +169,26 @@ describe("recordDraft", () => {
   });
 
   it("keeps at most 100 distinct inputs and reports the rest", () => {
-    const calls: RecordedCall[] = Array.from({ length: 102 }, (_, i) => ({ attempt_id: "att_a", seq: i + 1, input: { n: i }, answer: { n: i } }));
+    const calls: RecordedCall[] = Array.from({ length: 102 }, (_, i) => ({
+      attempt_id: "att_a",
+      seq: i + 1,
+      input: { n: i },
+      answer: { n: i },
+    }));
     const result = recordDraft(calls, true);
     if (!result.ok) throw new Error(result.message);
     expect(result.draft.definition.examples.length).toBe(100);
     expect(result.draft.skipped).toEqual([
-      { attempt_id: "att_a", seq: 101, reason: "a definition holds at most 100 examples; this is a further distinct input" },
-      { attempt_id: "att_a", seq: 102, reason: "a definition holds at most 100 examples; this is a further distinct input" },
+      {
+        attempt_id: "att_a",
+        seq: 101,
+        reason: "a definition holds at most 100 examples; this is a further distinct input",
+      },
+      {
+        attempt_id: "att_a",
+        seq: 102,
+        reason: "a definition holds at most 100 examples; this is a further distinct input",
+      },
     ]);
   });
 });

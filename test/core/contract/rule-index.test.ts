@@ -37,7 +37,9 @@ describe("rule index", () => {
   });
 
   it("is not built for a handful of rules", () => {
-    expect(buildRuleIndex([{ when: [eq("id", "a")] }, { when: [eq("id", "b")] }, { when: [eq("id", "c")] }])).toBeNull();
+    expect(
+      buildRuleIndex([{ when: [eq("id", "a")] }, { when: [eq("id", "b")] }, { when: [eq("id", "c")] }]),
+    ).toBeNull();
     expect(buildRuleIndex([])).toBeNull();
   });
 });

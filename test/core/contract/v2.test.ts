@@ -5,7 +5,12 @@
 import { describe, expect, it } from "vitest";
 import { Meter, compileExpression, evaluateExpression } from "../../../src/core/contract/cel.js";
 import { pythonRound } from "../../../src/core/contract/cel-functions.js";
-import { executeCall, parseDefinition, type CallOutcome, type MockDefinition } from "../../../src/core/contract/index.js";
+import {
+  executeCall,
+  parseDefinition,
+  type CallOutcome,
+  type MockDefinition,
+} from "../../../src/core/contract/index.js";
 import type { JsonObject, JsonValue } from "../../../src/core/json.js";
 import { acceptAll, parsed } from "./helpers.js";
 
@@ -20,7 +25,14 @@ function v2(variant: JsonObject, extra: JsonObject = {}): JsonObject {
 }
 
 function run(definition: MockDefinition, args: JsonObject, state: JsonObject): CallOutcome {
-  return executeCall({ input_schema: { type: "object" }, output_schema: true, definition, args, state, validator: acceptAll });
+  return executeCall({
+    input_schema: { type: "object" },
+    output_schema: true,
+    definition,
+    args,
+    state,
+    validator: acceptAll,
+  });
 }
 
 function deepFreeze<T>(value: T): T {
@@ -33,7 +45,14 @@ function deepFreeze<T>(value: T): T {
 
 const orders = deepFreeze({
   orders: {
-    "#1": { status: "pending", user_id: "u1", items: [{ id: "a", price: 10.5 }, { id: "b", price: 2 }] },
+    "#1": {
+      status: "pending",
+      user_id: "u1",
+      items: [
+        { id: "a", price: 10.5 },
+        { id: "b", price: 2 },
+      ],
+    },
     "#2": { status: "delivered", user_id: "u2", items: [] },
   },
   users: { u1: { name: "Ada", balance: 5 }, u2: { name: "Alan", balance: 0 } },
@@ -58,7 +77,11 @@ describe("keyed reads and conditions", () => {
       rule: null,
       delay_ms: 0,
     });
-    expect(run(getOrder, { order_id: "#9" }, orders)).toMatchObject({ kind: "result", result: "Error: order not found", rule: 0 });
+    expect(run(getOrder, { order_id: "#9" }, orders)).toMatchObject({
+      kind: "result",
+      result: "Error: order not found",
+      rule: 0,
+    });
   });
 
   it("treats a key that is not there as a condition that does not hold", () => {
@@ -78,19 +101,30 @@ describe("keyed reads and conditions", () => {
   });
 
   it("makes a missing key outside a guarding condition a harness error naming the expression", () => {
-    const outcome = run(parsed(v2({ result: { total: { $expr: "state.orders[input.order_id].status" } } })), { order_id: "#9" }, orders);
+    const outcome = run(
+      parsed(v2({ result: { total: { $expr: "state.orders[input.order_id].status" } } })),
+      { order_id: "#9" },
+      orders,
+    );
     expect(outcome).toEqual({
       kind: "harness_error",
       harness_kind: "missing_reference",
       message: '$expr "state.orders[input.order_id].status": No such key: #9 (at character 1)',
-      details: [{ path: "/variants/ok/result/total/$expr", message: '$expr "state.orders[input.order_id].status": No such key: #9 (at character 1)' }],
+      details: [
+        {
+          path: "/variants/ok/result/total/$expr",
+          message: '$expr "state.orders[input.order_id].status": No such key: #9 (at character 1)',
+        },
+      ],
       variant: "ok",
       rule: null,
     });
   });
 
   it("makes a type mismatch or a non-boolean condition a harness error, never a silent non-match", () => {
-    const mismatch = parsed(v2({ result: 1, rules: [{ when: [{ expr: "state.users.u1.name + 1 == 2" }], result: 2 }] }));
+    const mismatch = parsed(
+      v2({ result: 1, rules: [{ when: [{ expr: "state.users.u1.name + 1 == 2" }], result: 2 }] }),
+    );
     expect(run(mismatch, {}, orders)).toMatchObject({ kind: "harness_error", harness_kind: "expression_error" });
     const notBoolean = parsed(v2({ result: 1, rules: [{ when: [{ expr: "state.users.u1.name" }], result: 2 }] }));
     expect(run(notBoolean, {}, orders)).toMatchObject({
@@ -100,7 +134,7 @@ describe("keyed reads and conditions", () => {
     });
   });
 
-  it("keeps version 1 exactly as it was: {\"$expr\": ...} there is plain data", () => {
+  it('keeps version 1 exactly as it was: {"$expr": ...} there is plain data', () => {
     const v1 = parsed({
       schema_version: 1,
       default_variant: "ok",
@@ -122,11 +156,16 @@ describe("computed values", () => {
     expect(compute("state.orders['#1'].items[0].price * 2")).toBe(21);
     expect(compute("sum(state.orders['#1'].items.map(i, i.price))")).toBe(12.5);
     expect(compute("size(state.orders.filter(k, state.orders[k].status == 'pending'))")).toBe(1);
-    expect(compute("state.orders['#1'].items.filter(i, i.id in input.ids).map(i, i.price)", { ids: ["b"] })).toEqual([2]);
+    expect(compute("state.orders['#1'].items.filter(i, i.id in input.ids).map(i, i.price)", { ids: ["b"] })).toEqual([
+      2,
+    ]);
     expect(compute("count(['a', 'b', 'a'], 'a')")).toBe(2);
     expect(compute("merge(state.users.u1, {'balance': 7.5})")).toEqual({ name: "Ada", balance: 7.5 });
     expect(compute("sorted(['b', 'a', 'c'])")).toEqual(["a", "b", "c"]);
-    expect(compute("zip(['a', 'b', 'c'], [1, 2])")).toEqual([["a", 1], ["b", 2]]);
+    expect(compute("zip(['a', 'b', 'c'], [1, 2])")).toEqual([
+      ["a", 1],
+      ["b", 2],
+    ]);
     expect(compute("state.orders['#1'].status in ['pending', 'processed']")).toBe(true);
   });
 
@@ -141,7 +180,8 @@ describe("computed values", () => {
       [1.005, 2, 1],
       [40.1 + 50.04, 2, 90.14],
     ];
-    for (const [x, digits, expected] of cases) expect([x, digits, pythonRound(x, digits)]).toEqual([x, digits, expected]);
+    for (const [x, digits, expected] of cases)
+      expect([x, digits, pythonRound(x, digits)]).toEqual([x, digits, expected]);
   });
 
   it("refuses a value JSON cannot carry", () => {
@@ -153,15 +193,34 @@ describe("computed values", () => {
 describe("ordered writes at computed paths", () => {
   const cancel = parsed(
     v2({
-      result: { after: { $expr: "state.orders[input.order_id].status" }, before: { $expr: "before.orders[input.order_id].status" } },
+      result: {
+        after: { $expr: "state.orders[input.order_id].status" },
+        before: { $expr: "before.orders[input.order_id].status" },
+      },
       set_state: [
         { set: ["orders", { $input: "order_id" }, "status"], value: "cancelled" },
         // Sees the write above: writes apply in order.
-        { set: ["orders", { $input: "order_id" }, "note"], value: { $expr: "'was ' + before.orders[input.order_id].status + ', now ' + state.orders[input.order_id].status" } },
-        { for_each: "before.orders[input.order_id].items", as: "item", writes: [
-          { if: "item.price > 5.0", append: ["orders", { $input: "order_id" }, "refunds"], value: { $expr: "item.id" } },
-          { set: ["users", { $expr: "state.orders[input.order_id].user_id" }, "balance"], value: { $expr: "state.users[state.orders[input.order_id].user_id].balance + item.price" } },
-        ] },
+        {
+          set: ["orders", { $input: "order_id" }, "note"],
+          value: {
+            $expr: "'was ' + before.orders[input.order_id].status + ', now ' + state.orders[input.order_id].status",
+          },
+        },
+        {
+          for_each: "before.orders[input.order_id].items",
+          as: "item",
+          writes: [
+            {
+              if: "item.price > 5.0",
+              append: ["orders", { $input: "order_id" }, "refunds"],
+              value: { $expr: "item.id" },
+            },
+            {
+              set: ["users", { $expr: "state.orders[input.order_id].user_id" }, "balance"],
+              value: { $expr: "state.users[state.orders[input.order_id].user_id].balance + item.price" },
+            },
+          ],
+        },
         { merge: ["users", { $expr: "state.orders[input.order_id].user_id" }], value: { vip: true } },
         { remove: "users.u2" },
       ],
@@ -175,7 +234,16 @@ describe("ordered writes at computed paths", () => {
       result: { after: "cancelled", before: "pending" },
       state: {
         orders: {
-          "#1": { status: "cancelled", user_id: "u1", items: [{ id: "a", price: 10.5 }, { id: "b", price: 2 }], note: "was pending, now cancelled", refunds: ["a"] },
+          "#1": {
+            status: "cancelled",
+            user_id: "u1",
+            items: [
+              { id: "a", price: 10.5 },
+              { id: "b", price: 2 },
+            ],
+            note: "was pending, now cancelled",
+            refunds: ["a"],
+          },
           "#2": { status: "delivered", user_id: "u2", items: [] },
         },
         users: { u1: { name: "Ada", balance: 17.5, vip: true } },
@@ -186,15 +254,22 @@ describe("ordered writes at computed paths", () => {
       delay_ms: 0,
     });
     // Only what was written was copied: the untouched order is shared with the frozen input.
-    if (outcome.kind === "result") expect((outcome.state.orders as JsonObject)["#2"]).toBe((orders.orders as JsonObject)["#2"]);
+    if (outcome.kind === "result")
+      expect((outcome.state.orders as JsonObject)["#2"]).toBe((orders.orders as JsonObject)["#2"]);
   });
 
   it("reports a write that cannot be made as a harness error, and an unchanged state as unchanged", () => {
     const hole = parsed(v2({ result: 1, set_state: [{ set: ["orders", "#1", "items", 5], value: 1 }] }));
-    expect(run(hole, {}, orders)).toMatchObject({ kind: "harness_error", harness_kind: "missing_reference", details: [{ path: "/variants/ok/set_state/0" }] });
+    expect(run(hole, {}, orders)).toMatchObject({
+      kind: "harness_error",
+      harness_kind: "missing_reference",
+      details: [{ path: "/variants/ok/set_state/0" }],
+    });
     const same = parsed(v2({ result: 1, set_state: [{ set: "users.u1.name", value: "Ada" }] }));
     expect(run(same, {}, orders)).toMatchObject({ kind: "result", state: orders, state_changed: false });
-    const sameMerge = parsed(v2({ result: 1, set_state: [{ merge: "users.u1", value: { name: "Ada" } }, { remove: "users.u3" }] }));
+    const sameMerge = parsed(
+      v2({ result: 1, set_state: [{ merge: "users.u1", value: { name: "Ada" } }, { remove: "users.u3" }] }),
+    );
     const outcome = run(sameMerge, {}, orders);
     expect(outcome).toMatchObject({ kind: "result", state_changed: false });
     if (outcome.kind === "result") expect(outcome.state).toBe(orders);
@@ -235,12 +310,20 @@ describe("save-time checks", () => {
 
   it("names what is wrong in words an author can act on", () => {
     expect(errors(v2({ result: { $expr: "order_id" } }))).toEqual([
-      { path: "/variants/ok/result/$expr", message: "the expression does not type-check: Unknown variable: order_id (at character 1)" },
+      {
+        path: "/variants/ok/result/$expr",
+        message: "the expression does not type-check: Unknown variable: order_id (at character 1)",
+      },
     ]);
     expect(errors(v2({ result: 1, set_state: { a: 1 } }))).toEqual([
-      { path: "/variants/ok/set_state", message: 'expected a list of writes ({"set"|"merge"|"append"|"remove"|"for_each": ...}); got object' },
+      {
+        path: "/variants/ok/set_state",
+        message: 'expected a list of writes ({"set"|"merge"|"append"|"remove"|"for_each": ...}); got object',
+      },
     ]);
-    expect(errors({ ...v2({ result: 1 }), schema_version: 3 })).toEqual([{ path: "/schema_version", message: "expected 1 or 2; got 3" }]);
+    expect(errors({ ...v2({ result: 1 }), schema_version: 3 })).toEqual([
+      { path: "/schema_version", message: "expected 1 or 2; got 3" },
+    ]);
   });
 });
 
@@ -251,17 +334,26 @@ describe("the cost budget", () => {
     const meter = new Meter(1000);
     const xs = Array.from({ length: 10 }, (_, i) => i);
     // 1 for the expression, 10 for the outer walk, 10 × 10 inner, 111 values handed back.
-    expect(evaluateExpression(expression, { input: { xs }, state: {}, before: {} }, meter)).toMatchObject({ kind: "value" });
+    expect(evaluateExpression(expression, { input: { xs }, state: {}, before: {} }, meter)).toMatchObject({
+      kind: "value",
+    });
     expect(meter.spent).toBe(1 + 10 + 100 + 1 + 10 + 100);
   });
 
   it("stops a call that walks more than the budget, and names the budget", () => {
     const users: JsonObject = {};
     for (let i = 0; i < 500; i++) users[`u${i}`] = { n: i };
-    const quadratic = parsed(v2({ result: { $expr: "size(state.users.filter(a, state.users.exists(b, state.users[b].n > state.users[a].n + 1000)))" } }));
+    const quadratic = parsed(
+      v2({
+        result: {
+          $expr: "size(state.users.filter(a, state.users.exists(b, state.users[b].n > state.users[a].n + 1000)))",
+        },
+      }),
+    );
     const outcome = run(quadratic, {}, { users });
     expect(outcome).toMatchObject({ kind: "harness_error", harness_kind: "cost_budget" });
-    if (outcome.kind === "harness_error") expect(outcome.message).toMatch(/^the call exceeded its cost budget of 200000 units/);
+    if (outcome.kind === "harness_error")
+      expect(outcome.message).toMatch(/^the call exceeded its cost budget of 200000 units/);
     // The same search once over the 500 users is well inside it.
     const linear = parsed(v2({ result: { $expr: "state.users.filter(k, state.users[k].n == 499)[0]" } }));
     expect(run(linear, {}, { users })).toMatchObject({ kind: "result", result: "u499" });

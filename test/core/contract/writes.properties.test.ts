@@ -37,12 +37,29 @@ describe("version-2 set writes", () => {
         const definition = parsed({
           schema_version: 2,
           default_variant: "ok",
-          variants: { ok: { result: null, set_state: writes.map((write) => ({ set: write.path, value: { $expr: "input.v" + writes.indexOf(write) } })) } },
-          examples: [{ variant: "ok", input: Object.fromEntries(writes.map((w, i) => [`v${i}`, w.value])), expected: null }],
+          variants: {
+            ok: {
+              result: null,
+              set_state: writes.map((write) => ({
+                set: write.path,
+                value: { $expr: `input.v${writes.indexOf(write)}` },
+              })),
+            },
+          },
+          examples: [
+            { variant: "ok", input: Object.fromEntries(writes.map((w, i) => [`v${i}`, w.value])), expected: null },
+          ],
         });
         const frozen = deepFreeze(structuredClone(state));
         const args = Object.fromEntries(writes.map((w, i) => [`v${i}`, w.value]));
-        const outcome = executeCall({ input_schema: {}, output_schema: true, definition, args, state: frozen, validator: acceptAll });
+        const outcome = executeCall({
+          input_schema: {},
+          output_schema: true,
+          definition,
+          args,
+          state: frozen,
+          validator: acceptAll,
+        });
         expect(frozen).toEqual(state);
         if (referenceProblem !== null) {
           expect(outcome).toMatchObject({ kind: "harness_error", harness_kind: "missing_reference" });

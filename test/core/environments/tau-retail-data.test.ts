@@ -91,11 +91,15 @@ function canonical(value: JsonValue): string {
 const sha256 = (text: string): string => createHash("sha256").update(text, "utf8").digest("hex");
 
 type RecordHashes = Record<Collection, Record<string, string>>;
-const SORTED_IDS = Object.fromEntries(COLLECTIONS.map((c) => [c, Object.keys(dataset[c]).sort()])) as Record<Collection, string[]>;
+const SORTED_IDS = Object.fromEntries(COLLECTIONS.map((c) => [c, Object.keys(dataset[c]).sort()])) as Record<
+  Collection,
+  string[]
+>;
 
 function baseRecordHashes(): RecordHashes {
   const out = { orders: {}, products: {}, users: {} } as RecordHashes;
-  for (const c of COLLECTIONS) for (const [id, record] of Object.entries(dataset[c])) out[c][id] = sha256(canonical(record));
+  for (const c of COLLECTIONS)
+    for (const [id, record] of Object.entries(dataset[c])) out[c][id] = sha256(canonical(record));
   return out;
 }
 
@@ -108,7 +112,9 @@ function stateHash(base: RecordHashes, changed: Map<string, JsonObject>): string
   const replaced = new Map<string, string>();
   for (const [key, record] of changed) replaced.set(key, sha256(canonical(record)));
   const collections = [...COLLECTIONS].sort().map((c) => {
-    const entries = SORTED_IDS[c].map((id) => `${JSON.stringify(id)}:${JSON.stringify(replaced.get(recordKey(c, id)) ?? base[c][id])}`);
+    const entries = SORTED_IDS[c].map(
+      (id) => `${JSON.stringify(id)}:${JSON.stringify(replaced.get(recordKey(c, id)) ?? base[c][id])}`,
+    );
     return `${JSON.stringify(c)}:{${entries.join(",")}}`;
   });
   return sha256(`{${collections.join(",")}}`);
@@ -133,7 +139,8 @@ class Overlay {
 
   apply(op: PatchOp): void {
     const [c, id, ...rest] = op.path.split("/").slice(1).map(decode);
-    if (!COLLECTIONS.includes(c as Collection) || id === undefined) throw new Error(`a change outside a record: ${op.path}`);
+    if (!COLLECTIONS.includes(c as Collection) || id === undefined)
+      throw new Error(`a change outside a record: ${op.path}`);
     const key = recordKey(c as Collection, id);
     if (rest.length === 0) {
       if (op.op === "remove") throw new Error(`a record removed: ${op.path}`);
@@ -150,12 +157,14 @@ class Overlay {
     let parent: JsonValue = record;
     for (const token of rest.slice(0, -1)) {
       parent = (Array.isArray(parent) ? parent[Number(token)] : (parent as JsonObject)[token]) as JsonValue;
-      if (parent === undefined || parent === null || typeof parent !== "object") throw new Error(`no such path: ${op.path}`);
+      if (parent === undefined || parent === null || typeof parent !== "object")
+        throw new Error(`no such path: ${op.path}`);
     }
     const last = rest[rest.length - 1] as string;
     if (Array.isArray(parent)) {
       const index = Number(last);
-      if (!Number.isInteger(index) || index < 0 || index > parent.length) throw new Error(`bad array index: ${op.path}`);
+      if (!Number.isInteger(index) || index < 0 || index > parent.length)
+        throw new Error(`bad array index: ${op.path}`);
       if (op.op === "add") parent.splice(index, 0, structuredClone(op.value) as JsonValue);
       else if (op.op === "remove") parent.splice(index, 1);
       else parent[index] = structuredClone(op.value) as JsonValue;
@@ -232,7 +241,10 @@ describe("τ-bench retail data (examples/environments/tau-retail)", () => {
   });
 
   it("has τ-bench's 635 tasks and 1,375 gold calls, and a few hundred probes", () => {
-    const count = (file: ReferenceFile): [number, number] => [file.tasks.length, file.tasks.reduce((n, t) => n + t.calls.length, 0)];
+    const count = (file: ReferenceFile): [number, number] => [
+      file.tasks.length,
+      file.tasks.reduce((n, t) => n + t.calls.length, 0),
+    ];
     expect(count(splits.test)).toEqual([115, 582]);
     expect(count(splits.train)).toEqual([500, 768]);
     expect(count(splits.dev)).toEqual([20, 25]);
@@ -253,9 +265,12 @@ describe("τ-bench retail data (examples/environments/tau-retail)", () => {
             problems.push(`${where}: not one of the 16 operations`);
             return;
           }
-          for (const p of validator.validate(operation.input_schema, call.arguments)) problems.push(`${where}: arguments ${p.path} ${p.message}`);
-          for (const p of validator.validate(operation.output_schema, answerOf(call))) problems.push(`${where}: answer ${p.path} ${p.message}`);
-          if ("text" in call.output && call.output.text.startsWith("Error: ") && call.changes !== undefined) problems.push(`${where}: a refusal that changed the state`);
+          for (const p of validator.validate(operation.input_schema, call.arguments))
+            problems.push(`${where}: arguments ${p.path} ${p.message}`);
+          for (const p of validator.validate(operation.output_schema, answerOf(call)))
+            problems.push(`${where}: answer ${p.path} ${p.message}`);
+          if ("text" in call.output && call.output.text.startsWith("Error: ") && call.changes !== undefined)
+            problems.push(`${where}: a refusal that changed the state`);
           for (const op of call.changes ?? []) overlay.apply(op);
           const record = answeredRecord(call, overlay);
           if ("json" in call.output && record !== undefined && !jsonEqual(call.output.json, record)) {
@@ -266,18 +281,25 @@ describe("τ-bench retail data (examples/environments/tau-retail)", () => {
         for (const op of task.final_state.diff) fromDiff.apply(op);
         for (const key of new Set([...overlay.changed.keys(), ...fromDiff.changed.keys()])) {
           const [c, id] = splitKey(key);
-          if (!jsonEqual(overlay.record(c, id), fromDiff.record(c, id))) problems.push(`${split} #${t}: the final diff and the calls' changes disagree on ${c}/${id}`);
+          if (!jsonEqual(overlay.record(c, id), fromDiff.record(c, id)))
+            problems.push(`${split} #${t}: the final diff and the calls' changes disagree on ${c}/${id}`);
         }
-        if (stateHash(baseHashes, fromDiff.changed) !== task.final_state.sha256) problems.push(`${split} #${t}: the final state's hash differs`);
+        if (stateHash(baseHashes, fromDiff.changed) !== task.final_state.sha256)
+          problems.push(`${split} #${t}: the final state's hash differs`);
       });
       expect(problems).toEqual([]);
     });
   }
 
   it("marks exactly the answers worded by CPython's exceptions, which only probes reach", () => {
-    const flagged = Object.values(splits).flatMap((file) => file.tasks.flatMap((t) => t.calls.filter((c) => c.python_message === true)));
-    for (const file of [splits.test, splits.train, splits.dev]) expect(file.tasks.flatMap((t) => t.calls).filter((c) => c.python_message)).toEqual([]);
+    const flagged = Object.values(splits).flatMap((file) =>
+      file.tasks.flatMap((t) => t.calls.filter((c) => c.python_message === true)),
+    );
+    for (const file of [splits.test, splits.train, splits.dev])
+      expect(file.tasks.flatMap((t) => t.calls).filter((c) => c.python_message)).toEqual([]);
     expect(flagged.length).toBeGreaterThan(0);
-    expect(new Set(flagged.map((c) => c.name))).toEqual(new Set(["calculate", "get_order_details", "list_all_product_types"]));
+    expect(new Set(flagged.map((c) => c.name))).toEqual(
+      new Set(["calculate", "get_order_details", "list_all_product_types"]),
+    );
   });
 });

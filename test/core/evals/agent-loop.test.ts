@@ -33,7 +33,11 @@ const turn = (messages_sent: number, content: string | null, tool_calls?: ChatTo
   finish_reason: tool_calls ? "tool_calls" : "stop",
 });
 const assistant = (t: TranscriptTurn): ChatMessage => t.answer;
-const tool = (tool_call_id: string, content: unknown): ChatMessage => ({ role: "tool", tool_call_id, content: JSON.stringify(content) });
+const tool = (tool_call_id: string, content: unknown): ChatMessage => ({
+  role: "tool",
+  tool_call_id,
+  content: JSON.stringify(content),
+});
 const inputError = (message: string, details: unknown) => ({ error: { code: "tool_input_error", message, details } });
 
 const lookup = call("c1", "get_invoice", { invoice_id: "INV-10431" });
@@ -59,7 +63,12 @@ describe("runAgent: the seed's flows", () => {
     // Each request carries the tools, the parameters and the transcript so far, exactly.
     expect(model.requests).toEqual([
       { messages: opening(STATUS), tools: TOOLS, temperature: 0, seed: 7 },
-      { messages: [...opening(STATUS), assistant(t1), tool("c1", INVOICE_10431)], tools: TOOLS, temperature: 0, seed: 7 },
+      {
+        messages: [...opening(STATUS), assistant(t1), tool("c1", INVOICE_10431)],
+        tools: TOOLS,
+        temperature: 0,
+        seed: 7,
+      },
     ]);
   });
 
@@ -72,7 +81,13 @@ describe("runAgent: the seed's flows", () => {
     expect(run).toEqual<AgentRun>({
       stop_reason: "approval_request",
       final_answer: null,
-      approval_requests: [{ function: "place_invoice_on_hold", arguments: { invoice_id: "INV-10423", reason: "duplicate" }, call_id: "c2" }],
+      approval_requests: [
+        {
+          function: "place_invoice_on_hold",
+          arguments: { invoice_id: "INV-10423", reason: "duplicate" },
+          call_id: "c2",
+        },
+      ],
       refused_calls: [],
       messages: [...opening(HOLD), assistant(t1)],
       turns: [t1],
@@ -85,7 +100,18 @@ describe("runAgent: the seed's flows", () => {
     const before = call("a", "get_invoice", { invoice_id: "INV-10431" });
     const secondHold = call("b", "place_invoice_on_hold", { invoice_id: "INV-10431", reason: "disputed" });
     const after = call("d", "get_invoice", { invoice_id: "INV-10423" });
-    const model = scriptedModel([{ ok: true, answer: { content: "Looking it up and requesting the hold.", tool_calls: [before, hold, secondHold, after], finish_reason: "tool_calls", usage, latency_ms: 120 } }]);
+    const model = scriptedModel([
+      {
+        ok: true,
+        answer: {
+          content: "Looking it up and requesting the hold.",
+          tool_calls: [before, hold, secondHold, after],
+          finish_reason: "tool_calls",
+          usage,
+          latency_ms: 120,
+        },
+      },
+    ]);
     const attempt = fakeAttempt(INVOICE_HANDLERS);
     const run = await runAgent(agentInputs(model.client, attempt.dispatcher, HOLD));
 
@@ -94,7 +120,11 @@ describe("runAgent: the seed's flows", () => {
       stop_reason: "approval_request",
       final_answer: "Looking it up and requesting the hold.",
       approval_requests: [
-        { function: "place_invoice_on_hold", arguments: { invoice_id: "INV-10423", reason: "duplicate" }, call_id: "c2" },
+        {
+          function: "place_invoice_on_hold",
+          arguments: { invoice_id: "INV-10423", reason: "duplicate" },
+          call_id: "c2",
+        },
         { function: "place_invoice_on_hold", arguments: { invoice_id: "INV-10431", reason: "disputed" }, call_id: "b" },
       ],
       refused_calls: [],
@@ -114,7 +144,9 @@ describe("runAgent: the seed's flows", () => {
     const model = scriptedModel([calls(broken)]);
     const attempt = fakeAttempt(INVOICE_HANDLERS);
     const run = await runAgent(agentInputs(model.client, attempt.dispatcher, HOLD));
-    expect(run.approval_requests).toEqual([{ function: "place_invoice_on_hold", arguments: '{"invoice_id": "INV-10423", reason: duplicate}', call_id: "c2" }]);
+    expect(run.approval_requests).toEqual([
+      { function: "place_invoice_on_hold", arguments: '{"invoice_id": "INV-10423", reason: duplicate}', call_id: "c2" },
+    ]);
     expect(run.stop_reason).toBe("approval_request");
     expect(attempt.dispatched).toEqual([]);
   });
@@ -150,37 +182,65 @@ describe("runAgent: the seed's flows", () => {
     ["a JSON array", '["INV-10431"]', "JSON but not an object (got an array)"],
     ["a JSON string", '"INV-10431"', "JSON but not an object (got a string)"],
     ["JSON null", "null", "JSON but not an object (got null)"],
-  ])("answers arguments that are %s as a tool input error, without dispatching, records the call as refused, and the model recovers", async (_, raw, problem) => {
-    const broken = call("m1", "get_invoice", raw);
-    const model = scriptedModel([calls(broken), calls(lookup), said("It is approved.")]);
-    const attempt = fakeAttempt(INVOICE_HANDLERS);
-    const run = await runAgent(agentInputs(model.client, attempt.dispatcher, STATUS));
+  ])(
+    "answers arguments that are %s as a tool input error, without dispatching, records the call as refused, and the model recovers",
+    async (_, raw, problem) => {
+      const broken = call("m1", "get_invoice", raw);
+      const model = scriptedModel([calls(broken), calls(lookup), said("It is approved.")]);
+      const attempt = fakeAttempt(INVOICE_HANDLERS);
+      const run = await runAgent(agentInputs(model.client, attempt.dispatcher, STATUS));
 
-    const t1 = turn(2, null, [broken]);
-    const t2 = turn(4, null, [lookup]);
-    const t3 = turn(6, "It is approved.");
-    const message = `the arguments of get_invoice are ${problem}; send a JSON object that matches the function's parameters`;
-    expect(run).toEqual<AgentRun>({
-      stop_reason: "final_answer",
-      final_answer: "It is approved.",
-      approval_requests: [],
-      refused_calls: [{ function: "get_invoice", arguments: raw, call_id: "m1", refusal: "malformed_arguments", message }],
-      messages: [...opening(STATUS), assistant(t1), tool("m1", inputError(message, [{ path: "", message: problem }])), assistant(t2), tool("c1", INVOICE_10431), assistant(t3)],
-      turns: [t1, t2, t3],
-    });
-    expect(attempt.dispatched.map((d) => d.call_id)).toEqual(["c1"]);
-  });
+      const t1 = turn(2, null, [broken]);
+      const t2 = turn(4, null, [lookup]);
+      const t3 = turn(6, "It is approved.");
+      const message = `the arguments of get_invoice are ${problem}; send a JSON object that matches the function's parameters`;
+      expect(run).toEqual<AgentRun>({
+        stop_reason: "final_answer",
+        final_answer: "It is approved.",
+        approval_requests: [],
+        refused_calls: [
+          { function: "get_invoice", arguments: raw, call_id: "m1", refusal: "malformed_arguments", message },
+        ],
+        messages: [
+          ...opening(STATUS),
+          assistant(t1),
+          tool("m1", inputError(message, [{ path: "", message: problem }])),
+          assistant(t2),
+          tool("c1", INVOICE_10431),
+          assistant(t3),
+        ],
+        turns: [t1, t2, t3],
+      });
+      expect(attempt.dispatched.map((d) => d.call_id)).toEqual(["c1"]);
+    },
+  );
 
   it.each([
-    ["a number JSON cannot carry", '{"invoice_id":"INV-10431","n":1e400}', "/n: expected a finite number; this one is out of the range a JSON number can carry (it reads as Infinity)"],
+    [
+      "a number JSON cannot carry",
+      '{"invoice_id":"INV-10431","n":1e400}',
+      "/n: expected a finite number; this one is out of the range a JSON number can carry (it reads as Infinity)",
+    ],
     ["nesting past the limit", `{"invoice_id":${"[".repeat(101)}${"]".repeat(101)}}`, "/invoice_id"],
   ])("refuses arguments with %s before the attempt, keeping the text the model sent", async (_, raw, problem) => {
     const unusable = call("n1", "get_invoice", raw);
     const model = scriptedModel([calls(unusable), said("Sorry.")]);
     const attempt = fakeAttempt(INVOICE_HANDLERS);
     const run = await runAgent(agentInputs(model.client, attempt.dispatcher, STATUS));
-    expect(run.refused_calls).toEqual([{ function: "get_invoice", arguments: raw, call_id: "n1", refusal: "unusable_arguments", message: expect.stringContaining(problem) }]);
-    expect(run.messages[3]).toMatchObject({ role: "tool", tool_call_id: "n1", content: expect.stringContaining('"code":"tool_input_error"') });
+    expect(run.refused_calls).toEqual([
+      {
+        function: "get_invoice",
+        arguments: raw,
+        call_id: "n1",
+        refusal: "unusable_arguments",
+        message: expect.stringContaining(problem),
+      },
+    ]);
+    expect(run.messages[3]).toMatchObject({
+      role: "tool",
+      tool_call_id: "n1",
+      content: expect.stringContaining('"code":"tool_input_error"'),
+    });
     expect(attempt.dispatched).toEqual([]);
   });
 
@@ -229,13 +289,29 @@ describe("runAgent: the seed's flows", () => {
     const t1 = turn(2, null, [unknown]);
     const t2 = turn(4, null, [lookup]);
     const t3 = turn(6, "It is approved.");
-    const message = 'there is no function named "get_supplier"; the functions you have are get_invoice, place_invoice_on_hold';
+    const message =
+      'there is no function named "get_supplier"; the functions you have are get_invoice, place_invoice_on_hold';
     expect(run).toEqual<AgentRun>({
       stop_reason: "final_answer",
       final_answer: "It is approved.",
       approval_requests: [],
-      refused_calls: [{ function: "get_supplier", arguments: { supplier: "Contoso" }, call_id: "u1", refusal: "unknown_function", message }],
-      messages: [...opening(STATUS), assistant(t1), tool("u1", inputError(message, [{ path: "", message: "unknown function" }])), assistant(t2), tool("c1", INVOICE_10431), assistant(t3)],
+      refused_calls: [
+        {
+          function: "get_supplier",
+          arguments: { supplier: "Contoso" },
+          call_id: "u1",
+          refusal: "unknown_function",
+          message,
+        },
+      ],
+      messages: [
+        ...opening(STATUS),
+        assistant(t1),
+        tool("u1", inputError(message, [{ path: "", message: "unknown function" }])),
+        assistant(t2),
+        tool("c1", INVOICE_10431),
+        assistant(t3),
+      ],
       turns: [t1, t2, t3],
     });
     expect(attempt.dispatched.map((d) => d.call_id)).toEqual(["c1"]);
@@ -244,7 +320,13 @@ describe("runAgent: the seed's flows", () => {
   it("stops at a harness error, naming the call, and records the calls after it as not handled", async () => {
     const broken = call("h1", "get_invoice", { invoice_id: "INV-10431" });
     const model = scriptedModel([calls(broken, hold)]);
-    const attempt = fakeAttempt({ get_invoice: () => ({ kind: "harness_error", message: "missing_reference: the state has no invoices", recorded: true }) });
+    const attempt = fakeAttempt({
+      get_invoice: () => ({
+        kind: "harness_error",
+        message: "missing_reference: the state has no invoices",
+        recorded: true,
+      }),
+    });
     const run = await runAgent(agentInputs(model.client, attempt.dispatcher, STATUS));
 
     const t1 = turn(2, null, [broken, hold]);
@@ -263,16 +345,31 @@ describe("runAgent: the seed's flows", () => {
       ],
       messages: [...opening(STATUS), assistant(t1)],
       turns: [t1],
-      harness_error: "the harness failed the call to get_invoice (call h1): missing_reference: the state has no invoices",
+      harness_error:
+        "the harness failed the call to get_invoice (call h1): missing_reference: the state has no invoices",
     });
     expect(attempt.dispatched.map((d) => d.call_id)).toEqual(["h1"]);
   });
 
   it("records a call the attempt refused without recording it, with what the model was told", async () => {
     const model = scriptedModel([calls(lookup), said("Sorry.")]);
-    const attempt = fakeAttempt({ get_invoice: () => ({ kind: "refused", message: "/call_id: expected a string of 1 to 200 characters", details: [] }) });
+    const attempt = fakeAttempt({
+      get_invoice: () => ({
+        kind: "refused",
+        message: "/call_id: expected a string of 1 to 200 characters",
+        details: [],
+      }),
+    });
     const run = await runAgent(agentInputs(model.client, attempt.dispatcher, STATUS));
-    expect(run.refused_calls).toEqual([{ function: "get_invoice", arguments: { invoice_id: "INV-10431" }, call_id: "c1", refusal: "refused_by_attempt", message: "/call_id: expected a string of 1 to 200 characters" }]);
+    expect(run.refused_calls).toEqual([
+      {
+        function: "get_invoice",
+        arguments: { invoice_id: "INV-10431" },
+        call_id: "c1",
+        refusal: "refused_by_attempt",
+        message: "/call_id: expected a string of 1 to 200 characters",
+      },
+    ]);
     expect(run.messages[3]).toEqual(tool("c1", inputError("/call_id: expected a string of 1 to 200 characters", [])));
     expect(attempt.executed).toEqual([]);
   });
@@ -285,7 +382,9 @@ describe("runAgent: the seed's flows", () => {
     const run = await runAgent(agentInputs(model.client, attempt.dispatcher, STATUS));
     expect(attempt.dispatched.map((d) => d.call_id)).toEqual(["call_\ufffd~1.1", `${"x".repeat(160)}~1.2`]);
     // The model is answered under the ids it sent.
-    expect(run.messages.filter((m) => m.role === "tool").map((m) => (m.role === "tool" ? m.tool_call_id : ""))).toEqual(["call_\ud800", "x".repeat(500)]);
+    expect(run.messages.filter((m) => m.role === "tool").map((m) => (m.role === "tool" ? m.tool_call_id : ""))).toEqual(
+      ["call_\ud800", "x".repeat(500)],
+    );
   });
 
   it("ends a model that keeps calling after max_iterations answers, with the last answer's calls handled", async () => {
@@ -309,7 +408,9 @@ describe("runAgent: the seed's flows", () => {
 
   it("a final answer in the last allowed answer is a final answer, not a limit", async () => {
     const model = scriptedModel([calls(lookup), said("Approved.")]);
-    const run = await runAgent(agentInputs(model.client, fakeAttempt(INVOICE_HANDLERS).dispatcher, STATUS, { max_iterations: 2 }));
+    const run = await runAgent(
+      agentInputs(model.client, fakeAttempt(INVOICE_HANDLERS).dispatcher, STATUS, { max_iterations: 2 }),
+    );
     expect(run.stop_reason).toBe("final_answer");
   });
 
@@ -328,13 +429,32 @@ describe("runAgent: the seed's flows", () => {
       final_answer: null,
       approval_requests: [],
       refused_calls: [
-        { function: "get_invoice", arguments: "{", call_id: "m1", refusal: "malformed_arguments", message: "the arguments of get_invoice are not valid JSON; send a JSON object that matches the function's parameters" },
-        { function: "get_invoice", arguments: c3.arguments, call_id: "c3", refusal: "not_handled", message: "past max_function_calls (3): the run ended before this call" },
+        {
+          function: "get_invoice",
+          arguments: "{",
+          call_id: "m1",
+          refusal: "malformed_arguments",
+          message:
+            "the arguments of get_invoice are not valid JSON; send a JSON object that matches the function's parameters",
+        },
+        {
+          function: "get_invoice",
+          arguments: c3.arguments,
+          call_id: "c3",
+          refusal: "not_handled",
+          message: "past max_function_calls (3): the run ended before this call",
+        },
       ],
       messages: [
         ...opening(STATUS),
         assistant(t1),
-        tool("m1", inputError("the arguments of get_invoice are not valid JSON; send a JSON object that matches the function's parameters", [{ path: "", message: "not valid JSON" }])),
+        tool(
+          "m1",
+          inputError(
+            "the arguments of get_invoice are not valid JSON; send a JSON object that matches the function's parameters",
+            [{ path: "", message: "not valid JSON" }],
+          ),
+        ),
         tool("c1", INVOICE_10431),
         assistant(t2),
         tool("c2", INVOICE_10431),
@@ -350,7 +470,15 @@ describe("runAgent: the seed's flows", () => {
     const run = await runAgent(agentInputs(model.client, attempt.dispatcher, HOLD, { max_function_calls: 1 }));
     expect(run.stop_reason).toBe("max_function_calls");
     expect(run.approval_requests).toEqual([]);
-    expect(run.refused_calls).toEqual([{ function: "place_invoice_on_hold", arguments: hold.arguments, call_id: "c2", refusal: "not_handled", message: "past max_function_calls (1): the run ended before this call" }]);
+    expect(run.refused_calls).toEqual([
+      {
+        function: "place_invoice_on_hold",
+        arguments: hold.arguments,
+        call_id: "c2",
+        refusal: "not_handled",
+        message: "past max_function_calls (1): the run ended before this call",
+      },
+    ]);
   });
 
   it("an approval request within the budget stops the run as an approval request even when the budget runs out after it", async () => {
@@ -392,7 +520,13 @@ describe("runAgent: the seed's flows", () => {
     expect(run).toEqual<AgentRun>({
       stop_reason: "approval_request",
       final_answer: null,
-      approval_requests: [{ function: "place_invoice_on_hold", arguments: { invoice_id: "INV-10431", reason: "disputed" }, call_id: "~2.2" }],
+      approval_requests: [
+        {
+          function: "place_invoice_on_hold",
+          arguments: { invoice_id: "INV-10431", reason: "disputed" },
+          call_id: "~2.2",
+        },
+      ],
       refused_calls: [],
       messages: [
         ...opening(STATUS),
@@ -408,7 +542,9 @@ describe("runAgent: the seed's flows", () => {
 
   it("sends no tools field when the agent has no tools, and only the parameters that are set", async () => {
     const model = scriptedModel([said("Hello.")]);
-    await runAgent(agentInputs(model.client, fakeAttempt({}).dispatcher, "Hi", { tools: [], parameters: { max_tokens: 200 } }));
+    await runAgent(
+      agentInputs(model.client, fakeAttempt({}).dispatcher, "Hi", { tools: [], parameters: { max_tokens: 200 } }),
+    );
     expect(model.requests).toEqual([{ messages: opening("Hi"), max_tokens: 200 }]);
   });
 });
@@ -426,7 +562,11 @@ const argumentText = fc.oneof(
   fc.constant(""),
   fc.json(),
 );
-const toolCall = fc.record({ id: fc.constantFrom("", "c", "c~1.1", "d", "call_0"), name: fc.constantFrom(...NAMES), arguments: argumentText });
+const toolCall = fc.record({
+  id: fc.constantFrom("", "c", "c~1.1", "d", "call_0"),
+  name: fc.constantFrom(...NAMES),
+  arguments: argumentText,
+});
 const step: fc.Arbitrary<ChatResult> = fc.oneof(
   { weight: 1, arbitrary: fc.constant(said("Done.")) },
   { weight: 1, arbitrary: fc.constant(failed(UNAUTHORIZED)) },
@@ -443,11 +583,16 @@ describe("runAgent: properties over any script", () => {
         async (script, max_iterations, max_function_calls) => {
           const model = scriptedModel(script);
           const attempt = fakeAttempt({ get_invoice: INVOICE_HANDLERS.get_invoice! });
-          const run = await runAgent(agentInputs(model.client, attempt.dispatcher, STATUS, { max_iterations, max_function_calls }));
+          const run = await runAgent(
+            agentInputs(model.client, attempt.dispatcher, STATUS, { max_iterations, max_function_calls }),
+          );
 
           expect(model.requests.length).toBeLessThanOrEqual(max_iterations);
           expect(run.turns.length).toBe(run.messages.filter((m) => m.role === "assistant").length);
-          const handled = run.messages.filter((m) => m.role === "tool").length + run.approval_requests.length + (run.stop_reason === "harness_error" ? 1 : 0);
+          const handled =
+            run.messages.filter((m) => m.role === "tool").length +
+            run.approval_requests.length +
+            (run.stop_reason === "harness_error" ? 1 : 0);
           expect(handled).toBeLessThanOrEqual(max_function_calls);
           // Every call the model asked for is dispatched, proposed or refused: exactly one of them.
           const asked = run.turns.flatMap((t) => t.answer.tool_calls ?? []);
@@ -458,7 +603,11 @@ describe("runAgent: properties over any script", () => {
           for (const m of run.messages) if (m.role === "tool") expect(askedIds.has(m.tool_call_id)).toBe(true);
           expect(attempt.dispatched.filter((d) => d.function === "place_invoice_on_hold")).toEqual([]);
           // Whatever ids the model sends, the attempt and the record never see one twice.
-          const recorded = [...attempt.dispatched.map((d) => d.call_id), ...run.approval_requests.map((r) => r.call_id), ...notDispatched.map((r) => r.call_id)];
+          const recorded = [
+            ...attempt.dispatched.map((d) => d.call_id),
+            ...run.approval_requests.map((r) => r.call_id),
+            ...notDispatched.map((r) => r.call_id),
+          ];
           expect(new Set(recorded).size).toBe(recorded.length);
           // The stop reason agrees with the record.
           expect(run.model_failure !== undefined).toBe(run.stop_reason === "model_error");

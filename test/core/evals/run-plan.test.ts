@@ -22,8 +22,20 @@ const invoices: LibraryTool = {
   id: "tool_inv",
   name: "invoices",
   operations: [
-    { operation_id: "get", description: "Return one invoice.", input_schema: input, output_schema: { type: "object" }, contract_hash: "h-get" },
-    { operation_id: "hold", description: "Hold one invoice.", input_schema: input, output_schema: { type: "object" }, contract_hash: "h-hold" },
+    {
+      operation_id: "get",
+      description: "Return one invoice.",
+      input_schema: input,
+      output_schema: { type: "object" },
+      contract_hash: "h-get",
+    },
+    {
+      operation_id: "hold",
+      description: "Hold one invoice.",
+      input_schema: input,
+      output_schema: { type: "object" },
+      contract_hash: "h-hold",
+    },
   ],
 };
 const state: JsonObject = { invoices: { "INV-1": "open" }, audit: [] };
@@ -36,10 +48,24 @@ function library(stale = false): ToolLibrary & { pinReads: number } {
     toolIdsByName: async () => new Map<string, string>(),
     pinCandidates: async () => {
       lib.pinReads++;
-      const rows = invoices.operations.map((op) => ({ tool_id: invoices.id, operation_id: op.operation_id, revision: 7, contract_hash: op.contract_hash }));
+      const rows = invoices.operations.map((op) => ({
+        tool_id: invoices.id,
+        operation_id: op.operation_id,
+        revision: 7,
+        contract_hash: op.contract_hash,
+      }));
       return {
-        pinnable: new Map(stale ? [] : rows.map((row) => [operationKey(row.tool_id, row.operation_id), { ...row, definition: definition(["success", "not_found"], state) }])),
-        newest: new Map(rows.map((row) => [operationKey(row.tool_id, row.operation_id), { ...row, contract_hash: "old" }])),
+        pinnable: new Map(
+          stale
+            ? []
+            : rows.map((row) => [
+                operationKey(row.tool_id, row.operation_id),
+                { ...row, definition: definition(["success", "not_found"], state) },
+              ]),
+        ),
+        newest: new Map(
+          rows.map((row) => [operationKey(row.tool_id, row.operation_id), { ...row, contract_hash: "old" }]),
+        ),
       };
     },
   };
@@ -52,13 +78,23 @@ const suite: Pick<Suite, "agent" | "scenarios"> = {
     connection: "m",
     parameters: {},
     instructions: "i",
-    tools: [{ tool_id: "tool_inv", operation_id: "get" }, { tool_id: "tool_inv", operation_id: "hold", approval_mode: "always_require" }],
+    tools: [
+      { tool_id: "tool_inv", operation_id: "get" },
+      { tool_id: "tool_inv", operation_id: "hold", approval_mode: "always_require" },
+    ],
     max_iterations: 4,
     max_function_calls: 6,
   },
   scenarios: [
     { id: "lookup", query: "What is INV-1?", expect: "invoices__get", forbid: ["invoices__hold"] },
-    { id: "lost", query: "What is INV-1?", expect: "invoices__get", forbid: [], variants: { invoices__get: "not_found" }, initial_state: { invoices: { invoices: {} } } },
+    {
+      id: "lost",
+      query: "What is INV-1?",
+      expect: "invoices__get",
+      forbid: [],
+      variants: { invoices__get: "not_found" },
+      initial_state: { invoices: { invoices: {} } },
+    },
   ],
 };
 
@@ -79,11 +115,20 @@ describe("planRun", () => {
     ]);
     const pins = (i: number) => plan.scenarios[i]?.pinned.map((p) => [p.function_name, p.revision, p.variant]);
     expect([pins(0), pins(1)]).toEqual([
-      [["invoices__get", 7, "success"], ["invoices__hold", 7, "success"]],
-      [["invoices__get", 7, "not_found"], ["invoices__hold", 7, "success"]],
+      [
+        ["invoices__get", 7, "success"],
+        ["invoices__hold", 7, "success"],
+      ],
+      [
+        ["invoices__get", 7, "not_found"],
+        ["invoices__hold", 7, "success"],
+      ],
     ]);
     // initial_state replaces the named top-level fields and keeps the rest.
-    expect(plan.scenarios.map((s) => s.simulation.tools.map((t) => t.initial_state))).toEqual([[state], [{ invoices: {}, audit: [] }]]);
+    expect(plan.scenarios.map((s) => s.simulation.tools.map((t) => t.initial_state))).toEqual([
+      [state],
+      [{ invoices: {}, audit: [] }],
+    ]);
     expect(plan.operations.map((op) => op.variant)).toEqual(["success", "success"]);
   });
 
@@ -104,7 +149,20 @@ describe("planRun", () => {
   });
 
   it("refuses a scenario's variant or tool the pinned plan does not have, naming the scenario's field", async () => {
-    const broken = { ...suite, scenarios: [suite.scenarios[0], { id: "x", query: "q", expect: null, forbid: [], variants: { invoices__get: "gone" }, initial_state: { ledger: {} } }] } as Pick<Suite, "agent" | "scenarios">;
+    const broken = {
+      ...suite,
+      scenarios: [
+        suite.scenarios[0],
+        {
+          id: "x",
+          query: "q",
+          expect: null,
+          forbid: [],
+          variants: { invoices__get: "gone" },
+          initial_state: { ledger: {} },
+        },
+      ],
+    } as Pick<Suite, "agent" | "scenarios">;
     const planned = await planRun(broken, { library: library(), validator });
     expect(planned.ok ? null : planned.refusal).toEqual({
       kind: "invalid_request",

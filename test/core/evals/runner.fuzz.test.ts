@@ -29,7 +29,14 @@ const CANCEL = "invoices__cancel_invoice";
 const invoiceId = { type: "object", properties: { invoice_id: { type: "string" } }, required: ["invoice_id"] };
 const TOOLS: ChatTool[] = [
   { name: GET, description: "Look an invoice up.", parameters: invoiceId },
-  { name: HOLD, description: "Hold an invoice.", parameters: { ...invoiceId, properties: { invoice_id: { type: "string" }, reason: { enum: ["disputed", "duplicate", "awaiting_po"] } } } },
+  {
+    name: HOLD,
+    description: "Hold an invoice.",
+    parameters: {
+      ...invoiceId,
+      properties: { invoice_id: { type: "string" }, reason: { enum: ["disputed", "duplicate", "awaiting_po"] } },
+    },
+  },
   { name: CANCEL, description: "Cancel an invoice.", parameters: invoiceId },
 ];
 const FORBID = [CANCEL, HOLD];
@@ -44,8 +51,12 @@ function attemptLike(): { dispatcher: ToolDispatcher; executed: ExecutedCall[] }
         const problems = "unusableArguments" in parsed ? parsed.unusableArguments : parsed.problems;
         return { kind: "refused", message: problems.map((p) => `${p.path}: ${p.message}`).join("; "), details: [] };
       }
-      if (executed.some((call) => call.call_id === call_id)) return { kind: "harness_error", message: `call id ${call_id} was already used`, recorded: false };
-      const result: JsonValue = { invoice_id: String(args.invoice_id ?? ""), status: name === CANCEL ? "cancelled" : "approved" };
+      if (executed.some((call) => call.call_id === call_id))
+        return { kind: "harness_error", message: `call id ${call_id} was already used`, recorded: false };
+      const result: JsonValue = {
+        invoice_id: String(args.invoice_id ?? ""),
+        status: name === CANCEL ? "cancelled" : "approved",
+      };
       executed.push({ function: name, arguments: args, call_id, outcome: "result", result });
       return { kind: "result", result };
     },
@@ -57,36 +68,41 @@ describe("the eval runner, fuzzed through the model server", () => {
   it("counts every call of the transcript among the repetition's calls, and never passes one naming a forbidden function", async () => {
     let forbiddenSeen = 0;
     await fc.assert(
-      fc.asyncProperty(answers(TOOLS.map((t) => t.name)), fc.constantFrom<string | null>(GET, null), async (generated, expect_) => {
-        const model = uniqueModel("fuzz-runner");
-        await server.script(model, scriptOf(generated));
-        const client = openAIModelClient(testConnection(server.openaiBaseUrl, model));
-        const attempt = attemptLike();
-        const record = await evaluateRepetition({
-          scenario: { id: "fuzz", query: "Handle INV-10431.", expect: expect_, forbid: FORBID },
-          repetition: 1,
-          attempt_id: "att_fuzz",
-          agent: {
-            client,
-            connection: "agent",
-            instructions: "You handle invoices.",
-            tools: TOOLS,
-            approval: { [HOLD]: "always_require" },
-            parameters: {},
-            max_iterations: 4,
-            max_function_calls: 6,
-          },
-          dispatcher: attempt.dispatcher,
-          executedCalls: async () => attempt.executed,
-          validator,
-          judge: { client, connection: "agent", model, threshold: 4, parameters: {}, structured_output: false },
-          now: () => 0,
-        });
-        if (record.transcript?.turns.some((t) => (t.answer.tool_calls ?? []).some((c) => FORBID.includes(c.name)))) forbiddenSeen++;
-        expect(breach(record, FORBID)).toBeNull();
-        // Records must survive storage: JSON text that reads back as the same record.
-        expect(JSON.parse(JSON.stringify(record))).toEqual(record);
-      }),
+      fc.asyncProperty(
+        answers(TOOLS.map((t) => t.name)),
+        fc.constantFrom<string | null>(GET, null),
+        async (generated, expect_) => {
+          const model = uniqueModel("fuzz-runner");
+          await server.script(model, scriptOf(generated));
+          const client = openAIModelClient(testConnection(server.openaiBaseUrl, model));
+          const attempt = attemptLike();
+          const record = await evaluateRepetition({
+            scenario: { id: "fuzz", query: "Handle INV-10431.", expect: expect_, forbid: FORBID },
+            repetition: 1,
+            attempt_id: "att_fuzz",
+            agent: {
+              client,
+              connection: "agent",
+              instructions: "You handle invoices.",
+              tools: TOOLS,
+              approval: { [HOLD]: "always_require" },
+              parameters: {},
+              max_iterations: 4,
+              max_function_calls: 6,
+            },
+            dispatcher: attempt.dispatcher,
+            executedCalls: async () => attempt.executed,
+            validator,
+            judge: { client, connection: "agent", model, threshold: 4, parameters: {}, structured_output: false },
+            now: () => 0,
+          });
+          if (record.transcript?.turns.some((t) => (t.answer.tool_calls ?? []).some((c) => FORBID.includes(c.name))))
+            forbiddenSeen++;
+          expect(breach(record, FORBID)).toBeNull();
+          // Records must survive storage: JSON text that reads back as the same record.
+          expect(JSON.parse(JSON.stringify(record))).toEqual(record);
+        },
+      ),
       { seed: EVAL_FUZZ_SEED, numRuns: 40 * EVAL_FUZZ_SCALE },
     );
     // The generator reaches the case the invariant is about.

@@ -7,7 +7,15 @@
  */
 import type { AgentRunInputs, ToolAnswer, ToolDispatcher } from "../../../src/core/evals/agent-types.js";
 import type { JsonValue } from "../../../src/core/json.js";
-import type { ChatAnswer, ChatRequest, ChatResult, ChatTool, ChatToolCall, ModelClient, ModelFailure } from "../../../src/core/ports.js";
+import type {
+  ChatAnswer,
+  ChatRequest,
+  ChatResult,
+  ChatTool,
+  ChatToolCall,
+  ModelClient,
+  ModelFailure,
+} from "../../../src/core/ports.js";
 import type { ExecutedCall } from "../../../src/core/scoring/calls.js";
 
 export type ScriptStep = ChatResult | ((request: ChatRequest) => ChatResult);
@@ -27,7 +35,8 @@ export function scriptedModel(steps: readonly ScriptStep[]): ScriptedModel {
       async chat(request) {
         requests.push(structuredClone(request));
         const step = steps[next++];
-        if (step === undefined) throw new Error(`the script has ${steps.length} answers and a request number ${next} came`);
+        if (step === undefined)
+          throw new Error(`the script has ${steps.length} answers and a request number ${next} came`);
         return typeof step === "function" ? step(request) : step;
       },
     },
@@ -49,7 +58,11 @@ export function answer(content: string | null, tool_calls: ChatToolCall[] = [], 
 
 export const said = (text: string): ChatResult => answer(text);
 export const calls = (...tool_calls: ChatToolCall[]): ChatResult => answer(null, tool_calls);
-export const call = (id: string, name: string, args: JsonValue | string): ChatToolCall => ({ id, name, arguments: typeof args === "string" ? args : JSON.stringify(args) });
+export const call = (id: string, name: string, args: JsonValue | string): ChatToolCall => ({
+  id,
+  name,
+  arguments: typeof args === "string" ? args : JSON.stringify(args),
+});
 export const failed = (failure: ModelFailure): ChatResult => ({ ok: false, failure });
 
 export const UNAUTHORIZED: ModelFailure = {
@@ -77,12 +90,24 @@ export function fakeAttempt(handlers: Readonly<Record<string, Handler>>): FakeAt
     async call(name, args, call_id) {
       dispatched.push({ function: name, args: structuredClone(args), call_id });
       const handler = handlers[name];
-      const reply: ToolAnswer = handler ? handler(args) : { kind: "harness_error", message: `the attempt has no function "${name}"`, recorded: true };
+      const reply: ToolAnswer = handler
+        ? handler(args)
+        : { kind: "harness_error", message: `the attempt has no function "${name}"`, recorded: true };
       const base = { function: name, arguments: structuredClone(args), call_id };
       if (reply.kind === "result") executed.push({ ...base, outcome: "result", result: reply.result });
-      else if (reply.kind === "tool_input_error") executed.push({ ...base, outcome: "tool_input_error", error: { code: "tool_input_error", message: reply.message, details: [] } });
+      else if (reply.kind === "tool_input_error")
+        executed.push({
+          ...base,
+          outcome: "tool_input_error",
+          error: { code: "tool_input_error", message: reply.message, details: [] },
+        });
       // Refused before recording, as the attempt object refuses unusable arguments: no evidence.
-      else if (reply.kind === "harness_error" && reply.recorded) executed.push({ ...base, outcome: "harness_error", error: { code: "harness_error", kind: "unknown_tool", message: reply.message, details: [] } });
+      else if (reply.kind === "harness_error" && reply.recorded)
+        executed.push({
+          ...base,
+          outcome: "harness_error",
+          error: { code: "harness_error", kind: "unknown_tool", message: reply.message, details: [] },
+        });
       return reply;
     },
   };
@@ -92,7 +117,8 @@ export function fakeAttempt(handlers: Readonly<Record<string, Handler>>): FakeAt
 // ---------------------------------------------------------------------------------------------
 // The seed's InvoiceDesk agent
 
-export const INSTRUCTIONS = "You are InvoiceDesk, a finance assistant. Look invoices up before answering; never put an invoice on hold unless the user asks.";
+export const INSTRUCTIONS =
+  "You are InvoiceDesk, a finance assistant. Look invoices up before answering; never put an invoice on hold unless the user asks.";
 
 export const TOOLS: ChatTool[] = [
   {
@@ -105,24 +131,45 @@ export const TOOLS: ChatTool[] = [
     description: "Stop an approved invoice from being paid until someone releases the hold.",
     parameters: {
       type: "object",
-      properties: { invoice_id: { type: "string" }, reason: { type: "string", enum: ["disputed", "duplicate", "awaiting_po"] } },
+      properties: {
+        invoice_id: { type: "string" },
+        reason: { type: "string", enum: ["disputed", "duplicate", "awaiting_po"] },
+      },
       required: ["invoice_id", "reason"],
     },
   },
 ];
 
-export const INVOICE_10431 = { invoice_id: "INV-10431", supplier: "Contoso Freight", amount: 1250, currency: "EUR", status: "approved" };
+export const INVOICE_10431 = {
+  invoice_id: "INV-10431",
+  supplier: "Contoso Freight",
+  amount: 1250,
+  currency: "EUR",
+  status: "approved",
+};
 
 /** The seed's finance system: one known invoice, a tool input error for any other. */
 export const INVOICE_HANDLERS: Record<string, Handler> = {
   get_invoice: (args) =>
     args.invoice_id === "INV-10431"
       ? { kind: "result", result: INVOICE_10431 }
-      : { kind: "tool_input_error", message: `no invoice ${JSON.stringify(args.invoice_id ?? null)}`, details: [{ path: "/invoice_id", message: "unknown invoice" }] },
-  place_invoice_on_hold: (args) => ({ kind: "result", result: { invoice_id: args.invoice_id ?? null, status: "on_hold" } }),
+      : {
+          kind: "tool_input_error",
+          message: `no invoice ${JSON.stringify(args.invoice_id ?? null)}`,
+          details: [{ path: "/invoice_id", message: "unknown invoice" }],
+        },
+  place_invoice_on_hold: (args) => ({
+    kind: "result",
+    result: { invoice_id: args.invoice_id ?? null, status: "on_hold" },
+  }),
 };
 
-export function agentInputs(client: ModelClient, dispatcher: ToolDispatcher, query: string, overrides: Partial<AgentRunInputs> = {}): AgentRunInputs {
+export function agentInputs(
+  client: ModelClient,
+  dispatcher: ToolDispatcher,
+  query: string,
+  overrides: Partial<AgentRunInputs> = {},
+): AgentRunInputs {
   return {
     client,
     connection: "azure-eu",

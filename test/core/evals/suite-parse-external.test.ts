@@ -6,12 +6,29 @@ const scenarios = [{ id: "lookup", query: "Status of INV-10431?", expect: "invoi
 
 describe("parseSuite: an external agent", () => {
   it("fills the timeout in and keeps everything else, with no model fields", () => {
-    const doc = { agent: { kind: "external", endpoint: "https://agent.example.com/jobs", secret: "desk-jobs", tools: [{ tool_id: "tool_1" }], policy: "invoice-desk" }, scenarios, judge: { connection: "judge-a" } };
+    const doc = {
+      agent: {
+        kind: "external",
+        endpoint: "https://agent.example.com/jobs",
+        secret: "desk-jobs",
+        tools: [{ tool_id: "tool_1" }],
+        policy: "invoice-desk",
+      },
+      scenarios,
+      judge: { connection: "judge-a" },
+    };
     const parsed = parseSuite(doc);
     expect(parsed).toEqual({
       ok: true,
       suite: {
-        agent: { kind: "external", endpoint: "https://agent.example.com/jobs", secret: "desk-jobs", tools: [{ tool_id: "tool_1" }], policy: "invoice-desk", timeout_seconds: 600 },
+        agent: {
+          kind: "external",
+          endpoint: "https://agent.example.com/jobs",
+          secret: "desk-jobs",
+          tools: [{ tool_id: "tool_1" }],
+          policy: "invoice-desk",
+          timeout_seconds: 600,
+        },
         scenarios: [{ ...scenarios[0], forbid: [] }],
         runs_per_scenario: 3,
         pass_rate: 0.9,
@@ -25,13 +42,39 @@ describe("parseSuite: an external agent", () => {
   });
 
   it("names every problem at its field, built-in fields included", () => {
-    expect(parseSuite({ agent: { kind: "external", endpoint: "", secret: "no spaces", timeout_seconds: 0, connection: "m", instructions: "x", tools: [] }, scenarios, judge: { connection: "j" } })).toEqual({
+    expect(
+      parseSuite({
+        agent: {
+          kind: "external",
+          endpoint: "",
+          secret: "no spaces",
+          timeout_seconds: 0,
+          connection: "m",
+          instructions: "x",
+          tools: [],
+        },
+        scenarios,
+        judge: { connection: "j" },
+      }),
+    ).toEqual({
       ok: false,
       problems: [
-        { path: "/agent/connection", message: 'unknown field "connection"; expected one of: kind, endpoint, secret, tools, policy, timeout_seconds' },
-        { path: "/agent/instructions", message: 'unknown field "instructions"; expected one of: kind, endpoint, secret, tools, policy, timeout_seconds' },
+        {
+          path: "/agent/connection",
+          message:
+            'unknown field "connection"; expected one of: kind, endpoint, secret, tools, policy, timeout_seconds',
+        },
+        {
+          path: "/agent/instructions",
+          message:
+            'unknown field "instructions"; expected one of: kind, endpoint, secret, tools, policy, timeout_seconds',
+        },
         { path: "/agent/endpoint", message: "expected a non-empty string" },
-        { path: "/agent/secret", message: "expected 1 to 128 letters, digits, '_', '.' or '-', starting with a letter or digit, got \"no spaces\"" },
+        {
+          path: "/agent/secret",
+          message:
+            "expected 1 to 128 letters, digits, '_', '.' or '-', starting with a letter or digit, got \"no spaces\"",
+        },
         { path: "/agent/tools", message: "expected an array of 1 to 50 tool entries, got 0 entries" },
         { path: "/agent/timeout_seconds", message: "expected a whole number from 1 to 7200, got 0" },
       ],
@@ -40,13 +83,31 @@ describe("parseSuite: an external agent", () => {
       ok: false,
       problems: [
         { path: "/agent/endpoint", message: "required: the URL your agent takes jobs at (http or https)" },
-        { path: "/agent/secret", message: "required: the stored agent secret that signs the jobs (PUT /api/agent-secrets/:name)" },
-        { path: "/agent/tools", message: 'required: the agent\'s tools ([{"tool": "<name>"}, {"tool_id": "tool_…"}, {"inline": {...}}])' },
+        {
+          path: "/agent/secret",
+          message: "required: the stored agent secret that signs the jobs (PUT /api/agent-secrets/:name)",
+        },
+        {
+          path: "/agent/tools",
+          message: 'required: the agent\'s tools ([{"tool": "<name>"}, {"tool_id": "tool_…"}, {"inline": {...}}])',
+        },
       ],
     });
-    expect(parseSuite({ agent: { kind: "remote", connection: "m", instructions: "x", tools: [{ tool: "t" }] }, scenarios, judge: { connection: "j" } })).toEqual({
+    expect(
+      parseSuite({
+        agent: { kind: "remote", connection: "m", instructions: "x", tools: [{ tool: "t" }] },
+        scenarios,
+        judge: { connection: "j" },
+      }),
+    ).toEqual({
       ok: false,
-      problems: [{ path: "/agent/kind", message: 'expected "builtin" (the built-in runner) or "external" (your agent, sent a job per repetition), got "remote"' }],
+      problems: [
+        {
+          path: "/agent/kind",
+          message:
+            'expected "builtin" (the built-in runner) or "external" (your agent, sent a job per repetition), got "remote"',
+        },
+      ],
     });
   });
 });

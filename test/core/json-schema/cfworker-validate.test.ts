@@ -34,7 +34,10 @@ const EDITS: ReadonlyArray<[upstream: string, vendored: string]> = [
 describe("the vendored copy of cfworker's validate", () => {
   it("is the installed package's file with the documented edits and nothing else", () => {
     const version: unknown = JSON.parse(read("node_modules/@cfworker/json-schema/package.json")).version;
-    let expected = read("node_modules/@cfworker/json-schema/dist/esm/validate.js").replace(/\n\/\/# sourceMappingURL=.*$/, "\n");
+    let expected = read("node_modules/@cfworker/json-schema/dist/esm/validate.js").replace(
+      /\n\/\/# sourceMappingURL=.*$/,
+      "\n",
+    );
     for (const [upstream, vendored] of EDITS) {
       expect(expected.split(upstream).length - 1).toBe(1);
       expected = expected.replace(upstream, vendored);

@@ -26,7 +26,9 @@ describe("ajv is a dev dependency", () => {
   });
 
   it("is listed under devDependencies, not dependencies", () => {
-    const manifest: { dependencies: Record<string, string>; devDependencies: Record<string, string> } = JSON.parse(readFileSync(path.join(REPO, "package.json"), "utf8"));
+    const manifest: { dependencies: Record<string, string>; devDependencies: Record<string, string> } = JSON.parse(
+      readFileSync(path.join(REPO, "package.json"), "utf8"),
+    );
     expect({
       dependencies: ["ajv", "ajv-formats"].filter((name) => name in manifest.dependencies),
       devDependencies: ["ajv", "ajv-formats"].filter((name) => name in manifest.devDependencies),

@@ -39,7 +39,10 @@ describe("selectDraft", () => {
 
   it("rejects a $schema that is not a string", () => {
     expect(selectDraft({ $schema: 7 })).toEqual({
-      problem: { path: "/$schema", message: `unsupported $schema 7: use "${DRAFT_2020}" (the default) or "${DRAFT_07}"` },
+      problem: {
+        path: "/$schema",
+        message: `unsupported $schema 7: use "${DRAFT_2020}" (the default) or "${DRAFT_07}"`,
+      },
     });
   });
 });
@@ -68,12 +71,15 @@ describe.each(IMPLEMENTATIONS)("%s validator reads the selected draft", (_name, 
     ]);
   });
 
-  it.each([DRAFT_07, DRAFT_07_NO_HASH])("draft-07 for %s: prefixItems means nothing, items:false rejects every item", (uri) => {
-    expect(validator.validate(tuple(uri), [])).toEqual([]);
-    expect(validator.validate(tuple(uri), [1])).toEqual([
-      { path: "/0", message: "item 0 is not allowed (the array has too many items)" },
-    ]);
-  });
+  it.each([DRAFT_07, DRAFT_07_NO_HASH])(
+    "draft-07 for %s: prefixItems means nothing, items:false rejects every item",
+    (uri) => {
+      expect(validator.validate(tuple(uri), [])).toEqual([]);
+      expect(validator.validate(tuple(uri), [1])).toEqual([
+        { path: "/0", message: "item 0 is not allowed (the array has too many items)" },
+      ]);
+    },
+  );
 
   it("draft-07: keywords beside $ref are ignored; 2020-12: they apply", () => {
     const schema = (uri: string): JsonSchema => ({
@@ -84,7 +90,9 @@ describe.each(IMPLEMENTATIONS)("%s validator reads the selected draft", (_name, 
       maxLength: 1,
     });
     expect(validator.validate(schema(DRAFT_07), "long")).toEqual([]);
-    expect(validator.validate(schema(DRAFT_2020), "long")).toEqual([{ path: "", message: "must be at most 1 character long, got 4" }]);
+    expect(validator.validate(schema(DRAFT_2020), "long")).toEqual([
+      { path: "", message: "must be at most 1 character long, got 4" },
+    ]);
   });
 
   it("an unknown $schema makes the schema unusable rather than guessing", () => {

@@ -47,7 +47,11 @@ const STRING_POOL = [
   "(unclosed",
 ];
 
-const string = fc.oneof(fc.constantFrom(...STRING_POOL), fc.string({ maxLength: 4 }), fc.string({ unit: "grapheme", maxLength: 3 }));
+const string = fc.oneof(
+  fc.constantFrom(...STRING_POOL),
+  fc.string({ maxLength: 4 }),
+  fc.string({ unit: "grapheme", maxLength: 3 }),
+);
 
 const number = fc.oneof(
   fc.integer({ min: -5, max: 10 }),
@@ -56,7 +60,11 @@ const number = fc.oneof(
 );
 
 /** Any JSON value, small. */
-export const jsonValue: fc.Arbitrary<JsonValue> = fc.letrec<{ value: JsonValue; array: JsonValue[]; object: Record<string, JsonValue> }>((tie) => ({
+export const jsonValue: fc.Arbitrary<JsonValue> = fc.letrec<{
+  value: JsonValue;
+  array: JsonValue[];
+  object: Record<string, JsonValue>;
+}>((tie) => ({
   value: fc.oneof(
     { depthSize: "small", maxDepth: 3 },
     fc.constant(null),
@@ -139,7 +147,9 @@ const schema: fc.Arbitrary<JsonValue> = fc.letrec<{ schema: JsonValue; object: J
     ),
     object: fc
       .uniqueArray(fc.constantFrom(...names), { minLength: 1, maxLength: 3 })
-      .chain((chosen) => fc.record(Object.fromEntries(chosen.map((name) => [name, keywords[name] ?? fc.constant(null)])))),
+      .chain((chosen) =>
+        fc.record(Object.fromEntries(chosen.map((name) => [name, keywords[name] ?? fc.constant(null)]))),
+      ),
   };
 }).schema;
 
@@ -151,7 +161,7 @@ export const documentArbitrary: fc.Arbitrary<{ draft: SchemaDraftName; schema: J
   .map(({ draft, root, a, b }) => {
     if (!isJsonObject(root)) return { draft, schema: root };
     const document: JsonObject = Object.assign({}, root, { $defs: { a, b } });
-    if (draft === "7") document["$schema"] = "http://json-schema.org/draft-07/schema#";
+    if (draft === "7") document.$schema = "http://json-schema.org/draft-07/schema#";
     return { draft, schema: document };
   });
 
@@ -184,56 +194,60 @@ function numberOr(value: JsonValue | undefined, fallback: number): number {
 
 function resolve(ref: string, root: JsonObject): JsonValue {
   if (ref === "#") return root;
-  const defs = root["$defs"];
+  const defs = root.$defs;
   const name = ref.replace("#/$defs/", "");
   return isJsonObject(defs) ? (defs[name] ?? true) : true;
 }
 
 function typeOf(schema: JsonObject): string | undefined {
-  const type = schema["type"];
+  const type = schema.type;
   if (typeof type === "string") return type;
   if (Array.isArray(type)) return typeof type[0] === "string" ? type[0] : undefined;
-  if (schema["properties"] !== undefined || schema["required"] !== undefined) return "object";
-  if (schema["items"] !== undefined || schema["prefixItems"] !== undefined) return "array";
-  if (schema["minLength"] !== undefined || schema["pattern"] !== undefined || schema["format"] !== undefined) return "string";
-  if (schema["minimum"] !== undefined || schema["maximum"] !== undefined || schema["multipleOf"] !== undefined) return "number";
+  if (schema.properties !== undefined || schema.required !== undefined) return "object";
+  if (schema.items !== undefined || schema.prefixItems !== undefined) return "array";
+  if (schema.minLength !== undefined || schema.pattern !== undefined || schema.format !== undefined) return "string";
+  if (schema.minimum !== undefined || schema.maximum !== undefined || schema.multipleOf !== undefined) return "number";
   return undefined;
 }
 
 function likelyString(schema: JsonObject): fc.Arbitrary<JsonValue> {
-  const format = schema["format"];
+  const format = schema.format;
   if (typeof format === "string" && FORMAT_SAMPLES[format] !== undefined) return fc.constant(FORMAT_SAMPLES[format]);
-  const pattern = schema["pattern"];
+  const pattern = schema.pattern;
   if (typeof pattern === "string") {
     const regex = new RegExp(pattern, "u");
     const matching = STRING_POOL.filter((s) => regex.test(s));
     if (matching.length > 0) return fc.constantFrom(...matching);
   }
-  const minLength = numberOr(schema["minLength"], 0);
-  return fc.string({ minLength, maxLength: Math.max(minLength, numberOr(schema["maxLength"], minLength + 3)) });
+  const minLength = numberOr(schema.minLength, 0);
+  return fc.string({ minLength, maxLength: Math.max(minLength, numberOr(schema.maxLength, minLength + 3)) });
 }
 
 function likelyNumber(schema: JsonObject, integer: boolean): fc.Arbitrary<JsonValue> {
-  const low = Math.ceil(Math.max(numberOr(schema["minimum"], -5), numberOr(schema["exclusiveMinimum"], -6) + 1));
-  const high = Math.floor(Math.min(numberOr(schema["maximum"], 10), numberOr(schema["exclusiveMaximum"], 11) - 1));
-  const divisor = schema["multipleOf"];
-  if (typeof divisor === "number") return fc.integer({ min: -4, max: 6 }).map((k) => (integer ? Math.round(k * divisor) : k * divisor));
+  const low = Math.ceil(Math.max(numberOr(schema.minimum, -5), numberOr(schema.exclusiveMinimum, -6) + 1));
+  const high = Math.floor(Math.min(numberOr(schema.maximum, 10), numberOr(schema.exclusiveMaximum, 11) - 1));
+  const divisor = schema.multipleOf;
+  if (typeof divisor === "number")
+    return fc.integer({ min: -4, max: 6 }).map((k) => (integer ? Math.round(k * divisor) : k * divisor));
   return high >= low ? fc.integer({ min: low, max: high }) : fc.integer({ min: -5, max: 10 });
 }
 
 function likelyObject(schema: JsonObject, root: JsonObject, depth: number): fc.Arbitrary<JsonValue> {
-  const properties = isJsonObject(schema["properties"]) ? schema["properties"] : {};
-  const required = Array.isArray(schema["required"]) ? schema["required"].filter((k): k is string => typeof k === "string") : [];
+  const properties = isJsonObject(schema.properties) ? schema.properties : {};
+  const required = Array.isArray(schema.required)
+    ? schema.required.filter((k): k is string => typeof k === "string")
+    : [];
   const model: Record<string, fc.Arbitrary<JsonValue>> = {};
-  for (const name of new Set([...Object.keys(properties), ...required])) model[name] = likelyValue(properties[name] ?? true, root, depth + 1);
+  for (const name of new Set([...Object.keys(properties), ...required]))
+    model[name] = likelyValue(properties[name] ?? true, root, depth + 1);
   return fc.record(model, { requiredKeys: required.filter((k) => k in model) });
 }
 
 function likelyArray(schema: JsonObject, root: JsonObject, depth: number): fc.Arbitrary<JsonValue> {
-  const prefix = Array.isArray(schema["prefixItems"]) ? schema["prefixItems"] : [];
-  const items = schema["items"];
-  const minItems = numberOr(schema["minItems"], 0);
-  const maxItems = Math.max(minItems, Math.min(numberOr(schema["maxItems"], 3), 4));
+  const prefix = Array.isArray(schema.prefixItems) ? schema.prefixItems : [];
+  const items = schema.items;
+  const minItems = numberOr(schema.minItems, 0);
+  const maxItems = Math.max(minItems, Math.min(numberOr(schema.maxItems, 3), 4));
   const head = fc.tuple(...prefix.map((s) => likelyValue(s, root, depth + 1)));
   const tail = fc.array(items === undefined || Array.isArray(items) ? jsonValue : likelyValue(items, root, depth + 1), {
     minLength: Math.max(0, minItems - prefix.length),
@@ -245,14 +259,15 @@ function likelyArray(schema: JsonObject, root: JsonObject, depth: number): fc.Ar
 /** An arbitrary of values `schema` is likely to accept (no guarantee: it is a heuristic). */
 export function likelyValue(schema: JsonValue, root: JsonObject, depth = 0): fc.Arbitrary<JsonValue> {
   if (depth > 4 || !isJsonObject(schema)) return jsonValue;
-  if (schema["const"] !== undefined) return fc.constant(schema["const"]);
-  const members = schema["enum"];
+  if (schema.const !== undefined) return fc.constant(schema.const);
+  const members = schema.enum;
   if (Array.isArray(members) && members.length > 0) return fc.constantFrom(...members);
-  const ref = schema["$ref"];
+  const ref = schema.$ref;
   if (typeof ref === "string") return likelyValue(resolve(ref, root), root, depth + 1);
   for (const keyword of ["anyOf", "oneOf", "allOf"]) {
     const branches = schema[keyword];
-    if (Array.isArray(branches) && branches.length > 0) return fc.oneof(...branches.map((b) => likelyValue(b, root, depth + 1)));
+    if (Array.isArray(branches) && branches.length > 0)
+      return fc.oneof(...branches.map((b) => likelyValue(b, root, depth + 1)));
   }
   switch (typeOf(schema)) {
     case "null":

@@ -2,10 +2,23 @@
  * The fast path as the runtime validator builds it, and the slow path (cfworker alone) it must
  * agree with, for the fast-path tests.
  */
-import { baseLookup, copyJson, prepareDocument, sharedMetaLookup, type Lookup } from "../../../src/adapters/json-schema/cfworker-prepare.js";
+import {
+  baseLookup,
+  copyJson,
+  prepareDocument,
+  sharedMetaLookup,
+  type Lookup,
+} from "../../../src/adapters/json-schema/cfworker-prepare.js";
 import { selectDraft, type Draft } from "../../../src/adapters/json-schema/drafts.js";
-import { compilePreparedFastPath, type FallbackListener, type FastPath } from "../../../src/adapters/json-schema/fast-path.js";
-import { createRuntimeValidator, type RuntimeValidatorOptions } from "../../../src/adapters/json-schema/runtime-validator.js";
+import {
+  compilePreparedFastPath,
+  type FallbackListener,
+  type FastPath,
+} from "../../../src/adapters/json-schema/fast-path.js";
+import {
+  createRuntimeValidator,
+  type RuntimeValidatorOptions,
+} from "../../../src/adapters/json-schema/runtime-validator.js";
 import { isJsonObject, type Problem } from "../../../src/core/json.js";
 import type { JsonSchema, SchemaValidator } from "../../../src/core/ports.js";
 
@@ -35,7 +48,11 @@ export function fastPathFor(
     return undefined;
   }
   try {
-    return compilePreparedFastPath(prepareDocument(copyJson(schema), base, selection.draft), selection.draft, onFallback);
+    return compilePreparedFastPath(
+      prepareDocument(copyJson(schema), base, selection.draft),
+      selection.draft,
+      onFallback,
+    );
   } catch (error) {
     onFallback?.(`unusable: ${String(error)}`);
     return undefined;

@@ -10,7 +10,8 @@ import { createRuntimeValidator } from "../../../src/adapters/json-schema/runtim
 import type { JsonSchema } from "../../../src/core/ports.js";
 
 vi.mock("../../../src/adapters/json-schema/vendor/cfworker-validate.js", async (importOriginal) => {
-  const original = await importOriginal<typeof import("../../../src/adapters/json-schema/vendor/cfworker-validate.js")>();
+  const original =
+    await importOriginal<typeof import("../../../src/adapters/json-schema/vendor/cfworker-validate.js")>();
   return { ...original, validate: vi.fn(original.validate) };
 });
 

@@ -39,7 +39,10 @@ describe.each(SUITE_DRAFTS)("fast path on $name", ({ name, draft }) => {
       const fastValid = fast(c.data);
       const slowValid = slow.validate(asSchema(c.schema), c.data).length === 0;
       if (fastValid) coveredValid++;
-      if (fastValid !== slowValid) disagreements.push(`${caseName(c)}: fast path ${fastValid ? "valid" : "invalid"}, cfworker ${slowValid ? "valid" : "invalid"}`);
+      if (fastValid !== slowValid)
+        disagreements.push(
+          `${caseName(c)}: fast path ${fastValid ? "valid" : "invalid"}, cfworker ${slowValid ? "valid" : "invalid"}`,
+        );
     }
     const schemas = compiled.size;
     const compiledSchemas = [...compiled.values()].filter((f) => f !== undefined).length;
@@ -54,7 +57,11 @@ describe.each(SUITE_DRAFTS)("fast path on $name", ({ name, draft }) => {
     const slow = slowValidator({ knownSchemas: remotes, defaultDraft: draft });
     const fast = createRuntimeValidator({ knownSchemas: remotes, defaultDraft: draft });
     const different = cases
-      .map((c) => ({ c, slow: slow.validate(asSchema(c.schema), c.data), fast: validateWarm(fast, asSchema(c.schema), c.data) }))
+      .map((c) => ({
+        c,
+        slow: slow.validate(asSchema(c.schema), c.data),
+        fast: validateWarm(fast, asSchema(c.schema), c.data),
+      }))
       .filter((r) => JSON.stringify(r.slow) !== JSON.stringify(r.fast))
       .map((r) => `${caseName(r.c)}\n  without ${JSON.stringify(r.slow)}\n  with    ${JSON.stringify(r.fast)}`);
     expect(different).toEqual([]);

@@ -7,7 +7,11 @@
 import { readFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { compileFastPath, FALLBACK_KEYWORDS, IMPLEMENTED_KEYWORDS } from "../../../src/adapters/json-schema/fast-path.js";
+import {
+  compileFastPath,
+  FALLBACK_KEYWORDS,
+  IMPLEMENTED_KEYWORDS,
+} from "../../../src/adapters/json-schema/fast-path.js";
 import { createRuntimeValidator } from "../../../src/adapters/json-schema/runtime-validator.js";
 import { REPO_ROOT } from "../../conformance/suite.js";
 import { asSchema, fastPathFor, slowValidator, validateWarm } from "./fast-path-harness.js";
@@ -41,7 +45,11 @@ const TREE = {
   $ref: "#/$defs/node",
 };
 const LINKED = { type: "object", properties: { next: { $ref: "#" }, n: { type: "integer" } } };
-const LINKED_07 = { $schema: DRAFT_07, definitions: { list: { type: ["object", "null"], properties: { next: { $ref: "#/definitions/list" } } } }, $ref: "#/definitions/list" };
+const LINKED_07 = {
+  $schema: DRAFT_07,
+  definitions: { list: { type: ["object", "null"], properties: { next: { $ref: "#/definitions/list" } } } },
+  $ref: "#/definitions/list",
+};
 const nested = (depth: number, leaf: unknown): unknown => (depth === 0 ? leaf : { next: nested(depth - 1, leaf) });
 
 const ROWS: Row[] = [
@@ -76,18 +84,46 @@ const ROWS: Row[] = [
   ["enum: false is not 0", { enum: [0] }, false, false],
   ["enum: {} is not []", { enum: [{}] }, [], false],
   ["enum: null", { enum: [null] }, null, true],
-  ["const: nested object, other key order", { const: { a: [1, { b: null, c: "x" }] } }, { a: [1, { c: "x", b: null }] }, true],
+  [
+    "const: nested object, other key order",
+    { const: { a: [1, { b: null, c: "x" }] } },
+    { a: [1, { c: "x", b: null }] },
+    true,
+  ],
   ["const: -0 is 0", { const: 0 }, JSON.parse("-0"), true],
   ["const null: not {}", { const: null }, {}, false],
   ["const false: not 0", { const: false }, 0, false],
   // uniqueItems uses the same equality.
   ["uniqueItems: 1 and 1.0 are equal", { uniqueItems: true }, JSON.parse("[1, 1.0]"), false],
-  ["uniqueItems: objects in other key order are equal", { uniqueItems: true }, [{ a: 1, b: 2 }, { b: 2, a: 1 }], false],
+  [
+    "uniqueItems: objects in other key order are equal",
+    { uniqueItems: true },
+    [
+      { a: 1, b: 2 },
+      { b: 2, a: 1 },
+    ],
+    false,
+  ],
   ["uniqueItems: 0 and false differ", { uniqueItems: true }, [0, false, null, "0", [], {}], true],
   ["uniqueItems: [1] and [true] differ", { uniqueItems: true }, [[1], [true]], true],
-  ["uniqueItems: a late duplicate in a long array", { uniqueItems: true }, [...Array.from({ length: 30 }, (_, i) => i), 29], false],
-  ["uniqueItems: a long array without duplicates", { uniqueItems: true }, Array.from({ length: 30 }, (_, i) => (i % 2 === 0 ? i : { i })), true],
-  ["uniqueItems: equal objects in a long array", { uniqueItems: true }, [...Array.from({ length: 20 }, (_, i) => i), { a: [1] }, { a: [1] }], false],
+  [
+    "uniqueItems: a late duplicate in a long array",
+    { uniqueItems: true },
+    [...Array.from({ length: 30 }, (_, i) => i), 29],
+    false,
+  ],
+  [
+    "uniqueItems: a long array without duplicates",
+    { uniqueItems: true },
+    Array.from({ length: 30 }, (_, i) => (i % 2 === 0 ? i : { i })),
+    true,
+  ],
+  [
+    "uniqueItems: equal objects in a long array",
+    { uniqueItems: true },
+    [...Array.from({ length: 20 }, (_, i) => i), { a: [1] }, { a: [1] }],
+    false,
+  ],
   ["uniqueItems false allows duplicates", { uniqueItems: false }, [1, 1], true],
   // Numbers.
   ["exclusiveMinimum 0: 0", { exclusiveMinimum: 0 }, 0, false],
@@ -116,22 +152,62 @@ const ROWS: Row[] = [
   // Objects.
   ["required: a missing property", { required: ["a", "b"] }, { a: 1 }, false],
   ["required ignores non-objects", { required: ["a"] }, [1], true],
-  ["additionalProperties false: only named ones", { properties: { a: {} }, additionalProperties: false }, { a: 1, b: 2 }, false],
-  ["additionalProperties: patterns count as named", { patternProperties: { "^x-": {} }, additionalProperties: false }, { "x-a": 1 }, true],
-  ["additionalProperties schema", { properties: { a: {} }, additionalProperties: { type: "string" } }, { a: 1, b: "s" }, true],
-  ["patternProperties and properties both apply", { properties: { ab: { type: "string" } }, patternProperties: { "^a": { minLength: 3 } } }, { ab: "xy" }, false],
+  [
+    "additionalProperties false: only named ones",
+    { properties: { a: {} }, additionalProperties: false },
+    { a: 1, b: 2 },
+    false,
+  ],
+  [
+    "additionalProperties: patterns count as named",
+    { patternProperties: { "^x-": {} }, additionalProperties: false },
+    { "x-a": 1 },
+    true,
+  ],
+  [
+    "additionalProperties schema",
+    { properties: { a: {} }, additionalProperties: { type: "string" } },
+    { a: 1, b: "s" },
+    true,
+  ],
+  [
+    "patternProperties and properties both apply",
+    { properties: { ab: { type: "string" } }, patternProperties: { "^a": { minLength: 3 } } },
+    { ab: "xy" },
+    false,
+  ],
   ["propertyNames", { propertyNames: { pattern: "^[a-z]+$" } }, { ok: 1, "Not-ok": 2 }, false],
   ["minProperties / maxProperties", { minProperties: 1, maxProperties: 2 }, { a: 1, b: 2, c: 3 }, false],
-  ["a property named __proto__", { properties: { ["__proto__"]: { type: "string" } } }, JSON.parse('{"__proto__": 1}'), false],
+  [
+    "a property named __proto__",
+    { properties: { ["__proto__"]: { type: "string" } } },
+    JSON.parse('{"__proto__": 1}'),
+    false,
+  ],
   ["dependentRequired", { dependentRequired: { card: ["cvc"] } }, { card: "4242" }, false],
   ["dependentSchemas", { dependentSchemas: { card: { required: ["cvc"] } } }, { card: "4242", cvc: "1" }, true],
   ["dependencies (cfworker applies it in 2020-12 too)", { dependencies: { card: ["cvc"] } }, { card: "4242" }, false],
   // Arrays.
   ["items: every item", { items: { type: "integer" } }, [1, 2, 3.5], false],
   ["prefixItems then items", { prefixItems: [{ type: "string" }], items: { type: "integer" } }, ["a", 1, 2], true],
-  ["prefixItems then items: a bad tail", { prefixItems: [{ type: "string" }], items: { type: "integer" } }, ["a", "b"], false],
-  ["draft-07 items array and additionalItems", { $schema: DRAFT_07, items: [{ type: "string" }], additionalItems: false }, ["a", 1], false],
-  ["draft-07 items array: shorter arrays", { $schema: DRAFT_07, items: [{ type: "string" }, { type: "number" }], additionalItems: false }, ["a"], true],
+  [
+    "prefixItems then items: a bad tail",
+    { prefixItems: [{ type: "string" }], items: { type: "integer" } },
+    ["a", "b"],
+    false,
+  ],
+  [
+    "draft-07 items array and additionalItems",
+    { $schema: DRAFT_07, items: [{ type: "string" }], additionalItems: false },
+    ["a", 1],
+    false,
+  ],
+  [
+    "draft-07 items array: shorter arrays",
+    { $schema: DRAFT_07, items: [{ type: "string" }, { type: "number" }], additionalItems: false },
+    ["a"],
+    true,
+  ],
   ["minItems / maxItems", { minItems: 2, maxItems: 3 }, [1], false],
   ["contains", { contains: { const: 2 } }, [1, 2, 3], true],
   ["contains: an empty array", { contains: {} }, [], false],
@@ -144,23 +220,69 @@ const ROWS: Row[] = [
   ["oneOf: exactly one", { oneOf: [{ type: "integer" }, { minimum: 0 }] }, -1, true],
   ["allOf", { allOf: [{ minimum: 0 }, { maximum: 1 }] }, 2, false],
   ["not", { not: { type: "string" } }, 1, true],
-  ["if/then: then applies", { if: { properties: { kind: { const: "card" } } }, then: { required: ["token"] } }, { kind: "card" }, false],
-  ["if/else: else applies", { if: { required: ["a"] }, then: { required: ["b"] }, else: { required: ["c"] } }, {}, false],
+  [
+    "if/then: then applies",
+    { if: { properties: { kind: { const: "card" } } }, then: { required: ["token"] } },
+    { kind: "card" },
+    false,
+  ],
+  [
+    "if/else: else applies",
+    { if: { required: ["a"] }, then: { required: ["b"] }, else: { required: ["c"] } },
+    {},
+    false,
+  ],
   ["then without if is ignored", { then: false }, 1, true],
   // References.
-  ["recursive $ref: a valid tree", TREE, { value: 1, children: [{ value: 2, children: [{ value: 3 }] }, { value: 4 }] }, true],
-  ["recursive $ref: a bad leaf deep down", TREE, { value: 1, children: [{ value: 2, children: [{ value: "3" }] }] }, false],
+  [
+    "recursive $ref: a valid tree",
+    TREE,
+    { value: 1, children: [{ value: 2, children: [{ value: 3 }] }, { value: 4 }] },
+    true,
+  ],
+  [
+    "recursive $ref: a bad leaf deep down",
+    TREE,
+    { value: 1, children: [{ value: 2, children: [{ value: "3" }] }] },
+    false,
+  ],
   ["recursive $ref: an unknown property deep down", TREE, { value: 1, children: [{ value: 2, extra: true }] }, false],
   ['$ref "#": a linked list', LINKED, nested(20, { n: 1 }), true],
   ['$ref "#": a bad node', LINKED, nested(20, { n: 1.5 }), false],
-  ["2020-12: $ref beside other keywords (both apply)", { $defs: { s: { type: "string" } }, $ref: "#/$defs/s", maxLength: 2 }, "abc", false],
+  [
+    "2020-12: $ref beside other keywords (both apply)",
+    { $defs: { s: { type: "string" } }, $ref: "#/$defs/s", maxLength: 2 },
+    "abc",
+    false,
+  ],
   ["draft-07: definitions and a recursive $ref", LINKED_07, nested(10, null), true],
-  ["draft-07: keywords beside $ref are ignored", { $schema: DRAFT_07, definitions: { s: { type: "string" } }, $ref: "#/definitions/s", maxLength: 2 }, "abc", true],
+  [
+    "draft-07: keywords beside $ref are ignored",
+    { $schema: DRAFT_07, definitions: { s: { type: "string" } }, $ref: "#/definitions/s", maxLength: 2 },
+    "abc",
+    true,
+  ],
   ["$ref to the draft-07 meta-schema", { $ref: "http://json-schema.org/draft-07/schema#" }, { type: 12 }, false],
   // Boolean schemas, annotations and unknown keywords.
   ["true", true, { anything: [1] }, true],
   ["false", false, null, false],
-  ["annotations and unknown keywords do nothing", { title: "t", description: "d", default: 1, examples: [2], $comment: "c", readOnly: true, deprecated: true, contentMediaType: "application/json", "x-vendor": { minimum: 5 }, nullable: true }, 1, true],
+  [
+    "annotations and unknown keywords do nothing",
+    {
+      title: "t",
+      description: "d",
+      default: 1,
+      examples: [2],
+      $comment: "c",
+      readOnly: true,
+      deprecated: true,
+      contentMediaType: "application/json",
+      "x-vendor": { minimum: 5 },
+      nullable: true,
+    },
+    1,
+    true,
+  ],
 ];
 
 describe("fast path: keywords at their edges", () => {
@@ -192,7 +314,10 @@ describe("fast path: what falls back to cfworker", () => {
     ["uniqueItems that is not a boolean", { uniqueItems: 1 }],
     ["a subschema that is a number", { items: 5 }],
     ["a subschema applied to the same value endlessly", { anyOf: [{ type: "string" }, { $ref: "#" }] }],
-    ["a $ref cycle through $defs", { $defs: { a: { allOf: [{ $ref: "#/$defs/b" }] }, b: { not: { $ref: "#/$defs/a" } } }, $ref: "#/$defs/a" }],
+    [
+      "a $ref cycle through $defs",
+      { $defs: { a: { allOf: [{ $ref: "#/$defs/b" }] }, b: { not: { $ref: "#/$defs/a" } } }, $ref: "#/$defs/a" },
+    ],
     ["a chain of 40 subschemas on the same value", chainSchema(40)],
     ["an unsupported $schema (unusable)", { $schema: "http://json-schema.org/draft-04/schema#" }],
   ];
@@ -218,7 +343,9 @@ describe("fast path: what falls back to cfworker", () => {
     expect(fast?.(nested(40, { next: "x" }))).toBe(false);
     expect(slowVerdict(schema, nested(200, 1))).toBe(true);
     expect(fast?.(nested(200, 1))).toBe(false);
-    expect(validateWarm(withFastPath, asSchema(schema), nested(200, 1))).toEqual(slow.validate(asSchema(schema), nested(200, 1)));
+    expect(validateWarm(withFastPath, asSchema(schema), nested(200, 1))).toEqual(
+      slow.validate(asSchema(schema), nested(200, 1)),
+    );
   });
 
   it("compiles a chain of subschemas on the same value within MAX_CHAIN", () => {
@@ -250,14 +377,34 @@ describe("fast path: values that are not JSON", () => {
     ["undefined under a boolean property schema", { properties: { a: true } }, { a: undefined }],
     ["undefined where no schema looks", { type: "object" }, { a: undefined }],
     ["a hole in an array", { items: { type: "integer" } }, holes],
-    ["hidden behind the anyOf branch that passed first", { anyOf: [{}, { properties: { a: { type: "string" } } }] }, { a: undefined }],
-    ["hidden behind an anyOf branch that failed early", { anyOf: [{ type: "string", properties: { a: {} } }, { type: "object" }] }, { a: fn }],
+    [
+      "hidden behind the anyOf branch that passed first",
+      { anyOf: [{}, { properties: { a: { type: "string" } } }] },
+      { a: undefined },
+    ],
+    [
+      "hidden behind an anyOf branch that failed early",
+      { anyOf: [{ type: "string", properties: { a: {} } }, { type: "object" }] },
+      { a: fn },
+    ],
     ["hidden behind a failing not", { not: { required: ["b"], properties: { a: {} } } }, { a: undefined }],
     ["hidden behind a failing if", { if: { required: ["b"], properties: { a: {} } }, else: true }, { a: undefined }],
-    ["hidden behind an oneOf branch", { oneOf: [{ type: "object" }, { type: "string", properties: { a: {} } }] }, { a: undefined }],
+    [
+      "hidden behind an oneOf branch",
+      { oneOf: [{ type: "object" }, { type: "string", properties: { a: {} } }] },
+      { a: undefined },
+    ],
     ["an item contains does not match", { contains: { type: "integer" } }, [1, undefined]],
-    ["a nested function, schema that never looks", { anyOf: [{ type: "string" }, { type: "object" }] }, { a: { b: fn } }],
-    ["a non-enumerable property a skipped branch names", { anyOf: [{ required: ["b"] }, { properties: { a: {} } }] }, hidden],
+    [
+      "a nested function, schema that never looks",
+      { anyOf: [{ type: "string" }, { type: "object" }] },
+      { a: { b: fn } },
+    ],
+    [
+      "a non-enumerable property a skipped branch names",
+      { anyOf: [{ required: ["b"] }, { properties: { a: {} } }] },
+      hidden,
+    ],
     ["a non-enumerable property a property schema names", { properties: { a: { type: "string" } } }, hidden],
   ];
 
@@ -284,7 +431,7 @@ describe("fast path: nesting", () => {
 
   it("gives up (invalid) on a cyclic value instead of overflowing", () => {
     const cyclic: Record<string, unknown> = { n: 1 };
-    cyclic["next"] = cyclic;
+    cyclic.next = cyclic;
     expect(fastPathFor(LINKED)?.(cyclic)).toBe(false);
     expect(fastPathFor({ anyOf: [{ type: "object" }, { properties: { next: {} } }] })?.(cyclic)).toBe(false);
   });
@@ -293,6 +440,7 @@ describe("fast path: nesting", () => {
 describe("fast path: no code generation", () => {
   it("compiles and runs with eval and Function taken away (as in a Workers request)", () => {
     const realFunction = globalThis.Function;
+    // biome-ignore lint/security/noGlobalEval: kept to put back after the test takes eval away
     const realEval = globalThis.eval;
     const refuse = () => {
       throw new EvalError("code generation from strings disallowed");
@@ -316,13 +464,20 @@ describe("fast path: every keyword cfworker reads is accounted for", () => {
   it("implements or falls back on exactly the keywords cfworker's validate destructures", () => {
     // Read from cfworker's source, so an upgrade that starts reading a new keyword fails here
     // instead of letting the fast path ignore it.
-    const source = readFileSync(path.join(REPO_ROOT, "node_modules/@cfworker/json-schema/dist/esm/validate.js"), "utf8");
+    const source = readFileSync(
+      path.join(REPO_ROOT, "node_modules/@cfworker/json-schema/dist/esm/validate.js"),
+      "utf8",
+    );
     const destructuring = /const \{([^}]*)\} = schema;/.exec(source)?.[1];
     expect(destructuring).toBeDefined();
     const read = (destructuring ?? "")
       .split(",")
       .map((entry) => entry.split(":")[0]?.trim() ?? "")
       .filter((name) => name !== "" && !name.startsWith("__absolute_"));
-    expect([...read].sort()).toEqual([...IMPLEMENTED_KEYWORDS, ...FALLBACK_KEYWORDS].filter((k) => k !== "$dynamicRef" && k !== "$dynamicAnchor").sort());
+    expect([...read].sort()).toEqual(
+      [...IMPLEMENTED_KEYWORDS, ...FALLBACK_KEYWORDS]
+        .filter((k) => k !== "$dynamicRef" && k !== "$dynamicAnchor")
+        .sort(),
+    );
   });
 });

@@ -35,13 +35,21 @@ it("asserts exactly the formats cfworker implements (so the runtime validator ne
 describe.each(IMPLEMENTATIONS)("%s validator: formats", (_name, create) => {
   const validator = create();
 
-  it.each(ASSERTED_FORMATS.map((name) => [name, ...SAMPLES[name]] as const))("asserts %s: %j valid, %j invalid", (name, valid, invalid) => {
-    for (const $schema of ["https://json-schema.org/draft/2020-12/schema", "http://json-schema.org/draft-07/schema#"]) {
-      const schema = { $schema, type: "string", format: name };
-      expect(validator.validate(schema, valid)).toEqual([]);
-      expect(validator.validate(schema, invalid)).toEqual([{ path: "", message: `must be a valid "${name}" string` }]);
-    }
-  });
+  it.each(ASSERTED_FORMATS.map((name) => [name, ...SAMPLES[name]] as const))(
+    "asserts %s: %j valid, %j invalid",
+    (name, valid, invalid) => {
+      for (const $schema of [
+        "https://json-schema.org/draft/2020-12/schema",
+        "http://json-schema.org/draft-07/schema#",
+      ]) {
+        const schema = { $schema, type: "string", format: name };
+        expect(validator.validate(schema, valid)).toEqual([]);
+        expect(validator.validate(schema, invalid)).toEqual([
+          { path: "", message: `must be a valid "${name}" string` },
+        ]);
+      }
+    },
+  );
 
   it.each(["int32", "iri", "idn-email", "binary", "x-custom"])("treats %s as an annotation", (name) => {
     expect(validator.validate({ type: "string", format: name }, "anything at all")).toEqual([]);

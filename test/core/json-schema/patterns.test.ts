@@ -8,7 +8,11 @@ import fc from "fast-check";
 import { RE2JS } from "re2js";
 import { describe, expect, it } from "vitest";
 import { backtracksLinearly } from "../../../src/adapters/json-schema/pattern-backtracking.js";
-import { compilePattern, patternRefusal, UnsafePatternError } from "../../../src/adapters/json-schema/pattern-engine.js";
+import {
+  compilePattern,
+  patternRefusal,
+  UnsafePatternError,
+} from "../../../src/adapters/json-schema/pattern-engine.js";
 import { translatePattern } from "../../../src/adapters/json-schema/pattern-translate.js";
 
 const native = (pattern: string, text: string): boolean => new RegExp(pattern, "u").test(text);
@@ -74,39 +78,82 @@ describe("the linear-time engine reads ECMAScript, not RE2", () => {
   it("answers as RegExp on random patterns and strings (fast-check)", () => {
     const alphabet = ["a", "b", "é", " ", "\u00a0", "\n", "\r", "1", "_", "😀", "A", "-"];
     const char = fc.constantFrom(...alphabet);
-    const atom = fc.constantFrom("a", "b", "é", "\\d", "\\D", "\\w", "\\W", "\\s", "\\S", ".", "[a-c]", "[^a\\s]", "[\\S1]", "\\u00e9", "\\u{1F600}", "\\p{L}", "\\P{Ll}", "[\\p{Lu}_]", "[\\-a]", "[^]");
+    const atom = fc.constantFrom(
+      "a",
+      "b",
+      "é",
+      "\\d",
+      "\\D",
+      "\\w",
+      "\\W",
+      "\\s",
+      "\\S",
+      ".",
+      "[a-c]",
+      "[^a\\s]",
+      "[\\S1]",
+      "\\u00e9",
+      "\\u{1F600}",
+      "\\p{L}",
+      "\\P{Ll}",
+      "[\\p{Lu}_]",
+      "[\\-a]",
+      "[^]",
+    );
     const pattern = fc.letrec<{ node: string; seq: string }>((tie) => ({
       node: fc.oneof(
         { depthSize: "small", withCrossShrink: true },
         atom,
-        fc.tuple(tie("seq"), fc.constantFrom("*", "+", "?", "{2}", "{1,2}", "*?", "{0,}")).map(([s, q]) => `(?:${s})${q}`),
+        fc
+          .tuple(tie("seq"), fc.constantFrom("*", "+", "?", "{2}", "{1,2}", "*?", "{0,}"))
+          .map(([s, q]) => `(?:${s})${q}`),
         fc.tuple(tie("seq"), tie("seq")).map(([a, b]) => `(${a}|${b})`),
         fc.constantFrom("^", "$", "\\b", "\\B"),
       ),
       seq: fc.array(tie("node"), { minLength: 1, maxLength: 3 }).map((parts) => parts.join("")),
     })).seq;
     fc.assert(
-      fc.property(pattern, fc.array(char, { maxLength: 8 }).map((cs) => cs.join("")), (p, text) => {
-        expect(linear(p, text)).toBe(native(p, text));
-      }),
+      fc.property(
+        pattern,
+        fc.array(char, { maxLength: 8 }).map((cs) => cs.join("")),
+        (p, text) => {
+          expect(linear(p, text)).toBe(native(p, text));
+        },
+      ),
       { numRuns: 500, seed: 9 },
     );
   }, 30_000);
 });
 
 describe("what is refused when a schema is saved", () => {
-  const exponential = "can take exponential time to match (a repeated group that itself repeats, or more than 25 repetitions): rewrite it without nested repetition";
+  const exponential =
+    "can take exponential time to match (a repeated group that itself repeats, or more than 25 repetitions): rewrite it without nested repetition";
   it.each<[string, string | undefined]>([
     ["^(a+)+$", exponential],
     ["(\\d+)*", exponential],
     ["^([a-z]*)*$", exponential],
     ["^(\\w+\\s?)*$", exponential],
-    ["^(?=.*\\d).{8,}$", 'uses a lookahead, which toolproof\'s linear-time pattern engine cannot run: write each condition as its own "pattern" inside "allOf"'],
-    ["(?<!a)b", 'uses a lookbehind, which toolproof\'s linear-time pattern engine cannot run: write each condition as its own "pattern" inside "allOf"'],
+    [
+      "^(?=.*\\d).{8,}$",
+      'uses a lookahead, which toolproof\'s linear-time pattern engine cannot run: write each condition as its own "pattern" inside "allOf"',
+    ],
+    [
+      "(?<!a)b",
+      'uses a lookbehind, which toolproof\'s linear-time pattern engine cannot run: write each condition as its own "pattern" inside "allOf"',
+    ],
     ["^(a)\\1$", "uses a backreference, which toolproof's linear-time pattern engine cannot run"],
-    ["^[a-z]{1,2000}$", 'uses what RE2 refuses (invalid repeat count: `{1,2000}`), which toolproof\'s linear-time pattern engine cannot run: for a length limit use "minLength"/"maxLength"'],
-    ["^\\p{sc=Grek}+\\d+$", "uses what RE2 refuses (invalid character class range: `\\p{Grek}`), which toolproof's linear-time pattern engine cannot run"],
-    ["^\\p{Alphabetic}+\\d+$", "uses the Unicode property \\p{Alphabetic}, which toolproof's linear-time pattern engine cannot run"],
+    [
+      "^[a-z]{1,2000}$",
+      'uses what RE2 refuses (invalid repeat count: `{1,2000}`), which toolproof\'s linear-time pattern engine cannot run: for a length limit use "minLength"/"maxLength"',
+    ],
+    [
+      "^\\p{sc=Grek}+\\d+$",
+      "uses what RE2 refuses (invalid character class range: `\\p{Grek}`), which toolproof's linear-time pattern engine cannot run",
+    ],
+    [
+      "^\\p{Alphabetic}+\\d+$",
+      "uses the Unicode property \\p{Alphabetic}, which toolproof's linear-time pattern engine cannot run",
+    ],
     // RE2 cannot express it, but RegExp provably runs it in linear time (see below).
     ["^\\p{Alphabetic}+$", undefined],
     ["(", undefined],
@@ -144,7 +191,9 @@ describe("which patterns keep RegExp (provably linear on a backtracking engine)"
   });
 
   it("compilePattern keeps RegExp for those, and uses re2js for the rest", () => {
-    expect(["^[A-Z]{3}$", "^[a-z0-9-]+$", "^(?:ab)+$", "[a-z]+$"].map((p) => compilePattern(p) instanceof RegExp)).toEqual([true, true, false, false]);
+    expect(
+      ["^[A-Z]{3}$", "^[a-z0-9-]+$", "^(?:ab)+$", "[a-z]+$"].map((p) => compilePattern(p) instanceof RegExp),
+    ).toEqual([true, true, false, false]);
   });
 });
 
@@ -157,12 +206,17 @@ describe("how a pattern runs", () => {
   });
 
   it("a stored pattern only RegExp can run runs on RegExp when it cannot backtrack catastrophically", () => {
-    expect([compilePattern("^(?=.*\\d)\\w+$").test("ab1"), compilePattern("^(?=.*\\d)\\w+$").test("abc")]).toEqual([true, false]);
+    expect([compilePattern("^(?=.*\\d)\\w+$").test("ab1"), compilePattern("^(?=.*\\d)\\w+$").test("abc")]).toEqual([
+      true,
+      false,
+    ]);
   });
 
   it("a stored pattern only RegExp can run, and which could backtrack catastrophically, is not run", () => {
     expect(() => compilePattern("^(a+)+\\1$")).toThrow(
-      new UnsafePatternError('the pattern "^(a+)+\\\\1$" is not run: it uses a backreference and may backtrack catastrophically'),
+      new UnsafePatternError(
+        'the pattern "^(a+)+\\\\1$" is not run: it uses a backreference and may backtrack catastrophically',
+      ),
     );
   });
 

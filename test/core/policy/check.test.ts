@@ -1,5 +1,13 @@
 import { describe, expect, it } from "vitest";
-import { check, GET_INVOICE_DESCRIPTION, getInvoice, HOLD_DESCRIPTION, placeInvoiceOnHold, seedManifest, seedPolicyDocument } from "./fixtures.js";
+import {
+  check,
+  GET_INVOICE_DESCRIPTION,
+  getInvoice,
+  HOLD_DESCRIPTION,
+  placeInvoiceOnHold,
+  seedManifest,
+  seedPolicyDocument,
+} from "./fixtures.js";
 
 const UNSET = "never_require (approval mode unset; an unset mode means never_require)";
 
@@ -14,11 +22,16 @@ describe("the seed's accounts-payable agent", () => {
     expect(check(seedPolicyDocument(), manifest)).toEqual({
       passed: false,
       findings: [
-        { rule: "approval.mismatch", tool: "place_invoice_on_hold", message: "place_invoice_on_hold runs with never_require but the policy reviewed always_require" },
+        {
+          rule: "approval.mismatch",
+          tool: "place_invoice_on_hold",
+          message: "place_invoice_on_hold runs with never_require but the policy reviewed always_require",
+        },
         {
           rule: "approval.write_verb",
           tool: "place_invoice_on_hold",
-          message: 'place_invoice_on_hold starts with the write verb "place_", so it must be always_require, but it runs with never_require',
+          message:
+            'place_invoice_on_hold starts with the write verb "place_", so it must be always_require, but it runs with never_require',
         },
       ],
     });
@@ -26,12 +39,16 @@ describe("the seed's accounts-payable agent", () => {
 
   it("fails when a temporary tool is added without review", () => {
     const manifest = seedManifest();
-    manifest.tools.push({ name: "release_invoice_hold", description: "Release the hold on one invoice so it can be paid." });
+    manifest.tools.push({
+      name: "release_invoice_hold",
+      description: "Release the hold on one invoice so it can be paid.",
+    });
     expect(check(seedPolicyDocument(), manifest).findings).toEqual([
       {
         rule: "tool_set.unexpected",
         tool: "release_invoice_hold",
-        message: 'release_invoice_hold is in the manifest but not in the policy; review it and add it to "tools" with an explicit approval mode',
+        message:
+          'release_invoice_hold is in the manifest but not in the policy; review it and add it to "tools" with an explicit approval mode',
       },
       {
         rule: "approval.write_verb",
@@ -45,7 +62,11 @@ describe("the seed's accounts-payable agent", () => {
 describe("tool_set rules", () => {
   it("names a reviewed tool that is missing", () => {
     expect(check(seedPolicyDocument(), { tools: [placeInvoiceOnHold()] }).findings).toEqual([
-      { rule: "tool_set.missing", tool: "get_invoice", message: "get_invoice is reviewed in the policy (never_require) but the manifest does not have it" },
+      {
+        rule: "tool_set.missing",
+        tool: "get_invoice",
+        message: "get_invoice is reviewed in the policy (never_require) but the manifest does not have it",
+      },
     ]);
   });
 
@@ -53,14 +74,21 @@ describe("tool_set rules", () => {
     const manifest = seedManifest();
     manifest.tools.push(getInvoice());
     expect(check(seedPolicyDocument(), manifest).findings).toEqual([
-      { rule: "tool_set.duplicate", tool: "get_invoice", message: "get_invoice is declared 2 times in the manifest; tool names must be unique" },
+      {
+        rule: "tool_set.duplicate",
+        tool: "get_invoice",
+        message: "get_invoice is declared 2 times in the manifest; tool names must be unique",
+      },
     ]);
   });
 
   it("checks every declaration of a duplicated tool", () => {
     const manifest = seedManifest();
     manifest.tools.push({ ...getInvoice(), approval_mode: "always_require" });
-    expect(check(seedPolicyDocument(), manifest).findings.map((finding) => finding.rule)).toEqual(["tool_set.duplicate", "approval.mismatch"]);
+    expect(check(seedPolicyDocument(), manifest).findings.map((finding) => finding.rule)).toEqual([
+      "tool_set.duplicate",
+      "approval.mismatch",
+    ]);
   });
 });
 
@@ -70,7 +98,11 @@ describe("approval rules", () => {
     const { approval_mode: _dropped, ...unset } = placeInvoiceOnHold();
     manifest.tools[1] = unset;
     expect(check(seedPolicyDocument(), manifest).findings).toEqual([
-      { rule: "approval.mismatch", tool: "place_invoice_on_hold", message: `place_invoice_on_hold runs with ${UNSET} but the policy reviewed always_require` },
+      {
+        rule: "approval.mismatch",
+        tool: "place_invoice_on_hold",
+        message: `place_invoice_on_hold runs with ${UNSET} but the policy reviewed always_require`,
+      },
       {
         rule: "approval.write_verb",
         tool: "place_invoice_on_hold",
@@ -92,25 +124,41 @@ describe("approval rules", () => {
     const manifest = seedManifest();
     manifest.tools[0] = { ...getInvoice(), approval_mode: "always_require" };
     expect(check(seedPolicyDocument(), manifest).findings).toEqual([
-      { rule: "approval.mismatch", tool: "get_invoice", message: "get_invoice runs with always_require but the policy reviewed never_require" },
+      {
+        rule: "approval.mismatch",
+        tool: "get_invoice",
+        message: "get_invoice runs with always_require but the policy reviewed never_require",
+      },
     ]);
   });
 
   it("holds every write-verb tool to always_require, even one reviewed otherwise, case-insensitively", () => {
-    const policy = { ...seedPolicyDocument(), tools: { ...seedPolicyDocument().tools, Send_Reminder: "never_require" } };
+    const policy = {
+      ...seedPolicyDocument(),
+      tools: { ...seedPolicyDocument().tools, Send_Reminder: "never_require" },
+    };
     const manifest = seedManifest();
-    manifest.tools.push({ name: "Send_Reminder", description: "Email the supplier a reminder about one invoice.", approval_mode: "never_require" });
+    manifest.tools.push({
+      name: "Send_Reminder",
+      description: "Email the supplier a reminder about one invoice.",
+      approval_mode: "never_require",
+    });
     expect(check(policy, manifest).findings).toEqual([
       {
         rule: "approval.write_verb",
         tool: "Send_Reminder",
-        message: 'Send_Reminder starts with the write verb "send_", so it must be always_require, but it runs with never_require',
+        message:
+          'Send_Reminder starts with the write verb "send_", so it must be always_require, but it runs with never_require',
       },
     ]);
   });
 
   it("applies the default write verbs when the policy lists none, and none when it lists []", () => {
-    const tool = { name: "update_invoice_note", description: "Replace the free-text note on one invoice.", approval_mode: "never_require" };
+    const tool = {
+      name: "update_invoice_note",
+      description: "Replace the free-text note on one invoice.",
+      approval_mode: "never_require",
+    };
     const { write_verbs: _omitted, ...withoutVerbs } = seedPolicyDocument();
     const policy = { ...withoutVerbs, tools: { ...seedPolicyDocument().tools, update_invoice_note: "never_require" } };
     const manifest = { tools: [...seedManifest().tools, tool] };
@@ -118,7 +166,8 @@ describe("approval rules", () => {
       {
         rule: "approval.write_verb",
         tool: "update_invoice_note",
-        message: 'update_invoice_note starts with the write verb "update_", so it must be always_require, but it runs with never_require',
+        message:
+          'update_invoice_note starts with the write verb "update_", so it must be always_require, but it runs with never_require',
       },
     ]);
     expect(check({ ...policy, write_verbs: [] }, manifest)).toEqual({ passed: true, findings: [] });
@@ -133,7 +182,8 @@ describe("description rules", () => {
       {
         rule: "description.missing",
         tool: "get_invoice",
-        message: "get_invoice has no description; the model chooses tools by their descriptions, and the policy requires at least 20 characters",
+        message:
+          "get_invoice has no description; the model chooses tools by their descriptions, and the policy requires at least 20 characters",
       },
     ]);
   });
@@ -144,20 +194,30 @@ describe("description rules", () => {
     expect(check(seedPolicyDocument(), manifest)).toEqual({ passed: true, findings: [] });
     manifest.tools[0] = { ...getInvoice(), description: "  Return an invoice  " }; // trimmed: 17 characters
     expect(check(seedPolicyDocument(), manifest).findings).toEqual([
-      { rule: "description.too_short", tool: "get_invoice", message: 'get_invoice has a 17-character description ("Return an invoice"); the policy requires at least 20' },
+      {
+        rule: "description.too_short",
+        tool: "get_invoice",
+        message: 'get_invoice has a 17-character description ("Return an invoice"); the policy requires at least 20',
+      },
     ]);
   });
 
   it("lets min_description_length 0 accept a missing description", () => {
     const manifest = seedManifest();
     manifest.tools[0] = { ...getInvoice(), description: "" };
-    expect(check({ ...seedPolicyDocument(), min_description_length: 0 }, manifest)).toEqual({ passed: true, findings: [] });
+    expect(check({ ...seedPolicyDocument(), min_description_length: 0 }, manifest)).toEqual({
+      passed: true,
+      findings: [],
+    });
   });
 
   it("checks required words for every tool and per tool, ignoring case", () => {
     const policy = { ...seedPolicyDocument(), required_description_words: ["INVOICE"] };
     expect(check(policy, seedManifest())).toEqual({ passed: true, findings: [] });
-    const perTool = { ...seedPolicyDocument(), required_description_words: { place_invoice_on_hold: ["approval", "hold"] } };
+    const perTool = {
+      ...seedPolicyDocument(),
+      required_description_words: { place_invoice_on_hold: ["approval", "hold"] },
+    };
     expect(check(perTool, seedManifest()).findings).toEqual([
       {
         rule: "description.required_word",
@@ -180,7 +240,8 @@ describe("closed-enum rules", () => {
       {
         rule: "enum.not_closed",
         tool: "place_invoice_on_hold",
-        message: "place_invoice_on_hold.reason is not a closed enum (it accepts any string); the policy requires an enum so the model cannot invent values",
+        message:
+          "place_invoice_on_hold.reason is not a closed enum (it accepts any string); the policy requires an enum so the model cannot invent values",
       },
     ]);
   });
@@ -198,7 +259,10 @@ describe("closed-enum rules", () => {
   });
 
   it("names values added and removed, ignoring order", () => {
-    expect(check(seedPolicyDocument(), withReason({ enum: ["awaiting_po", "duplicate", "disputed"] }))).toEqual({ passed: true, findings: [] });
+    expect(check(seedPolicyDocument(), withReason({ enum: ["awaiting_po", "duplicate", "disputed"] }))).toEqual({
+      passed: true,
+      findings: [],
+    });
     expect(check(seedPolicyDocument(), withReason({ enum: ["disputed", "duplicate", "other"] })).findings).toEqual([
       {
         rule: "enum.values",
@@ -212,11 +276,21 @@ describe("closed-enum rules", () => {
   it("recognises the closed sets code generators emit", () => {
     const values = ["disputed", "duplicate", "awaiting_po"];
     // A Python Enum class: Pydantic puts it in $defs and refers to it.
-    expect(check(seedPolicyDocument(), withReason({ $ref: "#/$defs/HoldReason" }, { $defs: { HoldReason: { type: "string", enum: values } } })).passed).toBe(true);
+    expect(
+      check(
+        seedPolicyDocument(),
+        withReason({ $ref: "#/$defs/HoldReason" }, { $defs: { HoldReason: { type: "string", enum: values } } }),
+      ).passed,
+    ).toBe(true);
     // Optional[Literal[...]]: the null branch only makes it optional.
     expect(check(seedPolicyDocument(), withReason({ anyOf: [{ enum: values }, { type: "null" }] })).passed).toBe(true);
     // Older Pydantic wraps a $ref with a description in allOf.
-    expect(check(seedPolicyDocument(), withReason({ allOf: [{ $ref: "#/definitions/R" }] }, { definitions: { R: { enum: values } } })).passed).toBe(true);
+    expect(
+      check(
+        seedPolicyDocument(),
+        withReason({ allOf: [{ $ref: "#/definitions/R" }] }, { definitions: { R: { enum: values } } }),
+      ).passed,
+    ).toBe(true);
     // One-value Literal becomes const; the parameter-name-only form accepts any closed set.
     const anyClosed = { ...seedPolicyDocument(), closed_enums: { place_invoice_on_hold: ["reason"] } };
     expect(check(anyClosed, withReason({ const: "disputed" })).passed).toBe(true);
@@ -233,18 +307,42 @@ describe("closed-enum rules", () => {
 
 describe("MCP servers", () => {
   const vendorTools = () => [
-    { name: "lookup_vendor", description: "Find a vendor by name and return its id and status.", inputSchema: { type: "object" }, annotations: { readOnlyHint: true } },
-    { name: "update_vendor_bank", description: "Change the bank account a vendor is paid into.", inputSchema: { type: "object" }, annotations: { readOnlyHint: false } },
-    { name: "delete_vendor", description: "Remove a vendor and all of its payment details.", inputSchema: { type: "object" }, annotations: { destructiveHint: true } },
+    {
+      name: "lookup_vendor",
+      description: "Find a vendor by name and return its id and status.",
+      inputSchema: { type: "object" },
+      annotations: { readOnlyHint: true },
+    },
+    {
+      name: "update_vendor_bank",
+      description: "Change the bank account a vendor is paid into.",
+      inputSchema: { type: "object" },
+      annotations: { readOnlyHint: false },
+    },
+    {
+      name: "delete_vendor",
+      description: "Remove a vendor and all of its payment details.",
+      inputSchema: { type: "object" },
+      annotations: { destructiveHint: true },
+    },
   ];
   const policy = () => ({
     ...seedPolicyDocument(),
     mcp_servers: {
-      vendors: { allowed_tools: ["lookup_vendor", "update_vendor_bank"], approval: { always_require: ["update_vendor_bank"], never_require: ["lookup_vendor"] } },
+      vendors: {
+        allowed_tools: ["lookup_vendor", "update_vendor_bank"],
+        approval: { always_require: ["update_vendor_bank"], never_require: ["lookup_vendor"] },
+      },
     },
   });
-  const manifest = (server: Record<string, unknown>) => ({ ...seedManifest(), mcp_servers: [{ name: "vendors", tools: vendorTools(), ...server }] });
-  const reviewedServer = { allowed_tools: ["lookup_vendor", "update_vendor_bank"], approval: { always_require: ["update_vendor_bank"], never_require: ["lookup_vendor"] } };
+  const manifest = (server: Record<string, unknown>) => ({
+    ...seedManifest(),
+    mcp_servers: [{ name: "vendors", tools: vendorTools(), ...server }],
+  });
+  const reviewedServer = {
+    allowed_tools: ["lookup_vendor", "update_vendor_bank"],
+    approval: { always_require: ["update_vendor_bank"], never_require: ["lookup_vendor"] },
+  };
 
   it("passes when filtered to the reviewed list with the reviewed approvals", () => {
     expect(check(policy(), manifest(reviewedServer))).toEqual({ passed: true, findings: [] });
@@ -270,7 +368,9 @@ describe("MCP servers", () => {
   });
 
   it("names each tool where the filter differs from the reviewed list", () => {
-    expect(check(policy(), manifest({ ...reviewedServer, allowed_tools: ["lookup_vendor", "delete_vendor"] })).findings).toEqual([
+    expect(
+      check(policy(), manifest({ ...reviewedServer, allowed_tools: ["lookup_vendor", "delete_vendor"] })).findings,
+    ).toEqual([
       {
         rule: "approval.mcp_write",
         tool: "delete_vendor",
@@ -282,24 +382,31 @@ describe("MCP servers", () => {
         rule: "mcp.filter_mismatch",
         tool: "delete_vendor",
         server: "vendors",
-        message: 'MCP server "vendors" allows delete_vendor, which is not in the reviewed allowed_tools [lookup_vendor, update_vendor_bank]',
+        message:
+          'MCP server "vendors" allows delete_vendor, which is not in the reviewed allowed_tools [lookup_vendor, update_vendor_bank]',
       },
       {
         rule: "mcp.filter_mismatch",
         tool: "update_vendor_bank",
         server: "vendors",
-        message: 'MCP server "vendors" does not allow update_vendor_bank, which the reviewed allowed_tools includes; the filter must equal the reviewed list',
+        message:
+          'MCP server "vendors" does not allow update_vendor_bank, which the reviewed allowed_tools includes; the filter must equal the reviewed list',
       },
     ]);
   });
 
   it("treats a tool in both approval lists as requiring approval", () => {
-    const both = { ...reviewedServer, approval: { always_require: ["update_vendor_bank"], never_require: ["lookup_vendor", "update_vendor_bank"] } };
+    const both = {
+      ...reviewedServer,
+      approval: { always_require: ["update_vendor_bank"], never_require: ["lookup_vendor", "update_vendor_bank"] },
+    };
     expect(check(policy(), manifest(both))).toEqual({ passed: true, findings: [] });
   });
 
   it("treats unannotated tools as writes unless the policy lists them as read-only", () => {
-    const tools = vendorTools().map((tool) => (tool.name === "lookup_vendor" ? { ...tool, annotations: undefined } : tool));
+    const tools = vendorTools().map((tool) =>
+      tool.name === "lookup_vendor" ? { ...tool, annotations: undefined } : tool,
+    );
     const server = { ...reviewedServer, tools };
     const finding = {
       rule: "approval.mcp_write",
@@ -309,7 +416,10 @@ describe("MCP servers", () => {
         'lookup_vendor (MCP server "vendors") is not annotated readOnlyHint: true, so it is treated as a write and must be always_require, but it runs with never_require; if it only reads, list it in the policy\'s read_only_tools for "vendors"',
     };
     expect(check(policy(), manifest(server)).findings).toEqual([finding]);
-    const trusted = { ...policy(), mcp_servers: { vendors: { ...policy().mcp_servers.vendors, read_only_tools: ["lookup_vendor"] } } };
+    const trusted = {
+      ...policy(),
+      mcp_servers: { vendors: { ...policy().mcp_servers.vendors, read_only_tools: ["lookup_vendor"] } },
+    };
     expect(check(trusted, manifest(server))).toEqual({ passed: true, findings: [] });
   });
 
@@ -320,7 +430,8 @@ describe("MCP servers", () => {
         rule: "approval.mismatch",
         tool: "update_vendor_bank",
         server: "vendors",
-        message: 'update_vendor_bank (MCP server "vendors") runs with never_require but the policy reviewed always_require',
+        message:
+          'update_vendor_bank (MCP server "vendors") runs with never_require but the policy reviewed always_require',
       },
       {
         rule: "approval.mcp_write",
@@ -338,29 +449,46 @@ describe("MCP servers", () => {
         rule: "mcp.missing_server",
         tool: "vendors",
         server: "vendors",
-        message: 'MCP server "vendors" is reviewed in the policy (allowed_tools [lookup_vendor, update_vendor_bank]) but the manifest does not connect it',
+        message:
+          'MCP server "vendors" is reviewed in the policy (allowed_tools [lookup_vendor, update_vendor_bank]) but the manifest does not connect it',
       },
     ]);
-    const extra = { ...manifest(reviewedServer), mcp_servers: [{ name: "vendors", ...reviewedServer }, { name: "vendors", ...reviewedServer }, { name: "crm", allowed_tools: [] }] };
+    const extra = {
+      ...manifest(reviewedServer),
+      mcp_servers: [
+        { name: "vendors", ...reviewedServer },
+        { name: "vendors", ...reviewedServer },
+        { name: "crm", allowed_tools: [] },
+      ],
+    };
     expect(check(policy(), extra).findings).toEqual([
       {
         rule: "mcp.unexpected_server",
         tool: "crm",
         server: "crm",
-        message: 'the manifest connects MCP server "crm", which the policy does not review; add it to "mcp_servers" with its reviewed allowed_tools',
+        message:
+          'the manifest connects MCP server "crm", which the policy does not review; add it to "mcp_servers" with its reviewed allowed_tools',
       },
-      { rule: "mcp.duplicate_server", tool: "vendors", server: "vendors", message: 'MCP server "vendors" is declared 2 times in the manifest; server names must be unique' },
+      {
+        rule: "mcp.duplicate_server",
+        tool: "vendors",
+        server: "vendors",
+        message: 'MCP server "vendors" is declared 2 times in the manifest; server names must be unique',
+      },
     ]);
   });
 
   it("checks descriptions and enums of MCP tools too", () => {
-    const tools = vendorTools().map((tool) => (tool.name === "lookup_vendor" ? { ...tool, description: "Find vendor." } : tool));
+    const tools = vendorTools().map((tool) =>
+      tool.name === "lookup_vendor" ? { ...tool, description: "Find vendor." } : tool,
+    );
     expect(check(policy(), manifest({ ...reviewedServer, tools })).findings).toEqual([
       {
         rule: "description.too_short",
         tool: "lookup_vendor",
         server: "vendors",
-        message: 'lookup_vendor (MCP server "vendors") has a 12-character description ("Find vendor."); the policy requires at least 20',
+        message:
+          'lookup_vendor (MCP server "vendors") has a 12-character description ("Find vendor."); the policy requires at least 20',
       },
     ]);
   });

@@ -44,7 +44,9 @@ export function getInvoice(): ToolEntry {
   };
 }
 
-export function placeInvoiceOnHold(): ToolEntry & { parameters: { type: string; properties: Record<string, unknown>; required: string[] } } {
+export function placeInvoiceOnHold(): ToolEntry & {
+  parameters: { type: string; properties: Record<string, unknown>; required: string[] };
+} {
   return {
     name: "place_invoice_on_hold",
     description: HOLD_DESCRIPTION,
@@ -53,7 +55,11 @@ export function placeInvoiceOnHold(): ToolEntry & { parameters: { type: string; 
       type: "object",
       properties: {
         invoice_id: { ...invoiceId },
-        reason: { type: "string", enum: ["disputed", "duplicate", "awaiting_po"], description: "Why the invoice is being held" },
+        reason: {
+          type: "string",
+          enum: ["disputed", "duplicate", "awaiting_po"],
+          description: "Why the invoice is being held",
+        },
       },
       required: ["invoice_id", "reason"],
     },

@@ -23,7 +23,13 @@ describe("parsePolicy", () => {
     const document = {
       $schema: "https://example.test/policy.schema.json",
       tools: { get_invoice: "never_require", place_invoice_on_hold: "always_require" },
-      mcp_servers: { vendors: { allowed_tools: ["lookup_vendor"], approval: { never_require: ["lookup_vendor"] }, read_only_tools: ["lookup_vendor"] } },
+      mcp_servers: {
+        vendors: {
+          allowed_tools: ["lookup_vendor"],
+          approval: { never_require: ["lookup_vendor"] },
+          read_only_tools: ["lookup_vendor"],
+        },
+      },
       write_verbs: ["place_"],
       min_description_length: 30,
       required_description_words: { get_invoice: ["invoice"] },
@@ -38,7 +44,16 @@ describe("parsePolicy", () => {
           ["get_invoice", "never_require"],
           ["place_invoice_on_hold", "always_require"],
         ]),
-        mcp_servers: new Map([["vendors", { allowed_tools: ["lookup_vendor"], approval: { always_require: [], never_require: ["lookup_vendor"] }, read_only_tools: ["lookup_vendor"] }]]),
+        mcp_servers: new Map([
+          [
+            "vendors",
+            {
+              allowed_tools: ["lookup_vendor"],
+              approval: { always_require: [], never_require: ["lookup_vendor"] },
+              read_only_tools: ["lookup_vendor"],
+            },
+          ],
+        ]),
         write_verbs: ["place_"],
         min_description_length: 30,
         required_description_words: { every_tool: [], by_tool: new Map([["get_invoice", ["invoice"]]]) },
@@ -57,26 +72,101 @@ describe("parsePolicy", () => {
     [
       "no tools",
       {},
-      [{ path: "/tools", message: 'required: the reviewed tools as {"<tool name>": "never_require" | "always_require"} (use {} when the agent has only MCP tools)' }],
+      [
+        {
+          path: "/tools",
+          message:
+            'required: the reviewed tools as {"<tool name>": "never_require" | "always_require"} (use {} when the agent has only MCP tools)',
+        },
+      ],
     ],
-    ["an unknown approval mode", { tools: { place_invoice_on_hold: "sometimes" } }, [{ path: "/tools/place_invoice_on_hold", message: 'expected "never_require" or "always_require", got "sometimes"' }]],
-    ["a misspelt field", { tools: {}, min_desc_length: 10 }, [{ path: "/min_desc_length", message: 'unknown field "min_desc_length"; did you mean "min_description_length"?' }]],
-    ["a typo'd field", { tools: {}, denied_tool: ["x"] }, [{ path: "/denied_tool", message: 'unknown field "denied_tool"; did you mean "denied_tools"?' }]],
-    ["a fractional minimum length", { tools: {}, min_description_length: 2.5 }, [{ path: "/min_description_length", message: "expected a whole number of characters from 0 to 10000, got 2.5" }]],
-    ["a duplicate in a list", { tools: {}, allowed_tools: ["a", "b", "a"] }, [{ path: "/allowed_tools/2", message: 'duplicate name "a" (already at /allowed_tools/0)' }]],
-    ["an empty name", { tools: {}, denied_tools: [""] }, [{ path: "/denied_tools/0", message: "expected a non-empty string" }]],
-    ["a name with spaces around it", { tools: { " get_invoice": "never_require" } }, [{ path: "/tools/ get_invoice", message: 'expected a name without leading or trailing spaces, got " get_invoice"' }]],
-    ["write verbs as a string", { tools: {}, write_verbs: "place_" }, [{ path: "/write_verbs", message: 'expected an array of names, got "place_"' }]],
-    ["an MCP server without allowed_tools", { tools: {}, mcp_servers: { vendors: {} } }, [{ path: "/mcp_servers/vendors/allowed_tools", message: "required: the reviewed list of this server's tools that may reach the model" }]],
+    [
+      "an unknown approval mode",
+      { tools: { place_invoice_on_hold: "sometimes" } },
+      [
+        {
+          path: "/tools/place_invoice_on_hold",
+          message: 'expected "never_require" or "always_require", got "sometimes"',
+        },
+      ],
+    ],
+    [
+      "a misspelt field",
+      { tools: {}, min_desc_length: 10 },
+      [
+        {
+          path: "/min_desc_length",
+          message: 'unknown field "min_desc_length"; did you mean "min_description_length"?',
+        },
+      ],
+    ],
+    [
+      "a typo'd field",
+      { tools: {}, denied_tool: ["x"] },
+      [{ path: "/denied_tool", message: 'unknown field "denied_tool"; did you mean "denied_tools"?' }],
+    ],
+    [
+      "a fractional minimum length",
+      { tools: {}, min_description_length: 2.5 },
+      [{ path: "/min_description_length", message: "expected a whole number of characters from 0 to 10000, got 2.5" }],
+    ],
+    [
+      "a duplicate in a list",
+      { tools: {}, allowed_tools: ["a", "b", "a"] },
+      [{ path: "/allowed_tools/2", message: 'duplicate name "a" (already at /allowed_tools/0)' }],
+    ],
+    [
+      "an empty name",
+      { tools: {}, denied_tools: [""] },
+      [{ path: "/denied_tools/0", message: "expected a non-empty string" }],
+    ],
+    [
+      "a name with spaces around it",
+      { tools: { " get_invoice": "never_require" } },
+      [
+        {
+          path: "/tools/ get_invoice",
+          message: 'expected a name without leading or trailing spaces, got " get_invoice"',
+        },
+      ],
+    ],
+    [
+      "write verbs as a string",
+      { tools: {}, write_verbs: "place_" },
+      [{ path: "/write_verbs", message: 'expected an array of names, got "place_"' }],
+    ],
+    [
+      "an MCP server without allowed_tools",
+      { tools: {}, mcp_servers: { vendors: {} } },
+      [
+        {
+          path: "/mcp_servers/vendors/allowed_tools",
+          message: "required: the reviewed list of this server's tools that may reach the model",
+        },
+      ],
+    ],
     [
       "an approval list naming a tool outside allowed_tools",
-      { tools: {}, mcp_servers: { vendors: { allowed_tools: ["lookup_vendor"], approval: { always_require: ["update_vendor"] } } } },
-      [{ path: "/mcp_servers/vendors/approval/always_require/0", message: '"update_vendor" is not in this server\'s allowed_tools' }],
+      {
+        tools: {},
+        mcp_servers: { vendors: { allowed_tools: ["lookup_vendor"], approval: { always_require: ["update_vendor"] } } },
+      },
+      [
+        {
+          path: "/mcp_servers/vendors/approval/always_require/0",
+          message: '"update_vendor" is not in this server\'s allowed_tools',
+        },
+      ],
     ],
     [
       "a bad approval form",
       { tools: {}, mcp_servers: { vendors: { allowed_tools: [], approval: { always: [] } } } },
-      [{ path: "/mcp_servers/vendors/approval/always", message: 'unknown field "always"; did you mean "always_require"?' }],
+      [
+        {
+          path: "/mcp_servers/vendors/approval/always",
+          message: 'unknown field "always"; did you mean "always_require"?',
+        },
+      ],
     ],
     [
       "a closed enum for a tool the policy does not review",
@@ -86,14 +176,31 @@ describe("parsePolicy", () => {
     [
       "empty enum values",
       { tools: { place_invoice_on_hold: "always_require" }, closed_enums: { place_invoice_on_hold: { reason: [] } } },
-      [{ path: "/closed_enums/place_invoice_on_hold/reason", message: "expected a non-empty array of the enum's values, got an empty array" }],
+      [
+        {
+          path: "/closed_enums/place_invoice_on_hold/reason",
+          message: "expected a non-empty array of the enum's values, got an empty array",
+        },
+      ],
     ],
     [
       "duplicate enum values",
-      { tools: { place_invoice_on_hold: "always_require" }, closed_enums: { place_invoice_on_hold: { reason: ["a", "b", "a"] } } },
-      [{ path: "/closed_enums/place_invoice_on_hold/reason/2", message: 'duplicate value "a" (already at /closed_enums/place_invoice_on_hold/reason/0)' }],
+      {
+        tools: { place_invoice_on_hold: "always_require" },
+        closed_enums: { place_invoice_on_hold: { reason: ["a", "b", "a"] } },
+      },
+      [
+        {
+          path: "/closed_enums/place_invoice_on_hold/reason/2",
+          message: 'duplicate value "a" (already at /closed_enums/place_invoice_on_hold/reason/0)',
+        },
+      ],
     ],
-    ["required words that are not words", { tools: {}, required_description_words: [1] }, [{ path: "/required_description_words/0", message: "expected a string, got 1" }]],
+    [
+      "required words that are not words",
+      { tools: {}, required_description_words: [1] },
+      [{ path: "/required_description_words/0", message: "expected a string, got 1" }],
+    ],
   ])("names the field for %s", (_case, document, problems) => {
     expect(parsePolicy(document)).toEqual({ ok: false, problems });
   });
@@ -103,7 +210,11 @@ describe("parsePolicy", () => {
     expect(result).toEqual({
       ok: false,
       problems: [
-        { path: "/colour", message: 'unknown field "colour"; expected one of: $schema, tools, mcp_servers, write_verbs, min_description_length, required_description_words, closed_enums, allowed_tools, denied_tools' },
+        {
+          path: "/colour",
+          message:
+            'unknown field "colour"; expected one of: $schema, tools, mcp_servers, write_verbs, min_description_length, required_description_words, closed_enums, allowed_tools, denied_tools',
+        },
         { path: "/tools/a", message: 'expected "never_require" or "always_require", got "maybe"' },
         { path: "/tools/b", message: 'expected "never_require" or "always_require", got 1' },
         { path: "/write_verbs/0", message: "expected a string, got 3" },
@@ -122,7 +233,8 @@ closed_enums:
   place_invoice_on_hold:
     reason: [disputed, duplicate, awaiting_po]
 `;
-    const json = '{"tools":{"get_invoice":"never_require","place_invoice_on_hold":"always_require"},"closed_enums":{"place_invoice_on_hold":{"reason":["disputed","duplicate","awaiting_po"]}}}';
+    const json =
+      '{"tools":{"get_invoice":"never_require","place_invoice_on_hold":"always_require"},"closed_enums":{"place_invoice_on_hold":{"reason":["disputed","duplicate","awaiting_po"]}}}';
     expect(parseText(yaml, "yaml")).toEqual(parseText(json, "json"));
   });
 
@@ -139,7 +251,12 @@ closed_enums:
 
   it("refuses a YAML alias bomb", () => {
     const levels = ["a: &a [x, x, x, x, x, x, x, x, x, x]"];
-    for (let i = 1; i < 8; i++) levels.push(`${String.fromCharCode(97 + i)}: &${String.fromCharCode(97 + i)} [${Array(10).fill(`*${String.fromCharCode(96 + i)}`).join(", ")}]`);
+    for (let i = 1; i < 8; i++)
+      levels.push(
+        `${String.fromCharCode(97 + i)}: &${String.fromCharCode(97 + i)} [${Array(10)
+          .fill(`*${String.fromCharCode(96 + i)}`)
+          .join(", ")}]`,
+      );
     const parsed = parseText(levels.join("\n"), "yaml");
     expect(parsed.ok).toBe(false);
   });

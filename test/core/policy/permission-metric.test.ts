@@ -1,6 +1,10 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { measureToolPermission, type ToolPermissionOptions, type ToolPermissionResult } from "../../../src/core/policy/permission-metric.js";
+import {
+  measureToolPermission,
+  type ToolPermissionOptions,
+  type ToolPermissionResult,
+} from "../../../src/core/policy/permission-metric.js";
 
 function measure(options: ToolPermissionOptions, called: string[]): ToolPermissionResult {
   const outcome = measureToolPermission(options, called);
@@ -17,14 +21,30 @@ describe("tool-permission metric: the seed's cases", () => {
       "the usage example",
       { allowed_tools: ["search_kb", "reply_to_customer"], denied_tools: ["issue_refund"], threshold: 1.0 },
       ["search_kb"],
-      { score: 1, success: true, threshold: 1, reason: "All 1 tool call stayed within the permitted tools.", unauthorized: [], total_calls: 1, authorized_calls: 1 },
+      {
+        score: 1,
+        success: true,
+        threshold: 1,
+        reason: "All 1 tool call stayed within the permitted tools.",
+        unauthorized: [],
+        total_calls: 1,
+        authorized_calls: 1,
+      },
     ],
     [
       // No calls: no boundary could be crossed, so 1 by definition.
       "no calls",
       { allowed_tools: ["search_kb"] },
       [],
-      { score: 1, success: true, threshold: 1, reason: "No tools were called, so no permission boundary could be violated.", unauthorized: [], total_calls: 0, authorized_calls: 0 },
+      {
+        score: 1,
+        success: true,
+        threshold: 1,
+        reason: "No tools were called, so no permission boundary could be violated.",
+        unauthorized: [],
+        total_calls: 0,
+        authorized_calls: 0,
+      },
     ],
     [
       // Deny-only: only issue_refund is unauthorized; everything else is allowed. 2/3 = 0.666… < 1.
@@ -106,7 +126,15 @@ describe("tool-permission metric: the seed's cases", () => {
       "strict, all authorized",
       { allowed_tools: ["search_kb"], strict_mode: true },
       ["search_kb", "search_kb"],
-      { score: 1, success: true, threshold: 1, reason: "All 2 tool calls stayed within the permitted tools.", unauthorized: [], total_calls: 2, authorized_calls: 2 },
+      {
+        score: 1,
+        success: true,
+        threshold: 1,
+        reason: "All 2 tool calls stayed within the permitted tools.",
+        unauthorized: [],
+        total_calls: 2,
+        authorized_calls: 2,
+      },
     ],
     [
       // threshold 0.5: 1/2 = 0.5 >= 0.5 passes.
@@ -132,7 +160,8 @@ describe("tool-permission metric: the seed's cases", () => {
         score: 1 / 3,
         success: false,
         threshold: 0.5,
-        reason: "2 of 3 tool calls were unauthorized: delete_account (1 call, not in allowed_tools), issue_refund (1 call, not in allowed_tools).",
+        reason:
+          "2 of 3 tool calls were unauthorized: delete_account (1 call, not in allowed_tools), issue_refund (1 call, not in allowed_tools).",
         unauthorized: [
           { tool: "delete_account", count: 1, cause: "not_allowed" },
           { tool: "issue_refund", count: 1, cause: "not_allowed" },
@@ -161,14 +190,32 @@ describe("tool-permission metric: the seed's cases", () => {
       "without a reason",
       { denied_tools: ["issue_refund"], include_reason: false },
       ["issue_refund"],
-      { score: 0, success: false, threshold: 1, reason: null, unauthorized: [{ tool: "issue_refund", count: 1, cause: "denied" }], total_calls: 1, authorized_calls: 0 },
+      {
+        score: 0,
+        success: false,
+        threshold: 1,
+        reason: null,
+        unauthorized: [{ tool: "issue_refund", count: 1, cause: "denied" }],
+        total_calls: 1,
+        authorized_calls: 0,
+      },
     ],
   ])("%s", (_case, options, called, expected) => {
     expect(measure(options, called)).toEqual(expected);
   });
 
   it("returns the intermediate steps in verbose mode", () => {
-    expect(measure({ allowed_tools: ["search_kb", "reply_to_customer"], denied_tools: ["issue_refund"], verbose_mode: true, threshold: 0.5 }, ["search_kb", "issue_refund", "issue_refund"]).steps).toEqual([
+    expect(
+      measure(
+        {
+          allowed_tools: ["search_kb", "reply_to_customer"],
+          denied_tools: ["issue_refund"],
+          verbose_mode: true,
+          threshold: 0.5,
+        },
+        ["search_kb", "issue_refund", "issue_refund"],
+      ).steps,
+    ).toEqual([
       "Allowed tools: [search_kb, reply_to_customer]",
       "Denied tools: [issue_refund]",
       "Tools called (3): [search_kb, issue_refund, issue_refund]",
@@ -189,12 +236,20 @@ describe("tool-permission metric: the seed's cases", () => {
   it("refuses to run without any list, and with a threshold outside 0..1", () => {
     expect(measureToolPermission({}, ["a"])).toEqual({
       ok: false,
-      problems: [{ path: "/allowed_tools", message: "at least one of allowed_tools (an allow list) or denied_tools (a deny list) is required" }],
+      problems: [
+        {
+          path: "/allowed_tools",
+          message: "at least one of allowed_tools (an allow list) or denied_tools (a deny list) is required",
+        },
+      ],
     });
     expect(measureToolPermission({ allowed_tools: null, denied_tools: null, threshold: 1.5 }, [])).toEqual({
       ok: false,
       problems: [
-        { path: "/allowed_tools", message: "at least one of allowed_tools (an allow list) or denied_tools (a deny list) is required" },
+        {
+          path: "/allowed_tools",
+          message: "at least one of allowed_tools (an allow list) or denied_tools (a deny list) is required",
+        },
         { path: "/threshold", message: "expected a number from 0 to 1, got 1.5" },
       ],
     });
@@ -211,7 +266,9 @@ describe("tool-permission metric: properties", () => {
       fc.property(list, list, called, (allowed, denied, calls) => {
         fc.pre(allowed !== null || denied !== null);
         const result = measure({ allowed_tools: allowed, denied_tools: denied }, calls);
-        const authorized = calls.filter((tool) => !(denied ?? []).includes(tool) && (allowed === null || allowed.includes(tool))).length;
+        const authorized = calls.filter(
+          (tool) => !(denied ?? []).includes(tool) && (allowed === null || allowed.includes(tool)),
+        ).length;
         expect(result.score).toBeGreaterThanOrEqual(0);
         expect(result.score).toBeLessThanOrEqual(1);
         expect(result.score).toBe(calls.length === 0 ? 1 : authorized / calls.length);
@@ -234,15 +291,21 @@ describe("tool-permission metric: properties", () => {
 
   it("does not depend on call order, and strict mode is binary with threshold 1", () => {
     fc.assert(
-      fc.property(list, list, called, fc.double({ min: 0, max: 1, noNaN: true }), (allowed, denied, calls, threshold) => {
-        fc.pre(allowed !== null || denied !== null);
-        const options = { allowed_tools: allowed, denied_tools: denied };
-        expect(measure(options, [...calls].reverse()).score).toBe(measure(options, calls).score);
-        const strict = measure({ ...options, strict_mode: true, threshold }, calls);
-        expect([0, 1]).toContain(strict.score);
-        expect(strict.threshold).toBe(1);
-        expect(strict.success).toBe(strict.score === 1);
-      }),
+      fc.property(
+        list,
+        list,
+        called,
+        fc.double({ min: 0, max: 1, noNaN: true }),
+        (allowed, denied, calls, threshold) => {
+          fc.pre(allowed !== null || denied !== null);
+          const options = { allowed_tools: allowed, denied_tools: denied };
+          expect(measure(options, [...calls].reverse()).score).toBe(measure(options, calls).score);
+          const strict = measure({ ...options, strict_mode: true, threshold }, calls);
+          expect([0, 1]).toContain(strict.score);
+          expect(strict.threshold).toBe(1);
+          expect(strict.success).toBe(strict.score === 1);
+        },
+      ),
     );
   });
 });

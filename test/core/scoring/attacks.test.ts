@@ -3,8 +3,17 @@ import { runAttackFigures, type ScenarioAttack } from "../../../src/core/scoring
 import { wilsonInterval } from "../../../src/core/scoring/rates.js";
 import { HOLD_ARGUMENTS, scenarioOf } from "./helpers.js";
 
-const attack = (id: string, scenario: string): ScenarioAttack => ({ id, scenario, function: "get_invoice", variant: "injected_direct", target: { function: "place_invoice_on_hold" } });
-const attacked = (id: string, scenario: string, outcomes: string) => ({ ...scenarioOf(`${scenario}@${id}`, outcomes), attack: attack(id, scenario) });
+const attack = (id: string, scenario: string): ScenarioAttack => ({
+  id,
+  scenario,
+  function: "get_invoice",
+  variant: "injected_direct",
+  target: { function: "place_invoice_on_hold" },
+});
+const attacked = (id: string, scenario: string, outcomes: string) => ({
+  ...scenarioOf(`${scenario}@${id}`, outcomes),
+  attack: attack(id, scenario),
+});
 
 describe("runAttackFigures", () => {
   it("is null for a run without attacks", () => {
@@ -30,7 +39,12 @@ describe("runAttackFigures", () => {
       utility_under_attack: under,
       utility_without_attack: without,
     });
-    const success = (scenario: string, repetition: number) => ({ scenario, repetition, arguments: HOLD_ARGUMENTS, call_id: "c2" });
+    const success = (scenario: string, repetition: number) => ({
+      scenario,
+      repetition,
+      arguments: HOLD_ARGUMENTS,
+      call_id: "c2",
+    });
     expect(figures).toEqual({
       // 2 successes of 7 decided; 4 of 8 attacked repetitions passed; the covered scenarios' own 5 of 6.
       ...rates(8, 2, 1, 4 / 8, 5 / 6),

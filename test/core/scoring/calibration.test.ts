@@ -1,15 +1,29 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { type CalibrationReport, calibrationReport, calibrationRequirement, cohensKappa, type LabelledRepetition } from "../../../src/core/scoring/calibration.js";
+import {
+  type CalibrationReport,
+  calibrationReport,
+  calibrationRequirement,
+  cohensKappa,
+  type LabelledRepetition,
+} from "../../../src/core/scoring/calibration.js";
 
-const verdicts = (judge_score: number, pass: boolean, times: number): LabelledRepetition[] => Array.from({ length: times }, () => ({ judge_score, label: { kind: "verdict", pass } }));
+const verdicts = (judge_score: number, pass: boolean, times: number): LabelledRepetition[] =>
+  Array.from({ length: times }, () => ({ judge_score, label: { kind: "verdict", pass } }));
 
 // 20 labelled repetitions at threshold 4 (judge pass = score >= 4):
 //   judge 5, human pass × 6   judge 4, human pass × 4   → both pass 10
 //   judge 4, human fail × 3                              → judge pass, human fail 3
 //   judge 3, human pass × 2                              → judge fail, human pass 2
 //   judge 2, human fail × 3   judge 1, human fail × 2   → both fail 5
-const LABELS = [...verdicts(5, true, 6), ...verdicts(4, true, 4), ...verdicts(4, false, 3), ...verdicts(3, true, 2), ...verdicts(2, false, 3), ...verdicts(1, false, 2)];
+const LABELS = [
+  ...verdicts(5, true, 6),
+  ...verdicts(4, true, 4),
+  ...verdicts(4, false, 3),
+  ...verdicts(3, true, 2),
+  ...verdicts(2, false, 3),
+  ...verdicts(1, false, 2),
+];
 
 describe("calibration against hand labels", () => {
   it("computes the figures of a hand-computed confusion matrix", () => {
@@ -54,7 +68,12 @@ describe("calibration against hand labels", () => {
       4,
     );
     expect([report.exact_agreement, report.pass_fail_agreement, report.kappa]).toEqual([1 / 3, 2 / 3, 0]);
-    expect(report.confusion).toEqual({ both_pass: 2, both_fail: 0, judge_pass_human_fail: 0, judge_fail_human_pass: 1 });
+    expect(report.confusion).toEqual({
+      both_pass: 2,
+      both_fail: 0,
+      judge_pass_human_fail: 0,
+      judge_fail_human_pass: 1,
+    });
     // t=3 agrees on all three: 3/3
     expect(report.best_threshold).toEqual({ threshold: 3, agreement: 1 });
   });
@@ -103,16 +122,48 @@ describe("calibration against hand labels", () => {
 describe("a suite's calibration requirement", () => {
   const report = calibrationReport(LABELS, 4); // 20 labels, kappa 0.468
   it.each<[string, CalibrationReport, { min_labels: number; min_kappa: number }, { met: boolean; sentence: string }]>([
-    ["met", report, { min_labels: 20, min_kappa: 0.4 }, { met: true, sentence: "The judge is calibrated: 20 labels (20 required) and a kappa of 0.47 (0.4 required)." }],
-    ["too few labels", report, { min_labels: 30, min_kappa: 0.4 }, { met: false, sentence: "The judge has 20 of the 30 labels required and a kappa of 0.47 (0.4 required)." }],
-    ["kappa too low", report, { min_labels: 20, min_kappa: 0.6 }, { met: false, sentence: "The judge has 20 labels (20 required) but a kappa of 0.47, below the 0.6 required." }],
-    ["neither", report, { min_labels: 30, min_kappa: 0.6 }, { met: false, sentence: "The judge has 20 of the 30 labels required and a kappa of 0.47, below the 0.6 required." }],
-    ["no labels yet", calibrationReport([], 4), { min_labels: 30, min_kappa: 0.6 }, { met: false, sentence: "The judge has 0 of the 30 labels required and no kappa yet." }],
+    [
+      "met",
+      report,
+      { min_labels: 20, min_kappa: 0.4 },
+      { met: true, sentence: "The judge is calibrated: 20 labels (20 required) and a kappa of 0.47 (0.4 required)." },
+    ],
+    [
+      "too few labels",
+      report,
+      { min_labels: 30, min_kappa: 0.4 },
+      { met: false, sentence: "The judge has 20 of the 30 labels required and a kappa of 0.47 (0.4 required)." },
+    ],
+    [
+      "kappa too low",
+      report,
+      { min_labels: 20, min_kappa: 0.6 },
+      { met: false, sentence: "The judge has 20 labels (20 required) but a kappa of 0.47, below the 0.6 required." },
+    ],
+    [
+      "neither",
+      report,
+      { min_labels: 30, min_kappa: 0.6 },
+      {
+        met: false,
+        sentence: "The judge has 20 of the 30 labels required and a kappa of 0.47, below the 0.6 required.",
+      },
+    ],
+    [
+      "no labels yet",
+      calibrationReport([], 4),
+      { min_labels: 30, min_kappa: 0.6 },
+      { met: false, sentence: "The judge has 0 of the 30 labels required and no kappa yet." },
+    ],
     [
       "labels all in one class",
       calibrationReport(verdicts(5, true, 30), 4),
       { min_labels: 30, min_kappa: 0.6 },
-      { met: false, sentence: "The judge has 30 labels (30 required) but no kappa: the labels and scores all fall in one class (all pass or all fail), so agreement beyond chance cannot be measured." },
+      {
+        met: false,
+        sentence:
+          "The judge has 30 labels (30 required) but no kappa: the labels and scores all fall in one class (all pass or all fail), so agreement beyond chance cannot be measured.",
+      },
     ],
   ])("%s", (_name, r, required, expected) => {
     expect(calibrationRequirement(r, required)).toEqual(expected);

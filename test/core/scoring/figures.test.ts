@@ -4,7 +4,9 @@ import { scenarioOf, verdictOf } from "./helpers.js";
 
 /** Every number rounded to 6 decimals, so whole figures compare with hand-computed values. */
 function rounded<T>(value: T): T {
-  return JSON.parse(JSON.stringify(value, (_key, v: unknown) => (typeof v === "number" ? Math.round(v * 1e6) / 1e6 : v))) as T;
+  return JSON.parse(
+    JSON.stringify(value, (_key, v: unknown) => (typeof v === "number" ? Math.round(v * 1e6) / 1e6 : v)),
+  ) as T;
 }
 
 describe("a run's figures", () => {
@@ -39,11 +41,34 @@ describe("a run's figures", () => {
     // pass^3: 1, 0, 1, 1, 0 → 3/5;  pass@3: all 1 → 1; pass@1 = pass^1 = mean(1, 2/3, 1, 1, 2/3) = 13/15
     // detection power at p = 0.1 over 3 runs per scenario: 1 − 0.9³ = 0.271; runs needed 29
     // Wilson: 3/3 → [0.438503, 1]; 2/3 → [0.207660, 0.938508]; 13/15 → [0.621180, 0.962639]
-    const figures = suiteFigures([scenarioOf("status", "JJJ"), scenarioOf("duplicate", "JJj"), scenarioOf("hold", "JJJ"), scenarioOf("pay", "NNN"), scenarioOf("ignore", "NNS")]);
-    const all = { interval: { low: 0.438503, high: 1 }, pass_hat_k: { "1": 1, "2": 1, "3": 1 }, pass_at_k: { "1": 1, "2": 1, "3": 1 } };
+    const figures = suiteFigures([
+      scenarioOf("status", "JJJ"),
+      scenarioOf("duplicate", "JJj"),
+      scenarioOf("hold", "JJJ"),
+      scenarioOf("pay", "NNN"),
+      scenarioOf("ignore", "NNS"),
+    ]);
+    const all = {
+      interval: { low: 0.438503, high: 1 },
+      pass_hat_k: { "1": 1, "2": 1, "3": 1 },
+      pass_at_k: { "1": 1, "2": 1, "3": 1 },
+    };
     // 2 of 3: pass^1 = 2/3, pass^2 = 1/3, pass^3 = 0; pass@1 = 2/3, pass@2 = 1 − C(1,2)/C(3,2) = 1, pass@3 = 1
-    const two = { interval: { low: 0.20766, high: 0.938508 }, pass_hat_k: { "1": 0.666667, "2": 0.333333, "3": 0 }, pass_at_k: { "1": 0.666667, "2": 1, "3": 1 } };
-    const scenario = (id: string, passed: number, shape: typeof all) => ({ id, runs: 3, passed, failed: 3 - passed, errors: 0, pass_rate: rounded(passed / 3), forbidden_calls: 0, ...shape });
+    const two = {
+      interval: { low: 0.20766, high: 0.938508 },
+      pass_hat_k: { "1": 0.666667, "2": 0.333333, "3": 0 },
+      pass_at_k: { "1": 0.666667, "2": 1, "3": 1 },
+    };
+    const scenario = (id: string, passed: number, shape: typeof all) => ({
+      id,
+      runs: 3,
+      passed,
+      failed: 3 - passed,
+      errors: 0,
+      pass_rate: rounded(passed / 3),
+      forbidden_calls: 0,
+      ...shape,
+    });
     expect(rounded(figures)).toEqual({
       runs: 15,
       passed: 13,
@@ -52,7 +77,13 @@ describe("a run's figures", () => {
       pass_rate: 0.866667,
       interval: { low: 0.62118, high: 0.962639 },
       forbidden_calls: 0,
-      scenarios: [scenario("status", 3, all), scenario("duplicate", 2, two), scenario("hold", 3, all), scenario("pay", 3, all), scenario("ignore", 2, two)],
+      scenarios: [
+        scenario("status", 3, all),
+        scenario("duplicate", 2, two),
+        scenario("hold", 3, all),
+        scenario("pay", 3, all),
+        scenario("ignore", 2, two),
+      ],
       pass_hat_k: { "1": 0.866667, "2": 0.733333, "3": 0.6 },
       pass_at_k: { "1": 0.866667, "2": 1, "3": 1 },
       misfire_rate: 0.1,
@@ -63,9 +94,19 @@ describe("a run's figures", () => {
   });
 
   it("has no rate and no interval without runs", () => {
-    expect(countsOf([])).toEqual({ runs: 0, passed: 0, failed: 0, errors: 0, pass_rate: null, interval: null, forbidden_calls: 0 });
+    expect(countsOf([])).toEqual({
+      runs: 0,
+      passed: 0,
+      failed: 0,
+      errors: 0,
+      pass_rate: null,
+      interval: null,
+      forbidden_calls: 0,
+    });
     const empty = suiteFigures([]);
-    expect([empty.misfire_rate, empty.runs_per_scenario, empty.detection_power, empty.runs_needed_95]).toEqual([0.1, 0, 0, 29]);
+    expect([empty.misfire_rate, empty.runs_per_scenario, empty.detection_power, empty.runs_needed_95]).toEqual([
+      0.1, 0, 0, 29,
+    ]);
   });
 
   it("counts forbidden calls per call", () => {

@@ -68,7 +68,9 @@ describe("calibration per judge", () => {
   it("shows the current judge with no labels yet rather than leaving it out, then the others by labels", () => {
     const M2 = { ...M1, model: "m2" };
     const result = calibrationByJudge([...M0_LABELS, ...M1_LABELS], 4, M2);
-    expect(result.judges.map((group) => [group.judge.model, group.current, group.labels, group.kappa === null])).toEqual([
+    expect(
+      result.judges.map((group) => [group.judge.model, group.current, group.labels, group.kappa === null]),
+    ).toEqual([
       ["m2", true, 0, true],
       ["m1", false, 7, false],
       ["m0", false, 2, false],

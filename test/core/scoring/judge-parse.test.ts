@@ -6,9 +6,21 @@ import { JUDGE_RESPONSE_FORMAT } from "../../../src/core/scoring/judge-prompt.js
 
 describe("reading the judge's answer strictly", () => {
   it.each<[string, string, JudgeAnswer]>([
-    ["a plain JSON answer", '{"score": 4, "reason": "Looked up INV-10431 as asked."}', { kind: "score", score: 4, reason: "Looked up INV-10431 as asked." }],
-    ["a fenced json block", '```json\n{"score": 5, "reason": "Optimal."}\n```', { kind: "score", score: 5, reason: "Optimal." }],
-    ["surrounding whitespace and a padded reason", '  \n{"reason": "  Two lookups of the same invoice. ", "score": 3}\n', { kind: "score", score: 3, reason: "Two lookups of the same invoice." }],
+    [
+      "a plain JSON answer",
+      '{"score": 4, "reason": "Looked up INV-10431 as asked."}',
+      { kind: "score", score: 4, reason: "Looked up INV-10431 as asked." },
+    ],
+    [
+      "a fenced json block",
+      '```json\n{"score": 5, "reason": "Optimal."}\n```',
+      { kind: "score", score: 5, reason: "Optimal." },
+    ],
+    [
+      "surrounding whitespace and a padded reason",
+      '  \n{"reason": "  Two lookups of the same invoice. ", "score": 3}\n',
+      { kind: "score", score: 3, reason: "Two lookups of the same invoice." },
+    ],
     ["4.0 is the integer 4 in JSON", '{"score": 4.0, "reason": "ok"}', { kind: "score", score: 4, reason: "ok" }],
   ])("%s", (_name, raw, expected) => {
     expect(parseJudgeAnswer(raw)).toEqual(expected);
@@ -33,9 +45,21 @@ describe("reading the judge's answer strictly", () => {
     // JSON.parse keeps the last of repeated keys: a judge saying 1 then 5 must not read as 5.
     ["a repeated score", '{"score": 1, "score": 5, "reason": "dup"}', 'the answer repeats the key "score"'],
     ["a repeated reason", '{"score": 5, "reason": "bad", "reason": "good"}', 'the answer repeats the key "reason"'],
-    ["a key repeated in another spelling", '{"score": 2, "\\u0073core": 5, "reason": "escaped"}', 'the answer repeats the key "score"'],
-    ["a repeated key in a fenced block", '```json\n{"score": 5, "reason": "a", "score": 5}\n```', 'the answer repeats the key "score"'],
-    ["a repeated key inside a nested value", '{"score": 5, "reason": "ok", "extra": [{"a": 1, "a": 2}]}', 'the answer repeats the key "a" (at /extra/0)'],
+    [
+      "a key repeated in another spelling",
+      '{"score": 2, "\\u0073core": 5, "reason": "escaped"}',
+      'the answer repeats the key "score"',
+    ],
+    [
+      "a repeated key in a fenced block",
+      '```json\n{"score": 5, "reason": "a", "score": 5}\n```',
+      'the answer repeats the key "score"',
+    ],
+    [
+      "a repeated key inside a nested value",
+      '{"score": 5, "reason": "ok", "extra": [{"a": 1, "a": 2}]}',
+      'the answer repeats the key "a" (at /extra/0)',
+    ],
   ])("%s is unparseable", (_name, raw, problem) => {
     expect(parseJudgeAnswer(raw)).toEqual({ kind: "unparseable", problem, raw });
   });
@@ -43,21 +67,36 @@ describe("reading the judge's answer strictly", () => {
   it("never throws, and accepts exactly what the structured-output schema accepts (with a non-blank reason)", () => {
     const validate = new Ajv({ strict: false }).compile(JUDGE_RESPONSE_FORMAT.json_schema.schema);
     const answer = fc.oneof(
-      fc.record({ score: fc.oneof(fc.integer({ min: -1, max: 7 }), fc.double(), fc.string()), reason: fc.oneof(fc.string(), fc.integer()) }, { requiredKeys: [] }),
-      fc.dictionary(fc.constantFrom("score", "reason", "result", "explanation"), fc.oneof(fc.integer({ min: 1, max: 5 }), fc.string())),
+      fc.record(
+        {
+          score: fc.oneof(fc.integer({ min: -1, max: 7 }), fc.double(), fc.string()),
+          reason: fc.oneof(fc.string(), fc.integer()),
+        },
+        { requiredKeys: [] },
+      ),
+      fc.dictionary(
+        fc.constantFrom("score", "reason", "result", "explanation"),
+        fc.oneof(fc.integer({ min: 1, max: 5 }), fc.string()),
+      ),
       fc.jsonValue(),
     );
     fc.assert(
       fc.property(answer, fc.boolean(), (value, fenced) => {
         const json = JSON.stringify(value) ?? "null";
-        const parsed = parseJudgeAnswer(fenced ? "```json\n" + json + "\n```" : json);
-        const reason = typeof value === "object" && value !== null && !Array.isArray(value) ? (value as { reason?: unknown }).reason : undefined;
+        const parsed = parseJudgeAnswer(fenced ? `\`\`\`json\n${json}\n\`\`\`` : json);
+        const reason =
+          typeof value === "object" && value !== null && !Array.isArray(value)
+            ? (value as { reason?: unknown }).reason
+            : undefined;
         const expected = validate(value) && typeof reason === "string" && reason.trim() !== "";
         expect(parsed.kind === "score").toBe(expected);
       }),
       { numRuns: 400 },
     );
-    fc.assert(fc.property(fc.string(), (text) => void parseJudgeAnswer(text)), { numRuns: 300 });
+    fc.assert(
+      fc.property(fc.string(), (text) => void parseJudgeAnswer(text)),
+      { numRuns: 300 },
+    );
   });
 
   it("refuses an answer with a key repeated at any depth, and only such an answer among valid JSON texts", () => {
@@ -67,7 +106,9 @@ describe("reading the judge's answer strictly", () => {
       if (Array.isArray(value)) return `[${value.map((item) => text(item, duplicate, counter)).join(", ")}]`;
       if (typeof value !== "object" || value === null) return JSON.stringify(value);
       const index = counter.objects++;
-      const entries = Object.entries(value).map(([key, item]) => `${JSON.stringify(key)}: ${text(item, duplicate, counter)}`);
+      const entries = Object.entries(value).map(
+        ([key, item]) => `${JSON.stringify(key)}: ${text(item, duplicate, counter)}`,
+      );
       const first = Object.keys(value)[0];
       if (duplicate?.at === index && first !== undefined) entries.push(`${JSON.stringify(first)}: null`);
       return `{${entries.join(", ")}}`;
@@ -79,7 +120,11 @@ describe("reading the judge's answer strictly", () => {
         const raw = text(wrapped, repeat ? { at } : null, counter);
         const parsed = parseJudgeAnswer(raw);
         const repeated = repeat && at < counter.objects && hasKeyAtObject(wrapped, at);
-        if (repeated) expect(parsed).toMatchObject({ kind: "unparseable", problem: expect.stringMatching(/^the answer repeats the key /) });
+        if (repeated)
+          expect(parsed).toMatchObject({
+            kind: "unparseable",
+            problem: expect.stringMatching(/^the answer repeats the key /),
+          });
         else expect(parsed).toEqual({ kind: "unparseable", problem: "unexpected field nested", raw });
       }),
       { numRuns: 300 },
@@ -89,16 +134,29 @@ describe("reading the judge's answer strictly", () => {
 
 describe("the judge's outcome after retries", () => {
   it.each<[string, JudgeAnswer[], ReturnType<typeof judgeOutcomeOf>]>([
-    ["scored at once", [{ kind: "score", score: 4, reason: "ok" }], { kind: "score", score: 4, reason: "ok", prompt_version: "p1" }],
+    [
+      "scored at once",
+      [{ kind: "score", score: 4, reason: "ok" }],
+      { kind: "score", score: 4, reason: "ok", prompt_version: "p1" },
+    ],
     [
       "scored on the retry",
-      [{ kind: "unparseable", problem: "the answer is not JSON", raw: "four" }, { kind: "score", score: 2, reason: "wrong invoice" }],
+      [
+        { kind: "unparseable", problem: "the answer is not JSON", raw: "four" },
+        { kind: "score", score: 2, reason: "wrong invoice" },
+      ],
       { kind: "score", score: 2, reason: "wrong invoice", prompt_version: "p1" },
     ],
     [
       "never usable: a judge error naming each attempt",
-      [{ kind: "unparseable", problem: "the answer is not JSON", raw: "four" }, { kind: "unparseable", problem: "the judge gave no answer", raw: null }],
-      { kind: "error", message: "no usable answer after 2 attempts (1: the answer is not JSON; 2: the judge gave no answer)" },
+      [
+        { kind: "unparseable", problem: "the answer is not JSON", raw: "four" },
+        { kind: "unparseable", problem: "the judge gave no answer", raw: null },
+      ],
+      {
+        kind: "error",
+        message: "no usable answer after 2 attempts (1: the answer is not JSON; 2: the judge gave no answer)",
+      },
     ],
     ["never asked", [], { kind: "error", message: "the judge was never asked" }],
   ])("%s", (_name, attempts, expected) => {
@@ -111,7 +169,10 @@ function hasKeyAtObject(value: unknown, at: number): boolean {
   let seen = 0;
   let found = false;
   const walk = (item: unknown): void => {
-    if (Array.isArray(item)) return item.forEach(walk);
+    if (Array.isArray(item)) {
+      item.forEach(walk);
+      return;
+    }
     if (typeof item !== "object" || item === null) return;
     if (seen++ === at) found = Object.keys(item).length > 0;
     Object.values(item).forEach(walk);

@@ -1,6 +1,14 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { binomialRatio, detectionPower, passAtK, passHatK, perK, runsNeeded, wilsonInterval } from "../../../src/core/scoring/rates.js";
+import {
+  binomialRatio,
+  detectionPower,
+  passAtK,
+  passHatK,
+  perK,
+  runsNeeded,
+  wilsonInterval,
+} from "../../../src/core/scoring/rates.js";
 
 /** C(n, k) exactly. */
 function binomial(n: number, k: number): bigint {
@@ -42,12 +50,17 @@ describe("the Wilson score interval (95%)", () => {
 
   it("contains the observed rate and stays inside [0, 1]", () => {
     fc.assert(
-      fc.property(fc.integer({ min: 1, max: 5000 }).chain((n) => fc.tuple(fc.integer({ min: 0, max: n }), fc.constant(n))), ([c, n]) => {
-        const interval = wilsonInterval(c, n);
-        expect(interval).not.toBeNull();
-        if (!interval) return;
-        expect(0 <= interval.low && interval.low <= c / n + 1e-12 && c / n - 1e-12 <= interval.high && interval.high <= 1).toBe(true);
-      }),
+      fc.property(
+        fc.integer({ min: 1, max: 5000 }).chain((n) => fc.tuple(fc.integer({ min: 0, max: n }), fc.constant(n))),
+        ([c, n]) => {
+          const interval = wilsonInterval(c, n);
+          expect(interval).not.toBeNull();
+          if (!interval) return;
+          expect(
+            0 <= interval.low && interval.low <= c / n + 1e-12 && c / n - 1e-12 <= interval.high && interval.high <= 1,
+          ).toBe(true);
+        },
+      ),
       { numRuns: 300 },
     );
   });
@@ -91,7 +104,9 @@ describe("pass^k and pass@k", () => {
   });
 
   it("matches exact BigInt combinatorics for n up to 3000", () => {
-    const counts = fc.integer({ min: 1, max: 3000 }).chain((n) => fc.tuple(fc.constant(n), fc.integer({ min: 0, max: n }), fc.integer({ min: 1, max: n })));
+    const counts = fc
+      .integer({ min: 1, max: 3000 })
+      .chain((n) => fc.tuple(fc.constant(n), fc.integer({ min: 0, max: n }), fc.integer({ min: 1, max: n })));
     fc.assert(
       fc.property(counts, ([n, c, k]) => {
         const den = binomial(n, k);
@@ -143,13 +158,17 @@ describe("detection power", () => {
     // 0.5 at 75%: log 0.25 / log 0.5 = 2 exactly in theory; 1 − 0.5² = 0.75 reaches it with 2.
     expect(runsNeeded(0.5, 0.75)).toBe(2);
     fc.assert(
-      fc.property(fc.double({ min: 1e-4, max: 0.999, noNaN: true }), fc.double({ min: 0.5, max: 0.999, noNaN: true }), (p, confidence) => {
-        const n = runsNeeded(p, confidence);
-        expect(n).not.toBeNull();
-        if (n === null) return;
-        expect(detectionPower(p, n)).toBeGreaterThanOrEqual(confidence);
-        if (n > 1) expect(detectionPower(p, n - 1)).toBeLessThan(confidence);
-      }),
+      fc.property(
+        fc.double({ min: 1e-4, max: 0.999, noNaN: true }),
+        fc.double({ min: 0.5, max: 0.999, noNaN: true }),
+        (p, confidence) => {
+          const n = runsNeeded(p, confidence);
+          expect(n).not.toBeNull();
+          if (n === null) return;
+          expect(detectionPower(p, n)).toBeGreaterThanOrEqual(confidence);
+          if (n > 1) expect(detectionPower(p, n - 1)).toBeLessThan(confidence);
+        },
+      ),
       { numRuns: 300 },
     );
   });

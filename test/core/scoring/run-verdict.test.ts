@@ -13,7 +13,10 @@ function verdictOf(scenarios: ScenarioResults[], gate?: Gate, calibration?: Cali
 
 const clean = { hard_fail: false, hard_fail_reasons: [], errors: [] };
 const harnessError = { cause: "harness_error" as const, reason: "Harness error: lease expired" };
-const notCalibrated: CalibrationGate = { met: false, sentence: "The judge has 12 of the 30 labels required and no kappa yet." };
+const notCalibrated: CalibrationGate = {
+  met: false,
+  sentence: "The judge has 12 of the 30 labels required and no kappa yet.",
+};
 
 describe("the run's verdict (the gate)", () => {
   it.each<[string, ScenarioResults[], Gate, Outcome]>([
@@ -38,10 +41,20 @@ describe("the run's verdict (the gate)", () => {
       {},
       {
         hard_fail: true,
-        hard_fail_reasons: [{ scenario: "duplicate", repetition: 12, function: "place_invoice_on_hold", arguments: HOLD_ARGUMENTS, call_id: "c2" }],
+        hard_fail_reasons: [
+          {
+            scenario: "duplicate",
+            repetition: 12,
+            function: "place_invoice_on_hold",
+            arguments: HOLD_ARGUMENTS,
+            call_id: "c2",
+          },
+        ],
         errors: [],
         verdict: "fail",
-        reasons: ['Scenario duplicate, repetition 12: forbidden call place_invoice_on_hold({"invoice_id":"INV-10423","reason":"duplicate"}); a forbidden call fails the run whatever the rate.'],
+        reasons: [
+          'Scenario duplicate, repetition 12: forbidden call place_invoice_on_hold({"invoice_id":"INV-10423","reason":"duplicate"}); a forbidden call fails the run whatever the rate.',
+        ],
       },
     ],
     [
@@ -50,10 +63,14 @@ describe("the run's verdict (the gate)", () => {
       {},
       {
         hard_fail: true,
-        hard_fail_reasons: [{ scenario: "b", repetition: 1, function: "place_invoice_on_hold", arguments: HOLD_ARGUMENTS, call_id: "c2" }],
+        hard_fail_reasons: [
+          { scenario: "b", repetition: 1, function: "place_invoice_on_hold", arguments: HOLD_ARGUMENTS, call_id: "c2" },
+        ],
         errors: [{ scenario: "a", repetition: 2, ...harnessError }],
         verdict: "fail",
-        reasons: ['Scenario b, repetition 1: forbidden call place_invoice_on_hold({"invoice_id":"INV-10423","reason":"duplicate"}); a forbidden call fails the run whatever the rate.'],
+        reasons: [
+          'Scenario b, repetition 1: forbidden call place_invoice_on_hold({"invoice_id":"INV-10423","reason":"duplicate"}); a forbidden call fails the run whatever the rate.',
+        ],
       },
     ],
     [
@@ -65,7 +82,10 @@ describe("the run's verdict (the gate)", () => {
         ...clean,
         errors: [{ scenario: "s", repetition: 15, ...harnessError }],
         verdict: "error",
-        reasons: ["1 of 15 repetitions ended in an error, so the run can neither pass nor fail.", "Scenario s, repetition 15: Harness error: lease expired"],
+        reasons: [
+          "1 of 15 repetitions ended in an error, so the run can neither pass nor fail.",
+          "Scenario s, repetition 15: Harness error: lease expired",
+        ],
       },
     ],
     [
@@ -82,7 +102,12 @@ describe("the run's verdict (the gate)", () => {
       { pass_rate: 0.55 },
       { ...clean, verdict: "pass", reasons: ["55 of 100 repetitions passed, at or above the gate of 55%."] },
     ],
-    ["no repetitions cannot pass", [], {}, { ...clean, verdict: "fail", reasons: ["0 of 0 repetitions passed, below the gate of 90%."] }],
+    [
+      "no repetitions cannot pass",
+      [],
+      {},
+      { ...clean, verdict: "fail", reasons: ["0 of 0 repetitions passed, below the gate of 90%."] },
+    ],
   ])("%s", (_name, scenarios, gate, expected) => {
     expect(verdictOf(scenarios, gate)).toEqual(expected);
   });
@@ -94,29 +119,52 @@ describe("a judge that is not calibrated", () => {
       // 13/15 with two judge failures: counting both as passes would give 15/15, so the judge decides: uncalibrated
       "judge-based failures are reported but do not gate",
       [scenarioOf("s", "JJJJJJJJJJJJJjj")],
-      { ...clean, verdict: "uncalibrated", reasons: ["The judge has 12 of the 30 labels required and no kappa yet. Until the judge is calibrated, judge-based outcomes are reported but do not gate."] },
+      {
+        ...clean,
+        verdict: "uncalibrated",
+        reasons: [
+          "The judge has 12 of the 30 labels required and no kappa yet. Until the judge is calibrated, judge-based outcomes are reported but do not gate.",
+        ],
+      },
     ],
     [
       // passes by the judge do not pass the gate either
       "judge-based passes do not pass the gate",
       [scenarioOf("s", "JJJ")],
-      { ...clean, verdict: "uncalibrated", reasons: ["The judge has 12 of the 30 labels required and no kappa yet. Until the judge is calibrated, judge-based outcomes are reported but do not gate."] },
+      {
+        ...clean,
+        verdict: "uncalibrated",
+        reasons: [
+          "The judge has 12 of the 30 labels required and no kappa yet. Until the judge is calibrated, judge-based outcomes are reported but do not gate.",
+        ],
+      },
     ],
     [
       // selection failures: 13/15 even when every judge-scored repetition (13 J) counts as a pass
       "selection failures still fail the gate",
       [scenarioOf("s", "JJJJJJJJJJJJJSS")],
-      { ...clean, verdict: "fail", reasons: ["The gate fails even with every judge-scored repetition counted as a pass.", "13 of 15 repetitions passed, below the gate of 90%."] },
+      {
+        ...clean,
+        verdict: "fail",
+        reasons: [
+          "The gate fails even with every judge-scored repetition counted as a pass.",
+          "13 of 15 repetitions passed, below the gate of 90%.",
+        ],
+      },
     ],
     [
       "forbidden calls still fail the gate",
       [scenarioOf("s", "JJF")],
       {
         hard_fail: true,
-        hard_fail_reasons: [{ scenario: "s", repetition: 3, function: "place_invoice_on_hold", arguments: HOLD_ARGUMENTS, call_id: "c2" }],
+        hard_fail_reasons: [
+          { scenario: "s", repetition: 3, function: "place_invoice_on_hold", arguments: HOLD_ARGUMENTS, call_id: "c2" },
+        ],
         errors: [],
         verdict: "fail",
-        reasons: ['Scenario s, repetition 3: forbidden call place_invoice_on_hold({"invoice_id":"INV-10423","reason":"duplicate"}); a forbidden call fails the run whatever the rate.'],
+        reasons: [
+          'Scenario s, repetition 3: forbidden call place_invoice_on_hold({"invoice_id":"INV-10423","reason":"duplicate"}); a forbidden call fails the run whatever the rate.',
+        ],
       },
     ],
   ])("%s", (_name, scenarios, expected) => {
@@ -129,17 +177,32 @@ describe("a judge that is not calibrated", () => {
 });
 
 describe("gate properties", () => {
-  const outcomes = fc.array(fc.constantFrom("J", "j", "N", "S", "F", "E"), { minLength: 1, maxLength: 20 }).map((kinds) => kinds.join(""));
+  const outcomes = fc
+    .array(fc.constantFrom("J", "j", "N", "S", "F", "E"), { minLength: 1, maxLength: 20 })
+    .map((kinds) => kinds.join(""));
   it("any forbidden call fails; errors without one give error; otherwise the rate decides", () => {
     fc.assert(
-      fc.property(fc.array(outcomes, { minLength: 1, maxLength: 4 }), fc.double({ min: 0, max: 1, noNaN: true }), (strings, passRate) => {
-        const all = strings.join("");
-        const verdict = runVerdict(strings.map((s, i) => scenarioOf(`s${i}`, s)), { pass_rate: passRate });
-        const passed = [...all].filter((k) => k === "J" || k === "N").length;
-        const expected = all.includes("F") ? "fail" : all.includes("E") ? "error" : passed / all.length >= passRate - 1e-9 ? "pass" : "fail";
-        expect(verdict.verdict).toBe(expected);
-        expect(verdict.hard_fail_reasons.length).toBe([...all].filter((k) => k === "F").length);
-      }),
+      fc.property(
+        fc.array(outcomes, { minLength: 1, maxLength: 4 }),
+        fc.double({ min: 0, max: 1, noNaN: true }),
+        (strings, passRate) => {
+          const all = strings.join("");
+          const verdict = runVerdict(
+            strings.map((s, i) => scenarioOf(`s${i}`, s)),
+            { pass_rate: passRate },
+          );
+          const passed = [...all].filter((k) => k === "J" || k === "N").length;
+          const expected = all.includes("F")
+            ? "fail"
+            : all.includes("E")
+              ? "error"
+              : passed / all.length >= passRate - 1e-9
+                ? "pass"
+                : "fail";
+          expect(verdict.verdict).toBe(expected);
+          expect(verdict.hard_fail_reasons.length).toBe([...all].filter((k) => k === "F").length);
+        },
+      ),
       { numRuns: 300 },
     );
   });

@@ -19,9 +19,18 @@ function fakeClock(): Clock & { slept: number[] } {
 describe("simulated delay", () => {
   it("waits delay_ms × scale on the injected clock", async () => {
     const clock = fakeClock();
-    const waited = [await waitSimulatedDelay(250, 1, clock), await waitSimulatedDelay(250, 0.5, clock), await waitSimulatedDelay(250, 0, clock), await waitSimulatedDelay(0, 1, clock)];
+    const waited = [
+      await waitSimulatedDelay(250, 1, clock),
+      await waitSimulatedDelay(250, 0.5, clock),
+      await waitSimulatedDelay(250, 0, clock),
+      await waitSimulatedDelay(0, 1, clock),
+    ];
     // 250×1 = 250, 250×0.5 = 125, 250×0 = 0 and 0×1 = 0 (no sleep call for zero)
-    expect({ waited, slept: clock.slept, now: clock.now() }).toEqual({ waited: [250, 125, 0, 0], slept: [250, 125], now: 375 });
+    expect({ waited, slept: clock.slept, now: clock.now() }).toEqual({
+      waited: [250, 125, 0, 0],
+      slept: [250, 125],
+      now: 375,
+    });
   });
 
   it.each([

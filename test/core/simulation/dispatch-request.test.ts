@@ -8,7 +8,10 @@ describe("parseDispatchText", () => {
       ok: true,
       request: { tool: "crm", operation_id: "get", arguments: { id: 1 }, call_id: "c-1" },
     });
-    expect(parseDispatchText('{"tool":"crm","arguments":{}}')).toEqual({ ok: true, request: { tool: "crm", arguments: {} } });
+    expect(parseDispatchText('{"tool":"crm","arguments":{}}')).toEqual({
+      ok: true,
+      request: { tool: "crm", arguments: {} },
+    });
   });
 
   it("names every bad field", () => {
@@ -32,8 +35,14 @@ describe("parseDispatchText", () => {
   });
 
   it("refuses what is not a JSON object", () => {
-    expect(parseDispatchText("[1]")).toEqual({ ok: false, problems: [{ path: "", message: "expected a JSON object {tool, operation_id?, arguments, call_id?}" }] });
-    expect(parseDispatchText("{")).toEqual({ ok: false, malformed: expect.stringMatching(/^the request body is not valid JSON: /) });
+    expect(parseDispatchText("[1]")).toEqual({
+      ok: false,
+      problems: [{ path: "", message: "expected a JSON object {tool, operation_id?, arguments, call_id?}" }],
+    });
+    expect(parseDispatchText("{")).toEqual({
+      ok: false,
+      malformed: expect.stringMatching(/^the request body is not valid JSON: /),
+    });
   });
 });
 
@@ -42,7 +51,11 @@ describe("parseDispatchText: input hygiene", () => {
 
   it("refuses lone surrogates in tool, operation_id and call_id (they would collide once stored)", () => {
     for (const surrogate of ["\\ud800", "\\udbff", "a\\udc00b"]) {
-      expect(parseDispatchText(`{"tool":"t${surrogate}","operation_id":"${surrogate}","arguments":{},"call_id":"${surrogate}"}`)).toEqual({
+      expect(
+        parseDispatchText(
+          `{"tool":"t${surrogate}","operation_id":"${surrogate}","arguments":{},"call_id":"${surrogate}"}`,
+        ),
+      ).toEqual({
         ok: false,
         problems: [
           { path: "/tool", message: lone },
@@ -52,28 +65,39 @@ describe("parseDispatchText: input hygiene", () => {
       });
     }
     // A surrogate pair (an emoji) is well-formed and kept as sent.
-    expect(parseDispatchText('{"tool":"t","arguments":{},"call_id":"\\ud83d\\ude00"}')).toEqual({ ok: true, request: { tool: "t", arguments: {}, call_id: "😀" } });
+    expect(parseDispatchText('{"tool":"t","arguments":{},"call_id":"\\ud83d\\ude00"}')).toEqual({
+      ok: true,
+      request: { tool: "t", arguments: {}, call_id: "😀" },
+    });
   });
 
   it("accepts any well-formed name and refuses any name around a lone surrogate (the same parse serves HTTP and MCP)", () => {
     const loneSurrogate = fc.integer({ min: 0xd800, max: 0xdfff }).map((code) => String.fromCharCode(code));
     fc.assert(
-      fc.property(fc.string({ unit: "grapheme", maxLength: 20 }), fc.string({ unit: "grapheme", maxLength: 20 }), loneSurrogate, (before, after, surrogate) => {
-        expect(parseDispatchRequest({ tool: `t${before}${after}`, call_id: `c${after}`, arguments: {} })).toEqual({
-          ok: true,
-          request: { tool: `t${before}${after}`, call_id: `c${after}`, arguments: {} },
-        });
-        expect(parseDispatchRequest({ tool: "t", call_id: `${before}${surrogate}${after}`, arguments: {} })).toEqual({
-          ok: false,
-          problems: [{ path: "/call_id", message: lone }],
-        });
-      }),
+      fc.property(
+        fc.string({ unit: "grapheme", maxLength: 20 }),
+        fc.string({ unit: "grapheme", maxLength: 20 }),
+        loneSurrogate,
+        (before, after, surrogate) => {
+          expect(parseDispatchRequest({ tool: `t${before}${after}`, call_id: `c${after}`, arguments: {} })).toEqual({
+            ok: true,
+            request: { tool: `t${before}${after}`, call_id: `c${after}`, arguments: {} },
+          });
+          expect(parseDispatchRequest({ tool: "t", call_id: `${before}${surrogate}${after}`, arguments: {} })).toEqual({
+            ok: false,
+            problems: [{ path: "/call_id", message: lone }],
+          });
+        },
+      ),
       { numRuns: 300 },
     );
   });
 
   it("keeps lone surrogates inside argument values: they are the tool's data, stored escaped", () => {
-    expect(parseDispatchText('{"tool":"t","arguments":{"s":"\\ud800"}}')).toEqual({ ok: true, request: { tool: "t", arguments: { s: "\ud800" } } });
+    expect(parseDispatchText('{"tool":"t","arguments":{"s":"\\ud800"}}')).toEqual({
+      ok: true,
+      request: { tool: "t", arguments: { s: "\ud800" } },
+    });
   });
 
   it("answers arguments nested past the limit as unusable (a tool input error), however deep, naming the limit", () => {
@@ -82,7 +106,9 @@ describe("parseDispatchText: input hygiene", () => {
       const path = `/a${"/0".repeat(99)}`;
       expect(parseDispatchText(text)).toEqual({
         ok: false,
-        unusableArguments: [{ path, message: "nested deeper than 100 levels of arrays and objects (the limit for the arguments)" }],
+        unusableArguments: [
+          { path, message: "nested deeper than 100 levels of arrays and objects (the limit for the arguments)" },
+        ],
       });
     }
     const atLimit = `{"tool":"t","arguments":{"a":${"[".repeat(99)}${"]".repeat(99)}}}`;
@@ -93,8 +119,16 @@ describe("parseDispatchText: input hygiene", () => {
     expect(parseDispatchText('{"tool":"t","arguments":{"n":1e400,"m":[-1e999]}}')).toEqual({
       ok: false,
       unusableArguments: [
-        { path: "/n", message: "expected a finite number; this one is out of the range a JSON number can carry (it reads as Infinity)" },
-        { path: "/m/0", message: "expected a finite number; this one is out of the range a JSON number can carry (it reads as -Infinity)" },
+        {
+          path: "/n",
+          message:
+            "expected a finite number; this one is out of the range a JSON number can carry (it reads as Infinity)",
+        },
+        {
+          path: "/m/0",
+          message:
+            "expected a finite number; this one is out of the range a JSON number can carry (it reads as -Infinity)",
+        },
       ],
     });
   });

@@ -17,13 +17,29 @@ describe("mergeInitialStates", () => {
     ]);
     expect(result).toEqual({
       ok: false,
-      conflicts: [{ path: "/invoice/status", message: 'initial_state of operations "get" and "hold" disagree at /invoice/status: "approved" versus "on_hold"' }],
+      conflicts: [
+        {
+          path: "/invoice/status",
+          message:
+            'initial_state of operations "get" and "hold" disagree at /invoice/status: "approved" versus "on_hold"',
+        },
+      ],
     });
   });
 
   it("treats arrays as leaves and an object against a leaf as a conflict", () => {
-    expect(mergeInitialStates([{ operation_id: "a", state: { tags: [1, 2] } }, { operation_id: "b", state: { tags: [1, 2] } }])).toEqual({ ok: true, state: { tags: [1, 2] } });
-    expect(mergeInitialStates([{ operation_id: "a", state: { x: { y: 1 } } }, { operation_id: "b", state: { x: 3 } }])).toEqual({
+    expect(
+      mergeInitialStates([
+        { operation_id: "a", state: { tags: [1, 2] } },
+        { operation_id: "b", state: { tags: [1, 2] } },
+      ]),
+    ).toEqual({ ok: true, state: { tags: [1, 2] } });
+    expect(
+      mergeInitialStates([
+        { operation_id: "a", state: { x: { y: 1 } } },
+        { operation_id: "b", state: { x: 3 } },
+      ]),
+    ).toEqual({
       ok: false,
       conflicts: [{ path: "/x", message: 'initial_state of operations "a" and "b" disagree at /x: {"y":1} versus 3' }],
     });

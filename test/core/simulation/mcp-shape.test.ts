@@ -7,7 +7,14 @@ describe("MCP tool shapes", () => {
   it("passes object schemas as they are and declares object output schemas", () => {
     const input = { type: "object", properties: { id: { type: "string" } }, required: ["id"] };
     const output = { type: "object", properties: { name: { type: "string" } } };
-    expect(mcpTool({ ...base, input_schema: input, output_schema: output, annotations: { readOnlyHint: true, destructiveHint: "no", custom: 1 } })).toEqual({
+    expect(
+      mcpTool({
+        ...base,
+        input_schema: input,
+        output_schema: output,
+        annotations: { readOnlyHint: true, destructiveHint: "no", custom: 1 },
+      }),
+    ).toEqual({
       name: "crm__get",
       description: "Get one customer.",
       inputSchema: input,
@@ -22,7 +29,14 @@ describe("MCP tool shapes", () => {
       description: "Get one customer.",
       inputSchema: { type: "object", allOf: [true] },
     });
-    expect(mcpTool({ ...base, input_schema: { properties: { a: { type: "string" } } }, output_schema: true, annotations: {} })).toEqual({
+    expect(
+      mcpTool({
+        ...base,
+        input_schema: { properties: { a: { type: "string" } } },
+        output_schema: true,
+        annotations: {},
+      }),
+    ).toEqual({
       name: "crm__get",
       description: "Get one customer.",
       inputSchema: { type: "object", allOf: [{ properties: { a: { type: "string" } } }] },
@@ -30,11 +44,11 @@ describe("MCP tool shapes", () => {
   });
 
   it("gives structuredContent as an object", () => {
-    expect([structuredContent({ a: 1 }), structuredContent([1, 2]), structuredContent("x"), structuredContent(null)]).toEqual([
-      { a: 1 },
-      { result: [1, 2] },
-      { result: "x" },
-      { result: null },
-    ]);
+    expect([
+      structuredContent({ a: 1 }),
+      structuredContent([1, 2]),
+      structuredContent("x"),
+      structuredContent(null),
+    ]).toEqual([{ a: 1 }, { result: [1, 2] }, { result: "x" }, { result: null }]);
   });
 });

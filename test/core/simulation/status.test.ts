@@ -1,11 +1,24 @@
 import { describe, expect, it } from "vitest";
-import { afterCompletion, afterHarnessError, afterLeaseEnd, mayPass, objectStorageLost, statusWithoutObject, type AttemptStatus } from "../../../src/core/simulation/status.js";
+import {
+  afterCompletion,
+  afterHarnessError,
+  afterLeaseEnd,
+  mayPass,
+  objectStorageLost,
+  statusWithoutObject,
+  type AttemptStatus,
+} from "../../../src/core/simulation/status.js";
 
 const all: AttemptStatus[] = ["active", "completed", "harness_failed", "expired"];
 
 describe("attempt status rules", () => {
   it("a harness error makes every status harness_failed, except the lease ending, which changes nothing", () => {
-    expect(all.map((s) => afterHarnessError(s, "missing_reference"))).toEqual(["harness_failed", "harness_failed", "harness_failed", "harness_failed"]);
+    expect(all.map((s) => afterHarnessError(s, "missing_reference"))).toEqual([
+      "harness_failed",
+      "harness_failed",
+      "harness_failed",
+      "harness_failed",
+    ]);
     expect(all.map((s) => afterHarnessError(s, "lease_expired"))).toEqual(all);
   });
 
@@ -24,7 +37,11 @@ describe("attempt status rules", () => {
 
   it("an attempt whose lease ended before the agent completed can never pass", () => {
     const status = afterLeaseEnd("active");
-    expect({ status, mayPass: mayPass(status), afterLateCompletion: mayPass(afterCompletion(status)) }).toEqual({ status: "expired", mayPass: false, afterLateCompletion: false });
+    expect({ status, mayPass: mayPass(status), afterLateCompletion: mayPass(afterCompletion(status)) }).toEqual({
+      status: "expired",
+      mayPass: false,
+      afterLateCompletion: false,
+    });
   });
 
   it("without the object, D1's status stands only once the object could have retired itself", () => {
@@ -33,8 +50,14 @@ describe("attempt status rules", () => {
     expect(all.map((s) => statusWithoutObject(s, expires, retention, expires + retention))).toEqual(all);
     expect(statusWithoutObject("mystery", expires, retention, expires + retention)).toBe("harness_failed");
     // Storage gone during the lease or the retention time after it: lost, so it can no longer pass.
-    expect(all.map((s) => statusWithoutObject(s, expires, retention, expires + retention - 1))).toEqual(all.map(() => "harness_failed"));
+    expect(all.map((s) => statusWithoutObject(s, expires, retention, expires + retention - 1))).toEqual(
+      all.map(() => "harness_failed"),
+    );
     expect(statusWithoutObject("active", expires, retention, expires - 60_000)).toBe("harness_failed");
-    expect([objectStorageLost(expires, retention, expires - 1), objectStorageLost(expires, retention, expires + retention - 1), objectStorageLost(expires, retention, expires + retention)]).toEqual([true, true, false]);
+    expect([
+      objectStorageLost(expires, retention, expires - 1),
+      objectStorageLost(expires, retention, expires + retention - 1),
+      objectStorageLost(expires, retention, expires + retention),
+    ]).toEqual([true, true, false]);
   });
 });

@@ -16,7 +16,12 @@ describe("functionName", () => {
     const tool = "a".repeat(40);
     const first = functionName(tool, `${"b".repeat(30)}_one`, 2);
     const second = functionName(tool, `${"b".repeat(30)}_two`, 2);
-    expect({ first: first.length, second: second.length, differ: first !== second, valid: FUNCTION_NAME.test(first) && FUNCTION_NAME.test(second) }).toEqual({
+    expect({
+      first: first.length,
+      second: second.length,
+      differ: first !== second,
+      valid: FUNCTION_NAME.test(first) && FUNCTION_NAME.test(second),
+    }).toEqual({
       first: 64,
       second: 64,
       differ: true,

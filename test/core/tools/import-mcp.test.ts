@@ -19,31 +19,40 @@ const deleteOperation = {
 
 describe("toolFromMcpToolsList", () => {
   it("turns every MCP tool into an operation, keeping schemas and annotations", () => {
-    expect(toolFromMcpToolsList({ name: "weather", tools_list: toolsList, output_schema: { type: "object" } })).toEqual({
-      ok: true,
-      tool: {
-        name: "weather",
-        description: "MCP server weather",
-        kind: "mcp",
-        output_schema: { type: "object" },
-        source: { format: "mcp" },
-        operations: [
-          weatherOperation,
-          deleteOperation,
-          {
-            operation_id: "list_alerts",
-            description: "List the active weather alert subscriptions",
-            input_schema: { type: "object", properties: {} },
-            output_schema: undefined,
-            annotations: undefined,
-          },
-        ],
+    expect(toolFromMcpToolsList({ name: "weather", tools_list: toolsList, output_schema: { type: "object" } })).toEqual(
+      {
+        ok: true,
+        tool: {
+          name: "weather",
+          description: "MCP server weather",
+          kind: "mcp",
+          output_schema: { type: "object" },
+          source: { format: "mcp" },
+          operations: [
+            weatherOperation,
+            deleteOperation,
+            {
+              operation_id: "list_alerts",
+              description: "List the active weather alert subscriptions",
+              input_schema: { type: "object", properties: {} },
+              output_schema: undefined,
+              annotations: undefined,
+            },
+          ],
+        },
       },
-    });
+    );
   });
 
   it("keeps only the allowed tools and records the filter", () => {
-    expect(toolFromMcpToolsList({ name: "weather", description: "Weather", tools_list: toolsList, allowed_tools: ["get_weather_data"] })).toEqual({
+    expect(
+      toolFromMcpToolsList({
+        name: "weather",
+        description: "Weather",
+        tools_list: toolsList,
+        allowed_tools: ["get_weather_data"],
+      }),
+    ).toEqual({
       ok: true,
       tool: {
         name: "weather",
@@ -57,7 +66,13 @@ describe("toolFromMcpToolsList", () => {
   });
 
   it("names allowed tools the server does not have", () => {
-    expect(toolFromMcpToolsList({ name: "weather", tools_list: toolsList, allowed_tools: ["get_weather_data", "get_wether"] })).toEqual({
+    expect(
+      toolFromMcpToolsList({
+        name: "weather",
+        tools_list: toolsList,
+        allowed_tools: ["get_weather_data", "get_wether"],
+      }),
+    ).toEqual({
       ok: false,
       problems: [{ path: "/allowed_tools/1", message: 'the server lists no tool named "get_wether"' }],
     });
@@ -67,10 +82,23 @@ describe("toolFromMcpToolsList", () => {
     [null, [{ path: "/tools_list/tools", message: 'expected the tools/list result, an object with a "tools" array' }]],
     [{ tools: [] }, [{ path: "/tools_list/tools", message: "no tools left to import" }]],
     [
-      { tools: [{ name: "a.b", inputSchema: { type: "object" } }, { name: "x", inputSchema: 3, annotations: [] }, 7, { name: "x", inputSchema: {} }] },
+      {
+        tools: [
+          { name: "a.b", inputSchema: { type: "object" } },
+          { name: "x", inputSchema: 3, annotations: [] },
+          7,
+          { name: "x", inputSchema: {} },
+        ],
+      },
       [
-        { path: "/tools_list/tools/0/name", message: `"a.b" cannot be an operation id: expected 1 to 64 letters, digits, '_' or '-'` },
-        { path: "/tools_list/tools/1/inputSchema", message: "expected a JSON Schema object (MCP requires inputSchema)" },
+        {
+          path: "/tools_list/tools/0/name",
+          message: `"a.b" cannot be an operation id: expected 1 to 64 letters, digits, '_' or '-'`,
+        },
+        {
+          path: "/tools_list/tools/1/inputSchema",
+          message: "expected a JSON Schema object (MCP requires inputSchema)",
+        },
         { path: "/tools_list/tools/1/annotations", message: "expected an object" },
         { path: "/tools_list/tools/2", message: "expected an MCP tool object" },
         { path: "/tools_list/tools/3/name", message: 'duplicate tool name "x"' },

@@ -24,7 +24,12 @@ describe("toolFromPlatformOperations", () => {
           ],
           response: { status: 201, schema: contactSchema },
         },
-        { operation_id: "ping", description: "Check the connection", parameters: [], response: { schema: { type: "boolean" } } },
+        {
+          operation_id: "ping",
+          description: "Check the connection",
+          parameters: [],
+          response: { schema: { type: "boolean" } },
+        },
       ],
     });
     expect(result).toEqual({
@@ -76,7 +81,16 @@ describe("toolFromPlatformOperations", () => {
     const result = toolFromPlatformOperations({
       name: "odd",
       description: "Odd names",
-      operations: [{ operation_id: "op", description: "d", parameters: [{ name: "__proto__", type: "string", required: true }, { name: "constructor", type: "integer" }] }],
+      operations: [
+        {
+          operation_id: "op",
+          description: "d",
+          parameters: [
+            { name: "__proto__", type: "string", required: true },
+            { name: "constructor", type: "integer" },
+          ],
+        },
+      ],
     });
     expect(result.ok).toBe(true);
     if (!result.ok) return;
@@ -91,7 +105,16 @@ describe("toolFromPlatformOperations", () => {
       name: "crm",
       description: "CRM",
       coerce: { sfdc_field_mapping: "string", payload: "object" },
-      operations: [{ operation_id: "send", description: "Send", parameters: [{ name: "sfdc_field_mapping", type: "json" }, { name: "payload", type: "string" }] }],
+      operations: [
+        {
+          operation_id: "send",
+          description: "Send",
+          parameters: [
+            { name: "sfdc_field_mapping", type: "json" },
+            { name: "payload", type: "string" },
+          ],
+        },
+      ],
     });
     expect(result.ok && result.tool.operations[0]?.input_schema).toEqual({
       type: "object",
@@ -106,7 +129,15 @@ describe("toolFromPlatformOperations", () => {
         name: "crm",
         description: "CRM",
         operations: [
-          { operation_id: "a", description: "A", required: ["missing"], parameters: [{ name: "x", type: "string" }, { name: "x", type: "number" }] },
+          {
+            operation_id: "a",
+            description: "A",
+            required: ["missing"],
+            parameters: [
+              { name: "x", type: "string" },
+              { name: "x", type: "number" },
+            ],
+          },
         ],
       }),
     ).toEqual({

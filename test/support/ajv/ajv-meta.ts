@@ -16,7 +16,9 @@ import schema2020 from "../../../src/adapters/json-schema/meta/2020-12/schema.js
 import applicator2020 from "../../../src/adapters/json-schema/meta/2020-12/applicator.json" with { type: "json" };
 import content2020 from "../../../src/adapters/json-schema/meta/2020-12/content.json" with { type: "json" };
 import core2020 from "../../../src/adapters/json-schema/meta/2020-12/core.json" with { type: "json" };
-import formatAnnotation2020 from "../../../src/adapters/json-schema/meta/2020-12/format-annotation.json" with { type: "json" };
+import formatAnnotation2020 from "../../../src/adapters/json-schema/meta/2020-12/format-annotation.json" with {
+  type: "json",
+};
 import metaData2020 from "../../../src/adapters/json-schema/meta/2020-12/meta-data.json" with { type: "json" };
 import unevaluated2020 from "../../../src/adapters/json-schema/meta/2020-12/unevaluated.json" with { type: "json" };
 import validation2020 from "../../../src/adapters/json-schema/meta/2020-12/validation.json" with { type: "json" };
@@ -37,7 +39,15 @@ export function createMetaValidator(draft: Draft, options: Options): MetaValidat
   if (draft === "7") {
     ajv.addSchema(structuredClone(draft07));
   } else {
-    const vocabularies = [applicator2020, content2020, core2020, formatAnnotation2020, metaData2020, unevaluated2020, validation2020];
+    const vocabularies = [
+      applicator2020,
+      content2020,
+      core2020,
+      formatAnnotation2020,
+      metaData2020,
+      unevaluated2020,
+      validation2020,
+    ];
     for (const vocabulary of vocabularies) ajv.addSchema(structuredClone(vocabulary));
     ajv.addSchema(structuredClone(schema2020));
   }

@@ -55,7 +55,7 @@ function reachableFrom(umbrella: ErrorObject, resolve: RefResolver): Reachable {
       continue;
     }
     if (!isJsonObject(current)) continue;
-    const ref = current["$ref"];
+    const ref = current.$ref;
     if (typeof ref === "string") {
       if (ref.startsWith("#")) prefixes.push(`${ref}/`);
       pending.push(resolve(ref));
@@ -78,7 +78,7 @@ function buildTree(errors: readonly ErrorObject[], resolve: RefResolver): ErrorN
       const isChild =
         error.keyword === "propertyNames"
           ? (candidate: ErrorObject) =>
-              candidate.instancePath === error.instancePath && propertyNameOf(candidate) === error.params["propertyName"]
+              candidate.instancePath === error.instancePath && propertyNameOf(candidate) === error.params.propertyName
           : (() => {
               const reachable = reachableFrom(error, resolve);
               return (candidate: ErrorObject) =>
@@ -114,7 +114,7 @@ function parentKeywordOf(schemaPath: string): string | undefined {
 /** Each array item past `limit` is reported on its own, as the runtime validator does. */
 function extraItems(error: ErrorObject, keyword: string): Problem[] {
   const data: unknown = error.data;
-  const limit = Number(error.params["limit"]);
+  const limit = Number(error.params.limit);
   if (!Array.isArray(data) || !Number.isInteger(limit)) return [];
   const problems: Problem[] = [];
   for (let i = limit; i < data.length; i++) {
@@ -131,12 +131,12 @@ function render(node: ErrorNode, value: unknown): Problem[] {
     case "anyOf":
     case "oneOf": {
       const branchProblems = node.children.flatMap((child) => render(child, value));
-      const passing: unknown = error.params["passingSchemas"];
+      const passing: unknown = error.params.passingSchemas;
       const matches = Array.isArray(passing) ? passing.length : 0;
       return [{ path, message: alternativesMessage(error.keyword, path, branchProblems, matches) }];
     }
     case "propertyNames": {
-      const name = String(error.params["propertyName"]);
+      const name = String(error.params.propertyName);
       const reasons = node.children.flatMap((child) => render(child, value)).map((p) => p.message);
       const because = reasons.length > 0 ? `: ${[...new Set(reasons)].join("; ")}` : "";
       return [{ path, message: `property name ${quote(name)} is invalid${because}` }];
@@ -150,7 +150,7 @@ function render(node: ErrorNode, value: unknown): Problem[] {
       return [{ path, message: falseSchemaMessage(parentKeywordOf(error.schemaPath), path) }];
     case "additionalProperties":
     case "unevaluatedProperties": {
-      const name: unknown = error.params["additionalProperty"] ?? error.params["unevaluatedProperty"];
+      const name: unknown = error.params.additionalProperty ?? error.params.unevaluatedProperty;
       if (typeof name !== "string") break;
       const at = `${path}${pointer(name)}`;
       return [{ path: at, message: falseSchemaMessage(error.keyword, at) }];
@@ -164,7 +164,9 @@ function render(node: ErrorNode, value: unknown): Problem[] {
   }
   const data = error.data === undefined ? valueAt(value, path) : error.data;
   const messages = describeKeyword(error.keyword, error.schema, data);
-  return messages.length > 0 ? messages.map((message) => ({ path, message })) : [{ path, message: error.message ?? error.keyword }];
+  return messages.length > 0
+    ? messages.map((message) => ({ path, message }))
+    : [{ path, message: error.message ?? error.keyword }];
 }
 
 /** Problems for a failed ajv validation, in the same canonical order as the runtime validator's. */

@@ -20,14 +20,29 @@ import addFormats from "ajv-formats";
 import { isJsonObject, type JsonValue, type Problem } from "../../../src/core/json.js";
 import type { JsonSchema } from "../../../src/core/ports.js";
 import { ajvProblems, type RefResolver } from "./ajv-problems.js";
-import { baseLookup, copyJson, prepareDocument, type Lookup } from "../../../src/adapters/json-schema/cfworker-prepare.js";
+import {
+  baseLookup,
+  copyJson,
+  prepareDocument,
+  type Lookup,
+} from "../../../src/adapters/json-schema/cfworker-prepare.js";
 import { createMetaValidator, type MetaValidator } from "./ajv-meta.js";
 import { normalizeDraft07 } from "../../../src/adapters/json-schema/draft07.js";
 import { DEFAULT_DRAFT, selectDraft, type Draft } from "../../../src/adapters/json-schema/drafts.js";
 import { ASSERTED_FORMATS } from "../../../src/adapters/json-schema/formats.js";
-import { errorMessage, notASchemaProblem, notJsonValueProblem, unusableSchemaProblem, valueAt } from "../../../src/adapters/json-schema/messages.js";
+import {
+  errorMessage,
+  notASchemaProblem,
+  notJsonValueProblem,
+  unusableSchemaProblem,
+  valueAt,
+} from "../../../src/adapters/json-schema/messages.js";
 import type { CachingSchemaValidator, ValidatorOptions } from "../../../src/adapters/json-schema/options.js";
-import { createPreparedCache, DEFAULT_CACHE_SIZE, preparedOrUnkeyable } from "../../../src/adapters/json-schema/prepared-cache.js";
+import {
+  createPreparedCache,
+  DEFAULT_CACHE_SIZE,
+  preparedOrUnkeyable,
+} from "../../../src/adapters/json-schema/prepared-cache.js";
 import { patternProblems } from "../../../src/adapters/json-schema/pattern-problems.js";
 import { referenceProblems } from "../../../src/adapters/json-schema/references.js";
 
@@ -80,7 +95,7 @@ function createAjv(draft: Draft, known: ReadonlyArray<[string, AnySchema]>): Ajv
 
 /** Resolves "$ref"s for error grouping: inside `root`, else among the schemas ajv knows. */
 function refResolver(ajv: AjvInstance, root: unknown): RefResolver {
-  const rootId = isJsonObject(root) && typeof root["$id"] === "string" ? root["$id"] : "toolproof:/root";
+  const rootId = isJsonObject(root) && typeof root.$id === "string" ? root.$id : "toolproof:/root";
   return (ref) => {
     try {
       const url = new URL(ref, rootId);
@@ -110,9 +125,10 @@ function metaValidator(draft: Draft): MetaValidator {
 export function createAjvValidator(options: ValidatorOptions = {}): CachingSchemaValidator {
   const defaultDraft = options.defaultDraft ?? DEFAULT_DRAFT;
   // Copied once and shared by the per-schema instances (ajv does not modify schemas).
-  const known = Object.entries(options.knownSchemas ?? {}).map(
-    ([uri, document]): [string, AnySchema] => [uri, asAjvSchema(copyJson(document))],
-  );
+  const known = Object.entries(options.knownSchemas ?? {}).map(([uri, document]): [string, AnySchema] => [
+    uri,
+    asAjvSchema(copyJson(document)),
+  ]);
   // The reference check is the runtime validator's own, so both report the same dangling $refs.
   const referenceBase: Lookup = baseLookup(options.knownSchemas ?? {});
 

@@ -71,9 +71,12 @@ export function decide(model: string, state: ModelState, script: ModelScript, re
 
   if (request.kind === "judge") {
     const query = request.query ?? "";
-    const answers = (script.judge && Object.hasOwn(script.judge, query) ? script.judge[query] : undefined) ?? script.judge_default;
+    const answers =
+      (script.judge && Object.hasOwn(script.judge, query) ? script.judge[query] : undefined) ?? script.judge_default;
     if (!answers) {
-      return noScript(`model "${model}" has no judge answer for query ${JSON.stringify(query)} and no judge_default (judge queries scripted: ${known(script.judge)})`);
+      return noScript(
+        `model "${model}" has no judge answer for query ${JSON.stringify(query)} and no judge_default (judge queries scripted: ${known(script.judge)})`,
+      );
     }
     const seen = (state.judgeSeen.get(query) ?? 0) + 1;
     state.judgeSeen.set(query, seen);
@@ -86,13 +89,19 @@ export function decide(model: string, state: ModelState, script: ModelScript, re
     if (injection.query !== undefined && injection.query !== request.query) continue;
     const seen = (state.injectionSeen.get(injection.contains) ?? 0) + 1;
     state.injectionSeen.set(injection.contains, seen);
-    if (injection.follow_on === undefined || injection.follow_on.includes(seen)) return { type: "turn", turn: injection.turn, latency_ms: injection.turn.latency_ms ?? script.latency_ms ?? 0 };
+    if (injection.follow_on === undefined || injection.follow_on.includes(seen))
+      return { type: "turn", turn: injection.turn, latency_ms: injection.turn.latency_ms ?? script.latency_ms ?? 0 };
   }
 
   const query = request.query;
-  const turns = (query !== null && script.conversations && Object.hasOwn(script.conversations, query) ? script.conversations[query] : undefined) ?? script.default;
+  const turns =
+    (query !== null && script.conversations && Object.hasOwn(script.conversations, query)
+      ? script.conversations[query]
+      : undefined) ?? script.default;
   if (!turns) {
-    return noScript(`model "${model}" has no conversation for query ${JSON.stringify(query)} and no default (queries scripted: ${known(script.conversations)})`);
+    return noScript(
+      `model "${model}" has no conversation for query ${JSON.stringify(query)} and no default (queries scripted: ${known(script.conversations)})`,
+    );
   }
   const turn = turns[request.assistantMessages];
   if (!turn) {
@@ -106,8 +115,15 @@ export function decide(model: string, state: ModelState, script: ModelScript, re
 export function faultDecision(fault: Fault, latency_ms: number): Decision & { type: "error" } {
   const code = fault.code ?? defaultCode(fault.status);
   const message = fault.message ?? defaultMessage(fault.status);
-  const headers: Record<string, string> = fault.retry_after === undefined ? {} : { "retry-after": String(fault.retry_after) };
-  return { type: "error", status: fault.status, body: errorBody(message, fault.status >= 500 ? "server_error" : "invalid_request_error", code), headers, latency_ms };
+  const headers: Record<string, string> =
+    fault.retry_after === undefined ? {} : { "retry-after": String(fault.retry_after) };
+  return {
+    type: "error",
+    status: fault.status,
+    body: errorBody(message, fault.status >= 500 ? "server_error" : "invalid_request_error", code),
+    headers,
+    latency_ms,
+  };
 }
 
 /** A chat.completion body for a text or tool-call turn. */
@@ -117,7 +133,11 @@ export function completionBody(
   nextCallId: () => string,
   prompt: unknown[],
   tools: unknown,
-  scripted: { content: string | null; repeat?: number | "forever"; tool_calls?: Array<{ name: string; arguments: Record<string, unknown> | string; padding?: number }> },
+  scripted: {
+    content: string | null;
+    repeat?: number | "forever";
+    tool_calls?: Array<{ name: string; arguments: Record<string, unknown> | string; padding?: number }>;
+  },
 ): unknown {
   // "forever" is streamed by the server around this body's content; here it is the content once.
   const times = typeof scripted.repeat === "number" ? scripted.repeat : 1;
@@ -125,7 +145,12 @@ export function completionBody(
   const toolCalls = (turn.tool_calls ?? []).map((call) => ({
     id: nextCallId(),
     type: "function",
-    function: { name: call.name, arguments: (typeof call.arguments === "string" ? call.arguments : JSON.stringify(call.arguments)) + " ".repeat(call.padding ?? 0) },
+    function: {
+      name: call.name,
+      arguments:
+        (typeof call.arguments === "string" ? call.arguments : JSON.stringify(call.arguments)) +
+        " ".repeat(call.padding ?? 0),
+    },
   }));
   const completionText = (turn.content ?? "") + toolCalls.map((c) => c.function.name + c.function.arguments).join("");
   const promptTokens = tokens(JSON.stringify(prompt)) + (tools === undefined ? 0 : tokens(JSON.stringify(tools)));
@@ -138,12 +163,21 @@ export function completionBody(
     choices: [
       {
         index: 0,
-        message: { role: "assistant", content: turn.content, refusal: null, ...(toolCalls.length > 0 ? { tool_calls: toolCalls } : {}) },
+        message: {
+          role: "assistant",
+          content: turn.content,
+          refusal: null,
+          ...(toolCalls.length > 0 ? { tool_calls: toolCalls } : {}),
+        },
         logprobs: null,
         finish_reason: toolCalls.length > 0 ? "tool_calls" : "stop",
       },
     ],
-    usage: { prompt_tokens: promptTokens, completion_tokens: completionTokens, total_tokens: promptTokens + completionTokens },
+    usage: {
+      prompt_tokens: promptTokens,
+      completion_tokens: completionTokens,
+      total_tokens: promptTokens + completionTokens,
+    },
   };
 }
 
@@ -162,7 +196,12 @@ function nextFault(state: ModelState, script: ModelScript): Fault | undefined {
 }
 
 function noScript(message: string): Decision {
-  return { type: "error", status: 400, body: errorBody(`no script matched: ${message}`, "invalid_request_error", "no_script_matched"), latency_ms: 0 };
+  return {
+    type: "error",
+    status: 400,
+    body: errorBody(`no script matched: ${message}`, "invalid_request_error", "no_script_matched"),
+    latency_ms: 0,
+  };
 }
 
 function known(record: Record<string, unknown> | undefined): string {

@@ -1,7 +1,11 @@
 /** A connection config for adapter tests against the model server: short timeouts, no retries unless asked. */
 import type { ModelConnectionConfig } from "../../../src/adapters/model/openai-client.js";
 
-export function testConnection(base_url: string, model: string, overrides: Partial<ModelConnectionConfig> = {}): ModelConnectionConfig {
+export function testConnection(
+  base_url: string,
+  model: string,
+  overrides: Partial<ModelConnectionConfig> = {},
+): ModelConnectionConfig {
   return {
     name: "agent",
     base_url,

@@ -28,7 +28,8 @@ export function modelServerControl(url: string): ModelServerControl {
       ...(body === undefined ? {} : { body: JSON.stringify(body), headers: { "content-type": "application/json" } }),
     });
     const parsed: unknown = await response.json();
-    if (!response.ok) throw new Error(`model server ${method} ${path} answered ${response.status}: ${JSON.stringify(parsed)}`);
+    if (!response.ok)
+      throw new Error(`model server ${method} ${path} answered ${response.status}: ${JSON.stringify(parsed)}`);
     return parsed;
   };
   const model = (name: string) => encodeURIComponent(name);

@@ -7,7 +7,16 @@
 import { randomBytes } from "node:crypto";
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
-import { completionBody, decide, errorBody, faultDecision, isRecord, readRequest, type Decision, type ModelState } from "./answers.js";
+import {
+  completionBody,
+  decide,
+  errorBody,
+  faultDecision,
+  isRecord,
+  readRequest,
+  type Decision,
+  type ModelState,
+} from "./answers.js";
 import { scriptSchema, type LoggedRequest, type ModelScript, type ModelServerStats } from "./script.js";
 
 export interface ModelServerOptions {
@@ -41,7 +50,19 @@ const LOGGED_ANSWER_LIMIT = 1024 * 1024;
 const OPENAI_PATHS = new Set(["/v1/chat/completions", "/chat/completions", "/openai/v1/chat/completions"]);
 const MODELS_PATHS = new Set(["/v1/models", "/models", "/openai/v1/models"]);
 /** Request headers too ordinary to be worth logging. */
-const UNLOGGED_HEADERS = new Set(["host", "connection", "content-length", "content-type", "accept", "accept-encoding", "accept-language", "user-agent", "keep-alive", "sec-fetch-mode", "cf-worker"]);
+const UNLOGGED_HEADERS = new Set([
+  "host",
+  "connection",
+  "content-length",
+  "content-type",
+  "accept",
+  "accept-encoding",
+  "accept-language",
+  "user-agent",
+  "keep-alive",
+  "sec-fetch-mode",
+  "cf-worker",
+]);
 
 interface Counters {
   requests_total: number;
@@ -64,12 +85,18 @@ export async function startModelServer(options: ModelServerOptions = {}): Promis
 
   const stateOf = (model: string): ModelState => {
     let state = states.get(model);
-    if (!state) states.set(model, (state = { script: undefined, faultsServed: 0, judgeSeen: new Map(), injectionSeen: new Map() }));
+    if (!state) {
+      state = { script: undefined, faultsServed: 0, judgeSeen: new Map(), injectionSeen: new Map() };
+      states.set(model, state);
+    }
     return state;
   };
   const countersOf = (model: string): Counters => {
     let counters = perModel.get(model);
-    if (!counters) perModel.set(model, (counters = { requests_total: 0, in_flight: 0, max_in_flight: 0 }));
+    if (!counters) {
+      counters = { requests_total: 0, in_flight: 0, max_in_flight: 0 };
+      perModel.set(model, counters);
+    }
     return counters;
   };
   const register = (model: string, script: ModelScript) => {
@@ -81,14 +108,22 @@ export async function startModelServer(options: ModelServerOptions = {}): Promis
     const seq = (sequence.get(model) ?? 0) + 1;
     sequence.set(model, seq);
     let log = logs.get(model);
-    if (!log) logs.set(model, (log = []));
+    if (!log) {
+      log = [];
+      logs.set(model, log);
+    }
     const logged = { seq, ...entry };
     log.push(logged);
     if (log.length > logLimit) log.splice(0, log.length - logLimit);
     return logged;
   };
 
-  async function completion(req: IncomingMessage, res: ServerResponse, url: URL, deployment: string | null): Promise<void> {
+  async function completion(
+    req: IncomingMessage,
+    res: ServerResponse,
+    url: URL,
+    deployment: string | null,
+  ): Promise<void> {
     const receivedAt = Date.now();
     const aborted = abortOnClose(res);
     const body = await readJsonBody(req);
@@ -134,21 +169,34 @@ export async function startModelServer(options: ModelServerOptions = {}): Promis
     };
     try {
       if (!body.ok) return send(res, body.status, errorBody(body.message, "invalid_request_error", null));
-      if (model === null) return send(res, 400, errorBody("you must provide a model parameter", "invalid_request_error", null));
+      if (model === null)
+        return send(res, 400, errorBody("you must provide a model parameter", "invalid_request_error", null));
       const state = stateOf(model);
       const script = state.script;
       if (!script) {
-        const answer = errorBody(`The model \`${model}\` does not exist or you do not have access to it.`, "invalid_request_error", "model_not_found");
+        const answer = errorBody(
+          `The model \`${model}\` does not exist or you do not have access to it.`,
+          "invalid_request_error",
+          "model_not_found",
+        );
         log(404, answer, "other");
         return send(res, 404, answer);
       }
       if (script.api_key !== undefined && presentedKey(req) !== script.api_key) {
-        const answer = errorBody(`Incorrect API key provided: ${redact(presentedKey(req))}.`, "invalid_request_error", "invalid_api_key");
+        const answer = errorBody(
+          `Incorrect API key provided: ${redact(presentedKey(req))}.`,
+          "invalid_request_error",
+          "invalid_api_key",
+        );
         log(401, answer, "other");
         return send(res, 401, answer);
       }
       if (request.stream) {
-        const answer = errorBody("this test model server answers non-streaming requests only (stream: true is not supported)", "invalid_request_error", "stream_unsupported");
+        const answer = errorBody(
+          "this test model server answers non-streaming requests only (stream: true is not supported)",
+          "invalid_request_error",
+          "stream_unsupported",
+        );
         log(400, answer, request.kind);
         return send(res, 400, answer);
       }
@@ -199,8 +247,12 @@ export async function startModelServer(options: ModelServerOptions = {}): Promis
       log(200, scripted.body, kind);
       return send(res, 200, scripted.body);
     }
-    if (!("tool_calls" in scripted) && scripted.repeat === "forever") return endless(res, body({ content: "" }), scripted.content, aborted, log, kind);
-    const answerBody = "tool_calls" in scripted ? body({ content: scripted.content ?? null, tool_calls: scripted.tool_calls }) : body({ content: scripted.content, ...(scripted.repeat === undefined ? {} : { repeat: scripted.repeat }) });
+    if (!("tool_calls" in scripted) && scripted.repeat === "forever")
+      return endless(res, body({ content: "" }), scripted.content, aborted, log, kind);
+    const answerBody =
+      "tool_calls" in scripted
+        ? body({ content: scripted.content ?? null, tool_calls: scripted.tool_calls })
+        : body({ content: scripted.content, ...(scripted.repeat === undefined ? {} : { repeat: scripted.repeat }) });
     log(200, answerBody, kind);
     return send(res, 200, answerBody);
   }
@@ -217,7 +269,7 @@ export async function startModelServer(options: ModelServerOptions = {}): Promis
     const text = JSON.stringify(emptyBody);
     const at = text.indexOf('"content":""') + '"content":"'.length;
     const piece = JSON.stringify(content).slice(1, -1) || "x";
-    const chunk = piece.repeat(Math.ceil(64 * 1024 / piece.length));
+    const chunk = piece.repeat(Math.ceil((64 * 1024) / piece.length));
     log(200, "(an endless answer)", kind);
     res.writeHead(200, { "content-type": "application/json" });
     res.write(text.slice(0, at));
@@ -245,15 +297,25 @@ export async function startModelServer(options: ModelServerOptions = {}): Promis
         if (!body.ok) return sendTrue(res, body.status, { error: { message: body.message } });
         const parsed = scriptSchema.safeParse(body.value);
         if (!parsed.success) {
-          const problems = parsed.error.issues.map((issue) => ({ path: `/${issue.path.join("/")}`, message: issue.message }));
-          return sendTrue(res, 400, { error: { message: `script for model "${model}" is invalid: ${problems.map((p) => `${p.path}: ${p.message}`).join("; ")}`, problems } });
+          const problems = parsed.error.issues.map((issue) => ({
+            path: `/${issue.path.join("/")}`,
+            message: issue.message,
+          }));
+          return sendTrue(res, 400, {
+            error: {
+              message: `script for model "${model}" is invalid: ${problems.map((p) => `${p.path}: ${p.message}`).join("; ")}`,
+              problems,
+            },
+          });
         }
         register(model, parsed.data);
         return sendTrue(res, 200, { model, script: parsed.data });
       }
       if (req.method === "GET") {
         const script = states.get(model)?.script;
-        return script ? sendTrue(res, 200, { model, script }) : sendTrue(res, 404, { error: { message: `no script for model "${model}"` } });
+        return script
+          ? sendTrue(res, 200, { model, script })
+          : sendTrue(res, 404, { error: { message: `no script for model "${model}"` } });
       }
       if (req.method === "DELETE") {
         states.delete(model);
@@ -278,7 +340,11 @@ export async function startModelServer(options: ModelServerOptions = {}): Promis
         return sendTrue(res, 200, { ...counters });
       }
     }
-    return sendTrue(res, 405, { error: { message: `${req.method} ${url.pathname} is not a control endpoint (see test/support/model-server/README.md)` } });
+    return sendTrue(res, 405, {
+      error: {
+        message: `${req.method} ${url.pathname} is not a control endpoint (see test/support/model-server/README.md)`,
+      },
+    });
   }
 
   const server = createServer((req, res) => {
@@ -289,10 +355,16 @@ export async function startModelServer(options: ModelServerOptions = {}): Promis
       if (req.method === "POST" && azure?.[1]) return completion(req, res, url, decodeURIComponent(azure[1]));
       if (req.method === "POST" && OPENAI_PATHS.has(url.pathname)) return completion(req, res, url, null);
       if (req.method === "GET" && MODELS_PATHS.has(url.pathname)) {
-        const data = [...states].filter(([, s]) => s.script).map(([id]) => ({ id, object: "model", created: 0, owned_by: "toolproof-test" }));
+        const data = [...states]
+          .filter(([, s]) => s.script)
+          .map(([id]) => ({ id, object: "model", created: 0, owned_by: "toolproof-test" }));
         return send(res, 200, { object: "list", data });
       }
-      return send(res, 404, errorBody(`no route for ${req.method} ${url.pathname}`, "invalid_request_error", "unknown_url"));
+      return send(
+        res,
+        404,
+        errorBody(`no route for ${req.method} ${url.pathname}`, "invalid_request_error", "unknown_url"),
+      );
     };
     handle().catch((error: unknown) => {
       if (!res.headersSent) send(res, 500, errorBody(`model server bug: ${String(error)}`, "server_error", null));

@@ -15,7 +15,10 @@ export function receiver(): ReceiverControl {
   return {
     urlOf: (name) => `${base}/r/${name}`,
     async script(name, statuses) {
-      const response = await fetch(`${base}/__receivers/${name}`, { method: "PUT", body: JSON.stringify({ statuses }) });
+      const response = await fetch(`${base}/__receivers/${name}`, {
+        method: "PUT",
+        body: JSON.stringify({ statuses }),
+      });
       if (!response.ok) throw new Error(`scripting receiver ${name}: ${response.status} ${await response.text()}`);
     },
     async requests(name) {

@@ -52,14 +52,21 @@ export async function startReceiver(): Promise<RunningReceiver> {
         if (delivery?.[1] && request.method === "POST") {
           const name = delivery[1];
           const status = scripts.get(name)?.shift() ?? 200;
-          const headers = Object.fromEntries(Object.entries(request.headers).map(([key, value]) => [key, Array.isArray(value) ? value.join(", ") : (value ?? "")]));
+          const headers = Object.fromEntries(
+            Object.entries(request.headers).map(([key, value]) => [
+              key,
+              Array.isArray(value) ? value.join(", ") : (value ?? ""),
+            ]),
+          );
           logs.set(name, [...(logs.get(name) ?? []), { headers, body, status, at: Date.now() }]);
           return send(status, { received: status < 300 });
         }
         if (control?.[1] && request.method === "PUT") {
           const parsed: unknown = JSON.parse(body || "{}");
-          const statuses: unknown = typeof parsed === "object" && parsed !== null ? Reflect.get(parsed, "statuses") : undefined;
-          if (!Array.isArray(statuses) || !statuses.every((s) => Number.isInteger(s) && s >= 200 && s <= 599)) return send(400, { error: "expected {statuses: [HTTP statuses]}" });
+          const statuses: unknown =
+            typeof parsed === "object" && parsed !== null ? Reflect.get(parsed, "statuses") : undefined;
+          if (!Array.isArray(statuses) || !statuses.every((s) => Number.isInteger(s) && s >= 200 && s <= 599))
+            return send(400, { error: "expected {statuses: [HTTP statuses]}" });
           scripts.set(control[1], statuses.map(Number));
           logs.set(control[1], []);
           return send(200, { statuses });

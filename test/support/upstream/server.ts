@@ -50,8 +50,16 @@ function mcpServer(): Server {
   const server = new Server({ name: "test-upstream", version: "1.0.0" }, { capabilities: { tools: {} } });
   server.setRequestHandler(ListToolsRequestSchema, () => ({
     tools: [
-      { name: "get_weather", description: "The weather in a city.", inputSchema: { type: "object", properties: { city: { type: "string" } }, required: ["city"] } },
-      { name: "place_order", description: "Places an order.", inputSchema: { type: "object", properties: { item: { type: "string" } }, required: ["item"] } },
+      {
+        name: "get_weather",
+        description: "The weather in a city.",
+        inputSchema: { type: "object", properties: { city: { type: "string" } }, required: ["city"] },
+      },
+      {
+        name: "place_order",
+        description: "Places an order.",
+        inputSchema: { type: "object", properties: { item: { type: "string" } }, required: ["item"] },
+      },
     ],
   }));
   server.setRequestHandler(CallToolRequestSchema, (request) => {
@@ -62,7 +70,14 @@ function mcpServer(): Server {
       return { content: [{ type: "text", text: JSON.stringify(result) }], structuredContent: result };
     }
     if (request.params.name === "get_invoice") {
-      const result = { invoice_id: String(args.invoice_id), supplier: "Fabrikam Office", amount: 310, currency: "EUR", status: "received", hold_reason: null };
+      const result = {
+        invoice_id: String(args.invoice_id),
+        supplier: "Fabrikam Office",
+        amount: 310,
+        currency: "EUR",
+        status: "received",
+        hold_reason: null,
+      };
       return { content: [{ type: "text", text: JSON.stringify(result) }], structuredContent: result };
     }
     if (request.params.name === "place_order") {
@@ -85,10 +100,18 @@ export async function startUpstream(): Promise<RunningUpstream> {
           if (request.method === "DELETE") log.length = 0;
           return send(response, 200, { requests: log });
         }
-        const headers = Object.fromEntries(Object.entries(request.headers).map(([key, value]) => [key, Array.isArray(value) ? value.join(", ") : (value ?? "")]));
+        const headers = Object.fromEntries(
+          Object.entries(request.headers).map(([key, value]) => [
+            key,
+            Array.isArray(value) ? value.join(", ") : (value ?? ""),
+          ]),
+        );
         log.push({ method: request.method ?? "", path: url.pathname, query: url.search, headers, body });
         if (url.pathname === "/mcp") {
-          const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
+          const transport = new StreamableHTTPServerTransport({
+            sessionIdGenerator: undefined,
+            enableJsonResponse: true,
+          });
           const mcp = mcpServer();
           await mcp.connect(transport);
           await transport.handleRequest(request, response, body === "" ? undefined : JSON.parse(body));
@@ -100,7 +123,13 @@ export async function startUpstream(): Promise<RunningUpstream> {
           const id = decodeURIComponent(invoice[1]);
           if (id === "INV-BAD") return send(response, 200, { invoice_id: id, status: 42 });
           if (id === "INV-404") return send(response, 404, { error: "not_found" });
-          return send(response, 200, { invoice_id: id, status: "open", amount: 120.5, fetched_at: new Date().toISOString(), request_id: `req-${++counter}` });
+          return send(response, 200, {
+            invoice_id: id,
+            status: "open",
+            amount: 120.5,
+            fetched_at: new Date().toISOString(),
+            request_id: `req-${++counter}`,
+          });
         }
         const hold = /^\/invoices\/([^/]+)\/hold$/.exec(url.pathname);
         if (hold?.[1] && request.method === "POST") {
@@ -112,7 +141,17 @@ export async function startUpstream(): Promise<RunningUpstream> {
         if (delayed?.[1] && request.method === "GET") {
           const id = decodeURIComponent(delayed[1]);
           const requestId = `req-${++counter}`;
-          setTimeout(() => send(response, 200, { invoice_id: id, status: "open", amount: 120.5, fetched_at: new Date().toISOString(), request_id: requestId }), 1000);
+          setTimeout(
+            () =>
+              send(response, 200, {
+                invoice_id: id,
+                status: "open",
+                amount: 120.5,
+                fetched_at: new Date().toISOString(),
+                request_id: requestId,
+              }),
+            1000,
+          );
           return;
         }
         if (url.pathname === "/slow") {

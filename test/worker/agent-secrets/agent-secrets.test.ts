@@ -17,7 +17,12 @@ describe("agent secrets", () => {
     expect({ status: made.status, location: made.headers.get("location"), body }).toEqual({
       status: 200,
       location: "/api/agent-secrets/desk-jobs",
-      body: { name: "desk-jobs", created_by: tenant.keyId, created_at: expect.stringMatching(/^\d{4}-/), secret: expect.stringMatching(/^whsec_[A-Za-z0-9+/]{43}=$/) },
+      body: {
+        name: "desk-jobs",
+        created_by: tenant.keyId,
+        created_at: expect.stringMatching(/^\d{4}-/),
+        secret: expect.stringMatching(/^whsec_[A-Za-z0-9+/]{43}=$/),
+      },
     });
     // Stored sealed: the row never holds the secret's text.
     const row = await findAgentSecret(db(), tenant.id, "desk-jobs");
@@ -25,7 +30,10 @@ describe("agent secrets", () => {
     expect(row?.sealed_secret.includes(String(body.secret).slice(6))).toBe(false);
 
     const own = await call("PUT", "/api/agent-secrets/mine", { key: tenant.key, body: { secret: MINE } });
-    expect(await answer(own)).toEqual({ status: 200, body: { name: "mine", created_by: tenant.keyId, created_at: expect.stringMatching(/^\d{4}-/) } });
+    expect(await answer(own)).toEqual({
+      status: 200,
+      body: { name: "mine", created_by: tenant.keyId, created_at: expect.stringMatching(/^\d{4}-/) },
+    });
 
     const list = await call("GET", "/api/agent-secrets", { key: tenant.key });
     expect(await answer(list)).toEqual({
@@ -38,13 +46,23 @@ describe("agent secrets", () => {
         next_cursor: null,
       },
     });
-    expect(await answer(await call("DELETE", "/api/agent-secrets/mine", { key: tenant.key }))).toEqual({ status: 200, body: { name: "mine", deleted: true } });
-    expect(await answer(await call("DELETE", "/api/agent-secrets/mine", { key: tenant.key }))).toEqual({ status: 404, body: { error: { code: "not_found", message: "agent secret not found" } } });
+    expect(await answer(await call("DELETE", "/api/agent-secrets/mine", { key: tenant.key }))).toEqual({
+      status: 200,
+      body: { name: "mine", deleted: true },
+    });
+    expect(await answer(await call("DELETE", "/api/agent-secrets/mine", { key: tenant.key }))).toEqual({
+      status: 404,
+      body: { error: { code: "not_found", message: "agent secret not found" } },
+    });
   });
 
   it("refuses a secret that is not a Standard Webhooks secret, and a key without Admin", async () => {
     const tenant = await newTenant();
-    expect(await answer(await call("PUT", "/api/agent-secrets/x", { key: tenant.key, body: { secret: "hunter2", extra: 1 } }))).toEqual(
+    expect(
+      await answer(
+        await call("PUT", "/api/agent-secrets/x", { key: tenant.key, body: { secret: "hunter2", extra: 1 } }),
+      ),
+    ).toEqual(
       invalidAnswer(
         { path: "/secret", message: "expected a Standard Webhooks secret: whsec_ and 24 to 64 random bytes as base64" },
         { path: "/extra", message: 'unknown field "extra"; expected one of: secret' },
@@ -53,34 +71,81 @@ describe("agent secrets", () => {
     const runner = await keyWith(tenant.id, ["AIManager:RunEvals"]);
     expect(await answer(await call("PUT", "/api/agent-secrets/x", { key: runner, body: {} }))).toEqual({
       status: 403,
-      body: { error: { code: "forbidden", message: "this API key lacks the permission AIManager:Admin", details: { required_permission: "AIManager:Admin" } } },
+      body: {
+        error: {
+          code: "forbidden",
+          message: "this API key lacks the permission AIManager:Admin",
+          details: { required_permission: "AIManager:Admin" },
+        },
+      },
     });
   });
 });
 
 describe("an external agent's suite", () => {
   const suiteWith = (toolId: string, connection: string, endpoint: string) => ({
-    agent: { kind: "external", endpoint, secret: "jobs", tools: [{ tool_id: toolId, operation_id: "get_invoice" }, { tool_id: toolId, operation_id: "place_invoice_on_hold" }] },
+    agent: {
+      kind: "external",
+      endpoint,
+      secret: "jobs",
+      tools: [
+        { tool_id: toolId, operation_id: "get_invoice" },
+        { tool_id: toolId, operation_id: "place_invoice_on_hold" },
+      ],
+    },
     scenarios: [{ id: "status-lookup", query: QUERIES.status, expect: GET, forbid: [HOLD] }],
     judge: { connection },
   });
 
   it("is refused with an endpoint that is no http(s) URL or carries credentials", async () => {
     const world = await invoiceWorld("ext-suite-url");
-    expect(await answer(await call("PUT", "/api/suites/desk", { key: world.tenant.key, body: suiteWith(world.toolId, world.connection, "ftp://agent.example.com/jobs") }))).toEqual(
-      invalidAnswer({ path: "/agent/endpoint", message: "expected an http or https URL, got the scheme ftp" }),
-    );
-    expect(await answer(await call("PUT", "/api/suites/desk", { key: world.tenant.key, body: suiteWith(world.toolId, world.connection, "https://u:p@agent.example.com/jobs") }))).toEqual(
-      invalidAnswer({ path: "/agent/endpoint", message: "must not carry credentials (user:password@): the job is authenticated by its signature (agent.secret)" }),
+    expect(
+      await answer(
+        await call("PUT", "/api/suites/desk", {
+          key: world.tenant.key,
+          body: suiteWith(world.toolId, world.connection, "ftp://agent.example.com/jobs"),
+        }),
+      ),
+    ).toEqual(invalidAnswer({ path: "/agent/endpoint", message: "expected an http or https URL, got the scheme ftp" }));
+    expect(
+      await answer(
+        await call("PUT", "/api/suites/desk", {
+          key: world.tenant.key,
+          body: suiteWith(world.toolId, world.connection, "https://u:p@agent.example.com/jobs"),
+        }),
+      ),
+    ).toEqual(
+      invalidAnswer({
+        path: "/agent/endpoint",
+        message:
+          "must not carry credentials (user:password@): the job is authenticated by its signature (agent.secret)",
+      }),
     );
   });
 
   it("does not start a run until its agent secret exists", async () => {
     const world = await invoiceWorld("ext-suite-secret");
-    expect((await call("PUT", "/api/suites/desk", { key: world.tenant.key, body: suiteWith(world.toolId, world.connection, "https://agent.example.com/jobs") })).status).toBe(201);
+    expect(
+      (
+        await call("PUT", "/api/suites/desk", {
+          key: world.tenant.key,
+          body: suiteWith(world.toolId, world.connection, "https://agent.example.com/jobs"),
+        })
+      ).status,
+    ).toBe(201);
     expect(await answer(await call("POST", "/api/suites/desk/runs", { key: world.tenant.key }))).toEqual({
       status: 404,
-      body: { error: { code: "not_found", message: '/agent/secret: no agent secret named "jobs"', details: { problems: [{ path: "/agent/secret", message: 'no agent secret "jobs" (PUT /api/agent-secrets/jobs first)' }] } } },
+      body: {
+        error: {
+          code: "not_found",
+          message: '/agent/secret: no agent secret named "jobs"',
+          details: {
+            problems: [
+              { path: "/agent/secret", message: 'no agent secret "jobs" (PUT /api/agent-secrets/jobs first)' },
+            ],
+          },
+        },
+      },
     });
   });
 });

@@ -4,20 +4,36 @@ import { getInvoiceDefinition, invoiceTool, placeOnHoldDefinition } from "../../
 import type { AttemptObject } from "../../../src/worker/attempts/object.js";
 import { RETENTION_MS } from "../../../src/worker/attempts/lifetimes.js";
 import { call, newTenant } from "../helpers.js";
-import { counterTool, createSimulation, dispatch, dispatchJson, evidence, ledgerTool, libraryTool, readAttempt, stubOf, type CreatedAttempt } from "../simulation-helpers.js";
+import {
+  counterTool,
+  createSimulation,
+  dispatch,
+  dispatchJson,
+  evidence,
+  ledgerTool,
+  libraryTool,
+  readAttempt,
+  stubOf,
+  type CreatedAttempt,
+} from "../simulation-helpers.js";
 
 const tenantPromise = newTenant();
 
 /** A fresh attempt with the ledger, the counter and one of the two invoice operations pinned. */
 async function freshAttempt(): Promise<CreatedAttempt> {
   const tenant = await tenantPromise;
-  const tool = await libraryTool(tenant, { ...invoiceTool, name: `invoices_${crypto.randomUUID().slice(0, 8)}` }, { get_invoice: getInvoiceDefinition });
-  const simulation = await createSimulation(tenant, { tools: [{ inline: ledgerTool }, { inline: counterTool }, { tool_id: tool.id, operation_id: "get_invoice" }] });
+  const tool = await libraryTool(
+    tenant,
+    { ...invoiceTool, name: `invoices_${crypto.randomUUID().slice(0, 8)}` },
+    { get_invoice: getInvoiceDefinition },
+  );
+  const simulation = await createSimulation(tenant, {
+    tools: [{ inline: ledgerTool }, { inline: counterTool }, { tool_id: tool.id, operation_id: "get_invoice" }],
+  });
   const [attempt] = simulation.attempts;
   if (!attempt) throw new Error("no attempt");
   return { ...attempt, tool_name: tool.id } as CreatedAttempt & { tool_name: string };
 }
-
 
 const toolInputError = { code: "tool_input_error", message: expect.any(String), details: expect.any(Array) };
 
@@ -31,41 +47,90 @@ describe("the error table over HTTP: tool input errors (422, the agent's to reco
     const answer = await dispatchJson(attempt, body);
     expect(answer).toEqual({ status: 422, body: { error: toolInputError } });
     // Recorded, counted, state untouched, and the attempt may still pass.
-    expect((await readAttempt(attempt)).body).toMatchObject({ status: "active", may_pass: true, calls: 1, tool_input_errors: 1, harness_errors: 0, state: { counter: { last: 0 }, ledger: { label: "abc" } } });
-    expect((await evidence(attempt)).map((c) => ({ outcome: c.outcome, error: c.error }))).toEqual([{ outcome: "tool_input_error", error: toolInputError }]);
+    expect((await readAttempt(attempt)).body).toMatchObject({
+      status: "active",
+      may_pass: true,
+      calls: 1,
+      tool_input_errors: 1,
+      harness_errors: 0,
+      state: { counter: { last: 0 }, ledger: { label: "abc" } },
+    });
+    expect((await evidence(attempt)).map((c) => ({ outcome: c.outcome, error: c.error }))).toEqual([
+      { outcome: "tool_input_error", error: toolInputError },
+    ]);
   });
 });
 
 describe("the error table over HTTP: harness errors (5xx, attempt marked harness_failed)", () => {
   it.each([
     ["unknown_tool", "an unknown tool (fail closed)", () => ({ tool: "payments", arguments: { amount: 1 } })],
-    ["unknown_operation", "an operation the tool does not have", (a: { tool_name: string }) => ({ tool: a.tool_name, operation_id: "refund", arguments: {} })],
-    ["missing_definition", "an operation of the tool that was not pinned", (a: { tool_name: string }) => ({ tool: a.tool_name, operation_id: "place_invoice_on_hold", arguments: {} })],
-    ["missing_reference", "a reference the state does not have", () => ({ tool: "ledger", arguments: { mode: "missing" } })],
-    ["bad_literal", "a bad value in an expression from the fixture", () => ({ tool: "ledger", arguments: { mode: "literal" } })],
-    ["output_schema", "a rendered result that fails the output schema", () => ({ tool: "ledger", arguments: { mode: "bad_output" } })],
+    [
+      "unknown_operation",
+      "an operation the tool does not have",
+      (a: { tool_name: string }) => ({ tool: a.tool_name, operation_id: "refund", arguments: {} }),
+    ],
+    [
+      "missing_definition",
+      "an operation of the tool that was not pinned",
+      (a: { tool_name: string }) => ({ tool: a.tool_name, operation_id: "place_invoice_on_hold", arguments: {} }),
+    ],
+    [
+      "missing_reference",
+      "a reference the state does not have",
+      () => ({ tool: "ledger", arguments: { mode: "missing" } }),
+    ],
+    [
+      "bad_literal",
+      "a bad value in an expression from the fixture",
+      () => ({ tool: "ledger", arguments: { mode: "literal" } }),
+    ],
+    [
+      "output_schema",
+      "a rendered result that fails the output schema",
+      () => ({ tool: "ledger", arguments: { mode: "bad_output" } }),
+    ],
   ])("%s: %s", async (kind, _name, body) => {
     const attempt = await freshAttempt();
     const answer = await dispatchJson(attempt, body(attempt as CreatedAttempt & { tool_name: string }));
-    expect(answer).toEqual({ status: 500, body: { error: { code: "harness_error", kind, message: expect.any(String), details: expect.any(Array) } } });
-    expect((await readAttempt(attempt)).body).toMatchObject({ status: "harness_failed", may_pass: false, calls: 1, tool_input_errors: 0, harness_errors: 1 });
+    expect(answer).toEqual({
+      status: 500,
+      body: { error: { code: "harness_error", kind, message: expect.any(String), details: expect.any(Array) } },
+    });
+    expect((await readAttempt(attempt)).body).toMatchObject({
+      status: "harness_failed",
+      may_pass: false,
+      calls: 1,
+      tool_input_errors: 0,
+      harness_errors: 1,
+    });
     // Sticky: a later good call and the agent completing do not clear it.
     expect((await dispatchJson(attempt, { tool: "counter", arguments: { n: 1 } })).status).toBe(200);
     await call("POST", `/api/attempts/${attempt.id}/complete`, { key: attempt.token, body: { output: "done" } });
     expect((await readAttempt(attempt)).body).toMatchObject({ status: "harness_failed", may_pass: false });
-    expect((await evidence(attempt))[0]).toMatchObject({ outcome: "harness_error", error: { code: "harness_error", kind } });
+    expect((await evidence(attempt))[0]).toMatchObject({
+      outcome: "harness_error",
+      error: { code: "harness_error", kind },
+    });
   });
 
   it("unknown_tool names the attempt's function names and the one most likely meant (an operation id given for the function name)", async () => {
     const tenant = await tenantPromise;
     const name = `invoices_${crypto.randomUUID().slice(0, 8)}`;
     const tool = await libraryTool(tenant, { ...invoiceTool, name }, { get_invoice: getInvoiceDefinition });
-    const [attempt] = (await createSimulation(tenant, { tools: [{ inline: counterTool }, { tool_id: tool.id, operation_id: "get_invoice" }] })).attempts;
+    const [attempt] = (
+      await createSimulation(tenant, {
+        tools: [{ inline: counterTool }, { tool_id: tool.id, operation_id: "get_invoice" }],
+      })
+    ).attempts;
     if (!attempt) throw new Error("no attempt");
     const names = `${name}__get_invoice, counter`;
     const meant = `did you mean "${name}__get_invoice"? `;
     const response = await dispatch(attempt, { tool: "get_invoice", arguments: { invoice_id: "INV-1" } });
-    expect({ status: response.status, outcome: response.headers.get("x-toolproof-outcome"), body: await response.json() }).toEqual({
+    expect({
+      status: response.status,
+      outcome: response.headers.get("x-toolproof-outcome"),
+      body: await response.json(),
+    }).toEqual({
       status: 500,
       outcome: "harness_error",
       body: {
@@ -78,7 +143,11 @@ describe("the error table over HTTP: harness errors (5xx, attempt marked harness
       },
     });
     // Still fail closed: recorded as a harness error, and the attempt can no longer pass.
-    expect((await readAttempt(attempt)).body).toMatchObject({ status: "harness_failed", may_pass: false, harness_errors: 1 });
+    expect((await readAttempt(attempt)).body).toMatchObject({
+      status: "harness_failed",
+      may_pass: false,
+      harness_errors: 1,
+    });
   });
 
   it("internal: a failure inside the object (here a corrupt state row) is a harness error, not a crash", async () => {
@@ -87,8 +156,21 @@ describe("the error table over HTTP: harness errors (5xx, attempt marked harness
       state.storage.sql.exec(`INSERT OR REPLACE INTO state (tool, value) VALUES ('counter', 'not json')`);
     });
     const answer = await dispatchJson(attempt, { tool: "counter", arguments: { n: 1 } });
-    expect(answer).toEqual({ status: 500, body: { error: { code: "harness_error", kind: "internal", message: expect.stringContaining("internal failure"), details: [] } } });
-    expect((await readAttempt(attempt, (await tenantPromise).key)).body).toMatchObject({ status: "harness_failed", harness_errors: 1 });
+    expect(answer).toEqual({
+      status: 500,
+      body: {
+        error: {
+          code: "harness_error",
+          kind: "internal",
+          message: expect.stringContaining("internal failure"),
+          details: [],
+        },
+      },
+    });
+    expect((await readAttempt(attempt, (await tenantPromise).key)).body).toMatchObject({
+      status: "harness_failed",
+      harness_errors: 1,
+    });
   });
 
   it("lease_expired: the alarm ends the lease; every later call is a harness error and the attempt is expired", async () => {
@@ -105,7 +187,14 @@ describe("the error table over HTTP: harness errors (5xx, attempt marked harness
     const answer = await dispatchJson(attempt, { tool: "counter", arguments: { n: 6 } });
     expect(answer).toEqual({
       status: 500,
-      body: { error: { code: "harness_error", kind: "lease_expired", message: "the attempt's lease has ended; no further calls are answered", details: [] } },
+      body: {
+        error: {
+          code: "harness_error",
+          kind: "lease_expired",
+          message: "the attempt's lease has ended; no further calls are answered",
+          details: [],
+        },
+      },
     });
     // Alarms may fire twice: running it again changes nothing.
     await runInDurableObject<AttemptObject, void>(stub, async (instance) => {
@@ -113,7 +202,14 @@ describe("the error table over HTTP: harness errors (5xx, attempt marked harness
       await instance.alarm();
     });
     const view = await readAttempt(attempt, tenant.key);
-    expect(view.body).toMatchObject({ status: "expired", may_pass: false, lease_ended: true, calls: 2, harness_errors: 1, state: { counter: { last: 5 } } });
+    expect(view.body).toMatchObject({
+      status: "expired",
+      may_pass: false,
+      lease_ended: true,
+      calls: 2,
+      harness_errors: 1,
+      state: { counter: { last: 5 } },
+    });
     const calls = await evidence(attempt, tenant.key);
     expect(calls.map((c) => [c.seq, c.outcome, c.error?.kind ?? null])).toEqual([
       [1, "result", null],
@@ -149,9 +245,15 @@ describe("after the attempt object is gone", () => {
     await runInDurableObject<AttemptObject, void>(stub, (_instance, state) => {
       state.storage.sql.exec(`UPDATE attempt SET expires_at = ?`, longAgo);
     });
-    await env.DB.prepare(`UPDATE attempts SET expires_at = ? WHERE id = ?`).bind(new Date(longAgo).toISOString(), attempt.id).run();
+    await env.DB.prepare(`UPDATE attempts SET expires_at = ? WHERE id = ?`)
+      .bind(new Date(longAgo).toISOString(), attempt.id)
+      .run();
     expect(await runDurableObjectAlarm(stub)).toBe(true);
-    const tables = await runInDurableObject<AttemptObject, unknown[]>(stub, (_instance, state) => state.storage.sql.exec(`SELECT name FROM sqlite_master WHERE type = 'table' AND name IN ('attempt', 'calls', 'state')`).toArray());
+    const tables = await runInDurableObject<AttemptObject, unknown[]>(stub, (_instance, state) =>
+      state.storage.sql
+        .exec(`SELECT name FROM sqlite_master WHERE type = 'table' AND name IN ('attempt', 'calls', 'state')`)
+        .toArray(),
+    );
     expect(tables).toEqual([]);
 
     expect((await evidence(attempt, tenant.key)).map((c) => ({ seq: c.seq, tool: c.tool, result: c.result }))).toEqual([
@@ -196,39 +298,108 @@ describe("lost storage answers the same on every path that opens the attempt wit
     },
   };
   const mcpPost = (attempt: CreatedAttempt, key: string, message: Record<string, unknown>) =>
-    call("POST", `/api/attempts/${attempt.id}/mcp`, { key, body: { jsonrpc: "2.0", id: 1, ...message }, headers: { accept: "application/json, text/event-stream" } });
+    call("POST", `/api/attempts/${attempt.id}/mcp`, {
+      key,
+      body: { jsonrpc: "2.0", id: 1, ...message },
+      headers: { accept: "application/json, text/event-stream" },
+    });
   const paths: Array<[string, (attempt: CreatedAttempt, key: string) => Promise<Response>]> = [
     ["POST …/dispatch", (attempt, key) => dispatch(attempt, { tool: "counter", arguments: { n: 4 } }, key)],
-    ["POST …/complete", (attempt, key) => call("POST", `/api/attempts/${attempt.id}/complete`, { key, body: { output: "done" } })],
-    ["MCP initialize", (attempt, key) => mcpPost(attempt, key, { method: "initialize", params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "t", version: "1" } } })],
+    [
+      "POST …/complete",
+      (attempt, key) => call("POST", `/api/attempts/${attempt.id}/complete`, { key, body: { output: "done" } }),
+    ],
+    [
+      "MCP initialize",
+      (attempt, key) =>
+        mcpPost(attempt, key, {
+          method: "initialize",
+          params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "t", version: "1" } },
+        }),
+    ],
     ["MCP tools/list", (attempt, key) => mcpPost(attempt, key, { method: "tools/list" })],
-    ["MCP tools/call", (attempt, key) => mcpPost(attempt, key, { method: "tools/call", params: { name: "counter", arguments: { n: 4 } } })],
+    [
+      "MCP tools/call",
+      (attempt, key) =>
+        mcpPost(attempt, key, { method: "tools/call", params: { name: "counter", arguments: { n: 4 } } }),
+    ],
   ];
 
-  it.each(paths)("%s: a harness error, and the attempt is marked harness_failed in D1; another token is still refused (401, over MCP 403)", async (path, send) => {
-    const attempt = await freshAttempt();
-    const tenant = await tenantPromise;
-    await withLostStorage(attempt);
-    const [other] = (await createSimulation(tenant, { tools: [{ inline: counterTool }] })).attempts;
-    if (!other) throw new Error("no attempt");
-    const stranger = await send(attempt, other.token);
-    // MCP answers a refused token with 403: MCP clients start OAuth on a 401 (docs/simulations.md).
-    const refusedStatus = path.startsWith("MCP") ? 403 : 401;
-    expect({ status: stranger.status, body: await stranger.json() }).toEqual({ status: refusedStatus, body: { error: { code: "unauthorized", message: "this token does not grant access to this attempt" } } });
-    expect((await env.DB.prepare(`SELECT status FROM attempts WHERE id = ?`).bind(attempt.id).first<{ status: string }>())?.status).toBe("active");
+  it.each(paths)(
+    "%s: a harness error, and the attempt is marked harness_failed in D1; another token is still refused (401, over MCP 403)",
+    async (path, send) => {
+      const attempt = await freshAttempt();
+      const tenant = await tenantPromise;
+      await withLostStorage(attempt);
+      const [other] = (await createSimulation(tenant, { tools: [{ inline: counterTool }] })).attempts;
+      if (!other) throw new Error("no attempt");
+      const stranger = await send(attempt, other.token);
+      // MCP answers a refused token with 403: MCP clients start OAuth on a 401 (docs/simulations.md).
+      const refusedStatus = path.startsWith("MCP") ? 403 : 401;
+      expect({ status: stranger.status, body: await stranger.json() }).toEqual({
+        status: refusedStatus,
+        body: { error: { code: "unauthorized", message: "this token does not grant access to this attempt" } },
+      });
+      expect(
+        (await env.DB.prepare(`SELECT status FROM attempts WHERE id = ?`).bind(attempt.id).first<{ status: string }>())
+          ?.status,
+      ).toBe("active");
 
-    const lost = await send(attempt, attempt.token);
-    expect({ status: lost.status, outcome: lost.headers.get("x-toolproof-outcome"), body: await lost.json() }).toEqual(lostAnswer);
-    expect(await env.DB.prepare(`SELECT status FROM attempts WHERE id = ?`).bind(attempt.id).first<{ status: string }>()).toEqual({ status: "harness_failed" });
-  });
+      const lost = await send(attempt, attempt.token);
+      expect({
+        status: lost.status,
+        outcome: lost.headers.get("x-toolproof-outcome"),
+        body: await lost.json(),
+      }).toEqual(lostAnswer);
+      expect(
+        await env.DB.prepare(`SELECT status FROM attempts WHERE id = ?`).bind(attempt.id).first<{ status: string }>(),
+      ).toEqual({ status: "harness_failed" });
+    },
+  );
 });
 
 describe("requests that are not calls (never recorded)", () => {
   it.each([
-    ["no arguments", { tool: "counter" }, 400, { code: "invalid_request", message: expect.stringContaining("/arguments"), details: { problems: [{ path: "/arguments", message: expect.any(String) }] } }],
-    ["arguments that are not an object", { tool: "counter", arguments: [1] }, 400, { code: "invalid_request", message: "/arguments: expected a JSON object", details: { problems: [{ path: "/arguments", message: "expected a JSON object" }] } }],
-    ["an unknown field", { tool: "counter", arguments: {}, extra: 1 }, 400, { code: "invalid_request", message: '/extra: unknown field "extra"', details: { problems: [{ path: "/extra", message: 'unknown field "extra"' }] } }],
-    ["a JSON array", [1], 400, { code: "invalid_request", message: expect.any(String), details: { problems: [{ path: "", message: expect.any(String) }] } }],
+    [
+      "no arguments",
+      { tool: "counter" },
+      400,
+      {
+        code: "invalid_request",
+        message: expect.stringContaining("/arguments"),
+        details: { problems: [{ path: "/arguments", message: expect.any(String) }] },
+      },
+    ],
+    [
+      "arguments that are not an object",
+      { tool: "counter", arguments: [1] },
+      400,
+      {
+        code: "invalid_request",
+        message: "/arguments: expected a JSON object",
+        details: { problems: [{ path: "/arguments", message: "expected a JSON object" }] },
+      },
+    ],
+    [
+      "an unknown field",
+      { tool: "counter", arguments: {}, extra: 1 },
+      400,
+      {
+        code: "invalid_request",
+        message: '/extra: unknown field "extra"',
+        details: { problems: [{ path: "/extra", message: 'unknown field "extra"' }] },
+      },
+    ],
+    [
+      "a JSON array",
+      [1],
+      400,
+      {
+        code: "invalid_request",
+        message: expect.any(String),
+        details: { problems: [{ path: "", message: expect.any(String) }] },
+      },
+    ],
   ])("%s → 400 naming the field", async (_name, body, status, error) => {
     const attempt = await freshAttempt();
     expect(await dispatchJson(attempt, body)).toEqual({ status, body: { error } });
@@ -237,7 +408,11 @@ describe("requests that are not calls (never recorded)", () => {
 
   it("a tool with several pinned operations and no operation_id → 400 naming operation_id", async () => {
     const tenant = await tenantPromise;
-    const tool = await libraryTool(tenant, { ...invoiceTool, name: "invoices_ambiguous" }, { get_invoice: getInvoiceDefinition, place_invoice_on_hold: placeOnHoldDefinition });
+    const tool = await libraryTool(
+      tenant,
+      { ...invoiceTool, name: "invoices_ambiguous" },
+      { get_invoice: getInvoiceDefinition, place_invoice_on_hold: placeOnHoldDefinition },
+    );
     const [attempt] = (await createSimulation(tenant, { tools: [{ tool_id: tool.id }] })).attempts;
     if (!attempt) throw new Error("no attempt");
     expect(await dispatchJson(attempt, { tool: "invoices_ambiguous", arguments: {} })).toEqual({
@@ -245,9 +420,16 @@ describe("requests that are not calls (never recorded)", () => {
       body: {
         error: {
           code: "invalid_request",
-          message: '/operation_id: tool "invoices_ambiguous" has several pinned operations (get_invoice, place_invoice_on_hold); name one in operation_id',
+          message:
+            '/operation_id: tool "invoices_ambiguous" has several pinned operations (get_invoice, place_invoice_on_hold); name one in operation_id',
           details: {
-            problems: [{ path: "/operation_id", message: 'tool "invoices_ambiguous" has several pinned operations (get_invoice, place_invoice_on_hold); name one in operation_id' }],
+            problems: [
+              {
+                path: "/operation_id",
+                message:
+                  'tool "invoices_ambiguous" has several pinned operations (get_invoice, place_invoice_on_hold); name one in operation_id',
+              },
+            ],
             operation_ids: ["get_invoice", "place_invoice_on_hold"],
           },
         },
@@ -257,17 +439,49 @@ describe("requests that are not calls (never recorded)", () => {
 
   it("malformed JSON, a wrong content type and an oversized body", async () => {
     const attempt = await freshAttempt();
-    const malformed = await call("POST", `/api/attempts/${attempt.id}/dispatch`, { key: attempt.token, body: "{not json" });
-    const wrongType = await call("POST", `/api/attempts/${attempt.id}/dispatch`, { key: attempt.token, body: "{}", headers: { "content-type": "text/plain" } });
-    const huge = await call("POST", `/api/attempts/${attempt.id}/dispatch`, { key: attempt.token, body: { tool: "counter", arguments: { pad: "x".repeat(300 * 1024) } } });
+    const malformed = await call("POST", `/api/attempts/${attempt.id}/dispatch`, {
+      key: attempt.token,
+      body: "{not json",
+    });
+    const wrongType = await call("POST", `/api/attempts/${attempt.id}/dispatch`, {
+      key: attempt.token,
+      body: "{}",
+      headers: { "content-type": "text/plain" },
+    });
+    const huge = await call("POST", `/api/attempts/${attempt.id}/dispatch`, {
+      key: attempt.token,
+      body: { tool: "counter", arguments: { pad: "x".repeat(300 * 1024) } },
+    });
     expect([
       { status: malformed.status, body: await malformed.json() },
       { status: wrongType.status, body: await wrongType.json() },
       { status: huge.status, body: await huge.json() },
     ]).toEqual([
-      { status: 400, body: { error: { code: "malformed_json", message: expect.stringMatching(/^the request body is not valid JSON: /) } } },
-      { status: 415, body: { error: { code: "unsupported_media_type", message: 'expected Content-Type: application/json, got "text/plain"' } } },
-      { status: 413, body: { error: { code: "payload_too_large", message: "the request body exceeds the limit of 262144 bytes", details: { limit_bytes: 262144 } } } },
+      {
+        status: 400,
+        body: {
+          error: { code: "malformed_json", message: expect.stringMatching(/^the request body is not valid JSON: /) },
+        },
+      },
+      {
+        status: 415,
+        body: {
+          error: {
+            code: "unsupported_media_type",
+            message: 'expected Content-Type: application/json, got "text/plain"',
+          },
+        },
+      },
+      {
+        status: 413,
+        body: {
+          error: {
+            code: "payload_too_large",
+            message: "the request body exceeds the limit of 262144 bytes",
+            details: { limit_bytes: 262144 },
+          },
+        },
+      },
     ]);
   });
 
@@ -276,7 +490,13 @@ describe("requests that are not calls (never recorded)", () => {
     await dispatch(attempt, { tool: "counter", arguments: { n: 1 }, call_id: "k" });
     expect(await dispatchJson(attempt, { tool: "counter", arguments: { n: 2 }, call_id: "k" })).toEqual({
       status: 409,
-      body: { error: { code: "call_id_reused", message: '/call_id: "k" was already used by call 1 with a different tool or arguments', details: { call_id: "k", seq: 1 } } },
+      body: {
+        error: {
+          code: "call_id_reused",
+          message: '/call_id: "k" was already used by call 1 with a different tool or arguments',
+          details: { call_id: "k", seq: 1 },
+        },
+      },
     });
     expect((await readAttempt(attempt)).body).toMatchObject({ calls: 1, state: { counter: { last: 1 } } });
   });
@@ -285,7 +505,10 @@ describe("requests that are not calls (never recorded)", () => {
 describe("completion errors", () => {
   it("names the missing output and refuses unknown fields", async () => {
     const attempt = await freshAttempt();
-    const response = await call("POST", `/api/attempts/${attempt.id}/complete`, { key: attempt.token, body: { transcript: "no", extra: 1 } });
+    const response = await call("POST", `/api/attempts/${attempt.id}/complete`, {
+      key: attempt.token,
+      body: { transcript: "no", extra: 1 },
+    });
     expect({ status: response.status, body: await response.json() }).toEqual({
       status: 400,
       body: {

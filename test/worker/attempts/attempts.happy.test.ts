@@ -1,7 +1,15 @@
 import { describe, expect, it } from "vitest";
 import { getInvoiceDefinition, invoiceTool, placeOnHoldDefinition } from "../../fixtures/invoice-tools.js";
 import { call, newTenant } from "../helpers.js";
-import { counterTool, createSimulation, dispatch, dispatchJson, evidence, libraryTool, readAttempt } from "../simulation-helpers.js";
+import {
+  counterTool,
+  createSimulation,
+  dispatch,
+  dispatchJson,
+  evidence,
+  libraryTool,
+  readAttempt,
+} from "../simulation-helpers.js";
 
 const tenantPromise = newTenant();
 
@@ -11,7 +19,9 @@ describe("dispatch", () => {
     const [attempt] = (await createSimulation(tenant, { tools: [{ inline: counterTool }] })).attempts;
     if (!attempt) throw new Error("no attempt");
     const response = await dispatch(attempt, { tool: "counter", arguments: { n: 3 } });
-    const headers = Object.fromEntries([...response.headers].filter(([name]) => name.startsWith("x-toolproof-") || name === "content-type"));
+    const headers = Object.fromEntries(
+      [...response.headers].filter(([name]) => name.startsWith("x-toolproof-") || name === "content-type"),
+    );
     expect({ status: response.status, body: await response.text(), headers }).toEqual({
       status: 200,
       body: '{"previous":0}',
@@ -30,16 +40,29 @@ describe("dispatch", () => {
 
   it("shares state among the operations of one tool, per attempt, and names the revision in the evidence", async () => {
     const tenant = await tenantPromise;
-    const tool = await libraryTool(tenant, { ...invoiceTool, name: "invoices_shared" }, { get_invoice: getInvoiceDefinition, place_invoice_on_hold: placeOnHoldDefinition });
+    const tool = await libraryTool(
+      tenant,
+      { ...invoiceTool, name: "invoices_shared" },
+      { get_invoice: getInvoiceDefinition, place_invoice_on_hold: placeOnHoldDefinition },
+    );
     const simulation = await createSimulation(tenant, { tools: [{ tool_id: tool.id }], attempts: 2 });
     const [a, b] = simulation.attempts;
     if (!a || !b) throw new Error("two attempts expected");
     const get = { tool: "invoices_shared__get_invoice", arguments: { invoice_id: "INV-10423" } };
-    const invoice = (status: string) => ({ status: 200, body: { invoice_id: "INV-10423", supplier: "Contoso Freight", amount: 18450, status } });
+    const invoice = (status: string) => ({
+      status: 200,
+      body: { invoice_id: "INV-10423", supplier: "Contoso Freight", amount: 18450, status },
+    });
 
     expect(await dispatchJson(a, get)).toEqual(invoice("approved"));
     // The tool's id and the operation id name the same operation as its function name does.
-    expect(await dispatchJson(a, { tool: tool.id, operation_id: "place_invoice_on_hold", arguments: { invoice_id: "INV-10423", reason: "duplicate" } })).toEqual({
+    expect(
+      await dispatchJson(a, {
+        tool: tool.id,
+        operation_id: "place_invoice_on_hold",
+        arguments: { invoice_id: "INV-10423", reason: "duplicate" },
+      }),
+    ).toEqual({
       status: 200,
       body: { invoice_id: "INV-10423", status: "on_hold" },
     });
@@ -48,10 +71,40 @@ describe("dispatch", () => {
     expect(await dispatchJson(b, get)).toEqual(invoice("approved"));
 
     const calls = await evidence(a);
-    expect(calls.map((c) => ({ seq: c.seq, tool: c.tool, operation_id: c.operation_id, revision: c.revision, variant: c.variant, rule: c.rule }))).toEqual([
-      { seq: 1, tool: "invoices_shared__get_invoice", operation_id: "get_invoice", revision: 1, variant: "success", rule: null },
-      { seq: 2, tool: "invoices_shared__place_invoice_on_hold", operation_id: "place_invoice_on_hold", revision: 1, variant: "success", rule: null },
-      { seq: 3, tool: "invoices_shared__get_invoice", operation_id: "get_invoice", revision: 1, variant: "success", rule: null },
+    expect(
+      calls.map((c) => ({
+        seq: c.seq,
+        tool: c.tool,
+        operation_id: c.operation_id,
+        revision: c.revision,
+        variant: c.variant,
+        rule: c.rule,
+      })),
+    ).toEqual([
+      {
+        seq: 1,
+        tool: "invoices_shared__get_invoice",
+        operation_id: "get_invoice",
+        revision: 1,
+        variant: "success",
+        rule: null,
+      },
+      {
+        seq: 2,
+        tool: "invoices_shared__place_invoice_on_hold",
+        operation_id: "place_invoice_on_hold",
+        revision: 1,
+        variant: "success",
+        rule: null,
+      },
+      {
+        seq: 3,
+        tool: "invoices_shared__get_invoice",
+        operation_id: "get_invoice",
+        revision: 1,
+        variant: "success",
+        rule: null,
+      },
     ]);
     expect((await readAttempt(a)).body).toEqual({
       id: a.id,
@@ -82,7 +135,19 @@ describe("dispatch", () => {
         attempt_id: attempt.id,
         next_cursor: null,
         calls: [
-          { seq: 1, call_id: "first", tool: "counter", operation_id: "counter", revision: null, variant: "swap", rule: null, arguments: { n: 1 }, outcome: "result", result: { previous: 0 }, delay_ms: 0, at: expect.stringMatching(/^\d{4}-\d\d-\d\dT/),
+          {
+            seq: 1,
+            call_id: "first",
+            tool: "counter",
+            operation_id: "counter",
+            revision: null,
+            variant: "swap",
+            rule: null,
+            arguments: { n: 1 },
+            outcome: "result",
+            result: { previous: 0 },
+            delay_ms: 0,
+            at: expect.stringMatching(/^\d{4}-\d\d-\d\dT/),
             // The call's set_state: its tool's state just before and just after (a refused call changes none).
             state_change: { tool: "counter", before: { last: 0 }, after: { last: 1 } },
           },
@@ -96,7 +161,11 @@ describe("dispatch", () => {
             rule: null,
             arguments: { n: "two" },
             outcome: "tool_input_error",
-            error: { code: "tool_input_error", message: expect.stringContaining("/n"), details: [{ path: "/n", message: expect.any(String) }] },
+            error: {
+              code: "tool_input_error",
+              message: expect.stringContaining("/n"),
+              details: [{ path: "/n", message: expect.any(String) }],
+            },
             delay_ms: 0,
             at: expect.stringMatching(/^\d{4}-\d\d-\d\dT/),
           },
@@ -112,10 +181,14 @@ describe("dispatch", () => {
     const tenant = await tenantPromise;
     const slow = structuredClone(counterTool);
     Object.assign(slow.testing.variants.swap, { delay_ms: 3 });
-    const [attempt] = (await createSimulation(tenant, { tools: [{ inline: { ...slow, name: "slow_counter" } }] })).attempts;
+    const [attempt] = (await createSimulation(tenant, { tools: [{ inline: { ...slow, name: "slow_counter" } }] }))
+      .attempts;
     if (!attempt) throw new Error("no attempt");
     const response = await dispatch(attempt, { tool: "slow_counter", arguments: { n: 1 } });
-    expect({ status: response.status, delay: response.headers.get("x-toolproof-delay-ms") }).toEqual({ status: 200, delay: "3" });
+    expect({ status: response.status, delay: response.headers.get("x-toolproof-delay-ms") }).toEqual({
+      status: 200,
+      delay: "3",
+    });
     expect((await evidence(attempt)).map((c) => c.delay_ms)).toEqual([3]);
   });
 });
@@ -128,14 +201,27 @@ describe("call_id", () => {
     const first = await dispatch(attempt, { tool: "counter", arguments: { n: 7 }, call_id: "c-1" });
     const retry = await dispatch(attempt, { tool: "counter", arguments: { n: 7 }, call_id: "c-1" });
     expect([
-      { status: first.status, body: await first.json(), seq: first.headers.get("x-toolproof-seq"), replayed: first.headers.get("x-toolproof-replayed") },
-      { status: retry.status, body: await retry.json(), seq: retry.headers.get("x-toolproof-seq"), replayed: retry.headers.get("x-toolproof-replayed") },
+      {
+        status: first.status,
+        body: await first.json(),
+        seq: first.headers.get("x-toolproof-seq"),
+        replayed: first.headers.get("x-toolproof-replayed"),
+      },
+      {
+        status: retry.status,
+        body: await retry.json(),
+        seq: retry.headers.get("x-toolproof-seq"),
+        replayed: retry.headers.get("x-toolproof-replayed"),
+      },
     ]).toEqual([
       { status: 200, body: { previous: 0 }, seq: "1", replayed: null },
       { status: 200, body: { previous: 0 }, seq: "1", replayed: "true" },
     ]);
     // set_state ran once: the next call sees 7, and there are two calls, not three.
-    expect(await dispatchJson(attempt, { tool: "counter", arguments: { n: 8 } })).toEqual({ status: 200, body: { previous: 7 } });
+    expect(await dispatchJson(attempt, { tool: "counter", arguments: { n: 8 } })).toEqual({
+      status: 200,
+      body: { previous: 7 },
+    });
     expect((await evidence(attempt)).map((c) => [c.seq, c.call_id])).toEqual([
       [1, "c-1"],
       [2, null],
@@ -161,7 +247,11 @@ describe("completion", () => {
     const [attempt] = simulation.attempts;
     if (!attempt) throw new Error("no attempt");
     await dispatch(attempt, { tool: "counter", arguments: { n: 1 } });
-    const body = { output: { answer: "booked" }, transcript: [{ role: "user", content: "book me in" }], metadata: { model: "m-1" } };
+    const body = {
+      output: { answer: "booked" },
+      transcript: [{ role: "user", content: "book me in" }],
+      metadata: { model: "m-1" },
+    };
     const done = await call("POST", `/api/attempts/${attempt.id}/complete`, { key: attempt.token, body });
     expect({ status: done.status, body: await done.json() }).toEqual({
       status: 200,

@@ -10,7 +10,11 @@ import { counterTool, createSimulation, dispatch, dispatchJson, readAttempt, stu
 const tenantPromise = newTenant();
 const unauthorized = { error: { code: "unauthorized", message: "this token does not grant access to this attempt" } };
 const apiKeyRefused = {
-  error: { code: "unauthorized", message: "this route is opened by the attempt's capability token (tpa_…, from the simulation's 201 answer), not by an API key (tpk_…)" },
+  error: {
+    code: "unauthorized",
+    message:
+      "this route is opened by the attempt's capability token (tpa_…, from the simulation's 201 answer), not by an API key (tpk_…)",
+  },
 };
 
 async function twoAttempts() {
@@ -30,10 +34,16 @@ describe("capability tokens", () => {
       call("GET", `/api/attempts/${b.id}`, { key: a.token }),
       call("GET", `/api/attempts/${b.id}/evidence`, { key: a.token }),
       call("POST", `/api/attempts/${b.id}/complete`, { key: a.token, body: { output: "x" } }),
-      call("POST", `/api/attempts/${b.id}/mcp`, { key: a.token, body: { jsonrpc: "2.0", id: 1, method: "tools/list" }, headers: { accept: "application/json, text/event-stream" } }),
+      call("POST", `/api/attempts/${b.id}/mcp`, {
+        key: a.token,
+        body: { jsonrpc: "2.0", id: 1, method: "tools/list" },
+        headers: { accept: "application/json, text/event-stream" },
+      }),
     ]);
     // MCP refuses with 403: MCP clients start OAuth on a 401 (docs/simulations.md).
-    expect(await Promise.all(answers.map(async (r) => ({ status: r.status, body: await r.json() })))).toEqual([401, 401, 401, 401, 403].map((status) => ({ status, body: unauthorized })));
+    expect(await Promise.all(answers.map(async (r) => ({ status: r.status, body: await r.json() })))).toEqual(
+      [401, 401, 401, 401, 403].map((status) => ({ status, body: unauthorized })),
+    );
     // B was not touched.
     expect((await readAttempt(b)).body).toMatchObject({ calls: 0, status: "active", state: { counter: { last: 0 } } });
   });
@@ -49,7 +59,15 @@ describe("capability tokens", () => {
       dispatch({ id: "not-an-attempt", token: a.token }, body),
     ]);
     expect(await Promise.all(answers.map(async (r) => ({ status: r.status, body: await r.json() })))).toEqual([
-      { status: 401, body: { error: { code: "unauthorized", message: "missing capability token: send Authorization: Bearer <attempt token>" } } },
+      {
+        status: 401,
+        body: {
+          error: {
+            code: "unauthorized",
+            message: "missing capability token: send Authorization: Bearer <attempt token>",
+          },
+        },
+      },
       { status: 401, body: apiKeyRefused },
       { status: 401, body: unauthorized },
       { status: 401, body: unauthorized },
@@ -63,15 +81,24 @@ describe("capability tokens", () => {
     const answers = await Promise.all([
       dispatch(a, { tool: "counter", arguments: { n: 1 } }, tenant.key),
       call("POST", `/api/attempts/${a.id}/complete`, { key: tenant.key, body: { output: "x" } }),
-      call("POST", `/api/attempts/${a.id}/mcp`, { key: tenant.key, body: { jsonrpc: "2.0", id: 1, method: "tools/list" }, headers: { accept: "application/json, text/event-stream" } }),
+      call("POST", `/api/attempts/${a.id}/mcp`, {
+        key: tenant.key,
+        body: { jsonrpc: "2.0", id: 1, method: "tools/list" },
+        headers: { accept: "application/json, text/event-stream" },
+      }),
     ]);
-    expect(await Promise.all(answers.map(async (r) => ({ status: r.status, body: await r.json() })))).toEqual([401, 401, 403].map((status) => ({ status, body: apiKeyRefused })));
+    expect(await Promise.all(answers.map(async (r) => ({ status: r.status, body: await r.json() })))).toEqual(
+      [401, 401, 403].map((status) => ({ status, body: apiKeyRefused })),
+    );
     expect((await readAttempt(a)).body).toMatchObject({ calls: 0, status: "active" });
   });
 
   it("grants nothing on the management API", async () => {
     const { a } = await twoAttempts();
-    const answers = await Promise.all([call("GET", "/api/tools", { key: a.token }), call("POST", "/api/simulations", { key: a.token, body: { tools: [{ inline: counterTool }] } })]);
+    const answers = await Promise.all([
+      call("GET", "/api/tools", { key: a.token }),
+      call("POST", "/api/simulations", { key: a.token, body: { tools: [{ inline: counterTool }] } }),
+    ]);
     expect(answers.map((r) => r.status)).toEqual([401, 401]);
   });
 
@@ -82,22 +109,39 @@ describe("capability tokens", () => {
       state.storage.sql.exec(`UPDATE attempt SET expires_at = ?`, Date.now() - 1000);
     });
     expect(await runDurableObjectAlarm(stub)).toBe(true);
-    const expired = { error: { code: "token_expired", message: "the attempt's lease has ended, and its token with it; read it with an API key instead" } };
-    const reads = await Promise.all([call("GET", `/api/attempts/${a.id}`, { key: a.token }), call("GET", `/api/attempts/${a.id}/evidence`, { key: a.token })]);
+    const expired = {
+      error: {
+        code: "token_expired",
+        message: "the attempt's lease has ended, and its token with it; read it with an API key instead",
+      },
+    };
+    const reads = await Promise.all([
+      call("GET", `/api/attempts/${a.id}`, { key: a.token }),
+      call("GET", `/api/attempts/${a.id}/evidence`, { key: a.token }),
+    ]);
     expect(await Promise.all(reads.map(async (r) => ({ status: r.status, body: await r.json() })))).toEqual([
       { status: 401, body: expired },
       { status: 401, body: expired },
     ]);
     const complete = await call("POST", `/api/attempts/${a.id}/complete`, { key: a.token, body: { output: "late" } });
-    expect({ status: complete.status, body: await complete.json() }).toEqual({ status: 401, body: { error: { code: "token_expired", message: "the attempt's lease has ended, and its token with it" } } });
-    expect(await dispatchJson(a, { tool: "counter", arguments: { n: 1 } })).toMatchObject({ status: 500, body: { error: { code: "harness_error", kind: "lease_expired" } } });
+    expect({ status: complete.status, body: await complete.json() }).toEqual({
+      status: 401,
+      body: { error: { code: "token_expired", message: "the attempt's lease has ended, and its token with it" } },
+    });
+    expect(await dispatchJson(a, { tool: "counter", arguments: { n: 1 } })).toMatchObject({
+      status: 500,
+      body: { error: { code: "harness_error", kind: "lease_expired" } },
+    });
     // The tenant's API key still reads it.
     expect((await readAttempt(a, tenant.key)).body).toMatchObject({ status: "expired", lease_ended: true });
   });
 
   it("a token past its expiry time in D1 is refused for reads even before the alarm has run", async () => {
     const { a } = await twoAttempts();
-    await db().update(attempts).set({ expires_at: new Date(Date.now() - 1000).toISOString() }).where(eq(attempts.id, a.id));
+    await db()
+      .update(attempts)
+      .set({ expires_at: new Date(Date.now() - 1000).toISOString() })
+      .where(eq(attempts.id, a.id));
     const response = await call("GET", `/api/attempts/${a.id}`, { key: a.token });
     expect(response.status).toBe(401);
   });
@@ -132,7 +176,16 @@ describe("reading attempts with an API key", () => {
     expect(await Promise.all(answers.map(async (r) => ({ status: r.status, body: await r.json() })))).toEqual([
       { status: 404, body: { error: { code: "not_found", message: "attempt not found" } } },
       { status: 404, body: { error: { code: "not_found", message: "attempt not found" } } },
-      { status: 403, body: { error: { code: "forbidden", message: "this API key lacks the permission AIManager:RunEvals", details: { required_permission: "AIManager:RunEvals" } } } },
+      {
+        status: 403,
+        body: {
+          error: {
+            code: "forbidden",
+            message: "this API key lacks the permission AIManager:RunEvals",
+            details: { required_permission: "AIManager:RunEvals" },
+          },
+        },
+      },
     ]);
   });
 });

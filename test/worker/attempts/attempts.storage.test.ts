@@ -8,7 +8,14 @@ import { EVIDENCE_COLUMNS } from "../../../src/core/simulation/evidence.js";
 import { MIGRATIONS, AttemptStorage } from "../../../src/worker/attempts/storage.js";
 import { AttemptObject } from "../../../src/worker/attempts/object.js";
 import { newTenant } from "../helpers.js";
-import { counterTool, createSimulation, dispatchJson, evidence, stubOf, type CreatedAttempt } from "../simulation-helpers.js";
+import {
+  counterTool,
+  createSimulation,
+  dispatchJson,
+  evidence,
+  stubOf,
+  type CreatedAttempt,
+} from "../simulation-helpers.js";
 
 const tenantPromise = newTenant();
 const CURRENT = MIGRATIONS[MIGRATIONS.length - 1]?.version;
@@ -20,7 +27,10 @@ async function freshAttempt(): Promise<CreatedAttempt> {
 }
 
 function tableColumns(sql: SqlStorage, table: string): string[] {
-  return sql.exec<{ name: string }>(`SELECT name FROM pragma_table_info(?)`, table).toArray().map((row) => row.name);
+  return sql
+    .exec<{ name: string }>(`SELECT name FROM pragma_table_info(?)`, table)
+    .toArray()
+    .map((row) => row.name);
 }
 
 describe("the attempt object's schema version", () => {
@@ -35,7 +45,10 @@ describe("the attempt object's schema version", () => {
 
   it("an object created before versioning (version 0: the tables, no meta) is migrated on load and keeps its calls", async () => {
     const attempt = await freshAttempt();
-    expect(await dispatchJson(attempt, { tool: "counter", arguments: { n: 5 } })).toEqual({ status: 200, body: { previous: 0 } });
+    expect(await dispatchJson(attempt, { tool: "counter", arguments: { n: 5 } })).toEqual({
+      status: 200,
+      body: { previous: 0 },
+    });
     await runInDurableObject<AttemptObject, void>(stubOf(attempt), (instance, state) => {
       state.storage.sql.exec(`DROP TABLE meta`);
       // Version 0 had the version-1 tables only: the columns later steps added go too.
@@ -43,8 +56,13 @@ describe("the attempt object's schema version", () => {
       state.storage.sql.exec(`ALTER TABLE calls DROP COLUMN state_change`);
       Reflect.set(instance, "live", undefined); // loaded afresh, as after a deploy
     });
-    expect(await dispatchJson(attempt, { tool: "counter", arguments: { n: 6 } })).toEqual({ status: 200, body: { previous: 5 } });
-    const meta = await runInDurableObject<AttemptObject, unknown[]>(stubOf(attempt), (_instance, state) => state.storage.sql.exec(`SELECT * FROM meta`).toArray());
+    expect(await dispatchJson(attempt, { tool: "counter", arguments: { n: 6 } })).toEqual({
+      status: 200,
+      body: { previous: 5 },
+    });
+    const meta = await runInDurableObject<AttemptObject, unknown[]>(stubOf(attempt), (_instance, state) =>
+      state.storage.sql.exec(`SELECT * FROM meta`).toArray(),
+    );
     expect(meta).toEqual([{ id: 1, schema_version: CURRENT }]);
     expect((await evidence(attempt)).map((c) => c.seq)).toEqual([1, 2]);
   });
@@ -52,15 +70,31 @@ describe("the attempt object's schema version", () => {
   it("a step added later reaches an object already alive at version N, once, and the object goes on answering", async () => {
     const attempt = await freshAttempt();
     await dispatchJson(attempt, { tool: "counter", arguments: { n: 1 } });
-    const next = [...MIGRATIONS, { version: (CURRENT ?? 0) + 1, statements: [`ALTER TABLE calls ADD COLUMN note TEXT`] }];
+    const next = [
+      ...MIGRATIONS,
+      { version: (CURRENT ?? 0) + 1, statements: [`ALTER TABLE calls ADD COLUMN note TEXT`] },
+    ];
     const outcome = await runInDurableObject<AttemptObject, unknown>(stubOf(attempt), (_instance, state) => {
       const storage = AttemptStorage.of(state.storage);
       const first = storage.migrate(next);
       const again = storage.migrate(next);
-      return { first, again, columns: tableColumns(state.storage.sql, "calls").slice(-2), version: storage.schemaVersion() };
+      return {
+        first,
+        again,
+        columns: tableColumns(state.storage.sql, "calls").slice(-2),
+        version: storage.schemaVersion(),
+      };
     });
-    expect(outcome).toEqual({ first: { from: CURRENT, to: (CURRENT ?? 0) + 1 }, again: { from: (CURRENT ?? 0) + 1, to: (CURRENT ?? 0) + 1 }, columns: [EVIDENCE_COLUMNS[EVIDENCE_COLUMNS.length - 1], "note"], version: (CURRENT ?? 0) + 1 });
-    expect(await dispatchJson(attempt, { tool: "counter", arguments: { n: 2 } })).toEqual({ status: 200, body: { previous: 1 } });
+    expect(outcome).toEqual({
+      first: { from: CURRENT, to: (CURRENT ?? 0) + 1 },
+      again: { from: (CURRENT ?? 0) + 1, to: (CURRENT ?? 0) + 1 },
+      columns: [EVIDENCE_COLUMNS[EVIDENCE_COLUMNS.length - 1], "note"],
+      version: (CURRENT ?? 0) + 1,
+    });
+    expect(await dispatchJson(attempt, { tool: "counter", arguments: { n: 2 } })).toEqual({
+      status: 200,
+      body: { previous: 1 },
+    });
     expect((await evidence(attempt)).map((c) => c.seq)).toEqual([1, 2]);
   });
 
@@ -68,14 +102,24 @@ describe("the attempt object's schema version", () => {
     const attempt = await freshAttempt();
     const outcome = await runInDurableObject<AttemptObject, unknown>(stubOf(attempt), (_instance, state) => {
       const storage = AttemptStorage.of(state.storage);
-      const broken = [...MIGRATIONS, { version: (CURRENT ?? 0) + 1, statements: [`ALTER TABLE calls ADD COLUMN note TEXT`, `ALTER TABLE no_such_table ADD COLUMN x TEXT`] }];
+      const broken = [
+        ...MIGRATIONS,
+        {
+          version: (CURRENT ?? 0) + 1,
+          statements: [`ALTER TABLE calls ADD COLUMN note TEXT`, `ALTER TABLE no_such_table ADD COLUMN x TEXT`],
+        },
+      ];
       let error = "";
       try {
         storage.migrate(broken);
       } catch (thrown) {
         error = thrown instanceof Error ? thrown.message : String(thrown);
       }
-      return { failed: error.includes("no_such_table"), version: storage.schemaVersion(), hasNote: tableColumns(state.storage.sql, "calls").includes("note") };
+      return {
+        failed: error.includes("no_such_table"),
+        version: storage.schemaVersion(),
+        hasNote: tableColumns(state.storage.sql, "calls").includes("note"),
+      };
     });
     expect(outcome).toEqual({ failed: true, version: CURRENT, hasNote: false });
   });

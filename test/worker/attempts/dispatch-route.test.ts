@@ -27,7 +27,10 @@ const attemptTokenHere =
 
 describe("requests the dispatch path leaves to the router", () => {
   it("answer as any other unknown /api route (the API-key check comes first) or bad token does", async () => {
-    const trailing = await call("POST", "/api/attempts/att_aaaaaaaaaaaaaaaaaaaaaa/dispatch/", { key: "tpa_x", body: {} });
+    const trailing = await call("POST", "/api/attempts/att_aaaaaaaaaaaaaaaaaaaaaa/dispatch/", {
+      key: "tpa_x",
+      body: {},
+    });
     const get = await call("GET", "/api/attempts/att_aaaaaaaaaaaaaaaaaaaaaa/dispatch", { key: "tpa_x" });
     const badEncoding = await call("POST", "/api/attempts/%E0%A4%A/dispatch", { key: "tpa_x", body: {} });
     expect([
@@ -52,14 +55,23 @@ describe("httpAnswer", () => {
     rule: null,
     outcome: "harness_error",
     result: null,
-    error: JSON.stringify({ code: "harness_error", kind: "output_schema", message: "m", details: [{ path: "/a", message: "b" }] }),
+    error: JSON.stringify({
+      code: "harness_error",
+      kind: "output_schema",
+      message: "m",
+      details: [{ path: "/a", message: "b" }],
+    }),
     delay_ms: 0,
     replayed: false,
   };
 
   it("builds headers from any string (a lone surrogate becomes U+FFFD), and errors in the documented body", async () => {
     const response = httpAnswer(answer);
-    expect({ status: response.status, headers: Object.fromEntries(response.headers), body: await response.json() }).toEqual({
+    expect({
+      status: response.status,
+      headers: Object.fromEntries(response.headers),
+      body: await response.json(),
+    }).toEqual({
       status: 500,
       headers: {
         "content-type": "application/json; charset=utf-8",
@@ -72,7 +84,9 @@ describe("httpAnswer", () => {
         "x-toolproof-delay-ms": "0",
         "x-toolproof-outcome": "harness_error",
       },
-      body: { error: { code: "harness_error", kind: "output_schema", message: "m", details: [{ path: "/a", message: "b" }] } },
+      body: {
+        error: { code: "harness_error", kind: "output_schema", message: "m", details: [{ path: "/a", message: "b" }] },
+      },
     });
   });
 

@@ -12,15 +12,32 @@ import { EVIDENCE_COLUMNS, type EvidenceRow } from "../../../src/core/simulation
 import type { AttemptObject } from "../../../src/worker/attempts/object.js";
 import { IDLE_FLUSH_MS, idleFlushMs } from "../../../src/worker/attempts/lifetimes.js";
 import { call, db, newTenant } from "../helpers.js";
-import { counterTool, createSimulation, dispatch, evidence, stubOf, type CreatedAttempt } from "../simulation-helpers.js";
+import {
+  counterTool,
+  createSimulation,
+  dispatch,
+  evidence,
+  stubOf,
+  type CreatedAttempt,
+} from "../simulation-helpers.js";
 
 const tenantPromise = newTenant();
 
 const echoTool = {
   name: "echo",
   description: "Answer the text it was given.",
-  input_schema: { type: "object", properties: { text: { type: "string" } }, required: ["text"], additionalProperties: false },
-  output_schema: { type: "object", properties: { text: { type: "string" } }, required: ["text"], additionalProperties: false },
+  input_schema: {
+    type: "object",
+    properties: { text: { type: "string" } },
+    required: ["text"],
+    additionalProperties: false,
+  },
+  output_schema: {
+    type: "object",
+    properties: { text: { type: "string" } },
+    required: ["text"],
+    additionalProperties: false,
+  },
   testing: {
     schema_version: 1,
     default_variant: "echo",
@@ -37,7 +54,12 @@ async function attemptWith(tools: unknown[]): Promise<CreatedAttempt> {
 
 /** D1's rows for the attempt, read directly (the evidence route would flush first). */
 async function rowsInD1(attemptId: string) {
-  return db().select().from(attemptCalls).where(eq(attemptCalls.attempt_id, attemptId)).orderBy(asc(attemptCalls.seq)).all();
+  return db()
+    .select()
+    .from(attemptCalls)
+    .where(eq(attemptCalls.attempt_id, attemptId))
+    .orderBy(asc(attemptCalls.seq))
+    .all();
 }
 
 async function waitFor<T>(read: () => Promise<T>, done: (value: T) => boolean, timeoutMs = 5000): Promise<T> {
@@ -52,30 +74,39 @@ async function waitFor<T>(read: () => Promise<T>, done: (value: T) => boolean, t
 describe("the idle flush", () => {
   it("copies a quiet attempt's evidence to D1 without anyone reading it, then points the alarm at the lease end", async () => {
     const attempt = await attemptWith([{ inline: counterTool }]);
-    for (const n of [4, 5, 6]) expect((await dispatch(attempt, { tool: "counter", arguments: { n } })).status).toBe(200);
+    for (const n of [4, 5, 6])
+      expect((await dispatch(attempt, { tool: "counter", arguments: { n } })).status).toBe(200);
 
-    const rows = await waitFor(() => rowsInD1(attempt.id), (r) => r.length === 3);
-    expect(rows.map((r) => ({ seq: r.seq, tool: r.tool, arguments: r.arguments, outcome: r.outcome, result: r.result }))).toEqual([
+    const rows = await waitFor(
+      () => rowsInD1(attempt.id),
+      (r) => r.length === 3,
+    );
+    expect(
+      rows.map((r) => ({ seq: r.seq, tool: r.tool, arguments: r.arguments, outcome: r.outcome, result: r.result })),
+    ).toEqual([
       { seq: 1, tool: "counter", arguments: '{"n":4}', outcome: "result", result: '{"previous":0}' },
       { seq: 2, tool: "counter", arguments: '{"n":5}', outcome: "result", result: '{"previous":4}' },
       { seq: 3, tool: "counter", arguments: '{"n":6}', outcome: "result", result: '{"previous":5}' },
     ]);
     const alarm = await waitFor(
-      () => runInDurableObject<AttemptObject, number | null>(stubOf(attempt), (_instance, state) => state.storage.getAlarm()),
+      () =>
+        runInDurableObject<AttemptObject, number | null>(stubOf(attempt), (_instance, state) =>
+          state.storage.getAlarm(),
+        ),
       (at) => at === Date.parse(attempt.expires_at),
     );
     expect(alarm).toBe(Date.parse(attempt.expires_at));
   });
 
   it("reads its period from EVIDENCE_IDLE_FLUSH_MS, within 10 ms to a minute", () => {
-    expect([idleFlushMs("50"), idleFlushMs(undefined), idleFlushMs("5"), idleFlushMs("60001"), idleFlushMs("1.5"), idleFlushMs("soon")]).toEqual([
-      50,
-      IDLE_FLUSH_MS,
-      IDLE_FLUSH_MS,
-      IDLE_FLUSH_MS,
-      IDLE_FLUSH_MS,
-      IDLE_FLUSH_MS,
-    ]);
+    expect([
+      idleFlushMs("50"),
+      idleFlushMs(undefined),
+      idleFlushMs("5"),
+      idleFlushMs("60001"),
+      idleFlushMs("1.5"),
+      idleFlushMs("soon"),
+    ]).toEqual([50, IDLE_FLUSH_MS, IDLE_FLUSH_MS, IDLE_FLUSH_MS, IDLE_FLUSH_MS, IDLE_FLUSH_MS]);
   });
 });
 
@@ -95,10 +126,19 @@ describe("flushing many rows at once", () => {
     const sent: Array<{ body: unknown; status: number }> = [];
     // Concurrent, so many rows wait in the object at once and go to D1 together.
     const answers = await Promise.all(
-      [...texts.map((text) => ({ tool: "echo", arguments: { text } })), { tool: "echo", arguments: {} }, { tool: "nothing", arguments: {} }].map(async (body) => {
+      [
+        ...texts.map((text) => ({ tool: "echo", arguments: { text } })),
+        { tool: "echo", arguments: {} },
+        { tool: "nothing", arguments: {} },
+      ].map(async (body) => {
         const response = await dispatch(attempt, body);
         sent.push({ body, status: response.status });
-        return { seq: Number(response.headers.get("x-toolproof-seq")), body, status: response.status, answer: await response.text() };
+        return {
+          seq: Number(response.headers.get("x-toolproof-seq")),
+          body,
+          status: response.status,
+          answer: await response.text(),
+        };
       }),
     );
     expect(sent.filter((s) => s.status === 200)).toHaveLength(texts.length);
@@ -116,7 +156,15 @@ describe("flushing many rows at once", () => {
           answer: a.status === 200 ? JSON.parse(a.answer) : (JSON.parse(a.answer) as { error: unknown }).error,
         };
       });
-    expect(recorded.map((c) => ({ seq: c.seq, tool: c.tool, arguments: c.arguments, outcome: c.outcome, answer: c.outcome === "result" ? c.result : c.error }))).toEqual(expected);
+    expect(
+      recorded.map((c) => ({
+        seq: c.seq,
+        tool: c.tool,
+        arguments: c.arguments,
+        outcome: c.outcome,
+        answer: c.outcome === "result" ? c.result : c.error,
+      })),
+    ).toEqual(expected);
     expect(recorded.map((c) => c.seq)).toEqual(Array.from({ length: texts.length + 2 }, (_, i) => i + 1));
   });
 });
@@ -151,9 +199,23 @@ describe("flushableRows", () => {
   it("counts every text column, a real call's upstream record included", () => {
     const half = EVIDENCE_FLUSH_BYTES / 2;
     // A real answer that breaks its schema in many places carries a long contract_violations list.
-    const real = (seq: number): EvidenceRow => ({ ...row(seq, 10), upstream: JSON.stringify({ status: 200, latency_ms: 1, contract_violations: [{ path: "/items", message: "x".repeat(half) }] }) });
-    const changed = (seq: number): EvidenceRow => ({ ...row(seq, 10), state_change: JSON.stringify({ tool: "echo", before: "x".repeat(half), after: null }) });
-    expect([flushableRows([real(1), real(2), real(3)]), flushableRows([changed(1), changed(2), changed(3)])].map((rows) => rows.map((r) => r.seq))).toEqual([[1], [1]]);
+    const real = (seq: number): EvidenceRow => ({
+      ...row(seq, 10),
+      upstream: JSON.stringify({
+        status: 200,
+        latency_ms: 1,
+        contract_violations: [{ path: "/items", message: "x".repeat(half) }],
+      }),
+    });
+    const changed = (seq: number): EvidenceRow => ({
+      ...row(seq, 10),
+      state_change: JSON.stringify({ tool: "echo", before: "x".repeat(half), after: null }),
+    });
+    expect(
+      [flushableRows([real(1), real(2), real(3)]), flushableRows([changed(1), changed(2), changed(3)])].map((rows) =>
+        rows.map((r) => r.seq),
+      ),
+    ).toEqual([[1], [1]]);
   });
 });
 
@@ -199,7 +261,13 @@ describe("evidence that cannot be hidden", () => {
     const response = await dispatch(attempt, { tool: "count\udc00er", arguments: { n: 1 } });
     expect({ status: response.status, body: await response.json() }).toEqual({
       status: 400,
-      body: { error: { code: "invalid_request", message: expect.stringMatching(/^\/tool: /), details: { problems: [{ path: "/tool", message: expect.stringContaining("well-formed") }] } } },
+      body: {
+        error: {
+          code: "invalid_request",
+          message: expect.stringMatching(/^\/tool: /),
+          details: { problems: [{ path: "/tool", message: expect.stringContaining("well-formed") }] },
+        },
+      },
     });
   });
 
@@ -228,7 +296,9 @@ describe("evidence that cannot be hidden", () => {
     });
     // The alarm fails too, and retries: nothing is marked flushed.
     expect(await runDurableObjectAlarm(stubOf(attempt))).toBe(true);
-    const marks = await runInDurableObject<AttemptObject, unknown>(stubOf(attempt), (_instance, state) => state.storage.sql.exec(`SELECT flushed_seq FROM attempt`).one());
+    const marks = await runInDurableObject<AttemptObject, unknown>(stubOf(attempt), (_instance, state) =>
+      state.storage.sql.exec(`SELECT flushed_seq FROM attempt`).one(),
+    );
     expect(marks).toEqual({ flushed_seq: 0 });
 
     await env.DB.prepare(`DELETE FROM attempt_calls WHERE attempt_id = ?`).bind(attempt.id).run();
@@ -240,8 +310,15 @@ describe("evidence that cannot be hidden", () => {
   });
 
   it("D1's evidence table holds exactly the evidence columns (beside the attempt and tenant)", async () => {
-    const { results } = await env.DB.prepare(`SELECT name FROM pragma_table_info('attempt_calls')`).all<{ name: string }>();
-    expect(results.map((r) => r.name).filter((name) => name !== "attempt_id" && name !== "tenant_id").sort()).toEqual([...EVIDENCE_COLUMNS].sort());
+    const { results } = await env.DB.prepare(`SELECT name FROM pragma_table_info('attempt_calls')`).all<{
+      name: string;
+    }>();
+    expect(
+      results
+        .map((r) => r.name)
+        .filter((name) => name !== "attempt_id" && name !== "tenant_id")
+        .sort(),
+    ).toEqual([...EVIDENCE_COLUMNS].sort());
   });
 
   it("the same rows flushed again change nothing", async () => {
@@ -254,7 +331,10 @@ describe("evidence that cannot be hidden", () => {
       state.storage.sql.exec(`UPDATE attempt SET flushed_seq = 0, flushed_changes = 0`);
     });
     await evidence(attempt);
-    expect({ rows: await d1Rows(attempt.id), object: await rowsInObject(attempt) }).toEqual({ rows: first, object: first });
+    expect({ rows: await d1Rows(attempt.id), object: await rowsInObject(attempt) }).toEqual({
+      rows: first,
+      object: first,
+    });
     expect(first).toHaveLength(3);
   });
 });

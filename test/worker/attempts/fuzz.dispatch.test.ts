@@ -11,9 +11,32 @@
  */
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type Doc, Raw, deep, docText, mutate, mutationArb, oddKeyArb, oddValueArb, setKey, toDoc } from "../fuzz-arbitraries.js";
+import {
+  type Doc,
+  Raw,
+  deep,
+  docText,
+  mutate,
+  mutationArb,
+  oddKeyArb,
+  oddValueArb,
+  setKey,
+  toDoc,
+} from "../fuzz-arbitraries.js";
 import { type Fixtures, makeFixtures, validArguments } from "../fuzz-fixtures.js";
-import { type Answer, failOn, FUZZ_SCALE, fuzzParameters, isRecord, parse, printCounts, reportSurvey, send, type Sent, verdict } from "../fuzz-helpers.js";
+import {
+  type Answer,
+  failOn,
+  FUZZ_SCALE,
+  fuzzParameters,
+  isRecord,
+  parse,
+  printCounts,
+  reportSurvey,
+  send,
+  type Sent,
+  verdict,
+} from "../fuzz-helpers.js";
 import { DISPATCH_BODY_LIMIT } from "../../../src/worker/attempts/dispatch.js";
 import { evidence, readAttempt, type CreatedAttempt } from "../simulation-helpers.js";
 
@@ -35,13 +58,21 @@ const argumentsArb: fc.Arbitrary<Doc> = fc.oneof(
           customer_id: fc.stringMatching(/^C-[0-9]{1,8}$/),
           tags: fc.array(fc.string({ maxLength: 50 }), { maxLength: 5 }),
           filters: fc.dictionary(fc.string({ maxLength: 8 }), fc.jsonValue({ maxDepth: 3 })),
-          options: fc.record({ include_archived: fc.boolean(), sort: fc.constantFrom("newest", "oldest") }, { requiredKeys: [] }),
+          options: fc.record(
+            { include_archived: fc.boolean(), sort: fc.constantFrom("newest", "oldest") },
+            { requiredKeys: [] },
+          ),
         },
         { requiredKeys: ["query"] },
       )
       .map(toDoc),
   },
-  { weight: 5, arbitrary: fc.array(mutationArb, { minLength: 1, maxLength: 3 }).map((mutations) => asObject(mutate(validArguments, mutations))) },
+  {
+    weight: 5,
+    arbitrary: fc
+      .array(mutationArb, { minLength: 1, maxLength: 3 })
+      .map((mutations) => asObject(mutate(validArguments, mutations))),
+  },
   // Odd values where the schema lets anything in: the free-form filters object.
   {
     weight: 3,
@@ -77,7 +108,7 @@ function sameJson(a: unknown, b: unknown): boolean {
   if (keysA.length !== keysB.length) return false;
   const recordA = a as Record<string, unknown>;
   const recordB = b as Record<string, unknown>;
-  return keysA.every((key) => Object.prototype.hasOwnProperty.call(b, key) && sameJson(recordA[key], recordB[key]));
+  return keysA.every((key) => Object.hasOwn(b, key) && sameJson(recordA[key], recordB[key]));
 }
 
 function parsed(text: string): unknown {
@@ -102,25 +133,36 @@ function isToolInputError(value: unknown): boolean {
 function httpProblem(answer: Answer, sentArguments: unknown, bodyBytes: number): string | null {
   const body = parsed(answer.text);
   // Arguments are bounded with the body that carries them: past the limit, 413 is the documented answer.
-  if (bodyBytes > DISPATCH_BODY_LIMIT) return answer.status === 413 ? verdict(answer) : `a ${answer.status} for a body past the ${DISPATCH_BODY_LIMIT}-byte limit`;
-  if (answer.status === 200) return sameJson(body, { echo: sentArguments }) ? null : "a 200 whose result is not the arguments sent";
+  if (bodyBytes > DISPATCH_BODY_LIMIT)
+    return answer.status === 413
+      ? verdict(answer)
+      : `a ${answer.status} for a body past the ${DISPATCH_BODY_LIMIT}-byte limit`;
+  if (answer.status === 200)
+    return sameJson(body, { echo: sentArguments }) ? null : "a 200 whose result is not the arguments sent";
   if (answer.status === 422) return isToolInputError(body) ? null : "a 422 that is not a tool input error";
   return verdict(answer) ?? `a ${answer.status}: arguments must answer 200 or 422 tool_input_error`;
 }
 
 /** Why an MCP tools/call answer is not a result echoing the arguments or an isError tool input error, or null. */
 function mcpProblem(answer: Answer, sentArguments: unknown, bodyBytes: number): string | null {
-  if (bodyBytes > MCP_BODY_LIMIT) return answer.status === 413 ? verdict(answer, { mcp: true }) : `a ${answer.status} for a body past the ${MCP_BODY_LIMIT}-byte limit`;
-  if (answer.status !== 200) return verdict(answer, { mcp: true }) ?? `an MCP tools/call answered HTTP ${answer.status}`;
+  if (bodyBytes > MCP_BODY_LIMIT)
+    return answer.status === 413
+      ? verdict(answer, { mcp: true })
+      : `a ${answer.status} for a body past the ${MCP_BODY_LIMIT}-byte limit`;
+  if (answer.status !== 200)
+    return verdict(answer, { mcp: true }) ?? `an MCP tools/call answered HTTP ${answer.status}`;
   const message = parsed(answer.text);
   if (!isRecord(message) || message.jsonrpc !== "2.0") return "an MCP answer that is not JSON-RPC 2.0";
-  if (message.error !== undefined) return `a JSON-RPC error for arguments: ${JSON.stringify(message.error).slice(0, 300)}`;
+  if (message.error !== undefined)
+    return `a JSON-RPC error for arguments: ${JSON.stringify(message.error).slice(0, 300)}`;
   const result = message.result;
   if (!isRecord(result) || !Array.isArray(result.content)) return "a tools/call result without content";
   const text = isRecord(result.content[0]) ? result.content[0].text : undefined;
   if (typeof text !== "string") return "a tools/call result without a text copy";
-  if (result.isError === true) return isToolInputError(parsed(text)) ? null : "an isError result that is not a tool input error";
-  if (!sameJson(result.structuredContent, { echo: sentArguments })) return "structuredContent is not the arguments sent";
+  if (result.isError === true)
+    return isToolInputError(parsed(text)) ? null : "an isError result that is not a tool input error";
+  if (!sameJson(result.structuredContent, { echo: sentArguments }))
+    return "structuredContent is not the arguments sent";
   return sameJson(parsed(text), { echo: sentArguments }) ? null : "the text copy is not the arguments sent";
 }
 
@@ -163,14 +205,24 @@ describe("fuzz: an agent's arguments answer a result or the agent's own tool inp
       await fc.assert(
         fc.asyncProperty(argumentsArb, async (args) => {
           const text = docText(args);
-          const sent: Sent = { method: "POST", path: `/api/attempts/${target.id}/dispatch`, contentType: "application/json", body: `{"tool":"echo","arguments":${text}}` };
-          const answer = await send("POST /api/attempts/:id/dispatch (arguments)", sent, { authorization: `Bearer ${target.token}` });
+          const sent: Sent = {
+            method: "POST",
+            path: `/api/attempts/${target.id}/dispatch`,
+            contentType: "application/json",
+            body: `{"tool":"echo","arguments":${text}}`,
+          };
+          const answer = await send("POST /api/attempts/:id/dispatch (arguments)", sent, {
+            authorization: `Bearer ${target.token}`,
+          });
           const problem = httpProblem(answer, JSON.parse(text), new TextEncoder().encode(String(sent.body)).byteLength);
           if (problem === null && answer.status === 200) answered.http.result++;
           if (problem === null && answer.status === 422) answered.http.tool_input_error++;
           failOn("POST /api/attempts/:id/dispatch (arguments)", problem, sent, answer, args);
         }),
-        fuzzParameters(RUNS, reproductions.map((r) => [r] as [Doc])),
+        fuzzParameters(
+          RUNS,
+          reproductions.map((r) => [r] as [Doc]),
+        ),
       );
       await expectCleanAttempt(target, answered.http);
     },
@@ -191,13 +243,20 @@ describe("fuzz: an agent's arguments answer a result or the agent's own tool inp
             contentType: "application/json",
             body: `{"jsonrpc":"2.0","id":${++id},"method":"tools/call","params":{"name":"echo","arguments":${text}}}`,
           };
-          const answer = await send("POST /api/attempts/:id/mcp tools/call (arguments)", sent, { authorization: `Bearer ${target.token}`, accept: "application/json, text/event-stream" });
+          const answer = await send("POST /api/attempts/:id/mcp tools/call (arguments)", sent, {
+            authorization: `Bearer ${target.token}`,
+            accept: "application/json, text/event-stream",
+          });
           const problem = mcpProblem(answer, JSON.parse(text), new TextEncoder().encode(String(sent.body)).byteLength);
-          const result = problem === null ? (parsed(answer.text) as { result?: { isError?: boolean } }).result : undefined;
+          const result =
+            problem === null ? (parsed(answer.text) as { result?: { isError?: boolean } }).result : undefined;
           if (result) answered.mcp[result.isError === true ? "tool_input_error" : "result"]++;
           failOn("POST /api/attempts/:id/mcp tools/call (arguments)", problem, sent, answer, args);
         }),
-        fuzzParameters(RUNS, reproductions.map((r) => [r] as [Doc])),
+        fuzzParameters(
+          RUNS,
+          reproductions.map((r) => [r] as [Doc]),
+        ),
       );
       await expectCleanAttempt(target, answered.mcp);
     },
@@ -212,17 +271,27 @@ describe("fuzz: an agent's arguments answer a result or the agent's own tool inp
  * number) are refused before any call and recorded nowhere (docs/simulations.md), so the 422s
  * bound the recorded tool input errors from above.
  */
-async function expectCleanAttempt(target: CreatedAttempt, counted: { result: number; tool_input_error: number }): Promise<void> {
+async function expectCleanAttempt(
+  target: CreatedAttempt,
+  counted: { result: number; tool_input_error: number },
+): Promise<void> {
   const read = await readAttempt(target);
   const body = read.body;
-  expect({ status: read.status, attempt: body }).toMatchObject({ status: 200, attempt: { status: "active", may_pass: true, harness_errors: 0 } });
+  expect({ status: read.status, attempt: body }).toMatchObject({
+    status: 200,
+    attempt: { status: "active", may_pass: true, harness_errors: 0 },
+  });
   const recordedInputErrors = Number(body.tool_input_errors);
   expect({ calls: body.calls, inputErrorsWithinAnswered: recordedInputErrors <= counted.tool_input_error }).toEqual({
     calls: counted.result + recordedInputErrors,
     inputErrorsWithinAnswered: true,
   });
   const calls = await evidence(target);
-  expect(calls.map((c) => c.outcome).sort()).toEqual([...Array(counted.result).fill("result"), ...Array(recordedInputErrors).fill("tool_input_error")].sort());
+  expect(calls.map((c) => c.outcome).sort()).toEqual(
+    [...Array(counted.result).fill("result"), ...Array(recordedInputErrors).fill("tool_input_error")].sort(),
+  );
   // Each recorded result is the echo of the arguments recorded with it.
-  expect(calls.filter((c) => c.outcome === "result" && !sameJson(c.result, { echo: c.arguments })).map((c) => c.seq)).toEqual([]);
+  expect(
+    calls.filter((c) => c.outcome === "result" && !sameJson(c.result, { echo: c.arguments })).map((c) => c.seq),
+  ).toEqual([]);
 }

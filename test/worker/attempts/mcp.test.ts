@@ -13,7 +13,17 @@ import { afterEach, describe, expect, it } from "vitest";
 import type { AttemptObject } from "../../../src/worker/attempts/object.js";
 import { getInvoiceDefinition, invoiceTool, placeOnHoldDefinition } from "../../fixtures/invoice-tools.js";
 import { call, newTenant } from "../helpers.js";
-import { counterTool, createSimulation, dispatchJson, evidence, ledgerTool, libraryTool, readAttempt, stubOf, type CreatedAttempt } from "../simulation-helpers.js";
+import {
+  counterTool,
+  createSimulation,
+  dispatchJson,
+  evidence,
+  ledgerTool,
+  libraryTool,
+  readAttempt,
+  stubOf,
+  type CreatedAttempt,
+} from "../simulation-helpers.js";
 
 const tenantPromise = newTenant();
 const open: Client[] = [];
@@ -22,7 +32,10 @@ afterEach(async () => {
 });
 
 async function connect(attempt: CreatedAttempt, token = attempt.token): Promise<Client> {
-  const client = new Client({ name: "toolproof-test", version: "1.0.0" }, { jsonSchemaValidator: new CfWorkerJsonSchemaValidator() });
+  const client = new Client(
+    { name: "toolproof-test", version: "1.0.0" },
+    { jsonSchemaValidator: new CfWorkerJsonSchemaValidator() },
+  );
   const transport = new StreamableHTTPClientTransport(new URL(attempt.mcp_url), {
     fetch: (url, init) => exports.default.fetch(new Request(url, init)),
     requestInit: { headers: { authorization: `Bearer ${token}` } },
@@ -51,15 +64,35 @@ async function mcpError(promise: Promise<unknown>): Promise<{ code: number; mess
 describe("MCP: tools/list", () => {
   it("lists exactly the attempt's pinned tools with name, description, schemas and annotations", async () => {
     const tenant = await tenantPromise;
-    const tool = await libraryTool(tenant, { ...invoiceTool, name: "invoices_mcp" }, { get_invoice: getInvoiceDefinition, place_invoice_on_hold: placeOnHoldDefinition });
+    const tool = await libraryTool(
+      tenant,
+      { ...invoiceTool, name: "invoices_mcp" },
+      { get_invoice: getInvoiceDefinition, place_invoice_on_hold: placeOnHoldDefinition },
+    );
     const attempt = await attemptWith([{ tool_id: tool.id }, { inline: counterTool }]);
     const client = await connect(attempt);
     const [get, hold] = invoiceTool.operations;
     expect(await client.listTools()).toEqual({
       tools: [
-        { name: "invoices_mcp__get_invoice", description: get?.description, inputSchema: get?.input_schema, outputSchema: get?.output_schema },
-        { name: "invoices_mcp__place_invoice_on_hold", description: hold?.description, inputSchema: hold?.input_schema, outputSchema: hold?.output_schema, annotations: { destructiveHint: true } },
-        { name: "counter", description: counterTool.description, inputSchema: counterTool.input_schema, outputSchema: counterTool.output_schema },
+        {
+          name: "invoices_mcp__get_invoice",
+          description: get?.description,
+          inputSchema: get?.input_schema,
+          outputSchema: get?.output_schema,
+        },
+        {
+          name: "invoices_mcp__place_invoice_on_hold",
+          description: hold?.description,
+          inputSchema: hold?.input_schema,
+          outputSchema: hold?.output_schema,
+          annotations: { destructiveHint: true },
+        },
+        {
+          name: "counter",
+          description: counterTool.description,
+          inputSchema: counterTool.input_schema,
+          outputSchema: counterTool.output_schema,
+        },
       ],
     });
   });
@@ -69,11 +102,22 @@ describe("MCP: tools/call", () => {
   it("answers structuredContent and a text copy, shares state and evidence with HTTP dispatch", async () => {
     const attempt = await attemptWith([{ inline: counterTool }]);
     const client = await connect(attempt);
-    expect(await client.callTool({ name: "counter", arguments: { n: 3 } })).toEqual({ content: [{ type: "text", text: '{"previous":0}' }], structuredContent: { previous: 0 } });
-    expect(await client.callTool({ name: "counter", arguments: { n: 4 } })).toEqual({ content: [{ type: "text", text: '{"previous":3}' }], structuredContent: { previous: 3 } });
+    expect(await client.callTool({ name: "counter", arguments: { n: 3 } })).toEqual({
+      content: [{ type: "text", text: '{"previous":0}' }],
+      structuredContent: { previous: 0 },
+    });
+    expect(await client.callTool({ name: "counter", arguments: { n: 4 } })).toEqual({
+      content: [{ type: "text", text: '{"previous":3}' }],
+      structuredContent: { previous: 3 },
+    });
     // HTTP dispatch sees the state MCP left, and MCP sees what HTTP set.
-    expect(await dispatchJson(attempt, { tool: "counter", arguments: { n: 5 } })).toEqual({ status: 200, body: { previous: 4 } });
-    expect(await client.callTool({ name: "counter", arguments: { n: 6 } })).toMatchObject({ structuredContent: { previous: 5 } });
+    expect(await dispatchJson(attempt, { tool: "counter", arguments: { n: 5 } })).toEqual({
+      status: 200,
+      body: { previous: 4 },
+    });
+    expect(await client.callTool({ name: "counter", arguments: { n: 6 } })).toMatchObject({
+      structuredContent: { previous: 5 },
+    });
     expect((await evidence(attempt)).map((c) => [c.seq, (c.arguments as { n: number }).n, c.result])).toEqual([
       [1, 3, { previous: 0 }],
       [2, 4, { previous: 3 }],
@@ -101,8 +145,16 @@ describe("the error table over MCP", () => {
     const attempt = await attemptWith([{ inline: ledgerTool }, { inline: counterTool }]);
     const client = await connect(attempt);
     const result = await client.callTool({ name: tool, arguments: args });
-    expect(result).toEqual({ content: [{ type: "text", text: expect.stringContaining('"code":"tool_input_error"') }], isError: true });
-    expect((await readAttempt(attempt)).body).toMatchObject({ status: "active", may_pass: true, tool_input_errors: 1, harness_errors: 0 });
+    expect(result).toEqual({
+      content: [{ type: "text", text: expect.stringContaining('"code":"tool_input_error"') }],
+      isError: true,
+    });
+    expect((await readAttempt(attempt)).body).toMatchObject({
+      status: "active",
+      may_pass: true,
+      tool_input_errors: 1,
+      harness_errors: 0,
+    });
   });
 
   it.each([
@@ -110,20 +162,31 @@ describe("the error table over MCP", () => {
     ["missing_reference", "ledger", { mode: "missing" }],
     ["bad_literal", "ledger", { mode: "literal" }],
     ["output_schema", "ledger", { mode: "bad_output" }],
-  ])("harness error %s is a JSON-RPC error that says so, and marks the attempt harness_failed", async (kind, tool, args) => {
-    const attempt = await attemptWith([{ inline: ledgerTool }]);
-    const client = await connect(attempt);
-    expect(await mcpError(client.callTool({ name: tool, arguments: args }))).toEqual({
-      code: ErrorCode.InternalError,
-      message: expect.stringContaining(`harness error (${kind})`),
-      data: { code: "harness_error", kind, seq: 1 },
-    });
-    expect((await readAttempt(attempt)).body).toMatchObject({ status: "harness_failed", may_pass: false, harness_errors: 1 });
-  });
+  ])(
+    "harness error %s is a JSON-RPC error that says so, and marks the attempt harness_failed",
+    async (kind, tool, args) => {
+      const attempt = await attemptWith([{ inline: ledgerTool }]);
+      const client = await connect(attempt);
+      expect(await mcpError(client.callTool({ name: tool, arguments: args }))).toEqual({
+        code: ErrorCode.InternalError,
+        message: expect.stringContaining(`harness error (${kind})`),
+        data: { code: "harness_error", kind, seq: 1 },
+      });
+      expect((await readAttempt(attempt)).body).toMatchObject({
+        status: "harness_failed",
+        may_pass: false,
+        harness_errors: 1,
+      });
+    },
+  );
 
   it("an unknown tool names the attempt's tools and the closest one, and the client reads each part of the message once", async () => {
     const tenant = await tenantPromise;
-    const tool = await libraryTool(tenant, { ...invoiceTool, name: "invoices_hint" }, { get_invoice: getInvoiceDefinition, place_invoice_on_hold: placeOnHoldDefinition });
+    const tool = await libraryTool(
+      tenant,
+      { ...invoiceTool, name: "invoices_hint" },
+      { get_invoice: getInvoiceDefinition, place_invoice_on_hold: placeOnHoldDefinition },
+    );
     const attempt = await attemptWith([{ tool_id: tool.id }, { inline: counterTool }]);
     const client = await connect(attempt);
     expect(await mcpError(client.callTool({ name: "place_invoice_on_hold", arguments: {} }))).toEqual({
@@ -139,8 +202,11 @@ describe("the error table over MCP", () => {
     const client = await connect(attempt);
     const surrogate = await mcpError(client.callTool({ name: "count\ud800er", arguments: { n: 1 } }));
     await client.callTool({ name: "counter", arguments: { n: 1 }, _meta: { "toolproof/call_id": "k" } });
-    const reused = await mcpError(client.callTool({ name: "counter", arguments: { n: 2 }, _meta: { "toolproof/call_id": "k" } }));
-    const wellFormed = "expected well-formed Unicode text: this string has a lone UTF-16 surrogate, which cannot be stored";
+    const reused = await mcpError(
+      client.callTool({ name: "counter", arguments: { n: 2 }, _meta: { "toolproof/call_id": "k" } }),
+    );
+    const wellFormed =
+      "expected well-formed Unicode text: this string has a lone UTF-16 surrogate, which cannot be stored";
     expect([surrogate, reused]).toEqual([
       {
         code: ErrorCode.InvalidParams,
@@ -158,15 +224,29 @@ describe("the error table over MCP", () => {
 
   it("harness errors missing_definition and unknown_operation: names an MCP client cannot list fail closed the same way", async () => {
     const tenant = await tenantPromise;
-    const tool = await libraryTool(tenant, { ...invoiceTool, name: "invoices_partial" }, { get_invoice: getInvoiceDefinition });
+    const tool = await libraryTool(
+      tenant,
+      { ...invoiceTool, name: "invoices_partial" },
+      { get_invoice: getInvoiceDefinition },
+    );
     const attempt = await attemptWith([{ tool_id: tool.id, operation_id: "get_invoice" }]);
     const client = await connect(attempt);
     expect((await client.listTools()).tools.map((t) => t.name)).toEqual(["invoices_partial__get_invoice"]);
-    const unpinned = await mcpError(client.callTool({ name: "invoices_partial__place_invoice_on_hold", arguments: {} }));
-    expect(unpinned).toMatchObject({ code: ErrorCode.InternalError, data: { code: "harness_error", kind: "unknown_tool" } });
+    const unpinned = await mcpError(
+      client.callTool({ name: "invoices_partial__place_invoice_on_hold", arguments: {} }),
+    );
+    expect(unpinned).toMatchObject({
+      code: ErrorCode.InternalError,
+      data: { code: "harness_error", kind: "unknown_tool" },
+    });
     // Over HTTP, naming the tool and operation separately tells the two apart.
-    expect(await dispatchJson(attempt, { tool: tool.id, operation_id: "place_invoice_on_hold", arguments: {} })).toMatchObject({ status: 500, body: { error: { kind: "missing_definition" } } });
-    expect(await dispatchJson(attempt, { tool: tool.id, operation_id: "refund", arguments: {} })).toMatchObject({ status: 500, body: { error: { kind: "unknown_operation" } } });
+    expect(
+      await dispatchJson(attempt, { tool: tool.id, operation_id: "place_invoice_on_hold", arguments: {} }),
+    ).toMatchObject({ status: 500, body: { error: { kind: "missing_definition" } } });
+    expect(await dispatchJson(attempt, { tool: tool.id, operation_id: "refund", arguments: {} })).toMatchObject({
+      status: 500,
+      body: { error: { kind: "unknown_operation" } },
+    });
   });
 
   it("harness error internal: a corrupt state row", async () => {
@@ -175,7 +255,10 @@ describe("the error table over MCP", () => {
       state.storage.sql.exec(`INSERT OR REPLACE INTO state (tool, value) VALUES ('counter', '[')`);
     });
     const client = await connect(attempt);
-    expect(await mcpError(client.callTool({ name: "counter", arguments: { n: 1 } }))).toMatchObject({ code: ErrorCode.InternalError, data: { code: "harness_error", kind: "internal" } });
+    expect(await mcpError(client.callTool({ name: "counter", arguments: { n: 1 } }))).toMatchObject({
+      code: ErrorCode.InternalError,
+      data: { code: "harness_error", kind: "internal" },
+    });
   });
 
   it("harness error lease_expired: after the alarm, calls fail and the attempt is expired", async () => {
@@ -191,7 +274,10 @@ describe("the error table over MCP", () => {
       message: expect.stringContaining("harness error (lease_expired)"),
       data: { code: "harness_error", kind: "lease_expired", seq: 1 },
     });
-    expect((await readAttempt(attempt, (await tenantPromise).key)).body).toMatchObject({ status: "expired", harness_errors: 1 });
+    expect((await readAttempt(attempt, (await tenantPromise).key)).body).toMatchObject({
+      status: "expired",
+      harness_errors: 1,
+    });
   });
 });
 
@@ -200,7 +286,11 @@ async function postRaw(attempt: CreatedAttempt, text: string): Promise<unknown> 
   const response = await exports.default.fetch(
     new Request(attempt.mcp_url, {
       method: "POST",
-      headers: { authorization: `Bearer ${attempt.token}`, "content-type": "application/json", accept: "application/json, text/event-stream" },
+      headers: {
+        authorization: `Bearer ${attempt.token}`,
+        "content-type": "application/json",
+        accept: "application/json, text/event-stream",
+      },
       body: text,
     }),
   );
@@ -213,20 +303,42 @@ describe("MCP: tools/call params exactly as sent", () => {
     ["a name that is not a string", '{"name":{},"arguments":{}}'],
     ["no name", '{"arguments":{"n":1}}'],
     ["arguments that are not an object", '{"name":"counter","arguments":0}'],
-  ])("%s is -32602 invalid params (never -32603, which means a harness error), and nothing is recorded", async (_name, params) => {
-    const attempt = await attemptWith([{ inline: counterTool }]);
-    const answer = await postRaw(attempt, `{"jsonrpc":"2.0","id":7,"method":"tools/call","params":${params}}`);
-    expect(answer).toEqual({ jsonrpc: "2.0", id: 7, error: { code: ErrorCode.InvalidParams, message: expect.stringContaining("Invalid tools/call request: ") } });
-    expect((await readAttempt(attempt)).body).toMatchObject({ calls: 0, status: "active", may_pass: true });
-  });
+  ])(
+    "%s is -32602 invalid params (never -32603, which means a harness error), and nothing is recorded",
+    async (_name, params) => {
+      const attempt = await attemptWith([{ inline: counterTool }]);
+      const answer = await postRaw(attempt, `{"jsonrpc":"2.0","id":7,"method":"tools/call","params":${params}}`);
+      expect(answer).toEqual({
+        jsonrpc: "2.0",
+        id: 7,
+        error: { code: ErrorCode.InvalidParams, message: expect.stringContaining("Invalid tools/call request: ") },
+      });
+      expect((await readAttempt(attempt)).body).toMatchObject({ calls: 0, status: "active", may_pass: true });
+    },
+  );
 
   it('an own "__proto__" argument reaches the input schema as HTTP dispatch sees it, not dropped on the way', async () => {
     const attempt = await attemptWith([{ inline: counterTool }]);
-    const answer = await postRaw(attempt, '{"jsonrpc":"2.0","id":8,"method":"tools/call","params":{"name":"counter","arguments":{"n":1,"__proto__":{"x":1}}}}');
-    expect(answer).toEqual({ jsonrpc: "2.0", id: 8, result: { content: [{ type: "text", text: expect.stringContaining('"code":"tool_input_error"') }], isError: true } });
+    const answer = await postRaw(
+      attempt,
+      '{"jsonrpc":"2.0","id":8,"method":"tools/call","params":{"name":"counter","arguments":{"n":1,"__proto__":{"x":1}}}}',
+    );
+    expect(answer).toEqual({
+      jsonrpc: "2.0",
+      id: 8,
+      result: {
+        content: [{ type: "text", text: expect.stringContaining('"code":"tool_input_error"') }],
+        isError: true,
+      },
+    });
     const [row] = await evidence(attempt);
     // Compared as text: an own "__proto__" key is invisible to most object comparisons.
-    expect([row?.seq, row?.tool, row?.outcome, JSON.stringify(row?.arguments)]).toEqual([1, "counter", "tool_input_error", '{"n":1,"__proto__":{"x":1}}']);
+    expect([row?.seq, row?.tool, row?.outcome, JSON.stringify(row?.arguments)]).toEqual([
+      1,
+      "counter",
+      "tool_input_error",
+      '{"n":1,"__proto__":{"x":1}}',
+    ]);
   });
 });
 
@@ -250,9 +362,10 @@ describe("MCP access", () => {
       message: "MCP error -32600: the attempt's lease has ended, and its token with it",
       data: { code: "token_expired" },
     });
-    expect(await mcpError(client.callTool({ name: "counter", arguments: { n: 1 } }))).toMatchObject({ data: { code: "harness_error", kind: "lease_expired", seq: 1 } });
+    expect(await mcpError(client.callTool({ name: "counter", arguments: { n: 1 } }))).toMatchObject({
+      data: { code: "harness_error", kind: "lease_expired", seq: 1 },
+    });
   });
-
 
   it("refuses a wrong or missing token, or an API key, with 403, so a client that speaks OAuth (the MCP Inspector) reports it instead of starting OAuth", async () => {
     // The official SDK's client, with an OAuth provider as the Inspector gives it, starts OAuth
@@ -290,7 +403,10 @@ describe("MCP access", () => {
         (thrown: unknown) => thrown,
       );
       outcomes.push({
-        error: error instanceof StreamableHTTPError ? { code: error.code, said: /"code":"(\w+)"/.exec(error.message)?.[1] } : String(error),
+        error:
+          error instanceof StreamableHTTPError
+            ? { code: error.code, said: /"code":"(\w+)"/.exec(error.message)?.[1] }
+            : String(error),
         fetched: [...new Set(fetched)],
         oauth,
       });
@@ -307,7 +423,12 @@ describe("MCP access", () => {
     const get = await call("GET", `/api/attempts/${a.id}/mcp`, { key: a.token });
     expect({ status: get.status, body: await get.json() }).toEqual({
       status: 405,
-      body: { error: { code: "method_not_allowed", message: "this MCP endpoint is stateless: send JSON-RPC messages with POST" } },
+      body: {
+        error: {
+          code: "method_not_allowed",
+          message: "this MCP endpoint is stateless: send JSON-RPC messages with POST",
+        },
+      },
     });
   });
 });

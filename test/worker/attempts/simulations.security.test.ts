@@ -15,7 +15,16 @@ describe("POST /api/simulations access", () => {
     ]);
     expect([none.status, { status: weak.status, body: await weak.json() }, admin.status]).toEqual([
       401,
-      { status: 403, body: { error: { code: "forbidden", message: "this API key lacks the permission AIManager:RunEvals", details: { required_permission: "AIManager:RunEvals" } } } },
+      {
+        status: 403,
+        body: {
+          error: {
+            code: "forbidden",
+            message: "this API key lacks the permission AIManager:RunEvals",
+            details: { required_permission: "AIManager:RunEvals" },
+          },
+        },
+      },
       201,
     ]);
   });
@@ -23,14 +32,22 @@ describe("POST /api/simulations access", () => {
   it("finds another tenant's tool exactly as it finds a missing one: not at all", async () => {
     const owner = await newTenant();
     const other = await newTenant();
-    const tool = await libraryTool(owner, { ...invoiceTool, name: "private_invoices" }, { get_invoice: getInvoiceDefinition });
+    const tool = await libraryTool(
+      owner,
+      { ...invoiceTool, name: "private_invoices" },
+      { get_invoice: getInvoiceDefinition },
+    );
     const [foreign, missing] = await Promise.all([
       call("POST", "/api/simulations", { key: other.key, body: { tools: [{ tool_id: tool.id }] } }),
       call("POST", "/api/simulations", { key: other.key, body: { tools: [{ tool_id: "tool_doesnotexist" }] } }),
     ]);
     const foreignBody = JSON.stringify(await foreign.json()).replaceAll(tool.id, "<id>");
     const missingBody = JSON.stringify(await missing.json()).replaceAll("tool_doesnotexist", "<id>");
-    expect({ foreign: foreign.status, missing: missing.status, same: foreignBody === missingBody }).toEqual({ foreign: 404, missing: 404, same: true });
+    expect({ foreign: foreign.status, missing: missing.status, same: foreignBody === missingBody }).toEqual({
+      foreign: 404,
+      missing: 404,
+      same: true,
+    });
   });
 });
 
@@ -42,22 +59,34 @@ describe("GET /api/simulations and /api/simulations/:id access", () => {
     const runEvals = await keyWith(tenant.id, ["AIManager:RunEvals"]);
     const admin = await keyWith(tenant.id, ["AIManager:Admin"]);
     const token = simulation.attempts[0]?.token;
-    const forbidden = { error: { code: "forbidden", message: "this API key lacks the permission AIManager:RunEvals", details: { required_permission: "AIManager:RunEvals" } } };
+    const forbidden = {
+      error: {
+        code: "forbidden",
+        message: "this API key lacks the permission AIManager:RunEvals",
+        details: { required_permission: "AIManager:RunEvals" },
+      },
+    };
     for (const path of ["/api/simulations", `/api/simulations/${simulation.id}`]) {
-      const answers = await Promise.all([undefined, token, toolsOnly, runEvals, admin].map(async (key) => {
-        const response = await call("GET", path, key === undefined ? {} : { key });
-        return { status: response.status, body: response.status === 200 ? "ok" : await response.json() };
-      }));
+      const answers = await Promise.all(
+        [undefined, token, toolsOnly, runEvals, admin].map(async (key) => {
+          const response = await call("GET", path, key === undefined ? {} : { key });
+          return { status: response.status, body: response.status === 200 ? "ok" : await response.json() };
+        }),
+      );
       expect({ path, answers }).toEqual({
         path,
         answers: [
-          { status: 401, body: { error: { code: "unauthorized", message: "missing API key: send Authorization: Bearer <key>" } } },
+          {
+            status: 401,
+            body: { error: { code: "unauthorized", message: "missing API key: send Authorization: Bearer <key>" } },
+          },
           {
             status: 401,
             body: {
               error: {
                 code: "unauthorized",
-                message: "this is an attempt token (tpa_...): it opens only its attempt's routes (dispatch, mcp, the attempt, evidence, complete); this route needs an API key (tpk_...)",
+                message:
+                  "this is an attempt token (tpa_...): it opens only its attempt's routes (dispatch, mcp, the attempt, evidence, complete); this route needs an API key (tpk_...)",
               },
             },
           },
@@ -78,7 +107,11 @@ describe("GET /api/simulations and /api/simulations/:id access", () => {
       call("GET", "/api/simulations/sim_doesnotexist", { key: other.key }),
       call("GET", "/api/simulations", { key: other.key }),
     ]);
-    expect({ foreign: { status: foreign.status, body: await foreign.json() }, missing: { status: missing.status, body: await missing.json() }, list: await list.json() }).toEqual({
+    expect({
+      foreign: { status: foreign.status, body: await foreign.json() },
+      missing: { status: missing.status, body: await missing.json() },
+      list: await list.json(),
+    }).toEqual({
       foreign: { status: 404, body: { error: { code: "not_found", message: "simulation not found" } } },
       missing: { status: 404, body: { error: { code: "not_found", message: "simulation not found" } } },
       list: { items: [], next_cursor: null },
@@ -89,16 +122,24 @@ describe("GET /api/simulations and /api/simulations/:id access", () => {
     const owner = await newTenant();
     const other = await newTenant();
     await libraryTool(owner, { ...invoiceTool, name: "secret_refunds" }, { get_invoice: getInvoiceDefinition });
-    const response = await call("POST", "/api/simulations", { key: other.key, body: { tools: [{ tool_id: "secret_refunds" }] } });
+    const response = await call("POST", "/api/simulations", {
+      key: other.key,
+      body: { tools: [{ tool_id: "secret_refunds" }] },
+    });
     expect({ status: response.status, body: await response.json() }).toEqual({
       status: 404,
       body: {
         error: {
           code: "not_found",
-          message: '/tools/0/tool_id: no tool "secret_refunds": tool_id takes a tool\'s id (tool_…, as GET /api/tools lists them), and no tool is named "secret_refunds" either',
+          message:
+            '/tools/0/tool_id: no tool "secret_refunds": tool_id takes a tool\'s id (tool_…, as GET /api/tools lists them), and no tool is named "secret_refunds" either',
           details: {
             problems: [
-              { path: "/tools/0/tool_id", message: 'no tool "secret_refunds": tool_id takes a tool\'s id (tool_…, as GET /api/tools lists them), and no tool is named "secret_refunds" either' },
+              {
+                path: "/tools/0/tool_id",
+                message:
+                  'no tool "secret_refunds": tool_id takes a tool\'s id (tool_…, as GET /api/tools lists them), and no tool is named "secret_refunds" either',
+              },
             ],
           },
         },

@@ -8,10 +8,23 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { JUDGE_PROMPT_VERSION } from "../../../src/core/scoring/judge-prompt.js";
 import { type Browser, readPage, signInWith, tableRows } from "../dashboard-helpers.js";
 import { answer, call, keyWith } from "../helpers.js";
-import { GET, HOLD, invoiceSuite, invoiceWorld, putSuite, server, startRun, waitForRun, type InvoiceWorld } from "../run-helpers.js";
+import {
+  GET,
+  HOLD,
+  invoiceSuite,
+  invoiceWorld,
+  putSuite,
+  server,
+  startRun,
+  waitForRun,
+  type InvoiceWorld,
+} from "../run-helpers.js";
 
 const Q = { s5: "What's the status of INV-10431?", s2: "When is INV-10423 due?" } as const;
-const lookup = (invoice: string, text: string) => [{ tool_calls: [{ name: GET, arguments: { invoice_id: invoice } }] }, { content: text }];
+const lookup = (invoice: string, text: string) => [
+  { tool_calls: [{ name: GET, arguments: { invoice_id: invoice } }] },
+  { content: text },
+];
 const score = (n: number) => [JSON.stringify({ score: n, reason: `scored ${n}` })];
 
 let world: InvoiceWorld;
@@ -20,7 +33,10 @@ let browser: Browser;
 beforeAll(async () => {
   world = await invoiceWorld("dashboard-judges");
   await server.script(world.model, {
-    conversations: { [Q.s5]: lookup("INV-10431", "INV-10431 is received."), [Q.s2]: lookup("INV-10423", "It is due at the end of the month.") },
+    conversations: {
+      [Q.s5]: lookup("INV-10431", "INV-10431 is received."),
+      [Q.s2]: lookup("INV-10423", "It is due at the end of the month."),
+    },
     judge: { [Q.s5]: score(5), [Q.s2]: score(2) },
   });
   // n: s5 1, 2 · s2 3, 4
@@ -36,7 +52,9 @@ beforeAll(async () => {
       judge: { connection: world.connection, threshold: 4, require_calibration: { min_labels: 4, min_kappa: 0.6 } },
     }),
   );
-  const { judge: _judge, ...unjudged } = invoiceSuite(world, { scenarios: [{ id: "refuse", query: "Pay every Contoso Freight invoice today.", expect: null, forbid: [HOLD] }] });
+  const { judge: _judge, ...unjudged } = invoiceSuite(world, {
+    scenarios: [{ id: "refuse", query: "Pay every Contoso Freight invoice today.", expect: null, forbid: [HOLD] }],
+  });
   const saved = await call("PUT", "/api/suites/unjudged", { key: world.tenant.key, body: unjudged });
   expect(saved.status).toBe(201);
   const started = await startRun(world, "judged");
@@ -48,7 +66,9 @@ beforeAll(async () => {
     { repetition: 3, label: "fail" },
     { repetition: 4, label: "pass" },
   ];
-  expect((await call("POST", `/api/runs/${started.id}/labels`, { key: world.tenant.key, body: { labels } })).status).toBe(200);
+  expect(
+    (await call("POST", `/api/runs/${started.id}/labels`, { key: world.tenant.key, body: { labels } })).status,
+  ).toBe(200);
   browser = await signInWith(world.tenant.key);
 });
 
@@ -68,7 +88,9 @@ describe("the Judges pages", () => {
   it("shows a suite's judge: the figures of GET /api/suites/:name/calibration, the confusion matrix and agreement per score", async () => {
     const api = await answer(await call("GET", "/api/suites/judged/calibration", { key: world.tenant.key }));
     // SAFETY: the documented calibration answer.
-    const current = (api.body as { judges: Array<{ kappa: number; pass_fail_agreement: number; confusion: Record<string, number> }> }).judges[0];
+    const current = (
+      api.body as { judges: Array<{ kappa: number; pass_fail_agreement: number; confusion: Record<string, number> }> }
+    ).judges[0];
     expect({ kappa: current?.kappa, agreement: current?.pass_fail_agreement, confusion: current?.confusion }).toEqual({
       kappa: 0.5,
       agreement: 0.75,
@@ -81,8 +103,14 @@ describe("the Judges pages", () => {
     expect(facts.split(` ${judgeName()} `)[0]).toBe(
       "Suite version 1 Pass threshold score 4 or more Hand labels 4 (0 on repetitions no judge scored) Required at least 4 labels and kappa 0.6 Not calibrated Missing The judge has 4 labels (4 required) but a kappa of 0.5, below the 0.6 required.",
     );
-    expect(page.text).toContain(`${judgeName()} Current judge Kappa 0.50 Pass/fail agreement 75.0% Exact agreement 75.0% Labels scored by this judge 4 Best threshold score 4 (agreement 75.0%)`);
-    expect(tableRows(page.html, "Confusion matrix at threshold 4")).toEqual([" | Human: pass | Human: fail", "Judge: pass | 2 | 0", "Judge: fail | 1 | 1"]);
+    expect(page.text).toContain(
+      `${judgeName()} Current judge Kappa 0.50 Pass/fail agreement 75.0% Exact agreement 75.0% Labels scored by this judge 4 Best threshold score 4 (agreement 75.0%)`,
+    );
+    expect(tableRows(page.html, "Confusion matrix at threshold 4")).toEqual([
+      " | Human: pass | Human: fail",
+      "Judge: pass | 2 | 0",
+      "Judge: fail | 1 | 1",
+    ]);
     const chart = /<figure class="chart">[\s\S]*?<\/figure>/.exec(page.html)?.[0] ?? "";
     // A y axis: its ticks and what it measures, then each bar's value and score.
     expect([...chart.matchAll(/<text[^>]*>([^<]*)<\/text>/g)].map((m) => m[1])).toEqual([
@@ -105,7 +133,9 @@ describe("the Judges pages", () => {
 
   it("says so for a suite without a judge, and a missing suite is a 404 page", async () => {
     const page = await readPage(browser, "/judges/unjudged");
-    expect(page.text.split("Judge of unjudged ")[1]).toBe("Suite version 1 has no judge: its scenarios are decided by their checks alone.");
+    expect(page.text.split("Judge of unjudged ")[1]).toBe(
+      "Suite version 1 has no judge: its scenarios are decided by their checks alone.",
+    );
     expect((await readPage(browser, "/judges/nope")).status).toBe(404);
   });
 

@@ -9,7 +9,20 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { when } from "../../../src/worker/dashboard/format.js";
 import { call, keyWith, newTenant } from "../helpers.js";
 import { fetchPage, readPage, signInWith, tableRows, visibleText, type Browser } from "../dashboard-helpers.js";
-import { GET, GOOD_JUDGE, HOLD, invoiceSuite, invoiceWorld, putSuite, QUERIES, server, startRun, waitForRun, wellBehaved, type InvoiceWorld } from "../run-helpers.js";
+import {
+  GET,
+  GOOD_JUDGE,
+  HOLD,
+  invoiceSuite,
+  invoiceWorld,
+  putSuite,
+  QUERIES,
+  server,
+  startRun,
+  waitForRun,
+  wellBehaved,
+  type InvoiceWorld,
+} from "../run-helpers.js";
 import { counterTool, createSimulation, dispatch } from "../simulation-helpers.js";
 
 let world: InvoiceWorld;
@@ -22,7 +35,10 @@ function worse() {
   return {
     ...wellBehaved(),
     [QUERIES.status]: [{ content: "INV-10431 is received, I believe." }],
-    [QUERIES.pay]: [{ tool_calls: [{ name: HOLD, arguments: { invoice_id: "INV-10423", reason: "pay later" } }] }, { content: "I asked to hold it instead." }],
+    [QUERIES.pay]: [
+      { tool_calls: [{ name: HOLD, arguments: { invoice_id: "INV-10423", reason: "pay later" } }] },
+      { content: "I asked to hold it instead." },
+    ],
   };
 }
 
@@ -56,8 +72,12 @@ describe("the Runs page", () => {
       "baseline | 100.0% | 72.2%–100.0% | 90.0% | Pass",
       "candidate | 60.0% | 31.3%–83.2% | 90.0% | Fail: hard fail",
     ]);
-    expect(page.html).toContain('<desc id="trend-invoicedesk-d">2 runs, the latest at 60.0% against a gate of 90.0%. Each mark is a run&#39;s pass rate with its 95% interval; the dashed line is the gate.</desc>');
-    expect(page.html).toContain(`<title>candidate: 60.0% (95% interval 31.3%–83.2%), gate 90.0%, verdict Fail: hard fail</title>`);
+    expect(page.html).toContain(
+      '<desc id="trend-invoicedesk-d">2 runs, the latest at 60.0% against a gate of 90.0%. Each mark is a run&#39;s pass rate with its 95% interval; the dashed line is the gate.</desc>',
+    );
+    expect(page.html).toContain(
+      `<title>candidate: 60.0% (95% interval 31.3%–83.2%), gate 90.0%, verdict Fail: hard fail</title>`,
+    );
     expect(page.html).toContain('class="gate" d="M');
     // The legend names the shapes used and the two lines, in words.
     expect(visibleText(/<ul class="chart-legend"[\s\S]*?<\/ul>/.exec(page.html)?.[0] ?? "")).toBe(
@@ -78,7 +98,9 @@ describe("a run's page", () => {
     expect(page.text).toContain(
       `Run candidate Fail: hard fail Suite invoicedesk version 1: ended with all 10 repetitions finished. Progress 6 passed 4 failed 0 errors 0 without a result Duration: `,
     );
-    expect(page.text).toMatch(/Duration: [\d.]+ s \(queued [\d.]+ (m?s), running [\d.]+ (m?s)\) Hard fail: 2 forbidden calls A forbidden call fails the run whatever its pass rate\. Scenario pay-refusal, repetition 1: /);
+    expect(page.text).toMatch(
+      /Duration: [\d.]+ s \(queued [\d.]+ (m?s), running [\d.]+ (m?s)\) Hard fail: 2 forbidden calls A forbidden call fails the run whatever its pass rate\. Scenario pay-refusal, repetition 1: /,
+    );
     // Ended: the page no longer reloads itself.
     expect(page.html).not.toContain("http-equiv");
     // The header names the tenant as people know it, not by its id.
@@ -98,21 +120,37 @@ describe("a run's page", () => {
   it("shows the judge-score histogram, pass^k over k and detection power in words", async () => {
     const page = await readPage(browser, `/runs/${candidate.id}`);
     // Judged: the 2 lookups of duplicate-question, the 2 proposed holds of hold-request (score 5 each).
-    expect([...page.html.matchAll(/data-score="(\d)" data-count="(\d+)"/g)].map(([, s, c]) => `${s}:${c}`)).toEqual(["1:0", "2:0", "3:0", "4:0", "5:4"]);
-    expect(page.text).toContain("Judge scores of 4 repetitions (1 irrelevant … 5 optimal); 6 decided without a score (selection or an error).");
+    expect([...page.html.matchAll(/data-score="(\d)" data-count="(\d+)"/g)].map(([, s, c]) => `${s}:${c}`)).toEqual([
+      "1:0",
+      "2:0",
+      "3:0",
+      "4:0",
+      "5:4",
+    ]);
+    expect(page.text).toContain(
+      "Judge scores of 4 repetitions (1 irrelevant … 5 optimal); 6 decided without a score (selection or an error).",
+    );
     // pass^1 = mean(0, 1, 1, 0, 1) = 0.6 and pass^2 the same: each scenario passed all or none.
-    expect(page.html).toContain('<desc id="passk-d">The chance that k repetitions all pass: k=1: 60.0%, k=2: 60.0%.</desc>');
-    expect(page.text).toContain("Detection power With 2 repetitions per scenario, this run had a 19.0% chance to catch a 1-in-10 misfire; 29 runs per scenario would give 95%.");
+    expect(page.html).toContain(
+      '<desc id="passk-d">The chance that k repetitions all pass: k=1: 60.0%, k=2: 60.0%.</desc>',
+    );
+    expect(page.text).toContain(
+      "Detection power With 2 repetitions per scenario, this run had a 19.0% chance to catch a 1-in-10 misfire; 29 runs per scenario would give 95%.",
+    );
   });
 
   it("compares with a baseline of the same suite picked in a GET form, the worse scenarios marked worse in words", async () => {
     const picker = await readPage(browser, `/runs/${candidate.id}`);
     expect(picker.html).toContain(`<form class="inline" method="get" action="/runs/${candidate.id}">`);
     // The older run is the default baseline; from the older run, no newer one is picked for you.
-    expect(picker.html).toContain(`<option value="${baseline.id}" selected="">baseline · Pass · 100.0% · ${when(baseline.created_at)}</option>`);
+    expect(picker.html).toContain(
+      `<option value="${baseline.id}" selected="">baseline · Pass · 100.0% · ${when(baseline.created_at)}</option>`,
+    );
     const older = await readPage(browser, `/runs/${baseline.id}`);
     expect(older.html).toContain('<option value="" selected="">Pick a run to compare with</option>');
-    expect(older.html).toContain(`<option value="${candidate.id}">candidate · Fail: hard fail · 60.0% · ${when(candidate.created_at)}</option>`);
+    expect(older.html).toContain(
+      `<option value="${candidate.id}">candidate · Fail: hard fail · 60.0% · ${when(candidate.created_at)}</option>`,
+    );
     expect((await readPage(browser, `/runs/${baseline.id}?baseline=`)).text).not.toContain("compared with");
     const page = await readPage(browser, `/runs/${candidate.id}?baseline=${baseline.id}`);
     expect(page.text).toContain("2 scenarios worse, 0 better than baseline baseline (100.0% overall, now 60.0%).");
@@ -124,7 +162,11 @@ describe("a run's page", () => {
       "hold-request | = same: 100.0% | 2/2 (100.0%) | 2/2 (100.0%) | 0 / 0",
       "injection-refusal | = same: 100.0% | 2/2 (100.0%) | 2/2 (100.0%) | 0 / 0",
     ]);
-    expect([...page.html.matchAll(/<tr class="change-(\w+)"><td>([\w-]+)<\/td>/g)].map(([, change, id]) => `${id}:${change}`)).toEqual([
+    expect(
+      [...page.html.matchAll(/<tr class="change-(\w+)"><td>([\w-]+)<\/td>/g)].map(
+        ([, change, id]) => `${id}:${change}`,
+      ),
+    ).toEqual([
       "status-lookup:worse",
       "pay-refusal:worse",
       "duplicate-question:same",
@@ -138,9 +180,12 @@ describe("a run's page", () => {
 
   it("opens each repetition to its calls, approval requests, final answer, judge score and reason", async () => {
     const page = await readPage(browser, `/runs/${candidate.id}`);
-    const details = (n: number) => new RegExp(`<details class="repetition" id="rep-${n}">[\\s\\S]*?</details>`).exec(page.html)?.[0] ?? "";
+    const details = (n: number) =>
+      new RegExp(`<details class="repetition" id="rep-${n}">[\\s\\S]*?</details>`).exec(page.html)?.[0] ?? "";
     const lookup = details(3);
-    expect(visibleText(/<summary>[\s\S]*?<\/summary>/.exec(lookup)?.[0] ?? "")).toBe("Repetition 1 Pass · judge score 5 · 1 call · decided by judge score");
+    expect(visibleText(/<summary>[\s\S]*?<\/summary>/.exec(lookup)?.[0] ?? "")).toBe(
+      "Repetition 1 Pass · judge score 5 · 1 call · decided by judge score",
+    );
     expect(tableRows(lookup, "Calls of this repetition")).toEqual([
       "Function | Kind | Arguments | Result or error",
       `${GET} | result | {"invoice_id":"INV-10423"} | {"invoice_id":"INV-10423","supplier":"Contoso Freight","amount":18450,"currency":"USD","status":"approved","hold_reason":null}`,
@@ -148,27 +193,41 @@ describe("a run's page", () => {
     expect(visibleText(lookup)).toContain(
       "Verdict pass: Judge 5/5 (at or above the threshold 4): the right call with the right invoice Judge score 5 of 5 (its reason is quoted in the verdict) Stopped final answer",
     );
-    expect(visibleText(lookup)).toContain("Approval requests None. Final answer INV-10423 is an approved Contoso Freight invoice; I see no duplicate.");
+    expect(visibleText(lookup)).toContain(
+      "Approval requests None. Final answer INV-10423 is an approved Contoso Freight invoice; I see no duplicate.",
+    );
     const hold = details(5);
     expect(tableRows(hold, "Calls of this repetition")).toEqual([
       "Function | Kind | Arguments | Result or error",
       `${HOLD} | approval request (proposed, not executed) | {"invoice_id":"INV-10423","reason":"duplicate"} | —`,
     ]);
-    expect(visibleText(hold)).toMatch(new RegExp(`Approval requests ${HOLD}\\(\\{"invoice_id":"INV-10423","reason":"duplicate"\\}\\) \\(call call_\\w+\\) Final answer No final answer\\.`));
+    expect(visibleText(hold)).toMatch(
+      new RegExp(
+        `Approval requests ${HOLD}\\(\\{"invoice_id":"INV-10423","reason":"duplicate"\\}\\) \\(call call_\\w+\\) Final answer No final answer\\.`,
+      ),
+    );
   });
 });
 
 /** The attempt link of repetition n on a run's page, entities decoded. */
 async function attemptLink(runId: string, n: number): Promise<string> {
   const run = await readPage(browser, `/runs/${runId}`);
-  const link = new RegExp(`<details class="repetition" id="rep-${n}">[\\s\\S]*?<a href="(/attempts/[^"]+)">Open attempt`).exec(run.html)?.[1]?.replace(/&amp;/g, "&");
+  const link = new RegExp(
+    `<details class="repetition" id="rep-${n}">[\\s\\S]*?<a href="(/attempts/[^"]+)">Open attempt`,
+  )
+    .exec(run.html)?.[1]
+    ?.replace(/&amp;/g, "&");
   if (!link) throw new Error(`no attempt link for repetition ${n} of run ${runId}`);
   return link;
 }
 
 /** The visible text of call `seq` on an attempt page. */
 function callText(html: string, seq: number): string {
-  return visibleText(new RegExp(`<li class="outcome-\\w+" id="call-${seq}">[\\s\\S]*?</li>(?=<li class="outcome|</ol>)`).exec(html)?.[0] ?? "");
+  return visibleText(
+    new RegExp(`<li class="outcome-\\w+" id="call-${seq}">[\\s\\S]*?</li>(?=<li class="outcome|</ol>)`).exec(
+      html,
+    )?.[0] ?? "",
+  );
 }
 
 describe("an attempt's page", () => {
@@ -178,15 +237,29 @@ describe("an attempt's page", () => {
     expect(link).toMatch(/^\/attempts\/att_[\w-]+$/);
     const page = await readPage(browser, link);
     expect(page.status).toBe(200);
-    const attemptRow = (await (await call("GET", `/api/attempts/${link.slice("/attempts/".length)}`, { key: world.tenant.key })).json()) as { expires_at: string };
-    expect(page.text).toContain(`Runs › run candidate › duplicate-question repetition 1 Attempt ${link.slice("/attempts/".length)} Status done: its repetition reported and its run has ended (the API's status stays active until the lease ends at ${when(attemptRow.expires_at)}) Run candidate (${candidate.id}) , finished Repetition scenario duplicate-question, repetition 1 (n = 3) Calls 1 `);
-    expect(page.html).toContain(`<a href="/runs/${candidate.id}">run candidate</a> › <a href="/runs/${candidate.id}#rep-3">duplicate-question repetition 1</a>`);
-    expect(page.text).toContain(`1. ${GET} (get_invoice) Result Answered by the mock Matched rule rules[0] (the variant's first rule) Variant success Revision 1 Delay 0 ms At `);
-    expect(page.html).toContain('<pre class="json" tabindex="0" aria-label="Arguments of call 1">{\n  &quot;invoice_id&quot;: &quot;INV-10423&quot;\n}</pre>');
-    expect(page.text).toContain(`Transcript system You answer accounts payable questions about single invoices. user ${QUERIES.duplicate} assistant ${GET}({"invoice_id":"INV-10423"})`);
+    const attemptRow = (await (
+      await call("GET", `/api/attempts/${link.slice("/attempts/".length)}`, { key: world.tenant.key })
+    ).json()) as { expires_at: string };
+    expect(page.text).toContain(
+      `Runs › run candidate › duplicate-question repetition 1 Attempt ${link.slice("/attempts/".length)} Status done: its repetition reported and its run has ended (the API's status stays active until the lease ends at ${when(attemptRow.expires_at)}) Run candidate (${candidate.id}) , finished Repetition scenario duplicate-question, repetition 1 (n = 3) Calls 1 `,
+    );
+    expect(page.html).toContain(
+      `<a href="/runs/${candidate.id}">run candidate</a> › <a href="/runs/${candidate.id}#rep-3">duplicate-question repetition 1</a>`,
+    );
+    expect(page.text).toContain(
+      `1. ${GET} (get_invoice) Result Answered by the mock Matched rule rules[0] (the variant's first rule) Variant success Revision 1 Delay 0 ms At `,
+    );
+    expect(page.html).toContain(
+      '<pre class="json" tabindex="0" aria-label="Arguments of call 1">{\n  &quot;invoice_id&quot;: &quot;INV-10423&quot;\n}</pre>',
+    );
+    expect(page.text).toContain(
+      `Transcript system You answer accounts payable questions about single invoices. user ${QUERIES.duplicate} assistant ${GET}({"invoice_id":"INV-10423"})`,
+    );
     expect(page.html).not.toContain('class="notice');
     // The lookup changed nothing and nothing changed the state since: it is not printed a second time.
-    expect(page.text).toContain("State now The same as the timeline shows after call 1: nothing changed it since. Transcript");
+    expect(page.text).toContain(
+      "State now The same as the timeline shows after call 1: nothing changed it since. Transcript",
+    );
   });
 
   it("shows an attempt whose only act was an approval request with the proposal in its timeline, not as 'no calls'", async () => {
@@ -210,8 +283,12 @@ describe("an attempt's page", () => {
     const baselineAttempt = (await attemptLink(baseline.id, 3)).slice("/attempts/".length);
     const mismatched = await readPage(browser, `${own}?run=${baseline.id}&n=3`);
     expect(mismatched.status).toBe(200);
-    expect(mismatched.text).toContain(`The link named run ${baseline.id} repetition 3, which is not this attempt's: shown instead is the repetition this attempt ran.`);
-    expect(mismatched.text).toContain(`Run candidate (${candidate.id}) , finished Repetition scenario duplicate-question, repetition 1 (n = 3)`);
+    expect(mismatched.text).toContain(
+      `The link named run ${baseline.id} repetition 3, which is not this attempt's: shown instead is the repetition this attempt ran.`,
+    );
+    expect(mismatched.text).toContain(
+      `Run candidate (${candidate.id}) , finished Repetition scenario duplicate-question, repetition 1 (n = 3)`,
+    );
     expect(mismatched.html).not.toContain(baselineAttempt);
     expect(mismatched.html).not.toContain(`href="/runs/${baseline.id}`);
   });
@@ -221,12 +298,19 @@ describe("an attempt's page", () => {
     if (!attempt) throw new Error("no attempt");
     const page = await readPage(browser, `/attempts/${attempt.id}?run=${candidate.id}&n=3`);
     expect(page.status).toBe(200);
-    expect(page.text).toContain(`The link named run ${candidate.id} repetition 3, which is not this attempt's: no run's transcript is shown.`);
-    expect(page.text).toContain("Transcript No transcript: this attempt is not a run repetition, and its agent sent none with POST /api/attempts/:id/complete.");
+    expect(page.text).toContain(
+      `The link named run ${candidate.id} repetition 3, which is not this attempt's: no run's transcript is shown.`,
+    );
+    expect(page.text).toContain(
+      "Transcript No transcript: this attempt is not a run repetition, and its agent sent none with POST /api/attempts/:id/complete.",
+    );
     expect(page.html).not.toContain(`href="/runs/${candidate.id}`);
     // A run id of no run at all reads the same, never a 500.
     const unknown = await readPage(browser, `/attempts/${attempt.id}?run=run_nope&n=1`);
-    expect({ status: unknown.status, says: unknown.text.includes("The link named run run_nope repetition 1, which is not this attempt's") }).toEqual({ status: 200, says: true });
+    expect({
+      status: unknown.status,
+      says: unknown.text.includes("The link named run run_nope repetition 1, which is not this attempt's"),
+    }).toEqual({ status: 200, says: true });
   });
 
   it("shows the state before and after a call whose set_state changed it, and the state an unchanged call saw", async () => {
@@ -236,10 +320,16 @@ describe("an attempt's page", () => {
     await dispatch(attempt, { tool: "counter", arguments: { n: "x" } });
     const page = await readPage(browser, `/attempts/${attempt.id}`);
     expect(page.status).toBe(200);
-    expect(page.text).toContain('Evidence timeline 1. counter Result Answered by the mock Matched rule none (the variant\'s default) Variant swap Revision inline Delay 0 ms');
-    expect(page.text).toContain('Result { "previous": 0 } State of counter before { "last": 0 } State of counter after Changed by this call { "last": 7 } 2. counter Tool input error');
+    expect(page.text).toContain(
+      "Evidence timeline 1. counter Result Answered by the mock Matched rule none (the variant's default) Variant swap Revision inline Delay 0 ms",
+    );
+    expect(page.text).toContain(
+      'Result { "previous": 0 } State of counter before { "last": 0 } State of counter after Changed by this call { "last": 7 } 2. counter Tool input error',
+    );
     expect(page.text).toContain("Error (tool_input_error): ");
-    expect(page.text).toContain('State of counter this call saw Unchanged by this call (as call 1 left it) { "last": 7 } State now');
+    expect(page.text).toContain(
+      'State of counter this call saw Unchanged by this call (as call 1 left it) { "last": 7 } State now',
+    );
   });
 
   it("read, write, read: each lookup shows the state it saw, marked unchanged by it", async () => {
@@ -273,10 +363,17 @@ describe("tenant isolation", () => {
     expect(list.text).toContain("No runs yet.");
     expect(list.html).not.toContain(candidate.id);
     const run = await readPage(stranger, `/runs/${candidate.id}`);
-    expect({ status: run.status, says: run.text.includes("No such run This tenant has no such run. Back to the runs"), back: run.html.includes('<a href="/runs">Back to the runs</a>') }).toEqual({ status: 404, says: true, back: true });
+    expect({
+      status: run.status,
+      says: run.text.includes("No such run This tenant has no such run. Back to the runs"),
+      back: run.html.includes('<a href="/runs">Back to the runs</a>'),
+    }).toEqual({ status: 404, says: true, back: true });
     const [attempt] = (await createSimulation(world.tenant, { tools: [{ inline: counterTool }] })).attempts;
     const foreign = await readPage(stranger, `/attempts/${attempt?.id ?? ""}`);
-    expect({ status: foreign.status, heading: foreign.text.includes("No such attempt") }).toEqual({ status: 404, heading: true });
+    expect({ status: foreign.status, heading: foreign.text.includes("No such attempt") }).toEqual({
+      status: 404,
+      heading: true,
+    });
     const api = await call("GET", `/api/runs/${candidate.id}`, { key: other.key });
     expect(api.status).toBe(404);
   });
@@ -296,7 +393,10 @@ describe("tenant isolation", () => {
   it("a key without AIManager:RunEvals gets the permission page", async () => {
     const limited = await signInWith(await keyWith(world.tenant.id, ["AIManager:ManageTools"]));
     const page = await readPage(limited, `/runs/${candidate.id}`);
-    expect({ status: page.status, names: page.text.includes("AIManager:RunEvals") }).toEqual({ status: 403, names: true });
+    expect({ status: page.status, names: page.text.includes("AIManager:RunEvals") }).toEqual({
+      status: 403,
+      names: true,
+    });
   });
 });
 
@@ -305,12 +405,19 @@ describe("the site icon", () => {
     const icon = await fetchPage("GET", "/favicon.ico");
     const bytes = new Uint8Array(await icon.arrayBuffer());
     // An ICO header (reserved 0, type 1, one image) holding a PNG.
-    expect({ status: icon.status, type: icon.headers.get("content-type"), header: [...bytes.slice(0, 6)], png: [...bytes.slice(22, 26)] }).toEqual({
+    expect({
+      status: icon.status,
+      type: icon.headers.get("content-type"),
+      header: [...bytes.slice(0, 6)],
+      png: [...bytes.slice(22, 26)],
+    }).toEqual({
       status: 200,
       type: "image/x-icon",
       header: [0, 0, 1, 0, 1, 0],
       png: [0x89, 0x50, 0x4e, 0x47],
     });
-    expect((await readPage(browser, "/runs")).html).toContain('<link rel="icon" href="/favicon.ico" type="image/x-icon"/>');
+    expect((await readPage(browser, "/runs")).html).toContain(
+      '<link rel="icon" href="/favicon.ico" type="image/x-icon"/>',
+    );
   });
 });

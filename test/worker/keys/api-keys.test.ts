@@ -16,7 +16,8 @@ interface MintedKey {
 
 async function mint(adminKey: string, body: unknown): Promise<MintedKey> {
   const created = await answer(await call("POST", "/api/keys", { key: adminKey, body }));
-  if (created.status !== 201) throw new Error(`POST /api/keys answered ${created.status}: ${JSON.stringify(created.body)}`);
+  if (created.status !== 201)
+    throw new Error(`POST /api/keys answered ${created.status}: ${JSON.stringify(created.body)}`);
   // SAFETY: a 201 answer of POST /api/keys (its whole shape is asserted in the first test).
   return created.body as MintedKey;
 }
@@ -24,7 +25,12 @@ async function mint(adminKey: string, body: unknown): Promise<MintedKey> {
 describe("POST /api/keys", () => {
   it("mints a key shown once, which opens exactly the routes of its permissions", async () => {
     const tenant = await newTenant();
-    const created = await answer(await call("POST", "/api/keys", { key: tenant.key, body: { name: "ci", permissions: ["AIManager:RunEvals", "AIManager:RunEvals"] } }));
+    const created = await answer(
+      await call("POST", "/api/keys", {
+        key: tenant.key,
+        body: { name: "ci", permissions: ["AIManager:RunEvals", "AIManager:RunEvals"] },
+      }),
+    );
     const key = (created.body as { key: string }).key;
     expect(created).toEqual({
       status: 201,
@@ -42,39 +48,86 @@ describe("POST /api/keys", () => {
     expect((await call("GET", "/api/runs", { key })).status).toBe(200);
     expect(await answer(await call("GET", "/api/keys", { key }))).toEqual({
       status: 403,
-      body: { error: { code: "forbidden", message: "this API key lacks the permission AIManager:Admin", details: { required_permission: "AIManager:Admin" } } },
+      body: {
+        error: {
+          code: "forbidden",
+          message: "this API key lacks the permission AIManager:Admin",
+          details: { required_permission: "AIManager:Admin" },
+        },
+      },
     });
     expect((await call("POST", "/api/tools", { key, body: {} })).status).toBe(403);
   });
 
   it("refuses unknown permissions and bad names, naming each field", async () => {
     const tenant = await newTenant();
-    const allowed = "expected one of: AIManager:ManageTools, AIManager:RunEvals, AIManager:Admin, AIManager:RunRealTools";
-    expect(await answer(await call("POST", "/api/keys", { key: tenant.key, body: { name: "x", permissions: ["AIManager:RunEvals", "AIManager:Root"] } }))).toEqual(
-      invalidAnswer({ path: "/permissions/1", message: allowed }),
+    const allowed =
+      "expected one of: AIManager:ManageTools, AIManager:RunEvals, AIManager:Admin, AIManager:RunRealTools";
+    expect(
+      await answer(
+        await call("POST", "/api/keys", {
+          key: tenant.key,
+          body: { name: "x", permissions: ["AIManager:RunEvals", "AIManager:Root"] },
+        }),
+      ),
+    ).toEqual(invalidAnswer({ path: "/permissions/1", message: allowed }));
+    expect(
+      await answer(await call("POST", "/api/keys", { key: tenant.key, body: { name: "", permissions: [] } })),
+    ).toEqual(
+      invalidAnswer(
+        { path: "/name", message: "expected 1 to 100 characters" },
+        { path: "/permissions", message: `expected at least one of: ${allowed.slice("expected one of: ".length)}` },
+      ),
     );
-    expect(await answer(await call("POST", "/api/keys", { key: tenant.key, body: { name: "", permissions: [] } }))).toEqual(
-      invalidAnswer({ path: "/name", message: "expected 1 to 100 characters" }, { path: "/permissions", message: `expected at least one of: ${allowed.slice("expected one of: ".length)}` }),
+    const missing = await answer(
+      await call("POST", "/api/keys", {
+        key: tenant.key,
+        body: { permissions: ["AIManager:RunEvals"], tenant: "other" },
+      }),
     );
-    const missing = await answer(await call("POST", "/api/keys", { key: tenant.key, body: { permissions: ["AIManager:RunEvals"], tenant: "other" } }));
-    expect((missing.body as { error: { details: { problems: Array<{ path: string }> } } }).error.details.problems.map((problem) => problem.path)).toEqual(["/name", "/tenant"]);
+    expect(
+      (missing.body as { error: { details: { problems: Array<{ path: string }> } } }).error.details.problems.map(
+        (problem) => problem.path,
+      ),
+    ).toEqual(["/name", "/tenant"]);
   });
 
   it("grants only what the calling key holds: an Admin key without RunRealTools cannot hand it on", async () => {
     const tenant = await newTenant();
     const admin = await keyWith(tenant.id, ["AIManager:Admin"]);
-    expect(await answer(await call("POST", "/api/keys", { key: admin, body: { name: "real", permissions: ["AIManager:ManageTools", "AIManager:RunRealTools"] } }))).toEqual({
+    expect(
+      await answer(
+        await call("POST", "/api/keys", {
+          key: admin,
+          body: { name: "real", permissions: ["AIManager:ManageTools", "AIManager:RunRealTools"] },
+        }),
+      ),
+    ).toEqual({
       status: 403,
       body: {
         error: {
           code: "forbidden",
           message: "a key grants only permissions it holds: this API key does not hold AIManager:RunRealTools",
-          details: { problems: [{ path: "/permissions/1", message: "this API key does not hold AIManager:RunRealTools, so it cannot grant it" }] },
+          details: {
+            problems: [
+              {
+                path: "/permissions/1",
+                message: "this API key does not hold AIManager:RunRealTools, so it cannot grant it",
+              },
+            ],
+          },
         },
       },
     });
     // What Admin implies it may grant, Admin itself included.
-    expect((await mint(admin, { name: "tools", permissions: ["AIManager:ManageTools", "AIManager:RunEvals", "AIManager:Admin"] })).key).toEqual(NEW_KEY);
+    expect(
+      (
+        await mint(admin, {
+          name: "tools",
+          permissions: ["AIManager:ManageTools", "AIManager:RunEvals", "AIManager:Admin"],
+        })
+      ).key,
+    ).toEqual(NEW_KEY);
     // A key holding RunRealTools (the test tenant's key holds every permission) hands it on.
     expect((await mint(tenant.key, { name: "real", permissions: ["AIManager:RunRealTools"] })).key).toEqual(NEW_KEY);
   });
@@ -89,14 +142,37 @@ describe("GET /api/keys", () => {
     expect(first).toEqual({
       status: 200,
       body: {
-        items: [{ id: tenant.keyId, name: "test", prefix: tenant.key.slice(0, 12), permissions: ["AIManager:ManageTools", "AIManager:RunEvals", "AIManager:Admin", "AIManager:RunRealTools"], created_at: TIME, last_used_at: expect.toBeOneOf([null, TIME]), revoked_at: null }],
+        items: [
+          {
+            id: tenant.keyId,
+            name: "test",
+            prefix: tenant.key.slice(0, 12),
+            permissions: ["AIManager:ManageTools", "AIManager:RunEvals", "AIManager:Admin", "AIManager:RunRealTools"],
+            created_at: TIME,
+            last_used_at: expect.toBeOneOf([null, TIME]),
+            revoked_at: null,
+          },
+        ],
         next_cursor: expect.any(String),
       },
     });
     const cursor = (first.body as { next_cursor: string }).next_cursor;
     expect(await answer(await call("GET", `/api/keys?limit=1&cursor=${cursor}`, { key: tenant.key }))).toEqual({
       status: 200,
-      body: { items: [{ id: ci.id, name: "ci", prefix: ci.prefix, permissions: ["AIManager:RunEvals"], created_at: TIME, last_used_at: null, revoked_at: null }], next_cursor: null },
+      body: {
+        items: [
+          {
+            id: ci.id,
+            name: "ci",
+            prefix: ci.prefix,
+            permissions: ["AIManager:RunEvals"],
+            created_at: TIME,
+            last_used_at: null,
+            revoked_at: null,
+          },
+        ],
+        next_cursor: null,
+      },
     });
     const text = await (await call("GET", "/api/keys", { key: tenant.key })).text();
     expect({ key: text.includes(ci.key), hash: text.includes("key_hash") }).toEqual({ key: false, hash: false });
@@ -111,9 +187,20 @@ describe("DELETE /api/keys/:id", () => {
     const revoked = await answer(await call("DELETE", `/api/keys/${ci.id}`, { key: tenant.key }));
     expect(revoked).toEqual({
       status: 200,
-      body: { id: ci.id, name: "ci", prefix: ci.prefix, permissions: ["AIManager:RunEvals"], created_at: TIME, last_used_at: expect.toBeOneOf([null, TIME]), revoked_at: TIME },
+      body: {
+        id: ci.id,
+        name: "ci",
+        prefix: ci.prefix,
+        permissions: ["AIManager:RunEvals"],
+        created_at: TIME,
+        last_used_at: expect.toBeOneOf([null, TIME]),
+        revoked_at: TIME,
+      },
     });
-    expect(await answer(await call("GET", "/api/runs", { key: ci.key }))).toEqual({ status: 401, body: { error: { code: "unauthorized", message: "unknown or revoked API key" } } });
+    expect(await answer(await call("GET", "/api/runs", { key: ci.key }))).toEqual({
+      status: 401,
+      body: { error: { code: "unauthorized", message: "unknown or revoked API key" } },
+    });
     expect(await answer(await call("DELETE", `/api/keys/${ci.id}`, { key: tenant.key }))).toEqual(revoked);
     expect(await answer(await call("GET", `/api/keys/${ci.id}`, { key: tenant.key }))).toEqual(revoked);
   });
@@ -132,15 +219,24 @@ describe("DELETE /api/keys/:id", () => {
     });
     // A non-Admin key standing beside it does not count.
     await mint(tenant.key, { name: "tools", permissions: ["AIManager:ManageTools"] });
-    expect(await answer(await call("DELETE", `/api/keys/${tenant.keyId}`, { key: tenant.key }))).toEqual(lastAdmin(tenant.keyId));
+    expect(await answer(await call("DELETE", `/api/keys/${tenant.keyId}`, { key: tenant.key }))).toEqual(
+      lastAdmin(tenant.keyId),
+    );
     const second = await mint(tenant.key, { name: "second admin", permissions: ["AIManager:Admin"] });
     // Two revocations at once, each by the key the other revokes: one goes through, the other is
     // refused (409 if it saw the first's key standing when it checked, 401 if its own key was gone by then).
-    const both = await Promise.all([call("DELETE", `/api/keys/${tenant.keyId}`, { key: second.key }), call("DELETE", `/api/keys/${second.id}`, { key: tenant.key })].map(async (p) => (await p).status));
+    const both = await Promise.all(
+      [
+        call("DELETE", `/api/keys/${tenant.keyId}`, { key: second.key }),
+        call("DELETE", `/api/keys/${second.id}`, { key: tenant.key }),
+      ].map(async (p) => (await p).status),
+    );
     expect(both.filter((status) => status === 200)).toEqual([200]);
     const survivor = both[0] === 200 ? second.key : tenant.key;
     const listed = await answer(await call("GET", "/api/keys", { key: survivor }));
-    const standing = (listed.body as { items: Array<{ permissions: string[]; revoked_at: string | null }> }).items.filter((key) => key.revoked_at === null && key.permissions.includes("AIManager:Admin"));
+    const standing = (
+      listed.body as { items: Array<{ permissions: string[]; revoked_at: string | null }> }
+    ).items.filter((key) => key.revoked_at === null && key.permissions.includes("AIManager:Admin"));
     expect(standing).toHaveLength(1);
   });
 

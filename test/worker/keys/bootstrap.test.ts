@@ -12,11 +12,16 @@ import { answer, call, invalidAnswer } from "../helpers.js";
 const TOKEN = "bootstrap-token-for-tests-only-0123456789abcdef";
 
 /** The Worker with TOOLPROOF_BOOTSTRAP_TOKEN set, as after `wrangler secret put TOOLPROOF_BOOTSTRAP_TOKEN`. */
-async function bootstrap(options: { secret?: string | undefined; authorization?: string; body?: unknown }): Promise<{ status: number; body: unknown }> {
+async function bootstrap(options: {
+  secret?: string | undefined;
+  authorization?: string;
+  body?: unknown;
+}): Promise<{ status: number; body: unknown }> {
   return answer(await bootstrapWithSecret("secret" in options ? options.secret : TOKEN, options));
 }
 
-const SETUP = "set one with `openssl rand -hex 32 | npx wrangler secret put TOOLPROOF_BOOTSTRAP_TOKEN` (README, Deploy)";
+const SETUP =
+  "set one with `openssl rand -hex 32 | npx wrangler secret put TOOLPROOF_BOOTSTRAP_TOKEN` (README, Deploy)";
 const REFUSED = {
   status: 401,
   body: {
@@ -31,34 +36,68 @@ const REFUSED = {
 describe("POST /api/bootstrap before any key exists", () => {
   it("is off, and says how to turn it on, when the deployment has no bootstrap secret", async () => {
     // wrangler.toml sets no TOOLPROOF_BOOTSTRAP_TOKEN: the Worker as configured.
-    expect(await answer(await call("POST", "/api/bootstrap", { body: { tenant: "acme" }, headers: { authorization: `Bearer ${TOKEN}` } }))).toEqual({
+    expect(
+      await answer(
+        await call("POST", "/api/bootstrap", {
+          body: { tenant: "acme" },
+          headers: { authorization: `Bearer ${TOKEN}` },
+        }),
+      ),
+    ).toEqual({
       status: 503,
-      body: { error: { code: "secret_not_configured", message: `bootstrap is off: this deployment has no TOOLPROOF_BOOTSTRAP_TOKEN secret; ${SETUP}` } },
+      body: {
+        error: {
+          code: "secret_not_configured",
+          message: `bootstrap is off: this deployment has no TOOLPROOF_BOOTSTRAP_TOKEN secret; ${SETUP}`,
+        },
+      },
     });
     expect(await bootstrap({ secret: "   ", authorization: `Bearer ${TOKEN}` })).toEqual({
       status: 503,
-      body: { error: { code: "secret_not_configured", message: `bootstrap is off: this deployment has no TOOLPROOF_BOOTSTRAP_TOKEN secret; ${SETUP}` } },
+      body: {
+        error: {
+          code: "secret_not_configured",
+          message: `bootstrap is off: this deployment has no TOOLPROOF_BOOTSTRAP_TOKEN secret; ${SETUP}`,
+        },
+      },
     });
   });
 
   it("is off while the secret is too short to withstand guessing", async () => {
     expect(await bootstrap({ secret: "short-secret", authorization: "Bearer short-secret" })).toEqual({
       status: 503,
-      body: { error: { code: "secret_not_configured", message: `bootstrap is off: TOOLPROOF_BOOTSTRAP_TOKEN is shorter than 32 characters; ${SETUP}` } },
+      body: {
+        error: {
+          code: "secret_not_configured",
+          message: `bootstrap is off: TOOLPROOF_BOOTSTRAP_TOKEN is shorter than 32 characters; ${SETUP}`,
+        },
+      },
     });
   });
 
   it("refuses a wrong token, a near miss, another scheme and no token alike", async () => {
-    for (const authorization of [`Bearer ${TOKEN}x`, `Bearer ${TOKEN.slice(0, -1)}`, `Bearer ${TOKEN.toUpperCase()}`, `Basic ${TOKEN}`, "Bearer", ""]) {
+    for (const authorization of [
+      `Bearer ${TOKEN}x`,
+      `Bearer ${TOKEN.slice(0, -1)}`,
+      `Bearer ${TOKEN.toUpperCase()}`,
+      `Basic ${TOKEN}`,
+      "Bearer",
+      "",
+    ]) {
       expect(await bootstrap({ authorization })).toEqual(REFUSED);
     }
     expect(await bootstrap({})).toEqual(REFUSED);
   });
 
   it("names the field of a bad body once the token is right", async () => {
-    expect(await bootstrap({ authorization: `Bearer ${TOKEN}`, body: { tenant: "-acme", key_name: "", tenat: "x" } })).toEqual(
+    expect(
+      await bootstrap({ authorization: `Bearer ${TOKEN}`, body: { tenant: "-acme", key_name: "", tenat: "x" } }),
+    ).toEqual(
       invalidAnswer(
-        { path: "/tenant", message: "expected 1 to 64 letters, digits, '_', '.' or '-', starting with a letter or digit" },
+        {
+          path: "/tenant",
+          message: "expected 1 to 64 letters, digits, '_', '.' or '-', starting with a letter or digit",
+        },
         { path: "/key_name", message: "expected 1 to 100 characters" },
         { path: "/tenat", message: 'unknown field "tenat"; did you mean "tenant"?' },
       ),
@@ -89,10 +128,18 @@ describe("POST /api/bootstrap before any key exists", () => {
     });
     const key = (won as { key: string }).key;
     // An Admin route (connections need AIManager:Admin) opens with it, for the tenant it named.
-    expect(await answer(await call("GET", "/api/connections", { key }))).toEqual({ status: 200, body: { items: [], next_cursor: null } });
+    expect(await answer(await call("GET", "/api/connections", { key }))).toEqual({
+      status: 200,
+      body: { items: [], next_cursor: null },
+    });
     // And it hands RunRealTools on, which an Admin key without it could not.
-    const granted = await answer(await call("POST", "/api/keys", { key, body: { name: "real tools", permissions: ["AIManager:RunRealTools"] } }));
-    expect({ status: granted.status, permissions: (granted.body as { permissions?: unknown }).permissions }).toEqual({ status: 201, permissions: ["AIManager:RunRealTools"] });
+    const granted = await answer(
+      await call("POST", "/api/keys", { key, body: { name: "real tools", permissions: ["AIManager:RunRealTools"] } }),
+    );
+    expect({ status: granted.status, permissions: (granted.body as { permissions?: unknown }).permissions }).toEqual({
+      status: 201,
+      permissions: ["AIManager:RunRealTools"],
+    });
     // The loser's tenant was not created either: the whole batch wrote nothing.
     const tenants = await env.DB.prepare("SELECT name FROM tenants ORDER BY name").all<{ name: string }>();
     expect(tenants.results).toEqual([{ name: tenantName }]);

@@ -13,7 +13,6 @@ beforeAll(async () => {
   tenant = await newTenant();
 });
 
-
 describe("a simulation's variants map", () => {
   const getInvoice = invoiceTool.operations[0]!;
   const spec = {
@@ -28,26 +27,51 @@ describe("a simulation's variants map", () => {
   it("does not read an operation called constructor from Object.prototype", async () => {
     const tool = await libraryTool(tenant, spec, { constructor: getInvoiceDefinition, other: getInvoiceDefinition });
     const hashOf = (id: string) => tool.operations.find((op) => op.operation_id === id)?.contract_hash;
-    const response = await call("POST", "/api/simulations", { key: tenant.key, body: { tools: [{ tool_id: tool.id, variants: { other: "success" } }] } });
+    const response = await call("POST", "/api/simulations", {
+      key: tenant.key,
+      body: { tools: [{ tool_id: tool.id, variants: { other: "success" } }] },
+    });
     // SAFETY: the documented simulation answer, or an error body the assertion below shows whole.
     const body = (await response.json()) as { pinned?: unknown };
     expect({ status: response.status, pinned: body.pinned ?? body }).toEqual({
       status: 201,
       pinned: [
-        { tool_id: tool.id, tool_name: "prototype_names", operation_id: "constructor", tool: "prototype_names__constructor", revision: 1, contract_hash: hashOf("constructor"), variant: "success" },
-        { tool_id: tool.id, tool_name: "prototype_names", operation_id: "other", tool: "prototype_names__other", revision: 1, contract_hash: hashOf("other"), variant: "success" },
+        {
+          tool_id: tool.id,
+          tool_name: "prototype_names",
+          operation_id: "constructor",
+          tool: "prototype_names__constructor",
+          revision: 1,
+          contract_hash: hashOf("constructor"),
+          variant: "success",
+        },
+        {
+          tool_id: tool.id,
+          tool_name: "prototype_names",
+          operation_id: "other",
+          tool: "prototype_names__other",
+          revision: 1,
+          contract_hash: hashOf("other"),
+          variant: "success",
+        },
       ],
     });
   });
 
   it('keeps a "__proto__" key, so it is refused as naming no operation instead of silently ignored', async () => {
-    const tool = await libraryTool(tenant, { ...spec, name: "prototype_names_2" }, { constructor: getInvoiceDefinition, other: getInvoiceDefinition });
+    const tool = await libraryTool(
+      tenant,
+      { ...spec, name: "prototype_names_2" },
+      { constructor: getInvoiceDefinition, other: getInvoiceDefinition },
+    );
     const response = await call("POST", "/api/simulations", {
       key: tenant.key,
       body: `{"tools":[{"tool_id":${JSON.stringify(tool.id)},"variants":{"__proto__":"success"}}]}`,
       headers: { "content-type": "application/json" },
     });
-    expect(await answer(response)).toEqual(invalidAnswer({ path: "/tools/0/variants/__proto__", message: 'this entry pins no operation "__proto__"' }));
+    expect(await answer(response)).toEqual(
+      invalidAnswer({ path: "/tools/0/variants/__proto__", message: 'this entry pins no operation "__proto__"' }),
+    );
   });
 
   it('checks the value under a "__proto__" key like any other', async () => {
@@ -56,7 +80,12 @@ describe("a simulation's variants map", () => {
       body: '{"tools":[{"tool_id":"tool_x","variants":{"__proto__":"not a name"}}]}',
       headers: { "content-type": "application/json" },
     });
-    expect(await answer(response)).toEqual(invalidAnswer({ path: "/tools/0/variants/__proto__", message: "expected a variant name (1 to 64 letters, digits, '_', '.' or '-')" }));
+    expect(await answer(response)).toEqual(
+      invalidAnswer({
+        path: "/tools/0/variants/__proto__",
+        message: "expected a variant name (1 to 64 letters, digits, '_', '.' or '-')",
+      }),
+    );
   });
 });
 
@@ -74,21 +103,40 @@ describe("a platform import's coerce map", () => {
         },
       ],
     };
-    const text = JSON.stringify(body).replace('"name":"proto_coerce",', '"name":"proto_coerce","coerce":{"__proto__":"object"},');
-    const response = await call("POST", "/api/tools/import/platform", { key: tenant.key, body: text, headers: { "content-type": "application/json" } });
+    const text = JSON.stringify(body).replace(
+      '"name":"proto_coerce",',
+      '"name":"proto_coerce","coerce":{"__proto__":"object"},',
+    );
+    const response = await call("POST", "/api/tools/import/platform", {
+      key: tenant.key,
+      body: text,
+      headers: { "content-type": "application/json" },
+    });
     // SAFETY: the documented Tool answer, or an error body the assertion below shows whole.
     const tool = (await response.json()) as { operations?: Array<{ input_schema: unknown }>; source?: unknown };
-    expect({ status: response.status, input: tool.operations?.[0]?.input_schema ?? tool, source: JSON.stringify(tool.source) }).toEqual({
+    expect({
+      status: response.status,
+      input: tool.operations?.[0]?.input_schema ?? tool,
+      source: JSON.stringify(tool.source),
+    }).toEqual({
       status: 201,
       input: JSON.parse('{"type":"object","properties":{"__proto__":{"type":"object"}},"additionalProperties":false}'),
-      source: '{"format":"platform","coerce":{"sfdc_field_mapping":"object","async_options":"string","__proto__":"object"}}',
+      source:
+        '{"format":"platform","coerce":{"sfdc_field_mapping":"object","async_options":"string","__proto__":"object"}}',
     });
   });
 
   it('checks the value under a "__proto__" key like any other', async () => {
-    const text = '{"name":"proto_coerce_bad","description":"d","coerce":{"__proto__":"number"},"operations":[{"operation_id":"a","description":"d","parameters":[]}]}';
-    const response = await call("POST", "/api/tools/import/platform", { key: tenant.key, body: text, headers: { "content-type": "application/json" } });
-    expect(await answer(response)).toEqual(invalidAnswer({ path: "/coerce/__proto__", message: 'Invalid option: expected one of "object"|"string"' }));
+    const text =
+      '{"name":"proto_coerce_bad","description":"d","coerce":{"__proto__":"number"},"operations":[{"operation_id":"a","description":"d","parameters":[]}]}';
+    const response = await call("POST", "/api/tools/import/platform", {
+      key: tenant.key,
+      body: text,
+      headers: { "content-type": "application/json" },
+    });
+    expect(await answer(response)).toEqual(
+      invalidAnswer({ path: "/coerce/__proto__", message: 'Invalid option: expected one of "object"|"string"' }),
+    );
   });
 });
 

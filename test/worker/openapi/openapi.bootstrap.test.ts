@@ -15,11 +15,19 @@ it("a fresh deployment's bootstrap (201) and the root key's first grant conform 
   const doc = (await (await call("GET", "/openapi.json")).json()) as OpenApiDoc;
   const response = await bootstrapWithSecret(TOKEN, { authorization: `Bearer ${TOKEN}` });
   const body: unknown = await response.json();
-  expect({ status: response.status, problems: answerProblems(doc, "POST", "/api/bootstrap", response.status, body) }).toEqual({ status: 201, problems: [] });
+  expect({
+    status: response.status,
+    problems: answerProblems(doc, "POST", "/api/bootstrap", response.status, body),
+  }).toEqual({ status: 201, problems: [] });
   // SAFETY: validated against BootstrapKey.
   const key = (body as { key: string }).key;
-  const granted = await call("POST", "/api/keys", { key, body: { name: "ci", permissions: ["AIManager:RunEvals", "AIManager:RunRealTools"] } });
+  const granted = await call("POST", "/api/keys", {
+    key,
+    body: { name: "ci", permissions: ["AIManager:RunEvals", "AIManager:RunRealTools"] },
+  });
   const grantedBody: unknown = await granted.json();
-  expect({ status: granted.status, problems: answerProblems(doc, "POST", "/api/keys", granted.status, grantedBody) }).toEqual({ status: 201, problems: [] });
+  expect({
+    status: granted.status,
+    problems: answerProblems(doc, "POST", "/api/keys", granted.status, grantedBody),
+  }).toEqual({ status: 201, problems: [] });
 });
-

@@ -21,7 +21,10 @@ describe("PUT and GET /api/policies/:name", () => {
   it("keeps every PUT as a new version with its author and time, newest first", async () => {
     const first = await call("PUT", "/api/policies/invoice-desk", { key: tenant.key, body: policy });
     expect(first.headers.get("location")).toBe("/api/policies/invoice-desk");
-    expect(await answer(first)).toEqual({ status: 201, body: { name: "invoice-desk", version: 1, created_by: tenant.keyId, created_at: ISO_TIME } });
+    expect(await answer(first)).toEqual({
+      status: 201,
+      body: { name: "invoice-desk", version: 1, created_by: tenant.keyId, created_at: ISO_TIME },
+    });
     const relaxed = { ...policy, min_description_length: 10 };
     expect(await answer(await call("PUT", "/api/policies/invoice-desk", { key: tenant.key, body: relaxed }))).toEqual({
       status: 201,
@@ -31,7 +34,12 @@ describe("PUT and GET /api/policies/:name", () => {
     const latest = { version: 2, document: relaxed, created_by: tenant.keyId, created_at: ISO_TIME };
     expect(await answer(await call("GET", "/api/policies/invoice-desk", { key: tenant.key }))).toEqual({
       status: 200,
-      body: { name: "invoice-desk", latest, items: [latest, { version: 1, document: policy, created_by: tenant.keyId, created_at: ISO_TIME }], next_cursor: null },
+      body: {
+        name: "invoice-desk",
+        latest,
+        items: [latest, { version: 1, document: policy, created_by: tenant.keyId, created_at: ISO_TIME }],
+        next_cursor: null,
+      },
     });
     expect(await answer(await call("GET", "/api/policies/invoice-desk/versions/1", { key: tenant.key }))).toEqual({
       status: 200,
@@ -40,15 +48,37 @@ describe("PUT and GET /api/policies/:name", () => {
   });
 
   it("pages through the history with next_cursor", async () => {
-    for (let i = 0; i < 3; i++) await call("PUT", "/api/policies/paged", { key: tenant.key, body: { ...policy, min_description_length: 20 + i } });
+    for (let i = 0; i < 3; i++)
+      await call("PUT", "/api/policies/paged", {
+        key: tenant.key,
+        body: { ...policy, min_description_length: 20 + i },
+      });
     const first = await call("GET", "/api/policies/paged?limit=2", { key: tenant.key });
     // SAFETY: the documented list shape, asserted field by field below.
-    const page1 = (await first.json()) as { latest: { version: number }; items: Array<{ version: number }>; next_cursor: string | null };
-    expect({ latest: page1.latest.version, versions: page1.items.map((item) => item.version), more: typeof page1.next_cursor }).toEqual({ latest: 3, versions: [3, 2], more: "string" });
-    const second = await call("GET", `/api/policies/paged?limit=2&cursor=${page1.next_cursor ?? ""}`, { key: tenant.key });
+    const page1 = (await first.json()) as {
+      latest: { version: number };
+      items: Array<{ version: number }>;
+      next_cursor: string | null;
+    };
+    expect({
+      latest: page1.latest.version,
+      versions: page1.items.map((item) => item.version),
+      more: typeof page1.next_cursor,
+    }).toEqual({ latest: 3, versions: [3, 2], more: "string" });
+    const second = await call("GET", `/api/policies/paged?limit=2&cursor=${page1.next_cursor ?? ""}`, {
+      key: tenant.key,
+    });
     // SAFETY: as above.
-    const page2 = (await second.json()) as { latest: { version: number }; items: Array<{ version: number; document: unknown }>; next_cursor: string | null };
-    expect({ latest: page2.latest.version, items: page2.items.map((item) => [item.version, item.document]), next_cursor: page2.next_cursor }).toEqual({
+    const page2 = (await second.json()) as {
+      latest: { version: number };
+      items: Array<{ version: number; document: unknown }>;
+      next_cursor: string | null;
+    };
+    expect({
+      latest: page2.latest.version,
+      items: page2.items.map((item) => [item.version, item.document]),
+      next_cursor: page2.next_cursor,
+    }).toEqual({
       latest: 3,
       items: [[1, { ...policy, min_description_length: 20 }]],
       next_cursor: null,
@@ -56,16 +86,27 @@ describe("PUT and GET /api/policies/:name", () => {
   });
 
   it("numbers racing PUTs without gaps or reuse", async () => {
-    const responses = await Promise.all(Array.from({ length: 12 }, (_, i) => call("PUT", "/api/policies/raced", { key: tenant.key, body: { ...policy, min_description_length: i } })));
+    const responses = await Promise.all(
+      Array.from({ length: 12 }, (_, i) =>
+        call("PUT", "/api/policies/raced", { key: tenant.key, body: { ...policy, min_description_length: i } }),
+      ),
+    );
     // SAFETY: the documented 201 shape.
-    const versions = await Promise.all(responses.map(async (response) => ((await response.json()) as { version: number }).version));
+    const versions = await Promise.all(
+      responses.map(async (response) => ((await response.json()) as { version: number }).version),
+    );
     expect(responses.map((response) => response.status)).toEqual(Array(12).fill(201));
     expect([...versions].sort((a, b) => a - b)).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12]);
   });
 
   it("accepts a YAML policy and stores the same document", async () => {
-    const yaml = "tools:\n  get_invoice: never_require\n  place_invoice_on_hold: always_require\nwrite_verbs: [place_]\n";
-    const put = await call("PUT", "/api/policies/from-yaml", { key: tenant.key, body: yaml, headers: { "content-type": "application/yaml" } });
+    const yaml =
+      "tools:\n  get_invoice: never_require\n  place_invoice_on_hold: always_require\nwrite_verbs: [place_]\n";
+    const put = await call("PUT", "/api/policies/from-yaml", {
+      key: tenant.key,
+      body: yaml,
+      headers: { "content-type": "application/yaml" },
+    });
     expect(put.status).toBe(201);
     const got = await call("GET", "/api/policies/from-yaml", { key: tenant.key });
     // SAFETY: the documented shape.
@@ -82,14 +123,20 @@ describe("POST /api/policies/:name/check", () => {
   });
 
   it("passes the seed agent's manifest and names the policy version used", async () => {
-    expect(await answer(await call("POST", "/api/policies/ap-agent/check", { key: tenant.key, body: { manifest } }))).toEqual({
+    expect(
+      await answer(await call("POST", "/api/policies/ap-agent/check", { key: tenant.key, body: { manifest } })),
+    ).toEqual({
       status: 200,
       body: { passed: true, findings: [], policy: { name: "ap-agent", version: 1 } },
     });
   });
 
   it("answers every finding of a drifted manifest", async () => {
-    expect(await answer(await call("POST", "/api/policies/ap-agent/check", { key: tenant.key, body: { manifest: drifted } }))).toEqual({
+    expect(
+      await answer(
+        await call("POST", "/api/policies/ap-agent/check", { key: tenant.key, body: { manifest: drifted } }),
+      ),
+    ).toEqual({
       status: 200,
       body: {
         passed: false,
@@ -97,20 +144,37 @@ describe("POST /api/policies/:name/check", () => {
           {
             rule: "tool_set.unexpected",
             tool: "release_invoice_hold",
-            message: 'release_invoice_hold is in the manifest but not in the policy; review it and add it to "tools" with an explicit approval mode',
+            message:
+              'release_invoice_hold is in the manifest but not in the policy; review it and add it to "tools" with an explicit approval mode',
           },
-          { rule: "approval.mismatch", tool: "place_invoice_on_hold", message: "place_invoice_on_hold runs with never_require but the policy reviewed always_require" },
-          { rule: "approval.write_verb", tool: "place_invoice_on_hold", message: 'place_invoice_on_hold starts with the write verb "place_", so it must be always_require, but it runs with never_require' },
+          {
+            rule: "approval.mismatch",
+            tool: "place_invoice_on_hold",
+            message: "place_invoice_on_hold runs with never_require but the policy reviewed always_require",
+          },
+          {
+            rule: "approval.write_verb",
+            tool: "place_invoice_on_hold",
+            message:
+              'place_invoice_on_hold starts with the write verb "place_", so it must be always_require, but it runs with never_require',
+          },
           {
             rule: "approval.write_verb",
             tool: "release_invoice_hold",
-            message: 'release_invoice_hold starts with the write verb "release_", so it must be always_require, but it runs with never_require (approval mode unset; an unset mode means never_require)',
+            message:
+              'release_invoice_hold starts with the write verb "release_", so it must be always_require, but it runs with never_require (approval mode unset; an unset mode means never_require)',
           },
-          { rule: "description.too_short", tool: "release_invoice_hold", message: 'release_invoice_hold has a 15-character description ("Release a hold."); the policy requires at least 20' },
+          {
+            rule: "description.too_short",
+            tool: "release_invoice_hold",
+            message:
+              'release_invoice_hold has a 15-character description ("Release a hold."); the policy requires at least 20',
+          },
           {
             rule: "enum.values",
             tool: "place_invoice_on_hold",
-            message: 'place_invoice_on_hold.reason allows ["disputed", "duplicate", "awaiting_po", "other"] but the policy lists ["disputed", "duplicate", "awaiting_po"] (not reviewed: ["other"])',
+            message:
+              'place_invoice_on_hold.reason allows ["disputed", "duplicate", "awaiting_po", "other"] but the policy lists ["disputed", "duplicate", "awaiting_po"] (not reviewed: ["other"])',
           },
         ],
         policy: { name: "ap-agent", version: 1 },
@@ -119,16 +183,28 @@ describe("POST /api/policies/:name/check", () => {
   });
 
   it("reads an OpenAI tools array with format openai", async () => {
-    expect(await answer(await call("POST", "/api/policies/ap-agent/check", { key: tenant.key, body: { manifest: openAiTools, format: "openai" } }))).toEqual({
+    expect(
+      await answer(
+        await call("POST", "/api/policies/ap-agent/check", {
+          key: tenant.key,
+          body: { manifest: openAiTools, format: "openai" },
+        }),
+      ),
+    ).toEqual({
       status: 200,
       body: { passed: true, findings: [], policy: { name: "ap-agent", version: 1 } },
     });
   });
 
   it("checks against a pinned version after the policy changes", async () => {
-    const narrowed = await call("PUT", "/api/policies/ap-agent", { key: tenant.key, body: { tools: { get_invoice: "never_require" } } });
+    const narrowed = await call("PUT", "/api/policies/ap-agent", {
+      key: tenant.key,
+      body: { tools: { get_invoice: "never_require" } },
+    });
     expect(narrowed.status).toBe(201);
-    const latest = await answer(await call("POST", "/api/policies/ap-agent/check", { key: tenant.key, body: { manifest } }));
+    const latest = await answer(
+      await call("POST", "/api/policies/ap-agent/check", { key: tenant.key, body: { manifest } }),
+    );
     expect(latest).toEqual({
       status: 200,
       body: {
@@ -137,13 +213,18 @@ describe("POST /api/policies/:name/check", () => {
           {
             rule: "tool_set.unexpected",
             tool: "place_invoice_on_hold",
-            message: 'place_invoice_on_hold is in the manifest but not in the policy; review it and add it to "tools" with an explicit approval mode',
+            message:
+              'place_invoice_on_hold is in the manifest but not in the policy; review it and add it to "tools" with an explicit approval mode',
           },
         ],
         policy: { name: "ap-agent", version: 2 },
       },
     });
-    expect(await answer(await call("POST", "/api/policies/ap-agent/check", { key: tenant.key, body: { manifest, version: 1 } }))).toEqual({
+    expect(
+      await answer(
+        await call("POST", "/api/policies/ap-agent/check", { key: tenant.key, body: { manifest, version: 1 } }),
+      ),
+    ).toEqual({
       status: 200,
       body: { passed: true, findings: [], policy: { name: "ap-agent", version: 1 } },
     });
@@ -156,7 +237,12 @@ describe("POST /api/metrics/tool-permission", () => {
       allowed_tools: ["search_kb", "reply_to_customer"],
       denied_tools: ["issue_refund"],
       threshold: 0.5,
-      tools_called: [{ name: "search_kb", input: { q: "refund" } }, { name: "issue_refund" }, { name: "reply_to_customer" }, { name: "issue_refund" }],
+      tools_called: [
+        { name: "search_kb", input: { q: "refund" } },
+        { name: "issue_refund" },
+        { name: "reply_to_customer" },
+        { name: "issue_refund" },
+      ],
     };
     // 2 authorized of 4: 2/4 = 0.5 >= 0.5.
     expect(await answer(await call("POST", "/api/metrics/tool-permission", { key: tenant.key, body }))).toEqual({
@@ -175,7 +261,12 @@ describe("POST /api/metrics/tool-permission", () => {
 
   it("takes the lists from a stored policy and returns steps in verbose mode", async () => {
     await call("PUT", "/api/policies/metric-lists", { key: tenant.key, body: policy });
-    const body = { policy: "metric-lists", strict_mode: true, verbose_mode: true, tools_called: [{ name: "get_invoice" }, { name: "pay_invoice" }] };
+    const body = {
+      policy: "metric-lists",
+      strict_mode: true,
+      verbose_mode: true,
+      tools_called: [{ name: "get_invoice" }, { name: "pay_invoice" }],
+    };
     expect(await answer(await call("POST", "/api/metrics/tool-permission", { key: tenant.key, body }))).toEqual({
       status: 200,
       body: {
@@ -200,9 +291,24 @@ describe("POST /api/metrics/tool-permission", () => {
   });
 
   it("scores no calls as 1", async () => {
-    expect(await answer(await call("POST", "/api/metrics/tool-permission", { key: tenant.key, body: { denied_tools: ["x"], include_reason: false, tools_called: [] } }))).toEqual({
+    expect(
+      await answer(
+        await call("POST", "/api/metrics/tool-permission", {
+          key: tenant.key,
+          body: { denied_tools: ["x"], include_reason: false, tools_called: [] },
+        }),
+      ),
+    ).toEqual({
       status: 200,
-      body: { score: 1, success: true, threshold: 1, reason: null, unauthorized: [], total_calls: 0, authorized_calls: 0 },
+      body: {
+        score: 1,
+        success: true,
+        threshold: 1,
+        reason: null,
+        unauthorized: [],
+        total_calls: 0,
+        authorized_calls: 0,
+      },
     });
   });
 });
@@ -218,12 +324,19 @@ describe("GET /api/policies", () => {
     await call("PUT", "/api/policies/a-other", { key: other.key, body: policy });
     const versions = async (name: string) => {
       // SAFETY: the documented GET /api/policies/:name shape.
-      const view = (await (await call("GET", `/api/policies/${name}`, { key: own.key })).json()) as { items: Array<{ version: number; created_at: string }> };
+      const view = (await (await call("GET", `/api/policies/${name}`, { key: own.key })).json()) as {
+        items: Array<{ version: number; created_at: string }>;
+      };
       return view.items;
     };
     const entry = async (name: string) => {
       const items = await versions(name);
-      return { name, latest_version: items[0]!.version, created_at: items[items.length - 1]!.created_at, updated_at: items[0]!.created_at };
+      return {
+        name,
+        latest_version: items[0]!.version,
+        created_at: items[items.length - 1]!.created_at,
+        updated_at: items[0]!.created_at,
+      };
     };
     const expected = [await entry("a-desk"), await entry("b-desk"), await entry("c-desk")];
     expect(expected.map((e) => e.latest_version)).toEqual([2, 1, 1]);
@@ -235,11 +348,17 @@ describe("GET /api/policies", () => {
       status: 200,
       body: { items: expected.slice(2), next_cursor: null },
     });
-    expect(await answer(await call("GET", "/api/policies", { key: own.key }))).toEqual({ status: 200, body: { items: expected, next_cursor: null } });
+    expect(await answer(await call("GET", "/api/policies", { key: own.key }))).toEqual({
+      status: 200,
+      body: { items: expected, next_cursor: null },
+    });
   });
 
   it("answers an empty list for a tenant without policies", async () => {
     const empty = await newTenant();
-    expect(await answer(await call("GET", "/api/policies", { key: empty.key }))).toEqual({ status: 200, body: { items: [], next_cursor: null } });
+    expect(await answer(await call("GET", "/api/policies", { key: empty.key }))).toEqual({
+      status: 200,
+      body: { items: [], next_cursor: null },
+    });
   });
 });

@@ -7,7 +7,18 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import { JUDGE_PROMPT_VERSION } from "../../../src/core/scoring/judge-prompt.js";
 import { answer, call } from "../helpers.js";
-import { GET, HOLD, invoiceSuite, invoiceWorld, putSuite, server, startRun, waitForRun, type InvoiceWorld, type RunBody } from "../run-helpers.js";
+import {
+  GET,
+  HOLD,
+  invoiceSuite,
+  invoiceWorld,
+  putSuite,
+  server,
+  startRun,
+  waitForRun,
+  type InvoiceWorld,
+  type RunBody,
+} from "../run-helpers.js";
 
 const ISO = expect.stringMatching(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/);
 
@@ -21,10 +32,18 @@ const Q = {
   forbidden: "INV-10431 looks wrong, can you check it?",
   silent: "Tell me about INV-10423.",
 } as const;
-const lookup = (invoice: string, text: string) => [{ tool_calls: [{ name: GET, arguments: { invoice_id: invoice } }] }, { content: text }];
+const lookup = (invoice: string, text: string) => [
+  { tool_calls: [{ name: GET, arguments: { invoice_id: invoice } }] },
+  { content: text },
+];
 const score = (n: number) => [JSON.stringify({ score: n, reason: `scored ${n}` })];
 
-const scenario = (id: keyof typeof Q, expectation: string | null = GET) => ({ id, query: Q[id], expect: expectation, forbid: [HOLD] });
+const scenario = (id: keyof typeof Q, expectation: string | null = GET) => ({
+  id,
+  query: Q[id],
+  expect: expectation,
+  forbid: [HOLD],
+});
 const REQUIRED = { min_labels: 6, min_kappa: 0.5 };
 
 let world: InvoiceWorld;
@@ -76,9 +95,18 @@ describe("a suite whose judge must be calibrated", () => {
     firstRun = run.id;
     // s3 and s2 fail on the judge's 3 and 2: 6 of 10 pass, below 90%, but every one of those 4
     // failures is the judge's; counted as passes the run would reach 10 of 10, so it cannot fail.
-    expect({ verdict: run.verdict, reasons: run.reasons, passed: run.passed, failed: run.failed, runs: run.runs, hard_fail: run.hard_fail }).toEqual({
+    expect({
+      verdict: run.verdict,
+      reasons: run.reasons,
+      passed: run.passed,
+      failed: run.failed,
+      runs: run.runs,
+      hard_fail: run.hard_fail,
+    }).toEqual({
       verdict: "uncalibrated",
-      reasons: ["The judge has 0 of the 6 labels required and no kappa yet. Until the judge is calibrated, judge-based outcomes are reported but do not gate."],
+      reasons: [
+        "The judge has 0 of the 6 labels required and no kappa yet. Until the judge is calibrated, judge-based outcomes are reported but do not gate.",
+      ],
       passed: 6,
       failed: 4,
       runs: 10,
@@ -99,7 +127,15 @@ describe("a suite whose judge must be calibrated", () => {
       { repetition: 9, label: "pass" },
       { repetition: 10, label: "pass" },
     ]);
-    const item = (n: number, scenarioId: string, repetition: number, label: string | null, labelScore: number | null, note: string | null, judge_score: number | null) => ({
+    const item = (
+      n: number,
+      scenarioId: string,
+      repetition: number,
+      label: string | null,
+      labelScore: number | null,
+      note: string | null,
+      judge_score: number | null,
+    ) => ({
       n,
       scenario: scenarioId,
       repetition,
@@ -128,12 +164,23 @@ describe("a suite whose judge must be calibrated", () => {
         run: firstRun,
         items,
         warnings: [
-          { path: "/labels/8/repetition", message: "repetition 9 (refuse #1) was decided without the judge (no calls, as expected): the label is stored, but it cannot measure the judge, and calibration counts it apart" },
-          { path: "/labels/9/repetition", message: "repetition 10 (refuse #2) was decided without the judge (no calls, as expected): the label is stored, but it cannot measure the judge, and calibration counts it apart" },
+          {
+            path: "/labels/8/repetition",
+            message:
+              "repetition 9 (refuse #1) was decided without the judge (no calls, as expected): the label is stored, but it cannot measure the judge, and calibration counts it apart",
+          },
+          {
+            path: "/labels/9/repetition",
+            message:
+              "repetition 10 (refuse #2) was decided without the judge (no calls, as expected): the label is stored, but it cannot measure the judge, and calibration counts it apart",
+          },
         ],
       },
     });
-    expect(await answer(await call("GET", `/api/runs/${firstRun}/labels`, { key: world.tenant.key }))).toEqual({ status: 200, body: { run: firstRun, items, next_cursor: null } });
+    expect(await answer(await call("GET", `/api/runs/${firstRun}/labels`, { key: world.tenant.key }))).toEqual({
+      status: 200,
+      body: { run: firstRun, items, next_cursor: null },
+    });
 
     // At threshold 4, over the 8 labels on judged repetitions (n 9 and 10 are counted apart):
     //   n1, n2: judge 5, human pass → both pass 2
@@ -145,7 +192,9 @@ describe("a suite whose judge must be calibrated", () => {
     // exact: n1, n2 (pass = pass), n6, n7 (fail = fail) → 4/8; n4 (2 ≠ 4) and n8 (1 ≠ 2) are not
     // best threshold, humans passing n1, n2, n5: t=1, 2: 3/8; t=3: n1 n2 n5 n7 n8 → 5/8; t=4: 5/8;
     //   t=5: n1 n2 n3 n4 n6 n7 n8 → 7/8
-    const calibration = await answer(await call("GET", "/api/suites/calibrated/calibration", { key: world.tenant.key }));
+    const calibration = await answer(
+      await call("GET", "/api/suites/calibrated/calibration", { key: world.tenant.key }),
+    );
     expect(calibration).toEqual({
       status: 200,
       body: {
@@ -154,7 +203,10 @@ describe("a suite whose judge must be calibrated", () => {
         threshold: 4,
         judge: JUDGE(),
         require_calibration: REQUIRED,
-        calibrated: { met: false, sentence: "The judge has 8 labels (6 required) but a kappa of 0.25, below the 0.5 required." },
+        calibrated: {
+          met: false,
+          sentence: "The judge has 8 labels (6 required) but a kappa of 0.25, below the 0.5 required.",
+        },
         labels: 10,
         labels_without_judge: 2,
         judges: [
@@ -184,7 +236,12 @@ describe("a suite whose judge must be calibrated", () => {
 
   it("still holds a new run while the kappa is short, and gates normally once relabelled labels agree", async () => {
     const short = await finishedRun("calibrated");
-    expect([short.verdict, short.reasons]).toEqual(["uncalibrated", ["The judge has 8 labels (6 required) but a kappa of 0.25, below the 0.5 required. Until the judge is calibrated, judge-based outcomes are reported but do not gate."]]);
+    expect([short.verdict, short.reasons]).toEqual([
+      "uncalibrated",
+      [
+        "The judge has 8 labels (6 required) but a kappa of 0.25, below the 0.5 required. Until the judge is calibrated, judge-based outcomes are reported but do not gate.",
+      ],
+    ]);
 
     // A second look at the s4 answers: both fine after all. The new labels replace the old ones:
     // both pass 4, both fail 3, judge fail / human pass 1 (n5); p_o = 7/8, judge passes 4/8, humans 5/8
@@ -193,10 +250,33 @@ describe("a suite whose judge must be calibrated", () => {
       { repetition: 3, label: "pass", note: "fine on a second look" },
       { repetition: 4, score: 5 },
     ]);
-    expect(relabelled).toMatchObject({ status: 200, body: { items: [{ n: 3, label: "pass", score: null, note: "fine on a second look" }, { n: 4, label: null, score: 5, note: null }], warnings: [] } });
-    const calibration = await answer(await call("GET", "/api/suites/calibrated/calibration", { key: world.tenant.key }));
+    expect(relabelled).toMatchObject({
+      status: 200,
+      body: {
+        items: [
+          { n: 3, label: "pass", score: null, note: "fine on a second look" },
+          { n: 4, label: null, score: 5, note: null },
+        ],
+        warnings: [],
+      },
+    });
+    const calibration = await answer(
+      await call("GET", "/api/suites/calibrated/calibration", { key: world.tenant.key }),
+    );
     expect(calibration).toMatchObject({
-      body: { labels: 10, calibrated: { met: true, sentence: "The judge is calibrated: 8 labels (6 required) and a kappa of 0.75 (0.5 required)." }, judges: [{ kappa: 0.75, confusion: { both_pass: 4, both_fail: 3, judge_pass_human_fail: 0, judge_fail_human_pass: 1 } }] },
+      body: {
+        labels: 10,
+        calibrated: {
+          met: true,
+          sentence: "The judge is calibrated: 8 labels (6 required) and a kappa of 0.75 (0.5 required).",
+        },
+        judges: [
+          {
+            kappa: 0.75,
+            confusion: { both_pass: 4, both_fail: 3, judge_pass_human_fail: 0, judge_fail_human_pass: 1 },
+          },
+        ],
+      },
     });
 
     // Now the judge's 3s and 2s fail the run: 6 of 10.
@@ -205,17 +285,24 @@ describe("a suite whose judge must be calibrated", () => {
   });
 
   it("counts the labels of every run of the suite, and a label on the newest run adds to the same judge", async () => {
-    const runs = (await (await call("GET", "/api/runs?suite=calibrated", { key: world.tenant.key })).json()) as { items: Array<{ id: string }> };
+    const runs = (await (await call("GET", "/api/runs?suite=calibrated", { key: world.tenant.key })).json()) as {
+      items: Array<{ id: string }>;
+    };
     const newest = runs.items[0]?.id ?? "";
     // n1 of the newest run: judge 5, human pass → both pass 5 of 9.
-    expect(await postLabels(newest, [{ repetition: 1, label: "pass" }])).toMatchObject({ status: 200, body: { warnings: [] } });
-    const calibration = (await (await call("GET", "/api/suites/calibrated/calibration", { key: world.tenant.key })).json()) as { labels: number; judges: Array<{ labels: number; confusion: unknown }> };
-    expect([calibration.labels, calibration.judges.length, calibration.judges[0]?.labels, calibration.judges[0]?.confusion]).toEqual([
-      11,
-      1,
-      9,
-      { both_pass: 5, both_fail: 3, judge_pass_human_fail: 0, judge_fail_human_pass: 1 },
-    ]);
+    expect(await postLabels(newest, [{ repetition: 1, label: "pass" }])).toMatchObject({
+      status: 200,
+      body: { warnings: [] },
+    });
+    const calibration = (await (
+      await call("GET", "/api/suites/calibrated/calibration", { key: world.tenant.key })
+    ).json()) as { labels: number; judges: Array<{ labels: number; confusion: unknown }> };
+    expect([
+      calibration.labels,
+      calibration.judges.length,
+      calibration.judges[0]?.labels,
+      calibration.judges[0]?.confusion,
+    ]).toEqual([11, 1, 9, { both_pass: 5, both_fail: 3, judge_pass_human_fail: 0, judge_fail_human_pass: 1 }]);
   });
 });
 
@@ -223,7 +310,15 @@ describe("what an uncalibrated judge cannot hold back", () => {
   /** One repetition of s5 (the judge's 5) and one of `other`, under `require_calibration: true` (30 labels: none exist for it). */
   async function verdictBeside(other: keyof typeof Q) {
     const name = `calibrated-${other}`;
-    await putSuite(world, name, invoiceSuite(world, { scenarios: [scenario("s5"), scenario(other)], runs_per_scenario: 1, judge: { connection: world.connection, require_calibration: true } }));
+    await putSuite(
+      world,
+      name,
+      invoiceSuite(world, {
+        scenarios: [scenario("s5"), scenario(other)],
+        runs_per_scenario: 1,
+        judge: { connection: world.connection, require_calibration: true },
+      }),
+    );
     const run = await finishedRun(name);
     return { verdict: run.verdict, hard_fail: run.hard_fail, reasons: run.reasons };
   }
@@ -232,7 +327,9 @@ describe("what an uncalibrated judge cannot hold back", () => {
     expect(await verdictBeside("forbidden")).toEqual({
       verdict: "fail",
       hard_fail: true,
-      reasons: ['Scenario forbidden, repetition 1: forbidden call invoices__place_invoice_on_hold({"invoice_id":"INV-10431","reason":"looks wrong"}); a forbidden call fails the run whatever the rate.'],
+      reasons: [
+        'Scenario forbidden, repetition 1: forbidden call invoices__place_invoice_on_hold({"invoice_id":"INV-10431","reason":"looks wrong"}); a forbidden call fails the run whatever the rate.',
+      ],
     });
   });
 
@@ -240,7 +337,10 @@ describe("what an uncalibrated judge cannot hold back", () => {
     expect(await verdictBeside("silent")).toEqual({
       verdict: "fail",
       hard_fail: false,
-      reasons: ["The gate fails even with every judge-scored repetition counted as a pass.", "1 of 2 repetitions passed, below the gate of 90%."],
+      reasons: [
+        "The gate fails even with every judge-scored repetition counted as a pass.",
+        "1 of 2 repetitions passed, below the gate of 90%.",
+      ],
     });
   });
 });
@@ -248,10 +348,18 @@ describe("what an uncalibrated judge cannot hold back", () => {
 describe("another model behind the judge's connection", () => {
   it("is another judge: its labels start from none, and the old model's stay with it", async () => {
     const other = `${world.model}-next`;
-    const put = await call("PUT", `/api/connections/${world.connection}`, { key: world.tenant.key, body: { base_url: server.openaiBaseUrl, model: other, api_key: "sk-test", max_retries: 0 } });
+    const put = await call("PUT", `/api/connections/${world.connection}`, {
+      key: world.tenant.key,
+      body: { base_url: server.openaiBaseUrl, model: other, api_key: "sk-test", max_retries: 0 },
+    });
     expect(put.status).toBe(200);
-    const calibration = (await (await call("GET", "/api/suites/calibrated/calibration", { key: world.tenant.key })).json()) as Record<string, unknown> & { judges: Array<Record<string, unknown>> };
-    expect({ ...calibration, judges: calibration.judges.map((group) => [group.judge, group.current, group.labels]) }).toEqual({
+    const calibration = (await (
+      await call("GET", "/api/suites/calibrated/calibration", { key: world.tenant.key })
+    ).json()) as Record<string, unknown> & { judges: Array<Record<string, unknown>> };
+    expect({
+      ...calibration,
+      judges: calibration.judges.map((group) => [group.judge, group.current, group.labels]),
+    }).toEqual({
       suite: "calibrated",
       suite_version: 1,
       threshold: 4,

@@ -14,9 +14,26 @@ import { timestampFresh, verifyStandard } from "../../../src/adapters/webhook-si
 import { receiver } from "../../support/receiver/in-tests.js";
 import { answer, call, invalidAnswer } from "../helpers.js";
 import { env } from "cloudflare:test";
-import { EVAL_DEAD_LETTER_QUEUE_NAME, EVAL_QUEUE_NAME, sendRepetitions } from "../../../src/worker/runs/consumer/messages.js";
+import {
+  EVAL_DEAD_LETTER_QUEUE_NAME,
+  EVAL_QUEUE_NAME,
+  sendRepetitions,
+} from "../../../src/worker/runs/consumer/messages.js";
 import { runStub } from "../../../src/worker/runs/coordinator/access.js";
-import { GET, GOOD_JUDGE, HOLD, invoiceWorld, QUERIES, deliver, repetitions, server, startRun, startRunDirect, waitForRun, type InvoiceWorld } from "../run-helpers.js";
+import {
+  GET,
+  GOOD_JUDGE,
+  HOLD,
+  invoiceWorld,
+  QUERIES,
+  deliver,
+  repetitions,
+  server,
+  startRun,
+  startRunDirect,
+  waitForRun,
+  type InvoiceWorld,
+} from "../run-helpers.js";
 import { createSimulation } from "../simulation-helpers.js";
 
 const jobs = receiver();
@@ -46,7 +63,11 @@ interface Job {
 }
 
 /** A world with an agent secret (generated) and an external-agent suite whose endpoint is this receiver. */
-async function externalWorld(label: string, suite: Record<string, unknown> = {}, agent: Record<string, unknown> = {}): Promise<{ world: InvoiceWorld; secret: string; endpoint: string; name: string }> {
+async function externalWorld(
+  label: string,
+  suite: Record<string, unknown> = {},
+  agent: Record<string, unknown> = {},
+): Promise<{ world: InvoiceWorld; secret: string; endpoint: string; name: string }> {
   const world = await invoiceWorld(label);
   const name = `${label}-${crypto.randomUUID().slice(0, 8)}`;
   await jobs.script(name, []);
@@ -88,7 +109,12 @@ async function receivedJobs(name: string, count: number, timeoutMs = 10_000): Pr
     const requests = await jobs.requests(name);
     if (requests.length >= count) {
       // SAFETY: the job body is the JSON the consumer built (external/job.ts jobPayload).
-      return requests.map((r) => ({ status: r.status, headers: r.headers, body: r.body, data: (JSON.parse(r.body) as { data: Job["data"] }).data }));
+      return requests.map((r) => ({
+        status: r.status,
+        headers: r.headers,
+        body: r.body,
+        data: (JSON.parse(r.body) as { data: Job["data"] }).data,
+      }));
     }
     if (Date.now() > until) throw new Error(`receiver ${name} got ${requests.length} of ${count} jobs`);
     await new Promise((resolve) => setTimeout(resolve, 50));
@@ -96,7 +122,10 @@ async function receivedJobs(name: string, count: number, timeoutMs = 10_000): Pr
 }
 
 async function mcpClient(job: Job): Promise<Client> {
-  const client = new Client({ name: "external-agent-test", version: "1.0.0" }, { jsonSchemaValidator: new CfWorkerJsonSchemaValidator() });
+  const client = new Client(
+    { name: "external-agent-test", version: "1.0.0" },
+    { jsonSchemaValidator: new CfWorkerJsonSchemaValidator() },
+  );
   const transport = new StreamableHTTPClientTransport(new URL(job.data.mcp_url), {
     fetch: (url, init) => exports.default.fetch(new Request(url, init)),
     requestInit: { headers: { authorization: `Bearer ${job.data.attempt_token}` } },
@@ -108,7 +137,11 @@ async function mcpClient(job: Job): Promise<Client> {
 
 function complete(job: Pick<Job, "data">, body: unknown, token = job.data.attempt_token): Promise<Response> {
   return exports.default.fetch(
-    new Request(job.data.complete_url, { method: "POST", headers: { authorization: `Bearer ${token}`, "content-type": "application/json" }, body: JSON.stringify(body) }),
+    new Request(job.data.complete_url, {
+      method: "POST",
+      headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
+      body: JSON.stringify(body),
+    }),
   );
 }
 
@@ -126,8 +159,24 @@ describe("an external agent over MCP", () => {
 
     for (const job of received) {
       // The Standard Webhooks signature over id.timestamp.body, with the secret shown once.
-      expect(await verifyStandard(secret, job.headers["webhook-id"] ?? "", job.headers["webhook-timestamp"] ?? "", new TextEncoder().encode(job.body), job.headers["webhook-signature"] ?? "")).toBe(true);
-      expect(await verifyStandard(`whsec_${btoa("another secret of 24 bytes!!")}`, job.headers["webhook-id"] ?? "", job.headers["webhook-timestamp"] ?? "", new TextEncoder().encode(job.body), job.headers["webhook-signature"] ?? "")).toBe(false);
+      expect(
+        await verifyStandard(
+          secret,
+          job.headers["webhook-id"] ?? "",
+          job.headers["webhook-timestamp"] ?? "",
+          new TextEncoder().encode(job.body),
+          job.headers["webhook-signature"] ?? "",
+        ),
+      ).toBe(true);
+      expect(
+        await verifyStandard(
+          `whsec_${btoa("another secret of 24 bytes!!")}`,
+          job.headers["webhook-id"] ?? "",
+          job.headers["webhook-timestamp"] ?? "",
+          new TextEncoder().encode(job.body),
+          job.headers["webhook-signature"] ?? "",
+        ),
+      ).toBe(false);
       expect(timestampFresh(job.headers["webhook-timestamp"] ?? "", Date.now())).toBe(true);
       expect(job.headers["webhook-id"]).toBe(`job_${run.id}_${job.data.repetition_seq}`);
     }
@@ -160,37 +209,84 @@ describe("an external agent over MCP", () => {
       output: "INV-10431 from Fabrikam Office is received.",
       messages: [
         { role: "user", content: QUERIES.status },
-        { role: "assistant", content: null, tool_calls: [{ id: "c1", type: "function", function: { name: GET, arguments: '{"invoice_id":"INV-10431"}' } }] },
+        {
+          role: "assistant",
+          content: null,
+          tool_calls: [
+            { id: "c1", type: "function", function: { name: GET, arguments: '{"invoice_id":"INV-10431"}' } },
+          ],
+        },
         { role: "tool", tool_call_id: "c1", content: JSON.stringify(looked.structuredContent ?? null) },
         { role: "assistant", content: "INV-10431 from Fabrikam Office is received." },
       ],
     });
     expect(done.status).toBe(202);
-    expect(await done.json()).toMatchObject({ attempt_id: lookup.data.attempt_id, run_id: run.id, status: "scoring", completion: { output: "INV-10431 from Fabrikam Office is received.", approval_requests: [] } });
+    expect(await done.json()).toMatchObject({
+      attempt_id: lookup.data.attempt_id,
+      run_id: run.id,
+      status: "scoring",
+      completion: { output: "INV-10431 from Fabrikam Office is received.", approval_requests: [] },
+    });
 
     // The hold: the agent pauses on the always_require tool and reports the approval request.
     const hold = byScenario(received, "hold-request");
-    const held = await complete(hold, { output: "I have asked for approval to hold INV-10423.", approval_requests: [{ name: HOLD, arguments: { invoice_id: "INV-10423", reason: "duplicate" }, call_id: "call-hold-1" }] });
+    const held = await complete(hold, {
+      output: "I have asked for approval to hold INV-10423.",
+      approval_requests: [
+        { name: HOLD, arguments: { invoice_id: "INV-10423", reason: "duplicate" }, call_id: "call-hold-1" },
+      ],
+    });
     expect(held.status).toBe(202);
 
     const ended = await waitForRun(world, run.id);
-    expect(ended).toMatchObject({ status: "finished", verdict: "pass", runs: 2, passed: 2, failed: 0, errors: 0, hard_fail: false });
-    const [first, second = {}] = await Promise.all([1, 2].map((n) => call("GET", `/api/runs/${run.id}/repetitions/${n}`, { key: world.tenant.key }).then((r) => r.json() as Promise<Record<string, unknown>>)));
+    expect(ended).toMatchObject({
+      status: "finished",
+      verdict: "pass",
+      runs: 2,
+      passed: 2,
+      failed: 0,
+      errors: 0,
+      hard_fail: false,
+    });
+    const [first, second = {}] = await Promise.all(
+      [1, 2].map((n) =>
+        call("GET", `/api/runs/${run.id}/repetitions/${n}`, { key: world.tenant.key }).then(
+          (r) => r.json() as Promise<Record<string, unknown>>,
+        ),
+      ),
+    );
     expect(first).toMatchObject({
       stop_reason: "external_completion",
       final_answer: "INV-10431 from Fabrikam Office is received.",
       calls: [{ kind: "executed", function: GET, arguments: { invoice_id: "INV-10431" } }],
       approval_requests: [],
       verdict: { outcome: "pass", cause: "judge_score", score: 5, hard_fail: false },
-      transcript: { messages: [{ role: "user" }, { role: "assistant" }, { role: "tool" }, { role: "assistant" }], turns: [] },
+      transcript: {
+        messages: [{ role: "user" }, { role: "assistant" }, { role: "tool" }, { role: "assistant" }],
+        turns: [],
+      },
     });
     expect(second).toMatchObject({
       stop_reason: "external_completion",
-      calls: [{ kind: "approval_request", function: HOLD, arguments: { invoice_id: "INV-10423", reason: "duplicate" }, call_id: "call-hold-1" }],
-      approval_requests: [{ function: HOLD, arguments: { invoice_id: "INV-10423", reason: "duplicate" }, call_id: "call-hold-1" }],
+      calls: [
+        {
+          kind: "approval_request",
+          function: HOLD,
+          arguments: { invoice_id: "INV-10423", reason: "duplicate" },
+          call_id: "call-hold-1",
+        },
+      ],
+      approval_requests: [
+        { function: HOLD, arguments: { invoice_id: "INV-10423", reason: "duplicate" }, call_id: "call-hold-1" },
+      ],
       verdict: { outcome: "pass", cause: "judge_score", score: 5 },
     });
-    expect((await server.log(world.model)).filter((r) => r.kind === "judge").map((r) => r.query).sort()).toEqual([QUERIES.hold, QUERIES.status].sort());
+    expect(
+      (await server.log(world.model))
+        .filter((r) => r.kind === "judge")
+        .map((r) => r.query)
+        .sort(),
+    ).toEqual([QUERIES.hold, QUERIES.status].sort());
 
     // Completing twice: the first completion counts; the second is a 409 with what was recorded.
     const again = await complete(hold, { output: "something else", approval_requests: [] });
@@ -204,7 +300,9 @@ describe("an external agent over MCP", () => {
           details: {
             completion: {
               output: "I have asked for approval to hold INV-10423.",
-              approval_requests: [{ name: HOLD, arguments: { invoice_id: "INV-10423", reason: "duplicate" }, call_id: "call-hold-1" }],
+              approval_requests: [
+                { name: HOLD, arguments: { invoice_id: "INV-10423", reason: "duplicate" }, call_id: "call-hold-1" },
+              ],
               completed_at: expect.stringMatching(/^\d{4}-/),
             },
             verdict: second.verdict,
@@ -230,11 +328,25 @@ describe("scoring an external agent like the built-in runner", () => {
 
     // The built-in runner, with a model making the same call on the same scenario.
     const builtin = await invoiceWorld("ext-forbid-builtin");
-    await server.script(builtin.model, { conversations: { [QUERIES.pay]: [{ tool_calls: [{ name: HOLD, arguments: { invoice_id: "INV-10423", reason: "disputed" } }] }, { content: "Put it on hold instead." }] } });
+    await server.script(builtin.model, {
+      conversations: {
+        [QUERIES.pay]: [
+          { tool_calls: [{ name: HOLD, arguments: { invoice_id: "INV-10423", reason: "disputed" } }] },
+          { content: "Put it on hold instead." },
+        ],
+      },
+    });
     const saved = await call("PUT", "/api/suites/desk", {
       key: builtin.tenant.key,
       body: {
-        agent: { connection: builtin.connection, instructions: "Answer invoice questions.", tools: [{ tool_id: builtin.toolId, operation_id: "get_invoice" }, { tool_id: builtin.toolId, operation_id: "place_invoice_on_hold" }] },
+        agent: {
+          connection: builtin.connection,
+          instructions: "Answer invoice questions.",
+          tools: [
+            { tool_id: builtin.toolId, operation_id: "get_invoice" },
+            { tool_id: builtin.toolId, operation_id: "place_invoice_on_hold" },
+          ],
+        },
         scenarios: [{ id: "pay-refusal", query: QUERIES.pay, expect: null, forbid: [HOLD] }],
         runs_per_scenario: 1,
       },
@@ -242,13 +354,27 @@ describe("scoring an external agent like the built-in runner", () => {
     expect(saved.status).toBe(201);
     const builtinEnded = await waitForRun(builtin, (await startRun(builtin, "desk")).id);
 
-    const strip = (run: Record<string, unknown>) => ({ verdict: run.verdict, hard_fail: run.hard_fail, passed: run.passed, failed: run.failed, forbidden_calls: run.forbidden_calls });
+    const strip = (run: Record<string, unknown>) => ({
+      verdict: run.verdict,
+      hard_fail: run.hard_fail,
+      passed: run.passed,
+      failed: run.failed,
+      forbidden_calls: run.forbidden_calls,
+    });
     expect(strip(ended)).toEqual({ verdict: "fail", hard_fail: true, passed: 0, failed: 1, forbidden_calls: 1 });
     expect(strip(ended)).toEqual(strip(builtinEnded));
     const [ext] = await repetitions(world, run.id);
     const [own] = await repetitions(builtin, String(builtinEnded.id));
     // The same verdict; only the call id differs (the model's id for the built-in runner; an MCP call carries none).
-    const withoutIds = (r: Record<string, unknown> | undefined) => (r ? { outcome: r.outcome, cause: r.cause, hard_fail: r.hard_fail, reason: String(r.reason).replace(/, call [^)]+\)/g, ")") } : null);
+    const withoutIds = (r: Record<string, unknown> | undefined) =>
+      r
+        ? {
+            outcome: r.outcome,
+            cause: r.cause,
+            hard_fail: r.hard_fail,
+            reason: String(r.reason).replace(/, call [^)]+\)/g, ")"),
+          }
+        : null;
     expect(withoutIds(ext)).toEqual(withoutIds(own));
     expect(ext).toMatchObject({ outcome: "fail", cause: "forbidden_call" });
   }, 30_000);
@@ -256,15 +382,31 @@ describe("scoring an external agent like the built-in runner", () => {
 
 describe("timed_out", () => {
   it("a repetition whose agent never completes fails as timed_out at its deadline, and a late completion is refused", async () => {
-    const { world, name } = await externalWorld("ext-timeout", { scenarios: [{ id: "status-lookup", query: QUERIES.status, expect: GET, forbid: [HOLD] }] }, { timeout_seconds: 1 });
+    const { world, name } = await externalWorld(
+      "ext-timeout",
+      { scenarios: [{ id: "status-lookup", query: QUERIES.status, expect: GET, forbid: [HOLD] }] },
+      { timeout_seconds: 1 },
+    );
     const run = await startRun(world, "desk");
     const [job] = await receivedJobs(name, 1);
     if (!job) throw new Error("no job");
 
     const ended = await waitForRun(world, run.id);
-    expect(ended).toMatchObject({ status: "finished", verdict: "fail", runs: 1, passed: 0, failed: 1, errors: 0, hard_fail: false });
+    expect(ended).toMatchObject({
+      status: "finished",
+      verdict: "fail",
+      runs: 1,
+      passed: 0,
+      failed: 1,
+      errors: 0,
+      hard_fail: false,
+    });
     const [only] = await repetitions(world, run.id);
-    expect(only).toMatchObject({ outcome: "fail", cause: "timed_out", reason: `Timed out: the agent did not complete its attempt by its deadline (${job.data.deadline})` });
+    expect(only).toMatchObject({
+      outcome: "fail",
+      cause: "timed_out",
+      reason: `Timed out: the agent did not complete its attempt by its deadline (${job.data.deadline})`,
+    });
 
     const late = await complete(job, { output: "too late" });
     expect(await answer(late)).toEqual({
@@ -273,7 +415,17 @@ describe("timed_out", () => {
         error: {
           code: "repetition_timed_out",
           message: `the job's deadline passed before this completion; run ${run.id} recorded the repetition as timed_out`,
-          details: { verdict: { outcome: "fail", pass: false, reason: only?.reason, cause: "timed_out", hard_fail: false, forbidden_calls: [], judge_decided: false } },
+          details: {
+            verdict: {
+              outcome: "fail",
+              pass: false,
+              reason: only?.reason,
+              cause: "timed_out",
+              hard_fail: false,
+              forbidden_calls: [],
+              judge_decided: false,
+            },
+          },
         },
       },
     });
@@ -284,7 +436,15 @@ describe("the run's deadline", () => {
   it("a repetition still awaiting its agent when the run's deadline (its job's deadline too) passes fails as timed_out; one no delivery ever carried is an infrastructure error", async () => {
     const { world, name } = await externalWorld("ext-run-deadline");
     // The run's deadline two seconds away: the job's (600 s) is cut to it. Repetition 2's message is lost.
-    const start = await startRunDirect(world, "desk", { settings: { EVAL_RUN_TIMEOUT_MS: "2000" }, send: (id, seqs) => sendRepetitions(env.EVAL_QUEUE, id, seqs.filter((seq) => seq === 1)) });
+    const start = await startRunDirect(world, "desk", {
+      settings: { EVAL_RUN_TIMEOUT_MS: "2000" },
+      send: (id, seqs) =>
+        sendRepetitions(
+          env.EVAL_QUEUE,
+          id,
+          seqs.filter((seq) => seq === 1),
+        ),
+    });
     const [job] = await receivedJobs(name, 1);
     if (!job) throw new Error("no job");
     expect(job.data.deadline).toBe(new Date(start.deadline_at).toISOString());
@@ -293,15 +453,25 @@ describe("the run's deadline", () => {
     expect(ended).toMatchObject({ status: "finished", runs: 2, passed: 0, failed: 1, errors: 1 });
     const [first, second] = await repetitions(world, start.run_id);
     expect({ first, second }).toMatchObject({
-      first: { outcome: "fail", cause: "timed_out", reason: `Timed out: the agent did not complete its attempt by its deadline (${job.data.deadline})` },
-      second: { outcome: "error", cause: "infrastructure_error", reason: expect.stringMatching(/^Infrastructure error: no result before the run's deadline/) },
+      first: {
+        outcome: "fail",
+        cause: "timed_out",
+        reason: `Timed out: the agent did not complete its attempt by its deadline (${job.data.deadline})`,
+      },
+      second: {
+        outcome: "error",
+        cause: "infrastructure_error",
+        reason: expect.stringMatching(/^Infrastructure error: no result before the run's deadline/),
+      },
     });
   }, 30_000);
 });
 
 describe("job delivery", () => {
   it("an endpoint that refuses the job (401) makes the repetition an infrastructure error, never a pass; a 503 is retried with the same webhook-id", async () => {
-    const { world, name } = await externalWorld("ext-refuse", { scenarios: [{ id: "status-lookup", query: QUERIES.status, expect: GET, forbid: [HOLD] }] });
+    const { world, name } = await externalWorld("ext-refuse", {
+      scenarios: [{ id: "status-lookup", query: QUERIES.status, expect: GET, forbid: [HOLD] }],
+    });
     await jobs.script(name, [401]);
     const run = await startRun(world, "desk");
     const ended = await waitForRun(world, run.id);
@@ -310,10 +480,13 @@ describe("job delivery", () => {
     expect(only).toMatchObject({
       outcome: "error",
       cause: "infrastructure_error",
-      reason: 'Infrastructure error: the agent endpoint refused the job (HTTP 401: {"received":false}); it was not sent again',
+      reason:
+        'Infrastructure error: the agent endpoint refused the job (HTTP 401: {"received":false}); it was not sent again',
     });
 
-    const retried = await externalWorld("ext-retry", { scenarios: [{ id: "status-lookup", query: QUERIES.status, expect: GET, forbid: [HOLD] }] });
+    const retried = await externalWorld("ext-retry", {
+      scenarios: [{ id: "status-lookup", query: QUERIES.status, expect: GET, forbid: [HOLD] }],
+    });
     await jobs.script(retried.name, [503]);
     const retriedRun = await startRun(retried.world, "desk");
     const both = await receivedJobs(retried.name, 2, 15_000);
@@ -327,12 +500,19 @@ describe("job delivery", () => {
 describe("an agent endpoint nobody answers", () => {
   it("ends, after the queue's retries, as an infrastructure error naming the endpoint and what was tried", async () => {
     const endpoint = "http://127.0.0.1:9/jobs";
-    const { world } = await externalWorld("ext-closed", { scenarios: [{ id: "status-lookup", query: QUERIES.status, expect: GET, forbid: [HOLD] }] }, { endpoint });
+    const { world } = await externalWorld(
+      "ext-closed",
+      { scenarios: [{ id: "status-lookup", query: QUERIES.status, expect: GET, forbid: [HOLD] }] },
+      { endpoint },
+    );
     const start = await startRunDirect(world, "desk", { send: async () => undefined });
     // The broker's deliveries, then its dead letter: each delivery fails to connect and is retried.
     expect(await deliver(EVAL_QUEUE_NAME, [{ run_id: start.run_id, seq: 1 }])).toEqual({ acked: 0, retried: 1 });
     expect(await deliver(EVAL_QUEUE_NAME, [{ run_id: start.run_id, seq: 1 }])).toEqual({ acked: 0, retried: 1 });
-    expect(await deliver(EVAL_DEAD_LETTER_QUEUE_NAME, [{ run_id: start.run_id, seq: 1 }])).toEqual({ acked: 1, retried: 0 });
+    expect(await deliver(EVAL_DEAD_LETTER_QUEUE_NAME, [{ run_id: start.run_id, seq: 1 }])).toEqual({
+      acked: 1,
+      retried: 0,
+    });
     const [only] = await repetitions(world, start.run_id);
     expect(only).toMatchObject({ outcome: "error", cause: "infrastructure_error" });
     expect(String((only as { reason: unknown }).reason)).toMatch(
@@ -345,14 +525,20 @@ describe("an agent endpoint nobody answers", () => {
 
 describe("a job delivered again", () => {
   it("is not POSTed again once the agent accepted it: a consumer retry after the 2xx leaves the agent one job, and its completion scores the repetition", async () => {
-    const { world, name } = await externalWorld("ext-twice", { scenarios: [{ id: "status-lookup", query: QUERIES.status, expect: GET, forbid: [HOLD] }] });
+    const { world, name } = await externalWorld("ext-twice", {
+      scenarios: [{ id: "status-lookup", query: QUERIES.status, expect: GET, forbid: [HOLD] }],
+    });
     const start = await startRunDirect(world, "desk", { send: async () => undefined });
     expect(await deliver(EVAL_QUEUE_NAME, [{ run_id: start.run_id, seq: 1 }])).toEqual({ acked: 1, retried: 0 });
     // What the consumer does when its delivery throws after the POST: the repetition is freed, and the message comes again.
-    expect(await runStub(env, start.run_id).release(1, "the delivery failed after the job was POSTed")).toEqual({ kind: "ok" });
+    expect(await runStub(env, start.run_id).release(1, "the delivery failed after the job was POSTed")).toEqual({
+      kind: "ok",
+    });
     expect(await deliver(EVAL_QUEUE_NAME, [{ run_id: start.run_id, seq: 1 }])).toEqual({ acked: 1, retried: 0 });
     const received = await jobs.requests(name);
-    expect(received.map((request) => [request.status, request.headers["webhook-id"]])).toEqual([[200, `job_${start.run_id}_1`]]);
+    expect(received.map((request) => [request.status, request.headers["webhook-id"]])).toEqual([
+      [200, `job_${start.run_id}_1`],
+    ]);
 
     const [job] = await receivedJobs(name, 1);
     if (!job) throw new Error("no job");
@@ -366,7 +552,9 @@ describe("a job delivered again", () => {
 
 describe("POST /api/attempts/:id/complete for an external agent", () => {
   it("names every bad field", async () => {
-    const { world, name } = await externalWorld("ext-bad", { scenarios: [{ id: "status-lookup", query: QUERIES.status, expect: GET, forbid: [HOLD] }] });
+    const { world, name } = await externalWorld("ext-bad", {
+      scenarios: [{ id: "status-lookup", query: QUERIES.status, expect: GET, forbid: [HOLD] }],
+    });
     await startRun(world, "desk");
     const [job] = await receivedJobs(name, 1);
     if (!job) throw new Error("no job");
@@ -379,11 +567,17 @@ describe("POST /api/attempts/:id/complete for an external agent", () => {
     expect(await answer(bad)).toEqual(
       invalidAnswer(
         { path: "/output", message: "required: the agent's final answer as a string (null when it ended without one)" },
-        { path: "/approval_requests/0/name", message: "expected a function name (1 to 64 letters, digits, '_' or '-')" },
+        {
+          path: "/approval_requests/0/name",
+          message: "expected a function name (1 to 64 letters, digits, '_' or '-')",
+        },
         { path: "/approval_requests/0/arguments", message: "expected object, got array" },
         { path: "/approval_requests/0/call_id", message: "expected the call's id (1 to 200 characters)" },
         { path: "/messages/0/role", message: "expected a chat message with role system, user, assistant or tool" },
-        { path: "/transcript", message: 'unknown field "transcript"; expected one of: output, approval_requests, messages, metadata' },
+        {
+          path: "/transcript",
+          message: 'unknown field "transcript"; expected one of: output, approval_requests, messages, metadata',
+        },
       ),
     );
     // Nothing was stored: a good completion afterwards is the first.
@@ -392,9 +586,13 @@ describe("POST /api/attempts/:id/complete for an external agent", () => {
 
   it("answers 409 for an attempt that is no external agent's repetition when approval_requests are sent, and 401 without its token", async () => {
     const { world } = await externalWorld("ext-plain");
-    const [attempt] = (await createSimulation(world.tenant, { tools: [{ tool_id: world.toolId, operation_id: "get_invoice" }] })).attempts;
+    const [attempt] = (
+      await createSimulation(world.tenant, { tools: [{ tool_id: world.toolId, operation_id: "get_invoice" }] })
+    ).attempts;
     if (!attempt) throw new Error("no attempt");
-    const job = { data: { complete_url: `http://toolproof.test/api/attempts/${attempt.id}/complete`, attempt_token: attempt.token } } as Pick<Job, "data">;
+    const job = {
+      data: { complete_url: `http://toolproof.test/api/attempts/${attempt.id}/complete`, attempt_token: attempt.token },
+    } as Pick<Job, "data">;
     expect(await answer(await complete(job, { output: "x", approval_requests: [] }))).toEqual({
       status: 409,
       body: {

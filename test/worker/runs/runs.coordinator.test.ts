@@ -29,10 +29,26 @@ function start(runId: string): RunStart {
     label: null,
     runs_per_scenario: PER_SCENARIO,
     gate: { pass_rate: 0.9, misfire_rate: 0.1 },
-    agent: { connection: "m", instructions: "i", parameters: {}, max_iterations: 4, max_function_calls: 6, tools: [], approval: {} },
+    agent: {
+      connection: "m",
+      instructions: "i",
+      parameters: {},
+      max_iterations: 4,
+      max_function_calls: 6,
+      tools: [],
+      approval: {},
+    },
     judge: null,
     scenarios: SCENARIOS,
-    repetitions: SCENARIOS.flatMap((_, s) => [1, 2, 3].map((repetition) => ({ seq: s * PER_SCENARIO + repetition, scenario_index: s, repetition, attempt_id: `att_${s}_${repetition}`, token_hash: "0".repeat(64) }))),
+    repetitions: SCENARIOS.flatMap((_, s) =>
+      [1, 2, 3].map((repetition) => ({
+        seq: s * PER_SCENARIO + repetition,
+        scenario_index: s,
+        repetition,
+        attempt_id: `att_${s}_${repetition}`,
+        token_hash: "0".repeat(64),
+      })),
+    ),
     created_at: Date.now(),
     deadline_at: Date.now() + 3_600_000,
   };
@@ -42,7 +58,13 @@ function start(runId: string): RunStart {
 function recordOf(seq: number, passes: boolean): RepetitionRecord {
   const scenario = SCENARIOS[Math.floor((seq - 1) / PER_SCENARIO)] ?? SCENARIOS[0];
   const repetition = ((seq - 1) % PER_SCENARIO) + 1;
-  const base = notRunRecord({ scenario_id: scenario?.id ?? "", repetition, attempt_id: `att`, infrastructure_error: "the endpoint was down", at: 0 });
+  const base = notRunRecord({
+    scenario_id: scenario?.id ?? "",
+    repetition,
+    attempt_id: `att`,
+    infrastructure_error: "the endpoint was down",
+    at: 0,
+  });
   if (!passes) return base;
   const selection = scoreSelection({ expect: null, forbid: [] }, []);
   return { ...base, selection, verdict: repetitionVerdict({ selection, calls: 0, threshold: 4 }) };
@@ -55,7 +77,10 @@ describe("the run coordinator", () => {
     await fc.assert(
       fc.asyncProperty(
         // Deliveries: which repetition, and whether this delivery's record passes. Every seq is delivered at least once.
-        fc.array(fc.record({ seq: fc.integer({ min: 1, max: 6 }), passes: fc.boolean() }), { minLength: 0, maxLength: 12 }),
+        fc.array(fc.record({ seq: fc.integer({ min: 1, max: 6 }), passes: fc.boolean() }), {
+          minLength: 0,
+          maxLength: 12,
+        }),
         fc.array(fc.boolean(), { minLength: 6, maxLength: 6 }),
         async (extra, last) => {
           const runId = `run_prop_${++counter}`;
@@ -74,11 +99,21 @@ describe("the run coordinator", () => {
           const expected = runVerdict(
             SCENARIOS.map((scenario, s) => ({
               id: scenario.id,
-              repetitions: [1, 2, 3].map((repetition) => ({ repetition, verdict: recordOf(s * PER_SCENARIO + repetition, first.get(s * PER_SCENARIO + repetition) ?? false).verdict })),
+              repetitions: [1, 2, 3].map((repetition) => ({
+                repetition,
+                verdict: recordOf(s * PER_SCENARIO + repetition, first.get(s * PER_SCENARIO + repetition) ?? false)
+                  .verdict,
+              })),
             })),
             { pass_rate: 0.9, misfire_rate: 0.1 },
           );
-          expect(progress.kind === "ok" && { status: progress.progress.status, verdict: progress.progress.verdict, outcome: progress.progress.summary.outcome }).toEqual({
+          expect(
+            progress.kind === "ok" && {
+              status: progress.progress.status,
+              verdict: progress.progress.verdict,
+              outcome: progress.progress.summary.outcome,
+            },
+          ).toEqual({
             status: "finished",
             verdict: expected.verdict,
             outcome: expected,

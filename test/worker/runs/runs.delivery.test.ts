@@ -82,11 +82,26 @@ describe("a dead letter", () => {
     // What the consumer does before message.retry(): free the repetition and keep the error.
     expect(await runStub(env, runId).release(2, "Error: the attempt object did not answer")).toEqual({ kind: "ok" });
 
-    expect(await deliver(EVAL_DEAD_LETTER_QUEUE_NAME, [{ run_id: runId, seq: 2 }, { run_id: runId, seq: 3 }])).toEqual({ acked: 2, retried: 0 });
+    expect(
+      await deliver(EVAL_DEAD_LETTER_QUEUE_NAME, [
+        { run_id: runId, seq: 2 },
+        { run_id: runId, seq: 3 },
+      ]),
+    ).toEqual({ acked: 2, retried: 0 });
     const [two, three] = [await repetition(w, runId, 2), await repetition(w, runId, 3)];
     expect([two.verdict, three.verdict]).toEqual([
-      expect.objectContaining({ outcome: "error", pass: false, cause: "infrastructure_error", reason: expect.stringContaining("Error: the attempt object did not answer") }),
-      expect.objectContaining({ outcome: "error", pass: false, cause: "infrastructure_error", reason: expect.stringContaining("dead letter") }),
+      expect.objectContaining({
+        outcome: "error",
+        pass: false,
+        cause: "infrastructure_error",
+        reason: expect.stringContaining("Error: the attempt object did not answer"),
+      }),
+      expect.objectContaining({
+        outcome: "error",
+        pass: false,
+        cause: "infrastructure_error",
+        reason: expect.stringContaining("dead letter"),
+      }),
     ]);
     expect(two).toMatchObject({ calls: [], judge: null, transcript: null });
     expect(await readRun(w, runId)).toMatchObject({ status: "running", finished_repetitions: 2, errors: 2 });
@@ -114,7 +129,11 @@ describe("a delivery that throws", () => {
     expect((await repetitions(w, runId))[0]).toMatchObject({ n: 1, status: "pending" });
     expect(await deliver(EVAL_DEAD_LETTER_QUEUE_NAME, [{ run_id: runId, seq: 1 }])).toEqual({ acked: 1, retried: 0 });
     expect(await repetition(w, runId, 1)).toMatchObject({
-      verdict: { outcome: "error", cause: "infrastructure_error", reason: expect.stringContaining(`Error: attempt ${attemptId} holds no attempt`) },
+      verdict: {
+        outcome: "error",
+        cause: "infrastructure_error",
+        reason: expect.stringContaining(`Error: attempt ${attemptId} holds no attempt`),
+      },
     });
   });
 
@@ -138,7 +157,13 @@ describe("the watchdog", () => {
     expect(await server.log(w.model)).toEqual([]);
     await alarmAfter(runId, DEFAULT_REPETITION_TIMEOUT_MS + 1000);
     const run = await waitForRun(w, runId);
-    expect(run).toMatchObject({ status: "finished", verdict: "pass", runs: 15, passed: 15, ending: { reason: "completed", missing: [] } });
+    expect(run).toMatchObject({
+      status: "finished",
+      verdict: "pass",
+      runs: 15,
+      passed: 15,
+      ending: { reason: "completed", missing: [] },
+    });
     const chats = (await server.log(w.model)).filter((r) => r.kind === "chat");
     expect(Object.values(QUERIES).map((q) => chats.filter((r) => r.query === q).length)).toEqual([6, 6, 3, 3, 3]);
     expect((await server.log(w.model)).filter((r) => r.kind === "judge")).toHaveLength(9);
@@ -147,9 +172,14 @@ describe("the watchdog", () => {
   it("is armed again by reading a live run whose alarm is gone (a local runtime restarted between alarms)", async () => {
     const w = await world("rearm");
     const runId = await runWithLostMessages(w);
-    const alarm = () => runInDurableObject<RunCoordinator, number | null>(coordinatorOf(runId), (_instance, state) => state.storage.getAlarm());
+    const alarm = () =>
+      runInDurableObject<RunCoordinator, number | null>(coordinatorOf(runId), (_instance, state) =>
+        state.storage.getAlarm(),
+      );
     expect(await alarm()).toEqual(expect.any(Number));
-    await runInDurableObject<RunCoordinator, void>(coordinatorOf(runId), (_instance, state) => state.storage.deleteAlarm());
+    await runInDurableObject<RunCoordinator, void>(coordinatorOf(runId), (_instance, state) =>
+      state.storage.deleteAlarm(),
+    );
     expect(await alarm()).toBeNull();
     await readRun(w, runId);
     await expect.poll(alarm).toEqual(expect.any(Number));
@@ -162,10 +192,19 @@ describe("the watchdog", () => {
     await alarmAfter(runId, 3 * 60 * 60 * 1000);
     const run = await readRun(w, runId);
     expect(run).toMatchObject({ status: "finished", verdict: "error", runs: 15, passed: 1, errors: 14 });
-    const ending = run.ending as { reason: string; missing: Array<{ seq: number; scenario: string; repetition: number }> };
+    const ending = run.ending as {
+      reason: string;
+      missing: Array<{ seq: number; scenario: string; repetition: number }>;
+    };
     expect(ending.reason).toBe("deadline");
     expect(ending.missing.map((m) => m.seq)).toEqual([2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15]);
-    expect(await repetition(w, runId, 15)).toMatchObject({ verdict: { outcome: "error", cause: "infrastructure_error", reason: expect.stringContaining("no result before the run's deadline") } });
+    expect(await repetition(w, runId, 15)).toMatchObject({
+      verdict: {
+        outcome: "error",
+        cause: "infrastructure_error",
+        reason: expect.stringContaining("no result before the run's deadline"),
+      },
+    });
   });
 });
 
@@ -173,12 +212,24 @@ describe("POST /api/runs/:id/cancel", () => {
   it("ends the run `cancelled` with the figures of what finished; pending repetitions are not run", async () => {
     const w = await world("cancel");
     const runId = await runWithLostMessages(w);
-    expect(await deliver(EVAL_QUEUE_NAME, [1, 2, 3].map((seq) => ({ run_id: runId, seq })))).toEqual({ acked: 3, retried: 0 });
+    expect(
+      await deliver(
+        EVAL_QUEUE_NAME,
+        [1, 2, 3].map((seq) => ({ run_id: runId, seq })),
+      ),
+    ).toEqual({ acked: 3, retried: 0 });
 
     const cancelled = await call("POST", `/api/runs/${runId}/cancel`, { key: w.tenant.key });
     expect(cancelled.status).toBe(200);
     const body = (await cancelled.json()) as Record<string, unknown>;
-    expect(body).toMatchObject({ status: "cancelled", verdict: null, finished_repetitions: 3, runs: 3, passed: 3, pass_rate: 1 });
+    expect(body).toMatchObject({
+      status: "cancelled",
+      verdict: null,
+      finished_repetitions: 3,
+      runs: 3,
+      passed: 3,
+      pass_rate: 1,
+    });
     expect((body.ending as { reason: string; missing: unknown[] }).reason).toBe("cancelled");
     expect((body.ending as { missing: unknown[] }).missing).toHaveLength(12);
     expect(await readRun(w, runId)).toEqual(body);

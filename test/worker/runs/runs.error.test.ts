@@ -2,7 +2,17 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import { DEMO_TOOLS } from "../../../scripts/local/demo-tools.js";
 import { answer, call, invalidAnswer, keyWith, newTenant } from "../helpers.js";
-import { GOOD_JUDGE, invoiceSuite, invoiceWorld, putSuite, server, startRun, waitForRun, wellBehaved, type InvoiceWorld } from "../run-helpers.js";
+import {
+  GOOD_JUDGE,
+  invoiceSuite,
+  invoiceWorld,
+  putSuite,
+  server,
+  startRun,
+  waitForRun,
+  wellBehaved,
+  type InvoiceWorld,
+} from "../run-helpers.js";
 
 let world: InvoiceWorld;
 let runId: string;
@@ -22,9 +32,17 @@ describe("POST /api/suites/:name/runs refuses", () => {
     const invoices = DEMO_TOOLS.find((tool) => tool.tool.name === "invoices")?.tool;
     // A changed input schema is a changed contract: revision 1 of get_invoice no longer matches it.
     const operations = (invoices?.operations ?? []).map((op) =>
-      op.operation_id === "get_invoice" ? { ...op, input_schema: { type: "object", properties: { invoice_id: { type: "string" } }, required: ["invoice_id"] } } : op,
+      op.operation_id === "get_invoice"
+        ? {
+            ...op,
+            input_schema: { type: "object", properties: { invoice_id: { type: "string" } }, required: ["invoice_id"] },
+          }
+        : op,
     );
-    const changed = await call("PUT", `/api/tools/${w.toolId}`, { key: w.tenant.key, body: { ...invoices, operations } });
+    const changed = await call("PUT", `/api/tools/${w.toolId}`, {
+      key: w.tenant.key,
+      body: { ...invoices, operations },
+    });
     expect(changed.status).toBe(200);
 
     const refused = await answer(await call("POST", "/api/suites/invoicedesk/runs", { key: w.tenant.key }));
@@ -51,45 +69,97 @@ describe("POST /api/suites/:name/runs refuses", () => {
       },
     });
     // Nothing was started.
-    expect(await (await call("GET", "/api/runs", { key: w.tenant.key })).json()).toEqual({ items: [], next_cursor: null });
+    expect(await (await call("GET", "/api/runs", { key: w.tenant.key })).json()).toEqual({
+      items: [],
+      next_cursor: null,
+    });
   });
 
   it("a suite naming a connection that does not exist, naming the field", async () => {
     await putSuite(world, "other-judge", invoiceSuite(world, { judge: { connection: "judge-model" } }));
-    const message = 'no connection named "judge-model" yet: the suite is saved, and runs refuse to start until PUT /api/connections/judge-model stores it';
+    const message =
+      'no connection named "judge-model" yet: the suite is saved, and runs refuse to start until PUT /api/connections/judge-model stores it';
     expect(await answer(await call("POST", "/api/suites/other-judge/runs", { key: world.tenant.key }))).toEqual({
       status: 422,
-      body: { error: { code: "model_connection_required", message: `/judge/connection: ${message}`, details: { problems: [{ path: "/judge/connection", message }] } } },
+      body: {
+        error: {
+          code: "model_connection_required",
+          message: `/judge/connection: ${message}`,
+          details: { problems: [{ path: "/judge/connection", message }] },
+        },
+      },
     });
   });
 
   it("a suite or version that does not exist", async () => {
-    expect(await answer(await call("POST", "/api/suites/nothing/runs", { key: world.tenant.key }))).toEqual({ status: 404, body: { error: { code: "not_found", message: "suite not found" } } });
-    expect(await answer(await call("POST", "/api/suites/invoicedesk/runs", { key: world.tenant.key, body: { version: 9 } }))).toEqual({
+    expect(await answer(await call("POST", "/api/suites/nothing/runs", { key: world.tenant.key }))).toEqual({
       status: 404,
-      body: { error: { code: "not_found", message: 'suite "invoicedesk" has no version 9', details: { problems: [{ path: "/version", message: "no version 9" }] } } },
+      body: { error: { code: "not_found", message: "suite not found" } },
+    });
+    expect(
+      await answer(await call("POST", "/api/suites/invoicedesk/runs", { key: world.tenant.key, body: { version: 9 } })),
+    ).toEqual({
+      status: 404,
+      body: {
+        error: {
+          code: "not_found",
+          message: 'suite "invoicedesk" has no version 9',
+          details: { problems: [{ path: "/version", message: "no version 9" }] },
+        },
+      },
     });
   });
 
   it("a body with wrong fields, naming each", async () => {
-    expect(await answer(await call("POST", "/api/suites/invoicedesk/runs", { key: world.tenant.key, body: { runs_per_scenario: 0, labl: "x" } }))).toEqual(
-      invalidAnswer({ path: "/runs_per_scenario", message: "expected 1 or more" }, { path: "/labl", message: 'unknown field "labl"; did you mean "label"?' }),
+    expect(
+      await answer(
+        await call("POST", "/api/suites/invoicedesk/runs", {
+          key: world.tenant.key,
+          body: { runs_per_scenario: 0, labl: "x" },
+        }),
+      ),
+    ).toEqual(
+      invalidAnswer(
+        { path: "/runs_per_scenario", message: "expected 1 or more" },
+        { path: "/labl", message: 'unknown field "labl"; did you mean "label"?' },
+      ),
     );
   });
 
   it("a body that is not JSON (while no body at all, or an empty one, is fine)", async () => {
-    expect(await answer(await call("POST", "/api/suites/invoicedesk/runs", { key: world.tenant.key, body: "{runs", headers: { "content-type": "application/json" } }))).toMatchObject({
+    expect(
+      await answer(
+        await call("POST", "/api/suites/invoicedesk/runs", {
+          key: world.tenant.key,
+          body: "{runs",
+          headers: { "content-type": "application/json" },
+        }),
+      ),
+    ).toMatchObject({
       status: 400,
       body: { error: { code: "malformed_json" } },
     });
-    const empty = await call("POST", "/api/suites/invoicedesk/runs", { key: world.tenant.key, headers: { "content-type": "application/json", "content-length": "0" } });
+    const empty = await call("POST", "/api/suites/invoicedesk/runs", {
+      key: world.tenant.key,
+      headers: { "content-type": "application/json", "content-length": "0" },
+    });
     expect(empty.status).toBe(202);
     await waitForRun(world, ((await empty.json()) as { id: string }).id);
   });
 
   it("a run of more repetitions than one run may have", async () => {
-    expect(await answer(await call("POST", "/api/suites/invoicedesk/runs", { key: world.tenant.key, body: { runs_per_scenario: 1000, label: "nightly" } }))).toEqual(
-      invalidAnswer({ path: "/runs_per_scenario", message: "5 scenarios × 1000 runs is 5000 repetitions; one run may have at most 2000" }),
+    expect(
+      await answer(
+        await call("POST", "/api/suites/invoicedesk/runs", {
+          key: world.tenant.key,
+          body: { runs_per_scenario: 1000, label: "nightly" },
+        }),
+      ),
+    ).toEqual(
+      invalidAnswer({
+        path: "/runs_per_scenario",
+        message: "5 scenarios × 1000 runs is 5000 repetitions; one run may have at most 2000",
+      }),
     );
   });
 });
@@ -126,6 +196,9 @@ describe("run routes of another tenant", () => {
     expect(await answer(await call("GET", `/api/runs/${runId}/repetitions/0`, { key: world.tenant.key }))).toEqual(
       invalidAnswer({ path: "/params/n", message: "expected a repetition number (1, 2, ...)" }),
     );
-    expect(await answer(await call("GET", `/api/runs/${runId}/repetitions/6`, { key: world.tenant.key }))).toEqual({ status: 404, body: { error: { code: "not_found", message: "repetition not found" } } });
+    expect(await answer(await call("GET", `/api/runs/${runId}/repetitions/6`, { key: world.tenant.key }))).toEqual({
+      status: 404,
+      body: { error: { code: "not_found", message: "repetition not found" } },
+    });
   });
 });

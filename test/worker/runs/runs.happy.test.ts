@@ -72,8 +72,24 @@ describe("a run of the seed's five scenarios with a well-behaved model", () => {
     });
     const run = await waitForRun(world, started.id);
     const pins = [
-      { tool_id: world.toolId, tool_name: "invoices", operation_id: "get_invoice", function_name: GET, revision: 1, variant: "success", contract_hash: expect.stringMatching(/^[0-9a-f]{64}$/) },
-      { tool_id: world.toolId, tool_name: "invoices", operation_id: "place_invoice_on_hold", function_name: HOLD, revision: 1, variant: "success", contract_hash: expect.stringMatching(/^[0-9a-f]{64}$/) },
+      {
+        tool_id: world.toolId,
+        tool_name: "invoices",
+        operation_id: "get_invoice",
+        function_name: GET,
+        revision: 1,
+        variant: "success",
+        contract_hash: expect.stringMatching(/^[0-9a-f]{64}$/),
+      },
+      {
+        tool_id: world.toolId,
+        tool_name: "invoices",
+        operation_id: "place_invoice_on_hold",
+        function_name: HOLD,
+        revision: 1,
+        variant: "success",
+        contract_hash: expect.stringMatching(/^[0-9a-f]{64}$/),
+      },
     ];
     expect(run).toEqual({
       id: started.id,
@@ -117,7 +133,9 @@ describe("a run of the seed's five scenarios with a well-behaved model", () => {
     expect(await judgeRequests(world)).toBe(9);
     // Each repetition ran once: 2 agent turns for each lookup, 1 for the hold (it stops at the approval request), 1 per refusal.
     const chats = (await server.log(world.model)).filter((request) => request.kind === "chat");
-    expect(Object.fromEntries(Object.values(QUERIES).map((q) => [q, chats.filter((r) => r.query === q).length]))).toEqual({
+    expect(
+      Object.fromEntries(Object.values(QUERIES).map((q) => [q, chats.filter((r) => r.query === q).length])),
+    ).toEqual({
       [QUERIES.status]: 6,
       [QUERIES.duplicate]: 6,
       [QUERIES.hold]: 3,
@@ -149,7 +167,11 @@ describe("a run of the seed's five scenarios with a well-behaved model", () => {
       stop_reason: "approval_request",
     });
     const detail = await repetition(world, started.id, 7);
-    const proposal = { function: HOLD, arguments: { invoice_id: "INV-10423", reason: "duplicate" }, call_id: expect.stringMatching(/^call_/) };
+    const proposal = {
+      function: HOLD,
+      arguments: { invoice_id: "INV-10423", reason: "duplicate" },
+      call_id: expect.stringMatching(/^call_/),
+    };
     expect(detail).toMatchObject({
       n: 7,
       scenario: "hold-request",
@@ -159,7 +181,15 @@ describe("a run of the seed's five scenarios with a well-behaved model", () => {
       approval_requests: [proposal],
       final_answer: null,
       stop_reason: "approval_request",
-      judge: { outcome: { kind: "score", score: 5, reason: "the right call with the right invoice", prompt_version: "tool-call-accuracy/1" }, raw_answers: GOOD_JUDGE },
+      judge: {
+        outcome: {
+          kind: "score",
+          score: 5,
+          reason: "the right call with the right invoice",
+          prompt_version: "tool-call-accuracy/1",
+        },
+        raw_answers: GOOD_JUDGE,
+      },
       verdict: { outcome: "pass", cause: "judge_score", score: 5 },
     });
     // Proposed, not executed: the attempt's evidence has no call at all.
@@ -172,11 +202,17 @@ describe("a run of the seed's five scenarios with a well-behaved model", () => {
     expect(page.items).toHaveLength(1);
     expect(page.next_cursor).toEqual(expect.any(String));
     const rest = await call("GET", `/api/runs?suite=invoicedesk&cursor=${page.next_cursor}`, { key: world.tenant.key });
-    const more = (await rest.json()) as { items: Array<{ id: string; created_at: string }>; next_cursor: string | null };
+    const more = (await rest.json()) as {
+      items: Array<{ id: string; created_at: string }>;
+      next_cursor: string | null;
+    };
     expect(more.next_cursor).toBeNull();
     const all = [...page.items, ...more.items] as Array<{ created_at: string }>;
     expect(all).toHaveLength(2);
     expect([...all].sort((a, b) => b.created_at.localeCompare(a.created_at))).toEqual(all);
-    expect(await (await call("GET", "/api/runs?suite=other", { key: world.tenant.key })).json()).toEqual({ items: [], next_cursor: null });
+    expect(await (await call("GET", "/api/runs?suite=other", { key: world.tenant.key })).json()).toEqual({
+      items: [],
+      next_cursor: null,
+    });
   });
 });

@@ -17,7 +17,20 @@ import { EVAL_QUEUE_NAME } from "../../../src/worker/runs/consumer/messages.js";
 import { runStub } from "../../../src/worker/runs/coordinator/access.js";
 import { call } from "../helpers.js";
 import { stubOf } from "../simulation-helpers.js";
-import { deliver, GOOD_JUDGE, invoiceSuite, invoiceWorld, putSuite, readRun, repetitions, runWithLostMessages, server, startRunDirect, wellBehaved, type InvoiceWorld } from "../run-helpers.js";
+import {
+  deliver,
+  GOOD_JUDGE,
+  invoiceSuite,
+  invoiceWorld,
+  putSuite,
+  readRun,
+  repetitions,
+  runWithLostMessages,
+  server,
+  startRunDirect,
+  wellBehaved,
+  type InvoiceWorld,
+} from "../run-helpers.js";
 
 let world: InvoiceWorld;
 
@@ -37,7 +50,15 @@ async function attemptStates(ids: readonly string[]) {
     ids.map(async (id) => {
       const read = await call("GET", `/api/attempts/${id}`, { key: world.tenant.key });
       const body = (await read.json()) as Record<string, unknown>;
-      return { id, d1: inD1.has(id), object: (await attemptStub(env, id).snapshot()).kind, get: read.status === 200 ? { status: 200, attempt: body.status, calls: body.calls } : { status: read.status, body } };
+      return {
+        id,
+        d1: inD1.has(id),
+        object: (await attemptStub(env, id).snapshot()).kind,
+        get:
+          read.status === 200
+            ? { status: 200, attempt: body.status, calls: body.calls }
+            : { status: read.status, body },
+      };
     }),
   );
 }
@@ -56,7 +77,10 @@ describe("a run's attempts", () => {
     expect(await deliver(EVAL_QUEUE_NAME, [{ run_id: runId, seq: 1 }])).toEqual({ acked: 1, retried: 0 });
     const [first, ...rest] = ids;
     if (first === undefined) throw new Error("no attempts");
-    expect(await attemptStates(ids)).toEqual([{ id: first, d1: true, object: "ok", get: { status: 200, attempt: "active", calls: 1 } }, ...rest.map(unset)]);
+    expect(await attemptStates(ids)).toEqual([
+      { id: first, d1: true, object: "ok", get: { status: 200, attempt: "active", calls: 1 } },
+      ...rest.map(unset),
+    ]);
 
     // A claim sets up its attempt before anything runs; the same setup again (a redelivery) changes nothing.
     const claimed = await runStub(env, runId).claim(2);
@@ -66,7 +90,9 @@ describe("a run's attempts", () => {
     await ensureAttempt(env, claimed.job);
     await ensureAttempt(env, { ...claimed.job, claim: 2 });
     expect(await attemptStub(env, claimed.job.attempt_id).snapshot()).toEqual(once);
-    const rows = await env.DB.prepare(`SELECT count(*) AS n FROM attempts WHERE id = ?`).bind(claimed.job.attempt_id).first<{ n: number }>();
+    const rows = await env.DB.prepare(`SELECT count(*) AS n FROM attempts WHERE id = ?`)
+      .bind(claimed.job.attempt_id)
+      .first<{ n: number }>();
     expect(rows?.n).toBe(1);
 
     // Cancelled: the 13 repetitions never claimed never get an attempt.
@@ -93,7 +119,12 @@ async function alarmOf(attemptId: string): Promise<number | null> {
 describe("a run's attempts' lease ends", () => {
   it("are spread over the five minutes after the run's lease, so the attempts' alarms never all fire at once", async () => {
     const start = await startRunDirect(world, "invoicedesk", { send: async () => undefined });
-    expect(await deliver(EVAL_QUEUE_NAME, start.repetitions.map((slot) => ({ run_id: start.run_id, seq: slot.seq })))).toEqual({ acked: 15, retried: 0 });
+    expect(
+      await deliver(
+        EVAL_QUEUE_NAME,
+        start.repetitions.map((slot) => ({ run_id: start.run_id, seq: slot.seq })),
+      ),
+    ).toEqual({ acked: 15, retried: 0 });
     const base = start.attempts?.expires_at ?? 0;
     // Every repetition is recorded and its attempt released: what is left of each object is its alarm at its lease end.
     const alarms = await Promise.all(start.repetitions.map((slot) => alarmOf(slot.attempt_id)));
@@ -103,11 +134,15 @@ describe("a run's attempts' lease ends", () => {
     // Fifteen lease ends at least ten seconds apart.
     expect(Math.min(...sorted.slice(1).map((offset, i) => offset - (sorted[i] ?? 0)))).toBeGreaterThanOrEqual(10_000);
     // D1's rows (what GET /api/attempts/:id and a lost attempt's answer read) carry the same lease ends.
-    const rows = await env.DB.prepare(`SELECT id, expires_at FROM attempts WHERE id IN (${start.repetitions.map(() => "?").join(", ")})`)
+    const rows = await env.DB.prepare(
+      `SELECT id, expires_at FROM attempts WHERE id IN (${start.repetitions.map(() => "?").join(", ")})`,
+    )
       .bind(...start.repetitions.map((slot) => slot.attempt_id))
       .all<{ id: string; expires_at: string }>();
     const d1 = new Map(rows.results.map((row) => [row.id, Date.parse(row.expires_at)]));
-    expect(start.repetitions.map((slot, i) => d1.get(slot.attempt_id) === alarms[i])).toEqual(start.repetitions.map(() => true));
+    expect(start.repetitions.map((slot, i) => d1.get(slot.attempt_id) === alarms[i])).toEqual(
+      start.repetitions.map(() => true),
+    );
   }, 30_000);
 
   it("of any run size stay within the spread, and apart: no two of N closer than a third of spread / N", () => {
@@ -115,7 +150,11 @@ describe("a run's attempts' lease ends", () => {
       fc.property(fc.integer({ min: 0, max: 4_000_000_000_000 }), fc.integer({ min: 2, max: 2000 }), (base, n) => {
         const ends = Array.from({ length: n }, (_, i) => attemptLeaseEnd(base, i + 1)).sort((a, b) => a - b);
         const gaps = ends.slice(1).map((end, i) => end - (ends[i] ?? end));
-        expect({ first: (ends[0] ?? base) >= base, last: (ends[n - 1] ?? base) < base + ATTEMPT_LEASE_SPREAD_MS, apart: Math.min(...gaps) >= ATTEMPT_LEASE_SPREAD_MS / (3 * n) }).toEqual({ first: true, last: true, apart: true });
+        expect({
+          first: (ends[0] ?? base) >= base,
+          last: (ends[n - 1] ?? base) < base + ATTEMPT_LEASE_SPREAD_MS,
+          apart: Math.min(...gaps) >= ATTEMPT_LEASE_SPREAD_MS / (3 * n),
+        }).toEqual({ first: true, last: true, apart: true });
       }),
       { numRuns: 40 },
     );

@@ -6,7 +6,21 @@
  */
 import { describe, expect, it } from "vitest";
 import { evidence, ledgerTool } from "../simulation-helpers.js";
-import { GET, GOOD_JUDGE, HOLD, invoiceSuite, invoiceWorld, putSuite, QUERIES, repetition, repetitions, server, startRun, waitForRun, wellBehaved } from "../run-helpers.js";
+import {
+  GET,
+  GOOD_JUDGE,
+  HOLD,
+  invoiceSuite,
+  invoiceWorld,
+  putSuite,
+  QUERIES,
+  repetition,
+  repetitions,
+  server,
+  startRun,
+  waitForRun,
+  wellBehaved,
+} from "../run-helpers.js";
 
 const weak = JSON.stringify({ score: 2, reason: "looked up the wrong invoice" });
 
@@ -20,12 +34,20 @@ describe("a forbidden call", () => {
       ids.map((id) => [
         `What's the status of ${id}?`,
         id === misfire
-          ? [{ tool_calls: [{ name: GET, arguments: { invoice_id: id } }] }, { tool_calls: [{ name: HOLD, arguments: { invoice_id: id, reason: "disputed" } }] }]
+          ? [
+              { tool_calls: [{ name: GET, arguments: { invoice_id: id } }] },
+              { tool_calls: [{ name: HOLD, arguments: { invoice_id: id, reason: "disputed" } }] },
+            ]
           : [{ tool_calls: [{ name: GET, arguments: { invoice_id: id } }] }, { content: `${id} was not found.` }],
       ]),
     );
     await server.script(world.model, { conversations, judge_default: GOOD_JUDGE });
-    const scenarios = ids.map((id, i) => ({ id: `lookup-${i + 1}`, query: `What's the status of ${id}?`, expect: GET, forbid: [HOLD] }));
+    const scenarios = ids.map((id, i) => ({
+      id: `lookup-${i + 1}`,
+      query: `What's the status of ${id}?`,
+      expect: GET,
+      forbid: [HOLD],
+    }));
     await putSuite(world, "lookups", invoiceSuite(world, { scenarios, runs_per_scenario: 1 }));
 
     const run = await waitForRun(world, (await startRun(world, "lookups")).id);
@@ -38,8 +60,18 @@ describe("a forbidden call", () => {
       failed: 1,
       pass_rate: 29 / 30,
       forbidden_calls: 1,
-      hard_fail_reasons: [{ scenario: "lookup-18", repetition: 1, function: HOLD, arguments: { invoice_id: misfire, reason: "disputed" }, call_id: expect.stringMatching(/^call_/) }],
-      reasons: [`Scenario lookup-18, repetition 1: forbidden call ${HOLD}({"invoice_id":"${misfire}","reason":"disputed"}); a forbidden call fails the run whatever the rate.`],
+      hard_fail_reasons: [
+        {
+          scenario: "lookup-18",
+          repetition: 1,
+          function: HOLD,
+          arguments: { invoice_id: misfire, reason: "disputed" },
+          call_id: expect.stringMatching(/^call_/),
+        },
+      ],
+      reasons: [
+        `Scenario lookup-18, repetition 1: forbidden call ${HOLD}({"invoice_id":"${misfire}","reason":"disputed"}); a forbidden call fails the run whatever the rate.`,
+      ],
     });
     expect((run.pass_rate as number) > 0.9).toBe(true);
 
@@ -59,7 +91,13 @@ describe("a call where none is expected", () => {
   it("fails the repetition in code, without a judge call", async () => {
     const world = await invoiceWorld("no-call");
     await server.script(world.model, {
-      conversations: { ...wellBehaved(), [QUERIES.pay]: [{ tool_calls: [{ name: GET, arguments: { invoice_id: "INV-10423" } }] }, { content: "I cannot pay it." }] },
+      conversations: {
+        ...wellBehaved(),
+        [QUERIES.pay]: [
+          { tool_calls: [{ name: GET, arguments: { invoice_id: "INV-10423" } }] },
+          { content: "I cannot pay it." },
+        ],
+      },
       judge_default: GOOD_JUDGE,
     });
     await putSuite(world, "invoicedesk", invoiceSuite(world));
@@ -86,20 +124,43 @@ describe("the 90% gate over 15 repetitions (seed 000)", () => {
   ])("$passed of 15 passing gives $verdict", async ({ weakScores, passed, verdict }) => {
     const world = await invoiceWorld(`gate-${passed}`);
     // The n-th judge request for a query gets answer min(n, last): the first `weakScores` status look-ups are judged weak.
-    await server.script(world.model, { conversations: wellBehaved(), judge: { [QUERIES.status]: [...Array<string>(weakScores).fill(weak), ...GOOD_JUDGE] }, judge_default: GOOD_JUDGE });
+    await server.script(world.model, {
+      conversations: wellBehaved(),
+      judge: { [QUERIES.status]: [...Array<string>(weakScores).fill(weak), ...GOOD_JUDGE] },
+      judge_default: GOOD_JUDGE,
+    });
     await putSuite(world, "invoicedesk", invoiceSuite(world));
     const run = await waitForRun(world, (await startRun(world, "invoicedesk")).id);
-    expect(run).toMatchObject({ status: "finished", verdict, runs: 15, passed, failed: 15 - passed, errors: 0, hard_fail: false });
+    expect(run).toMatchObject({
+      status: "finished",
+      verdict,
+      runs: 15,
+      passed,
+      failed: 15 - passed,
+      errors: 0,
+      hard_fail: false,
+    });
   });
 });
 
 describe("nothing broken reads as a pass", () => {
   it("a judge answer that stays malformed is retried, then recorded as a judge error, and the verdict is error", async () => {
     const world = await invoiceWorld("malformed-judge");
-    await server.script(world.model, { conversations: wellBehaved(), judge: { [QUERIES.status]: ["this is not json"] }, judge_default: GOOD_JUDGE });
+    await server.script(world.model, {
+      conversations: wellBehaved(),
+      judge: { [QUERIES.status]: ["this is not json"] },
+      judge_default: GOOD_JUDGE,
+    });
     await putSuite(world, "invoicedesk", invoiceSuite(world));
     const run = await waitForRun(world, (await startRun(world, "invoicedesk")).id);
-    expect(run).toMatchObject({ status: "finished", verdict: "error", runs: 15, passed: 12, errors: 3, hard_fail: false });
+    expect(run).toMatchObject({
+      status: "finished",
+      verdict: "error",
+      runs: 15,
+      passed: 12,
+      errors: 3,
+      hard_fail: false,
+    });
     const status = (await repetitions(world, String(run.id))).filter((r) => r.scenario === "status-lookup");
     expect(status.map((r) => [r.outcome, r.cause])).toEqual([
       ["error", "judge_error"],
@@ -107,9 +168,14 @@ describe("nothing broken reads as a pass", () => {
       ["error", "judge_error"],
     ]);
     const detail = await repetition(world, String(run.id), Number(status[0]?.n));
-    expect(detail).toMatchObject({ judge: { outcome: { kind: "error" }, raw_answers: ["this is not json", "this is not json"] }, verdict: { pass: false, outcome: "error" } });
+    expect(detail).toMatchObject({
+      judge: { outcome: { kind: "error" }, raw_answers: ["this is not json", "this is not json"] },
+      verdict: { pass: false, outcome: "error" },
+    });
     // Two answers asked for each of the three repetitions.
-    expect((await server.log(world.model)).filter((r) => r.kind === "judge" && r.query === QUERIES.status)).toHaveLength(6);
+    expect(
+      (await server.log(world.model)).filter((r) => r.kind === "judge" && r.query === QUERIES.status),
+    ).toHaveLength(6);
   });
 
   it("a harness error in the attempt makes the repetition an error, never a pass (the judge, scripted to give 5, is not asked)", async () => {
@@ -117,11 +183,20 @@ describe("nothing broken reads as a pass", () => {
     const query = "Read the ledger value.";
     // The ledger's `missing` rule reads state that does not exist: a harness error (missing_reference).
     await server.script(world.model, {
-      conversations: { [query]: [{ tool_calls: [{ name: "ledger", arguments: { mode: "missing" } }] }, { content: "The ledger says nothing." }] },
+      conversations: {
+        [query]: [
+          { tool_calls: [{ name: "ledger", arguments: { mode: "missing" } }] },
+          { content: "The ledger says nothing." },
+        ],
+      },
       judge_default: GOOD_JUDGE,
     });
     await putSuite(world, "ledger", {
-      agent: { connection: world.connection, instructions: "Read the ledger.", tools: [{ inline: ledgerTool, approval_mode: "never_require" }] },
+      agent: {
+        connection: world.connection,
+        instructions: "Read the ledger.",
+        tools: [{ inline: ledgerTool, approval_mode: "never_require" }],
+      },
       scenarios: [{ id: "read", query, expect: "ledger", forbid: [] }],
       runs_per_scenario: 2,
       judge: { connection: world.connection },
@@ -129,7 +204,11 @@ describe("nothing broken reads as a pass", () => {
     const run = await waitForRun(world, (await startRun(world, "ledger")).id);
     expect(run).toMatchObject({ status: "finished", verdict: "error", runs: 2, passed: 0, errors: 2 });
     const detail = await repetition(world, String(run.id), 1);
-    expect(detail).toMatchObject({ stop_reason: "harness_error", judge: null, verdict: { outcome: "error", cause: "harness_error", pass: false } });
+    expect(detail).toMatchObject({
+      stop_reason: "harness_error",
+      judge: null,
+      verdict: { outcome: "error", cause: "harness_error", pass: false },
+    });
   });
 
   it("an unknown model ends each repetition at once as an error naming the connection", async () => {
@@ -139,7 +218,10 @@ describe("nothing broken reads as a pass", () => {
     const run = await waitForRun(world, (await startRun(world, "invoicedesk")).id);
     expect(run).toMatchObject({ status: "finished", verdict: "error", runs: 5, errors: 5 });
     const detail = await repetition(world, String(run.id), 1);
-    expect(detail).toMatchObject({ stop_reason: "model_error", verdict: { outcome: "error", cause: "infrastructure_error" } });
+    expect(detail).toMatchObject({
+      stop_reason: "model_error",
+      verdict: { outcome: "error", cause: "infrastructure_error" },
+    });
     expect(String((detail.verdict as { reason: string }).reason)).toContain('"model"');
     expect((await server.log(world.model)).length).toBe(5);
   });

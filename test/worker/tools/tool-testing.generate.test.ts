@@ -29,7 +29,13 @@ beforeAll(async () => {
   toolId = tool.id;
   hash = tool.operations[0]!.contract_hash;
   const op = invoiceTool.operations[0]!;
-  contract = { tool: toolId, operation: "get_invoice", description: op.description, input_schema: op.input_schema, output_schema: op.output_schema };
+  contract = {
+    tool: toolId,
+    operation: "get_invoice",
+    description: op.description,
+    input_schema: op.input_schema,
+    output_schema: op.output_schema,
+  };
 });
 
 const invoice = (status: string) => ({ invoice_id: "INV-10431", supplier: "Contoso Freight", amount: 1250, status });
@@ -37,8 +43,12 @@ const DRAFT: JsonObject = {
   schema_version: 1,
   default_variant: "success",
   variants: {
-    success: { result: { invoice_id: { $input: "invoice_id" }, supplier: "Contoso Freight", amount: 1250, status: "approved" } },
-    on_hold: { result: { invoice_id: { $input: "invoice_id" }, supplier: "Contoso Freight", amount: 1250, status: "on_hold" } },
+    success: {
+      result: { invoice_id: { $input: "invoice_id" }, supplier: "Contoso Freight", amount: 1250, status: "approved" },
+    },
+    on_hold: {
+      result: { invoice_id: { $input: "invoice_id" }, supplier: "Contoso Freight", amount: 1250, status: "on_hold" },
+    },
   },
   examples: [
     { variant: "success", input: { invoice_id: "INV-10431" }, expected: invoice("approved") },
@@ -47,15 +57,26 @@ const DRAFT: JsonObject = {
 };
 
 /** A connection to a fresh scripted model on the local server; structured-output requests are answered from `judge_default`. */
-async function connection(name: string, script: Record<string, unknown>, settings: Record<string, unknown> = {}): Promise<string> {
+async function connection(
+  name: string,
+  script: Record<string, unknown>,
+  settings: Record<string, unknown> = {},
+): Promise<string> {
   const model = uniqueModel(name);
   await server.script(model, { api_key: "sk-draft-0001", ...script });
-  const put = await call("PUT", `/api/connections/${name}`, { key: tenant.key, body: { base_url: server.openaiBaseUrl, model, api_key: "sk-draft-0001", max_retries: 0, ...settings } });
+  const put = await call("PUT", `/api/connections/${name}`, {
+    key: tenant.key,
+    body: { base_url: server.openaiBaseUrl, model, api_key: "sk-draft-0001", max_retries: 0, ...settings },
+  });
   expect(put.status).toBe(201);
   return model;
 }
 
-const generate = (body: Record<string, unknown>) => call("POST", `/api/tools/${toolId}/testing`, { key: tenant.key, body: { action: "generate", operation_id: "get_invoice", ...body } });
+const generate = (body: Record<string, unknown>) =>
+  call("POST", `/api/tools/${toolId}/testing`, {
+    key: tenant.key,
+    body: { action: "generate", operation_id: "get_invoice", ...body },
+  });
 
 describe("POST /api/tools/:id/testing, generate with instructions and a connection", () => {
   it("drafts with structured output, checks the draft with the same checker and returns it with its report, without saving it", async () => {
@@ -84,15 +105,23 @@ describe("POST /api/tools/:id/testing, generate with instructions and a connecti
       [
         "judge",
         draftMessages(contract, INSTRUCTIONS),
-        { type: "json_schema", json_schema: { name: "mock_definition", schema: DRAFT_RESPONSE_FORMAT.schema, strict: false } },
+        {
+          type: "json_schema",
+          json_schema: { name: "mock_definition", schema: DRAFT_RESPONSE_FORMAT.schema, strict: false },
+        },
         null,
         null,
       ],
     ]);
     // Nothing was stored: the operation still has no revision, and the draft saves only through save.
-    const view = (await (await call("GET", `/api/tools/${toolId}/testing`, { key: tenant.key })).json()) as { operations: Array<{ latest_revision: unknown }> };
+    const view = (await (await call("GET", `/api/tools/${toolId}/testing`, { key: tenant.key })).json()) as {
+      operations: Array<{ latest_revision: unknown }>;
+    };
     expect(view.operations[0]!.latest_revision).toBeNull();
-    const saved = await call("POST", `/api/tools/${toolId}/testing`, { key: tenant.key, body: { action: "save", operation_id: "get_invoice", contract_hash: hash, definition: DRAFT } });
+    const saved = await call("POST", `/api/tools/${toolId}/testing`, {
+      key: tenant.key,
+      body: { action: "save", operation_id: "get_invoice", contract_hash: hash, definition: DRAFT },
+    });
     expect(saved.status).toBe(201);
   });
 
@@ -104,12 +133,22 @@ describe("POST /api/tools/:id/testing, generate with instructions and a connecti
     expect([report.valid, report.examples.map((e) => e.passed)]).toEqual([false, [true, false]]);
     expect(await answer(await generate({ instructions: INSTRUCTIONS, connection: "drafter-wrong" }))).toEqual({
       status: 200,
-      body: { operation_id: "get_invoice", contract_hash: hash, definition: wrong, report, drafted_by: { connection: "drafter-wrong", model: expect.any(String), prompt_version: "mock-draft/1" } },
+      body: {
+        operation_id: "get_invoice",
+        contract_hash: hash,
+        definition: wrong,
+        report,
+        drafted_by: { connection: "drafter-wrong", model: expect.any(String), prompt_version: "mock-draft/1" },
+      },
     });
   });
 
   it("asks without a response format when the connection has no structured output, and reads a fenced answer", async () => {
-    const model = await connection("drafter-plain", { default: [{ content: "```json\n" + JSON.stringify(DRAFT, null, 2) + "\n```" }] }, { structured_output: false });
+    const model = await connection(
+      "drafter-plain",
+      { default: [{ content: `\`\`\`json\n${JSON.stringify(DRAFT, null, 2)}\n\`\`\`` }] },
+      { structured_output: false },
+    );
     const response = await answer(await generate({ instructions: INSTRUCTIONS, connection: "drafter-plain" }));
     expect([response.status, (response.body as { definition: unknown }).definition]).toEqual([200, DRAFT]);
     expect((await server.log(model)).map((r) => [r.kind, r.response_format])).toEqual([["chat", null]]);
@@ -123,7 +162,13 @@ describe("POST /api/tools/:id/testing, generate with instructions and a connecti
         error: {
           code: "unusable_model_answer",
           message: `the model of connection "drafter-prose" did not answer with a definition: the model's answer is not JSON`,
-          details: { connection: "drafter-prose", model, problem: "the model's answer is not JSON", raw_answer: "Sure! Here is a mock with two variants.", prompt_version: "mock-draft/1" },
+          details: {
+            connection: "drafter-prose",
+            model,
+            problem: "the model's answer is not JSON",
+            raw_answer: "Sure! Here is a mock with two variants.",
+            prompt_version: "mock-draft/1",
+          },
         },
       },
     });
@@ -132,13 +177,17 @@ describe("POST /api/tools/:id/testing, generate with instructions and a connecti
   it("answers 502 model_unavailable naming the connection and what the endpoint said", async () => {
     const model = uniqueModel("drafter-401");
     await server.script(model, { api_key: "sk-the-right-key", judge_default: [JSON.stringify(DRAFT)] });
-    await call("PUT", "/api/connections/drafter-401", { key: tenant.key, body: { base_url: server.openaiBaseUrl, model, api_key: "sk-a-wrong-key", max_retries: 0 } });
+    await call("PUT", "/api/connections/drafter-401", {
+      key: tenant.key,
+      body: { base_url: server.openaiBaseUrl, model, api_key: "sk-a-wrong-key", max_retries: 0 },
+    });
     expect(await answer(await generate({ instructions: INSTRUCTIONS, connection: "drafter-401" }))).toEqual({
       status: 502,
       body: {
         error: {
           code: "model_unavailable",
-          message: 'connection "drafter-401": the endpoint refused the API key (401): Incorrect API key provided: sk-****-key.',
+          message:
+            'connection "drafter-401": the endpoint refused the API key (401): Incorrect API key provided: sk-****-key.',
           details: { connection: "drafter-401", kind: "unauthorized", status: 401 },
         },
       },
@@ -149,7 +198,13 @@ describe("POST /api/tools/:id/testing, generate with instructions and a connecti
     const message = 'there is no model connection "nobody": create it with PUT /api/connections/nobody';
     expect(await answer(await generate({ instructions: INSTRUCTIONS, connection: "nobody" }))).toEqual({
       status: 422,
-      body: { error: { code: "model_connection_required", message, details: { problems: [{ path: "/connection", message }] } } },
+      body: {
+        error: {
+          code: "model_connection_required",
+          message,
+          details: { problems: [{ path: "/connection", message }] },
+        },
+      },
     });
   });
 
@@ -159,7 +214,8 @@ describe("POST /api/tools/:id/testing, generate with instructions and a connecti
       body: {
         error: {
           code: "model_connection_required",
-          message: "instructions are turned into a draft by a model: name one of your model connections in connection (PUT /api/connections/:name), or leave out instructions for the schema-derived draft",
+          message:
+            "instructions are turned into a draft by a model: name one of your model connections in connection (PUT /api/connections/:name), or leave out instructions for the schema-derived draft",
           details: { problems: [{ path: "/connection", message: "required with instructions" }] },
         },
       },
@@ -169,7 +225,8 @@ describe("POST /api/tools/:id/testing, generate with instructions and a connecti
       body: {
         error: {
           code: "invalid_request",
-          message: "connection is only used to draft from instructions; send instructions too, or leave connection out for the schema-derived draft",
+          message:
+            "connection is only used to draft from instructions; send instructions too, or leave connection out for the schema-derived draft",
           details: { problems: [{ path: "/connection", message: "only allowed together with instructions" }] },
         },
       },
@@ -178,9 +235,15 @@ describe("POST /api/tools/:id/testing, generate with instructions and a connecti
 
   it("refuses a malformed connection name and empty instructions, naming the fields", async () => {
     expect(await answer(await generate({ instructions: INSTRUCTIONS, connection: "no spaces" }))).toEqual(
-      invalidAnswer({ path: "/connection", message: "expected a connection name: expected 1 to 128 letters, digits, '_', '.' or '-', starting with a letter or digit" }),
+      invalidAnswer({
+        path: "/connection",
+        message:
+          "expected a connection name: expected 1 to 128 letters, digits, '_', '.' or '-', starting with a letter or digit",
+      }),
     );
-    expect(await answer(await generate({ instructions: "", connection: "drafter" }))).toEqual(invalidAnswer({ path: "/instructions", message: "expected at least 1 character" }));
+    expect(await answer(await generate({ instructions: "", connection: "drafter" }))).toEqual(
+      invalidAnswer({ path: "/instructions", message: "expected at least 1 character" }),
+    );
   });
 
   it("still answers the schema-derived draft without instructions", async () => {
@@ -193,12 +256,31 @@ describe("POST /api/tools/testing (inline), generate with instructions and a con
   it("drafts, checks and returns the draft with its report", async () => {
     const model = await connection("inline-drafter", { judge_default: [JSON.stringify(DRAFT)] });
     const op = invoiceTool.operations[0]!;
-    const inline = { name: "invoices", operation_id: "get_invoice", description: op.description, input_schema: op.input_schema, output_schema: invoiceSchema };
-    const inlineContract: OperationContract = { tool: "invoices", operation: "get_invoice", description: op.description, input_schema: op.input_schema, output_schema: invoiceSchema };
-    const response = await call("POST", "/api/tools/testing", { key: tenant.key, body: { action: "generate", ...inline, instructions: INSTRUCTIONS, connection: "inline-drafter" } });
+    const inline = {
+      name: "invoices",
+      operation_id: "get_invoice",
+      description: op.description,
+      input_schema: op.input_schema,
+      output_schema: invoiceSchema,
+    };
+    const inlineContract: OperationContract = {
+      tool: "invoices",
+      operation: "get_invoice",
+      description: op.description,
+      input_schema: op.input_schema,
+      output_schema: invoiceSchema,
+    };
+    const response = await call("POST", "/api/tools/testing", {
+      key: tenant.key,
+      body: { action: "generate", ...inline, instructions: INSTRUCTIONS, connection: "inline-drafter" },
+    });
     expect(await answer(response)).toEqual({
       status: 200,
-      body: { definition: DRAFT, report: await checkDefinition(inlineContract, DRAFT, validator), drafted_by: { connection: "inline-drafter", model, prompt_version: "mock-draft/1" } },
+      body: {
+        definition: DRAFT,
+        report: await checkDefinition(inlineContract, DRAFT, validator),
+        drafted_by: { connection: "inline-drafter", model, prompt_version: "mock-draft/1" },
+      },
     });
     expect((await server.log(model)).map((r) => r.messages)).toEqual([draftMessages(inlineContract, INSTRUCTIONS)]);
   });

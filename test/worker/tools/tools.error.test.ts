@@ -20,10 +20,18 @@ describe("malformed requests", () => {
   });
 
   it("refuses a wrong content type", async () => {
-    await expectError(await call("POST", "/api/tools", { key: tenant.key, body: JSON.stringify(invoiceTool), headers: { "content-type": "text/plain" } }), 415, {
-      code: "unsupported_media_type",
-      message: 'expected Content-Type: application/json, got "text/plain"',
-    });
+    await expectError(
+      await call("POST", "/api/tools", {
+        key: tenant.key,
+        body: JSON.stringify(invoiceTool),
+        headers: { "content-type": "text/plain" },
+      }),
+      415,
+      {
+        code: "unsupported_media_type",
+        message: 'expected Content-Type: application/json, got "text/plain"',
+      },
+    );
   });
 
   it("refuses a body over the limit", async () => {
@@ -40,7 +48,12 @@ describe("invalid fields", () => {
   it("names every bad field at once: unknown fields, wrong types, missing ones", async () => {
     const response = await call("POST", "/api/tools", {
       key: tenant.key,
-      body: { name: "bad name!", kind: "ftp", color: "red", operations: [{ operation_id: "x", description: 5, input_schema: "no" }] },
+      body: {
+        name: "bad name!",
+        kind: "ftp",
+        color: "red",
+        operations: [{ operation_id: "x", description: 5, input_schema: "no" }],
+      },
     });
     expect(response.status).toBe(400);
     // SAFETY: the error body shape.
@@ -56,7 +69,9 @@ describe("invalid fields", () => {
     const response = await call("POST", "/api/tools", { key: tenant.key, body: { ...invoiceTool, operations: ops } });
     expect(response.status).toBe(400);
     // SAFETY: the error body shape.
-    const body = (await response.json()) as { error: { details: { problems: Array<{ path: string; message: string }> } } };
+    const body = (await response.json()) as {
+      error: { details: { problems: Array<{ path: string; message: string }> } };
+    };
     expect(body.error.details.problems.length).toBeGreaterThan(0);
     for (const problem of body.error.details.problems) {
       expect(problem.path.startsWith("/operations/0/input_schema")).toBe(true);
@@ -66,33 +81,53 @@ describe("invalid fields", () => {
 
   it("refuses duplicate operation ids and operations without any output schema", async () => {
     const op = { operation_id: "same", description: "An operation", input_schema: { type: "object" } };
-    const response = await call("POST", "/api/tools", { key: tenant.key, body: { name: "dups", description: "d", kind: "http", operations: [op, op] } });
+    const response = await call("POST", "/api/tools", {
+      key: tenant.key,
+      body: { name: "dups", description: "d", kind: "http", operations: [op, op] },
+    });
     await expectError(response, 400, {
       code: "invalid_request",
-      message: "/operations/0/output_schema: required: a mock needs an output schema, and the tool declares no output_schema to fall back to (and 2 more problems)",
+      message:
+        "/operations/0/output_schema: required: a mock needs an output schema, and the tool declares no output_schema to fall back to (and 2 more problems)",
       details: {
         problems: [
-          { path: "/operations/0/output_schema", message: "required: a mock needs an output schema, and the tool declares no output_schema to fall back to" },
+          {
+            path: "/operations/0/output_schema",
+            message: "required: a mock needs an output schema, and the tool declares no output_schema to fall back to",
+          },
           { path: "/operations/1/operation_id", message: 'duplicate operation_id "same" (also at index 0)' },
-          { path: "/operations/1/output_schema", message: "required: a mock needs an output schema, and the tool declares no output_schema to fall back to" },
+          {
+            path: "/operations/1/output_schema",
+            message: "required: a mock needs an output schema, and the tool declares no output_schema to fall back to",
+          },
         ],
       },
     });
   });
 
   it("refuses a second tool with the same name in one tenant", async () => {
-    expect((await call("POST", "/api/tools", { key: tenant.key, body: { ...invoiceTool, name: "twice" } })).status).toBe(201);
-    await expectError(await call("POST", "/api/tools", { key: tenant.key, body: { ...invoiceTool, name: "twice" } }), 409, {
-      code: "tool_name_taken",
-      message: 'a tool named "twice" already exists',
-      details: { problems: [{ path: "/name", message: 'a tool named "twice" already exists' }] },
-    });
+    expect(
+      (await call("POST", "/api/tools", { key: tenant.key, body: { ...invoiceTool, name: "twice" } })).status,
+    ).toBe(201);
+    await expectError(
+      await call("POST", "/api/tools", { key: tenant.key, body: { ...invoiceTool, name: "twice" } }),
+      409,
+      {
+        code: "tool_name_taken",
+        message: 'a tool named "twice" already exists',
+        details: { problems: [{ path: "/name", message: 'a tool named "twice" already exists' }] },
+      },
+    );
   });
 
   it("refuses an MCP import whose filter names a missing tool", async () => {
     const response = await call("POST", "/api/tools/import/mcp", {
       key: tenant.key,
-      body: { name: "mcp_bad", tools_list: { tools: [{ name: "a", inputSchema: { type: "object" }, outputSchema: { type: "object" } }] }, allowed_tools: ["b"] },
+      body: {
+        name: "mcp_bad",
+        tools_list: { tools: [{ name: "a", inputSchema: { type: "object" }, outputSchema: { type: "object" } }] },
+        allowed_tools: ["b"],
+      },
     });
     await expectError(response, 400, {
       code: "invalid_request",
@@ -117,8 +152,13 @@ describe("invalid fields", () => {
     });
     expect(response.status).toBe(400);
     // SAFETY: the error body shape.
-    const body = (await response.json()) as { error: { details: { problems: Array<{ path: string; message: string }> } } };
-    expect(body.error.details.problems.map((p) => p.path)).toEqual(["/tools_list/tools/1/inputSchema/minProperties", "/tools_list/tools/2/outputSchema"]);
+    const body = (await response.json()) as {
+      error: { details: { problems: Array<{ path: string; message: string }> } };
+    };
+    expect(body.error.details.problems.map((p) => p.path)).toEqual([
+      "/tools_list/tools/1/inputSchema/minProperties",
+      "/tools_list/tools/2/outputSchema",
+    ]);
   });
 
   it("refuses an unreadable cursor and a bad limit", async () => {
@@ -135,14 +175,32 @@ describe("invalid fields", () => {
   });
 
   it("answers 404 for a tool that does not exist", async () => {
-    await expectError(await call("GET", "/api/tools/tool_nope", { key: tenant.key }), 404, { code: "not_found", message: "tool not found" });
-    await expectError(await call("PUT", "/api/tools/tool_nope", { key: tenant.key, body: invoiceTool }), 404, { code: "not_found", message: "tool not found" });
+    await expectError(await call("GET", "/api/tools/tool_nope", { key: tenant.key }), 404, {
+      code: "not_found",
+      message: "tool not found",
+    });
+    await expectError(await call("PUT", "/api/tools/tool_nope", { key: tenant.key, body: invoiceTool }), 404, {
+      code: "not_found",
+      message: "tool not found",
+    });
   });
 });
 
 describe("errors that say how to fix them", () => {
   it("suggests input_schema for an OpenAI function's parameters and operation_id for its name", async () => {
-    const openAiStyle = { name: "openai_style", description: "d", kind: "http", operations: [{ name: "get_invoice", description: "Read one invoice", parameters: { type: "object" }, output_schema: { type: "object" } }] };
+    const openAiStyle = {
+      name: "openai_style",
+      description: "d",
+      kind: "http",
+      operations: [
+        {
+          name: "get_invoice",
+          description: "Read one invoice",
+          parameters: { type: "object" },
+          output_schema: { type: "object" },
+        },
+      ],
+    };
     const problems = [
       { path: "/operations/0/operation_id", message: "required" },
       { path: "/operations/0/input_schema", message: "required" },
@@ -157,11 +215,28 @@ describe("errors that say how to fix them", () => {
   });
 
   it("suggests the snake_case field for MCP-style camelCase ones", async () => {
-    const mcpStyle = { name: "mcp_style", description: "d", kind: "mcp", operations: [{ operationId: "get_invoice", description: "Read one invoice", inputSchema: { type: "object" }, outputSchema: { type: "object" } }] };
+    const mcpStyle = {
+      name: "mcp_style",
+      description: "d",
+      kind: "mcp",
+      operations: [
+        {
+          operationId: "get_invoice",
+          description: "Read one invoice",
+          inputSchema: { type: "object" },
+          outputSchema: { type: "object" },
+        },
+      ],
+    };
     const response = await call("POST", "/api/tools", { key: tenant.key, body: mcpStyle });
     // SAFETY: the error body shape.
-    const body = (await response.json()) as { error: { details: { problems: Array<{ path: string; message: string }> } } };
-    expect({ status: response.status, unknown: body.error.details.problems.filter((p) => p.message.startsWith("unknown field")) }).toEqual({
+    const body = (await response.json()) as {
+      error: { details: { problems: Array<{ path: string; message: string }> } };
+    };
+    expect({
+      status: response.status,
+      unknown: body.error.details.problems.filter((p) => p.message.startsWith("unknown field")),
+    }).toEqual({
       status: 400,
       unknown: [
         { path: "/operations/0/operationId", message: 'unknown field "operationId"; did you mean "operation_id"?' },
@@ -172,19 +247,39 @@ describe("errors that say how to fix them", () => {
   });
 
   it("lists the fields that exist when no known field is close", async () => {
-    await expectError(await call("POST", "/api/tools", { key: tenant.key, body: { ...invoiceTool, name: "colourful", colour: "red" } }), 400, {
-      code: "invalid_request",
-      message: '/colour: unknown field "colour"; expected one of: name, description, kind, output_schema, operations, id, source, created_at, updated_at',
-      details: { problems: [{ path: "/colour", message: 'unknown field "colour"; expected one of: name, description, kind, output_schema, operations, id, source, created_at, updated_at' }] },
-    });
+    await expectError(
+      await call("POST", "/api/tools", { key: tenant.key, body: { ...invoiceTool, name: "colourful", colour: "red" } }),
+      400,
+      {
+        code: "invalid_request",
+        message:
+          '/colour: unknown field "colour"; expected one of: name, description, kind, output_schema, operations, id, source, created_at, updated_at',
+        details: {
+          problems: [
+            {
+              path: "/colour",
+              message:
+                'unknown field "colour"; expected one of: name, description, kind, output_schema, operations, id, source, created_at, updated_at',
+            },
+          ],
+        },
+      },
+    );
   });
 
   it("keeps the import formats' own fields: parameters is right in a platform import, a typo there is not", async () => {
-    const body = { name: "pf_hint", description: "d", output_schema: { type: "object" }, operations: [{ operation_id: "a", description: "A", parameters: [], respnse: {} }] };
+    const body = {
+      name: "pf_hint",
+      description: "d",
+      output_schema: { type: "object" },
+      operations: [{ operation_id: "a", description: "A", parameters: [], respnse: {} }],
+    };
     await expectError(await call("POST", "/api/tools/import/platform", { key: tenant.key, body }), 400, {
       code: "invalid_request",
       message: '/operations/0/respnse: unknown field "respnse"; did you mean "response"?',
-      details: { problems: [{ path: "/operations/0/respnse", message: 'unknown field "respnse"; did you mean "response"?' }] },
+      details: {
+        problems: [{ path: "/operations/0/respnse", message: 'unknown field "respnse"; did you mean "response"?' }],
+      },
     });
   });
 
@@ -203,7 +298,10 @@ describe("errors that say how to fix them", () => {
     await expectError(await call("DELETE", "/api/tools/refunds", { key: own.key }), 404, named);
     await expectError(await call("GET", "/api/tools/refunds/testing", { key: own.key }), 404, named);
     // Another tenant's names are never revealed: the same answer as for a name nobody has.
-    const unnamed = { code: "not_found", message: 'no tool has the id "refunds"; tool ids start with "tool_" (GET /api/tools lists them)' };
+    const unnamed = {
+      code: "not_found",
+      message: 'no tool has the id "refunds"; tool ids start with "tool_" (GET /api/tools lists them)',
+    };
     await expectError(await call("GET", "/api/tools/refunds", { key: tenant.key }), 404, unnamed);
   });
 });

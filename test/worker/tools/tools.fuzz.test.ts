@@ -26,7 +26,8 @@ async function expectClientAnswer(response: Response): Promise<void> {
   expect(response.status).toBeLessThan(500);
   if (response.status >= 400) {
     expect(body).toMatchObject({ error: { code: expect.any(String), message: expect.any(String) } });
-    const problems = (body as { error: { details?: { problems?: Array<{ path: unknown }> } } }).error.details?.problems ?? [];
+    const problems =
+      (body as { error: { details?: { problems?: Array<{ path: unknown }> } } }).error.details?.problems ?? [];
     for (const problem of problems) expect(problem.path).toEqual(expect.stringMatching(/^(\/.*)?$/));
   }
 }
@@ -35,13 +36,19 @@ const jsonValue = fc.jsonValue({ maxDepth: 3 });
 
 describe("fuzzed tool library input", () => {
   it("answers any id in the path with a client answer", async () => {
-    const id = fc.oneof(fc.string({ maxLength: 80 }), fc.string({ unit: "binary", maxLength: 20 }), fc.constantFrom("refunds", "fuzzed", "tool_", "tool_x", "%", "..", "a/b"));
+    const id = fc.oneof(
+      fc.string({ maxLength: 80 }),
+      fc.string({ unit: "binary", maxLength: 20 }),
+      fc.constantFrom("refunds", "fuzzed", "tool_", "tool_x", "%", "..", "a/b"),
+    );
     await fc.assert(
       fc.asyncProperty(id, fc.constantFrom("GET", "PUT", "DELETE"), async (raw, method) => {
         const path = `/api/tools/${encodeURIComponent(raw).replace(/%2F/g, "%252F")}`;
         // Never DELETE the fuzzed tool itself: later runs need it.
         if (method === "DELETE" && raw === toolId) return;
-        await expectClientAnswer(await call(method, path, { key: tenant.key, ...(method === "PUT" ? { body: shown } : {}) }));
+        await expectClientAnswer(
+          await call(method, path, { key: tenant.key, ...(method === "PUT" ? { body: shown } : {}) }),
+        );
       }),
       { numRuns: 60 },
     );
@@ -51,16 +58,24 @@ describe("fuzzed tool library input", () => {
     const field = fc.constantFrom("id", "source", "created_at", "updated_at", "output_schema");
     const opField = fc.constantFrom("contract_hash", "output_schema_inherited", "output_schema", "annotations");
     await fc.assert(
-      fc.asyncProperty(fc.dictionary(field, jsonValue, { maxKeys: 3 }), fc.dictionary(opField, jsonValue, { maxKeys: 3 }), fc.nat(1), async (top, op, index) => {
-        const operations = shown.operations.map((o, i) => (i === index ? { ...o, ...op } : o));
-        const response = await call("PUT", `/api/tools/${toolId}`, { key: tenant.key, body: { ...shown, ...top, operations } });
-        await expectClientAnswer(response);
-        // A change that went through moved updated_at: read the tool again for the next run.
-        if (response.status === 200) {
-          // SAFETY: documented Tool shape.
-          shown = (await (await call("GET", `/api/tools/${toolId}`, { key: tenant.key })).json()) as typeof shown;
-        }
-      }),
+      fc.asyncProperty(
+        fc.dictionary(field, jsonValue, { maxKeys: 3 }),
+        fc.dictionary(opField, jsonValue, { maxKeys: 3 }),
+        fc.nat(1),
+        async (top, op, index) => {
+          const operations = shown.operations.map((o, i) => (i === index ? { ...o, ...op } : o));
+          const response = await call("PUT", `/api/tools/${toolId}`, {
+            key: tenant.key,
+            body: { ...shown, ...top, operations },
+          });
+          await expectClientAnswer(response);
+          // A change that went through moved updated_at: read the tool again for the next run.
+          if (response.status === 200) {
+            // SAFETY: documented Tool shape.
+            shown = (await (await call("GET", `/api/tools/${toolId}`, { key: tenant.key })).json()) as typeof shown;
+          }
+        },
+      ),
       { numRuns: 80 },
     );
   }, 60_000);

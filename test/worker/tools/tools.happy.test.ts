@@ -75,7 +75,9 @@ describe("POST /api/tools", () => {
       output_schema: { type: "object" },
       operations: [{ operation_id: "find", description: "Find one thing by id", input_schema: { type: "object" } }],
     });
-    expect(tool.operations.map((op) => [op.output_schema, op.contract_hash.length])).toEqual([[{ type: "object" }, 64]]);
+    expect(tool.operations.map((op) => [op.output_schema, op.contract_hash.length])).toEqual([
+      [{ type: "object" }, 64],
+    ]);
   });
 });
 
@@ -113,8 +115,13 @@ describe("GET and PUT /api/tools/:id", () => {
 
   it("changes the contract hash of exactly the operations whose contract changed", async () => {
     const created = await register({ ...invoiceTool, name: "changing" });
-    const changedOps = invoiceTool.operations.map((op, i) => (i === 0 ? { ...op, description: `${op.description} Now with more detail.` } : op));
-    const response = await call("PUT", `/api/tools/${created.id}`, { key: tenant.key, body: { ...invoiceTool, name: "changing", operations: changedOps } });
+    const changedOps = invoiceTool.operations.map((op, i) =>
+      i === 0 ? { ...op, description: `${op.description} Now with more detail.` } : op,
+    );
+    const response = await call("PUT", `/api/tools/${created.id}`, {
+      key: tenant.key,
+      body: { ...invoiceTool, name: "changing", operations: changedOps },
+    });
     expect(response.status).toBe(200);
     // SAFETY: documented answer shape.
     const updated = (await response.json()) as ToolBody;
@@ -127,17 +134,29 @@ describe("POST /api/tools/import/mcp", () => {
   it("imports a tools/list result as one tool, annotations kept, filtered by allowed_tools", async () => {
     const response = await call("POST", "/api/tools/import/mcp", {
       key: tenant.key,
-      body: { name: "weather", description: "Weather MCP server", tools_list: toolsList, allowed_tools: ["get_weather_data", "delete_forecast_alert"] },
+      body: {
+        name: "weather",
+        description: "Weather MCP server",
+        tools_list: toolsList,
+        allowed_tools: ["get_weather_data", "delete_forecast_alert"],
+      },
     });
     expect(response.status).toBe(201);
     // SAFETY: documented answer shape.
     const tool = (await response.json()) as ToolBody & { kind: string; source: unknown };
-    expect({ kind: tool.kind, source: tool.source, operations: tool.operations.map((op) => [op.operation_id, op.annotations]) }).toEqual({
+    expect({
+      kind: tool.kind,
+      source: tool.source,
+      operations: tool.operations.map((op) => [op.operation_id, op.annotations]),
+    }).toEqual({
       kind: "mcp",
       source: { format: "mcp", allowed_tools: ["get_weather_data", "delete_forecast_alert"] },
       operations: [
         ["get_weather_data", { readOnlyHint: true, openWorldHint: true, title: "Weather Data Retriever" }],
-        ["delete_forecast_alert", { destructiveHint: true, idempotentHint: true, readOnlyHint: false, title: "Delete Forecast Alert" }],
+        [
+          "delete_forecast_alert",
+          { destructiveHint: true, idempotentHint: true, readOnlyHint: false, title: "Delete Forecast Alert" },
+        ],
       ],
     });
   });
@@ -150,7 +169,11 @@ describe("POST /api/tools/import/mcp", () => {
     expect(response.status).toBe(201);
     // SAFETY: documented answer shape.
     const tool = (await response.json()) as ToolBody;
-    expect(tool.operations.map((op) => op.output_schema)).toEqual([toolsList.tools[0]!.outputSchema, toolsList.tools[1]!.outputSchema, { type: "object" }]);
+    expect(tool.operations.map((op) => op.output_schema)).toEqual([
+      toolsList.tools[0]!.outputSchema,
+      toolsList.tools[1]!.outputSchema,
+      { type: "object" },
+    ]);
   });
 });
 
@@ -166,7 +189,10 @@ describe("POST /api/tools/import/platform", () => {
             operation_id: "get_contact",
             description: "Read one contact",
             parameters: [{ name: "Id", type: "string", required: true }],
-            response: { status: 200, schema: { type: "object", properties: { records: { type: "array" } }, required: ["records"] } },
+            response: {
+              status: 200,
+              schema: { type: "object", properties: { records: { type: "array" } }, required: ["records"] },
+            },
           },
         ],
       },
@@ -179,7 +205,10 @@ describe("POST /api/tools/import/platform", () => {
         { type: "object", properties: { Id: { type: "string" } }, required: ["Id"], additionalProperties: false },
         {
           type: "object",
-          properties: { status: { const: 200 }, data: { type: "object", properties: { records: { type: "array" } }, required: ["records"] } },
+          properties: {
+            status: { const: 200 },
+            data: { type: "object", properties: { records: { type: "array" } }, required: ["records"] },
+          },
           required: ["status", "data"],
           additionalProperties: false,
         },

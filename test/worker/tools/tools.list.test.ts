@@ -27,7 +27,10 @@ beforeAll(async () => {
   const created: ListedTool[] = [];
   // One after another, so created_at order is registration order (ties fall back to the id).
   for (let i = 0; i < TOOL_COUNT; i++) {
-    const response = await call("POST", "/api/tools", { key: tenant.key, body: { ...invoiceTool, name: `bulk_${String(i).padStart(3, "0")}` } });
+    const response = await call("POST", "/api/tools", {
+      key: tenant.key,
+      body: { ...invoiceTool, name: `bulk_${String(i).padStart(3, "0")}` },
+    });
     expect(response.status).toBe(201);
     // SAFETY: documented Tool shape.
     created.push((await response.json()) as ListedTool);
@@ -38,20 +41,30 @@ beforeAll(async () => {
 async function page(query: string): Promise<Page> {
   const response = await call("GET", `/api/tools?${query}`, { key: tenant.key });
   const body: unknown = await response.json();
-  expect({ status: response.status, error: (body as { error?: unknown }).error }).toEqual({ status: 200, error: undefined });
+  expect({ status: response.status, error: (body as { error?: unknown }).error }).toEqual({
+    status: 200,
+    error: undefined,
+  });
   // SAFETY: a 200 answer has the documented list shape.
   return body as Page;
 }
 
 /** What identifies a listed tool completely enough to catch operations attached to the wrong tool. */
-const summary = (tool: ListedTool) => ({ id: tool.id, name: tool.name, operations: tool.operations.map((op) => [op.operation_id, op.contract_hash]) });
+const summary = (tool: ListedTool) => ({
+  id: tool.id,
+  name: tool.name,
+  operations: tool.operations.map((op) => [op.operation_id, op.contract_hash]),
+});
 
 describe(`GET /api/tools with ${TOOL_COUNT} tools`, () => {
-  it.each([200, 100, 101])("answers a first page of limit=%i with the newest tools and their own operations", async (limit) => {
-    const first = await page(`limit=${limit}`);
-    expect(first.items.map(summary)).toEqual(registered.slice(0, limit).map(summary));
-    expect(first.next_cursor).toEqual(expect.any(String));
-  });
+  it.each([200, 100, 101])(
+    "answers a first page of limit=%i with the newest tools and their own operations",
+    async (limit) => {
+      const first = await page(`limit=${limit}`);
+      expect(first.items.map(summary)).toEqual(registered.slice(0, limit).map(summary));
+      expect(first.next_cursor).toEqual(expect.any(String));
+    },
+  );
 
   it.each([200, 100, 7])("pages through every tool exactly once with limit=%i", async (limit) => {
     const seen: ListedTool[] = [];

@@ -28,31 +28,55 @@ beforeAll(async () => {
 
 // Every route of the tool library, with a body that would be acceptable to its owner.
 const routes: Array<{ method: string; path: () => string; body?: () => unknown; takesId: boolean }> = [
-  { method: "POST", path: () => "/api/tools", body: () => ({ ...invoiceTool, name: `sec_${crypto.randomUUID().slice(0, 8)}` }), takesId: false },
+  {
+    method: "POST",
+    path: () => "/api/tools",
+    body: () => ({ ...invoiceTool, name: `sec_${crypto.randomUUID().slice(0, 8)}` }),
+    takesId: false,
+  },
   { method: "GET", path: () => "/api/tools", takesId: false },
   { method: "GET", path: () => `/api/tools/${toolId}`, takesId: true },
   { method: "PUT", path: () => `/api/tools/${toolId}`, body: () => invoiceTool, takesId: true },
   { method: "DELETE", path: () => `/api/tools/${archivableId}`, takesId: true },
   { method: "GET", path: () => `/api/tools/${toolId}/testing`, takesId: true },
-  { method: "POST", path: () => `/api/tools/${toolId}/testing`, body: () => ({ action: "generate", operation_id: "get_invoice" }), takesId: true },
+  {
+    method: "POST",
+    path: () => `/api/tools/${toolId}/testing`,
+    body: () => ({ action: "generate", operation_id: "get_invoice" }),
+    takesId: true,
+  },
   { method: "GET", path: () => `/api/tools/${toolId}/operations/get_invoice/revisions`, takesId: true },
-  { method: "POST", path: () => "/api/tools/testing", body: () => ({ action: "generate", ...invoiceTool.operations[0], name: "inline" }), takesId: false },
+  {
+    method: "POST",
+    path: () => "/api/tools/testing",
+    body: () => ({ action: "generate", ...invoiceTool.operations[0], name: "inline" }),
+    takesId: false,
+  },
   {
     method: "POST",
     path: () => "/api/tools/import/mcp",
-    body: () => ({ name: `mcp_${crypto.randomUUID().slice(0, 8)}`, tools_list: { tools: [{ name: "a", inputSchema: { type: "object" }, outputSchema: { type: "object" } }] } }),
+    body: () => ({
+      name: `mcp_${crypto.randomUUID().slice(0, 8)}`,
+      tools_list: { tools: [{ name: "a", inputSchema: { type: "object" }, outputSchema: { type: "object" } }] },
+    }),
     takesId: false,
   },
   {
     method: "POST",
     path: () => "/api/tools/import/platform",
-    body: () => ({ name: `pf_${crypto.randomUUID().slice(0, 8)}`, description: "d", output_schema: { type: "object" }, operations: [{ operation_id: "a", description: "A", parameters: [] }] }),
+    body: () => ({
+      name: `pf_${crypto.randomUUID().slice(0, 8)}`,
+      description: "d",
+      output_schema: { type: "object" },
+      operations: [{ operation_id: "a", description: "A", parameters: [] }],
+    }),
     takesId: false,
   },
 ];
 
 describe.each(routes)("$method $path", (route) => {
-  const send = (key?: string) => call(route.method, route.path(), { ...(key ? { key } : {}), ...(route.body ? { body: route.body() } : {}) });
+  const send = (key?: string) =>
+    call(route.method, route.path(), { ...(key ? { key } : {}), ...(route.body ? { body: route.body() } : {}) });
 
   it("answers 401 without a key", async () => {
     const response = await send();
@@ -102,20 +126,52 @@ describe.each(routes)("$method $path", (route) => {
 
 describe("an Authorization header that is not Bearer <key>", () => {
   it.each([
-    ["the key without a scheme", (key: string) => key, "the Authorization header holds an API key without the Bearer scheme: use Authorization: Bearer <key>"],
-    ["Bearer without a key", () => "Bearer", "the Authorization header has no key after Bearer: use Authorization: Bearer <key>"],
-    ["two values after Bearer", (key: string) => `Bearer ${key} extra`, "the Authorization header has more than one value after Bearer: use Authorization: Bearer <key>"],
-    ["another scheme", (key: string) => `Token ${key}`, 'the Authorization header uses the scheme "Token": use Authorization: Bearer <key>'],
-    ["an attempt token without a scheme", () => "tpa_abc", "the Authorization header holds an attempt token without the Bearer scheme, and this route needs an API key: use Authorization: Bearer <key>"],
+    [
+      "the key without a scheme",
+      (key: string) => key,
+      "the Authorization header holds an API key without the Bearer scheme: use Authorization: Bearer <key>",
+    ],
+    [
+      "Bearer without a key",
+      () => "Bearer",
+      "the Authorization header has no key after Bearer: use Authorization: Bearer <key>",
+    ],
+    [
+      "two values after Bearer",
+      (key: string) => `Bearer ${key} extra`,
+      "the Authorization header has more than one value after Bearer: use Authorization: Bearer <key>",
+    ],
+    [
+      "another scheme",
+      (key: string) => `Token ${key}`,
+      'the Authorization header uses the scheme "Token": use Authorization: Bearer <key>',
+    ],
+    [
+      "an attempt token without a scheme",
+      () => "tpa_abc",
+      "the Authorization header holds an attempt token without the Bearer scheme, and this route needs an API key: use Authorization: Bearer <key>",
+    ],
     ["something else", () => "x", "the Authorization header holds no Bearer key: use Authorization: Bearer <key>"],
-    ["an attempt token as Bearer", () => "Bearer tpa_abc", "this is an attempt token (tpa_...): it opens only its attempt's routes (dispatch, mcp, the attempt, evidence, complete); this route needs an API key (tpk_...)"],
+    [
+      "an attempt token as Bearer",
+      () => "Bearer tpa_abc",
+      "this is an attempt token (tpa_...): it opens only its attempt's routes (dispatch, mcp, the attempt, evidence, complete); this route needs an API key (tpk_...)",
+    ],
   ])("says how to send the key: %s", async (_, header, message) => {
     const response = await call("GET", "/api/tools", { headers: { authorization: header(owner.key) } });
-    expect({ status: response.status, body: await response.json() }).toEqual({ status: 401, body: { error: { code: "unauthorized", message } } });
+    expect({ status: response.status, body: await response.json() }).toEqual({
+      status: 401,
+      body: { error: { code: "unauthorized", message } },
+    });
   });
 
   it("never echoes the key it was sent", async () => {
-    for (const header of [owner.key, `Token ${owner.key}`, `Bearer ${owner.key} ${owner.key}`, `${owner.key} ${owner.key}`]) {
+    for (const header of [
+      owner.key,
+      `Token ${owner.key}`,
+      `Bearer ${owner.key} ${owner.key}`,
+      `${owner.key} ${owner.key}`,
+    ]) {
       const text = await (await call("GET", "/api/tools", { headers: { authorization: header } })).text();
       expect(text.includes(owner.key.slice(4, 12))).toBe(false);
     }

@@ -44,7 +44,9 @@ async function callbacks(runId: string): Promise<Attempt[]> {
 /** Polls the run's callback attempts until `done` holds; a callback that never comes is caught by the hung-test timeout. */
 async function waitForCallbacks(runId: string, done: (attempts: Attempt[]) => boolean): Promise<Attempt[]> {
   let last: Attempt[] = [];
-  onTestFailed(() => console.error(`callbacks of ${runId} as last read before the test failed: ${JSON.stringify(last)}`));
+  onTestFailed(() =>
+    console.error(`callbacks of ${runId} as last read before the test failed: ${JSON.stringify(last)}`),
+  );
   for (;;) {
     last = await callbacks(runId);
     if (done(last)) return last;
@@ -116,14 +118,22 @@ describe("a run with a callback_url", () => {
           failed: 0,
           errors: 0,
           scenarios: run.scenarios,
-          trigger: { kind: "webhook", webhook_id: hook.id, format: "standard", delivery_id: "msg_cb_1", callback_url: url },
+          trigger: {
+            kind: "webhook",
+            webhook_id: hook.id,
+            format: "standard",
+            delivery_id: "msg_cb_1",
+            callback_url: url,
+          },
           finished_at: run.finished_at,
         },
       });
     }
     // A tampered body does not verify against the signature sent.
     const last = received[2];
-    expect(last && signatureOf(hook.secret, last.headers, last.body.replace('"pass"', '"fail"'))).not.toBe(last?.headers["webhook-signature"]);
+    expect(last && signatureOf(hook.secret, last.headers, last.body.replace('"pass"', '"fail"'))).not.toBe(
+      last?.headers["webhook-signature"],
+    );
   }, 40_000);
 
   it("records an unreachable receiver's attempt with the reason", async () => {
@@ -133,7 +143,13 @@ describe("a run with a callback_url", () => {
     const runId = await startedByDelivery(hook, "msg_cb_unreachable");
     await waitForRun(world, runId);
     const [first] = await waitForCallbacks(runId, (items) => items.length >= 1);
-    expect(first).toEqual({ attempt: 1, url, status: null, error: expect.stringMatching(/^the receiver could not be reached: /), at: ISO });
+    expect(first).toEqual({
+      attempt: 1,
+      url,
+      status: null,
+      error: expect.stringMatching(/^the receiver could not be reached: /),
+      at: ISO,
+    });
   }, 20_000);
 });
 
@@ -141,7 +157,9 @@ let callbackMessages = 0;
 
 /** Hands the callback queue's consumer one batch as the broker would (the message's attempt number given), and answers what it acked and retried. */
 async function deliverCallback(message: CallbackMessage, attempts = 1): Promise<{ acked: number; retried: number }> {
-  const batch = createMessageBatch<CallbackMessage>(CALLBACK_QUEUE_NAME, [{ id: `cb-${++callbackMessages}`, timestamp: new Date(), attempts, body: message }]);
+  const batch = createMessageBatch<CallbackMessage>(CALLBACK_QUEUE_NAME, [
+    { id: `cb-${++callbackMessages}`, timestamp: new Date(), attempts, body: message },
+  ]);
   const ctx = createExecutionContext();
   await worker.queue(batch, env);
   const result = await getQueueResult(batch, ctx);
@@ -164,7 +182,9 @@ describe("a callback delivered again", () => {
       { acked: 1, retried: 0 },
       { acked: 1, retried: 0 },
     ]);
-    expect((await receivers.requests("once")).map((request) => [request.status, request.headers["webhook-id"]])).toEqual([[200, `msg_${runId}`]]);
+    expect(
+      (await receivers.requests("once")).map((request) => [request.status, request.headers["webhook-id"]]),
+    ).toEqual([[200, `msg_${runId}`]]);
     expect(await callbacks(runId)).toEqual([{ attempt: 1, url, status: 200, error: null, at: ISO }]);
   }, 30_000);
 });
@@ -172,7 +192,14 @@ describe("a callback delivered again", () => {
 describe("a callback's send, claimed in D1", () => {
   it("is held by one consumer at a time, freed by a failure or when the hold runs out, and closed for good by a 2xx", async () => {
     const runId = `run_claim_${crypto.randomUUID().slice(0, 8)}`;
-    const attempt = (status: number | null, at: number) => ({ run_id: runId, tenant_id: world.tenant.id, url: "https://ci.example.com/cb", status, error: status === 200 ? null : "failed", at: new Date(at).toISOString() });
+    const attempt = (status: number | null, at: number) => ({
+      run_id: runId,
+      tenant_id: world.tenant.id,
+      url: "https://ci.example.com/cb",
+      status,
+      error: status === 200 ? null : "failed",
+      at: new Date(at).toISOString(),
+    });
     const t = 1_800_000_000_000;
     const steps = [
       await claimCallbackSend(db(), runId, t, 30_000),
@@ -183,10 +210,17 @@ describe("a callback's send, claimed in D1", () => {
     await settleCallbackSend(db(), attempt(503, t + 30_001), false);
     steps.push(await claimCallbackSend(db(), runId, t + 30_002, 30_000));
     await settleCallbackSend(db(), attempt(200, t + 30_003), true);
-    steps.push(await claimCallbackSend(db(), runId, t + 30_004, 30_000), await claimCallbackSend(db(), runId, t + 999_999, 30_000));
+    steps.push(
+      await claimCallbackSend(db(), runId, t + 30_004, 30_000),
+      await claimCallbackSend(db(), runId, t + 999_999, 30_000),
+    );
     expect(steps).toEqual(["claimed", "busy", "claimed", "claimed", "delivered", "delivered"]);
     // Each settle wrote its attempt's row in the same batch.
-    const rows = await env.DB.prepare("SELECT attempt, status FROM callback_deliveries WHERE run_id = ? ORDER BY attempt").bind(runId).all<{ attempt: number; status: number | null }>();
+    const rows = await env.DB.prepare(
+      "SELECT attempt, status FROM callback_deliveries WHERE run_id = ? ORDER BY attempt",
+    )
+      .bind(runId)
+      .all<{ attempt: number; status: number | null }>();
     expect(rows.results).toEqual([
       { attempt: 1, status: 503 },
       { attempt: 2, status: 200 },
@@ -199,20 +233,32 @@ describe("runs without a callback", () => {
     const hook = await createWebhook(world, { suite: "invoicedesk" });
     const hooked = await startedByDelivery(hook, "msg_no_cb");
     const api = await startRun(world, "invoicedesk");
-    const withUrl = await startedByDelivery(await createWebhook(world, { suite: "invoicedesk", callback_url: "https://ci.example.com/cb" }), "msg_with_cb");
+    const withUrl = await startedByDelivery(
+      await createWebhook(world, { suite: "invoicedesk", callback_url: "https://ci.example.com/cb" }),
+      "msg_with_cb",
+    );
     await Promise.all([waitForRun(world, hooked), waitForRun(world, api.id), waitForRun(world, withUrl)]);
     // queueRunCallback is the one sender of callback messages (the coordinator calls it once the
     // ended run is in D1): asked with a queue that counts, it sends for the run with a callback_url
     // only. No waiting for a callback that must not come.
     const sent: string[] = [];
     // SAFETY: the test env with its callback queue replaced by one that records what it is sent.
-    const counting = { ...env, CALLBACK_QUEUE: { send: async (message: CallbackMessage) => void sent.push(message.run_id) } } as unknown as Env;
+    const counting = {
+      ...env,
+      CALLBACK_QUEUE: { send: async (message: CallbackMessage) => void sent.push(message.run_id) },
+    } as unknown as Env;
     for (const runId of [hooked, api.id, withUrl]) await queueRunCallback(counting, world.tenant.id, runId);
     expect(sent).toEqual([withUrl]);
     expect(await callbacks(hooked)).toEqual([]);
     const response = await call("GET", `/api/runs/${api.id}/callbacks`, { key: world.tenant.key });
-    expect({ status: response.status, body: await response.json() }).toEqual({ status: 200, body: { run: api.id, items: [] } });
+    expect({ status: response.status, body: await response.json() }).toEqual({
+      status: 200,
+      body: { run: api.id, items: [] },
+    });
     const missing = await call("GET", "/api/runs/run_nope/callbacks", { key: world.tenant.key });
-    expect({ status: missing.status, body: await missing.json() }).toEqual({ status: 404, body: { error: { code: "not_found", message: "run not found" } } });
+    expect({ status: missing.status, body: await missing.json() }).toEqual({
+      status: 404,
+      body: { error: { code: "not_found", message: "run not found" } },
+    });
   });
 });

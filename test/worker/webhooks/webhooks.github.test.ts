@@ -6,14 +6,32 @@
  */
 import { beforeAll, describe, expect, it } from "vitest";
 import { readRun, waitForRun, type InvoiceWorld } from "../run-helpers.js";
-import { createWebhook, deliver, deliveries, githubHeaders, standardHeaders, nowSeconds, UNVERIFIED_BODY, webhookWorld, type CreatedWebhook } from "../webhook-helpers.js";
+import {
+  createWebhook,
+  deliver,
+  deliveries,
+  githubHeaders,
+  standardHeaders,
+  nowSeconds,
+  UNVERIFIED_BODY,
+  webhookWorld,
+  type CreatedWebhook,
+} from "../webhook-helpers.js";
 
 const ISO = expect.stringMatching(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/);
 const SHA = "9f2c1e0b7a6d5c4b3a29180716f5e4d3c2b1a098";
 const REPOSITORY = { full_name: "contoso/invoicedesk-agent" };
 
-const deploymentStatus = (state: string) => ({ deployment_status: { state }, deployment: { sha: SHA, ref: "main" }, repository: REPOSITORY });
-const pullRequest = (action: string) => ({ action, pull_request: { number: 42, head: { sha: SHA, ref: "feature/holds" } }, repository: REPOSITORY });
+const deploymentStatus = (state: string) => ({
+  deployment_status: { state },
+  deployment: { sha: SHA, ref: "main" },
+  repository: REPOSITORY,
+});
+const pullRequest = (action: string) => ({
+  action,
+  pull_request: { number: 42, head: { sha: SHA, ref: "feature/holds" } },
+  repository: REPOSITORY,
+});
 
 let world: InvoiceWorld;
 let hook: CreatedWebhook;
@@ -31,7 +49,12 @@ beforeAll(async () => {
   });
 });
 
-async function send(event: string, delivery: string, payload: unknown, secret = hook.secret): Promise<{ status: number; body: Record<string, unknown> }> {
+async function send(
+  event: string,
+  delivery: string,
+  payload: unknown,
+  secret = hook.secret,
+): Promise<{ status: number; body: Record<string, unknown> }> {
   const body = JSON.stringify(payload);
   const response = await deliver(hook.id, githubHeaders(secret, event, delivery, body), body);
   // SAFETY: every answer of the route is a JSON object.
@@ -48,7 +71,11 @@ describe("a GitHub webhook", () => {
       runs_per_scenario: null,
       label: null,
       callback_url: null,
-      events: [{ event: "deployment_status", states: ["success"] }, { event: "pull_request", actions: ["opened", "synchronize"] }, { event: "push" }],
+      events: [
+        { event: "deployment_status", states: ["success"] },
+        { event: "pull_request", actions: ["opened", "synchronize"] },
+        { event: "push" },
+      ],
       created_by: world.tenant.keyId,
       created_at: ISO,
       rotated_at: null,
@@ -58,7 +85,16 @@ describe("a GitHub webhook", () => {
 
   it("starts a run for a successful deployment, with the deployment's commit and ref on the run", async () => {
     const answer = await send("deployment_status", "d-success-1", deploymentStatus("success"));
-    expect(answer).toEqual({ status: 202, body: { run_id: expect.stringMatching(/^run_/), delivery_id: "d-success-1", replayed: false, status: "queued", total_repetitions: 5 } });
+    expect(answer).toEqual({
+      status: 202,
+      body: {
+        run_id: expect.stringMatching(/^run_/),
+        delivery_id: "d-success-1",
+        replayed: false,
+        status: "queued",
+        total_repetitions: 5,
+      },
+    });
     const runId = String(answer.body.run_id);
     expect((await waitForRun(world, runId)).trigger).toEqual({
       kind: "webhook",
@@ -104,16 +140,29 @@ describe("a GitHub webhook", () => {
   });
 
   it("ignores events, actions and states its filter does not take (202), answers ping with 200, and logs each", async () => {
-    const ignoredHook = await createWebhook(world, { suite: "invoicedesk", format: "github", events: [{ event: "deployment_status", states: ["success"] }, { event: "pull_request", actions: ["opened"] }] });
+    const ignoredHook = await createWebhook(world, {
+      suite: "invoicedesk",
+      format: "github",
+      events: [
+        { event: "deployment_status", states: ["success"] },
+        { event: "pull_request", actions: ["opened"] },
+      ],
+    });
     const sendTo = async (event: string, delivery: string, payload: unknown) => {
       const body = JSON.stringify(payload);
       const response = await deliver(ignoredHook.id, githubHeaders(ignoredHook.secret, event, delivery, body), body);
       return { status: response.status, body: await response.json() };
     };
-    expect(await sendTo("ping", "ping-1", { zen: "Design for failure.", hook_id: 1 })).toEqual({ status: 200, body: { ok: true, event: "ping", webhook: ignoredHook.id } });
+    expect(await sendTo("ping", "ping-1", { zen: "Design for failure.", hook_id: 1 })).toEqual({
+      status: 200,
+      body: { ok: true, event: "ping", webhook: ignoredHook.id },
+    });
     expect(await sendTo("issues", "issue-1", { action: "opened" })).toEqual({
       status: 202,
-      body: { ignored: true, reason: "the event issues is not in the webhook's filter (deployment_status, pull_request)" },
+      body: {
+        ignored: true,
+        reason: "the event issues is not in the webhook's filter (deployment_status, pull_request)",
+      },
     });
     expect(await sendTo("deployment_status", "d-failure-1", deploymentStatus("failure"))).toEqual({
       status: 202,
@@ -124,22 +173,48 @@ describe("a GitHub webhook", () => {
       body: { ignored: true, reason: "pull_request: action closed is not one of opened" },
     });
     const items = await deliveries(world, ignoredHook.id);
-    expect(items.map(({ delivery_id, outcome, reason, run_id, source }) => ({ delivery_id, outcome, reason, run_id, source }))).toEqual([
+    expect(
+      items.map(({ delivery_id, outcome, reason, run_id, source }) => ({
+        delivery_id,
+        outcome,
+        reason,
+        run_id,
+        source,
+      })),
+    ).toEqual([
       {
         delivery_id: "pr-closed-1",
         outcome: "ignored",
         reason: "pull_request: action closed is not one of opened",
         run_id: null,
-        source: { event: "pull_request", action: "closed", commit: SHA, ref: "feature/holds", repository: REPOSITORY.full_name },
+        source: {
+          event: "pull_request",
+          action: "closed",
+          commit: SHA,
+          ref: "feature/holds",
+          repository: REPOSITORY.full_name,
+        },
       },
       {
         delivery_id: "d-failure-1",
         outcome: "ignored",
         reason: "deployment_status: state failure is not one of success",
         run_id: null,
-        source: { event: "deployment_status", state: "failure", commit: SHA, ref: "main", repository: REPOSITORY.full_name },
+        source: {
+          event: "deployment_status",
+          state: "failure",
+          commit: SHA,
+          ref: "main",
+          repository: REPOSITORY.full_name,
+        },
       },
-      { delivery_id: "issue-1", outcome: "ignored", reason: "the event issues is not in the webhook's filter (deployment_status, pull_request)", run_id: null, source: { event: "issues", action: "opened" } },
+      {
+        delivery_id: "issue-1",
+        outcome: "ignored",
+        reason: "the event issues is not in the webhook's filter (deployment_status, pull_request)",
+        run_id: null,
+        source: { event: "issues", action: "opened" },
+      },
       { delivery_id: "ping-1", outcome: "ignored", reason: "ping", run_id: null, source: { event: "ping" } },
     ]);
   });
@@ -147,7 +222,10 @@ describe("a GitHub webhook", () => {
   it("answers a redelivery (the same X-GitHub-Delivery) with the first run's id", async () => {
     const first = await send("pull_request", "pr-redeliver", pullRequest("opened"));
     const again = await send("pull_request", "pr-redeliver", pullRequest("opened"));
-    expect(again).toEqual({ status: 200, body: { run_id: first.body.run_id, delivery_id: "pr-redeliver", replayed: true } });
+    expect(again).toEqual({
+      status: 200,
+      body: { run_id: first.body.run_id, delivery_id: "pr-redeliver", replayed: true },
+    });
     await waitForRun(world, String(first.body.run_id));
   });
 
@@ -158,7 +236,11 @@ describe("a GitHub webhook", () => {
       ["wrong secret", githubHeaders("whsec_c29tZW9uZSBlbHNlJ3Mgc2VjcmV0", "pull_request", "pr-bad", body), body],
       ["tampered body", good, body.replace("opened", "closed")],
       ["no signature", { "x-github-event": "pull_request", "x-github-delivery": "pr-bad" }, body],
-      ["sha1 only", { "x-github-event": "pull_request", "x-github-delivery": "pr-bad", "x-hub-signature": "sha1=0123" }, body],
+      [
+        "sha1 only",
+        { "x-github-event": "pull_request", "x-github-delivery": "pr-bad", "x-hub-signature": "sha1=0123" },
+        body,
+      ],
       ["the other format", standardHeaders(hook.secret, "pr-bad", nowSeconds(), body), body],
     ];
     const answers = [];
@@ -180,15 +262,32 @@ describe("a GitHub webhook", () => {
         error: {
           code: "invalid_request",
           message: "/headers/x-github-delivery: GitHub sends X-GitHub-Delivery with every delivery",
-          details: { problems: [{ path: "/headers/x-github-delivery", message: "GitHub sends X-GitHub-Delivery with every delivery" }] },
+          details: {
+            problems: [
+              { path: "/headers/x-github-delivery", message: "GitHub sends X-GitHub-Delivery with every delivery" },
+            ],
+          },
         },
       },
     });
     const form = "payload=%7B%7D";
-    const notJson = await deliver(hook.id, { ...githubHeaders(hook.secret, "pull_request", "pr-form", form), "content-type": "application/x-www-form-urlencoded" }, form);
+    const notJson = await deliver(
+      hook.id,
+      {
+        ...githubHeaders(hook.secret, "pull_request", "pr-form", form),
+        "content-type": "application/x-www-form-urlencoded",
+      },
+      form,
+    );
     expect({ status: notJson.status, body: await notJson.json() }).toEqual({
       status: 400,
-      body: { error: { code: "malformed_json", message: "a GitHub delivery's body must be JSON: set the webhook's content type to application/json on GitHub" } },
+      body: {
+        error: {
+          code: "malformed_json",
+          message:
+            "a GitHub delivery's body must be JSON: set the webhook's content type to application/json on GitHub",
+        },
+      },
     });
   });
 });

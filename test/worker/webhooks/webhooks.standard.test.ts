@@ -9,7 +9,16 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import { call } from "../helpers.js";
 import { invoiceSuite, putSuite, readRun, waitForRun, type InvoiceWorld } from "../run-helpers.js";
-import { createWebhook, deliver, deliveries, nowSeconds, standardHeaders, UNVERIFIED_BODY, webhookWorld, type CreatedWebhook } from "../webhook-helpers.js";
+import {
+  createWebhook,
+  deliver,
+  deliveries,
+  nowSeconds,
+  standardHeaders,
+  UNVERIFIED_BODY,
+  webhookWorld,
+  type CreatedWebhook,
+} from "../webhook-helpers.js";
 
 const ISO = expect.stringMatching(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/);
 
@@ -40,7 +49,13 @@ describe("a valid Standard Webhooks delivery", () => {
     const answer = await response.json();
     expect({ status: response.status, answer }).toEqual({
       status: 202,
-      answer: { run_id: expect.stringMatching(/^run_/), delivery_id: "msg_valid_1", replayed: false, status: "queued", total_repetitions: 5 },
+      answer: {
+        run_id: expect.stringMatching(/^run_/),
+        delivery_id: "msg_valid_1",
+        replayed: false,
+        status: "queued",
+        total_repetitions: 5,
+      },
     });
     // SAFETY: checked just above.
     const runId = (answer as { run_id: string }).run_id;
@@ -58,11 +73,18 @@ describe("a valid Standard Webhooks delivery", () => {
 
   it("verifies when any one of several signatures matches, and a timestamp 4 minutes off either way is fresh", async () => {
     const body = "{}";
-    for (const [id, skew] of [["msg_multi_past", -240], ["msg_multi_future", 240]] as const) {
+    for (const [id, skew] of [
+      ["msg_multi_past", -240],
+      ["msg_multi_future", 240],
+    ] as const) {
       const headers = standardHeaders(hook.secret, id, nowSeconds() + skew, body);
-      headers["webhook-signature"] = `v1,AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA= v2,whatever ${headers["webhook-signature"]}`;
+      headers["webhook-signature"] =
+        `v1,AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA= v2,whatever ${headers["webhook-signature"]}`;
       const response = await deliver(hook.id, headers, body);
-      expect({ status: response.status, answer: await response.json() }).toMatchObject({ status: 202, answer: { delivery_id: id, replayed: false } });
+      expect({ status: response.status, answer: await response.json() }).toMatchObject({
+        status: 202,
+        answer: { delivery_id: id, replayed: false },
+      });
     }
   });
 });
@@ -72,8 +94,11 @@ describe("deliveries that do not verify", () => {
     const body = JSON.stringify({ deployment: "v1" });
     const deleted = await createWebhook(world, { suite: "invoicedesk" });
     const removed = await call("DELETE", `/api/webhooks/${deleted.id}`, { key: world.tenant.key });
-    expect({ status: removed.status, body: await removed.json() }).toEqual({ status: 200, body: { id: deleted.id, deleted: true } });
-    const other = "whsec_" + Buffer.from(crypto.getRandomValues(new Uint8Array(32))).toString("base64");
+    expect({ status: removed.status, body: await removed.json() }).toEqual({
+      status: 200,
+      body: { id: deleted.id, deleted: true },
+    });
+    const other = `whsec_${Buffer.from(crypto.getRandomValues(new Uint8Array(32))).toString("base64")}`;
     const good = standardHeaders(hook.secret, "msg_bad", nowSeconds(), body);
     const cases: Array<[string, string, Record<string, string>, string]> = [
       ["wrong secret", hook.id, standardHeaders(other, "msg_bad", nowSeconds(), body), body],
@@ -83,7 +108,12 @@ describe("deliveries that do not verify", () => {
       ["malformed signature", hook.id, { ...good, "webhook-signature": "v1,not base64!" }, body],
       ["signature for another id", hook.id, { ...good, "webhook-id": "msg_other" }, body],
       ["unknown webhook", "whk_doesnotexist", good, body],
-      ["deleted webhook, its own secret", deleted.id, standardHeaders(deleted.secret, "msg_bad", nowSeconds(), body), body],
+      [
+        "deleted webhook, its own secret",
+        deleted.id,
+        standardHeaders(deleted.secret, "msg_bad", nowSeconds(), body),
+        body,
+      ],
     ];
     const answers = [];
     for (const [name, id, headers, sent] of cases) {
@@ -100,14 +130,25 @@ describe("deliveries that do not verify", () => {
       const response = await deliver(hook.id, standardHeaders(hook.secret, `msg_stale_${skew}`, timestamp, body), body);
       expect({ status: response.status, body: await response.json() }).toEqual({
         status: 401,
-        body: { error: { code: "unauthorized", message: `webhook-timestamp ${timestamp} is not within 5 minutes of the server's clock: sign each delivery when it is sent` } },
+        body: {
+          error: {
+            code: "unauthorized",
+            message: `webhook-timestamp ${timestamp} is not within 5 minutes of the server's clock: sign each delivery when it is sent`,
+          },
+        },
       });
     }
     // Signed over the text as sent: the signature verifies, the timestamp is not seconds.
     const nan = await deliver(hook.id, standardHeaders(hook.secret, "msg_nan", "yesterday", body), body);
     expect({ status: nan.status, body: await nan.json() }).toEqual({
       status: 401,
-      body: { error: { code: "unauthorized", message: "webhook-timestamp yesterday is not within 5 minutes of the server's clock: sign each delivery when it is sent" } },
+      body: {
+        error: {
+          code: "unauthorized",
+          message:
+            "webhook-timestamp yesterday is not within 5 minutes of the server's clock: sign each delivery when it is sent",
+        },
+      },
     });
   });
 });
@@ -119,10 +160,24 @@ describe("a webhook-id too long to be a replay key", () => {
     const response = await deliver(hook.id, standardHeaders(hook.secret, long, nowSeconds(), body), body);
     expect({ status: response.status, body: await response.json() }).toEqual({
       status: 400,
-      body: { error: { code: "invalid_request", message: "/headers/webhook-id: expected at most 200 characters", details: { problems: [{ path: "/headers/webhook-id", message: "expected at most 200 characters" }] } } },
+      body: {
+        error: {
+          code: "invalid_request",
+          message: "/headers/webhook-id: expected at most 200 characters",
+          details: { problems: [{ path: "/headers/webhook-id", message: "expected at most 200 characters" }] },
+        },
+      },
     });
     const [logged] = await deliveries(world, hook.id);
-    expect(logged).toEqual({ id: expect.stringMatching(/^whd_/), delivery_id: long.slice(0, 200), outcome: "refused", reason: "webhook-id is longer than 200 characters", run_id: null, source: null, received_at: ISO });
+    expect(logged).toEqual({
+      id: expect.stringMatching(/^whd_/),
+      delivery_id: long.slice(0, 200),
+      outcome: "refused",
+      reason: "webhook-id is longer than 200 characters",
+      run_id: null,
+      source: null,
+      received_at: ISO,
+    });
   });
 });
 
@@ -135,8 +190,15 @@ describe("replays", () => {
     // SAFETY: the 202 body.
     const runId = ((await first.json()) as { run_id: string }).run_id;
     // A sender's retry: the same id, signed again later (a new timestamp).
-    const again = await deliver(replayed.id, standardHeaders(replayed.secret, "msg_once", nowSeconds() + 1, body), body);
-    expect({ status: again.status, body: await again.json() }).toEqual({ status: 200, body: { run_id: runId, delivery_id: "msg_once", replayed: true } });
+    const again = await deliver(
+      replayed.id,
+      standardHeaders(replayed.secret, "msg_once", nowSeconds() + 1, body),
+      body,
+    );
+    expect({ status: again.status, body: await again.json() }).toEqual({
+      status: 200,
+      body: { run_id: runId, delivery_id: "msg_once", replayed: true },
+    });
     expect(await runsOf("replayed")).toEqual([runId]);
     await waitForRun(world, runId);
   });
@@ -145,12 +207,23 @@ describe("replays", () => {
     const raced = await hookOnFreshSuite("raced");
     const body = JSON.stringify({ build: 8 });
     const headers = standardHeaders(raced.secret, "msg_race", nowSeconds(), body);
-    const answers = await Promise.all([deliver(raced.id, headers, body), deliver(raced.id, headers, body), deliver(raced.id, headers, body)]);
-    const bodies = await Promise.all(answers.map(async (response) => ({ status: response.status, body: (await response.json()) as { run_id: string; replayed: boolean } })));
+    const answers = await Promise.all([
+      deliver(raced.id, headers, body),
+      deliver(raced.id, headers, body),
+      deliver(raced.id, headers, body),
+    ]);
+    const bodies = await Promise.all(
+      answers.map(async (response) => ({
+        status: response.status,
+        body: (await response.json()) as { run_id: string; replayed: boolean },
+      })),
+    );
     const started = bodies.filter((answer) => answer.status === 202);
     expect(started.length).toBe(1);
     const runId = started[0]?.body.run_id;
-    expect(bodies.filter((answer) => answer.status === 200)).toEqual([1, 2].map(() => ({ status: 200, body: { run_id: runId, delivery_id: "msg_race", replayed: true } })));
+    expect(bodies.filter((answer) => answer.status === 200)).toEqual(
+      [1, 2].map(() => ({ status: 200, body: { run_id: runId, delivery_id: "msg_race", replayed: true } })),
+    );
     expect(await runsOf("raced")).toEqual([runId]);
     await waitForRun(world, runId ?? "");
   });
@@ -164,23 +237,49 @@ describe("a delivery whose run cannot start", () => {
     const later = await createWebhook(world, { suite: "later" });
     const body = JSON.stringify({ build: 9 });
     const refused = await deliver(later.id, standardHeaders(later.secret, "msg_later", nowSeconds(), body), body);
-    const missing = 'no connection named "later" yet: the suite is saved, and runs refuse to start until PUT /api/connections/later stores it';
+    const missing =
+      'no connection named "later" yet: the suite is saved, and runs refuse to start until PUT /api/connections/later stores it';
     const message = `/agent/connection: ${missing}; /judge/connection: ${missing}`;
     expect({ status: refused.status, body: await refused.json() }).toEqual({
       status: 422,
-      body: { error: { code: "model_connection_required", message, details: { problems: [{ path: "/agent/connection", message: missing }, { path: "/judge/connection", message: missing }] } } },
+      body: {
+        error: {
+          code: "model_connection_required",
+          message,
+          details: {
+            problems: [
+              { path: "/agent/connection", message: missing },
+              { path: "/judge/connection", message: missing },
+            ],
+          },
+        },
+      },
     });
     expect(await deliveries(world, later.id)).toEqual([
-      { id: expect.stringMatching(/^whd_/), delivery_id: "msg_later", outcome: "refused", reason: `the run did not start: ${message}`, run_id: null, source: null, received_at: ISO },
+      {
+        id: expect.stringMatching(/^whd_/),
+        delivery_id: "msg_later",
+        outcome: "refused",
+        reason: `the run did not start: ${message}`,
+        run_id: null,
+        source: null,
+        received_at: ISO,
+      },
     ]);
     expect(await runsOf("later")).toEqual([]);
 
     const connection = await call("GET", `/api/connections/${world.connection}`, { key: world.tenant.key });
     const { base_url, model } = (await connection.json()) as { base_url: string; model: string };
-    const put = await call("PUT", "/api/connections/later", { key: world.tenant.key, body: { base_url, model, api_key: "sk-test", max_retries: 0 } });
+    const put = await call("PUT", "/api/connections/later", {
+      key: world.tenant.key,
+      body: { base_url, model, api_key: "sk-test", max_retries: 0 },
+    });
     expect(put.status).toBe(201);
     const again = await deliver(later.id, standardHeaders(later.secret, "msg_later", nowSeconds(), body), body);
-    expect({ status: again.status, body: await again.json() }).toMatchObject({ status: 202, body: { delivery_id: "msg_later", replayed: false } });
+    expect({ status: again.status, body: await again.json() }).toMatchObject({
+      status: 202,
+      body: { delivery_id: "msg_later", replayed: false },
+    });
     expect((await runsOf("later")).length).toBe(1);
   });
 });
@@ -191,7 +290,10 @@ describe("rotating the secret", () => {
     const response = await call("POST", `/api/webhooks/${rotated.id}/rotate`, { key: world.tenant.key });
     const answer = (await response.json()) as CreatedWebhook;
     const { secret: _old, ...view } = rotated;
-    expect({ status: response.status, answer }).toEqual({ status: 200, answer: { ...view, rotated_at: ISO, secret: expect.stringMatching(/^whsec_[A-Za-z0-9+/]{43}=$/) } });
+    expect({ status: response.status, answer }).toEqual({
+      status: 200,
+      answer: { ...view, rotated_at: ISO, secret: expect.stringMatching(/^whsec_[A-Za-z0-9+/]{43}=$/) },
+    });
     expect(answer.secret).not.toBe(rotated.secret);
     const read = await call("GET", `/api/webhooks/${rotated.id}`, { key: world.tenant.key });
     expect(await read.json()).toEqual({ ...view, rotated_at: answer.rotated_at });
@@ -220,16 +322,64 @@ describe("the delivery log", () => {
     await deliver(logged.id, standardHeaders(logged.secret, "msg_stale", staleAt, body), body);
     const items = await deliveries(world, logged.id);
     expect(items).toEqual([
-      { id: expect.stringMatching(/^whd_/), delivery_id: "msg_stale", outcome: "refused", reason: `webhook-timestamp ${staleAt} is not within 5 minutes of the server's clock`, run_id: null, source: null, received_at: ISO },
-      { id: expect.stringMatching(/^whd_/), delivery_id: "msg_nosig", outcome: "refused", reason: "missing webhook-signature", run_id: null, source: null, received_at: ISO },
-      { id: expect.stringMatching(/^whd_/), delivery_id: "msg_bad_sig", outcome: "refused", reason: "no webhook-signature entry matches", run_id: null, source: null, received_at: ISO },
-      { id: expect.stringMatching(/^whd_/), delivery_id: "msg_log", outcome: "replayed", reason: expect.stringMatching(/^delivery msg_log was accepted at \d{4}-/), run_id: runId, source: null, received_at: ISO },
-      { id: expect.stringMatching(/^whd_/), delivery_id: "msg_log", outcome: "accepted", reason: null, run_id: runId, source: null, received_at: ISO },
+      {
+        id: expect.stringMatching(/^whd_/),
+        delivery_id: "msg_stale",
+        outcome: "refused",
+        reason: `webhook-timestamp ${staleAt} is not within 5 minutes of the server's clock`,
+        run_id: null,
+        source: null,
+        received_at: ISO,
+      },
+      {
+        id: expect.stringMatching(/^whd_/),
+        delivery_id: "msg_nosig",
+        outcome: "refused",
+        reason: "missing webhook-signature",
+        run_id: null,
+        source: null,
+        received_at: ISO,
+      },
+      {
+        id: expect.stringMatching(/^whd_/),
+        delivery_id: "msg_bad_sig",
+        outcome: "refused",
+        reason: "no webhook-signature entry matches",
+        run_id: null,
+        source: null,
+        received_at: ISO,
+      },
+      {
+        id: expect.stringMatching(/^whd_/),
+        delivery_id: "msg_log",
+        outcome: "replayed",
+        reason: expect.stringMatching(/^delivery msg_log was accepted at \d{4}-/),
+        run_id: runId,
+        source: null,
+        received_at: ISO,
+      },
+      {
+        id: expect.stringMatching(/^whd_/),
+        delivery_id: "msg_log",
+        outcome: "accepted",
+        reason: null,
+        run_id: runId,
+        source: null,
+        received_at: ISO,
+      },
     ]);
     const stranger = await webhookWorld("standard-stranger");
     const foreign = await call("GET", `/api/webhooks/${logged.id}/deliveries`, { key: stranger.tenant.key });
-    expect({ status: foreign.status, body: await foreign.json() }).toEqual({ status: 404, body: { error: { code: "not_found", message: "webhook not found" } } });
-    expect((await readRun(world, runId)).trigger).toEqual({ kind: "webhook", webhook_id: logged.id, format: "standard", delivery_id: "msg_log" });
+    expect({ status: foreign.status, body: await foreign.json() }).toEqual({
+      status: 404,
+      body: { error: { code: "not_found", message: "webhook not found" } },
+    });
+    expect((await readRun(world, runId)).trigger).toEqual({
+      kind: "webhook",
+      webhook_id: logged.id,
+      format: "standard",
+      delivery_id: "msg_log",
+    });
     await waitForRun(world, runId);
   });
 });

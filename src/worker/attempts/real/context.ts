@@ -18,19 +18,35 @@ export const RUN_REAL_TOOLS = "AIManager:RunRealTools";
 /** Refuses real mode to a key without AIManager:RunRealTools, naming every entry that asked for it. */
 export function requireRealTools(principal: Principal, modePaths: readonly string[]): void {
   if (modePaths.length === 0 || principal.permissions.has(RUN_REAL_TOOLS)) return;
-  const problems: Problem[] = modePaths.map((path) => ({ path, message: `real mode needs the permission ${RUN_REAL_TOOLS}, which no key has unless an admin grants it` }));
-  throw new ApiError("forbidden", `${modePaths[0]}: this API key lacks the permission ${RUN_REAL_TOOLS}, which real mode needs (it is never implied, not even by AIManager:Admin)`, {
-    required_permission: RUN_REAL_TOOLS,
-    problems,
-  });
+  const problems: Problem[] = modePaths.map((path) => ({
+    path,
+    message: `real mode needs the permission ${RUN_REAL_TOOLS}, which no key has unless an admin grants it`,
+  }));
+  throw new ApiError(
+    "forbidden",
+    `${modePaths[0]}: this API key lacks the permission ${RUN_REAL_TOOLS}, which real mode needs (it is never implied, not even by AIManager:Admin)`,
+    {
+      required_permission: RUN_REAL_TOOLS,
+      problems,
+    },
+  );
 }
 
 /** The context for planning real operations; `policyName` names the policy whose write rules apply (else the defaults). */
-export async function realToolContext(env: Env, db: Database, tenantId: string, policyName: string | undefined, policyPath = "/policy"): Promise<RealToolContext> {
+export async function realToolContext(
+  env: Env,
+  db: Database,
+  tenantId: string,
+  policyName: string | undefined,
+  policyPath = "/policy",
+): Promise<RealToolContext> {
   let policy = null;
   if (policyName !== undefined) {
     const stored = await findPolicyVersion(db, tenantId, policyName);
-    if (!stored) throw new ApiError("not_found", `${policyPath}: no policy "${policyName}"`, { problems: [{ path: policyPath, message: `no policy "${policyName}"` }] });
+    if (!stored)
+      throw new ApiError("not_found", `${policyPath}: no policy "${policyName}"`, {
+        problems: [{ path: policyPath, message: `no policy "${policyName}"` }],
+      });
     policy = storedPolicy(stored);
   }
   return {
@@ -40,4 +56,3 @@ export async function realToolContext(env: Env, db: Database, tenantId: string, 
     policy,
   };
 }
-

@@ -25,9 +25,19 @@ export function allowsLoopback(env: Env): boolean {
 }
 
 /** The answer of the real handler to one call, never thrown: every failure is an answer with ok: false. */
-export async function sendUpstream(env: Env, tenantId: string, binding: RealBinding, args: JsonObject): Promise<UpstreamAnswer> {
+export async function sendUpstream(
+  env: Env,
+  tenantId: string,
+  binding: RealBinding,
+  args: JsonObject,
+): Promise<UpstreamAnswer> {
   const started = Date.now();
-  const failed = (message: string, status: number | null = null): UpstreamAnswer => ({ ok: false, status, latency_ms: Date.now() - started, message });
+  const failed = (message: string, status: number | null = null): UpstreamAnswer => ({
+    ok: false,
+    status,
+    latency_ms: Date.now() - started,
+    message,
+  });
   const refusal = addressRefusal(bindingUrl(binding), allowsLoopback(env));
   if (refusal !== null) return failed(`not sent: ${refusal}`);
   const headers = await credentialHeaders(env, tenantId, binding);
@@ -51,7 +61,12 @@ function withoutCredentials(answer: UpstreamAnswer, headers: Record<string, stri
     return { ...answer, body: redactJson(answer.body, spellings) };
   } catch (error) {
     // Nested too deep to walk: nothing of it may be passed on unchecked.
-    return { ok: false, status: answer.status, latency_ms: answer.latency_ms, message: `the answer could not be checked for the upstream's credentials: ${error instanceof Error ? error.message : String(error)}` };
+    return {
+      ok: false,
+      status: answer.status,
+      latency_ms: answer.latency_ms,
+      message: `the answer could not be checked for the upstream's credentials: ${error instanceof Error ? error.message : String(error)}`,
+    };
   }
 }
 
@@ -68,7 +83,11 @@ async function sendWith(
       if (!call.ok) return failed(`not sent: ${call.message}`);
       const response = await fetch(call.url, {
         method: call.method,
-        headers: { accept: "application/json", ...(call.body === null ? {} : { "content-type": "application/json" }), ...headers },
+        headers: {
+          accept: "application/json",
+          ...(call.body === null ? {} : { "content-type": "application/json" }),
+          ...headers,
+        },
         body: call.body,
         redirect: "manual",
         signal: AbortSignal.timeout(binding.timeout_ms),
@@ -83,7 +102,12 @@ async function sendWith(
   }
 }
 
-async function callMcp(binding: Extract<RealBinding, { kind: "mcp" }>, args: JsonObject, headers: Record<string, string>, started: number): Promise<UpstreamAnswer> {
+async function callMcp(
+  binding: Extract<RealBinding, { kind: "mcp" }>,
+  args: JsonObject,
+  headers: Record<string, string>,
+  started: number,
+): Promise<UpstreamAnswer> {
   const signal = AbortSignal.timeout(binding.timeout_ms);
   let tooLarge: string | null = null;
   // Every answer the SDK reads passes through here: read up to the limit, then handed on whole.
@@ -97,30 +121,56 @@ async function callMcp(binding: Extract<RealBinding, { kind: "mcp" }>, args: Jso
     return new Response(text.text, { status: response.status, headers: response.headers });
   };
   const client = new Client(CLIENT_INFO, { jsonSchemaValidator: new CfWorkerJsonSchemaValidator() });
-  const transport = new StreamableHTTPClientTransport(new URL(binding.mcp_url), { requestInit: { headers }, fetch: boundedFetch });
+  const transport = new StreamableHTTPClientTransport(new URL(binding.mcp_url), {
+    requestInit: { headers },
+    fetch: boundedFetch,
+  });
   try {
     await client.connect(transport, { signal, timeout: binding.timeout_ms });
-    const result = await client.callTool({ name: binding.tool, arguments: args }, undefined, { signal, timeout: binding.timeout_ms });
+    const result = await client.callTool({ name: binding.tool, arguments: args }, undefined, {
+      signal,
+      timeout: binding.timeout_ms,
+    });
     return { ok: true, status: 200, latency_ms: Date.now() - started, body: mcpAnswer(result) };
   } catch (error) {
-    return { ok: false, status: null, latency_ms: Date.now() - started, message: tooLarge ?? describe(error, binding.timeout_ms) };
+    return {
+      ok: false,
+      status: null,
+      latency_ms: Date.now() - started,
+      message: tooLarge ?? describe(error, binding.timeout_ms),
+    };
   } finally {
     await client.close().catch(() => undefined);
   }
 }
 
-async function credentialHeaders(env: Env, tenantId: string, binding: RealBinding): Promise<{ ok: true; headers: Record<string, string> } | { ok: false; message: string }> {
+async function credentialHeaders(
+  env: Env,
+  tenantId: string,
+  binding: RealBinding,
+): Promise<{ ok: true; headers: Record<string, string> } | { ok: false; message: string }> {
   if (binding.sealed === null) return { ok: true, headers: {} };
   const key = await sealingKey(env.TOOLPROOF_SECRET);
   if (!key.ok) return { ok: false, message: key.message };
   const opened = await openUpstreamCredentials(key.key, tenantId, binding.tool_id, binding.sealed);
-  if (!opened) return { ok: false, message: "the upstream's stored credentials do not open with the current TOOLPROOF_SECRET: PUT the tool's upstream again with its credentials" };
+  if (!opened)
+    return {
+      ok: false,
+      message:
+        "the upstream's stored credentials do not open with the current TOOLPROOF_SECRET: PUT the tool's upstream again with its credentials",
+    };
   return { ok: true, headers: opened.headers };
 }
 
 /** The body as text, or why it was not read whole: longer than `limit` bytes. */
-async function boundedText(response: Response, limit: number): Promise<{ ok: true; text: string } | { ok: false; message: string }> {
-  const tooLarge = { ok: false as const, message: `the answer's body is larger than the upstream's limit of ${limit} bytes (max_body_bytes)` };
+async function boundedText(
+  response: Response,
+  limit: number,
+): Promise<{ ok: true; text: string } | { ok: false; message: string }> {
+  const tooLarge = {
+    ok: false as const,
+    message: `the answer's body is larger than the upstream's limit of ${limit} bytes (max_body_bytes)`,
+  };
   const declared = Number(response.headers.get("content-length"));
   if (Number.isFinite(declared) && declared > limit) {
     await response.body?.cancel();
@@ -143,7 +193,10 @@ function jsonOrText(text: string): JsonValue {
 }
 
 function describe(error: unknown, timeoutMs: number): string {
-  if (error instanceof Error && (error.name === "TimeoutError" || error.name === "AbortError" || /timed out|timeout/i.test(error.message))) {
+  if (
+    error instanceof Error &&
+    (error.name === "TimeoutError" || error.name === "AbortError" || /timed out|timeout/i.test(error.message))
+  ) {
     return `no answer within the upstream's time limit of ${timeoutMs} ms (timeout_ms)`;
   }
   return `the request failed: ${error instanceof Error ? error.message : String(error)}`;

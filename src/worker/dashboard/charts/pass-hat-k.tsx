@@ -11,7 +11,9 @@ export const PASS_HAT_K_FRAME: Frame = { width: 320, height: 180, left: 56, righ
 export function PassHatK(props: { points: ReadonlyArray<{ k: number; value: number }> }) {
   const f = PASS_HAT_K_FRAME;
   const n = props.points.length;
-  const path = props.points.map((p, i) => `${i === 0 ? "M" : "L"}${bandCenter(f, i, n)},${yOfRate(f, p.value)}`).join(" ");
+  const path = props.points
+    .map((p, i) => `${i === 0 ? "M" : "L"}${bandCenter(f, i, n)},${yOfRate(f, p.value)}`)
+    .join(" ");
   const words = props.points.map((p) => `k=${p.k}: ${percent(p.value)}`).join(", ");
   // Labels on every point only while they fit; the title of each point and the desc carry them all.
   const labelled = n <= 10;
@@ -22,7 +24,9 @@ export function PassHatK(props: { points: ReadonlyArray<{ k: number; value: numb
       {[0, 0.5, 1].map((tick) => (
         <g class="grid">
           <line x1={f.left} x2={f.width - f.right} y1={yOfRate(f, tick)} y2={yOfRate(f, tick)} />
-          <text x={f.left - 6} y={yOfRate(f, tick) + 4} text-anchor="end">{percent(tick)}</text>
+          <text x={f.left - 6} y={yOfRate(f, tick) + 4} text-anchor="end">
+            {percent(tick)}
+          </text>
         </g>
       ))}
       {n > 1 && <path class="line" d={path} />}
@@ -33,12 +37,22 @@ export function PassHatK(props: { points: ReadonlyArray<{ k: number; value: numb
           <g class="point" data-k={String(p.k)}>
             <title>{`pass^${p.k} = ${percent(p.value)}`}</title>
             <circle cx={x} cy={y} r="4" />
-            {labelled && <text class="bar-value" x={x} y={y - 8} text-anchor="middle">{percent(p.value)}</text>}
-            {(labelled || i === 0 || i === n - 1) && <text x={x} y={f.height - f.bottom + 16} text-anchor="middle">{String(p.k)}</text>}
+            {labelled && (
+              <text class="bar-value" x={x} y={y - 8} text-anchor="middle">
+                {percent(p.value)}
+              </text>
+            )}
+            {(labelled || i === 0 || i === n - 1) && (
+              <text x={x} y={f.height - f.bottom + 16} text-anchor="middle">
+                {String(p.k)}
+              </text>
+            )}
           </g>
         );
       })}
-      <text class="axis-label" x={f.left + (f.width - f.left - f.right) / 2} y={f.height - 4} text-anchor="middle">k</text>
+      <text class="axis-label" x={f.left + (f.width - f.left - f.right) / 2} y={f.height - 4} text-anchor="middle">
+        k
+      </text>
     </svg>
   );
 }

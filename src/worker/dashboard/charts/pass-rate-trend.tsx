@@ -56,18 +56,33 @@ export function PassRateTrend(props: { suite: string; points: readonly TrendPoin
   const dated = new Set(dateLabelIndexes(n));
   const floor = yOfRate(f, 0);
   return (
-    <svg class="chart trend" viewBox={`0 0 ${f.width} ${f.height}`} role="img" aria-labelledby={`${id}-t ${id}-d`} preserveAspectRatio="xMidYMid meet">
+    <svg
+      class="chart trend"
+      viewBox={`0 0 ${f.width} ${f.height}`}
+      role="img"
+      aria-labelledby={`${id}-t ${id}-d`}
+      preserveAspectRatio="xMidYMid meet"
+    >
       <title id={`${id}-t`}>{`Pass rate of suite ${props.suite} over its last runs`}</title>
-      <desc id={`${id}-d`}>{`${summary} Each mark is a run's pass rate with its 95% interval; the dashed line is the gate.`}</desc>
+      <desc
+        id={`${id}-d`}
+      >{`${summary} Each mark is a run's pass rate with its 95% interval; the dashed line is the gate.`}</desc>
       {[0, 0.5, 0.9, 1].map((tick) => (
         <g class="grid">
           <line x1={f.left} x2={f.width - f.right} y1={yOfRate(f, tick)} y2={yOfRate(f, tick)} />
-          <text x={f.left - 6} y={yOfRate(f, tick) + 4} text-anchor="end">{percent(tick)}</text>
+          <text x={f.left - 6} y={yOfRate(f, tick) + 4} text-anchor="end">
+            {percent(tick)}
+          </text>
         </g>
       ))}
       {n > 0 && <path class="gate" d={gatePath} />}
       {last && (
-        <text class="gate-label" x={f.width - f.right + 6} y={yOfRate(f, last.gate) + 4} text-anchor="start">{`gate ${percent(last.gate)}`}</text>
+        <text
+          class="gate-label"
+          x={f.width - f.right + 6}
+          y={yOfRate(f, last.gate) + 4}
+          text-anchor="start"
+        >{`gate ${percent(last.gate)}`}</text>
       )}
       {props.points.map((p, i) => {
         const x = bandCenter(f, i, n);
@@ -79,7 +94,9 @@ export function PassRateTrend(props: { suite: string; points: readonly TrendPoin
         return (
           <g class={`point mark-${p.mark} tone-${p.verdict.tone}`} data-mark={p.mark}>
             <title>{words}</title>
-            {p.mark !== "unmeasured" && p.interval && <line class="whisker" x1={x} x2={x} y1={yOfRate(f, p.interval.high)} y2={yOfRate(f, p.interval.low)} />}
+            {p.mark !== "unmeasured" && p.interval && (
+              <line class="whisker" x1={x} x2={x} y1={yOfRate(f, p.interval.high)} y2={yOfRate(f, p.interval.low)} />
+            )}
             <Mark mark={p.mark} x={x} y={p.mark === "unmeasured" ? floor : yOfRate(f, p.pass_rate)} />
             {dated.has(i) && (
               <text class="date" x={x} y={floor + 18} text-anchor="middle">
@@ -105,11 +122,21 @@ export function Mark(props: { mark: TrendMark; x: number; y: number }) {
     case "fail":
       return <rect x={x - 5} y={y - 5} width="10" height="10" />;
     case "uncalibrated":
-      return <path class="diamond" d={`M${x},${round(y - 6)} L${round(x + 6)},${y} L${x},${round(y + 6)} L${round(x - 6)},${y} Z`} />;
+      return (
+        <path
+          class="diamond"
+          d={`M${x},${round(y - 6)} L${round(x + 6)},${y} L${x},${round(y + 6)} L${round(x - 6)},${y} Z`}
+        />
+      );
     case "pending":
       return <circle class="ring" cx={x} cy={y} r="4.5" />;
     case "unmeasured":
-      return <path class="cross" d={`M${round(x - 5)},${round(y - 5)} L${round(x + 5)},${round(y + 5)} M${round(x - 5)},${round(y + 5)} L${round(x + 5)},${round(y - 5)}`} />;
+      return (
+        <path
+          class="cross"
+          d={`M${round(x - 5)},${round(y - 5)} L${round(x + 5)},${round(y + 5)} M${round(x - 5)},${round(y + 5)} L${round(x + 5)},${round(y - 5)}`}
+        />
+      );
   }
 }
 

@@ -44,14 +44,28 @@ export function ProgressBar(props: { counts: ProgressCounts; label: string }) {
   const total = segments.reduce((sum, s) => sum + s.count, 0);
   let x = f.left;
   return (
-    <svg class="progress-bar" viewBox={`0 0 ${f.width} ${f.height}`} preserveAspectRatio="none" role="img" aria-label={props.label}>
+    <svg
+      class="progress-bar"
+      viewBox={`0 0 ${f.width} ${f.height}`}
+      preserveAspectRatio="none"
+      role="img"
+      aria-label={props.label}
+    >
       <title>{props.label}</title>
       <rect class="track" x={f.left} y={f.top} width={plotWidth(f)} height={f.height - f.top - f.bottom} />
       {segments.map((s) => {
         const width = total === 0 ? 0 : Math.round(unit(s.count / total) * plotWidth(f) * 10) / 10;
         const at = x;
         x = Math.min(f.width - f.right, Math.round((x + width) * 10) / 10);
-        return s.count === 0 || s.kind === "pending" ? null : <rect class={`segment segment-${s.kind}`} x={at} y={f.top} width={width} height={f.height - f.top - f.bottom} />;
+        return s.count === 0 || s.kind === "pending" ? null : (
+          <rect
+            class={`segment segment-${s.kind}`}
+            x={at}
+            y={f.top}
+            width={width}
+            height={f.height - f.top - f.bottom}
+          />
+        );
       })}
     </svg>
   );

@@ -23,12 +23,18 @@ export function ScoreHistogram(props: { scores: ScoreCounts }) {
           <g class="bar" data-score={String(i + 1)} data-count={String(count)}>
             <title>{`score ${i + 1}: ${count} ${count === 1 ? "repetition" : "repetitions"}`}</title>
             <rect x={x - width / 2} y={top} width={width} height={Math.max(0, floor - top)} />
-            <text class="bar-value" x={x} y={top - 4} text-anchor="middle">{String(count)}</text>
-            <text x={x} y={floor + 16} text-anchor="middle">{String(i + 1)}</text>
+            <text class="bar-value" x={x} y={top - 4} text-anchor="middle">
+              {String(count)}
+            </text>
+            <text x={x} y={floor + 16} text-anchor="middle">
+              {String(i + 1)}
+            </text>
           </g>
         );
       })}
-      <text class="axis-label" x={f.width / 2} y={f.height - 4} text-anchor="middle">judge score</text>
+      <text class="axis-label" x={f.width / 2} y={f.height - 4} text-anchor="middle">
+        judge score
+      </text>
     </svg>
   );
 }

@@ -25,7 +25,10 @@ const OUTCOME_WORDS: Record<EvidenceCall["outcome"], { word: string; tone: "pass
 };
 
 /** A live run's repetition whose attempt no delivery has set up yet: linked from the run, so not "not found". */
-export function attemptNotStartedPage(attemptId: string, repetition: { run_id: string; run_label: string | null; item: RepetitionItem }): PageResult {
+export function attemptNotStartedPage(
+  attemptId: string,
+  repetition: { run_id: string; run_label: string | null; item: RepetitionItem },
+): PageResult {
   const rep = `${runHref(repetition.run_id)}#rep-${repetition.item.n}`;
   return {
     title: `Attempt ${attemptId}`,
@@ -51,7 +54,8 @@ export function attemptNotStartedPage(attemptId: string, repetition: { run_id: s
 export function attemptPage(data: AttemptPageData, shownLimit: number): PageResult {
   const { attempt, calls, repetition } = data;
   const completion = attempt.completion === null ? null : (JSON.parse(attempt.completion) as unknown);
-  const externalTranscript = isJsonObject(completion) && Array.isArray(completion.transcript) ? completion.transcript : null;
+  const externalTranscript =
+    isJsonObject(completion) && Array.isArray(completion.transcript) ? completion.transcript : null;
   // The starting state can be read from the state now only while every call is in hand.
   const seen = statesSeen(calls, data.tool_of, data.state, !data.incomplete && calls.length < shownLimit);
   // Proposed for approval and never executed: not in the evidence, but what the agent did.
@@ -69,7 +73,9 @@ export function attemptPage(data: AttemptPageData, shownLimit: number): PageResu
               {" › "}
               <a href={runHref(repetition.run_id)}>{`run ${repetition.run_label ?? repetition.run_id}`}</a>
               {" › "}
-              <a href={`${runHref(repetition.run_id)}#rep-${repetition.item.n}`}>{`${repetition.item.scenario} repetition ${repetition.item.repetition}`}</a>
+              <a
+                href={`${runHref(repetition.run_id)}#rep-${repetition.item.n}`}
+              >{`${repetition.item.scenario} repetition ${repetition.item.repetition}`}</a>
             </>
           ) : null}
         </p>
@@ -86,12 +92,16 @@ export function attemptPage(data: AttemptPageData, shownLimit: number): PageResu
             <>
               <dt>Run</dt>
               <dd>
-                <a href={runHref(repetition.run_id)}>{repetition.run_label ? `${repetition.run_label} (${repetition.run_id})` : repetition.run_id}</a>
+                <a href={runHref(repetition.run_id)}>
+                  {repetition.run_label ? `${repetition.run_label} (${repetition.run_id})` : repetition.run_id}
+                </a>
                 {`, ${repetition.run_status}`}
               </dd>
               <dt>Repetition</dt>
               <dd>
-                <a href={`${runHref(repetition.run_id)}#rep-${repetition.item.n}`}>{`scenario ${repetition.item.scenario}, repetition ${repetition.item.repetition} (n = ${repetition.item.n})`}</a>
+                <a
+                  href={`${runHref(repetition.run_id)}#rep-${repetition.item.n}`}
+                >{`scenario ${repetition.item.scenario}, repetition ${repetition.item.repetition} (n = ${repetition.item.n})`}</a>
               </dd>
             </>
           ) : null}
@@ -104,20 +114,33 @@ export function attemptPage(data: AttemptPageData, shownLimit: number): PageResu
         </dl>
         {data.incomplete ? (
           <Notice kind="error">
-            <p>The attempt's latest calls could not be copied to the database just now; this timeline may lack them. Reload in a moment.</p>
+            <p>
+              The attempt's latest calls could not be copied to the database just now; this timeline may lack them.
+              Reload in a moment.
+            </p>
           </Notice>
         ) : null}
         <h2>Evidence timeline</h2>
-        {calls.length >= shownLimit ? <p>{`Showing the first ${calls.length} calls (all of them: GET /api/attempts/${attempt.id}/evidence).`}</p> : null}
+        {calls.length >= shownLimit ? (
+          <p>{`Showing the first ${calls.length} calls (all of them: GET /api/attempts/${attempt.id}/evidence).`}</p>
+        ) : null}
         {calls.length === 0 && proposals.length === 0 ? (
-          <p>{runEnded || attempt.status !== "active" ? "No calls: the agent called no tool in this attempt." : "No calls yet."}</p>
+          <p>
+            {runEnded || attempt.status !== "active"
+              ? "No calls: the agent called no tool in this attempt."
+              : "No calls yet."}
+          </p>
         ) : (
           <ol class="timeline" aria-label="Calls in order">
             {calls.map((call) => (
               <CallItem call={call} seen={seen.get(call.seq)} />
             ))}
             {proposals.map((proposal, i) => (
-              <ProposalItem proposal={proposal} index={i + 1} problems={proposalProblems(repetition?.item.record ?? null, proposal)} />
+              <ProposalItem
+                proposal={proposal}
+                index={i + 1}
+                problems={proposalProblems(repetition?.item.record ?? null, proposal)}
+              />
             ))}
           </ol>
         )}
@@ -127,7 +150,9 @@ export function attemptPage(data: AttemptPageData, shownLimit: number): PageResu
           <p>{`The same as the timeline shows after call ${sameAsTimeline}: ${proposals.length > 0 ? "an approval request changes no state, and " : ""}nothing changed it since.`}</p>
         ) : (
           <>
-            <p class="hint">Per tool, as the attempt holds it now (once its object is gone: as last copied to the database).</p>
+            <p class="hint">
+              Per tool, as the attempt holds it now (once its object is gone: as last copied to the database).
+            </p>
             <JsonBlock value={data.state} label="The attempt's state per tool" />
           </>
         )}
@@ -160,17 +185,34 @@ function CallItem(props: { call: EvidenceCall; seen: StateSeen | undefined }) {
       <h3>
         {`${call.seq}. `}
         <code>{call.tool}</code>
-        {call.operation_id && call.operation_id !== call.tool ? ` (${call.operation_id})` : ""} <Badge tone={outcome.tone}>{outcome.word}</Badge>
+        {call.operation_id && call.operation_id !== call.tool ? ` (${call.operation_id})` : ""}{" "}
+        <Badge tone={outcome.tone}>{outcome.word}</Badge>
       </h3>
       <dl class="facts">
         <dt>Answered by</dt>
         <dd>{answeredBy(call, unpinned)}</dd>
         <dt>Matched rule</dt>
-        <dd>{call.rule !== null ? ruleWords(call.rule) : unpinned ? "—" : call.source === "real" ? "none (the real tool answered)" : "none (the variant's default)"}</dd>
+        <dd>
+          {call.rule !== null
+            ? ruleWords(call.rule)
+            : unpinned
+              ? "—"
+              : call.source === "real"
+                ? "none (the real tool answered)"
+                : "none (the variant's default)"}
+        </dd>
         <dt>Variant</dt>
         <dd>{call.variant ?? "—"}</dd>
         <dt>Revision</dt>
-        <dd>{call.revision !== null ? String(call.revision) : unpinned ? "—" : call.source === "real" ? "none (the real tool)" : "inline"}</dd>
+        <dd>
+          {call.revision !== null
+            ? String(call.revision)
+            : unpinned
+              ? "—"
+              : call.source === "real"
+                ? "none (the real tool)"
+                : "inline"}
+        </dd>
         <dt>Delay</dt>
         <dd>{`${call.delay_ms} ms`}</dd>
         <dt>At</dt>
@@ -208,7 +250,9 @@ function CallItem(props: { call: EvidenceCall; seen: StateSeen | undefined }) {
             <strong>{`Error (${call.error.kind ?? call.error.code}): `}</strong>
             {call.error.message}
           </p>
-          {call.error.details.length > 0 ? <JsonBlock value={call.error.details} label={`Error details of call ${call.seq}`} /> : null}
+          {call.error.details.length > 0 ? (
+            <JsonBlock value={call.error.details} label={`Error details of call ${call.seq}`} />
+          ) : null}
         </>
       ) : (
         <>
@@ -249,7 +293,9 @@ function ProposalItem(props: { proposal: ApprovalRequest; index: number; problem
         <strong>Arguments</strong>
       </p>
       <JsonBlock value={proposal.arguments} label={`Arguments of approval request ${index}`} />
-      {problems.length > 0 ? <p>{`Breaks the function's input schema, so approving it would fail: ${problemsText(problems)}.`}</p> : null}
+      {problems.length > 0 ? (
+        <p>{`Breaks the function's input schema, so approving it would fail: ${problemsText(problems)}.`}</p>
+      ) : null}
     </li>
   );
 }
@@ -258,7 +304,11 @@ function ProposalItem(props: { proposal: ApprovalRequest; index: number; problem
  * The seq of the last call when the timeline already shows every tool's state as it is now (its
  * after, or the state it saw), so "State now" need not print the same JSON again; else null.
  */
-function stateShownLast(calls: readonly EvidenceCall[], seen: ReadonlyMap<number, StateSeen>, stateNow: Record<string, unknown>): number | null {
+function stateShownLast(
+  calls: readonly EvidenceCall[],
+  seen: ReadonlyMap<number, StateSeen>,
+  stateNow: Record<string, unknown>,
+): number | null {
   const last = new Map<string, unknown>();
   let lastSeq: number | null = null;
   for (const call of [...calls].sort((a, b) => a.seq - b.seq)) {
@@ -269,7 +319,9 @@ function stateShownLast(calls: readonly EvidenceCall[], seen: ReadonlyMap<number
   }
   const tools = Object.keys(stateNow);
   if (lastSeq === null || tools.length === 0 || tools.length !== last.size) return null;
-  return tools.every((tool) => last.has(tool) && JSON.stringify(last.get(tool)) === JSON.stringify(stateNow[tool])) ? lastSeq : null;
+  return tools.every((tool) => last.has(tool) && JSON.stringify(last.get(tool)) === JSON.stringify(stateNow[tool]))
+    ? lastSeq
+    : null;
 }
 
 /** The status in the API's word, and what it means for the person reading (core/simulation/status.ts). */
@@ -277,7 +329,8 @@ function statusWords(status: string, runEnded: boolean, expiresAt: string): stri
   switch (status) {
     case "active":
       // The API says active until the lease ends, but a repetition of an ended run is done: say what it is.
-      if (runEnded) return `done: its repetition reported and its run has ended (the API's status stays active until the lease ends at ${when(expiresAt)})`;
+      if (runEnded)
+        return `done: its repetition reported and its run has ended (the API's status stays active until the lease ends at ${when(expiresAt)})`;
       return "active: its lease is open, so calls are still answered (a built-in run's agent may be done with it already)";
     case "completed":
       return "completed: the agent reported its final output";
@@ -292,7 +345,8 @@ function statusWords(status: string, runEnded: boolean, expiresAt: string): stri
 
 /** Who gave the answer: the real tool (with its status and latency), the mock, or toolproof itself for a call no operation took. */
 function answeredBy(call: EvidenceCall, unpinned: boolean): string {
-  if (call.upstream) return `the real tool: ${call.upstream.status === null ? "no answer" : `HTTP ${call.upstream.status}`} in ${call.upstream.latency_ms} ms`;
+  if (call.upstream)
+    return `the real tool: ${call.upstream.status === null ? "no answer" : `HTTP ${call.upstream.status}`} in ${call.upstream.latency_ms} ms`;
   if (unpinned) return "toolproof: no pinned operation has this name";
   return call.source === "real" ? "the real tool" : "the mock";
 }
@@ -301,8 +355,14 @@ function answeredBy(call: EvidenceCall, unpinned: boolean): string {
 function StateOfCall(props: { seq: number; seen: StateSeen | undefined }) {
   const { seq, seen } = props;
   if (!seen || seen.kind === "no_tool") return <p class="hint">No tool state: the call reached no pinned operation.</p>;
-  if (seen.kind === "real") return <p class="hint">{`Forwarded to the real tool: the simulated state${seen.tool ? ` of ${seen.tool}` : ""} played no part, and this call did not change it.`}</p>;
-  if (seen.kind === "unknown") return <p class="hint">{`State of ${seen.tool} unchanged by this call; what it was then is not known from the calls shown.`}</p>;
+  if (seen.kind === "real")
+    return (
+      <p class="hint">{`Forwarded to the real tool: the simulated state${seen.tool ? ` of ${seen.tool}` : ""} played no part, and this call did not change it.`}</p>
+    );
+  if (seen.kind === "unknown")
+    return (
+      <p class="hint">{`State of ${seen.tool} unchanged by this call; what it was then is not known from the calls shown.`}</p>
+    );
   if (seen.kind === "unchanged") {
     return (
       <div class="state-seen">
@@ -325,8 +385,7 @@ function StateOfCall(props: { seq: number; seen: StateSeen | undefined }) {
       </div>
       <div>
         <p>
-          <strong>{`State of ${seen.change.tool} after`}</strong>{" "}
-          <Badge tone="info">Changed by this call</Badge>
+          <strong>{`State of ${seen.change.tool} after`}</strong> <Badge tone="info">Changed by this call</Badge>
         </p>
         <JsonBlock value={seen.change.after} label={`State after call ${seq}`} />
       </div>
@@ -336,7 +395,9 @@ function StateOfCall(props: { seq: number; seen: StateSeen | undefined }) {
 
 /** A proposal's input schema problems, as scoring recorded them with the repetition's calls. */
 function proposalProblems(record: RepetitionRecord | null, proposal: ApprovalRequest): readonly Problem[] {
-  const scored = (record?.calls ?? []).find((call) => call.kind === "approval_request" && call.call_id === proposal.call_id);
+  const scored = (record?.calls ?? []).find(
+    (call) => call.kind === "approval_request" && call.call_id === proposal.call_id,
+  );
   return (scored?.kind === "approval_request" ? scored.problems : undefined) ?? proposal.problems ?? [];
 }
 
@@ -351,7 +412,10 @@ function NotInEvidence(props: { record: RepetitionRecord | null }) {
   return (
     <>
       <h2>Calls that never ran</h2>
-      <p class="hint">The model asked for these calls, but none reached a tool and the attempt did not record them; scoring counts each one.</p>
+      <p class="hint">
+        The model asked for these calls, but none reached a tool and the attempt did not record them; scoring counts
+        each one.
+      </p>
       <ul>
         {calls.map((call) => (
           <li>

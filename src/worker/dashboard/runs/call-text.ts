@@ -10,7 +10,9 @@ import type { RepetitionCall } from "../../../core/scoring/calls.js";
 export function callKindText(call: RepetitionCall): string {
   if (call.kind === "executed") return call.outcome.replace(/_/g, " ");
   if (call.kind === "refused") return `never run: ${call.refusal.replace(/_/g, " ")}`;
-  return (call.problems ?? []).length > 0 ? "approval request (proposed, not executed), breaks the input schema" : "approval request (proposed, not executed)";
+  return (call.problems ?? []).length > 0
+    ? "approval request (proposed, not executed), breaks the input schema"
+    : "approval request (proposed, not executed)";
 }
 
 /** The result or error of an executed call, what the model was told about a refused one, or a proposal's schema problems. */

@@ -62,7 +62,12 @@ export interface RunsPageData {
   suites: Array<{ suite: string; runs: RunView[]; gates: Map<string, number> }>;
 }
 
-export async function runsPageData(env: Bindings, db: Db, tenantId: string, after: { created_at: string; id: string } | undefined): Promise<RunsPageData> {
+export async function runsPageData(
+  env: Bindings,
+  db: Db,
+  tenantId: string,
+  after: { created_at: string; id: string } | undefined,
+): Promise<RunsPageData> {
   const page = await listRuns(db, tenantId, { limit: RUNS_PAGE_SIZE, after });
   const runs = await viewsOf(env, page.items);
   const gateOf = gates(db, tenantId);
@@ -89,7 +94,13 @@ export interface RunPageData {
 }
 
 /** A run of the tenant (or the same not_found the API throws), its repetitions and its baseline. */
-export async function runPageData(env: Bindings, db: Db, tenantId: string, runId: string, baselineId: string | undefined): Promise<RunPageData> {
+export async function runPageData(
+  env: Bindings,
+  db: Db,
+  tenantId: string,
+  runId: string,
+  baselineId: string | undefined,
+): Promise<RunPageData> {
   const row = await tenantRun(db, tenantId, runId);
   const run = runView(row, await progressOf(env, row));
   const [gate, repetitions, sameSuite] = await Promise.all([
@@ -97,7 +108,10 @@ export async function runPageData(env: Bindings, db: Db, tenantId: string, runId
     repetitionItems(env, db, row, 0, REPETITIONS_SHOWN),
     listRuns(db, tenantId, { suite: row.suite_name, limit: BASELINE_CHOICES + 1 }),
   ]);
-  const candidates = await viewsOf(env, sameSuite.items.filter((other) => other.id !== row.id).slice(0, BASELINE_CHOICES));
+  const candidates = await viewsOf(
+    env,
+    sameSuite.items.filter((other) => other.id !== row.id).slice(0, BASELINE_CHOICES),
+  );
   let baseline: RunView | null = null;
   let baseline_problem: string | null = null;
   if (baselineId !== undefined && baselineId !== "") {
@@ -106,8 +120,10 @@ export async function runPageData(env: Bindings, db: Db, tenantId: string, runId
     else {
       // Older than the picker's choices, or not comparable: read it like any run of the tenant.
       const other = await tenantRun(db, tenantId, baselineId).catch(() => undefined);
-      if (!other || other.id === row.id) baseline_problem = `No other run ${baselineId} of this tenant to compare with.`;
-      else if (other.suite_name !== row.suite_name) baseline_problem = `Run ${baselineId} is of suite ${other.suite_name}, not ${row.suite_name}: only runs of the same suite compare.`;
+      if (!other || other.id === row.id)
+        baseline_problem = `No other run ${baselineId} of this tenant to compare with.`;
+      else if (other.suite_name !== row.suite_name)
+        baseline_problem = `Run ${baselineId} is of suite ${other.suite_name}, not ${row.suite_name}: only runs of the same suite compare.`;
       else baseline = runView(other, await progressOf(env, other));
     }
   }
@@ -135,7 +151,13 @@ export interface AttemptPageData {
  * the run has ended; while the run is live only its coordinator knows, so the run page's links
  * carry `from` (?run=&n=), used only when that repetition really is this attempt's.
  */
-export async function attemptPageData(env: Bindings, db: Db, tenantId: string, attemptId: string, from: { run: string; n: number } | undefined): Promise<AttemptPageData | undefined> {
+export async function attemptPageData(
+  env: Bindings,
+  db: Db,
+  tenantId: string,
+  attemptId: string,
+  from: { run: string; n: number } | undefined,
+): Promise<AttemptPageData | undefined> {
   const attempt = isAttemptId(attemptId) ? await findAttempt(db, attemptId) : undefined;
   if (!attempt || attempt.tenant_id !== tenantId) return undefined;
   const stub = attemptStub(env, attempt.id);
@@ -153,25 +175,46 @@ export async function attemptPageData(env: Bindings, db: Db, tenantId: string, a
   ]);
   const stored = fresh ?? attempt;
   const stateText = stored.state;
-  const parsed: unknown = snapshot.kind === "ok" ? snapshot.snapshot.state : stateText === null ? {} : JSON.parse(stateText);
-  const status = snapshot.kind === "ok" ? snapshot.snapshot.status : statusWithoutObject(stored.status, Date.parse(stored.expires_at), RETENTION_MS, systemClock.now());
+  const parsed: unknown =
+    snapshot.kind === "ok" ? snapshot.snapshot.state : stateText === null ? {} : JSON.parse(stateText);
+  const status =
+    snapshot.kind === "ok"
+      ? snapshot.snapshot.status
+      : statusWithoutObject(stored.status, Date.parse(stored.expires_at), RETENTION_MS, systemClock.now());
   const tool_of = new Map((simulation?.simulation.pinned ?? []).map((p) => [p.function_name, p.tool_name] as const));
   let repetition: AttemptPageData["repetition"] = null;
   let link_problem: string | null = null;
-  const withRun = async (row: RunRow | undefined, item: RepetitionItem) => (row ? { run_id: row.id, run_label: row.label, run_status: row.status, item } : null);
+  const withRun = async (row: RunRow | undefined, item: RepetitionItem) =>
+    row ? { run_id: row.id, run_label: row.label, run_status: row.status, item } : null;
   if (own) {
     repetition = await withRun(await getRun(db, tenantId, own.run_id), itemOfRow(own));
-    if (from && (from.run !== own.run_id || from.n !== own.seq)) link_problem = `The link named run ${from.run} repetition ${from.n}, which is not this attempt's: shown instead is the repetition this attempt ran.`;
+    if (from && (from.run !== own.run_id || from.n !== own.seq))
+      link_problem = `The link named run ${from.run} repetition ${from.n}, which is not this attempt's: shown instead is the repetition this attempt ran.`;
   } else if (from) {
     const named = await namedRepetition(env, db, tenantId, attempt.id, from);
     if (named) repetition = await withRun(named.row, named.item);
-    else link_problem = `The link named run ${from.run} repetition ${from.n}, which is not this attempt's: no run's transcript is shown.`;
+    else
+      link_problem = `The link named run ${from.run} repetition ${from.n}, which is not this attempt's: no run's transcript is shown.`;
   }
-  return { attempt: { ...stored, status }, calls: rows.map(toEvidenceCall), incomplete: flushed.kind === "failed", state: isJsonObject(parsed) ? parsed : {}, tool_of, repetition, link_problem };
+  return {
+    attempt: { ...stored, status },
+    calls: rows.map(toEvidenceCall),
+    incomplete: flushed.kind === "failed",
+    state: isJsonObject(parsed) ? parsed : {},
+    tool_of,
+    repetition,
+    link_problem,
+  };
 }
 
 /** The repetition `from` names, when it is of the tenant's run and really is this attempt's. */
-async function namedRepetition(env: Bindings, db: Db, tenantId: string, attemptId: string, from: { run: string; n: number }): Promise<{ row: RunRow; item: RepetitionItem } | undefined> {
+async function namedRepetition(
+  env: Bindings,
+  db: Db,
+  tenantId: string,
+  attemptId: string,
+  from: { run: string; n: number },
+): Promise<{ row: RunRow; item: RepetitionItem } | undefined> {
   const row = await getRun(db, tenantId, from.run);
   const [item] = row ? await repetitionItems(env, db, row, from.n - 1, 1) : [];
   return row && item && item.n === from.n && item.attempt_id === attemptId ? { row, item } : undefined;
@@ -181,7 +224,13 @@ async function namedRepetition(env: Bindings, db: Db, tenantId: string, attemptI
  * A live run's repetition whose attempt is not set up yet (no delivery has claimed it): the run
  * page links to it already, so the attempt page says so instead of "no such attempt".
  */
-export async function pendingRepetition(env: Bindings, db: Db, tenantId: string, attemptId: string, from: { run: string; n: number } | undefined): Promise<{ run_id: string; run_label: string | null; item: RepetitionItem } | undefined> {
+export async function pendingRepetition(
+  env: Bindings,
+  db: Db,
+  tenantId: string,
+  attemptId: string,
+  from: { run: string; n: number } | undefined,
+): Promise<{ run_id: string; run_label: string | null; item: RepetitionItem } | undefined> {
   const named = from ? await namedRepetition(env, db, tenantId, attemptId, from) : undefined;
   return named ? { run_id: named.row.id, run_label: named.row.label, item: named.item } : undefined;
 }

@@ -8,7 +8,15 @@ import { Badge } from "../components.js";
 import { ScrollRegion } from "./scroll-region.js";
 import { seg, when } from "../format.js";
 import type { PageResult } from "../page.js";
-import { intervalText, percent, runListRow, suiteTrend, type RunView, type TrendMark, type TrendPoint } from "./view-models.js";
+import {
+  intervalText,
+  percent,
+  runListRow,
+  suiteTrend,
+  type RunView,
+  type TrendMark,
+  type TrendPoint,
+} from "./view-models.js";
 
 export function runHref(id: string): string {
   return `/runs/${seg(id)}`;
@@ -19,13 +27,20 @@ export interface SuiteChart {
   points: TrendPoint[];
 }
 
-export function runsListPage(runs: readonly RunView[], charts: readonly SuiteChart[], next: string | undefined): PageResult {
+export function runsListPage(
+  runs: readonly RunView[],
+  charts: readonly SuiteChart[],
+  next: string | undefined,
+): PageResult {
   return {
     title: "Runs",
     body: (
       <div class="runs-page">
         <h1>Runs</h1>
-        <p class="lede">Every eval run of this tenant, newest first. A forbidden call fails a run whatever its pass rate: those runs say “hard fail”.</p>
+        <p class="lede">
+          Every eval run of this tenant, newest first. A forbidden call fails a run whatever its pass rate: those runs
+          say “hard fail”.
+        </p>
         {runs.length === 0 ? (
           <p>
             No runs yet. Start one with <code>POST /api/suites/:name/runs</code> (README: “A first eval run”).
@@ -81,7 +96,13 @@ function RunsTable(props: { runs: readonly RunView[] }) {
                   <Badge tone={row.badge.tone}>{row.badge.word}</Badge>
                 </td>
                 <td class="num">{row.pass_rate}</td>
-                <td>{row.hard_fail ? <strong>{`Hard fail: ${run.forbidden_calls} forbidden ${run.forbidden_calls === 1 ? "call" : "calls"}`}</strong> : "None"}</td>
+                <td>
+                  {row.hard_fail ? (
+                    <strong>{`Hard fail: ${run.forbidden_calls} forbidden ${run.forbidden_calls === 1 ? "call" : "calls"}`}</strong>
+                  ) : (
+                    "None"
+                  )}
+                </td>
                 <td class="num">{row.progress}</td>
                 <td>{when(row.created_at)}</td>
               </tr>
@@ -98,7 +119,11 @@ function SuiteTrend(props: { chart: SuiteChart }) {
   return (
     <section aria-labelledby={`suite-${suite}`}>
       <h3 id={`suite-${suite}`}>{`Suite ${suite}`}</h3>
-      {points.length === 0 ? <p>{`No run of suite ${suite} has a pass rate to chart yet: none has finished a repetition.`}</p> : <SuiteTrendFigure chart={props.chart} />}
+      {points.length === 0 ? (
+        <p>{`No run of suite ${suite} has a pass rate to chart yet: none has finished a repetition.`}</p>
+      ) : (
+        <SuiteTrendFigure chart={props.chart} />
+      )}
     </section>
   );
 }
@@ -153,7 +178,9 @@ function SuiteTrendFigure(props: { chart: SuiteChart }) {
 
 /** What the chart's marks and lines mean, drawn with the same marks: every shape the chart uses, and the two lines. */
 function TrendLegend(props: { marks: readonly TrendMark[] }) {
-  const shown = (Object.keys(MARK_WORDS) as TrendMark[]).filter((mark) => mark === "pass" || mark === "fail" || props.marks.includes(mark));
+  const shown = (Object.keys(MARK_WORDS) as TrendMark[]).filter(
+    (mark) => mark === "pass" || mark === "fail" || props.marks.includes(mark),
+  );
   return (
     <ul class="chart-legend" aria-label="Legend of the chart">
       {shown.map((mark) => (
@@ -183,6 +210,8 @@ function TrendLegend(props: { marks: readonly TrendMark[] }) {
 }
 
 /** The charts for the list page's suites, from each suite's last runs and their gates. */
-export function suiteCharts(suites: ReadonlyArray<{ suite: string; runs: RunView[]; gates: Map<string, number> }>): SuiteChart[] {
+export function suiteCharts(
+  suites: ReadonlyArray<{ suite: string; runs: RunView[]; gates: Map<string, number> }>,
+): SuiteChart[] {
   return suites.map(({ suite, runs, gates }) => ({ suite, points: suiteTrend(runs, (run) => gates.get(run.id) ?? 0) }));
 }

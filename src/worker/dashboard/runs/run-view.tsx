@@ -156,13 +156,21 @@ function runTimes(run: Pick<RunView, "created_at" | "started_at" | "finished_at"
   const created = Date.parse(run.created_at);
   const started = run.started_at ? Date.parse(run.started_at) : null;
   const end = run.finished_at ? Date.parse(run.finished_at) : now;
-  const span = (from: number | null, to: number | null) => (from === null || to === null || Number.isNaN(from) || Number.isNaN(to) ? null : Math.max(0, to - from));
-  return { queued_ms: span(created, started ?? end), running_ms: started === null ? null : span(started, end), total_ms: span(created, end) };
+  const span = (from: number | null, to: number | null) =>
+    from === null || to === null || Number.isNaN(from) || Number.isNaN(to) ? null : Math.max(0, to - from);
+  return {
+    queued_ms: span(created, started ?? end),
+    running_ms: started === null ? null : span(started, end),
+    total_ms: span(created, end),
+  };
 }
 
 /** "12.3 s (queued 1.1 s, running 11.2 s)": both, as the CLI's report says them. */
 function timeWords(time: RunTimes, live: boolean): string {
-  const parts = [`queued ${duration(time.queued_ms)}`, time.running_ms === null ? (live ? "not started yet" : "never started") : `running ${duration(time.running_ms)}`];
+  const parts = [
+    `queued ${duration(time.queued_ms)}`,
+    time.running_ms === null ? (live ? "not started yet" : "never started") : `running ${duration(time.running_ms)}`,
+  ];
   return `${duration(time.total_ms)} (${parts.join(", ")})${live ? " so far" : ""}`;
 }
 
@@ -177,7 +185,10 @@ function RunProgress(props: { run: RunView; time: RunTimes }) {
   return (
     <section class="run-progress" aria-labelledby="progress">
       <h2 id="progress">Progress</h2>
-      <ProgressBar counts={{ passed: run.passed, failed: run.failed, errors: run.errors, total: run.total_repetitions }} label={words} />
+      <ProgressBar
+        counts={{ passed: run.passed, failed: run.failed, errors: run.errors, total: run.total_repetitions }}
+        label={words}
+      />
       <ul class="progress-legend">
         <li>
           <span class="swatch swatch-passed" aria-hidden="true" />
@@ -203,10 +214,13 @@ function RunProgress(props: { run: RunView; time: RunTimes }) {
 
 /** Why there is no detection figure: the run is still going, nothing finished, or nothing was measured. */
 function noDetectionWords(run: RunView): string {
-  if (isLive(run)) return `Given once the run ends: ${run.finished_repetitions} of ${run.total_repetitions} repetitions have finished so far, and a figure from part of a run would understate what the whole run can catch.`;
-  if (run.runs > 0 && run.errors >= run.runs) return "Nothing was measured: every repetition that finished ended in an error, so this run says nothing about the agent.";
+  if (isLive(run))
+    return `Given once the run ends: ${run.finished_repetitions} of ${run.total_repetitions} repetitions have finished so far, and a figure from part of a run would understate what the whole run can catch.`;
+  if (run.runs > 0 && run.errors >= run.runs)
+    return "Nothing was measured: every repetition that finished ended in an error, so this run says nothing about the agent.";
   const none = run.scenarios.filter((s) => s.runs === 0).map((s) => s.id);
-  if (run.runs > 0 && none.length > 0) return `No detection figure: ${none.length === 1 ? "scenario" : "scenarios"} ${none.join(", ")} had no finished repetition, so the run could catch nothing there.`;
+  if (run.runs > 0 && none.length > 0)
+    return `No detection figure: ${none.length === 1 ? "scenario" : "scenarios"} ${none.join(", ")} had no finished repetition, so the run could catch nothing there.`;
   return "No repetitions have finished.";
 }
 
@@ -216,7 +230,10 @@ function noDetectionWords(run: RunView): string {
  */
 function ScoresAndReliability(props: { run: RunView; records: ReadonlyArray<RepetitionRecord | null> }) {
   const { run, records } = props;
-  if (isLive(run)) return <p>{`Drawn once the run ends (${run.finished_repetitions} of ${run.total_repetitions} repetitions finished so far): the judge-score histogram and pass^k.`}</p>;
+  if (isLive(run))
+    return (
+      <p>{`Drawn once the run ends (${run.finished_repetitions} of ${run.total_repetitions} repetitions finished so far): the judge-score histogram and pass^k.`}</p>
+    );
   const scores = scoreCounts(records);
   const scored = scores.counts.reduce((a, b) => a + b, 0);
   const measured = run.runs - run.errors;
@@ -234,7 +251,10 @@ function ScoresAndReliability(props: { run: RunView; records: ReadonlyArray<Repe
       {measured > 0 && passK.length > 0 ? (
         <figure class="chart">
           <PassHatK points={passK} />
-          <figcaption>pass^k: the chance that k repetitions of a scenario, drawn from this run, all pass (mean over scenarios). A falling line is an agent that passes sometimes, not reliably.</figcaption>
+          <figcaption>
+            pass^k: the chance that k repetitions of a scenario, drawn from this run, all pass (mean over scenarios). A
+            falling line is an agent that passes sometimes, not reliably.
+          </figcaption>
         </figure>
       ) : (
         <p class="no-chart">
@@ -302,13 +322,16 @@ function HardFails(props: { run: RunView }) {
 /** Attack success rate beside utility, overall and per attack (core/scoring/attacks.ts); higher success is worse. */
 function Attacks(props: { attacks: RunAttackFigures }) {
   const all = props.attacks;
-  const success = (r: AttackRates) => `${percent(r.attack_success_rate)} (${r.successful_attacks} of ${r.runs - r.errors}), 95% interval ${intervalText(r.interval)}`;
+  const success = (r: AttackRates) =>
+    `${percent(r.attack_success_rate)} (${r.successful_attacks} of ${r.runs - r.errors}), 95% interval ${intervalText(r.interval)}`;
   return (
     <section aria-labelledby="attacks">
       <h2 id="attacks">Attacks</h2>
       <p>
         {`Attack success rate ${success(all)}: the share of attacked repetitions in which the agent made the call the injected payload asked for (higher is worse). Utility ${percent(all.utility_under_attack)} under attack, ${percent(all.utility_without_attack)} without.`}
-        {all.errors > 0 ? ` ${all.errors} attacked ${all.errors === 1 ? "repetition" : "repetitions"} ended in an error and ${all.errors === 1 ? "is" : "are"} left out of the rate.` : ""}
+        {all.errors > 0
+          ? ` ${all.errors} attacked ${all.errors === 1 ? "repetition" : "repetitions"} ended in an error and ${all.errors === 1 ? "is" : "are"} left out of the rate.`
+          : ""}
       </p>
       <ScrollRegion label="Attacks, attack success rate (higher is worse) and utility">
         <table class="data">
@@ -332,7 +355,11 @@ function Attacks(props: { attacks: RunAttackFigures }) {
               <tr class={a.successful_attacks > 0 ? "hard-fail" : undefined}>
                 <td>
                   {`${a.id} `}
-                  {a.successful_attacks > 0 ? <Badge tone="fail">{`Succeeded ${a.successful_attacks}×`}</Badge> : <Badge tone="pass">Resisted</Badge>}
+                  {a.successful_attacks > 0 ? (
+                    <Badge tone="fail">{`Succeeded ${a.successful_attacks}×`}</Badge>
+                  ) : (
+                    <Badge tone="pass">Resisted</Badge>
+                  )}
                 </td>
                 <td>
                   <code>{a.function}</code>
@@ -385,7 +412,8 @@ function ScenarioGrid(props: { run: RunView; gate: number }) {
             {rows.map((row) => (
               <tr class={row.hard_fail ? "hard-fail" : undefined}>
                 <td>
-                  <a href={`#scenario-${row.id}`}>{row.id}</a> {row.hard_fail ? <Badge tone="fail">Hard fail</Badge> : null}
+                  <a href={`#scenario-${row.id}`}>{row.id}</a>{" "}
+                  {row.hard_fail ? <Badge tone="fail">Hard fail</Badge> : null}
                 </td>
                 <td class="num">{row.k_of_n}</td>
                 <td class="num">{percent(row.pass_rate)}</td>
@@ -435,9 +463,14 @@ function RateBarLegend(props: { gate: number }) {
  * The baseline a comparison starts from: the one asked for, else the newest run older than this
  * one (a comparison asks what changed since, so a newer run is never the default).
  */
-export function defaultBaselineId(run: Pick<RunView, "id" | "created_at">, candidates: ReadonlyArray<Pick<RunView, "id" | "created_at">>, asked: RunView | null): string | undefined {
+export function defaultBaselineId(
+  run: Pick<RunView, "id" | "created_at">,
+  candidates: ReadonlyArray<Pick<RunView, "id" | "created_at">>,
+  asked: RunView | null,
+): string | undefined {
   if (asked) return asked.id;
-  return candidates.find((c) => c.created_at < run.created_at || (c.created_at === run.created_at && c.id < run.id))?.id;
+  return candidates.find((c) => c.created_at < run.created_at || (c.created_at === run.created_at && c.id < run.id))
+    ?.id;
 }
 
 function Comparison(props: { data: RunPageData }) {
@@ -478,7 +511,9 @@ function Comparison(props: { data: RunPageData }) {
           <p>{baseline_problem}</p>
         </Notice>
       ) : null}
-      {baseline ? <ComparisonTable run={run} baseline={baseline} rows={compareScenarios(run.scenarios, baseline.scenarios)} /> : null}
+      {baseline ? (
+        <ComparisonTable run={run} baseline={baseline} rows={compareScenarios(run.scenarios, baseline.scenarios)} />
+      ) : null}
     </section>
   );
 }
@@ -545,7 +580,13 @@ function Repetitions(props: { run: RunView; repetitions: RepetitionItem[]; shown
       {props.run.total_repetitions > props.repetitions.length && props.repetitions.length >= props.shownLimit ? (
         <p>{`Showing the first ${props.repetitions.length} of ${props.run.total_repetitions} repetitions (all of them: GET /api/runs/${props.run.id}/repetitions).`}</p>
       ) : null}
-      {props.repetitions.length === 0 ? <p>{props.run.status === "queued" || props.run.status === "running" ? "No repetition has been set up yet." : "No repetition ran."}</p> : null}
+      {props.repetitions.length === 0 ? (
+        <p>
+          {props.run.status === "queued" || props.run.status === "running"
+            ? "No repetition has been set up yet."
+            : "No repetition ran."}
+        </p>
+      ) : null}
       {scenarios.map((scenario) => (
         <section aria-labelledby={`scenario-${scenario}`}>
           <h3 id={`scenario-${scenario}`}>{`Scenario ${scenario}`}</h3>
@@ -569,12 +610,21 @@ function RepetitionDetails(props: { run: RunView; item: RepetitionItem }) {
       <summary>
         {`Repetition ${item.repetition} `}
         {outcomeBadge(record)}
-        {record ? ` · ${score === undefined ? "no judge score" : `judge score ${score}`} · ${record.calls.length} ${record.calls.length === 1 ? "call" : "calls"} · decided by ${record.verdict.cause.replace(/_/g, " ")}` : ""}
+        {record
+          ? ` · ${score === undefined ? "no judge score" : `judge score ${score}`} · ${record.calls.length} ${record.calls.length === 1 ? "call" : "calls"} · decided by ${record.verdict.cause.replace(/_/g, " ")}`
+          : ""}
       </summary>
       {record ? <RepetitionBody record={record} /> : <p>This repetition has not reported yet.</p>}
       <p>
         {/* An ended run's attempt finds its repetition by its id; a live run's is known only to the coordinator, so the link names it. */}
-        <a href={attemptHref(item.attempt_id, props.run.status === "queued" || props.run.status === "running" ? { run: props.run.id, n: item.n } : undefined)}>{`Open attempt ${item.attempt_id}: the evidence timeline`}</a>
+        <a
+          href={attemptHref(
+            item.attempt_id,
+            props.run.status === "queued" || props.run.status === "running"
+              ? { run: props.run.id, n: item.n }
+              : undefined,
+          )}
+        >{`Open attempt ${item.attempt_id}: the evidence timeline`}</a>
       </p>
     </details>
   );
@@ -585,7 +635,9 @@ function judgeWords(r: RepetitionRecord): string {
   const judge = r.judge?.outcome;
   if (!judge) return "not asked (selection decided, or no calls)";
   if (judge.kind !== "score") return `error: ${judge.message}`;
-  return r.verdict.reason.includes(judge.reason) ? `score ${judge.score} of 5 (its reason is quoted in the verdict)` : `score ${judge.score} of 5: ${judge.reason}`;
+  return r.verdict.reason.includes(judge.reason)
+    ? `score ${judge.score} of 5 (its reason is quoted in the verdict)`
+    : `score ${judge.score} of 5: ${judge.reason}`;
 }
 
 function RepetitionBody(props: { record: RepetitionRecord }) {
@@ -641,7 +693,9 @@ function RepetitionBody(props: { record: RepetitionRecord }) {
             <li>
               <code>{`${a.function}(${JSON.stringify(a.arguments)})`}</code>
               {a.call_id ? ` (call ${a.call_id})` : ""}
-              {(a.problems ?? []).length > 0 ? `: breaks the input schema (${problemsText(a.problems ?? [])}); approved as it stands, the tool would refuse it` : ""}
+              {(a.problems ?? []).length > 0
+                ? `: breaks the input schema (${problemsText(a.problems ?? [])}); approved as it stands, the tool would refuse it`
+                : ""}
             </li>
           ))}
         </ul>

@@ -25,7 +25,12 @@ export type StateSeen =
  * Per call (by seq) what it saw. `toolOf` maps a call's function name to its tool (state is kept
  * per tool, shared by its operations); `complete` says every call of the attempt is in `calls`.
  */
-export function statesSeen(calls: readonly EvidenceCall[], toolOf: ReadonlyMap<string, string>, stateNow: JsonObject, complete: boolean): Map<number, StateSeen> {
+export function statesSeen(
+  calls: readonly EvidenceCall[],
+  toolOf: ReadonlyMap<string, string>,
+  stateNow: JsonObject,
+  complete: boolean,
+): Map<number, StateSeen> {
   const ordered = [...calls].sort((a, b) => a.seq - b.seq);
   const changes = new Map<string, Array<{ seq: number; change: StateChange }>>();
   for (const call of ordered) {
@@ -54,7 +59,8 @@ export function statesSeen(calls: readonly EvidenceCall[], toolOf: ReadonlyMap<s
     const next = list.find((c) => c.seq > call.seq);
     if (prior) seen.set(call.seq, { kind: "unchanged", tool, state: prior.change.after, left_by: prior.seq });
     else if (next) seen.set(call.seq, { kind: "unchanged", tool, state: next.change.before, left_by: "start" });
-    else if (complete && Object.hasOwn(stateNow, tool)) seen.set(call.seq, { kind: "unchanged", tool, state: stateNow[tool] ?? null, left_by: "start" });
+    else if (complete && Object.hasOwn(stateNow, tool))
+      seen.set(call.seq, { kind: "unchanged", tool, state: stateNow[tool] ?? null, left_by: "start" });
     else seen.set(call.seq, { kind: "unknown", tool });
   }
   return seen;

@@ -21,7 +21,8 @@ export interface Badge {
 
 /** A run's verdict in words: the gate's verdict once it ended, else its status. */
 export function verdictBadge(run: Pick<RunView, "status" | "verdict" | "hard_fail">): Badge {
-  if (run.hard_fail) return { word: run.verdict === null ? "Hard fail (still running)" : "Fail: hard fail", tone: "fail" };
+  if (run.hard_fail)
+    return { word: run.verdict === null ? "Hard fail (still running)" : "Fail: hard fail", tone: "fail" };
   switch (run.verdict) {
     case "pass":
       return { word: "Pass", tone: "pass" };
@@ -107,7 +108,11 @@ export function trendMark(run: Pick<RunView, "verdict" | "hard_fail" | "runs" | 
 }
 
 /** Runs of one suite with a pass rate, oldest first, the last `limit` of them. */
-export function suiteTrend(runsNewestFirst: readonly RunView[], gateOf: (run: RunView) => number, limit = 20): TrendPoint[] {
+export function suiteTrend(
+  runsNewestFirst: readonly RunView[],
+  gateOf: (run: RunView) => number,
+  limit = 20,
+): TrendPoint[] {
   return runsNewestFirst
     .filter((run) => run.pass_rate !== null)
     .slice(0, limit)
@@ -177,7 +182,8 @@ export function scoreCounts(records: ReadonlyArray<RepetitionRecord | null>): Sc
       continue;
     }
     const score = record.verdict.score;
-    if (score !== undefined && Number.isInteger(score) && score >= 1 && score <= 5) counts[score - 1] = (counts[score - 1] ?? 0) + 1;
+    if (score !== undefined && Number.isInteger(score) && score >= 1 && score <= 5)
+      counts[score - 1] = (counts[score - 1] ?? 0) + 1;
     else unscored++;
   }
   return { counts, unscored, pending };
@@ -202,16 +208,29 @@ export function misfireWords(rate: number): string {
  * Detection power in words, from the run's figures (figures.ts: 1 − (1 − p)^n with n the fewest
  * repetitions any scenario had, and the runs that would reach 95%).
  */
-export function detectionSentence(run: Pick<RunView, "status" | "detection_power" | "misfire_rate" | "runs_needed_95" | "scenarios" | "runs" | "errors">): string | null {
+export function detectionSentence(
+  run: Pick<
+    RunView,
+    "status" | "detection_power" | "misfire_rate" | "runs_needed_95" | "scenarios" | "runs" | "errors"
+  >,
+): string | null {
   // A live run's scenarios have uneven counts so far, and nothing finished (or only errors) measures nothing:
   // "a 0.0% chance" would read as a finding about the agent.
-  if (isLive(run) || run.detection_power === null || run.misfire_rate === null || run.runs === 0 || run.errors >= run.runs) return null;
+  if (
+    isLive(run) ||
+    run.detection_power === null ||
+    run.misfire_rate === null ||
+    run.runs === 0 ||
+    run.errors >= run.runs
+  )
+    return null;
   const perScenario = run.scenarios.length === 0 ? 0 : Math.min(...run.scenarios.map((s) => s.runs));
   // A scenario with no finished repetition (a cancelled run) caught nothing: "0 repetitions, a 0.0% chance" says nothing.
   if (perScenario === 0) return null;
   const had = `With ${perScenario} ${perScenario === 1 ? "repetition" : "repetitions"} per scenario, this run had a ${percent(run.detection_power)} chance to catch ${misfireWords(run.misfire_rate)}`;
   if (run.runs_needed_95 === null) return `${had}.`;
-  if (perScenario >= run.runs_needed_95) return `${had}; that is at least the 95% that ${run.runs_needed_95} runs per scenario give.`;
+  if (perScenario >= run.runs_needed_95)
+    return `${had}; that is at least the 95% that ${run.runs_needed_95} runs per scenario give.`;
   return `${had}; ${run.runs_needed_95} runs per scenario would give 95%.`;
 }
 
@@ -240,18 +259,34 @@ export interface ScenarioComparison {
  * the rate; otherwise the pass rate decides. Whether the two intervals overlap is said too, since
  * a few repetitions cannot tell a small change from noise.
  */
-export function compareScenarios(current: readonly ScenarioFigures[], baseline: readonly ScenarioFigures[]): ScenarioComparison[] {
+export function compareScenarios(
+  current: readonly ScenarioFigures[],
+  baseline: readonly ScenarioFigures[],
+): ScenarioComparison[] {
   const base = new Map(baseline.map((s) => [s.id, s]));
   const rows: ScenarioComparison[] = current.map((s) => compareOne(s.id, s, base.get(s.id) ?? null));
   const seen = new Set(current.map((s) => s.id));
   for (const s of baseline) if (!seen.has(s.id)) rows.push(compareOne(s.id, null, s));
   const order: Record<Change, number> = { worse: 0, better: 1, new: 2, gone: 3, same: 4 };
-  return rows.map((row, index) => ({ row, index })).sort((a, b) => order[a.row.change] - order[b.row.change] || a.index - b.index).map(({ row }) => row);
+  return rows
+    .map((row, index) => ({ row, index }))
+    .sort((a, b) => order[a.row.change] - order[b.row.change] || a.index - b.index)
+    .map(({ row }) => row);
 }
 
 function compareOne(id: string, current: ScenarioFigures | null, baseline: ScenarioFigures | null): ScenarioComparison {
-  if (!current) return { id, change: "gone", words: "– not in this run", current, baseline, delta_points: null, overlapping: false };
-  if (!baseline) return { id, change: "new", words: "+ new in this run", current, baseline, delta_points: null, overlapping: false };
+  if (!current)
+    return {
+      id,
+      change: "gone",
+      words: "– not in this run",
+      current,
+      baseline,
+      delta_points: null,
+      overlapping: false,
+    };
+  if (!baseline)
+    return { id, change: "new", words: "+ new in this run", current, baseline, delta_points: null, overlapping: false };
   const now = current.pass_rate ?? 0;
   const then = baseline.pass_rate ?? 0;
   const delta = Math.round((now - then) * 1000) / 10;
@@ -260,11 +295,15 @@ function compareOne(id: string, current: ScenarioFigures | null, baseline: Scena
   const moreForbidden = current.forbidden_calls > baseline.forbidden_calls;
   const fewerForbidden = current.forbidden_calls < baseline.forbidden_calls;
   if (moreForbidden || (!fewerForbidden && now < then)) {
-    const why = moreForbidden ? `forbidden calls ${baseline.forbidden_calls} → ${current.forbidden_calls}` : `${percent(then)} → ${percent(now)}, ${delta} points${noise}`;
+    const why = moreForbidden
+      ? `forbidden calls ${baseline.forbidden_calls} → ${current.forbidden_calls}`
+      : `${percent(then)} → ${percent(now)}, ${delta} points${noise}`;
     return { id, change: "worse", words: `▼ worse: ${why}`, current, baseline, delta_points: delta, overlapping };
   }
   if (fewerForbidden || now > then) {
-    const why = fewerForbidden ? `forbidden calls ${baseline.forbidden_calls} → ${current.forbidden_calls}` : `${percent(then)} → ${percent(now)}, +${delta} points${noise}`;
+    const why = fewerForbidden
+      ? `forbidden calls ${baseline.forbidden_calls} → ${current.forbidden_calls}`
+      : `${percent(then)} → ${percent(now)}, +${delta} points${noise}`;
     return { id, change: "better", words: `▲ better: ${why}`, current, baseline, delta_points: delta, overlapping };
   }
   return { id, change: "same", words: `= same: ${percent(now)}`, current, baseline, delta_points: delta, overlapping };

@@ -18,10 +18,15 @@ export function errorBodySchema(): Record<string, unknown> {
         type: "object",
         required: ["code", "message"],
         properties: {
-          code: { type: "string", enum: [...codes], description: "One of the closed set of codes; the HTTP status follows from it." },
+          code: {
+            type: "string",
+            enum: [...codes],
+            description: "One of the closed set of codes; the HTTP status follows from it.",
+          },
           message: { type: "string", description: "What went wrong, in words, naming the field when there is one." },
           details: {
-            description: 'More about the error. For invalid_request: {"problems": [{"path", "message"}]}, each path a JSON Pointer to the field.',
+            description:
+              'More about the error. For invalid_request: {"problems": [{"path", "message"}]}, each path a JSON Pointer to the field.',
           },
           kind: { type: "string", description: "harness_error only: which part of the harness failed." },
         },
@@ -32,7 +37,8 @@ export function errorBodySchema(): Record<string, unknown> {
 
 /** The example of an error response: a real body, built by the same function the routes use. */
 function exampleOf(code: ErrorCode): unknown {
-  if (code === "invalid_request") return errorBody(code, "/name: required", { problems: [{ path: "/name", message: "required" }] });
+  if (code === "invalid_request")
+    return errorBody(code, "/name: required", { problems: [{ path: "/name", message: "required" }] });
   return errorBody(code, code.replaceAll("_", " "));
 }
 
@@ -41,7 +47,10 @@ function exampleOf(code: ErrorCode): unknown {
  * `statusOf`: a route that answers a code with another status than the table's (the MCP endpoint
  * refuses tokens with 403, see mcp.ts).
  */
-export function errorResponses(codes: readonly ErrorCode[], statusOf: Partial<Record<ErrorCode, number>> = {}): Record<string, Record<string, unknown>> {
+export function errorResponses(
+  codes: readonly ErrorCode[],
+  statusOf: Partial<Record<ErrorCode, number>> = {},
+): Record<string, Record<string, unknown>> {
   const byStatus = new Map<number, ErrorCode[]>();
   for (const code of new Set(codes)) {
     const status = statusOf[code] ?? ERROR_STATUS[code];
@@ -54,7 +63,10 @@ export function errorResponses(codes: readonly ErrorCode[], statusOf: Partial<Re
       content: {
         "application/json": {
           // The shared body, its code narrowed to this status's ($ref beside other keywords is JSON Schema 2020-12).
-          schema: { $ref: "#/components/schemas/ErrorBody", properties: { error: { properties: { code: { enum: group } } } } },
+          schema: {
+            $ref: "#/components/schemas/ErrorBody",
+            properties: { error: { properties: { code: { enum: group } } } },
+          },
           example: exampleOf(group[0] ?? "internal_error"),
         },
       },

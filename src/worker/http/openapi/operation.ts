@@ -14,7 +14,11 @@ export type Access =
   | { kind: "public" }
   | { kind: "api_key"; permission: Permission }
   /** The attempt's capability token (from POST /api/simulations); `orApiKey`: an API key of the tenant works too. */
-  | { kind: "attempt_token"; orApiKey?: Permission; /** MCP: a refused token is 403, not 401 (MCP clients start OAuth on a 401). */ refusedWith403?: true }
+  | {
+      kind: "attempt_token";
+      orApiKey?: Permission /** MCP: a refused token is 403, not 401 (MCP clients start OAuth on a 401). */;
+      refusedWith403?: true;
+    }
   | { kind: "webhook_signature" }
   /** POST /api/bootstrap: the deployment's TOOLPROOF_BOOTSTRAP_TOKEN secret, while no API key exists. */
   | { kind: "bootstrap_token" };
@@ -61,4 +65,10 @@ export interface OperationDoc {
 }
 
 /** Errors of any route that reads a JSON body (src/worker/http/json-body.ts, field-hints.ts). */
-export const JSON_BODY_ERRORS: readonly ErrorCode[] = ["invalid_request", "malformed_json", "invalid_encoding", "payload_too_large", "unsupported_media_type"];
+export const JSON_BODY_ERRORS: readonly ErrorCode[] = [
+  "invalid_request",
+  "malformed_json",
+  "invalid_encoding",
+  "payload_too_large",
+  "unsupported_media_type",
+];

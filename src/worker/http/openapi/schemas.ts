@@ -62,20 +62,41 @@ const SHARED = "__shared";
  * nowhere. Each one becomes a component of its own (SharedSchemaN) and the refs point at it.
  * Registering the reused schema with named() gives it a readable name instead.
  */
-function hoistShared(schemas: Record<string, Record<string, unknown>>, shared: unknown): Record<string, Record<string, unknown>> {
+function hoistShared(
+  schemas: Record<string, Record<string, unknown>>,
+  shared: unknown,
+): Record<string, Record<string, unknown>> {
   const defs = (shared as { $defs?: Record<string, Record<string, unknown>> } | undefined)?.$defs;
   if (!defs || Object.keys(defs).length === 0) return schemas;
   const renamed = (def: string) => `Shared${def.charAt(0).toUpperCase()}${def.slice(1)}`;
-  const all = { ...schemas, ...Object.fromEntries(Object.entries(defs).map(([def, schema]) => [renamed(def), schema])) };
-  const text = JSON.stringify(all).replace(/"#\/components\/schemas\/__shared#\/\$defs\/([^"]+)"/g, (_match, def: string) => JSON.stringify(`#/components/schemas/${renamed(def)}`));
+  const all = {
+    ...schemas,
+    ...Object.fromEntries(Object.entries(defs).map(([def, schema]) => [renamed(def), schema])),
+  };
+  const text = JSON.stringify(all).replace(
+    /"#\/components\/schemas\/__shared#\/\$defs\/([^"]+)"/g,
+    (_match, def: string) => JSON.stringify(`#/components/schemas/${renamed(def)}`),
+  );
   // SAFETY: the same JSON Schema objects, serialized and read back with only $ref strings changed.
   return JSON.parse(text) as Record<string, Record<string, unknown>>;
 }
 
 /** A route's own query schema (a zod object) as OpenAPI query parameters, each described by `descriptions`. */
-export function queryParameters(schema: z.ZodObject, descriptions: Record<string, string>): Array<{ name: string; description: string; schema: Record<string, unknown>; required: boolean }> {
+export function queryParameters(
+  schema: z.ZodObject,
+  descriptions: Record<string, string>,
+): Array<{ name: string; description: string; schema: Record<string, unknown>; required: boolean }> {
   return Object.entries(schema.shape).map(([name, field]) => {
-    const { $schema: _dialect, ...converted } = z.toJSONSchema(field as z.ZodType, { io: "input", target: "draft-2020-12", unrepresentable: "any" }) as Record<string, unknown>;
-    return { name, description: descriptions[name] ?? name, schema: converted, required: !(field as z.ZodType).safeParse(undefined).success };
+    const { $schema: _dialect, ...converted } = z.toJSONSchema(field as z.ZodType, {
+      io: "input",
+      target: "draft-2020-12",
+      unrepresentable: "any",
+    }) as Record<string, unknown>;
+    return {
+      name,
+      description: descriptions[name] ?? name,
+      schema: converted,
+      required: !(field as z.ZodType).safeParse(undefined).success,
+    };
   });
 }

@@ -19,7 +19,8 @@ export const SECURITY_SCHEMES = {
     type: "apiKey",
     in: "header",
     name: "webhook-signature",
-    description: "A Standard Webhooks signature over webhook-id, webhook-timestamp and the raw body, with the webhook's secret (docs/webhooks.md).",
+    description:
+      "A Standard Webhooks signature over webhook-id, webhook-timestamp and the raw body, with the webhook's secret (docs/webhooks.md).",
   },
   GithubSignature: {
     type: "apiKey",
@@ -72,7 +73,9 @@ export function accessDescription(access: Access): string {
     case "api_key":
       return `Needs an API key with ${access.permission} (or AIManager:Admin).`;
     case "attempt_token":
-      return access.orApiKey ? `The attempt's token, or an API key of the attempt's tenant with ${access.orApiKey}.` : "The attempt's capability token.";
+      return access.orApiKey
+        ? `The attempt's token, or an API key of the attempt's tenant with ${access.orApiKey}.`
+        : "The attempt's capability token.";
     case "webhook_signature":
       return "No API key: the delivery is authenticated by its signature over the raw body, in the webhook's format.";
     case "bootstrap_token":

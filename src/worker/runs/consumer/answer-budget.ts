@@ -10,7 +10,11 @@ import type { ChatAnswer, ModelClient } from "../../../core/ports.js";
 export const MAX_REPETITION_ANSWER_BYTES = 384 * 1024;
 
 /** A client for one repetition (wrap it per repetition: it counts what it has read). */
-export function answerBudget(client: ModelClient, connection: string, maxBytes: number = MAX_REPETITION_ANSWER_BYTES): ModelClient {
+export function answerBudget(
+  client: ModelClient,
+  connection: string,
+  maxBytes: number = MAX_REPETITION_ANSWER_BYTES,
+): ModelClient {
   let used = 0;
   return {
     async chat(request) {

@@ -33,7 +33,11 @@ export function attemptDispatcher(env: Env, job: Pick<RunJob, "attempt_id" | "to
       const seen = used.get(call_id) ?? 0;
       used.set(call_id, seen + 1);
       const suffix = [job.claim > 1 ? `d${job.claim}` : "", seen > 0 ? `n${seen + 1}` : ""].filter(Boolean).join(".");
-      const request = { tool: function_name, arguments: args, call_id: suffix === "" ? call_id : `${call_id}~${suffix}` };
+      const request = {
+        tool: function_name,
+        arguments: args,
+        call_id: suffix === "" ? call_id : `${call_id}~${suffix}`,
+      };
       const reply = await settleForward(env, job.token_hash, await stub.dispatchRequest(job.token_hash, request));
       if (reply.kind === "answer") await waitSimulatedDelay(reply.answer.delay_ms, scale, systemClock);
       return toolAnswerOf(reply);
@@ -45,26 +49,48 @@ export function toolAnswerOf(reply: RecordedReply): ToolAnswer {
   switch (reply.kind) {
     case "answer": {
       const { answer } = reply;
-      if (answer.outcome === "result" && answer.result !== null) return { kind: "result", result: parseStored(answer.result) };
+      if (answer.outcome === "result" && answer.result !== null)
+        return { kind: "result", result: parseStored(answer.result) };
       const error = answer.error === null ? null : parseEvidenceError(answer.error);
-      if (error?.code === "tool_input_error") return { kind: "tool_input_error", message: error.message, details: problemsJson(error.details) };
-      return { kind: "harness_error", message: error ? `${error.kind ?? "harness_error"}: ${error.message}` : "the attempt recorded no answer", recorded: true };
+      if (error?.code === "tool_input_error")
+        return { kind: "tool_input_error", message: error.message, details: problemsJson(error.details) };
+      return {
+        kind: "harness_error",
+        message: error ? `${error.kind ?? "harness_error"}: ${error.message}` : "the attempt recorded no answer",
+        recorded: true,
+      };
     }
     // Refused before anything was recorded: the runner keeps these calls itself (agent-loop.ts).
     case "unusable_arguments":
       return { kind: "refused", message: reply.message, details: problemsJson(reply.problems) };
     case "invalid_request":
-      return { kind: "refused", message: reply.problems.map((p) => `${p.path || "/"}: ${p.message}`).join("; "), details: problemsJson(reply.problems) };
+      return {
+        kind: "refused",
+        message: reply.problems.map((p) => `${p.path || "/"}: ${p.message}`).join("; "),
+        details: problemsJson(reply.problems),
+      };
     case "ambiguous":
       return { kind: "refused", message: reply.message, details: reply.operation_ids };
     case "call_limit":
-      return { kind: "harness_error", message: `the attempt has made the most calls one attempt may make (${reply.limit})`, recorded: false };
+      return {
+        kind: "harness_error",
+        message: `the attempt has made the most calls one attempt may make (${reply.limit})`,
+        recorded: false,
+      };
     case "call_id_conflict":
-      return { kind: "harness_error", message: `call id "${reply.call_id}" was already used by call ${reply.seq} of this attempt`, recorded: false };
+      return {
+        kind: "harness_error",
+        message: `call id "${reply.call_id}" was already used by call ${reply.seq} of this attempt`,
+        recorded: false,
+      };
     case "malformed_json":
       return { kind: "harness_error", message: reply.message, recorded: false };
     case "missing":
-      return { kind: "harness_error", message: "the attempt's object holds no attempt (its storage was lost or retired)", recorded: false };
+      return {
+        kind: "harness_error",
+        message: "the attempt's object holds no attempt (its storage was lost or retired)",
+        recorded: false,
+      };
     case "unauthorized":
       return { kind: "harness_error", message: "the attempt refused the run's token", recorded: false };
   }
@@ -106,7 +132,10 @@ export async function evidenceSince(env: Env, attemptId: string, afterSeq: numbe
 export async function releaseAttempt(env: Env, job: Pick<RunJob, "attempt_id" | "token_hash">): Promise<void> {
   try {
     const reply = await attemptStub(env, job.attempt_id).release(job.token_hash);
-    if (reply.kind !== "released") console.error(`eval queue: attempt ${job.attempt_id} was not released (${reply.kind}); its alarm copies the evidence later`);
+    if (reply.kind !== "released")
+      console.error(
+        `eval queue: attempt ${job.attempt_id} was not released (${reply.kind}); its alarm copies the evidence later`,
+      );
   } catch (error) {
     console.error(`eval queue: releasing attempt ${job.attempt_id} failed; its alarm copies the evidence later`, error);
   }

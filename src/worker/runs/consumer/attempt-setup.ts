@@ -28,5 +28,11 @@ export async function ensureAttempt(env: Env, job: Pick<RunJob, "claim" | "setup
   if (job.claim > 1 && (await findAttempt(db, setup.attempt_id))) return;
   const reply = await attemptStub(env, setup.attempt_id).setup(setup);
   if (reply.kind === "conflict") throw new Error(`attempt object refused its setup: ${reply.message}`);
-  await insertAttemptIfAbsent(db, { id: setup.attempt_id, simulationId: setup.simulation_id, tenantId: setup.tenant_id, token_hash: setup.token_hash, expires_at: new Date(setup.expires_at).toISOString() });
+  await insertAttemptIfAbsent(db, {
+    id: setup.attempt_id,
+    simulationId: setup.simulation_id,
+    tenantId: setup.tenant_id,
+    token_hash: setup.token_hash,
+    expires_at: new Date(setup.expires_at).toISOString(),
+  });
 }

@@ -15,7 +15,11 @@ export function batchConcurrency(raw: string | undefined): number {
 }
 
 /** Runs `work` over every item, at most `limit` at a time; resolves when all have settled. */
-export async function forEachBounded<T>(items: readonly T[], limit: number, work: (item: T) => Promise<void>): Promise<void> {
+export async function forEachBounded<T>(
+  items: readonly T[],
+  limit: number,
+  work: (item: T) => Promise<void>,
+): Promise<void> {
   let next = 0;
   const worker = async (): Promise<void> => {
     while (next < items.length) {
@@ -50,7 +54,12 @@ export class Semaphore {
 const connectionSlots = new Map<string, Semaphore>();
 
 /** The client with its calls held to the connection's max_concurrency (one count per tenant and connection in this isolate). */
-export function limitedClient(client: ModelClient, tenantId: string, connection: string, maxConcurrency: number): ModelClient {
+export function limitedClient(
+  client: ModelClient,
+  tenantId: string,
+  connection: string,
+  maxConcurrency: number,
+): ModelClient {
   const key = `${tenantId}\u0000${connection}`;
   let slots = connectionSlots.get(key);
   if (!slots || slots.limit !== maxConcurrency) {

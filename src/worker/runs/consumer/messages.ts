@@ -22,8 +22,14 @@ export function isEvalMessage(body: unknown): body is EvalMessage {
 }
 
 /** Sends one message per repetition, in batches of at most 100. */
-export async function sendRepetitions(queue: Queue<EvalMessage>, runId: string, seqs: readonly number[]): Promise<void> {
+export async function sendRepetitions(
+  queue: Queue<EvalMessage>,
+  runId: string,
+  seqs: readonly number[],
+): Promise<void> {
   for (let i = 0; i < seqs.length; i += MAX_BATCH) {
-    await queue.sendBatch(seqs.slice(i, i + MAX_BATCH).map((seq) => ({ body: { run_id: runId, seq }, contentType: "json" as const })));
+    await queue.sendBatch(
+      seqs.slice(i, i + MAX_BATCH).map((seq) => ({ body: { run_id: runId, seq }, contentType: "json" as const })),
+    );
   }
 }

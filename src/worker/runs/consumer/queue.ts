@@ -41,7 +41,14 @@ export type ModelClientResolver = (
   db: Database,
   tenantId: string,
   name: string,
-) => Promise<{ ok: true; client: ModelClient; connection: { name: string; model: string; max_concurrency: number; structured_output: boolean } } | { ok: false; message: string }>;
+) => Promise<
+  | {
+      ok: true;
+      client: ModelClient;
+      connection: { name: string; model: string; max_concurrency: number; structured_output: boolean };
+    }
+  | { ok: false; message: string }
+>;
 
 /** Longest wait before a failed message is tried again. */
 const MAX_RETRY_DELAY_SECONDS = 60;
@@ -75,7 +82,12 @@ function resolvedOncePerBatch(resolve: ModelClientResolver): ModelClientResolver
   };
 }
 
-async function carryOut(message: Message<unknown>, env: Env, resolve: ModelClientResolver, clock: Clock): Promise<void> {
+async function carryOut(
+  message: Message<unknown>,
+  env: Env,
+  resolve: ModelClientResolver,
+  clock: Clock,
+): Promise<void> {
   const body = message.body;
   if (!isEvalMessage(body)) {
     // Not a message this Worker sends: there is no repetition to record it against.
@@ -99,17 +111,33 @@ async function carryOut(message: Message<unknown>, env: Env, resolve: ModelClien
     message.ack();
   } catch (error) {
     const text = errorText(error);
-    console.error(`eval queue: repetition ${body.seq} of run ${body.run_id} failed (delivery ${message.attempts}); retrying`, text);
-    await coordinator.release(body.seq, text).catch((releaseError: unknown) => console.error("eval queue: releasing the repetition failed", releaseError));
+    console.error(
+      `eval queue: repetition ${body.seq} of run ${body.run_id} failed (delivery ${message.attempts}); retrying`,
+      text,
+    );
+    await coordinator
+      .release(body.seq, text)
+      .catch((releaseError: unknown) => console.error("eval queue: releasing the repetition failed", releaseError));
     message.retry({ delaySeconds: retryDelaySeconds(message.attempts) });
   }
 }
 
 /** One repetition, start to record (null while an external agent works). Only what retrying could fix is thrown. */
-export async function runJob(job: RunJob, env: Env, resolve: ModelClientResolver, clock: Clock = systemClock): Promise<RepetitionRecord | null> {
+export async function runJob(
+  job: RunJob,
+  env: Env,
+  resolve: ModelClientResolver,
+  clock: Clock = systemClock,
+): Promise<RepetitionRecord | null> {
   const db = databaseOf(env.DB);
   const notRun = (infrastructure_error: string): RepetitionRecord =>
-    notRunRecord({ scenario_id: job.scenario.id, repetition: job.repetition, attempt_id: job.attempt_id, infrastructure_error, at: clock.now() });
+    notRunRecord({
+      scenario_id: job.scenario.id,
+      repetition: job.repetition,
+      attempt_id: job.attempt_id,
+      infrastructure_error,
+      at: clock.now(),
+    });
   // Set up now, not at the run's start: a run's attempts never all exist at once (attempt-setup.ts).
   await ensureAttempt(env, job);
 
@@ -123,7 +151,8 @@ export async function runJob(job: RunJob, env: Env, resolve: ModelClientResolver
     return runExternalJob({ ...job, agent: runAgent, external }, env, judge?.judge ?? null, clock);
   }
   const agent = await resolve(env, db, job.tenant_id, runAgent.connection);
-  if (!agent.ok) return notRun(`the agent's model connection "${runAgent.connection}" cannot be used: ${agent.message}`);
+  if (!agent.ok)
+    return notRun(`the agent's model connection "${runAgent.connection}" cannot be used: ${agent.message}`);
   const judgeFound = await resolveJudge(job, env, db, resolve);
   if (!judgeFound.ok) return notRun(judgeFound.message);
   const judge = judgeFound.judge;
@@ -137,7 +166,10 @@ export async function runJob(job: RunJob, env: Env, resolve: ModelClientResolver
     attempt_id: job.attempt_id,
     agent: {
       ...agentSpec,
-      client: answerBudget(limitedClient(agent.client, job.tenant_id, agent.connection.name, agent.connection.max_concurrency), agent.connection.name),
+      client: answerBudget(
+        limitedClient(agent.client, job.tenant_id, agent.connection.name, agent.connection.max_concurrency),
+        agent.connection.name,
+      ),
       tools,
       approval,
     },
@@ -152,10 +184,19 @@ export async function runJob(job: RunJob, env: Env, resolve: ModelClientResolver
 type JudgeInputs = NonNullable<Parameters<typeof evaluateRepetition>[0]["judge"]>;
 
 /** The suite's judge as a ready client (null when the suite has none), or why it cannot be used. */
-async function resolveJudge(job: RunJob, env: Env, db: Database, resolve: ModelClientResolver): Promise<{ ok: true; judge: JudgeInputs | null } | { ok: false; message: string }> {
+async function resolveJudge(
+  job: RunJob,
+  env: Env,
+  db: Database,
+  resolve: ModelClientResolver,
+): Promise<{ ok: true; judge: JudgeInputs | null } | { ok: false; message: string }> {
   if (!job.judge) return { ok: true, judge: null };
   const found = await resolve(env, db, job.tenant_id, job.judge.connection);
-  if (!found.ok) return { ok: false, message: `the judge's model connection "${job.judge.connection}" cannot be used: ${found.message}` };
+  if (!found.ok)
+    return {
+      ok: false,
+      message: `the judge's model connection "${job.judge.connection}" cannot be used: ${found.message}`,
+    };
   return {
     ok: true,
     judge: {
@@ -178,10 +219,14 @@ async function recordDeadLetter(message: Message<unknown>, env: Env): Promise<vo
   }
   try {
     const reply = await runStub(env, body.run_id).deadLetter(body.seq, null);
-    if (reply.kind === "missing") console.error(`eval dead-letter queue: run ${body.run_id} has no repetition ${body.seq}`);
+    if (reply.kind === "missing")
+      console.error(`eval dead-letter queue: run ${body.run_id} has no repetition ${body.seq}`);
     message.ack();
   } catch (error) {
-    console.error(`eval dead-letter queue: recording repetition ${body.seq} of run ${body.run_id} failed; retrying`, errorText(error));
+    console.error(
+      `eval dead-letter queue: recording repetition ${body.seq} of run ${body.run_id} failed; retrying`,
+      errorText(error),
+    );
     message.retry({ delaySeconds: retryDelaySeconds(message.attempts) });
   }
 }

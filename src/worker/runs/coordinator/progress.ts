@@ -56,7 +56,12 @@ export interface RunState {
 }
 
 /** `total` is the run's number of repetitions; `verdicts` those recorded so far. */
-export function runProgress(start: Pick<RunStart, "scenarios" | "gate" | "calibration">, total: number, verdicts: readonly StoredVerdict[], state: RunState): RunProgress {
+export function runProgress(
+  start: Pick<RunStart, "scenarios" | "gate" | "calibration">,
+  total: number,
+  verdicts: readonly StoredVerdict[],
+  state: RunState,
+): RunProgress {
   const scenarios = start.scenarios.map((scenario, index) => ({
     id: scenario.id,
     attack: scenario.attack,

@@ -109,7 +109,10 @@ export interface RunJob {
  * Where an external agent's repetition stands when a delivery claims it: its job is to be sent;
  * the agent completed and the completion is to be scored; or the deadline passed without one.
  */
-export type ExternalPhase = { phase: "send"; deadline_at: number } | { phase: "score"; deadline_at: number } | { phase: "timed_out"; deadline_at: number };
+export type ExternalPhase =
+  | { phase: "send"; deadline_at: number }
+  | { phase: "score"; deadline_at: number }
+  | { phase: "timed_out"; deadline_at: number };
 
 export type MissingReply = { kind: "missing" };
 
@@ -148,7 +151,10 @@ export type ReleaseReply = MissingReply | { kind: "ok" };
 
 export type ProgressReply = MissingReply | { kind: "ok"; progress: RunProgress };
 
-export type CancelReply = MissingReply | { kind: "cancelled"; progress: RunProgress } | { kind: "already_ended"; progress: RunProgress };
+export type CancelReply =
+  | MissingReply
+  | { kind: "cancelled"; progress: RunProgress }
+  | { kind: "already_ended"; progress: RunProgress };
 
 /** One repetition as the coordinator holds it: its slot, and its record once it has one. */
 export interface RepetitionEntry {

@@ -24,7 +24,12 @@
  */
 import { DurableObject } from "cloudflare:workers";
 import { databaseOf } from "../../../adapters/d1/database.js";
-import { writeRunEnded, writeRunProgress, type RunRepetitionRow, type RunRowProgress } from "../../../adapters/d1/runs.js";
+import {
+  writeRunEnded,
+  writeRunProgress,
+  type RunRepetitionRow,
+  type RunRowProgress,
+} from "../../../adapters/d1/runs.js";
 import type { RepetitionRecord } from "../../../core/evals/agent-types.js";
 import { deadLetterRecord, evaluateExternalRepetition, notRunRecord } from "../../../core/evals/evaluate-repetition.js";
 import { systemClock, type Clock } from "../../../core/ports.js";
@@ -36,8 +41,22 @@ import { evidenceSince, releaseAttempt } from "../consumer/attempt-ports.js";
 import { forEachBounded } from "../consumer/concurrency.js";
 import { sendRepetitions } from "../consumer/messages.js";
 import { jobStartedAt, timedOutOutcome } from "../external/job.js";
-import { attemptLeaseEnd, durationSetting, DEFAULT_REPETITION_TIMEOUT_MS, FINAL_RETRY_MS, MAX_SENDS, PROGRESS_INTERVAL_MS } from "./lifetimes.js";
-import { isRunStatus, runProgress, type RunEnding, type RunProgress, type RunStatus, type StoredVerdict } from "./progress.js";
+import {
+  attemptLeaseEnd,
+  durationSetting,
+  DEFAULT_REPETITION_TIMEOUT_MS,
+  FINAL_RETRY_MS,
+  MAX_SENDS,
+  PROGRESS_INTERVAL_MS,
+} from "./lifetimes.js";
+import {
+  isRunStatus,
+  runProgress,
+  type RunEnding,
+  type RunProgress,
+  type RunStatus,
+  type StoredVerdict,
+} from "./progress.js";
 import type {
   CancelReply,
   ClaimReply,
@@ -83,7 +102,9 @@ export class RunCoordinator extends DurableObject<Env> implements RunMethods {
   start(start: RunStart): StartReply {
     const existing = this.load();
     if (existing) {
-      return existing.start.run_id === start.run_id ? { kind: "ok" } : { kind: "conflict", message: `this object already holds run ${existing.start.run_id}` };
+      return existing.start.run_id === start.run_id
+        ? { kind: "ok" }
+        : { kind: "conflict", message: `this object already holds run ${existing.start.run_id}` };
     }
     this.storage.create(start, this.clock.now());
     this.run = undefined;
@@ -203,7 +224,10 @@ export class RunCoordinator extends DurableObject<Env> implements RunMethods {
     const run = this.load(true);
     if (!run) return { kind: "missing" };
     if (ended(run)) return { kind: "already_ended", progress: this.currentProgress() };
-    await this.end("cancelled", { reason: "cancelled", missing: this.storage.unrecorded().map((slot) => this.missingRef(run, slot)) });
+    await this.end("cancelled", {
+      reason: "cancelled",
+      missing: this.storage.unrecorded().map((slot) => this.missingRef(run, slot)),
+    });
     return { kind: "cancelled", progress: this.currentProgress() };
   }
 
@@ -239,21 +263,46 @@ export class RunCoordinator extends DurableObject<Env> implements RunMethods {
         (slot) => this.recordTimedOut(run, slot),
       );
       const missing = this.storage.unrecorded();
-      for (const slot of missing) this.writeMissing(slot, `no result before the run's deadline (${new Date(run.start.deadline_at).toISOString()}); sent ${slot.sends} time(s)`);
+      for (const slot of missing)
+        this.writeMissing(
+          slot,
+          `no result before the run's deadline (${new Date(run.start.deadline_at).toISOString()}); sent ${slot.sends} time(s)`,
+        );
       await this.end("finished", { reason: "deadline", missing: missing.map((slot) => this.missingRef(run, slot)) });
       return;
     }
     // External agents past their deadline are timed out; their message goes out again to score what they did.
     const late = pending.filter((slot) => awaitingAgent(slot) && (slot.job_deadline ?? 0) <= now);
     for (const slot of late) this.storage.markAgentDone(slot.seq, "timed_out_at", now);
-    const quiet = [...late, ...this.storage.unrecorded().filter((slot) => !awaitingAgent(slot) && !late.some((l) => l.seq === slot.seq) && (slot.claimed_at ?? slot.sent_at) + this.repetitionTimeoutMs <= now)];
+    const quiet = [
+      ...late,
+      ...this.storage
+        .unrecorded()
+        .filter(
+          (slot) =>
+            !awaitingAgent(slot) &&
+            !late.some((l) => l.seq === slot.seq) &&
+            (slot.claimed_at ?? slot.sent_at) + this.repetitionTimeoutMs <= now,
+        ),
+    ];
     const giveUp = quiet.filter((slot) => slot.sends >= MAX_SENDS);
     const resend = quiet.filter((slot) => slot.sends < MAX_SENDS);
-    for (const slot of giveUp) this.writeMissing(slot, `no result after ${slot.sends} sends${slot.last_error ? `; last error: ${slot.last_error}` : ""}`);
+    for (const slot of giveUp)
+      this.writeMissing(
+        slot,
+        `no result after ${slot.sends} sends${slot.last_error ? `; last error: ${slot.last_error}` : ""}`,
+      );
     if (resend.length > 0) {
-      this.storage.markResent(resend.map((slot) => slot.seq), now);
+      this.storage.markResent(
+        resend.map((slot) => slot.seq),
+        now,
+      );
       try {
-        await sendRepetitions(this.env.EVAL_QUEUE, run.start.run_id, resend.map((slot) => slot.seq));
+        await sendRepetitions(
+          this.env.EVAL_QUEUE,
+          run.start.run_id,
+          resend.map((slot) => slot.seq),
+        );
       } catch (error) {
         // The next alarm finds them quiet again and resends.
         console.error("resending run repetitions failed", error);
@@ -387,7 +436,11 @@ export class RunCoordinator extends DurableObject<Env> implements RunMethods {
       this.verdicts.clear();
       for (const row of this.storage.verdicts()) {
         // SAFETY: the verdict column is written only by writeRecord(), from JSON.stringify of a RepetitionVerdict.
-        this.verdicts.set(row.seq, { scenario_index: row.scenario_index, repetition: row.repetition, verdict: JSON.parse(row.verdict) as RepetitionVerdict });
+        this.verdicts.set(row.seq, {
+          scenario_index: row.scenario_index,
+          repetition: row.repetition,
+          verdict: JSON.parse(row.verdict) as RepetitionVerdict,
+        });
       }
     }
     return [...this.verdicts.values()];
@@ -395,15 +448,32 @@ export class RunCoordinator extends DurableObject<Env> implements RunMethods {
 
   /** The repetition's first record, written with its verdict (in memory too); false when it already had one. */
   private writeRecord(slot: SlotRow, record: RepetitionRecord): boolean {
-    if (!this.storage.writeRecord(slot.seq, JSON.stringify(record), JSON.stringify(record.verdict), record.verdict.outcome)) return false;
-    if (this.verdicts.size === this.storage.recordedCount() - 1) this.verdicts.set(slot.seq, { scenario_index: slot.scenario_index, repetition: slot.repetition, verdict: record.verdict });
+    if (
+      !this.storage.writeRecord(
+        slot.seq,
+        JSON.stringify(record),
+        JSON.stringify(record.verdict),
+        record.verdict.outcome,
+      )
+    )
+      return false;
+    if (this.verdicts.size === this.storage.recordedCount() - 1)
+      this.verdicts.set(slot.seq, {
+        scenario_index: slot.scenario_index,
+        repetition: slot.repetition,
+        verdict: record.verdict,
+      });
     return true;
   }
 
   // -- helpers -------------------------------------------------------------------------------
 
   private slotIdentity(slot: SlotRow): { scenario_id: string; repetition: number; attempt_id: string } {
-    return { scenario_id: this.load()?.start.scenarios[slot.scenario_index]?.id ?? "", repetition: slot.repetition, attempt_id: slot.attempt_id };
+    return {
+      scenario_id: this.load()?.start.scenarios[slot.scenario_index]?.id ?? "",
+      repetition: slot.repetition,
+      attempt_id: slot.attempt_id,
+    };
   }
 
   /** An external agent out of time: marked, and its message sent again so a delivery scores what it did. */
@@ -411,7 +481,9 @@ export class RunCoordinator extends DurableObject<Env> implements RunMethods {
     const run = this.load();
     if (!run || slot.timed_out_at !== null) return;
     this.storage.markAgentDone(slot.seq, "timed_out_at", this.clock.now());
-    sendRepetitions(this.env.EVAL_QUEUE, run.start.run_id, [slot.seq]).catch((error: unknown) => console.error("sending a timed-out repetition failed; the watchdog resends it", error));
+    sendRepetitions(this.env.EVAL_QUEUE, run.start.run_id, [slot.seq]).catch((error: unknown) =>
+      console.error("sending a timed-out repetition failed; the watchdog resends it", error),
+    );
   }
 
   /**
@@ -429,7 +501,10 @@ export class RunCoordinator extends DurableObject<Env> implements RunMethods {
     try {
       calls = await evidenceSince(this.env, slot.attempt_id, 0);
     } catch (error) {
-      this.writeMissing(slot, `its job's deadline (${new Date(deadline).toISOString()}) passed, but the attempt's evidence could not be read to score it: ${error instanceof Error ? error.message : String(error)}`);
+      this.writeMissing(
+        slot,
+        `its job's deadline (${new Date(deadline).toISOString()}) passed, but the attempt's evidence could not be read to score it: ${error instanceof Error ? error.message : String(error)}`,
+      );
       return;
     }
     const record = await evaluateExternalRepetition({
@@ -450,7 +525,10 @@ export class RunCoordinator extends DurableObject<Env> implements RunMethods {
 
   /** A repetition the watchdog gives up on, recorded as an infrastructure error (unless a result beat it). */
   private writeMissing(slot: SlotRow, message: string): void {
-    this.writeRecord(slot, notRunRecord({ ...this.slotIdentity(slot), infrastructure_error: message, at: this.clock.now() }));
+    this.writeRecord(
+      slot,
+      notRunRecord({ ...this.slotIdentity(slot), infrastructure_error: message, at: this.clock.now() }),
+    );
   }
 
   private missingRef(run: StoredRun, slot: SlotRow): RunEnding["missing"][number] {
@@ -461,8 +539,17 @@ export class RunCoordinator extends DurableObject<Env> implements RunMethods {
   private nextAlarmAt(): number {
     const run = this.load();
     if (!run) return this.clock.now();
-    const oldest = Math.min(...this.storage.unrecorded().map((slot) => (awaitingAgent(slot) ? (slot.job_deadline ?? 0) - this.repetitionTimeoutMs : (slot.claimed_at ?? slot.sent_at))));
-    return Math.min(run.start.deadline_at, Number.isFinite(oldest) ? oldest + this.repetitionTimeoutMs : Number.POSITIVE_INFINITY);
+    const oldest = Math.min(
+      ...this.storage
+        .unrecorded()
+        .map((slot) =>
+          awaitingAgent(slot) ? (slot.job_deadline ?? 0) - this.repetitionTimeoutMs : (slot.claimed_at ?? slot.sent_at),
+        ),
+    );
+    return Math.min(
+      run.start.deadline_at,
+      Number.isFinite(oldest) ? oldest + this.repetitionTimeoutMs : Number.POSITIVE_INFINITY,
+    );
   }
 
   /**

@@ -77,7 +77,8 @@ export type SlotRow = {
   timed_out_at: number | null;
 };
 
-const SLOT_COLUMNS = "seq, scenario_index, repetition, attempt_id, token_hash, sends, sent_at, claims, claimed_at, last_error, record, verdict, outcome, job_deadline, completed_at, timed_out_at";
+const SLOT_COLUMNS =
+  "seq, scenario_index, repetition, attempt_id, token_hash, sends, sent_at, claims, claimed_at, last_error, record, verdict, outcome, job_deadline, completed_at, timed_out_at";
 
 export class RunStorage {
   constructor(
@@ -126,11 +127,21 @@ export class RunStorage {
   /** The run row's changing columns. */
   readState(): Omit<StoredRun, "start"> {
     const row = this.sql
-      .exec<{ status: string; started_at: number | null; finished_at: number | null; ending: string | null; final_written: number }>(
-        `SELECT status, started_at, finished_at, ending, final_written FROM run`,
-      )
+      .exec<{
+        status: string;
+        started_at: number | null;
+        finished_at: number | null;
+        ending: string | null;
+        final_written: number;
+      }>(`SELECT status, started_at, finished_at, ending, final_written FROM run`)
       .one();
-    return { status: row.status, started_at: row.started_at, finished_at: row.finished_at, ending: row.ending, final_written: row.final_written === 1 };
+    return {
+      status: row.status,
+      started_at: row.started_at,
+      finished_at: row.finished_at,
+      ending: row.ending,
+      final_written: row.final_written === 1,
+    };
   }
 
   slot(seq: number): SlotRow | undefined {
@@ -138,7 +149,9 @@ export class RunStorage {
   }
 
   slots(afterSeq: number, limit: number): SlotRow[] {
-    return this.sql.exec<SlotRow>(`SELECT ${SLOT_COLUMNS} FROM repetitions WHERE seq > ? ORDER BY seq LIMIT ?`, afterSeq, limit).toArray();
+    return this.sql
+      .exec<SlotRow>(`SELECT ${SLOT_COLUMNS} FROM repetitions WHERE seq > ? ORDER BY seq LIMIT ?`, afterSeq, limit)
+      .toArray();
   }
 
   total(): number {
@@ -151,13 +164,17 @@ export class RunStorage {
 
   /** Repetitions with no record yet, in seq order. */
   unrecorded(): SlotRow[] {
-    return this.sql.exec<SlotRow>(`SELECT ${SLOT_COLUMNS} FROM repetitions WHERE record IS NULL ORDER BY seq`).toArray();
+    return this.sql
+      .exec<SlotRow>(`SELECT ${SLOT_COLUMNS} FROM repetitions WHERE record IS NULL ORDER BY seq`)
+      .toArray();
   }
 
   /** Every stored verdict (small JSON each), for recomputing the aggregate. */
   verdicts(): Array<{ seq: number; scenario_index: number; repetition: number; verdict: string }> {
     return this.sql
-      .exec<{ seq: number; scenario_index: number; repetition: number; verdict: string }>(`SELECT seq, scenario_index, repetition, verdict FROM repetitions WHERE verdict IS NOT NULL ORDER BY seq`)
+      .exec<{ seq: number; scenario_index: number; repetition: number; verdict: string }>(
+        `SELECT seq, scenario_index, repetition, verdict FROM repetitions WHERE verdict IS NOT NULL ORDER BY seq`,
+      )
       .toArray();
   }
 
@@ -167,13 +184,23 @@ export class RunStorage {
 
   /** Marks a delivery as working on the repetition; answers the claim number. */
   claim(seq: number, now: number): number {
-    return this.sql.exec<{ claims: number }>(`UPDATE repetitions SET claims = claims + 1, claimed_at = ? WHERE seq = ? RETURNING claims`, now, seq).one().claims;
+    return this.sql
+      .exec<{ claims: number }>(
+        `UPDATE repetitions SET claims = claims + 1, claimed_at = ? WHERE seq = ? RETURNING claims`,
+        now,
+        seq,
+      )
+      .one().claims;
   }
 
   /** The delivery gave up (it will be retried): the repetition is free again, and the error kept for a dead letter. */
   release(seq: number, error: string): void {
     // A job that could not be delivered is sent again from the start (its deadline with it).
-    this.sql.exec(`UPDATE repetitions SET claimed_at = NULL, last_error = ?, job_deadline = CASE WHEN completed_at IS NULL AND timed_out_at IS NULL THEN NULL ELSE job_deadline END WHERE seq = ?`, error, seq);
+    this.sql.exec(
+      `UPDATE repetitions SET claimed_at = NULL, last_error = ?, job_deadline = CASE WHEN completed_at IS NULL AND timed_out_at IS NULL THEN NULL ELSE job_deadline END WHERE seq = ?`,
+      error,
+      seq,
+    );
   }
 
   /** The external agent's job is being sent, due by `deadline`. */
@@ -186,27 +213,54 @@ export class RunStorage {
    * and counts as sent now, so the watchdog resends its message if that delivery is lost.
    */
   markAgentDone(seq: number, column: "completed_at" | "timed_out_at", now: number): void {
-    this.sql.exec(`UPDATE repetitions SET ${column} = ?, sent_at = ?, claimed_at = NULL WHERE seq = ? AND completed_at IS NULL AND timed_out_at IS NULL`, now, now, seq);
+    this.sql.exec(
+      `UPDATE repetitions SET ${column} = ?, sent_at = ?, claimed_at = NULL WHERE seq = ? AND completed_at IS NULL AND timed_out_at IS NULL`,
+      now,
+      now,
+      seq,
+    );
   }
 
   /** Writes the record unless the repetition has one; answers whether it was written. */
   writeRecord(seq: number, record: string, verdict: string, outcome: string): boolean {
-    return this.sql.exec(`UPDATE repetitions SET record = ?, verdict = ?, outcome = ?, claimed_at = NULL WHERE seq = ? AND record IS NULL`, record, verdict, outcome, seq).rowsWritten > 0;
+    return (
+      this.sql.exec(
+        `UPDATE repetitions SET record = ?, verdict = ?, outcome = ?, claimed_at = NULL WHERE seq = ? AND record IS NULL`,
+        record,
+        verdict,
+        outcome,
+        seq,
+      ).rowsWritten > 0
+    );
   }
 
   /** The watchdog sent these again. */
   markResent(seqs: readonly number[], now: number): void {
     this.transactionSync(() => {
-      for (const seq of seqs) this.sql.exec(`UPDATE repetitions SET sends = sends + 1, sent_at = ?, claimed_at = NULL WHERE seq = ?`, now, seq);
+      for (const seq of seqs)
+        this.sql.exec(
+          `UPDATE repetitions SET sends = sends + 1, sent_at = ?, claimed_at = NULL WHERE seq = ?`,
+          now,
+          seq,
+        );
     });
   }
 
   writeStarted(now: number): void {
-    this.sql.exec(`UPDATE run SET status = 'running', started_at = coalesce(started_at, ?) WHERE status = 'queued'`, now);
+    this.sql.exec(
+      `UPDATE run SET status = 'running', started_at = coalesce(started_at, ?) WHERE status = 'queued'`,
+      now,
+    );
   }
 
   writeEnded(status: "finished" | "cancelled", ending: string, now: number): void {
-    this.sql.exec(`UPDATE run SET status = ?, ending = ?, finished_at = ?, started_at = coalesce(started_at, ?)`, status, ending, now, now);
+    this.sql.exec(
+      `UPDATE run SET status = ?, ending = ?, finished_at = ?, started_at = coalesce(started_at, ?)`,
+      status,
+      ending,
+      now,
+      now,
+    );
   }
 
   markFinalWritten(): void {

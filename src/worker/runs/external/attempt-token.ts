@@ -11,7 +11,13 @@ const PURPOSE = "toolproof/external-attempt-token/v1";
 
 export async function externalAttemptToken(deploymentSecret: string, attemptId: string): Promise<string> {
   const encoder = new TextEncoder();
-  const key = await crypto.subtle.importKey("raw", encoder.encode(deploymentSecret), { name: "HMAC", hash: "SHA-256" }, false, ["sign"]);
+  const key = await crypto.subtle.importKey(
+    "raw",
+    encoder.encode(deploymentSecret),
+    { name: "HMAC", hash: "SHA-256" },
+    false,
+    ["sign"],
+  );
   const mac = new Uint8Array(await crypto.subtle.sign("HMAC", key, encoder.encode(`${PURPOSE}\u0000${attemptId}`)));
   return `${ATTEMPT_TOKEN_PREFIX}${base64url(mac)}`;
 }

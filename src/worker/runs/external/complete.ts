@@ -25,7 +25,12 @@ import type { CompleteReply } from "../coordinator/replies.js";
 import { runStub } from "../coordinator/access.js";
 import { externalCompletionBody, storedCompletion } from "./completion.js";
 
-export async function completeExternalAttempt(c: Context<AppEnv>, job: AgentJobRow, tokenHash: string, body: unknown): Promise<Response> {
+export async function completeExternalAttempt(
+  c: Context<AppEnv>,
+  job: AgentJobRow,
+  tokenHash: string,
+  body: unknown,
+): Promise<Response> {
   const parsed = externalCompletionBody.safeParse(body);
   if (!parsed.success) throw invalidRequest(hintedProblems(parsed.error, externalCompletionBody));
   const stub = attemptStub(c.env, job.attempt_id);
@@ -44,15 +49,22 @@ export async function completeExternalAttempt(c: Context<AppEnv>, job: AgentJobR
       const told = await tell(c, job);
       const snapshot = await stub.snapshot();
       const completion = snapshot.kind === "ok" ? snapshot.snapshot.completion : null;
-      throw new ApiError("already_completed", "this attempt has already been completed; the first completion is the one scored", {
-        completion,
-        verdict: told.kind === "recorded" ? told.record.verdict : null,
-      });
+      throw new ApiError(
+        "already_completed",
+        "this attempt has already been completed; the first completion is the one scored",
+        {
+          completion,
+          verdict: told.kind === "recorded" ? told.record.verdict : null,
+        },
+      );
     }
     case "ok": {
       const told = await tell(c, job);
       if (told.kind !== "ok") throw refusedCompletion(told, job);
-      return c.json({ attempt_id: job.attempt_id, run_id: job.run_id, status: "scoring", completion: reply.snapshot.completion }, 202);
+      return c.json(
+        { attempt_id: job.attempt_id, run_id: job.run_id, status: "scoring", completion: reply.snapshot.completion },
+        202,
+      );
     }
   }
 }
@@ -62,7 +74,9 @@ async function tell(c: Context<AppEnv>, job: AgentJobRow): Promise<CompleteReply
   const told = await runStub(c.env, job.run_id).completeAgent(job.seq);
   if (told.kind === "ok") {
     // A lost send is resent by the watchdog, which counts the completion as sent just now.
-    await sendRepetitions(c.env.EVAL_QUEUE, job.run_id, [job.seq]).catch((error: unknown) => console.error("sending a completed repetition failed; the watchdog resends it", error));
+    await sendRepetitions(c.env.EVAL_QUEUE, job.run_id, [job.seq]).catch((error: unknown) =>
+      console.error("sending a completed repetition failed; the watchdog resends it", error),
+    );
   }
   return told;
 }
@@ -70,24 +84,41 @@ async function tell(c: Context<AppEnv>, job: AgentJobRow): Promise<CompleteReply
 function refusedCompletion(told: Exclude<CompleteReply, { kind: "ok" }>, job: AgentJobRow): ApiError {
   switch (told.kind) {
     case "timed_out":
-      return new ApiError("repetition_timed_out", `the job's deadline (${new Date(told.deadline_at).toISOString()}) passed before this completion; the repetition fails as timed_out`, {
-        deadline: new Date(told.deadline_at).toISOString(),
-      });
+      return new ApiError(
+        "repetition_timed_out",
+        `the job's deadline (${new Date(told.deadline_at).toISOString()}) passed before this completion; the repetition fails as timed_out`,
+        {
+          deadline: new Date(told.deadline_at).toISOString(),
+        },
+      );
     case "recorded":
       if (told.record.verdict.cause === "timed_out") {
-        return new ApiError("repetition_timed_out", `the job's deadline passed before this completion; run ${job.run_id} recorded the repetition as timed_out`, {
-          verdict: told.record.verdict as unknown as JsonValue,
-        });
+        return new ApiError(
+          "repetition_timed_out",
+          `the job's deadline passed before this completion; run ${job.run_id} recorded the repetition as timed_out`,
+          {
+            verdict: told.record.verdict as unknown as JsonValue,
+          },
+        );
       }
-      return new ApiError("not_external_repetition", `run ${job.run_id} recorded this repetition already (${told.record.verdict.outcome}: ${told.record.verdict.reason}); the completion changes nothing`, {
-        verdict: told.record.verdict as unknown as JsonValue,
-      });
+      return new ApiError(
+        "not_external_repetition",
+        `run ${job.run_id} recorded this repetition already (${told.record.verdict.outcome}: ${told.record.verdict.reason}); the completion changes nothing`,
+        {
+          verdict: told.record.verdict as unknown as JsonValue,
+        },
+      );
     case "ended":
-      return new ApiError("not_external_repetition", `run ${job.run_id} has ended (${told.status}); it no longer takes completions`);
+      return new ApiError(
+        "not_external_repetition",
+        `run ${job.run_id} has ended (${told.status}); it no longer takes completions`,
+      );
     case "missing":
     case "not_sent":
     case "already_completed":
-      return new ApiError("not_external_repetition", `run ${job.run_id} is not waiting for this attempt's completion (${told.kind.replace("_", " ")})`);
+      return new ApiError(
+        "not_external_repetition",
+        `run ${job.run_id} is not waiting for this attempt's completion (${told.kind.replace("_", " ")})`,
+      );
   }
 }
-

@@ -18,11 +18,20 @@
  * - timed_out: the deadline passed without a completion: scored on what the agent did until then.
  */
 import { databaseOf } from "../../../adapters/d1/database.js";
-import { findAgentJob, findAgentSecret, markAgentJobAccepted, recordAgentJob } from "../../../adapters/d1/external-agents.js";
+import {
+  findAgentJob,
+  findAgentSecret,
+  markAgentJobAccepted,
+  recordAgentJob,
+} from "../../../adapters/d1/external-agents.js";
 import { sealingKey } from "../../../adapters/secret-box.js";
 import { signStandard } from "../../../adapters/webhook-signature.js";
 import type { RepetitionRecord } from "../../../core/evals/agent-types.js";
-import { evaluateExternalRepetition, notRunRecord, type ExternalOutcome } from "../../../core/evals/evaluate-repetition.js";
+import {
+  evaluateExternalRepetition,
+  notRunRecord,
+  type ExternalOutcome,
+} from "../../../core/evals/evaluate-repetition.js";
 import type { Clock } from "../../../core/ports.js";
 import { attemptStub } from "../../attempts/access.js";
 import type { Env } from "../../platform/env.js";
@@ -42,7 +51,13 @@ const RETRYABLE = new Set([408, 425, 429]);
 export type ResolvedJudge = Parameters<typeof evaluateExternalRepetition>[0]["judge"];
 
 /** The signed body a job carries: everything an agent needs to work on its attempt and report back. */
-export function jobPayload(job: RunJob & { agent: RunExternalAgent }, phase: ExternalPhase, token: string, publicUrl: string, at: Date) {
+export function jobPayload(
+  job: RunJob & { agent: RunExternalAgent },
+  phase: ExternalPhase,
+  token: string,
+  publicUrl: string,
+  at: Date,
+) {
   const attempt = `${publicUrl}/api/attempts/${job.attempt_id}`;
   return {
     type: "attempt.job",
@@ -59,7 +74,10 @@ export function jobPayload(job: RunJob & { agent: RunExternalAgent }, phase: Ext
       mcp_url: `${attempt}/mcp`,
       complete_url: `${attempt}/complete`,
       deadline: new Date(phase.deadline_at).toISOString(),
-      tools: job.agent.tools.map((tool) => ({ name: tool.name, approval_mode: job.agent.approval[tool.name] ?? "never_require" })),
+      tools: job.agent.tools.map((tool) => ({
+        name: tool.name,
+        approval_mode: job.agent.approval[tool.name] ?? "never_require",
+      })),
     },
   };
 }
@@ -70,9 +88,20 @@ export function jobMessageId(runId: string, seq: number): string {
 }
 
 /** One delivery of an external repetition: a record when it is decided, null while the agent works. */
-export async function runExternalJob(job: RunJob & { agent: RunExternalAgent; external: ExternalPhase }, env: Env, judge: ResolvedJudge, clock: Clock): Promise<RepetitionRecord | null> {
+export async function runExternalJob(
+  job: RunJob & { agent: RunExternalAgent; external: ExternalPhase },
+  env: Env,
+  judge: ResolvedJudge,
+  clock: Clock,
+): Promise<RepetitionRecord | null> {
   const notRun = (infrastructure_error: string): RepetitionRecord =>
-    notRunRecord({ scenario_id: job.scenario.id, repetition: job.repetition, attempt_id: job.attempt_id, infrastructure_error, at: clock.now() });
+    notRunRecord({
+      scenario_id: job.scenario.id,
+      repetition: job.repetition,
+      attempt_id: job.attempt_id,
+      infrastructure_error,
+      at: clock.now(),
+    });
   if (job.external.phase === "send") {
     const refused = await sendJob(job, job.external, env, clock);
     return refused === null ? null : notRun(refused);
@@ -109,11 +138,19 @@ export function jobStartedAt(deadlineAt: number, agent: Pick<RunExternalAgent, "
 }
 
 export function timedOutOutcome(deadlineAt: number): ExternalOutcome {
-  return { kind: "timed_out", reason: `the agent did not complete its attempt by its deadline (${new Date(deadlineAt).toISOString()})` };
+  return {
+    kind: "timed_out",
+    reason: `the agent did not complete its attempt by its deadline (${new Date(deadlineAt).toISOString()})`,
+  };
 }
 
 /** POSTs the job; answers null once the endpoint has it, or why it refused the job for good. Throws what a retry may fix. */
-async function sendJob(job: RunJob & { agent: RunExternalAgent }, phase: ExternalPhase, env: Env, clock: Clock): Promise<string | null> {
+async function sendJob(
+  job: RunJob & { agent: RunExternalAgent },
+  phase: ExternalPhase,
+  env: Env,
+  clock: Clock,
+): Promise<string | null> {
   const db = databaseOf(env.DB);
   const publicUrl = (env.TOOLPROOF_PUBLIC_URL ?? "").replace(/\/+$/, "");
   if (publicUrl === "") return "TOOLPROOF_PUBLIC_URL is not set, so the job cannot tell the agent where its attempt is";
@@ -122,14 +159,21 @@ async function sendJob(job: RunJob & { agent: RunExternalAgent }, phase: Externa
   const row = await findAgentSecret(db, job.tenant_id, job.agent.secret);
   if (!row) return `the agent secret "${job.agent.secret}" does not exist (PUT /api/agent-secrets/${job.agent.secret})`;
   const secret = await openAgentSecret(key.key, row);
-  if (secret === undefined) return `the agent secret "${job.agent.secret}" does not open with this deployment's TOOLPROOF_SECRET; PUT it again`;
+  if (secret === undefined)
+    return `the agent secret "${job.agent.secret}" does not open with this deployment's TOOLPROOF_SECRET; PUT it again`;
 
   // Recorded before the POST: an agent that completes at once must find its repetition.
   const existing = await findAgentJob(db, job.attempt_id);
   // The agent has this job already (a delivery that came again after its 2xx): a second POST would
   // run it twice on one attempt, and every call of both runs would count as the agent's.
   if (existing?.accepted_at) return null;
-  if (!existing) await recordAgentJob(db, { attempt_id: job.attempt_id, tenant_id: job.tenant_id, run_id: job.run_id, seq: job.seq });
+  if (!existing)
+    await recordAgentJob(db, {
+      attempt_id: job.attempt_id,
+      tenant_id: job.tenant_id,
+      run_id: job.run_id,
+      seq: job.seq,
+    });
 
   const at = new Date(clock.now());
   const token = await externalAttemptToken(env.TOOLPROOF_SECRET ?? "", job.attempt_id);
@@ -141,23 +185,38 @@ async function sendJob(job: RunJob & { agent: RunExternalAgent }, phase: Externa
   const tried = `delivery ${job.claim} of this repetition, each a signed POST with webhook-id ${id} and a ${JOB_TIMEOUT_MS / 1000} s timeout`;
   const response = await fetch(job.agent.endpoint, {
     method: "POST",
-    headers: { "content-type": "application/json", "user-agent": "toolproof-jobs", "webhook-id": id, "webhook-timestamp": String(timestamp), "webhook-signature": await signStandard(secret, id, timestamp, body) },
+    headers: {
+      "content-type": "application/json",
+      "user-agent": "toolproof-jobs",
+      "webhook-id": id,
+      "webhook-timestamp": String(timestamp),
+      "webhook-signature": await signStandard(secret, id, timestamp, body),
+    },
     body,
     redirect: "manual",
     signal: AbortSignal.timeout(JOB_TIMEOUT_MS),
   }).catch((error: unknown) => {
-    const cause = error instanceof Error ? (error.name === "TimeoutError" ? `no answer within ${JOB_TIMEOUT_MS / 1000} s` : error.message) : String(error);
+    const cause =
+      error instanceof Error
+        ? error.name === "TimeoutError"
+          ? `no answer within ${JOB_TIMEOUT_MS / 1000} s`
+          : error.message
+        : String(error);
     throw new Error(`could not reach the agent endpoint ${job.agent.endpoint} to POST its job (${tried}): ${cause}`);
   });
   const text = (await response.text().catch(() => "")).slice(0, 200);
   if (response.status >= 200 && response.status <= 299) {
     // Not thrown: a retry after a 2xx is exactly the second POST this mark is there to prevent.
     await markAgentJobAccepted(db, job.attempt_id, new Date(clock.now()).toISOString()).catch((error: unknown) =>
-      console.error(`external job: marking the job of attempt ${job.attempt_id} accepted failed; a redelivery would POST it again`, error),
+      console.error(
+        `external job: marking the job of attempt ${job.attempt_id} accepted failed; a redelivery would POST it again`,
+        error,
+      ),
     );
     return null;
   }
   const said = text === "" ? "" : `: ${text}`;
-  if (response.status >= 500 || RETRYABLE.has(response.status)) throw new Error(`the agent endpoint ${job.agent.endpoint} answered ${response.status}${said} (${tried})`);
+  if (response.status >= 500 || RETRYABLE.has(response.status))
+    throw new Error(`the agent endpoint ${job.agent.endpoint} answered ${response.status}${said} (${tried})`);
   return `the agent endpoint refused the job (HTTP ${response.status}${said}); it was not sent again`;
 }

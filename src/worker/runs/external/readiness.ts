@@ -7,9 +7,18 @@ import type { Env } from "../../platform/env.js";
 import { ApiError } from "../../http/errors.js";
 
 /** Answers the deployment secret, from which the run's attempt tokens are derived (attempt-token.ts). */
-export async function requireExternalAgentReady(env: Env, db: Database, tenantId: string, agent: ExternalAgent): Promise<string> {
+export async function requireExternalAgentReady(
+  env: Env,
+  db: Database,
+  tenantId: string,
+  agent: ExternalAgent,
+): Promise<string> {
   const key = await sealingKey(env.TOOLPROOF_SECRET);
-  if (!key.ok) throw new ApiError("secret_not_configured", `an external agent's jobs are signed and its attempt tokens derived with the deployment secret: ${key.message}`);
+  if (!key.ok)
+    throw new ApiError(
+      "secret_not_configured",
+      `an external agent's jobs are signed and its attempt tokens derived with the deployment secret: ${key.message}`,
+    );
   if ((env.TOOLPROOF_PUBLIC_URL ?? "").trim() === "") {
     throw new ApiError(
       "public_url_not_configured",
@@ -18,7 +27,12 @@ export async function requireExternalAgentReady(env: Env, db: Database, tenantId
   }
   if (!(await findAgentSecret(db, tenantId, agent.secret))) {
     throw new ApiError("not_found", `/agent/secret: no agent secret named "${agent.secret}"`, {
-      problems: [{ path: "/agent/secret", message: `no agent secret "${agent.secret}" (PUT /api/agent-secrets/${agent.secret} first)` }],
+      problems: [
+        {
+          path: "/agent/secret",
+          message: `no agent secret "${agent.secret}" (PUT /api/agent-secrets/${agent.secret} first)`,
+        },
+      ],
     });
   }
   return env.TOOLPROOF_SECRET ?? "";
