@@ -7,7 +7,7 @@
 import type { RepetitionVerdict } from "../../../core/scoring/repetition-verdict.js";
 import { runAttackFigures, type RunAttackFigures } from "../../../core/scoring/attacks.js";
 import { runVerdict, type RunVerdict, type RunVerdictName } from "../../../core/scoring/run-verdict.js";
-import type { RunStart } from "./replies.js";
+import type { RunStart } from "./run-start.js";
 
 export type RunStatus = "queued" | "running" | "finished" | "cancelled";
 

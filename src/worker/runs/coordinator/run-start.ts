@@ -1,0 +1,85 @@
+/**
+ * What a run is started with: its scenarios, agent, judge and repetition slots, as the coordinator
+ * stores them (RunStart) and the attempts' plans. Its own module so that the progress and reply
+ * types can both read it without importing each other.
+ */
+import type { JudgeSpec, ModelParameters, Scenario } from "../../../core/evals/suite-types.js";
+import type { ApprovalMode } from "../../../core/policy/types.js";
+import type { ChatTool } from "../../../core/ports.js";
+import type { PinnedOperation, PinnedTool } from "../../../core/simulation/setup.js";
+import type { ScenarioAttack } from "../../../core/scoring/attacks.js";
+import type { CalibrationGate, Gate } from "../../../core/scoring/run-verdict.js";
+
+/** `attack` marks the attacked copy of a scenario (core/evals/attack-plan.ts). */
+export type RunScenario = Pick<Scenario, "id" | "query" | "expect" | "forbid"> & { attack?: ScenarioAttack };
+
+/** The built-in agent as every repetition of the run runs it. */
+export interface RunAgent {
+  kind?: "builtin";
+  connection: string;
+  instructions: string;
+  parameters: ModelParameters;
+  max_iterations: number;
+  max_function_calls: number;
+  tools: ChatTool[];
+  /** Per function name, resolved once when the run started (the suite's modes or its policy's). */
+  approval: Record<string, ApprovalMode>;
+}
+
+/** An external agent: each repetition POSTs it a signed job (external/job.ts) and waits for its completion. */
+export interface RunExternalAgent {
+  kind: "external";
+  endpoint: string;
+  /** The stored agent secret that signs the jobs. */
+  secret: string;
+  timeout_seconds: number;
+  /** As the built-in agent's: the judge reads the definitions, the job lists the approval modes. */
+  tools: ChatTool[];
+  approval: Record<string, ApprovalMode>;
+}
+
+export type RunJudge = Pick<JudgeSpec, "connection" | "threshold" | "parameters">;
+
+/** One repetition of the run: which scenario, which attempt. `seq` is its id within the run (1..total). */
+export interface RunRepetitionSlot {
+  seq: number;
+  scenario_index: number;
+  repetition: number;
+  attempt_id: string;
+  /** The attempt's capability token hash: the consumer's calls go through the attempt object with it. */
+  token_hash: string;
+}
+
+/** Everything the coordinator is created with; it reads nothing else. */
+export interface RunStart {
+  run_id: string;
+  tenant_id: string;
+  suite_name: string;
+  suite_version: number;
+  label: string | null;
+  runs_per_scenario: number;
+  gate: Required<Pick<Gate, "pass_rate" | "misfire_rate">> & Pick<Gate, "scenario_pass_rate">;
+  agent: RunAgent | RunExternalAgent;
+  judge: RunJudge | null;
+  /** Set when the suite requires a calibrated judge: the requirement as it stood when the run started. */
+  calibration?: CalibrationGate;
+  scenarios: RunScenario[];
+  repetitions: RunRepetitionSlot[];
+  /**
+   * What each repetition's attempt is set up from, when a delivery first claims it (not at the
+   * start: a run's attempts then never all exist at once). Absent in runs started before this
+   * existed, whose attempts were all set up at the start.
+   */
+  attempts?: RunAttemptPlans;
+  /** Epoch milliseconds. */
+  created_at: number;
+  /** Past this, the run ends with every repetition still missing recorded as an infrastructure error. */
+  deadline_at: number;
+}
+
+/** The attempts' setup, per scenario (by scenario_index): one simulation each, shared by its repetitions. */
+export interface RunAttemptPlans {
+  /** Every attempt's lease end, epoch milliseconds: past the run's deadline. */
+  expires_at: number;
+  scenarios: Array<{ simulation_id: string; operations: PinnedOperation[]; tools: PinnedTool[] }>;
+}
