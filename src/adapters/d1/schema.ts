@@ -116,6 +116,28 @@ export const policyVersions = sqliteTable(
   (t) => [primaryKey({ columns: [t.tenant_id, t.name, t.version] })],
 );
 
+/**
+ * Append-only like policy versions (the same triggers): each stored dataset version. The JSON
+ * itself lives in R2 (a D1 row holds at most about 2 MB; a dataset may be 25 MB and more) under
+ * `datasetObjectKey` (core/datasets/keys.ts), named by its content hash, so equal content is stored once.
+ */
+export const datasetVersions = sqliteTable(
+  "dataset_versions",
+  {
+    tenant_id: text("tenant_id").notNull(),
+    name: text("name").notNull(),
+    version: integer("version").notNull(),
+    /** sha256 hex of the dataset's canonical JSON text (the R2 object's name). */
+    content_hash: text("content_hash").notNull(),
+    /** Bytes of the canonical JSON text in R2. */
+    bytes: integer("bytes").notNull(),
+    description: text("description"),
+    created_by: text("created_by").notNull(),
+    created_at: createdAt(),
+  },
+  (t) => [primaryKey({ columns: [t.tenant_id, t.name, t.version] })],
+);
+
 export const simulations = sqliteTable(
   "simulations",
   {

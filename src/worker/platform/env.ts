@@ -10,6 +10,8 @@ import type { CallbackMessage, EvalMessage } from "./queue-messages.js";
 export interface Env {
   DB: D1Database;
   ATTEMPTS: DurableObjectNamespace;
+  /** Dataset versions' JSON, one object per content hash (core/datasets/keys.ts); the rows that name them are in D1. */
+  DATASETS: R2Bucket;
   /** One RunCoordinator per eval run (run-coordinator.ts). */
   RUNS: DurableObjectNamespace;
   /** One message per repetition of a run (evals/messages.ts); consumed by the same Worker (evals/queue.ts). */
