@@ -8,13 +8,16 @@
  * local placeholder id it ships with), and wrangler is logged in (`wrangler whoami --json` exits
  * non-zero when it is not; CLOUDFLARE_API_TOKEN counts). Then, in order, each step stopping the
  * deploy when it fails:
- *   1. wrangler d1 migrations apply <database_name> --remote   (new tables before code that needs them)
- *   2. wrangler deploy
+ *   1. wrangler d1 execute <database_name> --remote --command …  (migrations renamed since a database
+ *      applied them keep counting as applied: local/renamed-migrations.ts)
+ *   2. wrangler d1 migrations apply <database_name> --remote   (new tables before code that needs them)
+ *   3. wrangler deploy
  * What to create once on the account (database, queues, secrets): README, Deploy.
  */
 import { spawn } from "node:child_process";
 import path from "node:path";
 import { field } from "./local/narrow.js";
+import { migrationRenameStatements } from "./local/renamed-migrations.js";
 import { WRANGLER_CONFIG } from "./local/paths.js";
 import { wranglerApi, wranglerBin } from "./local/wrangler-api.js";
 
@@ -32,8 +35,8 @@ function configPathOf(argv: readonly string[]): string {
   return path.resolve(value);
 }
 
-/** The D1 database the Worker binds as DB, checked to be a real one. */
-async function databaseName(configPath: string): Promise<string> {
+/** The D1 database the Worker binds as DB, checked to be a real one, and its migrations tracking table. */
+async function remoteDatabase(configPath: string): Promise<{ name: string; migrationsTable: string }> {
   const { unstable_readConfig } = await wranglerApi();
   const config: unknown = unstable_readConfig({ config: configPath }, { hideWarnings: true });
   const databases = field(config, "d1_databases");
@@ -49,7 +52,8 @@ async function databaseName(configPath: string): Promise<string> {
       `${configPath}: database_id of "${name}" is the local placeholder, not a database on your account. Create it once with \`npx wrangler d1 create ${name}\` and put the database_id it prints into [[d1_databases]] (README, Deploy).`,
     );
   }
-  return name;
+  const table = field(db, "migrations_table");
+  return { name, migrationsTable: typeof table === "string" && table !== "" ? table : "d1_migrations" };
 }
 
 function wrangler(
@@ -92,10 +96,12 @@ async function step(label: string, args: string[], configPath: string): Promise<
 
 async function main(): Promise<number> {
   const configPath = configPathOf(process.argv.slice(2));
-  const name = await databaseName(configPath);
+  const { name, migrationsTable } = await remoteDatabase(configPath);
   await requireLogin(configPath);
-  await step("1/2 D1 migrations", ["d1", "migrations", "apply", name, "--remote"], configPath);
-  await step("2/2 deploy", ["deploy"], configPath);
+  const renames = migrationRenameStatements(`"${migrationsTable.replace(/"/g, '""')}"`).join("\n");
+  await step("1/3 renamed migrations", ["d1", "execute", name, "--remote", "--command", renames], configPath);
+  await step("2/3 D1 migrations", ["d1", "migrations", "apply", name, "--remote"], configPath);
+  await step("3/3 deploy", ["deploy"], configPath);
   console.log("\nDeployed. A first Admin key for a new deployment: README, Deploy (POST /api/bootstrap).");
   return 0;
 }

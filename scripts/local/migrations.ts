@@ -6,6 +6,7 @@
  */
 import { readdirSync, readFileSync } from "node:fs";
 import path from "node:path";
+import { migrationRenameStatements } from "./renamed-migrations.js";
 import { wranglerApi } from "./wrangler-api.js";
 import type { LocalD1Database } from "./wrangler-config.js";
 
@@ -38,15 +39,7 @@ function compareMigrationNames(a: string, b: string): number {
 /** Applies what is missing and answers the names it applied (empty when the database was current). */
 export async function applyMigrations(db: D1Database, database: LocalD1Database): Promise<string[]> {
   const table = `"${database.migrationsTable.replace(/"/g, '""')}"`;
-  await db
-    .prepare(
-      `CREATE TABLE IF NOT EXISTS ${table}(
-		id         INTEGER PRIMARY KEY AUTOINCREMENT,
-		name       TEXT UNIQUE,
-		applied_at TIMESTAMP DEFAULT CURRENT_TIMESTAMP NOT NULL
-);`,
-    )
-    .run();
+  await db.batch(migrationRenameStatements(table).map((statement) => db.prepare(statement)));
   const appliedNow: string[] = [];
   let applied = await appliedNames(db, table);
   for (const migration of await readMigrations(database.migrationsDir)) {
