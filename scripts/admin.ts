@@ -8,6 +8,7 @@ import { ADMIN_HELP, parseAdminArgs, runAdminCommand } from "./local/admin-comma
 import { resolveStateDir, WRANGLER_CONFIG } from "./local/paths.js";
 import { USAGE_EXIT_CODE, UsageError } from "./local/usage-error.js";
 import { readWorkerConfig } from "./local/wrangler-config.js";
+import { messageOf } from "../src/core/message-of.js";
 
 async function main(): Promise<number> {
   const parsed = parseAdminArgs(process.argv.slice(2));
@@ -38,7 +39,7 @@ function report(error: unknown): number {
     process.stderr.write(`${JSON.stringify(body, null, 2)}\n`);
     return USAGE_EXIT_CODE;
   }
-  const message = error instanceof Error ? error.message : String(error);
+  const message = messageOf(error);
   process.stderr.write(`${JSON.stringify({ error: { code: "internal_error", message } }, null, 2)}\n`);
   return 1;
 }

@@ -9,6 +9,7 @@
  */
 import { startModelServer } from "../test/support/model-server/server.js";
 import { DEMO_MODEL, demoModelScript } from "./local/demo-model-script.js";
+import { messageOf } from "../src/core/message-of.js";
 
 /** Where toolproof is, when neither --toolproof nor TOOLPROOF_URL says: npm start's default. */
 const DEFAULT_TOOLPROOF_URL = "http://127.0.0.1:8787";
@@ -64,7 +65,7 @@ async function main(): Promise<void> {
   try {
     toolproof = toolproofUrl(process.argv, process.env);
   } catch (error) {
-    console.error(error instanceof Error ? error.message : String(error));
+    console.error(messageOf(error));
     process.exit(2);
   }
   const port = flag("port", 8788);
@@ -84,6 +85,6 @@ async function main(): Promise<void> {
 }
 
 main().catch((error: unknown) => {
-  console.error(error instanceof Error ? error.message : String(error));
+  console.error(messageOf(error));
   process.exit(1);
 });

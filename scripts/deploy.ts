@@ -20,6 +20,7 @@ import { field } from "./local/narrow.js";
 import { migrationRenameStatements } from "./local/renamed-migrations.js";
 import { WRANGLER_CONFIG } from "./local/paths.js";
 import { wranglerApi, wranglerBin } from "./local/wrangler-api.js";
+import { messageOf } from "../src/core/message-of.js";
 
 /** The id wrangler.toml ships with so that local runs work; no Cloudflare database has it. */
 export const PLACEHOLDER_DATABASE_ID = "00000000-0000-4000-8000-000000000000";
@@ -109,7 +110,7 @@ async function main(): Promise<number> {
 main().then(
   (code) => process.exit(code),
   (error: unknown) => {
-    console.error(`npm run deploy: ${error instanceof Error ? error.message : String(error)}`);
+    console.error(`npm run deploy: ${messageOf(error)}`);
     process.exit(1);
   },
 );

@@ -17,6 +17,7 @@ import { lockStateDir } from "./local/state-lock.js";
 import { USAGE_EXIT_CODE, UsageError } from "./local/usage-error.js";
 import { wranglerBin } from "./local/wrangler-api.js";
 import { readWorkerConfig } from "./local/wrangler-config.js";
+import { messageOf } from "../src/core/message-of.js";
 
 const HELP = serverHelp(
   "npm run dev",
@@ -89,7 +90,7 @@ async function main(): Promise<void> {
       demoTools = await seedDemoTools(url, demo.key);
       demoSuite = await seedDemoSuite(url, demo.key);
     } catch (error) {
-      seedError = error instanceof Error ? error.message : String(error);
+      seedError = messageOf(error);
     }
   }
   console.log(
@@ -125,6 +126,6 @@ main().catch((error: unknown) => {
     console.error(`error: ${error.message}`);
     process.exit(USAGE_EXIT_CODE);
   }
-  console.error(`npm run dev could not start: ${error instanceof Error ? error.message : String(error)}`);
+  console.error(`npm run dev could not start: ${messageOf(error)}`);
   process.exit(1);
 });

@@ -27,6 +27,7 @@ import { lockStateDir } from "./local/state-lock.js";
 import { readWorkerConfig } from "./local/wrangler-config.js";
 import { isRecord } from "./local/narrow.js";
 import { buildStaticAssets } from "./static-assets.js";
+import { messageOf } from "../src/core/message-of.js";
 
 export { DEFAULT_HOST, DEFAULT_PORT } from "./local/server-args.js";
 
@@ -164,7 +165,7 @@ export async function startToolproof(options: StartOptions = {}): Promise<Runnin
         demoTools = await seedDemoTools(url, demo.key);
         demoSuite = await seedDemoSuite(url, demo.key);
       } catch (error) {
-        seedError = error instanceof Error ? error.message : String(error);
+        seedError = messageOf(error);
       }
     }
 
@@ -188,7 +189,7 @@ export async function startToolproof(options: StartOptions = {}): Promise<Runnin
 }
 
 function explainStartFailure(error: unknown, host: string, port: number): Error {
-  const message = error instanceof Error ? error.message : String(error);
+  const message = messageOf(error);
   if (/ERR_ADDRESS_IN_USE|EADDRINUSE|address already in use/i.test(message)) {
     return new Error(
       `${host}:${port} is already in use (is toolproof already running?). Pick another port with --port or PORT.`,

@@ -6,6 +6,7 @@ import os from "node:os";
 import { banner } from "./local/banner.js";
 import { isLoopback, serverArgsOrExit, serverHelp } from "./local/server-args.js";
 import { startToolproof } from "./local-server.js";
+import { messageOf } from "../src/core/message-of.js";
 
 const HELP = serverHelp(
   "npm start",
@@ -68,6 +69,6 @@ function stopWhenOrphaned(): void {
 }
 
 main().catch((error: unknown) => {
-  console.error(`toolproof could not start: ${error instanceof Error ? error.message : String(error)}`);
+  console.error(`toolproof could not start: ${messageOf(error)}`);
   process.exit(1);
 });

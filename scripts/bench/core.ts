@@ -17,6 +17,7 @@ import type { JsonSchema, SchemaValidator } from "../../src/core/ports.js";
 import { checkDefinition, executeCall, initialState, parseDefinition } from "../../src/core/contract/index.js";
 import type { MockDefinition, OperationContract, Rule, Variant } from "../../src/core/contract/index.js";
 import { positiveFlag } from "./flags.js";
+import { messageOf } from "../../src/core/message-of.js";
 
 const CALLS = positiveFlag("calls", 200_000);
 const CHECKS = positiveFlag("checks", 2_000);
@@ -233,7 +234,7 @@ async function loadValidators(): Promise<Array<[string, SchemaValidator]>> {
     const ajv = await import("../../test/support/ajv/ajv-validator.js");
     validators.push(["ajv (Node only)", ajv.createAjvValidator()]);
   } catch (error) {
-    console.log(`ajv validator not available: ${error instanceof Error ? error.message : String(error)}`);
+    console.log(`ajv validator not available: ${messageOf(error)}`);
   }
   return validators;
 }

@@ -9,6 +9,7 @@ import path from "node:path";
 import { migrationRenameStatements } from "./renamed-migrations.js";
 import { wranglerApi } from "./wrangler-api.js";
 import type { LocalD1Database } from "./wrangler-config.js";
+import { messageOf } from "../../src/core/message-of.js";
 
 export interface Migration {
   name: string;
@@ -54,7 +55,7 @@ export async function applyMigrations(db: D1Database, database: LocalD1Database)
       // the batch is atomic, so either it is fully there now or the error is real.
       applied = await appliedNames(db, table);
       if (!applied.has(migration.name)) {
-        const reason = error instanceof Error ? error.message : String(error);
+        const reason = messageOf(error);
         throw new Error(`migration ${migration.name} failed: ${reason}`);
       }
     }

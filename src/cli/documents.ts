@@ -5,6 +5,7 @@
 import type { JsonValue, Problem } from "../core/json.js";
 import { parseText, syntaxFor } from "../core/policy/parse-text.js";
 import { UnusableInput, type CliIo } from "./io.js";
+import { messageOf } from "../core/message-of.js";
 
 /** `role` is what the file is for ("policy", "manifest"), used in messages. */
 export async function loadDocument(io: CliIo, path: string, role: string): Promise<JsonValue> {
@@ -41,5 +42,5 @@ function readError(error: unknown): string {
   if (code === "ENOENT") return "no such file";
   if (code === "EISDIR") return "it is a directory";
   if (code === "EACCES") return "permission denied";
-  return error instanceof Error ? error.message : String(error);
+  return messageOf(error);
 }

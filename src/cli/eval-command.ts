@@ -15,6 +15,7 @@ import { conclusionOf, exitCodeOf, renderRun, type Conclusion } from "./run-repo
 import { ended, fetchRepetitions, fetchRun, type RepetitionDetail, type RunView } from "./run-view.js";
 import { request, SERVICE_FLAGS, serviceOf, ServiceError, type Service } from "./service.js";
 import { stepSummary } from "./step-summary.js";
+import { messageOf } from "../core/message-of.js";
 
 const REPORT_FLAGS = {
   junit: { type: "string" },
@@ -164,9 +165,6 @@ async function writeReport(path: string, flag: string, write: () => Promise<void
   try {
     await write();
   } catch (error) {
-    throw new UnusableInput(
-      flag,
-      `${flag}: cannot write ${path}: ${error instanceof Error ? error.message : String(error)}`,
-    );
+    throw new UnusableInput(flag, `${flag}: cannot write ${path}: ${messageOf(error)}`);
   }
 }

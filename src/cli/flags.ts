@@ -1,6 +1,7 @@
 /** Command-line flag handling shared by the commands: every mistake is an UnusableInput naming the flag. */
 import { parseArgs, type ParseArgsConfig } from "node:util";
 import { UnusableInput } from "./io.js";
+import { messageOf } from "../core/message-of.js";
 
 type Options = NonNullable<ParseArgsConfig["options"]>;
 
@@ -16,7 +17,7 @@ export function parseFlags<T extends Options>(
   try {
     return parseArgs({ args, options, strict: true, allowPositionals: false }).values;
   } catch (error) {
-    const message = error instanceof Error ? error.message : String(error);
+    const message = messageOf(error);
     throw new UnusableInput("command line", `${message}; run "toolproof ${command} --help" for the options`);
   }
 }
@@ -30,7 +31,7 @@ export function parseFlagsAndArguments<T extends Options>(
   try {
     return parseArgs({ args, options, strict: true, allowPositionals: true });
   } catch (error) {
-    const message = error instanceof Error ? error.message : String(error);
+    const message = messageOf(error);
     throw new UnusableInput("command line", `${message}; run "toolproof ${command} --help" for the options`);
   }
 }

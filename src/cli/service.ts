@@ -6,6 +6,7 @@
 import type { Problem } from "../core/json.js";
 import { isRecord } from "../core/policy/fields.js";
 import { UnusableInput } from "./io.js";
+import { messageOf } from "../core/message-of.js";
 
 export interface Service {
   /** Base URL without a trailing slash. */
@@ -152,5 +153,5 @@ function networkCause(error: unknown): string {
     const reason = message ?? code;
     if (reason !== undefined) return reason;
   }
-  return error instanceof Error ? error.message : String(error);
+  return messageOf(error);
 }

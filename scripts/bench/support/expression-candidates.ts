@@ -24,6 +24,7 @@ import { Environment } from "@marcbachmann/cel-js";
 // SAFETY: json-logic-js ships no types; scripts/bench/support/json-logic-js.d.ts declares the two calls used.
 import jsonLogic from "json-logic-js";
 import jsonata from "jsonata";
+import { messageOf } from "../../../src/core/message-of.js";
 
 export type Computation = "find_user_by_email" | "sum_item_prices" | "filter_items_by_ids";
 export const COMPUTATIONS: readonly Computation[] = ["find_user_by_email", "sum_item_prices", "filter_items_by_ids"];
@@ -277,7 +278,7 @@ export async function runCandidates(
         answers[computation] = value;
       }
     } catch (caught) {
-      error = caught instanceof Error ? caught.message : String(caught);
+      error = messageOf(caught);
     }
     out.push({ name: candidate.name, answers, error });
   }

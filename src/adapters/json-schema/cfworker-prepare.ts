@@ -8,6 +8,7 @@ import { isJsonObject, type JsonValue } from "../../core/json.js";
 import type { Draft } from "./drafts.js";
 import { normalizeDraft07 } from "./draft07.js";
 import { META_SCHEMA_DOCUMENTS } from "./meta-schemas.js";
+import { messageOf } from "../../core/message-of.js";
 
 export type Lookup = Record<string, Schema | boolean>;
 
@@ -141,7 +142,7 @@ export function notJsonReason(value: unknown, error: unknown): string {
   try {
     copyJson(value);
   } catch (precise) {
-    return precise instanceof Error ? precise.message : String(precise);
+    return messageOf(precise);
   }
-  return error instanceof Error ? error.message : String(error);
+  return messageOf(error);
 }

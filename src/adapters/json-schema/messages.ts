@@ -5,6 +5,7 @@
  * the unit tests can assert one Problem array for both.
  */
 import { isJsonObject, jsonEqual, type Problem } from "../../core/json.js";
+import { messageOf } from "../../core/message-of.js";
 
 /** The JSON type of a value, as JSON Schema's "type" keyword names it ("integer" aside). */
 export function jsonTypeOf(value: unknown): string {
@@ -275,7 +276,7 @@ export function unusableSchemaProblem(problems: readonly Problem[]): Problem {
 
 /** An exception's message, first line only (cfworker appends every known URI to some). */
 export function errorMessage(error: unknown): string {
-  const text = error instanceof Error ? error.message : String(error);
+  const text = messageOf(error);
   return text.split("\n", 1)[0]?.trim() ?? text;
 }
 

@@ -22,6 +22,7 @@ import { RE2JS } from "re2js";
 import safeRegex from "safe-regex2";
 import { backtracksLinearly } from "./pattern-backtracking.js";
 import { translatePattern } from "./pattern-translate.js";
+import { messageOf } from "../../core/message-of.js";
 
 export interface PatternMatcher {
   /** Whether the pattern matches somewhere in `text` (unanchored, as RegExp.prototype.test). */
@@ -38,7 +39,7 @@ function linearPlan(pattern: string): Plan {
     return { linear: RE2JS.compile(translation.re2) };
   } catch (error) {
     // RE2's own limits: repetition counts over 1,000, a script name it does not know.
-    const message = error instanceof Error ? error.message : String(error);
+    const message = messageOf(error);
     return { unsupported: `what RE2 refuses (${message.replace(/^error parsing regexp: /, "")})` };
   }
 }

@@ -10,6 +10,7 @@
  * backreferences, some Unicode properties) comes back as a reason instead.
  */
 import { RegExpParser, type AST } from "@eslint-community/regexpp";
+import { messageOf } from "../../core/message-of.js";
 
 export type Translation = { re2: string } | { unsupported: string };
 
@@ -265,7 +266,7 @@ export function translatePattern(pattern: string): Translation {
     ast = parser.parsePattern(pattern, 0, pattern.length, { unicode: true });
   } catch (error) {
     return {
-      unsupported: `syntax the translator does not read (${error instanceof Error ? error.message : String(error)})`,
+      unsupported: `syntax the translator does not read (${messageOf(error)})`,
     };
   }
   try {

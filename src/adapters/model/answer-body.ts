@@ -3,6 +3,7 @@
  * 10 MB (or endless) answer costs the bound, not its size, and is never held whole in memory. The
  * read also has a deadline, since the client's own timeout ends when the headers arrive.
  */
+import { messageOf } from "../../core/message-of.js";
 export type AnswerBody =
   | { kind: "text"; text: string }
   | { kind: "too_large" }
@@ -38,7 +39,7 @@ export async function readAnswerBody(response: Response, maxBytes: number, timeo
       text += decoder.decode(next.value, { stream: true });
     }
   } catch (error) {
-    return { kind: "failed", message: error instanceof Error ? error.message : String(error) };
+    return { kind: "failed", message: messageOf(error) };
   } finally {
     clearTimeout(timer);
   }

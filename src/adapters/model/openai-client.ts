@@ -30,6 +30,7 @@ import type {
   ModelFailure,
 } from "../../core/ports.js";
 import { redactionList, redactText } from "../../core/secret-redaction.js";
+import { messageOf } from "../../core/message-of.js";
 
 /**
  * The most bytes of one answer's body that are read (docs/connections.md, "How much of an answer is
@@ -411,7 +412,7 @@ export function describeFailure(config: ModelConnectionConfig, error: unknown, p
     return statusFailure(config, error.status, endpointSaid(error), error.code ?? null, retries);
   }
   // The SDK threw something else: a 200 whose body was not JSON, for one.
-  const said = error instanceof Error ? error.message : String(error);
+  const said = messageOf(error);
   return {
     kind: "invalid_answer",
     status: null,

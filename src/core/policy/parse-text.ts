@@ -8,6 +8,7 @@ import { parseDocument } from "yaml";
 import { jsonInputProblems, MAX_JSON_DEPTH, NOT_FINITE, problemSummary, tooDeepMessage } from "../json-input.js";
 import type { JsonValue } from "../json.js";
 import { isJsonValue } from "./fields.js";
+import { messageOf } from "../message-of.js";
 
 export type TextSyntax = "json" | "yaml";
 export type TextParse = { ok: true; value: JsonValue } | { ok: false; message: string };
@@ -69,7 +70,7 @@ function parseJsonText(text: string): RawParse {
   try {
     return { ok: true, value: JSON.parse(text) };
   } catch (error) {
-    return { ok: false, message: `not valid JSON: ${error instanceof Error ? error.message : String(error)}` };
+    return { ok: false, message: `not valid JSON: ${messageOf(error)}` };
   }
 }
 
@@ -94,7 +95,7 @@ function parseYamlText(text: string): RawParse {
   try {
     return { ok: true, value: document.toJS({ maxAliasCount: MAX_YAML_ALIASES }) };
   } catch (error) {
-    const message = error instanceof Error ? error.message : String(error);
+    const message = messageOf(error);
     if (overflowed(message)) return { ok: false, message: tooDeepMessage("a JSON document", MAX_JSON_DEPTH) };
     return { ok: false, message: `not usable YAML: ${message}` };
   }

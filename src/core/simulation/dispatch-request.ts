@@ -5,6 +5,7 @@
  */
 import { isWellFormedText, jsonInputProblems, NOT_WELL_FORMED } from "../json-input.js";
 import { isJsonObject, pointerToken, type JsonObject, type Problem } from "../json.js";
+import { messageOf } from "../message-of.js";
 
 export interface DispatchRequest {
   tool: string;
@@ -44,7 +45,7 @@ export function parseDispatchText(text: string): ParsedDispatch {
   try {
     raw = JSON.parse(text);
   } catch (error) {
-    const reason = error instanceof Error ? error.message : String(error);
+    const reason = messageOf(error);
     return { ok: false, malformed: `the request body is not valid JSON: ${reason}` };
   }
   return parseDispatchRequest(raw);

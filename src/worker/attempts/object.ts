@@ -73,6 +73,7 @@ import { sharedOperation } from "./shared-operations.js";
 import { AttemptStorage } from "./storage.js";
 import type { Env } from "../platform/env.js";
 import { schemaValidator } from "../platform/services.js";
+import { messageOf } from "../../core/message-of.js";
 
 /**
  * apply()'s answer to a repeat of a call_id whose real call is out at its real handler (the
@@ -248,7 +249,7 @@ export class AttemptObject extends DurableObject<Env> implements AttemptMethods 
       await this.flusher.flush();
     } catch (error) {
       console.error("evidence flush to D1 failed; the alarm will retry", error);
-      return { kind: "failed", message: error instanceof Error ? error.message : String(error) };
+      return { kind: "failed", message: messageOf(error) };
     }
     this.settleAlarm(live);
     return { kind: "flushed", last_seq: live.nextSeq - 1 };
@@ -569,7 +570,7 @@ export class AttemptObject extends DurableObject<Env> implements AttemptMethods 
       });
     } catch (error) {
       // executeCall itself never throws; reading the stored state can (a corrupt row).
-      const message = error instanceof Error ? error.message : String(error);
+      const message = messageOf(error);
       return harness("internal", `internal failure while answering the call: ${message}`, operation.variant);
     }
   }

@@ -6,6 +6,7 @@
 import type { Context } from "hono";
 import { jsonInputProblems } from "../../core/json-input.js";
 import { ApiError, invalidRequest } from "./errors.js";
+import { messageOf } from "../../core/message-of.js";
 
 export const DEFAULT_BODY_LIMIT = 256 * 1024;
 
@@ -93,7 +94,7 @@ export async function readJson(
     // JSON.parse itself is iterative in V8: any depth parses, and the check below bounds it.
     value = JSON.parse(text);
   } catch (error) {
-    const reason = error instanceof Error ? error.message : String(error);
+    const reason = messageOf(error);
     const hint = others.length > 0 ? ` (a body in another format needs its Content-Type: ${others.join(" or ")})` : "";
     throw new ApiError("malformed_json", `the request body is not valid JSON: ${reason}${hint}`);
   }

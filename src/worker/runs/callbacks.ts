@@ -28,6 +28,7 @@ import type { Env } from "../platform/env.js";
 import { progressOfRow, runView } from "./view.js";
 import { openWebhookSecret } from "../http/webhook-secret.js";
 import type { CallbackMessage } from "../platform/queue-messages.js";
+import { messageOf } from "../../core/message-of.js";
 
 export type { CallbackMessage };
 
@@ -185,7 +186,7 @@ async function deliver(message: CallbackMessage, env: Env): Promise<{ retry: boo
     await response.body?.cancel();
     if (status < 200 || status > 299) error = `the receiver answered ${status}`;
   } catch (caught) {
-    error = `the receiver could not be reached: ${caught instanceof Error ? caught.message : String(caught)}`;
+    error = `the receiver could not be reached: ${messageOf(caught)}`;
   }
   await settleCallbackSend(
     db,

@@ -48,6 +48,7 @@ import { readBodyBytes } from "../http/json-body.js";
 import { openWebhookSecret, requireSealingKey, sealWebhookSecret } from "../http/webhook-secret.js";
 import { refusalThrottled } from "./refusal-throttle.js";
 import { startWebhookRun } from "./start-webhook-run.js";
+import { messageOf } from "../../core/message-of.js";
 
 /** GitHub caps its payloads at 25 MB, but the events a webhook takes are far smaller. */
 export const WEBHOOK_DELIVERY_LIMIT = 1024 * 1024;
@@ -209,11 +210,7 @@ webhookReceiveRoutes.post("/:id", async (c) => {
           202,
         );
       } catch (error) {
-        await releaseDelivery(
-          db,
-          claim.id,
-          `the run did not start: ${error instanceof Error ? error.message : String(error)}`,
-        );
+        await releaseDelivery(db, claim.id, `the run did not start: ${messageOf(error)}`);
         throw error;
       }
     }

@@ -16,6 +16,7 @@ import type { UpstreamAnswer } from "../replies.js";
 import type { Env } from "../../platform/env.js";
 import { readCapped } from "../../http/json-body.js";
 import { openUpstreamCredentials } from "./credentials.js";
+import { messageOf } from "../../../core/message-of.js";
 
 const CLIENT_INFO = { name: "toolproof-real-tools", version: "0.1.0" };
 
@@ -65,7 +66,7 @@ function withoutCredentials(answer: UpstreamAnswer, headers: Record<string, stri
       ok: false,
       status: answer.status,
       latency_ms: answer.latency_ms,
-      message: `the answer could not be checked for the upstream's credentials: ${error instanceof Error ? error.message : String(error)}`,
+      message: `the answer could not be checked for the upstream's credentials: ${messageOf(error)}`,
     };
   }
 }
@@ -199,5 +200,5 @@ function describe(error: unknown, timeoutMs: number): string {
   ) {
     return `no answer within the upstream's time limit of ${timeoutMs} ms (timeout_ms)`;
   }
-  return `the request failed: ${error instanceof Error ? error.message : String(error)}`;
+  return `the request failed: ${messageOf(error)}`;
 }

@@ -74,6 +74,7 @@ import type {
 } from "./replies.js";
 import { RunStorage, type SlotRow, type StoredRun } from "./storage.js";
 import { queueRunCallback } from "../callbacks.js";
+import { messageOf } from "../../../core/message-of.js";
 
 /** Timed-out external repetitions scored at once at the run's deadline (each reads its attempt's evidence). */
 const TIMED_OUT_SCORING_CONCURRENCY = 8;
@@ -503,7 +504,7 @@ export class RunCoordinator extends DurableObject<Env> implements RunMethods {
     } catch (error) {
       this.writeMissing(
         slot,
-        `its job's deadline (${new Date(deadline).toISOString()}) passed, but the attempt's evidence could not be read to score it: ${error instanceof Error ? error.message : String(error)}`,
+        `its job's deadline (${new Date(deadline).toISOString()}) passed, but the attempt's evidence could not be read to score it: ${messageOf(error)}`,
       );
       return;
     }
