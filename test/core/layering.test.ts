@@ -432,13 +432,7 @@ describe("the tree", () => {
     expect(referenceViolations(tree)).toEqual([]);
   });
 
-  it("has no file cycle and no folder cycle but the one still open in issue 20", () => {
-    // Left for the next step of issue 20: the attempt routes (POST /api/attempts/:id/complete, its
-    // schema) reach into runs/external, and runs read suites, whose routes plan real tools through
-    // attempts/real.
-    expect(importCycles(tree)).toEqual({
-      files: [],
-      folders: [["worker/attempts", "worker/runs", "worker/suites"]],
-    });
+  it("has no file cycle and no folder cycle", () => {
+    expect(importCycles(tree)).toEqual({ files: [], folders: [] });
   });
 });

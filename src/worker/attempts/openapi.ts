@@ -2,7 +2,7 @@
 import { z } from "zod";
 import { MAX_NAME_LENGTH } from "../../core/simulation/dispatch-request.js";
 import { ATTEMPT_STATUSES } from "../../core/simulation/status.js";
-import { externalCompletionBody } from "../runs/external/completion.js";
+import { externalCompletionBody } from "./external-completion-body.js";
 import { completeRequest, evidenceQuery } from "./routes.js";
 import { inlineEntry, libraryEntry, simulationRequest } from "./simulation-routes.js";
 import { JSON_BODY_ERRORS, type OperationDoc } from "../http/openapi/operation.js";

@@ -5,7 +5,7 @@
  * - GET  /api/attempts/:id           status, state and counts (token, or an API key of the tenant)
  * - GET  /api/attempts/:id/evidence  every call in order (token, or an API key of the tenant)
  * - POST /api/attempts/:id/complete  the agent's final output and transcript (an external agent's
- *                                     repetition: its output, approval requests and messages, external/complete.ts)
+ *                                     repetition: its output, approval requests and messages, runs/external/complete.ts, which app.ts wires in)
  * - /api/attempts/:id/mcp            the same tools over MCP (src/worker/attempts/mcp.ts)
  *
  * Dispatch is the hot path; it lives in dispatch.ts.
@@ -14,9 +14,8 @@ import { Hono, type Context } from "hono";
 import { z } from "zod";
 import { findAttempt, listEvidence } from "../../adapters/d1/simulations.js";
 import { constantTimeEqual } from "../../adapters/crypto.js";
-import { findAgentJob } from "../../adapters/d1/external-agents.js";
-import { completeExternalAttempt } from "../runs/external/complete.js";
-import { EXTERNAL_ONLY_FIELDS } from "../runs/external/completion.js";
+import { findAgentJob, type AgentJobRow } from "../../adapters/d1/external-agents.js";
+import { EXTERNAL_ONLY_FIELDS } from "./external-completion-body.js";
 import { readJson } from "../http/json-body.js";
 import { hintedProblems } from "../http/field-hints.js";
 import { isJsonObject, type JsonObject, type JsonValue } from "../../core/json.js";
@@ -93,38 +92,52 @@ export const completeRequest = z.strictObject({
   metadata: jsonObject.optional(),
 });
 
-attemptRoutes.post("/:id/complete", async (c) => {
-  const attemptId = c.req.param("id");
-  const tokenHash = capabilityTokenHash(c, attemptId);
-  const raw = await readJson(c, COMPLETE_BODY_LIMIT);
-  // An external agent's attempt (its run sent it a job) completes with its own body: external/complete.ts.
-  const job = await findAgentJob(c.var.db, attemptId);
-  if (job) return completeExternalAttempt(c, job, tokenHash, raw);
-  await refuseExternalFields(c, attemptId, tokenHash, raw);
-  const parsed = completeRequest.safeParse(raw);
-  if (!parsed.success) throw invalidRequest(hintedProblems(parsed.error, completeRequest));
-  const body = parsed.data;
-  const completion: JsonObject = { output: toJson(body.output) };
-  if (body.transcript) completion.transcript = body.transcript;
-  if (body.metadata) completion.metadata = body.metadata;
-  const reply = await attemptStub(c.env, attemptId).complete(tokenHash, completion);
-  switch (reply.kind) {
-    case "unauthorized":
-      throw refusalError(reply);
-    case "missing": {
-      const error = await lostAttemptError(c.env, attemptId, tokenHash, systemClock);
-      return error.toResponse(errorHeaders(error));
-    }
-    case "lease_expired":
-      throw leaseEndedError();
-    case "already_completed":
-      throw new ApiError("already_completed", "this attempt has already been completed");
-    case "ok":
-      return c.json(attemptView(reply.snapshot));
-  }
-});
-
 attemptRoutes.all("/:id/mcp", mcpHandler);
+
+/**
+ * Completes an external agent's repetition (the run sent a job for the attempt). The runs feature
+ * provides it and app.ts wires it in, so this feature never imports the runs feature above it.
+ */
+export type ExternalCompletion = (
+  c: Context<AppEnv>,
+  job: AgentJobRow,
+  tokenHash: string,
+  raw: unknown,
+) => Promise<Response>;
+
+/** POST /api/attempts/:id/complete: a simulation's attempt here, an external agent's through `completeExternal`. */
+export function attemptCompletionRoutes(completeExternal: ExternalCompletion): Hono<AppEnv> {
+  return new Hono<AppEnv>().post("/:id/complete", async (c) => {
+    const attemptId = c.req.param("id");
+    const tokenHash = capabilityTokenHash(c, attemptId);
+    const raw = await readJson(c, COMPLETE_BODY_LIMIT);
+    // An external agent's attempt (its run sent it a job) completes with its own body: external/complete.ts.
+    const job = await findAgentJob(c.var.db, attemptId);
+    if (job) return completeExternal(c, job, tokenHash, raw);
+    await refuseExternalFields(c, attemptId, tokenHash, raw);
+    const parsed = completeRequest.safeParse(raw);
+    if (!parsed.success) throw invalidRequest(hintedProblems(parsed.error, completeRequest));
+    const body = parsed.data;
+    const completion: JsonObject = { output: toJson(body.output) };
+    if (body.transcript) completion.transcript = body.transcript;
+    if (body.metadata) completion.metadata = body.metadata;
+    const reply = await attemptStub(c.env, attemptId).complete(tokenHash, completion);
+    switch (reply.kind) {
+      case "unauthorized":
+        throw refusalError(reply);
+      case "missing": {
+        const error = await lostAttemptError(c.env, attemptId, tokenHash, systemClock);
+        return error.toResponse(errorHeaders(error));
+      }
+      case "lease_expired":
+        throw leaseEndedError();
+      case "already_completed":
+        throw new ApiError("already_completed", "this attempt has already been completed");
+      case "ok":
+        return c.json(attemptView(reply.snapshot));
+    }
+  });
+}
 
 /**
  * approval_requests and messages belong to an external agent's completion: sent for any other

@@ -23,7 +23,8 @@ import { ApiError, invalidRequest } from "../../http/errors.js";
 import { errorHeaders, lostAttemptError } from "../../attempts/lost-attempt.js";
 import type { CompleteReply } from "../coordinator/replies.js";
 import { runStub } from "../coordinator/access.js";
-import { externalCompletionBody, storedCompletion } from "./completion.js";
+import { externalCompletionBody } from "../../attempts/external-completion-body.js";
+import { storedCompletion } from "./completion.js";
 
 export async function completeExternalAttempt(
   c: Context<AppEnv>,
