@@ -1,6 +1,6 @@
 /**
  * One Durable Object per eval run: its plan, each repetition's job and record, the aggregate, and
- * the watchdog, in the object's own SQLite (run/storage.ts).
+ * the watchdog, in the object's own SQLite (storage.ts).
  *
  * Why it is shaped like this:
  * - Records are applied one at a time: a record is checked and written synchronously on SQLite
@@ -8,7 +8,7 @@
  *   once, so a redelivered message, a watchdog resend and a dead letter racing a late result all
  *   end with exactly one record per repetition.
  * - The aggregate is never kept as running totals: it is recomputed from the stored verdicts with
- *   core/scoring's runVerdict (run/progress.ts), so every figure traces back to repetitions.
+ *   core/scoring's runVerdict (progress.ts), so every figure traces back to repetitions.
  * - D1's `runs` row follows the coordinator: at the start, after records (writes coalesced, so a
  *   burst of results costs a few writes, and guarded in SQL so an older write never replaces a
  *   newer one), and at the end, when every record is copied to `run_repetitions`. A copy D1 refuses
@@ -19,67 +19,44 @@
  *   recorded as an infrastructure error and the run ends (an external agent past its job's
  *   deadline is not missing: it timed out, and is scored so at the run's deadline if no delivery
  *   did). Alarms may fire more than once; each step is idempotent.
- * - RPC drops custom error fields, so every method returns a tagged reply (run/replies.ts).
+ * - RPC drops custom error fields, so every method returns a tagged reply (replies.ts).
  * - Time comes from an injected Clock, never from Date.now() directly.
  */
 import { DurableObject } from "cloudflare:workers";
 import { databaseOf } from "../../../adapters/d1/database.js";
-import {
-  writeRunEnded,
-  writeRunProgress,
-  type RunRepetitionRow,
-  type RunRowProgress,
-} from "../../../adapters/d1/runs.js";
+import { writeRunEnded, writeRunProgress, type RunRowProgress } from "../../../adapters/d1/runs.js";
 import type { RepetitionRecord } from "../../../core/evals/agent-types.js";
-import { deadLetterRecord, evaluateExternalRepetition, notRunRecord } from "../../../core/evals/evaluate-repetition.js";
+import { deadLetterRecord, notRunRecord } from "../../../core/evals/evaluate-repetition.js";
 import { systemClock, type Clock } from "../../../core/ports.js";
-import type { ExecutedCall } from "../../../core/scoring/calls.js";
-import type { RepetitionVerdict } from "../../../core/scoring/repetition-verdict.js";
 import type { Env } from "../../platform/env.js";
-import { schemaValidator } from "../../platform/services.js";
-import { evidenceSince, releaseAttempt } from "../consumer/attempt-ports.js";
+import { releaseAttempt } from "../consumer/attempt-ports.js";
+import { agentTimedOut, awaitingAgent, externalPhase } from "../external/phases.js";
+import { scoreTimedOut } from "../external/timed-out.js";
 import { forEachBounded } from "../consumer/concurrency.js";
 import { sendRepetitions } from "../consumer/messages.js";
-import { jobStartedAt, timedOutOutcome } from "../external/job.js";
-import {
-  attemptLeaseEnd,
-  durationSetting,
-  DEFAULT_REPETITION_TIMEOUT_MS,
-  FINAL_RETRY_MS,
-  MAX_SENDS,
-  PROGRESS_INTERVAL_MS,
-} from "./lifetimes.js";
-import {
-  isRunStatus,
-  runProgress,
-  type RunEnding,
-  type RunProgress,
-  type RunStatus,
-  type StoredVerdict,
-} from "./progress.js";
+import { durationSetting, DEFAULT_REPETITION_TIMEOUT_MS, FINAL_RETRY_MS, PROGRESS_INTERVAL_MS } from "./lifetimes.js";
+import { isRunStatus, runProgress, type RunEnding, type RunProgress, type RunStatus } from "./progress.js";
 import type {
   CancelReply,
   ClaimReply,
   CompleteReply,
-  ExternalPhase,
   ProgressReply,
   RecordReply,
   ReleaseReply,
-  RepetitionEntry,
   RepetitionsReply,
-  RunJob,
   RunMethods,
   RunStart,
   StartReply,
 } from "./replies.js";
 import { RunStorage, type SlotRow, type StoredRun } from "./storage.js";
+import { gaveUpMessage, nextWakeAt, pastDeadlineMessage, watchdogPlan } from "./watchdog.js";
+import { attemptSetupOf, ended, entryOf, parseRecord, repetitionRows, scenarioIdOf } from "./records.js";
+import { ProgressWriter } from "./progress-writer.js";
+import { VerdictCache } from "./verdict-cache.js";
 import { queueRunCallback } from "../callbacks.js";
-import { messageOf } from "../../../core/message-of.js";
 
 /** Timed-out external repetitions scored at once at the run's deadline (each reads its attempt's evidence). */
 const TIMED_OUT_SCORING_CONCURRENCY = 8;
-/** Rows read per step when copying an ended run's records to D1. */
-const COPY_CHUNK = 50;
 
 export class RunCoordinator extends DurableObject<Env> implements RunMethods {
   private readonly storage: RunStorage;
@@ -87,16 +64,16 @@ export class RunCoordinator extends DurableObject<Env> implements RunMethods {
   private readonly repetitionTimeoutMs: number;
   /** undefined: storage not read yet; null: no run here. */
   private run: StoredRun | null | undefined;
-  private progressInFlight: Promise<void> | null = null;
-  private progressDirty = false;
-  /** Parsed verdicts by seq (see storedVerdicts). */
-  private readonly verdicts = new Map<number, StoredVerdict>();
+  private readonly progressWriter: ProgressWriter;
+  private readonly verdicts: VerdictCache;
 
   constructor(ctx: DurableObjectState, env: Env, clock: Clock = systemClock) {
     super(ctx, env);
     this.clock = clock;
     this.storage = RunStorage.of(ctx.storage);
     this.repetitionTimeoutMs = durationSetting(env.EVAL_REPETITION_TIMEOUT_MS, DEFAULT_REPETITION_TIMEOUT_MS);
+    this.verdicts = new VerdictCache(this.storage);
+    this.progressWriter = new ProgressWriter(() => this.writeProgress(), clock, PROGRESS_INTERVAL_MS);
   }
 
   /** Stores the run and arms the watchdog. Repeating the same start is harmless. */
@@ -264,35 +241,14 @@ export class RunCoordinator extends DurableObject<Env> implements RunMethods {
         (slot) => this.recordTimedOut(run, slot),
       );
       const missing = this.storage.unrecorded();
-      for (const slot of missing)
-        this.writeMissing(
-          slot,
-          `no result before the run's deadline (${new Date(run.start.deadline_at).toISOString()}); sent ${slot.sends} time(s)`,
-        );
+      for (const slot of missing) this.writeMissing(slot, pastDeadlineMessage(run.start.deadline_at, slot));
       await this.end("finished", { reason: "deadline", missing: missing.map((slot) => this.missingRef(run, slot)) });
       return;
     }
     // External agents past their deadline are timed out; their message goes out again to score what they did.
-    const late = pending.filter((slot) => awaitingAgent(slot) && (slot.job_deadline ?? 0) <= now);
+    const { late, giveUp, resend } = watchdogPlan(pending, now, this.repetitionTimeoutMs);
     for (const slot of late) this.storage.markAgentDone(slot.seq, "timed_out_at", now);
-    const quiet = [
-      ...late,
-      ...this.storage
-        .unrecorded()
-        .filter(
-          (slot) =>
-            !awaitingAgent(slot) &&
-            !late.some((l) => l.seq === slot.seq) &&
-            (slot.claimed_at ?? slot.sent_at) + this.repetitionTimeoutMs <= now,
-        ),
-    ];
-    const giveUp = quiet.filter((slot) => slot.sends >= MAX_SENDS);
-    const resend = quiet.filter((slot) => slot.sends < MAX_SENDS);
-    for (const slot of giveUp)
-      this.writeMissing(
-        slot,
-        `no result after ${slot.sends} sends${slot.last_error ? `; last error: ${slot.last_error}` : ""}`,
-      );
+    for (const slot of giveUp) this.writeMissing(slot, gaveUpMessage(slot));
     if (resend.length > 0) {
       this.storage.markResent(
         resend.map((slot) => slot.seq),
@@ -333,7 +289,12 @@ export class RunCoordinator extends DurableObject<Env> implements RunMethods {
     const run = this.load();
     if (!run) return;
     try {
-      await writeRunEnded(databaseOf(this.env.DB), run.start.run_id, this.rowProgress(), this.repetitionRows(run));
+      await writeRunEnded(
+        databaseOf(this.env.DB),
+        run.start.run_id,
+        this.rowProgress(),
+        repetitionRows(run, this.storage),
+      );
       await queueRunCallback(this.env, run.start.tenant_id, run.start.run_id);
     } catch (error) {
       console.error("copying the ended run to D1 failed; retrying", error);
@@ -345,37 +306,12 @@ export class RunCoordinator extends DurableObject<Env> implements RunMethods {
     await this.ctx.storage.deleteAlarm();
   }
 
-  private *repetitionRows(run: StoredRun): Generator<RunRepetitionRow[]> {
-    let after = 0;
-    for (;;) {
-      const slots = this.storage.slots(after, COPY_CHUNK);
-      if (slots.length === 0) return;
-      after = slots[slots.length - 1]?.seq ?? after;
-      yield slots.flatMap((slot) =>
-        slot.record === null || slot.outcome === null
-          ? []
-          : [
-              {
-                run_id: run.start.run_id,
-                seq: slot.seq,
-                tenant_id: run.start.tenant_id,
-                scenario_id: run.start.scenarios[slot.scenario_index]?.id ?? "",
-                repetition: slot.repetition,
-                attempt_id: slot.attempt_id,
-                outcome: slot.outcome,
-                record: slot.record,
-              },
-            ],
-      );
-    }
-  }
-
   // -- progress ------------------------------------------------------------------------------
 
   private currentProgress(): RunProgress {
     const run = this.load();
     if (!run) throw new Error("reading the progress of a coordinator that holds no run");
-    const verdicts = this.storedVerdicts();
+    const verdicts = this.verdicts.all();
     const status: RunStatus = isRunStatus(run.status) ? run.status : "running";
     // SAFETY: the ending column is written only by end(), from JSON.stringify of a RunEnding.
     const ending = run.ending === null ? null : (JSON.parse(run.ending) as RunEnding);
@@ -401,50 +337,16 @@ export class RunCoordinator extends DurableObject<Env> implements RunMethods {
     };
   }
 
-  /**
-   * Writes the progress to D1 in the background, coalesced and throttled: while a write is in
-   * flight or was made less than PROGRESS_INTERVAL_MS ago, later changes only mark the progress
-   * dirty, and one write follows with whatever is current then. An ended run's final row is
-   * written by end(), which never waits on this.
-   */
   private writeProgressSoon(): void {
-    this.progressDirty = true;
-    if (this.progressInFlight) return;
-    this.progressInFlight = (async () => {
-      try {
-        while (this.progressDirty) {
-          this.progressDirty = false;
-          const run = this.load();
-          if (!run || ended(run)) return;
-          await writeRunProgress(databaseOf(this.env.DB), run.start.run_id, this.rowProgress());
-          if (this.progressDirty) await this.clock.sleep(PROGRESS_INTERVAL_MS);
-        }
-      } catch (error) {
-        // Progress is advisory; the final write at the end is retried until it lands.
-        console.error("writing run progress to D1 failed", error);
-      } finally {
-        this.progressInFlight = null;
-      }
-    })();
+    this.progressWriter.soon();
   }
 
-  /**
-   * Every stored verdict, parsed once: kept in memory as records are written, and read again from
-   * storage whenever the count there differs (another instance wrote, or this one just loaded).
-   */
-  private storedVerdicts(): StoredVerdict[] {
-    if (this.storage.recordedCount() !== this.verdicts.size) {
-      this.verdicts.clear();
-      for (const row of this.storage.verdicts()) {
-        // SAFETY: the verdict column is written only by writeRecord(), from JSON.stringify of a RepetitionVerdict.
-        this.verdicts.set(row.seq, {
-          scenario_index: row.scenario_index,
-          repetition: row.repetition,
-          verdict: JSON.parse(row.verdict) as RepetitionVerdict,
-        });
-      }
-    }
-    return [...this.verdicts.values()];
+  /** One progress write to D1; false once the run has ended (its final row is end()'s to write). */
+  private async writeProgress(): Promise<boolean> {
+    const run = this.load();
+    if (!run || ended(run)) return false;
+    await writeRunProgress(databaseOf(this.env.DB), run.start.run_id, this.rowProgress());
+    return true;
   }
 
   /** The repetition's first record, written with its verdict (in memory too); false when it already had one. */
@@ -458,20 +360,16 @@ export class RunCoordinator extends DurableObject<Env> implements RunMethods {
       )
     )
       return false;
-    if (this.verdicts.size === this.storage.recordedCount() - 1)
-      this.verdicts.set(slot.seq, {
-        scenario_index: slot.scenario_index,
-        repetition: slot.repetition,
-        verdict: record.verdict,
-      });
+    this.verdicts.recorded(slot, record.verdict);
     return true;
   }
 
   // -- helpers -------------------------------------------------------------------------------
 
   private slotIdentity(slot: SlotRow): { scenario_id: string; repetition: number; attempt_id: string } {
+    const run = this.load();
     return {
-      scenario_id: this.load()?.start.scenarios[slot.scenario_index]?.id ?? "",
+      scenario_id: run ? scenarioIdOf(run, slot) : "",
       repetition: slot.repetition,
       attempt_id: slot.attempt_id,
     };
@@ -487,41 +385,12 @@ export class RunCoordinator extends DurableObject<Env> implements RunMethods {
     );
   }
 
-  /**
-   * An external repetition whose job's deadline passed with no completion, scored here as a queue
-   * delivery would score it (on the attempt's evidence: a forbidden call still fails the run), for
-   * when the run's deadline leaves no time for a delivery. Evidence that cannot be read is the
-   * harness's failure, and recorded as one.
-   */
+  /** An external repetition out of time at the run's deadline, scored here (runs/external/timed-out.ts). */
   private async recordTimedOut(run: StoredRun, slot: SlotRow): Promise<void> {
-    const agent = run.start.agent;
-    const scenario = run.start.scenarios[slot.scenario_index];
-    if (agent.kind !== "external" || !scenario || slot.job_deadline === null) return;
-    const deadline = slot.job_deadline;
-    let calls: ExecutedCall[];
-    try {
-      calls = await evidenceSince(this.env, slot.attempt_id, 0);
-    } catch (error) {
-      this.writeMissing(
-        slot,
-        `its job's deadline (${new Date(deadline).toISOString()}) passed, but the attempt's evidence could not be read to score it: ${messageOf(error)}`,
-      );
-      return;
-    }
-    const record = await evaluateExternalRepetition({
-      scenario,
-      repetition: slot.repetition,
-      attempt_id: slot.attempt_id,
-      tools: agent.tools,
-      outcome: timedOutOutcome(deadline),
-      executedCalls: async () => calls,
-      validator: schemaValidator(),
-      // A timed-out repetition is never put to the judge.
-      judge: null,
-      started_at: jobStartedAt(deadline, agent),
-      now: () => this.clock.now(),
-    });
-    if (this.writeRecord(slot, record)) await releaseAttempt(this.env, slot);
+    const scored = await scoreTimedOut(this.env, run, slot, () => this.clock.now());
+    if (scored === null) return;
+    if ("missing" in scored) this.writeMissing(slot, scored.missing);
+    else if (this.writeRecord(slot, scored.record)) await releaseAttempt(this.env, slot);
   }
 
   /** A repetition the watchdog gives up on, recorded as an infrastructure error (unless a result beat it). */
@@ -533,24 +402,13 @@ export class RunCoordinator extends DurableObject<Env> implements RunMethods {
   }
 
   private missingRef(run: StoredRun, slot: SlotRow): RunEnding["missing"][number] {
-    return { seq: slot.seq, scenario: run.start.scenarios[slot.scenario_index]?.id ?? "", repetition: slot.repetition };
+    return { seq: slot.seq, scenario: scenarioIdOf(run, slot), repetition: slot.repetition };
   }
 
-  /** The earliest time the watchdog has anything to check: the oldest quiet repetition's timeout, or the deadline. */
   private nextAlarmAt(): number {
     const run = this.load();
     if (!run) return this.clock.now();
-    const oldest = Math.min(
-      ...this.storage
-        .unrecorded()
-        .map((slot) =>
-          awaitingAgent(slot) ? (slot.job_deadline ?? 0) - this.repetitionTimeoutMs : (slot.claimed_at ?? slot.sent_at),
-        ),
-    );
-    return Math.min(
-      run.start.deadline_at,
-      Number.isFinite(oldest) ? oldest + this.repetitionTimeoutMs : Number.POSITIVE_INFINITY,
-    );
+    return nextWakeAt(this.storage.unrecorded(), run.start.deadline_at, this.repetitionTimeoutMs);
   }
 
   /**
@@ -589,63 +447,4 @@ export class RunCoordinator extends DurableObject<Env> implements RunMethods {
     this.run = this.storage.readRun();
     return this.run;
   }
-}
-
-/** The slot's attempt setup, for the delivery to make sure of (none for a run whose attempts were all set up at its start). */
-function attemptSetupOf(start: StoredRun["start"], slot: SlotRow): Pick<RunJob, "setup"> {
-  const plan = start.attempts?.scenarios[slot.scenario_index];
-  if (!start.attempts || !plan) return {};
-  return {
-    setup: {
-      attempt_id: slot.attempt_id,
-      simulation_id: plan.simulation_id,
-      tenant_id: start.tenant_id,
-      token_hash: slot.token_hash,
-      // Spread, so the run's attempts' alarms do not all fire in one instant.
-      expires_at: attemptLeaseEnd(start.attempts.expires_at, slot.seq),
-      operations: plan.operations,
-      tools: plan.tools,
-    },
-  };
-}
-
-/** An external agent's job's deadline has passed without a completion (marked timed out or not yet). */
-function agentTimedOut(slot: SlotRow, now: number): boolean {
-  return slot.job_deadline !== null && slot.job_deadline <= now && slot.completed_at === null;
-}
-
-/** An external agent has its job and neither completed nor ran out of time yet. */
-function awaitingAgent(slot: SlotRow): boolean {
-  return slot.job_deadline !== null && slot.completed_at === null && slot.timed_out_at === null;
-}
-
-/** What a delivery of an external agent's repetition is to do; null for the built-in runner. */
-function externalPhase(run: StoredRun, slot: SlotRow, now: number): ExternalPhase | null {
-  const agent = run.start.agent;
-  if (agent.kind !== "external") return null;
-  if (slot.timed_out_at !== null) return { phase: "timed_out", deadline_at: slot.job_deadline ?? slot.timed_out_at };
-  if (slot.completed_at !== null) return { phase: "score", deadline_at: slot.job_deadline ?? slot.completed_at };
-  return { phase: "send", deadline_at: Math.min(now + agent.timeout_seconds * 1000, run.start.deadline_at) };
-}
-
-function parseRecord(text: string): RepetitionRecord {
-  // SAFETY: the record column is written only by record(), from JSON.stringify of a RepetitionRecord.
-  return JSON.parse(text) as RepetitionRecord;
-}
-
-function ended(run: StoredRun): boolean {
-  return run.status === "finished" || run.status === "cancelled";
-}
-
-function entryOf(run: StoredRun, slot: SlotRow): RepetitionEntry {
-  return {
-    seq: slot.seq,
-    scenario_id: run.start.scenarios[slot.scenario_index]?.id ?? "",
-    repetition: slot.repetition,
-    attempt_id: slot.attempt_id,
-    sends: slot.sends,
-    last_error: slot.last_error,
-    // SAFETY: the record column is written only by record(), from JSON.stringify of a RepetitionRecord.
-    record: slot.record === null ? null : (JSON.parse(slot.record) as RepetitionRecord),
-  };
 }

@@ -1,0 +1,82 @@
+/**
+ * Reading the run coordinator's stored rows back: a repetition's record, its entry in the
+ * repetitions listing, the rows copied to D1 when the run ends, and what a delivery sets its
+ * attempt up from. Pure over StoredRun and SlotRow: the object decides when; this says what.
+ */
+import type { RunRepetitionRow } from "../../../adapters/d1/runs.js";
+import type { RepetitionRecord } from "../../../core/evals/agent-types.js";
+import { attemptLeaseEnd } from "./lifetimes.js";
+import type { RepetitionEntry, RunJob } from "./replies.js";
+import type { RunStorage, SlotRow, StoredRun } from "./storage.js";
+
+/** Rows read per step when copying an ended run's records to D1. */
+const COPY_CHUNK = 50;
+
+export function parseRecord(text: string): RepetitionRecord {
+  // SAFETY: the record column is written only by the coordinator's record(), from JSON.stringify of a RepetitionRecord.
+  return JSON.parse(text) as RepetitionRecord;
+}
+
+export function ended(run: StoredRun): boolean {
+  return run.status === "finished" || run.status === "cancelled";
+}
+
+export function entryOf(run: StoredRun, slot: SlotRow): RepetitionEntry {
+  return {
+    seq: slot.seq,
+    scenario_id: scenarioIdOf(run, slot),
+    repetition: slot.repetition,
+    attempt_id: slot.attempt_id,
+    sends: slot.sends,
+    last_error: slot.last_error,
+    record: slot.record === null ? null : parseRecord(slot.record),
+  };
+}
+
+export function scenarioIdOf(run: StoredRun, slot: Pick<SlotRow, "scenario_index">): string {
+  return run.start.scenarios[slot.scenario_index]?.id ?? "";
+}
+
+/** Every recorded repetition as its D1 row, a chunk at a time (a run may hold thousands). */
+export function* repetitionRows(run: StoredRun, storage: RunStorage): Generator<RunRepetitionRow[]> {
+  let after = 0;
+  for (;;) {
+    const slots = storage.slots(after, COPY_CHUNK);
+    if (slots.length === 0) return;
+    after = slots[slots.length - 1]?.seq ?? after;
+    yield slots.flatMap((slot) =>
+      slot.record === null || slot.outcome === null
+        ? []
+        : [
+            {
+              run_id: run.start.run_id,
+              seq: slot.seq,
+              tenant_id: run.start.tenant_id,
+              scenario_id: scenarioIdOf(run, slot),
+              repetition: slot.repetition,
+              attempt_id: slot.attempt_id,
+              outcome: slot.outcome,
+              record: slot.record,
+            },
+          ],
+    );
+  }
+}
+
+/** The slot's attempt setup, for the delivery to make sure of (none for a run whose attempts were all set up at its start). */
+export function attemptSetupOf(start: StoredRun["start"], slot: SlotRow): Pick<RunJob, "setup"> {
+  const plan = start.attempts?.scenarios[slot.scenario_index];
+  if (!start.attempts || !plan) return {};
+  return {
+    setup: {
+      attempt_id: slot.attempt_id,
+      simulation_id: plan.simulation_id,
+      tenant_id: start.tenant_id,
+      token_hash: slot.token_hash,
+      // Spread, so the run's attempts' alarms do not all fire in one instant.
+      expires_at: attemptLeaseEnd(start.attempts.expires_at, slot.seq),
+      operations: plan.operations,
+      tools: plan.tools,
+    },
+  };
+}
