@@ -1,6 +1,6 @@
 /**
  * One Durable Object per attempt: the pinned definitions, the per-tool state, the lease and the
- * evidence of one agent run, in the object's own SQLite storage (attempt/storage.ts).
+ * evidence of one agent run, in the object's own SQLite storage (storage.ts).
  *
  * Why it is shaped like this:
  * - A Durable Object only serializes its events around storage calls; any other await lets the
@@ -11,10 +11,10 @@
  *   object was set up with: a dispatch costs one RPC and no D1 read.
  * - delay_ms is returned to the Worker, which waits; the object is never held across a delay.
  * - Evidence is written to the object's SQLite with the state change, then copied to D1 in
- *   batches (attempt/flusher.ts) when the attempt goes quiet, by the alarm while it stays busy,
+ *   batches (flusher.ts, on flush-schedule.ts's timing) when the attempt goes quiet, by the alarm while it stays busy,
  *   and before every evidence read: dispatch never waits on D1, a flush that runs twice changes
  *   nothing, and a flush D1 refuses is retried, never skipped.
- * - RPC drops custom error fields, so every method returns a result object (attempt/replies.ts)
+ * - RPC drops custom error fields, so every method returns a result object (replies.ts)
  *   instead of throwing.
  * - Time comes from an injected Clock, never from Date.now() directly.
  */
@@ -24,15 +24,14 @@ import { databaseOf } from "../../adapters/d1/database.js";
 import { executeCall } from "../../core/contract/index.js";
 import { setOwn } from "../../core/contract/values.js";
 import type { CallOutcome } from "../../core/contract/types.js";
-import { cloneJson, isJsonObject, jsonEqual, type JsonObject, type JsonValue, type Problem } from "../../core/json.js";
+import { cloneJson, isJsonObject, type JsonObject, type JsonValue } from "../../core/json.js";
 import { systemClock, type Clock } from "../../core/ports.js";
 import {
   parseDispatchRequest,
   parseDispatchText,
-  unusableArgumentsMessage,
   type DispatchRequest,
 } from "../../core/simulation/dispatch-request.js";
-import type { EvidenceError, EvidenceRow, StateChange, UpstreamRecord } from "../../core/simulation/evidence.js";
+import type { UpstreamRecord } from "../../core/simulation/evidence.js";
 import type { AttemptSetup, PinnedOperation } from "../../core/simulation/setup.js";
 import {
   afterCompletion,
@@ -42,27 +41,16 @@ import {
   type AttemptStatus,
 } from "../../core/simulation/status.js";
 import { indexTargets, resolveTarget, type TargetIndex } from "../../core/simulation/target.js";
-import { pathArgumentProblems } from "../../core/tools/upstream.js";
 import { d1EvidenceSink, evidenceFlusher, type EvidenceFlusher } from "./flusher.js";
-import {
-  FLUSH_INTERVAL_MS,
-  FLUSH_RETRY_MS,
-  FORWARD_GRACE_MS,
-  idleFlushMs,
-  MAX_CALLS,
-  RETENTION_MS,
-} from "./lifetimes.js";
+import { FLUSH_RETRY_MS, FORWARD_GRACE_MS, idleFlushMs, MAX_CALLS, RETENTION_MS } from "./lifetimes.js";
 import type {
-  Answer,
   AttemptMethods,
-  CallRefusal,
   AttemptSnapshot,
   CallsReply,
   CompleteReply,
   DescribeReply,
   DispatchReply,
   FlushReply,
-  ForwardRequest,
   RecordedReply,
   ReleaseReply,
   SetupReply,
@@ -71,6 +59,11 @@ import type {
 } from "./replies.js";
 import { sharedOperation } from "./shared-operations.js";
 import { AttemptStorage } from "./storage.js";
+import { answerOf, evidenceRowOf, sameCall } from "./call-records.js";
+import { harnessOutcome, refusal } from "./call-outcomes.js";
+import { FlushSchedule } from "./flush-schedule.js";
+import { ForwardWaiters } from "./real/forward-waiters.js";
+import { realOutcome } from "./real/real-outcome.js";
 import type { Env } from "../platform/env.js";
 import { schemaValidator } from "../platform/services.js";
 import { messageOf } from "../../core/message-of.js";
@@ -99,10 +92,6 @@ interface Live {
   leaseEnded: boolean;
   completed: boolean;
   nextSeq: number;
-  /** An alarm is set that will flush what is written now. */
-  flushScheduled: boolean;
-  /** When evidence, state, status or completion last changed (ms since the epoch). */
-  lastChangeAt: number;
 }
 
 export class AttemptObject extends DurableObject<Env> implements AttemptMethods {
@@ -111,11 +100,9 @@ export class AttemptObject extends DurableObject<Env> implements AttemptMethods 
   private readonly clock: Clock;
   /** undefined: storage not read yet; null: this object was never set up (or was retired). */
   private live: Live | null | undefined;
-  /** The in-memory idle-flush timer, when one is armed. */
-  private idleTimer: ReturnType<typeof setTimeout> | null = null;
-  private readonly idleFlushMs: number;
+  private readonly flushes: FlushSchedule;
   /** Per call_id out at its real handler, the repeats waiting for its answer (woken by recordReal). */
-  private readonly waiting = new Map<string, Set<() => void>>();
+  private readonly waiting = new ForwardWaiters();
   /** Calls handed out to the Worker whose answers have not come back to recordReal yet. */
   private forwardsOut = 0;
 
@@ -133,7 +120,15 @@ export class AttemptObject extends DurableObject<Env> implements AttemptMethods 
         state: JSON.stringify(this.allStates(live)),
       };
     });
-    this.idleFlushMs = idleFlushMs(env.EVIDENCE_IDLE_FLUSH_MS);
+    this.flushes = new FlushSchedule({
+      clock,
+      idleFlushMs: idleFlushMs(env.EVIDENCE_IDLE_FLUSH_MS),
+      flush: () => this.flusher.flush(),
+      hasUnflushed: () => this.storage.hasUnflushed(),
+      setAlarm: (at) => this.scheduleAlarm(at),
+      lease: () => this.live ?? null,
+      quietAlarmAt: () => (this.live ? this.quietAlarmAt(this.live) : this.clock.now()),
+    });
   }
 
   /** Stores the attempt's pinned definitions, token hash and lease. Repeating the same setup is harmless. */
@@ -184,7 +179,7 @@ export class AttemptObject extends DurableObject<Env> implements AttemptMethods 
     const callId = parsed.request.call_id;
     if (callId !== undefined) {
       this.storage.deleteForward(callId);
-      this.wake(callId);
+      this.waiting.wake(callId);
     }
     if (reply.kind === "forward" || reply.kind === "in_flight")
       return { kind: "invalid_request", problems: [{ path: "/tool", message: "the call was forwarded twice" }] };
@@ -231,7 +226,7 @@ export class AttemptObject extends DurableObject<Env> implements AttemptMethods 
     this.storage.writeCompletion(JSON.stringify(record), status);
     live.status = status;
     live.completed = true;
-    this.scheduleFlush(live);
+    this.flushes.changed();
     return { kind: "ok", snapshot: this.snapshotOf(live) };
   }
 
@@ -251,7 +246,7 @@ export class AttemptObject extends DurableObject<Env> implements AttemptMethods 
       console.error("evidence flush to D1 failed; the alarm will retry", error);
       return { kind: "failed", message: messageOf(error) };
     }
-    this.settleAlarm(live);
+    this.flushes.flushedOutsideAlarm();
     return { kind: "flushed", last_seq: live.nextSeq - 1 };
   }
 
@@ -278,8 +273,7 @@ export class AttemptObject extends DurableObject<Env> implements AttemptMethods 
    */
   private async leaveMemory(reason: string): Promise<void> {
     if (this.busyWithForwards()) return;
-    if (this.idleTimer !== null) clearTimeout(this.idleTimer);
-    this.idleTimer = null;
+    this.flushes.stopIdleTimer();
     await this.ctx.storage.sync();
     const seq = this.live?.nextSeq;
     setTimeout(() => {
@@ -297,7 +291,7 @@ export class AttemptObject extends DurableObject<Env> implements AttemptMethods 
    * instead, once it is idle.
    */
   private busyWithForwards(): boolean {
-    return this.forwardsOut > 0 || this.waiting.size > 0;
+    return this.forwardsOut > 0 || this.waiting.busy();
   }
 
   /**
@@ -308,7 +302,7 @@ export class AttemptObject extends DurableObject<Env> implements AttemptMethods 
   override async alarm(): Promise<void> {
     const live = this.load(true);
     if (!live) return;
-    live.flushScheduled = false;
+    this.flushes.alarmSet = false;
     this.noticeLeaseEnd(live);
     try {
       await this.flusher.flush();
@@ -316,15 +310,15 @@ export class AttemptObject extends DurableObject<Env> implements AttemptMethods 
       // Loud, and nothing is marked flushed: the same rows go again at the retry.
       console.error("evidence flush to D1 failed; retrying", error);
       this.scheduleAlarm(this.clock.now() + FLUSH_RETRY_MS);
-      live.flushScheduled = true;
+      this.flushes.alarmSet = true;
       return;
     }
     if (this.storage.hasUnflushed()) {
-      this.scheduleFlush(live);
+      this.flushes.changed();
       return;
     }
     // The alarm set below is not a flush alarm: the next call must set its own.
-    live.flushScheduled = false;
+    this.flushes.alarmSet = false;
     const next = this.quietAlarmAt(live);
     if (live.leaseEnded && this.clock.now() >= next) {
       // Everything is in D1: the object's copy is no longer needed.
@@ -357,32 +351,13 @@ export class AttemptObject extends DurableObject<Env> implements AttemptMethods 
   private async awaitForward(request: DispatchRequest, out: InFlight): Promise<DispatchReply> {
     let pending = out;
     for (;;) {
-      await this.settled(pending);
+      await this.waiting.wait(pending.call_id, pending.deadline, this.clock.now());
       const live = this.load();
       if (!live) return { kind: "missing" };
       const reply = this.apply(live, request);
       if (reply.kind !== "in_flight") return reply;
       pending = reply;
     }
-  }
-
-  private settled(out: InFlight): Promise<void> {
-    return new Promise((resolve) => {
-      const waiters = this.waiting.get(out.call_id) ?? new Set<() => void>();
-      this.waiting.set(out.call_id, waiters);
-      const done = (): void => {
-        clearTimeout(timer);
-        waiters.delete(done);
-        if (waiters.size === 0 && this.waiting.get(out.call_id) === waiters) this.waiting.delete(out.call_id);
-        resolve();
-      };
-      const timer = setTimeout(done, Math.max(0, out.deadline - this.clock.now()) + 1);
-      waiters.add(done);
-    });
-  }
-
-  private wake(callId: string): void {
-    for (const done of [...(this.waiting.get(callId) ?? [])]) done();
   }
 
   /** `upstream`: the real handler's answer, when this is a forwarded call coming back to be recorded. */
@@ -421,7 +396,7 @@ export class AttemptObject extends DurableObject<Env> implements AttemptMethods 
     let upstreamRecord: UpstreamRecord | null = null;
     if (operation?.real && target.kind === "operation" && (upstream || !live.leaseEnded)) {
       // A forwarded call comes back to be recorded even when the lease ended while it was out.
-      const real = this.realOutcome(live, operation, request, upstream);
+      const real = realOutcome(live.setup, operation, request, upstream);
       if (real.kind === "forward") {
         if (request.call_id !== undefined) {
           const deadline = this.clock.now() + real.forward.binding.timeout_ms + FORWARD_GRACE_MS;
@@ -439,7 +414,7 @@ export class AttemptObject extends DurableObject<Env> implements AttemptMethods 
       outcome = real.outcome;
       upstreamRecord = real.upstream;
     } else if (live.leaseEnded) {
-      outcome = harness(
+      outcome = harnessOutcome(
         "lease_expired",
         "the attempt's lease has ended; no further calls are answered",
         operation?.variant ?? "",
@@ -456,7 +431,7 @@ export class AttemptObject extends DurableObject<Env> implements AttemptMethods 
     } else if (operation) {
       outcome = this.execute(live, operation, request.arguments);
     } else {
-      outcome = harness("internal", "the call resolved to no operation", "");
+      outcome = harnessOutcome("internal", "the call resolved to no operation", "");
     }
 
     const nextState = outcome.kind === "result" && outcome.state_changed && operation ? outcome.state : null;
@@ -465,7 +440,17 @@ export class AttemptObject extends DurableObject<Env> implements AttemptMethods 
       nextState && operation
         ? { tool: operation.tool_name, before: this.stateOf(live, operation.tool_name), after: nextState }
         : null;
-    const row = this.rowOf(live.nextSeq, request, tool, operationId, operation, outcome, change, upstreamRecord);
+    const row = evidenceRowOf({
+      seq: live.nextSeq,
+      request,
+      tool,
+      operationId,
+      operation,
+      outcome,
+      change,
+      upstream: upstreamRecord,
+      at: this.clock.now(),
+    });
     const status =
       outcome.kind === "harness_error" ? afterHarnessError(live.status, outcome.harness_kind) : live.status;
     const write = (): void => {
@@ -481,80 +466,8 @@ export class AttemptObject extends DurableObject<Env> implements AttemptMethods 
     live.nextSeq++;
     if (nextState && operation) live.states.set(operation.tool_name, nextState);
     live.status = status;
-    this.scheduleFlush(live);
+    this.flushes.changed();
     return { kind: "answer", answer: answerOf(row, false) };
-  }
-
-  /**
-   * A real operation: arguments that break the input schema are the agent's tool input error, as
-   * for a mock; arguments that keep it go out as a forward (nothing recorded yet); an answer that
-   * came back is checked against the output schema and becomes the call's result.
-   */
-  private realOutcome(
-    live: Live,
-    operation: PinnedOperation,
-    request: DispatchRequest,
-    upstream: UpstreamAnswer | undefined,
-  ):
-    | { kind: "forward"; forward: ForwardRequest }
-    | { kind: "outcome"; outcome: CallOutcome; upstream: UpstreamRecord | null } {
-    const validator = schemaValidator();
-    const inputProblems = validator.validate(operation.input_schema, request.arguments);
-    if (inputProblems.length > 0) {
-      const message = `the arguments do not match the input schema of ${operation.function_name}: ${inputProblems.map((p) => `${p.path || "/"}: ${p.message}`).join("; ")}`;
-      return {
-        kind: "outcome",
-        outcome: { kind: "tool_input_error", message, details: inputProblems, variant: operation.variant, rule: null },
-        upstream: null,
-      };
-    }
-    const binding = operation.real;
-    const pathProblems = pathArgumentProblems(binding ?? null, request.arguments);
-    if (pathProblems.length > 0) {
-      const message = `the arguments cannot be sent to the real handler of ${operation.function_name}: ${pathProblems.map((p) => `${p.path}: ${p.message}`).join("; ")}`;
-      return {
-        kind: "outcome",
-        outcome: { kind: "tool_input_error", message, details: pathProblems, variant: operation.variant, rule: null },
-        upstream: null,
-      };
-    }
-    if (!upstream || !binding) {
-      if (!binding)
-        return {
-          kind: "outcome",
-          outcome: harness("internal", "the real operation has no binding", operation.variant),
-          upstream: null,
-        };
-      return {
-        kind: "forward",
-        forward: { attempt_id: live.setup.attempt_id, tenant_id: live.setup.tenant_id, request, binding },
-      };
-    }
-    if (!upstream.ok) {
-      return {
-        kind: "outcome",
-        outcome: harness(
-          "upstream",
-          `the real handler of ${operation.function_name} gave no usable answer: ${upstream.message}`,
-          operation.variant,
-        ),
-        upstream: { status: upstream.status, latency_ms: upstream.latency_ms, contract_violations: [] },
-      };
-    }
-    const violations = validator.validate(operation.output_schema, upstream.body);
-    return {
-      kind: "outcome",
-      outcome: {
-        kind: "result",
-        result: upstream.body,
-        state: {},
-        state_changed: false,
-        variant: operation.variant,
-        rule: null,
-        delay_ms: 0,
-      },
-      upstream: { status: upstream.status, latency_ms: upstream.latency_ms, contract_violations: violations },
-    };
   }
 
   private execute(live: Live, operation: PinnedOperation, args: JsonObject): CallOutcome {
@@ -571,42 +484,8 @@ export class AttemptObject extends DurableObject<Env> implements AttemptMethods 
     } catch (error) {
       // executeCall itself never throws; reading the stored state can (a corrupt row).
       const message = messageOf(error);
-      return harness("internal", `internal failure while answering the call: ${message}`, operation.variant);
+      return harnessOutcome("internal", `internal failure while answering the call: ${message}`, operation.variant);
     }
-  }
-
-  private rowOf(
-    seq: number,
-    request: DispatchRequest,
-    tool: string,
-    operationId: string,
-    operation: PinnedOperation | null,
-    outcome: CallOutcome,
-    change: StateChange | null,
-    upstream: UpstreamRecord | null,
-  ): EvidenceRow {
-    let error: EvidenceError | null = null;
-    if (outcome.kind === "tool_input_error")
-      error = { code: "tool_input_error", message: outcome.message, details: outcome.details };
-    if (outcome.kind === "harness_error")
-      error = { code: "harness_error", kind: outcome.harness_kind, message: outcome.message, details: outcome.details };
-    return {
-      seq,
-      call_id: request.call_id ?? null,
-      tool,
-      operation_id: operationId,
-      revision: operation?.revision ?? null,
-      variant: outcome.variant === "" ? (operation?.variant ?? null) : outcome.variant,
-      rule: outcome.rule,
-      arguments: JSON.stringify(request.arguments),
-      outcome: outcome.kind,
-      result: outcome.kind === "result" ? JSON.stringify(outcome.result) : null,
-      error: error ? JSON.stringify(error) : null,
-      delay_ms: outcome.kind === "result" ? outcome.delay_ms : 0,
-      at: new Date(this.clock.now()).toISOString(),
-      state_change: change ? JSON.stringify(change) : null,
-      upstream: upstream === null ? null : JSON.stringify(upstream),
-    };
   }
 
   private stateOf(live: Live, toolName: string): JsonObject {
@@ -636,7 +515,7 @@ export class AttemptObject extends DurableObject<Env> implements AttemptMethods 
     this.storage.writeLeaseEnd(status);
     live.leaseEnded = true;
     live.status = status;
-    this.scheduleFlush(live);
+    this.flushes.changed();
   }
 
   private snapshotOf(live: Live): AttemptSnapshot {
@@ -675,52 +554,6 @@ export class AttemptObject extends DurableObject<Env> implements AttemptMethods 
   }
 
   // -- when evidence goes to D1 --------------------------------------------------------------
-
-  /**
-   * Arms the idle timer once; while calls keep coming it re-arms itself for the rest of the idle
-   * period, so a busy attempt costs no timer work per call. Memory only: the durable alarm set by
-   * scheduleFlush still covers an object unloaded before the timer fires.
-   */
-  private armIdleFlush(): void {
-    if (this.idleTimer !== null) return;
-    this.idleTimer = setTimeout(() => this.onIdleTimer(), this.idleFlushMs);
-  }
-
-  private onIdleTimer(): void {
-    this.idleTimer = null;
-    const live = this.live;
-    if (!live) return;
-    const quietFor = this.clock.now() - live.lastChangeAt;
-    if (quietFor < this.idleFlushMs) {
-      this.idleTimer = setTimeout(() => this.onIdleTimer(), this.idleFlushMs - quietFor);
-      return;
-    }
-    this.flusher
-      .flush()
-      .then(() => this.settleAlarm(live))
-      .catch((error: unknown) => console.error("idle evidence flush to D1 failed; the alarm will retry", error));
-  }
-
-  /**
-   * After a flush outside the alarm: once everything is in D1, a pending flush alarm would only
-   * wake (and perhaps reload) the object for nothing, so it moves to the lease end. Done here,
-   * right after the flush, rather than later by the idle timer in the middle of other work.
-   */
-  private settleAlarm(live: Live): void {
-    if (!live.flushScheduled || this.storage.hasUnflushed()) return;
-    live.flushScheduled = false;
-    this.scheduleAlarm(this.quietAlarmAt(live));
-  }
-
-  /** Every change goes to D1 when the attempt goes quiet, or by the alarm within FLUSH_INTERVAL_MS. */
-  private scheduleFlush(live: Live): void {
-    const now = this.clock.now();
-    live.lastChangeAt = now;
-    this.armIdleFlush();
-    if (live.flushScheduled) return;
-    live.flushScheduled = true;
-    this.scheduleAlarm(Math.min(now + FLUSH_INTERVAL_MS, live.leaseEnded ? Number.POSITIVE_INFINITY : live.expiresAt));
-  }
 
   /** Not awaited on purpose: SQLite-backed objects apply alarm changes with the same commit as the writes around them. */
   private scheduleAlarm(at: number): void {
@@ -770,61 +603,7 @@ export class AttemptObject extends DurableObject<Env> implements AttemptMethods 
       leaseEnded: stored.leaseEnded,
       completed: stored.completed,
       nextSeq: stored.maxSeq + 1,
-      flushScheduled: false,
-      lastChangeAt: 0,
     };
     return this.live;
   }
-}
-
-/** A parse that refused the request: unusable arguments are the agent's tool input error, anything else an invalid request. */
-function refusal(
-  parsed: { ok: false; problems: Problem[] } | { ok: false; unusableArguments: Problem[] },
-): CallRefusal {
-  if ("unusableArguments" in parsed) {
-    return {
-      kind: "unusable_arguments",
-      message: unusableArgumentsMessage(parsed.unusableArguments),
-      problems: parsed.unusableArguments,
-    };
-  }
-  return { kind: "invalid_request", problems: parsed.problems };
-}
-
-function harness(
-  kind: Extract<CallOutcome, { kind: "harness_error" }>["harness_kind"],
-  message: string,
-  variant: string,
-): CallOutcome {
-  return { kind: "harness_error", harness_kind: kind, message, details: [], variant, rule: null };
-}
-
-/** Whether a recorded (or forwarded) call is the same call as this request: a call_id names one call only. */
-function sameCall(
-  earlier: { tool: string; operation_id: string; arguments: string },
-  tool: string,
-  operationId: string,
-  request: DispatchRequest,
-): boolean {
-  return (
-    earlier.tool === tool &&
-    earlier.operation_id === operationId &&
-    jsonEqual(JSON.parse(earlier.arguments), request.arguments)
-  );
-}
-
-function answerOf(row: EvidenceRow, replayed: boolean): Answer {
-  return {
-    seq: row.seq,
-    tool: row.tool,
-    operation_id: row.operation_id,
-    revision: row.revision,
-    variant: row.variant,
-    rule: row.rule,
-    outcome: row.outcome,
-    result: row.result,
-    error: row.error,
-    delay_ms: row.delay_ms,
-    replayed,
-  };
 }

@@ -12,6 +12,7 @@ import { exports } from "cloudflare:workers";
 import { beforeAll, describe, expect, it } from "vitest";
 import { MAX_CALLS, RETENTION_MS } from "../../../src/worker/attempts/lifetimes.js";
 import type { AttemptObject } from "../../../src/worker/attempts/object.js";
+import { ForwardWaiters } from "../../../src/worker/attempts/real/forward-waiters.js";
 import { upstream } from "../../support/upstream/in-tests.js";
 import { answer, call, keyWith, newTenant, type TestTenant } from "../helpers.js";
 import {
@@ -680,7 +681,7 @@ describe("real-tools evidence: one call per call_id, the same figures wherever t
       await waitFor(() =>
         runInDurableObject<AttemptObject, boolean>(stubOf(attempt), (instance) => {
           const waiting: unknown = Reflect.get(instance, "waiting");
-          return waiting instanceof Map && waiting.size === 1;
+          return waiting instanceof ForwardWaiters && waiting.busy();
         }),
       );
     }
