@@ -31,6 +31,9 @@ import { messageOf } from "../src/core/message-of.js";
 
 export { DEFAULT_HOST, DEFAULT_PORT } from "./local/server-args.js";
 
+/** The Worker's named entrypoint the HTTP socket serves (src/worker/index.ts). */
+const DIRECT_ENTRYPOINT = "DirectHttp";
+
 export interface StartOptions {
   /** 0 lets the OS pick a free port (tests). Default 8787. */
   port?: number;
@@ -137,7 +140,10 @@ export async function startToolproof(options: StartOptions = {}): Promise<Runnin
       // Miniflare's entry worker (routing, request.cf, pretty error pages: nothing this API needs;
       // measured 2 to 2.5 times the requests/s). The entry stays on a free loopback port, where
       // Miniflare serves its own bindings API (getD1Database).
-      unsafeDirectSockets: [{ host, port }],
+      // Its entrypoint is DirectHttp (src/worker/index.ts), the default one's handler: the default
+      // entrypoint of a Worker with [assets] passes every request through Miniflare's asset router
+      // first (three more isolates per request, more CPU than the call itself; docs/simulations.md#performance).
+      unsafeDirectSockets: [{ host, port, entrypoint: DIRECT_ENTRYPOINT }],
       host: "127.0.0.1",
       port: 0,
       resourcePersistencePath: resourcePersistencePath(stateDir),
@@ -147,7 +153,7 @@ export async function startToolproof(options: StartOptions = {}): Promise<Runnin
     });
     const worker = miniflare;
     const direct = await worker.ready
-      .then(() => worker.unsafeGetDirectURL(config.name))
+      .then(() => worker.unsafeGetDirectURL(config.name, DIRECT_ENTRYPOINT))
       .catch((error: unknown) => {
         throw explainStartFailure(error, host, port);
       });

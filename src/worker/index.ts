@@ -1,4 +1,5 @@
 /** The Worker's entry point: the HTTP app, the eval queue's consumer, the retention cron and the Durable Object classes wrangler binds. */
+import { WorkerEntrypoint } from "cloudflare:workers";
 import { createApp } from "./app.js";
 import type { Env } from "./platform/env.js";
 import { modelClientFor } from "./connections/model-clients.js";
@@ -11,7 +12,7 @@ import { CALLBACK_QUEUE_NAME, callbackQueue } from "./runs/callbacks.js";
 const app = createApp();
 const queue = evalQueueHandler(modelClientFor);
 
-export default {
+const worker = {
   fetch: (request, env, ctx) => {
     // Tool calls skip the router and its middleware: they are most of the traffic and need none of it.
     const attemptId = dispatchTarget(request);
@@ -29,6 +30,23 @@ export default {
       );
   },
 } satisfies ExportedHandler<Env, unknown>;
+
+export default worker;
+
+/**
+ * The same HTTP handler as a named entrypoint, for the local server's socket (scripts/local-server.ts).
+ * Miniflare sends a Worker's default entrypoint through its static-asset router when wrangler.toml
+ * has [assets]: three more isolates (a proxy, the router, the asset lookup) run before this code on
+ * every request, which measured more CPU per call than toolproof's own dispatch. A named
+ * entrypoint is served by this Worker directly; the only assets (/docs/assets/*) have their own
+ * route here, through the ASSETS binding. Deployed, it changes nothing: Cloudflare routes public
+ * requests to the default entrypoint, and nothing binds this one.
+ */
+export class DirectHttp extends WorkerEntrypoint<Env> {
+  override fetch(request: Request<unknown, IncomingRequestCfProperties>): Response | Promise<Response> {
+    return worker.fetch(request, this.env, this.ctx);
+  }
+}
 
 export { AttemptObject } from "./attempts/object.js";
 export { RunCoordinator } from "./runs/coordinator/run-coordinator.js";

@@ -3,7 +3,8 @@
  * must stop it cleanly), then started again programmatically on the same state, which must be
  * reused without duplicating the demo data. Ports are picked by the OS; state is a temp dir.
  */
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
@@ -11,6 +12,7 @@ import { startToolproof, type RunningToolproof } from "../../scripts/local-serve
 import { field, stringField } from "../../scripts/local/narrow.js";
 import { jsonOutput, runScript, spawnScript } from "./run-script.js";
 
+const require = createRequire(import.meta.url);
 const stateDir = mkdtempSync(path.join(tmpdir(), "toolproof-start-"));
 const servers: RunningToolproof[] = [];
 afterAll(async () => {
@@ -161,6 +163,18 @@ describe("npm start", () => {
       await expect(startToolproof({ port: 0, stateDir, quiet: true })).rejects.toThrow(
         /in use by another toolproof server/,
       );
+
+      // The socket serves the Worker's DirectHttp entrypoint, past Miniflare's asset router: the API
+      // reference and the static files it loads still come from the Worker's own /docs routes.
+      const page = await fetch(`${server.url}/docs`);
+      expect(page.status).toBe(200);
+      expect(await page.text()).toContain('<script src="/docs/assets/swagger-ui-bundle.js"></script>');
+      for (const file of ["swagger-ui.css", "swagger-ui-bundle.js"]) {
+        const asset = await fetch(`${server.url}/docs/assets/${file}`);
+        expect(asset.status).toBe(200);
+        expect(await asset.text()).toBe(readFileSync(require.resolve(`swagger-ui-dist/${file}`), "utf8"));
+      }
+      expect((await fetch(`${server.url}/docs/assets/package.json`)).status).toBe(404);
 
       const tools = await demoTools(server.url, server.demoKey);
       expect(tools.map((tool) => tool.id).sort()).toEqual(firstRun?.toolIds);

@@ -31,14 +31,20 @@ interface Node {
   callFrame: { functionName: string; url: string; lineNumber: number };
 }
 
-async function targetUrl(port: number, worker: string): Promise<string> {
+/** Every inspector target's id (Miniflare's own isolates beside "core:user:<worker>"). */
+export async function inspectorTargets(port: number): Promise<string[]> {
+  const list: unknown = await (await fetch(`http://127.0.0.1:${port}/json/list`)).json();
+  return (Array.isArray(list) ? list : []).map((entry) => String(field(entry, "id")));
+}
+
+async function targetUrl(port: number, target: string): Promise<string> {
   const list: unknown = await (await fetch(`http://127.0.0.1:${port}/json/list`)).json();
   for (const entry of Array.isArray(list) ? list : []) {
     const id = field(entry, "id");
     const url = field(entry, "webSocketDebuggerUrl");
-    if (id === `core:user:${worker}` && typeof url === "string") return url;
+    if (id === target && typeof url === "string") return url;
   }
-  throw new Error(`no inspector target core:user:${worker} on port ${port}`);
+  throw new Error(`no inspector target ${target} on port ${port}`);
 }
 
 /** Profiles the worker's isolate while `during` runs; writes the raw .cpuprofile (for Chrome's DevTools) when `file` is given. */
@@ -48,7 +54,17 @@ export async function profileWhile(
   during: () => Promise<void>,
   file?: string,
 ): Promise<ProfileSummary> {
-  const socket = new WebSocket(await targetUrl(port, worker));
+  return profileTargetWhile(port, `core:user:${worker}`, during, file);
+}
+
+/** The same for any inspector target, named by its id (e.g. Miniflare's "assets:router:<worker>"). */
+export async function profileTargetWhile(
+  port: number,
+  target: string,
+  during: () => Promise<void>,
+  file?: string,
+): Promise<ProfileSummary> {
+  const socket = new WebSocket(await targetUrl(port, target));
   await new Promise((resolve, reject) => {
     socket.addEventListener("open", resolve, { once: true });
     socket.addEventListener("error", reject, { once: true });
