@@ -127,6 +127,16 @@ describe("arithmetic() is bounded", () => {
   });
 });
 
+describe("docs/mock-definition.md", () => {
+  it("states arithmetic()'s bounds as the code has them", () => {
+    const doc = readFileSync(path.resolve(import.meta.dirname, "../../../docs/mock-definition.md"), "utf8");
+    const fmt = (n: number): string => n.toLocaleString("en-US");
+    expect(doc).toContain(`| characters \`arithmetic()\` reads | ${fmt(MAX_ARITHMETIC_LENGTH)} |`);
+    expect(doc).toContain(`| bits of an integer inside \`arithmetic()\` | ${fmt(MAX_INTEGER_BITS)} |`);
+    expect(doc).toContain(`compares it with ${fmt(corpus.entries.length)} expressions CPython evaluated`);
+  });
+});
+
 describe("arithmetic() in a version-2 definition", () => {
   const definition = parsed({
     schema_version: 2,

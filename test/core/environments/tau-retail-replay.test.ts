@@ -321,6 +321,18 @@ describe("τ-bench retail, replayed on toolproof's definitions (examples/environ
     });
   }
 
+  it("has the counts the folder's README states", () => {
+    const readme = readFileSync(path.join(DIR, "README.md"), "utf8");
+    const fmt = (n: number): string => n.toLocaleString("en-US");
+    for (const split of SPLITS) {
+      const outcome = totals[split];
+      if (outcome === undefined) throw new Error(`${split} was not replayed`);
+      expect(readme).toContain(
+        `| ${split} | ${fmt(outcome.calls)} | ${fmt(outcome.answersMatched)} | ${outcome.statesMatched} / ${outcome.states} | ${outcome.hashesMatched} |`,
+      );
+    }
+  });
+
   it("replays τ-bench's 635 tasks (1,375 gold calls) and every probe", () => {
     expect([references.test.length, references.train.length, references.dev.length]).toEqual([115, 500, 20]);
     expect(
