@@ -72,7 +72,8 @@ def outcome_class(call):
         if text.endswith(" not found") and text.count(" ") == 2:
             return "Error: <id> not found"
         return text
-    return "answer"
+    # A JSON answer and a text answer (a user id, or calculate's "inf") are two outcomes.
+    return "json" if "json" in output else "text"
 
 
 def state_slice(state, name, args, output):
