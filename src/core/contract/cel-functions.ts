@@ -6,6 +6,7 @@
  * numbers), CEL integers are bigints, maps are plain objects, lists are arrays.
  */
 import { jsonEqual, type JsonValue } from "../json.js";
+import { arithmetic, MAX_ARITHMETIC_LENGTH } from "./arithmetic.js";
 import { setOwn } from "./values.js";
 
 /** Charges `units` to the budget of the call being evaluated (set by cel.ts around each evaluation). */
@@ -187,6 +188,14 @@ export function functionTable(charge: Charge): Array<[string, (...args: never[])
           setOwn(out, pair[0], pair[1] as JsonValue);
         }
         return out;
+      },
+    ],
+    [
+      "arithmetic(string): map",
+      (expression: string) => {
+        // The length up front (what tokenizing reads), then one unit per syntax-tree node evaluated.
+        charge(Math.min(expression.length, MAX_ARITHMETIC_LENGTH + 1), "arithmetic");
+        return { ...arithmetic(expression, () => charge(1, "arithmetic")) };
       },
     ],
     ["lower(string): string", (text: string) => text.toLowerCase()],
