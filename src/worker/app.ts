@@ -32,6 +32,7 @@ import { agentSecretRoutes } from "./agent-secrets/routes.js";
 import { bootstrapRoutes } from "./keys/bootstrap-routes.js";
 import { keyRoutes } from "./keys/routes.js";
 import { runDeletionRoutes } from "./runs/deletion-routes.js";
+import { datasetRoutes } from "./datasets/routes.js";
 
 /** What the app is built with; tests may steer it (ids, to make two requests meet one object). */
 export interface AppServices {
@@ -81,6 +82,7 @@ export function createApp(services: Partial<AppServices> = {}): Hono<AppEnv> {
   api.route("/runs", runCallbackRoutes);
   api.route("/keys", keyRoutes);
   api.route("/runs", runDeletionRoutes);
+  api.route("/datasets", datasetRoutes);
   app.route("/api", api);
   // The dashboard's pages (/, /sign-in, /tools, ...): HTML for people, signed in with a session cookie.
   app.route("/", dashboardRoutes);

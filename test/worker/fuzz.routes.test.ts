@@ -336,6 +336,23 @@ const routes: RouteSpec[] = [
     runs: 40,
   },
   {
+    name: "POST /api/datasets/:name/versions",
+    method: "POST",
+    path: (name) => `/api/datasets/${name}/versions`,
+    param: () => ["fuzz-dataset"],
+    valid: () => ({
+      orders: { "#W1": { status: "pending", items: [{ id: "i1", price: 10.5 }] } },
+      users: [{ id: "u1" }],
+    }),
+    token: apiKey,
+    runs: 35,
+    // A dataset is walked by the repeated-key scan as well as the depth check: 5,000 levels, and a key written twice.
+    examples: () => [
+      replaced({ orders: {} }, ["orders"], deep(5000, "object"), "fuzz-dataset"),
+      rawBody('{"orders": {"#W1": 1, "#W1": 2}}', "fuzz-dataset"),
+    ],
+  },
+  {
     name: "PUT /api/connections/:name",
     method: "PUT",
     path: (name) => `/api/connections/${name}`,

@@ -6,3 +6,11 @@
 export function datasetObjectKey(tenantId: string, contentHash: string): string {
   return `tenants/${tenantId}/datasets/${contentHash}.json`;
 }
+
+/**
+ * Beside the content: its collections and their record counts (summary.ts), computed once when the
+ * content is stored, so reading a version's metadata never reads (or parses) the whole dataset.
+ */
+export function datasetSummaryKey(tenantId: string, contentHash: string): string {
+  return `tenants/${tenantId}/datasets/${contentHash}.summary.json`;
+}

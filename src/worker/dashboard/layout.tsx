@@ -6,13 +6,14 @@ import { FAVICON_PATH } from "./favicon.js";
 import { STYLESHEET_PATH } from "./styles.js";
 
 /** The nav's sections; a page names the one it belongs to so the link is marked current. */
-export type Section = "runs" | "tools" | "policies" | "judges";
+export type Section = "runs" | "tools" | "policies" | "judges" | "datasets";
 
 export const NAV: ReadonlyArray<{ section: Section; label: string; href: string }> = [
   { section: "runs", label: "Runs", href: "/runs" },
   { section: "tools", label: "Tools", href: "/tools" },
   { section: "policies", label: "Policies", href: "/policies" },
   { section: "judges", label: "Judges", href: "/judges" },
+  { section: "datasets", label: "Datasets", href: "/datasets" },
 ];
 
 export interface LayoutProps {

@@ -7,6 +7,7 @@ import { Hono } from "hono";
 import type { AppEnv } from "../platform/env.js";
 import { FAVICON_PATH, faviconBytes } from "./favicon.js";
 import { judgePages } from "./judges.js";
+import { datasetPages } from "./datasets.js";
 import { policyPages } from "./policies.js";
 import { attemptPages, runPages } from "./runs.js";
 import { signInPages } from "./sign-in.js";
@@ -33,4 +34,5 @@ dashboardRoutes.route("/policies", policyPages);
 dashboardRoutes.route("/judges", judgePages);
 dashboardRoutes.route("/runs", runPages);
 dashboardRoutes.route("/attempts", attemptPages);
+dashboardRoutes.route("/datasets", datasetPages);
 // -- dashboard pages mount here --

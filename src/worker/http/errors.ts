@@ -39,6 +39,8 @@ export const ERROR_STATUS = {
   run_not_ended: 409,
   /** DELETE /api/keys/:id: the tenant's last unrevoked Admin key, which would leave nobody able to manage keys. */
   last_admin_key: 409,
+  /** POST /api/datasets/:name/versions: ?base_version= is not the dataset's latest version. */
+  stale_dataset_version: 409,
   payload_too_large: 413,
   unsupported_media_type: 415,
   invalid_definition: 422,

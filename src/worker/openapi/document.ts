@@ -51,6 +51,10 @@ const TAGS = [
   { name: "Metrics", description: "Deterministic metrics on a list of called tools." },
   { name: "Suites", description: "Eval suites, versioned (docs/evals.md)." },
   {
+    name: "Datasets",
+    description: "JSON datasets that tools start from: versioned, content-hashed, append-only (docs/datasets.md).",
+  },
+  {
     name: "Runs",
     description:
       "Eval runs of a suite, their repetitions, labels and the judge's calibration (docs/evals.md, docs/scoring.md).",

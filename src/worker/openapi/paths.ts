@@ -13,6 +13,7 @@ import { runOperations } from "../runs/openapi.js";
 import { bootstrapOperations, serviceOperations } from "../keys/bootstrap-openapi.js";
 import { simulationOperations } from "../attempts/openapi.js";
 import { toolOperations } from "../tools/openapi.js";
+import { datasetOperations } from "../datasets/openapi.js";
 
 export const ALL_OPERATIONS: readonly OperationDoc[] = [
   ...serviceOperations,
@@ -25,4 +26,5 @@ export const ALL_OPERATIONS: readonly OperationDoc[] = [
   ...agentSecretOperations,
   ...bootstrapOperations,
   ...keyOperations,
+  ...datasetOperations,
 ];

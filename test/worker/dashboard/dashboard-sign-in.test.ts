@@ -29,7 +29,7 @@ describe("dashboard sign-in", () => {
     const page = await fetchPage("GET", "/policies", { cookie: cookiesOf(signedIn, cookie) });
     expect(page.status).toBe(200);
     expect(visibleText(await page.text())).toBe(
-      `Skip to content toolproof Runs Tools Policies Judges Sign out Tenant ${tenant.name} Policies Reviewed tool policies. Every change is kept as a new version. No policies yet. Store one with PUT /api/policies/:name.`,
+      `Skip to content toolproof Runs Tools Policies Judges Datasets Sign out Tenant ${tenant.name} Policies Reviewed tool policies. Every change is kept as a new version. No policies yet. Store one with PUT /api/policies/:name.`,
     );
   });
 
