@@ -12,12 +12,13 @@ import { compileCondition, isExpressionCondition } from "./conditions.js";
 import { compileTemplate, VERSION_1, type TemplateContext } from "./expressions.js";
 import { LIMITS, SCHEMA_VERSION, SCHEMA_VERSION_2, VARIANT_NAME } from "./limits.js";
 import { pathProblem, splitPath } from "./paths.js";
+import { readDatasetPin } from "../datasets/pin.js";
 import type { MockDefinition } from "./types.js";
 import { child, copyJson, describe, jsonTypeOf } from "./values.js";
 
 export type ParseResult = { ok: true; definition: MockDefinition } | { ok: false; errors: Problem[] };
 
-const ROOT_KEYS = ["schema_version", "default_variant", "initial_state", "variants", "examples"] as const;
+const ROOT_KEYS = ["schema_version", "default_variant", "initial_state", "dataset", "variants", "examples"] as const;
 const VARIANT_KEYS = ["result", "set_state", "delay_ms", "rules"] as const;
 const RULE_KEYS = ["when", "result", "set_state", "delay_ms"] as const;
 const CONDITION_KEYS = ["source", "path", "op", "value"] as const;
@@ -99,6 +100,7 @@ function parse(raw: unknown): ParseResult {
   if (Object.hasOwn(root, "initial_state") && !isJsonObject(root.initial_state)) {
     errors.push({ path: "/initial_state", message: `expected an object; got ${jsonTypeOf(root.initial_state)}` });
   }
+  if (Object.hasOwn(root, "dataset")) checkDatasetPin(root, errors);
 
   const exampled = checkExamples(root, variantNames, errors);
   if (variantNames !== null && exampled !== null) {
@@ -422,6 +424,35 @@ function checkDelay(delay: unknown, at: string, errors: Problem[]): void {
 }
 
 /** Checks /examples; answers the set of variants that have an example, or null when unknown. */
+/**
+ * A version-2 definition may start its tool from a stored dataset version instead of initial_state.
+ * The dataset is not read when the definition is checked (parsing is pure, and the content may be
+ * megabytes), so every example must carry the `state` it runs against: an example checks the rules,
+ * and its state holds the few records it needs. Whether the version exists is the save's to check.
+ */
+function checkDatasetPin(root: JsonObject, errors: Problem[]): void {
+  if (root.schema_version !== SCHEMA_VERSION_2) {
+    errors.push({ path: "/dataset", message: `a dataset pin needs "schema_version": ${SCHEMA_VERSION_2}` });
+    return;
+  }
+  const read = readDatasetPin(root.dataset, "/dataset");
+  if ("problems" in read) errors.push(...read.problems);
+  if (Object.hasOwn(root, "initial_state"))
+    errors.push({
+      path: "/initial_state",
+      message: "give either initial_state or dataset (the tool's starting state), not both",
+    });
+  if (!Array.isArray(root.examples)) return;
+  root.examples.forEach((example, index) => {
+    if (isJsonObject(example) && !Object.hasOwn(example, "state"))
+      errors.push({
+        path: `/examples/${index}/state`,
+        message:
+          "required with a dataset pin: the state this example runs against (the dataset is not read when a definition is checked)",
+      });
+  });
+}
+
 function checkExamples(root: JsonObject, variantNames: string[] | null, errors: Problem[]): Set<string> | null {
   if (!Object.hasOwn(root, "examples")) {
     errors.push({ path: "/examples", message: "required: expected an array of 1 to 100 checked examples" });

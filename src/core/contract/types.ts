@@ -3,6 +3,7 @@
  * docs/mock-definition.md; these types are the shapes every layer (routes, attempt objects,
  * MCP, CLI) passes around.
  */
+import type { DatasetPin } from "../datasets/pin.js";
 import type { JsonObject, JsonValue, Problem } from "../json.js";
 import type { JsonSchema } from "../ports.js";
 
@@ -64,6 +65,8 @@ export interface MockDefinition {
   schema_version: 1 | 2;
   default_variant: string;
   initial_state?: JsonObject;
+  /** Version 2: the stored dataset version the tool starts from, instead of initial_state (core/datasets/pin.ts). */
+  dataset?: DatasetPin;
   variants: Record<string, Variant>;
   examples: Example[];
 }

@@ -61,3 +61,9 @@ function childOf(value: JsonValue, token: string): JsonValue | undefined {
   if (typeof value === "object" && value !== null && Object.hasOwn(value, token)) return value[token];
   return undefined;
 }
+
+/** The value at `tokens`, or undefined when there is none. */
+export function valueAt(root: JsonValue, tokens: readonly string[]): JsonValue | undefined {
+  const found = lookupPointer(root, tokens);
+  return found.found ? found.value : undefined;
+}

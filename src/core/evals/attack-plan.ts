@@ -5,6 +5,7 @@
  * to `forbid`. They are ordinary scenarios to the rest of the run (attempts, queue, verdicts); the
  * `attack` they carry is what scoring/attacks.ts groups them by.
  */
+import type { ResolvedDatasetPin } from "../datasets/pin.js";
 import type { Problem } from "../json.js";
 import type { ScenarioAttack } from "../scoring/attacks.js";
 import type { SimulationPlan } from "../simulation/plan.js";
@@ -25,15 +26,21 @@ export function attackedScenarios(
   base: SimulationPlan,
   scenarios: readonly Scenario[],
   attacks: readonly SuiteAttack[],
+  /** The scenarios' dataset pins, resolved (scenario-plan.ts). */
+  resolved: ReadonlyMap<string, ResolvedDatasetPin> = new Map(),
 ): { ok: true; scenarios: AttackedScenario[] } | { ok: false; problems: Problem[] } {
   const problems: Problem[] = [];
   const planned: AttackedScenario[] = [];
   attacks.forEach((attack, index) => {
     for (const scenario of coveredScenarios(attack, scenarios)) {
-      const applied = scenarioPlan(base, {
-        ...scenario,
-        variants: { ...scenario.variants, [attack.function]: attack.variant },
-      });
+      const applied = scenarioPlan(
+        base,
+        {
+          ...scenario,
+          variants: { ...scenario.variants, [attack.function]: attack.variant },
+        },
+        resolved,
+      );
       if (!applied.ok) {
         for (const problem of applied.problems)
           problems.push({

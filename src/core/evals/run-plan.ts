@@ -16,8 +16,9 @@
  */
 import type { Problem } from "../json.js";
 import type { ChatTool } from "../ports.js";
+import { scenarioDatasetPins } from "./scenario-datasets.js";
 import {
-  pinnedRecord,
+  pinnedRecords,
   planSimulation,
   type PlanInputs,
   type PlanRefusal,
@@ -59,11 +60,13 @@ export async function planRun(
   const planned = await planSimulation(suiteToolEntries(suite), inputs, SUITE_TOOLS_PATH);
   if (!planned.ok) return planned;
   const base = planned.plan;
+  const pins = scenarioDatasetPins(suite.scenarios);
+  const resolved = pins.length > 0 && inputs.datasets ? await inputs.datasets.resolve(pins) : new Map();
 
   const problems: Problem[] = [];
   const scenarios: ScenarioRunPlan[] = [];
   suite.scenarios.forEach((scenario, index) => {
-    const applied = scenarioPlan(base, scenario);
+    const applied = scenarioPlan(base, scenario, resolved);
     if (!applied.ok) {
       for (const problem of applied.problems)
         problems.push({ path: `/scenarios/${index}${problem.path}`, message: problem.message });
@@ -72,14 +75,12 @@ export async function planRun(
     scenarios.push({
       scenario: { id: scenario.id, query: scenario.query, expect: scenario.expect, forbid: scenario.forbid },
       simulation: applied.plan,
-      pinned: applied.plan.operations.map(pinnedRecord),
+      pinned: pinnedRecords(applied.plan),
     });
   });
-  const attacked = attackedScenarios(base, suite.scenarios, suite.attacks ?? []);
+  const attacked = attackedScenarios(base, suite.scenarios, suite.attacks ?? [], resolved);
   if (!attacked.ok) problems.push(...attacked.problems);
-  else
-    for (const copy of attacked.scenarios)
-      scenarios.push({ ...copy, pinned: copy.simulation.operations.map(pinnedRecord) });
+  else for (const copy of attacked.scenarios) scenarios.push({ ...copy, pinned: pinnedRecords(copy.simulation) });
   if (problems.length > 0) return { ok: false, refusal: { kind: "invalid_request", problems } };
   return { ok: true, plan: { operations: base.operations, scenarios, tools: chatTools(base) } };
 }

@@ -5,6 +5,7 @@
  * (suite-resolve.ts): every variant exists and every state key is a tool of the agent; should a
  * plan no longer have them, that is reported here rather than applied silently.
  */
+import { pinKey, unknownPinMessage, type ResolvedDatasetPin } from "../datasets/pin.js";
 import type { Problem } from "../json.js";
 import { pointer } from "../json.js";
 import type { SimulationPlan } from "../simulation/plan.js";
@@ -15,10 +16,13 @@ export type ScenarioPlan = { ok: true; plan: SimulationPlan } | { ok: false; pro
 /**
  * `initial_state` replaces the named top-level fields of the tool's pinned starting state and
  * keeps the others (so overriding `invoices` leaves any other field of the state as pinned).
+ * `datasets` replaces a tool's starting state with a stored dataset version, resolved beforehand
+ * (`resolved`, keyed by pinKey: the caller reads every scenario's pins in one go).
  */
 export function scenarioPlan(
   plan: SimulationPlan,
-  scenario: Pick<Scenario, "id" | "variants" | "initial_state">,
+  scenario: Pick<Scenario, "id" | "variants" | "initial_state" | "datasets">,
+  resolved: ReadonlyMap<string, ResolvedDatasetPin> = new Map(),
 ): ScenarioPlan {
   const problems: Problem[] = [];
   const variants = scenario.variants ?? {};
@@ -37,11 +41,27 @@ export function scenarioPlan(
       });
   }
   for (const tool of Object.keys(states)) {
-    if (!plan.tools.some((candidate) => candidate.tool_name === tool))
+    const pinned = plan.tools.find((candidate) => candidate.tool_name === tool);
+    if (!pinned)
       problems.push({
         path: pointer("initial_state", tool),
         message: `scenario "${scenario.id}": the plan has no tool "${tool}"`,
       });
+    else if (pinned.dataset)
+      // Fields merged over a dataset would be silently lost: its records are read from the base.
+      problems.push({
+        path: pointer("initial_state", tool),
+        message: `scenario "${scenario.id}": tool "${tool}" starts from dataset "${pinned.dataset.name}" version ${pinned.dataset.version}; pin another version with datasets instead`,
+      });
+  }
+  const pins = new Map<string, ResolvedDatasetPin>();
+  for (const [tool, pin] of Object.entries(scenario.datasets ?? {})) {
+    const path = pointer("datasets", tool);
+    const found = resolved.get(pinKey(pin));
+    if (!plan.tools.some((candidate) => candidate.tool_name === tool))
+      problems.push({ path, message: `scenario "${scenario.id}": the plan has no tool "${tool}"` });
+    else if (!found) problems.push({ path, message: `scenario "${scenario.id}": ${unknownPinMessage(pin)}` });
+    else pins.set(tool, found);
   }
   if (problems.length > 0) return { ok: false, problems };
   return {
@@ -50,11 +70,13 @@ export function scenarioPlan(
       operations: plan.operations.map((op) =>
         Object.hasOwn(variants, op.function_name) ? { ...op, variant: variants[op.function_name] ?? op.variant } : op,
       ),
-      tools: plan.tools.map((tool) =>
-        Object.hasOwn(states, tool.tool_name)
+      tools: plan.tools.map((tool) => {
+        const dataset = pins.get(tool.tool_name);
+        if (dataset) return { ...tool, initial_state: {}, dataset };
+        return Object.hasOwn(states, tool.tool_name)
           ? { ...tool, initial_state: { ...tool.initial_state, ...states[tool.tool_name] } }
-          : tool,
-      ),
+          : tool;
+      }),
     },
   };
 }

@@ -11,7 +11,8 @@
  * than with zod in the worker: one pass reports shape and meaning problems together, and the same
  * reader serves any offline caller (a CLI, a test of examples/evals/*.yaml) without the worker.
  */
-import type { JsonObject, Problem } from "../json.js";
+import { readDatasetPin, type DatasetPin } from "../datasets/pin.js";
+import type { JsonObject, JsonValue, Problem } from "../json.js";
 import { RESOURCE_NAME, RESOURCE_NAME_RULE } from "../names.js";
 import { readApprovalMode } from "../policy/approval.js";
 import {
@@ -124,7 +125,7 @@ const INLINE_TOOL_FIELDS = [
   "annotations",
   "testing",
 ] as const;
-const SCENARIO_FIELDS = ["id", "query", "expect", "forbid", "variants", "initial_state"] as const;
+const SCENARIO_FIELDS = ["id", "query", "expect", "forbid", "variants", "initial_state", "datasets"] as const;
 const JUDGE_FIELDS = ["connection", "threshold", "parameters", "require_calibration"] as const;
 const CALIBRATION_FIELDS = ["min_labels", "min_kappa"] as const;
 
@@ -552,6 +553,15 @@ function readScenario(value: unknown, path: string, problems: ProblemList): Scen
     scenario.initial_state === undefined
       ? undefined
       : readInitialState(scenario.initial_state, at(path, "initial_state"), problems);
+  const datasets =
+    scenario.datasets === undefined ? undefined : readDatasets(scenario.datasets, at(path, "datasets"), problems);
+  // A dataset is the tool's whole starting state: there are no pinned fields left to override.
+  for (const tool of Object.keys(datasets ?? {}))
+    if (initialState && Object.hasOwn(initialState, tool))
+      problems.add(
+        at(path, "initial_state", tool),
+        `tool "${tool}" starts from the dataset this scenario pins (datasets/${tool}); give either initial_state or datasets for it, not both`,
+      );
 
   if (forbid && expected !== undefined && expected !== null) {
     const wanted = typeof expected === "string" ? [expected] : expected;
@@ -563,6 +573,7 @@ function readScenario(value: unknown, path: string, problems: ProblemList): Scen
   if (id === undefined || query === undefined || expected === undefined || !forbid) return undefined;
   if ((scenario.variants !== undefined && !variants) || (scenario.initial_state !== undefined && !initialState))
     return undefined;
+  if (scenario.datasets !== undefined && !datasets) return undefined;
   return {
     id,
     query,
@@ -570,6 +581,7 @@ function readScenario(value: unknown, path: string, problems: ProblemList): Scen
     forbid,
     ...(variants ? { variants } : {}),
     ...(initialState ? { initial_state: initialState } : {}),
+    ...(datasets ? { datasets } : {}),
   };
 }
 
@@ -638,6 +650,22 @@ function readInitialState(value: unknown, path: string, problems: ProblemList): 
     problems,
     (_tool, state, where) =>
       readJsonObject(state, where, problems, "the state fields that replace the tool's initial state's"),
+  );
+}
+
+function readDatasets(value: unknown, path: string, problems: ProblemList): Record<string, DatasetPin> | undefined {
+  return readKeyed(
+    value,
+    path,
+    'dataset pins by tool name ({"<tool>": {"name": "<dataset>", "version": <number>}})',
+    problems,
+    (_tool, pin, where) => {
+      // SAFETY: the suite document came from JSON.parse, so every value in it is a JSON value.
+      const read = readDatasetPin(pin as JsonValue, where);
+      if ("pin" in read) return read.pin;
+      for (const problem of read.problems) problems.add(problem.path, problem.message);
+      return undefined;
+    },
   );
 }
 

@@ -8,6 +8,8 @@
  *
  * Pure: the library through the ToolLibrary port, policies through PolicySource.
  */
+import { pinKey, unknownPinMessage, type DatasetCatalog } from "../datasets/pin.js";
+import { scenarioDatasetPins } from "./scenario-datasets.js";
 import { closestName } from "../field-names.js";
 import { pointer, type Problem } from "../json.js";
 import type { SchemaValidator } from "../ports.js";
@@ -32,6 +34,8 @@ export interface ResolveInputs {
   policies: PolicySource;
   /** Upstreams and allowlist for tools in real mode (docs/real-tools.md); without it, real mode is refused. */
   real?: RealToolContext | undefined;
+  /** The tenant's stored dataset versions; without it, any dataset pin is refused as not found. */
+  datasets?: DatasetCatalog | undefined;
 }
 
 export type SuiteResolution =
@@ -60,7 +64,7 @@ export async function resolveSuite(draft: SuiteDraft, inputs: ResolveInputs): Pr
   const [planned, policy] = await Promise.all([
     planSimulation(
       tools.map(toolEntry),
-      { library: inputs.library, validator: inputs.validator, real: inputs.real },
+      { library: inputs.library, validator: inputs.validator, real: inputs.real, datasets: inputs.datasets },
       TOOLS_PATH,
     ),
     draft.agent.policy === undefined ? Promise.resolve(null) : inputs.policies.latest(draft.agent.policy),
@@ -76,6 +80,8 @@ export async function resolveSuite(draft: SuiteDraft, inputs: ResolveInputs): Pr
 
   const suite: Suite = { ...draft, agent: { ...draft.agent, tools } };
   const plan = planned.plan;
+  const unknownPins = await unknownScenarioPins(suite, inputs.datasets);
+  if (unknownPins.length > 0) return refuse({ kind: "not_found", problems: unknownPins });
   const problems = scenarioProblems(suite, plan);
   const approvals = suiteApprovals(suite, plan.operations, policy?.policy ?? null);
   if (!approvals.ok) problems.push(...approvals.problems);
@@ -105,6 +111,20 @@ async function toolIdsOfNames(
     return { tool_id: id ?? "", ...rest };
   });
   return problems.length > 0 ? { ok: false, problems } : { ok: true, tools: resolved };
+}
+
+/** The scenarios' dataset pins that name no stored version, each at /scenarios/<i>/datasets/<tool>. */
+async function unknownScenarioPins(suite: Suite, catalog: DatasetCatalog | undefined): Promise<Problem[]> {
+  const pins = scenarioDatasetPins(suite.scenarios);
+  if (pins.length === 0) return [];
+  const found = catalog ? await catalog.resolve(pins) : new Map();
+  const problems: Problem[] = [];
+  suite.scenarios.forEach((scenario, index) => {
+    for (const [tool, pin] of Object.entries(scenario.datasets ?? {}))
+      if (!found.has(pinKey(pin)))
+        problems.push({ path: `/scenarios/${index}${pointer("datasets", tool)}`, message: unknownPinMessage(pin) });
+  });
+  return problems;
 }
 
 function scenarioProblems(suite: Suite, plan: SimulationPlan): Problem[] {
@@ -145,11 +165,15 @@ function scenarioProblems(suite: Suite, plan: SimulationPlan): Problem[] {
         });
       }
     }
-    for (const tool of Object.keys(scenario.initial_state ?? {})) {
+    const stateTools = [
+      ...Object.keys(scenario.initial_state ?? {}).map((tool) => ({ field: "initial_state", tool })),
+      ...Object.keys(scenario.datasets ?? {}).map((tool) => ({ field: "datasets", tool })),
+    ];
+    for (const { field, tool } of stateTools) {
       if (toolNames.includes(tool)) continue;
       const near = closestName(tool, toolNames);
       problems.push({
-        path: `${path}${pointer("initial_state", tool)}`,
+        path: `${path}${pointer(field, tool)}`,
         message: `the agent has no tool "${tool}" (state is kept per tool name, not function name); ${near !== undefined ? `did you mean "${near}"?` : `its tools are ${toolNames.join(", ")}`}`,
       });
     }

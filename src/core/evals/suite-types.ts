@@ -6,6 +6,7 @@
  * Function names are the ones the model sees (simulation/tool-names.ts): `expect`, `forbid`,
  * scenario `variants`, the policy and the evidence all use them.
  */
+import type { DatasetPin } from "../datasets/pin.js";
 import type { JsonObject } from "../json.js";
 import type { ApprovalMode } from "../policy/types.js";
 import type { CalibrationRequirement } from "../scoring/calibration.js";
@@ -87,6 +88,8 @@ export interface Scenario {
   variants?: Record<string, string>;
   /** Tool name → state fields that replace the pinned initial state's, for this scenario only. */
   initial_state?: Record<string, JsonObject>;
+  /** Tool name → the dataset version the tool starts from, for this scenario only (instead of its pinned starting state). */
+  datasets?: Record<string, DatasetPin>;
 }
 
 /**

@@ -51,6 +51,13 @@ export interface StateChange {
   tool: string;
   before: JsonValue;
   after: JsonValue;
+  /**
+   * A tool started from a dataset: `before` and `after` hold only the records the call changed
+   * (nested as in the state, a created record absent from `before`, a removed one from `after`),
+   * `records` their JSON Pointers, and `dataset` the version they changed (core/datasets/records.ts).
+   */
+  records?: string[];
+  dataset?: { name: string; version: number };
 }
 
 /** What the evidence keeps of a call forwarded to a real handler. */
@@ -216,9 +223,13 @@ export function parseStateChange(text: string): StateChange | undefined {
   const value = parsedOrUndefined(text);
   if (!isJsonObject(value) || typeof value.tool !== "string" || !("before" in value) || !("after" in value))
     return undefined;
-  const { before, after } = value;
+  const { before, after, records, dataset } = value;
   if (before === undefined || after === undefined) return undefined;
-  return { tool: value.tool, before, after };
+  const change: StateChange = { tool: value.tool, before, after };
+  if (Array.isArray(records) && records.every((r) => typeof r === "string")) change.records = records as string[];
+  if (isJsonObject(dataset) && typeof dataset.name === "string" && typeof dataset.version === "number")
+    change.dataset = { name: dataset.name, version: dataset.version };
+  return change;
 }
 
 /**

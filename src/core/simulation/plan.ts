@@ -18,17 +18,21 @@
  *                            to an old fixture
  * 5. invalid_request         a variant the pinned definition does not have; two operations with one
  *                            function name; two different tools with one name
- * 6. initial_state_conflict  the pinned operations of one tool start from contradicting states
+ * 6. invalid_request         two different dataset pins for one tool; then not_found for a pin that
+ *                            names no stored version (datasets.ts)
+ * 7. initial_state_conflict  the pinned operations of one tool start from contradicting states
  *
  * Library entries are pinned before inline ones, each group in the order it was listed.
  */
 import { checkDefinition, initialState, parseDefinition } from "../contract/index.js";
+import type { DatasetCatalog, DatasetPin } from "../datasets/pin.js";
 import type { CheckReport, MockDefinition, OperationContract } from "../contract/types.js";
 import { pointer, type JsonObject, type Problem } from "../json.js";
 import type { JsonSchema, SchemaValidator } from "../ports.js";
 import { schemaFieldProblem } from "../schema-problems.js";
 import { effectiveOutputSchema } from "../tools/effective-contract.js";
 import { TOOL_ID_PREFIX } from "../tools/types.js";
+import { resolveToolDatasets, type PinSource } from "./datasets.js";
 import { mergeInitialStates } from "./initial-state.js";
 import { operationKey, type LibraryOperation, type LibraryTool, type ToolLibrary } from "./library.js";
 import type { AttemptSetup, PinnedOperation, PinnedRecord, PinnedTool } from "./setup.js";
@@ -52,6 +56,8 @@ export interface LibraryEntry {
   variants?: Record<string, string> | undefined;
   /** "real": forward this entry's calls to the tool's real handler (see real-tools.ts); default "mock". */
   mode?: "mock" | "real" | undefined;
+  /** The dataset version the tool starts from (instead of its definitions' initial_state). */
+  dataset?: DatasetPin | undefined;
 }
 
 /** An agent-local tool with its definition: checked, pinned with revision null, never saved as a tool. */
@@ -70,6 +76,7 @@ export interface InlineTool {
 export interface InlineEntry {
   inline: InlineTool;
   variant?: string | undefined;
+  dataset?: DatasetPin | undefined;
 }
 
 /** One entry of a simulation's `tools`, already of the right shape (field types are the caller's to check). */
@@ -117,6 +124,8 @@ export interface PlanInputs {
   validator: SchemaValidator;
   /** Upstreams, allowlist and policy for entries in real mode; without it, real mode is refused. */
   real?: RealToolContext | undefined;
+  /** The tenant's stored dataset versions; without it, any dataset pin is refused as not found. */
+  datasets?: DatasetCatalog | undefined;
 }
 
 /** One operation the entries selected, with where it was selected (to name it in any refusal). */
@@ -126,6 +135,8 @@ interface Selection {
   /** Where its variant came from, to name it when the variant is unknown. */
   variantPath: string;
   variant?: string | undefined;
+  /** The entry's own dataset pin. */
+  dataset?: DatasetPin | undefined;
   source:
     | { kind: "library"; tool: LibraryTool; operation: LibraryOperation; real: boolean }
     | { kind: "inline"; tool: InlineTool; operationId: string; definition: MockDefinition; contract_hash: string };
@@ -215,6 +226,7 @@ export async function planSimulation(
         variantPath:
           fromMap !== undefined ? `${path}${pointer("variants", operation.operation_id)}` : `${path}/variant`,
         variant: fromMap ?? entry.variant,
+        dataset: entry.dataset,
         source: { kind: "library", tool, operation, real: entry.mode === "real" },
       });
     }
@@ -236,6 +248,7 @@ export async function planSimulation(
       path,
       variantPath: `${path}/variant`,
       variant: entry.variant,
+      dataset: entry.dataset,
       source: {
         kind: "inline",
         tool: entry.inline,
@@ -366,7 +379,11 @@ export async function planSimulation(
   }
   if (clashes.length > 0) return refuse({ kind: "invalid_request", problems: clashes });
 
-  // 6. The tools' starting states.
+  // 6. The datasets tools start from.
+  const datasets = await resolveToolDatasets(pinSources(pinned), inputs.datasets);
+  if (!datasets.ok) return refuse({ kind: datasets.kind, problems: datasets.problems });
+
+  // 7. The tools' starting states.
   const operations = pinned.map(({ operation }) => operation);
   const pinnedTools: PinnedTool[] = [];
   const conflicts: Problem[] = [];
@@ -374,9 +391,11 @@ export async function planSimulation(
     const ops = operations.filter((op) => op.tool_name === name);
     const first = ops[0];
     if (!first) continue;
-    const merged = mergeInitialStates(
-      ops.map((op) => ({ operation_id: op.operation_id, state: initialState(op.definition) })),
-    );
+    const dataset = datasets.byTool.get(name);
+    // A pinned dataset is the tool's starting state: the definitions' initial_state is not used.
+    const merged = dataset
+      ? { ok: true as const, state: {} }
+      : mergeInitialStates(ops.map((op) => ({ operation_id: op.operation_id, state: initialState(op.definition) })));
     if (!merged.ok) {
       for (const conflict of merged.conflicts)
         conflicts.push({ path: `tool ${name}: initial_state${conflict.path}`, message: conflict.message });
@@ -391,6 +410,7 @@ export async function planSimulation(
         ? libraryTool.operations.map((op) => op.operation_id)
         : ops.map((op) => op.operation_id),
       initial_state: merged.state,
+      ...(dataset ? { dataset } : {}),
     });
   }
   if (conflicts.length > 0) return refuse({ kind: "initial_state_conflict", problems: conflicts });
@@ -418,9 +438,46 @@ export function entryProblems(entry: ToolEntry, path: string, validator: SchemaV
   );
 }
 
+/** Every dataset pin of the pinned operations: the entries' own, and their definitions'. */
+function pinSources(pinned: ReadonlyArray<{ selection: Selection; operation: PinnedOperation }>): PinSource[] {
+  const sources: PinSource[] = [];
+  for (const { selection, operation } of pinned) {
+    if (selection.dataset)
+      sources.push({
+        tool_name: operation.tool_name,
+        pin: selection.dataset,
+        path: `${selection.path}/dataset`,
+        entry: true,
+      });
+    const own = operation.real ? undefined : operation.definition.dataset;
+    if (own)
+      sources.push({
+        tool_name: operation.tool_name,
+        pin: own,
+        path:
+          operation.revision === null
+            ? `${selection.path}/inline/testing/dataset`
+            : `${selection.path} (revision ${operation.revision} of ${operation.operation_id}: /dataset)`,
+        entry: false,
+      });
+  }
+  return sources;
+}
+
 /** What an attempt object is set up with: the plan, and who the attempt is. */
 export function attemptSetup(plan: SimulationPlan, attempt: Omit<AttemptSetup, "operations" | "tools">): AttemptSetup {
   return { ...attempt, operations: plan.operations, tools: plan.tools };
+}
+
+/** pinnedRecord of every operation of a plan, each with the dataset its tool starts from. */
+export function pinnedRecords(plan: SimulationPlan): PinnedRecord[] {
+  const datasets = new Map(
+    plan.tools.flatMap((tool) => (tool.dataset ? [[tool.tool_name, tool.dataset] as const] : [])),
+  );
+  return plan.operations.map((op) => {
+    const dataset = datasets.get(op.tool_name);
+    return dataset ? { ...pinnedRecord(op), dataset } : pinnedRecord(op);
+  });
 }
 
 /** What the simulation's durable record keeps of one pinned operation: a pointer to its revision, or an inline tool itself. */

@@ -2,6 +2,7 @@
  * What an attempt object is given when its simulation is created: everything it needs to answer
  * calls without reading anything else (no D1 on the dispatch path).
  */
+import type { ResolvedDatasetPin } from "../datasets/pin.js";
 import type { JsonObject } from "../json.js";
 import type { JsonSchema } from "../ports.js";
 import type { MockDefinition } from "../contract/types.js";
@@ -35,8 +36,13 @@ export interface PinnedTool {
   tool_id: string | null;
   tool_name: string;
   operation_ids: string[];
-  /** The merged initial_state of the pinned operations (see mergeInitialStates). */
+  /** The merged initial_state of the pinned operations (see mergeInitialStates); {} when a dataset is pinned. */
   initial_state: JsonObject;
+  /**
+   * The dataset version the tool starts from instead of initial_state: the attempt reads it through
+   * the shared base and keeps only the records its calls change (attempts/dataset-state.ts).
+   */
+  dataset?: ResolvedDatasetPin | undefined;
 }
 
 export interface AttemptSetup {
@@ -62,6 +68,8 @@ export interface PinnedRecord {
   contract_hash: string;
   /** Real operations only: calls went to the tool's real handler. */
   mode?: "real";
+  /** The dataset version the operation's tool started from, when one was pinned. */
+  dataset?: ResolvedDatasetPin;
   /** Inline tools only: the contract and definition themselves, since no revision row holds them. */
   inline?: { description: string; input_schema: JsonSchema; output_schema: JsonSchema; definition: MockDefinition };
 }

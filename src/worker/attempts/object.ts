@@ -31,7 +31,7 @@ import {
   parseDispatchText,
   type DispatchRequest,
 } from "../../core/simulation/dispatch-request.js";
-import type { UpstreamRecord } from "../../core/simulation/evidence.js";
+import type { StateChange, UpstreamRecord } from "../../core/simulation/evidence.js";
 import type { AttemptSetup, PinnedOperation } from "../../core/simulation/setup.js";
 import {
   afterCompletion,
@@ -55,9 +55,13 @@ import type {
   ReleaseReply,
   SetupReply,
   SnapshotReply,
+  StateReadReply,
   UpstreamAnswer,
 } from "./replies.js";
 import { sharedOperation } from "./shared-operations.js";
+import { DatasetState } from "./dataset-state.js";
+import { valueAt } from "../../core/datasets/pointer.js";
+import { messageOf } from "../../core/message-of.js";
 import { AttemptStorage } from "./storage.js";
 import { answerOf, evidenceRowOf, sameCall } from "./call-records.js";
 import { harnessOutcome, refusal } from "./call-outcomes.js";
@@ -66,7 +70,6 @@ import { ForwardWaiters } from "./real/forward-waiters.js";
 import { realOutcome } from "./real/real-outcome.js";
 import type { Env } from "../platform/env.js";
 import { schemaValidator } from "../platform/services.js";
-import { messageOf } from "../../core/message-of.js";
 
 /**
  * apply()'s answer to a repeat of a call_id whose real call is out at its real handler (the
@@ -87,6 +90,8 @@ interface Live {
   hasReal: boolean;
   /** Current state per tool name; filled from storage on first use. */
   states: Map<string, JsonObject>;
+  /** The tools that start from a pinned dataset (copy-on-write over a shared base); null when none does. */
+  datasets: DatasetState | null;
   status: AttemptStatus;
   expiresAt: number;
   leaseEnded: boolean;
@@ -236,6 +241,23 @@ export class AttemptObject extends DurableObject<Env> implements AttemptMethods 
     return { kind: "ok", calls: this.storage.callsAfter(afterSeq, limit) };
   }
 
+  /** One value of a tool's current state (GET /api/attempts/:id/state); the caller has authorized the reader. */
+  async readState(toolName: string, tokens: string[]): Promise<StateReadReply> {
+    const live = this.load();
+    if (!live) return { kind: "missing" };
+    if (!live.setup.tools.some((tool) => tool.tool_name === toolName))
+      return { kind: "unknown_tool", tools: live.setup.tools.map((tool) => tool.tool_name) };
+    if (live.datasets && !live.datasets.ready()) await live.datasets.load();
+    let state: JsonObject;
+    try {
+      state = this.stateOf(live, toolName);
+    } catch (error) {
+      return { kind: "failed", message: messageOf(error) };
+    }
+    const value = valueAt(state, tokens);
+    return value === undefined ? { kind: "absent" } : { kind: "ok", value };
+  }
+
   /** Copies every unflushed call to D1 now; GET evidence calls this before reading D1. */
   async flush(): Promise<FlushReply> {
     const live = this.load();
@@ -339,7 +361,14 @@ export class AttemptObject extends DurableObject<Env> implements AttemptMethods 
 
   /** A call's reply; a repeat of a call_id that is out at its real handler gets that call's answer once it is recorded. */
   private settle(live: Live, request: DispatchRequest): DispatchReply | Promise<DispatchReply> {
-    const reply = this.apply(live, request);
+    // Bases load before the call's synchronous read → render → write, never inside it; a base that
+    // failed to load makes this call a harness error (stateOf throws) and the next call tries again.
+    if (live.datasets && !live.datasets.ready())
+      return live.datasets.load().then(() => this.answer(request, this.apply(live, request)));
+    return this.answer(request, this.apply(live, request));
+  }
+
+  private answer(request: DispatchRequest, reply: DispatchReply | InFlight): DispatchReply | Promise<DispatchReply> {
     return reply.kind === "in_flight" ? this.awaitForward(request, reply) : reply;
   }
 
@@ -434,11 +463,9 @@ export class AttemptObject extends DurableObject<Env> implements AttemptMethods 
       outcome = harnessOutcome("internal", "the call resolved to no operation", "");
     }
 
-    const nextState = outcome.kind === "result" && outcome.state_changed && operation ? outcome.state : null;
-    // The state the call saw is still the current one: memory follows storage only after the write.
-    const change =
-      nextState && operation
-        ? { tool: operation.tool_name, before: this.stateOf(live, operation.tool_name), after: nextState }
+    const stateWrite =
+      outcome.kind === "result" && outcome.state_changed && operation
+        ? this.stateWrite(live, operation.tool_name, outcome.state)
         : null;
     const row = evidenceRowOf({
       seq: live.nextSeq,
@@ -447,7 +474,7 @@ export class AttemptObject extends DurableObject<Env> implements AttemptMethods 
       operationId,
       operation,
       outcome,
-      change,
+      change: stateWrite?.change ?? null,
       upstream: upstreamRecord,
       at: this.clock.now(),
     });
@@ -455,16 +482,16 @@ export class AttemptObject extends DurableObject<Env> implements AttemptMethods 
       outcome.kind === "harness_error" ? afterHarnessError(live.status, outcome.harness_kind) : live.status;
     const write = (): void => {
       this.storage.insertCall(row);
-      if (nextState && operation) this.storage.writeState(operation.tool_name, JSON.stringify(nextState));
+      stateWrite?.write();
       if (status !== live.status) this.storage.writeStatus(status);
     };
     // Evidence, state and status change together or not at all. A lone INSERT (a lookup) is
     // atomic by itself, so the savepoint is spent only when there is more than one write.
-    if (nextState || status !== live.status) this.storage.transaction(write);
+    if (stateWrite || status !== live.status) this.storage.transaction(write);
     else write();
     // Memory follows storage only once the writes went through.
     live.nextSeq++;
-    if (nextState && operation) live.states.set(operation.tool_name, nextState);
+    stateWrite?.accept();
     live.status = status;
     this.flushes.changed();
     return { kind: "answer", answer: answerOf(row, false) };
@@ -488,7 +515,37 @@ export class AttemptObject extends DurableObject<Env> implements AttemptMethods 
     }
   }
 
+  /**
+   * How a call's new state is written, recorded and then kept in memory; null when nothing changed.
+   * The state the call saw is still the current one: memory follows storage only after the write.
+   * A dataset tool writes only the records the call changed (dataset-state.ts), any other tool its
+   * whole state.
+   */
+  private stateWrite(
+    live: Live,
+    toolName: string,
+    after: JsonObject,
+  ): { change: StateChange; write: () => void; accept: () => void } | null {
+    const before = this.stateOf(live, toolName);
+    const datasets = live.datasets;
+    if (datasets?.has(toolName)) {
+      const commit = datasets.commit(toolName, before, after);
+      if (!commit) return null;
+      return {
+        change: commit.evidence,
+        write: () => datasets.write(commit),
+        accept: () => datasets.accept(toolName, after),
+      };
+    }
+    return {
+      change: { tool: toolName, before, after },
+      write: () => this.storage.writeState(toolName, JSON.stringify(after)),
+      accept: () => live.states.set(toolName, after),
+    };
+  }
+
   private stateOf(live: Live, toolName: string): JsonObject {
+    if (live.datasets?.has(toolName)) return live.datasets.view(toolName);
     const cached = live.states.get(toolName);
     if (cached) return cached;
     const stored = this.storage.readState(toolName);
@@ -544,7 +601,10 @@ export class AttemptObject extends DurableObject<Env> implements AttemptMethods 
     for (const tool of live.setup.tools) {
       let state: JsonValue;
       try {
-        state = this.stateOf(live, tool.tool_name);
+        // A dataset tool shows its pin and its changes over the base, never the whole dataset.
+        state = live.datasets?.has(tool.tool_name)
+          ? live.datasets.summary(tool.tool_name)
+          : this.stateOf(live, tool.tool_name);
       } catch {
         state = null;
       }
@@ -598,6 +658,7 @@ export class AttemptObject extends DurableObject<Env> implements AttemptMethods 
       initial: new Map(setup.tools.map((tool) => [tool.tool_name, tool.initial_state])),
       hasReal: setup.operations.some((op) => op.real),
       states: new Map(),
+      datasets: DatasetState.of(setup.tools, setup.tenant_id, this.storage, this.env),
       status: isAttemptStatus(stored.status) ? stored.status : "harness_failed",
       expiresAt: stored.expiresAt,
       leaseEnded: stored.leaseEnded,

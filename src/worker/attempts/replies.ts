@@ -124,6 +124,18 @@ export type FlushReply =
 /** The attempt's own evidence rows after a seq, read from the object (the eval consumer scores them without a trip to D1). */
 export type CallsReply = MissingReply | { kind: "ok"; calls: EvidenceRow[] };
 
+/**
+ * One value of a tool's current state by JSON Pointer (GET /api/attempts/:id/state): `absent` when
+ * nothing is there, `unknown_tool` for a tool the attempt does not have, `failed` when the state
+ * cannot be read (a dataset whose base could not be loaded).
+ */
+export type StateReadReply =
+  | MissingReply
+  | { kind: "ok"; value: JsonValue }
+  | { kind: "absent" }
+  | { kind: "unknown_tool"; tools: string[] }
+  | { kind: "failed"; message: string };
+
 /** The object's RPC surface, as the class implements it. */
 /**
  * release(): the attempt's user is done with it (an eval repetition that is recorded). `released`:
@@ -148,6 +160,7 @@ export interface AttemptMethods {
   flush(): Promise<FlushReply>;
   release(tokenHash: string): Promise<ReleaseReply>;
   calls(afterSeq: number, limit: number): CallsReply;
+  readState(toolName: string, tokens: string[]): Promise<StateReadReply>;
 }
 
 /**

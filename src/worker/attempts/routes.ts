@@ -33,6 +33,7 @@ import { errorHeaders, lostAttemptError } from "./lost-attempt.js";
 import { mcpHandler } from "./mcp.js";
 import { jsonObject } from "../http/schema-fields.js";
 import { dispatchCall } from "./dispatch.js";
+import { readStateHandler } from "./state-route.js";
 
 export const attemptRoutes = new Hono<AppEnv>();
 
@@ -49,6 +50,8 @@ attemptRoutes.get("/:id", async (c) => {
   // The object is gone (retired after its lease, or its storage lost): D1 holds what it last reported.
   return c.json(attemptView(await storedSnapshot(c.var.db, attempt)));
 });
+
+attemptRoutes.get("/:id/state", readStateHandler);
 
 export const evidenceQuery = z.strictObject({
   after: z.coerce

@@ -25,12 +25,14 @@ import {
   type AttemptRow,
   type SimulationRecord,
 } from "../../adapters/d1/simulations.js";
+import { datasetCatalog } from "../../adapters/d1/dataset-pins.js";
+import { DATASET_NAME } from "../../core/datasets/pin.js";
 import type { Problem } from "../../core/json.js";
 import type { SchemaValidator } from "../../core/ports.js";
 import {
   attemptSetup,
   entryProblems,
-  pinnedRecord,
+  pinnedRecords,
   planSimulation,
   type ToolEntry,
 } from "../../core/simulation/plan.js";
@@ -56,6 +58,10 @@ const MAX_TOOL_ENTRIES = 50;
 /** Inline definitions may be 100 KB each. */
 const SIMULATION_BODY_LIMIT = 4 * 1024 * 1024;
 
+export const datasetPin = z.strictObject({
+  name: z.string().regex(DATASET_NAME, "expected a dataset name (1 to 64 letters, digits, '_', '.' or '-')"),
+  version: z.number().int("expected a whole number").min(1, "expected a version number from 1"),
+});
 const variantName = z
   .string()
   .regex(/^[A-Za-z0-9_.-]{1,64}$/, "expected a variant name (1 to 64 letters, digits, '_', '.' or '-')");
@@ -66,6 +72,8 @@ export const libraryEntry = z.strictObject({
   variants: clientRecord(variantName).optional(),
   /** "real": calls go to the tool's real handler (docs/real-tools.md); needs AIManager:RunRealTools. */
   mode: z.enum(["mock", "real"], { error: 'expected "mock" (the default) or "real"' }).optional(),
+  /** The stored dataset version the tool starts from (docs/simulations.md, "Datasets"). */
+  dataset: datasetPin.optional(),
 });
 export const inlineEntry = z.strictObject({
   inline: z.strictObject({
@@ -78,6 +86,7 @@ export const inlineEntry = z.strictObject({
     testing: z.unknown().refine((value) => value !== undefined, "required: the tool's mock definition"),
   }),
   variant: variantName.optional(),
+  dataset: datasetPin.optional(),
 });
 export const simulationRequest = z.strictObject({
   tools: z
@@ -114,7 +123,12 @@ simulationRoutes.post("/", requirePermission("AIManager:RunEvals"), async (c) =>
   );
   requireRealTools(c.var.principal, realModes);
   const real = realModes.length > 0 ? await realToolContext(c.env, c.var.db, tenantId, body.policy) : undefined;
-  const planned = await planSimulation(entries.valid, { library: toolLibrary(c.var.db, tenantId), validator, real });
+  const planned = await planSimulation(entries.valid, {
+    library: toolLibrary(c.var.db, tenantId),
+    validator,
+    real,
+    datasets: datasetCatalog(c.var.db, tenantId),
+  });
   if (!planned.ok) throw refusalError(planned.refusal);
   const plan = planned.plan;
 
@@ -145,7 +159,7 @@ simulationRoutes.post("/", requirePermission("AIManager:RunEvals"), async (c) =>
   );
   const refused = replies.find((reply) => reply.kind === "conflict");
   if (refused) throw new Error(`attempt object refused its setup: ${refused.message}`);
-  const records = plan.operations.map(pinnedRecord);
+  const records = pinnedRecords(plan);
   await insertSimulation(c.var.db, {
     id: simulationId,
     tenantId,
@@ -255,6 +269,7 @@ function pinnedView(record: Omit<PinnedRecord, "inline">) {
     revision: record.revision,
     variant: record.variant,
     contract_hash: record.contract_hash,
+    ...(record.dataset ? { dataset: record.dataset } : {}),
   };
 }
 

@@ -80,6 +80,22 @@ export const MIGRATIONS: readonly Migration[] = [
        )`,
     ],
   },
+  {
+    // Tools that start from a pinned dataset keep only the records their calls changed
+    // (attempts/dataset-state.ts): one row per record, `whole` for a top-level value changed as a
+    // whole (record ''), a NULL value for a record a call removed.
+    version: 5,
+    statements: [
+      `CREATE TABLE IF NOT EXISTS dataset_records (
+         tool TEXT NOT NULL,
+         collection TEXT NOT NULL,
+         whole INTEGER NOT NULL,
+         record TEXT NOT NULL,
+         value TEXT,
+         PRIMARY KEY (tool, collection, whole, record)
+       )`,
+    ],
+  },
 ];
 
 // The version-1 CREATE TABLE above lists the same columns by hand on purpose: a migration step must
@@ -117,6 +133,14 @@ export interface ForwardOut {
   arguments: string;
   /** ms since the epoch; past it, the Worker that sent the call is taken to be gone. */
   deadline: number;
+}
+
+/** One changed record of a dataset tool as stored: `whole` 1 for a top-level value (record ''), value null when removed. */
+export interface StoredRecord {
+  collection: string;
+  whole: number;
+  record: string;
+  value: string | null;
 }
 
 export interface CallCounts {
@@ -236,6 +260,35 @@ export class AttemptStorage {
 
   writeLeaseEnd(status: AttemptStatus): void {
     this.sql.exec(`UPDATE attempt SET lease_ended = 1, status = ?, changes = changes + 1`, status);
+  }
+
+  /** A dataset tool's changed records, whole top-level changes first in each collection (the order Overlay keeps). */
+  readRecords(toolName: string): StoredRecord[] {
+    return this.sql
+      .exec<{ collection: string; whole: number; record: string; value: string | null }>(
+        `SELECT collection, whole, record, value FROM dataset_records WHERE tool = ? ORDER BY collection, whole DESC, record`,
+        toolName,
+      )
+      .toArray();
+  }
+
+  /** Stores one changed record; a whole change first forgets the record rows under it (as Overlay.merge does). */
+  writeRecord(toolName: string, row: StoredRecord): void {
+    if (row.whole === 1)
+      this.sql.exec(
+        `DELETE FROM dataset_records WHERE tool = ? AND collection = ? AND whole = 0`,
+        toolName,
+        row.collection,
+      );
+    this.sql.exec(
+      `INSERT INTO dataset_records (tool, collection, whole, record, value) VALUES (?, ?, ?, ?, ?)
+       ON CONFLICT (tool, collection, whole, record) DO UPDATE SET value = excluded.value`,
+      toolName,
+      row.collection,
+      row.whole,
+      row.record,
+      row.value,
+    );
   }
 
   /** The JSON text of a tool's state, when a call has set it. */

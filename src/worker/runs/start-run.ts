@@ -14,6 +14,7 @@
  * 4. One queue message per repetition. A send that fails is logged, not fatal: the watchdog
  *    resends every repetition that has gone quiet.
  */
+import { datasetCatalog } from "../../adapters/d1/dataset-pins.js";
 import { sha256Hex } from "../../adapters/crypto.js";
 import type { Database } from "../../adapters/d1/database.js";
 import { runInsert } from "../../adapters/d1/runs.js";
@@ -61,6 +62,7 @@ export async function startRun(request: StartRunRequest, deps: StartRunDeps): Pr
     library: toolLibrary(db, request.tenantId),
     validator: schemaValidator(),
     real,
+    datasets: datasetCatalog(db, request.tenantId),
   });
   if (!planned.ok) throw refusalError(planned.refusal);
   const plan = planned.plan;

@@ -14,6 +14,7 @@
  * connection the suite names need not exist yet: the answer lists it under `warnings`, and a run
  * refuses to start without it. Another tenant's suite answers 404 like a missing one.
  */
+import { datasetCatalog } from "../../adapters/d1/dataset-pins.js";
 import { Hono } from "hono";
 import { encodeCursor } from "../../adapters/d1/json-column.js";
 import { toolLibrary } from "../../adapters/d1/simulations.js";
@@ -76,6 +77,7 @@ suiteRoutes.put("/:name", async (c) => {
     validator: schemaValidator(),
     policies: policySource(c.var.db, tenantId),
     real,
+    datasets: datasetCatalog(c.var.db, tenantId),
   });
   // A tool or policy the document names that does not exist is a mistake in the document being
   // saved, like any other field: 400 with its path. (POST /api/suites/:name/runs, which pins a

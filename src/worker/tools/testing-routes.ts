@@ -8,6 +8,7 @@ import { z } from "zod";
 import { type StoredTool, appendRevision, getTool, latestRevisions, listRevisions } from "../../adapters/d1/tools.js";
 import { encodeCursor } from "../../adapters/d1/json-column.js";
 import { checkDefinition, generateDraft } from "../../core/contract/index.js";
+import { refuseUnknownDatasetPin } from "./dataset-pin-check.js";
 import type { OperationContract } from "../../core/contract/types.js";
 import type { JsonValue } from "../../core/json.js";
 import { operationContract } from "../../core/tools/effective-contract.js";
@@ -120,6 +121,7 @@ toolTestingRoutes.post("/:id/testing", async (c) => {
       report,
     );
   }
+  await refuseUnknownDatasetPin(c.var.db, tenantId, body.definition, "/definition/dataset");
   const saved = await appendRevision(c.var.db, {
     tenantId,
     toolId: tool.id,

@@ -279,7 +279,7 @@ describe("structure", () => {
       {
         path: "/extra",
         message:
-          'unknown key "extra"; expected only schema_version, default_variant, initial_state, variants, examples',
+          'unknown key "extra"; expected only schema_version, default_variant, initial_state, dataset, variants, examples',
       },
     ],
     [
@@ -690,7 +690,7 @@ describe("reports every error at once", () => {
       {
         path: "/comment",
         message:
-          'unknown key "comment"; expected only schema_version, default_variant, initial_state, variants, examples',
+          'unknown key "comment"; expected only schema_version, default_variant, initial_state, dataset, variants, examples',
       },
       { path: "/schema_version", message: "expected 1 or 2; got 3" },
       {
