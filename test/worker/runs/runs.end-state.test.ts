@@ -1,0 +1,214 @@
+/**
+ * Scenarios graded by the state they leave and the facts they state (issue 22), through HTTP, the
+ * real queue and the attempt Durable Objects, with the scripted local model server: the gold calls
+ * are replayed on a fresh attempt of the same simulation, an agent that makes the gold write
+ * passes, one that skips it or changes one argument fails naming the differing path, an output
+ * never stated fails naming it, and a gold call that cannot replay makes the repetition `error`.
+ */
+import { describe, expect, it } from "vitest";
+import { call } from "../helpers.js";
+import {
+  GET,
+  HOLD,
+  invoiceWorld,
+  type InvoiceWorld,
+  putSuite,
+  repetition,
+  repetitions,
+  server,
+  startRun,
+  waitForRun,
+} from "../run-helpers.js";
+
+const ASK = {
+  gold: "Hold INV-10423: it duplicates last month's bill.",
+  skip: "INV-10423 is a duplicate of last month's bill; hold it, please.",
+  changed: "Please put INV-10423 on hold, it is a duplicate.",
+  status: "What's the status of INV-10431?",
+} as const;
+const HOLD_ARGUMENTS = { invoice_id: "INV-10423", reason: "duplicate" };
+const PATH = "/invoices/invoices/INV-10423";
+
+function suite(world: InvoiceWorld, scenarios: Array<Record<string, unknown>>): Record<string, unknown> {
+  return {
+    agent: {
+      connection: world.connection,
+      instructions: "You answer accounts payable questions and hold invoices when asked.",
+      // The hold is executed (never_require): an approval request changes no state.
+      tools: [{ tool_id: world.toolId, approval_mode: "never_require" }],
+    },
+    scenarios,
+    runs_per_scenario: 1,
+    // No judge: every scenario that expects calls is graded by its outcome.
+  };
+}
+
+const gold = { gold_calls: [{ function: HOLD, arguments: HOLD_ARGUMENTS }] };
+
+describe("a suite graded by end state and outputs", () => {
+  it("passes the gold write, fails a skipped or changed write naming the path, and an output never stated naming it", async () => {
+    const world = await invoiceWorld("end-state");
+    await server.script(world.model, {
+      conversations: {
+        [ASK.gold]: [
+          { tool_calls: [{ name: HOLD, arguments: HOLD_ARGUMENTS }] },
+          { content: "INV-10423 is on hold as a duplicate." },
+        ],
+        [ASK.skip]: [
+          { tool_calls: [{ name: GET, arguments: { invoice_id: "INV-10423" } }] },
+          { content: "INV-10423 is approved." },
+        ],
+        [ASK.changed]: [
+          { tool_calls: [{ name: HOLD, arguments: { ...HOLD_ARGUMENTS, reason: "disputed" } }] },
+          { content: "Done." },
+        ],
+        [ASK.status]: [
+          { tool_calls: [{ name: GET, arguments: { invoice_id: "INV-10431" } }] },
+          { content: "INV-10431 is received." },
+        ],
+      },
+    });
+    await putSuite(
+      world,
+      "graded",
+      suite(world, [
+        { id: "gold", query: ASK.gold, expect: HOLD, end_state: gold, outputs: ["on hold"] },
+        { id: "skip", query: ASK.skip, expect: GET, end_state: gold },
+        { id: "changed", query: ASK.changed, expect: HOLD, end_state: gold },
+        {
+          id: "status",
+          query: ASK.status,
+          expect: GET,
+          end_state: { assert: [{ path: "/invoices/invoices/INV-10431/status", equals: "received" }] },
+          outputs: ["Received", "Fabrikam Office"],
+        },
+      ]),
+    );
+
+    const run = await waitForRun(world, (await startRun(world, "graded")).id);
+    expect(run).toMatchObject({ status: "finished", verdict: "fail", runs: 4, passed: 1, failed: 3, errors: 0 });
+    const items = await repetitions(world, String(run.id));
+    expect(items.map((r) => [r.scenario, r.outcome, r.cause, r.reason])).toEqual([
+      ["gold", "pass", "end_state", "End state matches the gold calls' state. Every required output is stated (1)."],
+      [
+        "skip",
+        "fail",
+        "end_state",
+        `End state differs at 2 paths: ${PATH}/hold_reason: expected "duplicate", got null; ${PATH}/status: expected "on_hold", got "approved".`,
+      ],
+      [
+        "changed",
+        "fail",
+        "end_state",
+        `End state differs at 1 path: ${PATH}/hold_reason: expected "duplicate", got "disputed".`,
+      ],
+      ["status", "fail", "outputs", 'End state matches every assertion. The answers never state "Fabrikam Office".'],
+    ]);
+
+    // The passing repetition whole: the agent's changes and the gold calls' over the same start.
+    const passed = await repetition(world, String(run.id), 1);
+    const goldAttempt = (passed.end_state as { gold_attempt_id: string }).gold_attempt_id;
+    expect(passed).toMatchObject({
+      judge: null,
+      end_state: {
+        pass: true,
+        mismatches: [],
+        mismatch_count: 0,
+        changes: [
+          { path: `${PATH}/hold_reason`, before: null, after: "duplicate" },
+          { path: `${PATH}/status`, before: "approved", after: "on_hold" },
+        ],
+        change_count: 2,
+        expected_changes: [
+          { path: `${PATH}/hold_reason`, before: null, after: "duplicate" },
+          { path: `${PATH}/status`, before: "approved", after: "on_hold" },
+        ],
+      },
+      outputs: { pass: true, missing: [] },
+    });
+    expect(goldAttempt).toMatch(/^att_/);
+    expect(goldAttempt).not.toBe(passed.attempt_id);
+
+    const changed = await repetition(world, String(run.id), 3);
+    expect(changed).toMatchObject({
+      end_state: {
+        pass: false,
+        mismatches: [{ path: `${PATH}/hold_reason`, expected: "duplicate", actual: "disputed" }],
+        mismatch_count: 1,
+      },
+    });
+    const status = await repetition(world, String(run.id), 4);
+    expect(status).toMatchObject({
+      end_state: { pass: true, expected_changes: null, gold_attempt_id: null, changes: [] },
+      outputs: { pass: false, missing: ["Fabrikam Office"] },
+    });
+
+    // The gold calls ran on a real attempt of the run, with evidence like any other.
+    const evidence = await call("GET", `/api/attempts/${goldAttempt}/evidence`, { key: world.tenant.key });
+    expect(evidence.status).toBe(200);
+    const body = (await evidence.json()) as { calls: Array<Record<string, unknown>> };
+    expect(body.calls).toMatchObject([{ tool: HOLD, call_id: "gold-1", outcome: "result", arguments: HOLD_ARGUMENTS }]);
+  });
+
+  it("makes the repetition an error, never the agent's fail, when a gold call cannot replay", async () => {
+    const world = await invoiceWorld("end-state-broken-gold");
+    await server.script(world.model, {
+      conversations: {
+        [ASK.gold]: [{ tool_calls: [{ name: HOLD, arguments: HOLD_ARGUMENTS }] }, { content: "On hold." }],
+      },
+    });
+    const broken = { gold_calls: [{ function: HOLD, arguments: { invoice_id: "INV-10423", reason: "lost" } }] };
+    await putSuite(
+      world,
+      "broken-gold",
+      suite(world, [{ id: "gold", query: ASK.gold, expect: HOLD, end_state: broken }]),
+    );
+
+    const run = await waitForRun(world, (await startRun(world, "broken-gold")).id);
+    expect(run).toMatchObject({ status: "finished", verdict: "error", errors: 1, passed: 0 });
+    const [item] = await repetitions(world, String(run.id));
+    expect(item).toMatchObject({ outcome: "error", cause: "harness_error" });
+    expect(String(item?.reason)).toMatch(
+      /^Harness error: gold call 1 of 1, invoices__place_invoice_on_hold\(\{"invoice_id":"INV-10423","reason":"lost"\}\), did not replay on attempt att_[A-Za-z0-9_-]{22}: a tool input error: /,
+    );
+  });
+
+  it("refuses a suite whose gold calls or assertions name what the agent does not have", async () => {
+    const world = await invoiceWorld("end-state-refused");
+    const saved = await call("PUT", "/api/suites/refused", {
+      key: world.tenant.key,
+      body: suite(world, [
+        {
+          id: "gold",
+          query: ASK.gold,
+          expect: HOLD,
+          end_state: {
+            gold_calls: [{ function: "invoices__place_invoice_onhold", arguments: HOLD_ARGUMENTS }],
+            assert: [{ path: "/invoice/invoices", equals: {} }],
+          },
+        },
+      ]),
+    });
+    expect({ status: saved.status, body: await saved.json() }).toEqual({
+      status: 400,
+      body: {
+        error: expect.objectContaining({
+          code: "invalid_request",
+          details: {
+            problems: [
+              {
+                path: "/scenarios/0/end_state/gold_calls/0/function",
+                message: `the agent has no function "invoices__place_invoice_onhold"; did you mean "${HOLD}"?`,
+              },
+              {
+                path: "/scenarios/0/end_state/assert/0/path",
+                message:
+                  'the state has no tool "invoice" (a path starts with the tool\'s name, not a function\'s); did you mean "invoices"?',
+              },
+            ],
+          },
+        }),
+      },
+    });
+  });
+});
