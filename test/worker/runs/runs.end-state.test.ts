@@ -150,6 +150,55 @@ describe("a suite graded by end state and outputs", () => {
     expect(body.calls).toMatchObject([{ tool: HOLD, call_id: "gold-1", outcome: "result", arguments: HOLD_ARGUMENTS }]);
   });
 
+  it("gives the run τ-bench's pass^k for one task repeated: 2 passes of 4 by end state", async () => {
+    const world = await invoiceWorld("end-state-pass-hat-k");
+    // Every repetition looks the invoice up; on the 1st and 3rd lookup the model then holds it as a
+    // duplicate (the gold write), on the others as disputed (one argument changed).
+    await server.script(world.model, {
+      conversations: {
+        [ASK.gold]: [
+          { tool_calls: [{ name: GET, arguments: { invoice_id: "INV-10423" } }] },
+          { tool_calls: [{ name: HOLD, arguments: { ...HOLD_ARGUMENTS, reason: "disputed" } }] },
+          { content: "Done." },
+        ],
+      },
+      injections: [
+        {
+          contains: "Contoso Freight",
+          query: ASK.gold,
+          follow_on: [1, 3],
+          turn: { tool_calls: [{ name: HOLD, arguments: HOLD_ARGUMENTS }] },
+        },
+      ],
+    });
+    await putSuite(world, "repeated", {
+      ...suite(world, [{ id: "task", query: ASK.gold, expect: HOLD, end_state: gold }]),
+      runs_per_scenario: 4,
+    });
+    const run = await waitForRun(world, (await startRun(world, "repeated")).id);
+    expect(run).toMatchObject({ verdict: "fail", runs: 4, passed: 2, failed: 2, errors: 0 });
+    // τ-bench (run.py): for each k, the mean over tasks of comb(c, k) / comb(n, k), here c = 2, n = 4.
+    const comb = (n: number, k: number): number => {
+      let r = 1n;
+      for (let i = 1; i <= k; i++) r = (r * BigInt(n - k + i)) / BigInt(i);
+      return k > n ? 0 : Number(r);
+    };
+    const tau = Object.fromEntries([1, 2, 3, 4].map((k) => [String(k), comb(2, k) / comb(4, k)]));
+    expect(tau).toEqual({ "1": 0.5, "2": 1 / 6, "3": 0, "4": 0 });
+    const scenarios = run.scenarios as Array<{ pass_hat_k: Record<string, number> }>;
+    for (const [k, value] of Object.entries(tau)) {
+      expect(scenarios[0]?.pass_hat_k[k]).toBeCloseTo(value, 12);
+      expect((run.pass_hat_k as Record<string, number>)[k]).toBeCloseTo(value, 12);
+    }
+    const reasons = (await repetitions(world, String(run.id))).map((r) => r.reason).sort();
+    expect(reasons).toEqual([
+      `End state differs at 1 path: ${PATH}/hold_reason: expected "duplicate", got "disputed".`,
+      `End state differs at 1 path: ${PATH}/hold_reason: expected "duplicate", got "disputed".`,
+      "End state matches the gold calls' state.",
+      "End state matches the gold calls' state.",
+    ]);
+  });
+
   it("makes the repetition an error, never the agent's fail, when a gold call cannot replay", async () => {
     const world = await invoiceWorld("end-state-broken-gold");
     await server.script(world.model, {
