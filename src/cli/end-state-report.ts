@@ -19,7 +19,9 @@ export function mismatchLines(detail: OutcomeDetail): string[] {
   const grade = detail.end_state;
   if (grade && !grade.pass) {
     for (const m of grade.mismatches)
-      lines.push(`${m.path || "/"}: expected ${valueText(m.expected)}, actual ${valueText(m.actual)}`);
+      lines.push(
+        `${m.path || "/"}: expected ${valueText(m.expected, m.too_large?.expected)}, actual ${valueText(m.actual, m.too_large?.actual)}`,
+      );
     const more = grade.mismatch_count - grade.mismatches.length;
     if (more > 0) lines.push(`… and ${more} more ${more === 1 ? "path" : "paths"}`);
   }
@@ -46,13 +48,16 @@ function diff(changes: readonly StateChange[]): string[] {
   if (changes.length === 0) return ["  (none)"];
   return changes.map((c) => {
     const path = c.path || "/";
-    if (c.before === undefined) return `  + ${path}: ${valueText(c.after)}`;
-    if (c.after === undefined) return `  - ${path}: ${valueText(c.before)}`;
-    return `  ~ ${path}: ${valueText(c.before)} → ${valueText(c.after)}`;
+    const before = valueText(c.before, c.too_large?.before);
+    const after = valueText(c.after, c.too_large?.after);
+    if (c.before === undefined && c.too_large?.before === undefined) return `  + ${path}: ${after}`;
+    if (c.after === undefined && c.too_large?.after === undefined) return `  - ${path}: ${before}`;
+    return `  ~ ${path}: ${before} → ${after}`;
   });
 }
 
-function valueText(value: JsonValue | undefined): string {
+function valueText(value: JsonValue | undefined, tooLarge?: number): string {
+  if (tooLarge !== undefined) return `(${tooLarge} bytes of JSON, too large to keep)`;
   if (value === undefined) return "(absent)";
   const text = JSON.stringify(value);
   return text.length > 200 ? `${text.slice(0, 199)}…` : text;

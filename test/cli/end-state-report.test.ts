@@ -115,6 +115,20 @@ describe("a repetition graded by its outcome, in the CLI's reports", () => {
       "  + /t/b: 2",
     ]);
     expect(mismatchLines({})).toEqual([]);
+    const big = { rows: Array.from({ length: 1000 }, (_, i) => i) };
+    const large = gradeEndState({
+      initial: { t: {} },
+      actual: { t: {} },
+      gold: { state: { t: { big } }, attempt_id: "g" },
+    });
+    const bytes = JSON.stringify(big).length;
+    expect(mismatchLines({ end_state: large })).toEqual([
+      `/t/big: expected (${bytes} bytes of JSON, too large to keep), actual (absent)`,
+    ]);
+    expect(changeLines({ end_state: large }).slice(2)).toEqual([
+      "state changes over the start (gold calls, attempt g):",
+      `  + /t/big: (${bytes} bytes of JSON, too large to keep)`,
+    ]);
   });
 
   it("puts the mismatches and the diff in the JUnit failure", () => {

@@ -16,6 +16,11 @@ import { isJsonObject, pointerToken, type JsonObject, type JsonValue } from "../
 export const NUMBER_TOLERANCE = 1e-9;
 /** Differences kept per list: a record holds every answer in one SQLite value (2 MB at most). */
 export const MAX_DIFFERENCES = 50;
+/**
+ * A kept value's JSON may be this long; a longer one (a whole table missing) is left out and its
+ * size recorded in `too_large`, so three lists of 50 stay far below the record's 2 MB.
+ */
+export const MAX_KEPT_VALUE_BYTES = 2048;
 
 /**
  * A value the attempt's final state must hold. `path` is a JSON Pointer into the state of every
@@ -31,6 +36,8 @@ export interface StateMismatch {
   path: string;
   expected?: JsonValue;
   actual?: JsonValue;
+  /** A side left out of the record for its size: the length of its JSON (read it in the attempt's state). */
+  too_large?: { expected?: number; actual?: number };
 }
 
 /** One path the attempt changed, over the state it started from; a side without the key is left out. */
@@ -38,6 +45,8 @@ export interface StateChange {
   path: string;
   before?: JsonValue;
   after?: JsonValue;
+  /** A side left out of the record for its size: the length of its JSON. */
+  too_large?: { before?: number; after?: number };
 }
 
 export interface EndStateResult {
@@ -175,6 +184,7 @@ export function gradeEndState(inputs: EndStateInputs): EndStateResult {
     ...assertionMismatches(inputs.assert ?? [], inputs.actual),
   ];
   const changes = stateChanges(inputs.initial, inputs.actual);
+  const kept = all.slice(0, MAX_DIFFERENCES).map((m) => keptSides(m, "expected", "actual"));
   const pass = all.length === 0;
   const against = [
     inputs.gold ? "the gold calls' state" : "",
@@ -186,19 +196,43 @@ export function gradeEndState(inputs: EndStateInputs): EndStateResult {
     pass,
     reason: pass
       ? `End state matches ${against}.`
-      : `End state differs at ${all.length} ${all.length === 1 ? "path" : "paths"}: ${all.slice(0, 3).map(describeMismatch).join("; ")}${all.length > 3 ? "; …" : ""}.`,
-    mismatches: all.slice(0, MAX_DIFFERENCES),
+      : `End state differs at ${all.length} ${all.length === 1 ? "path" : "paths"}: ${kept.slice(0, 3).map(describeMismatch).join("; ")}${all.length > 3 ? "; …" : ""}.`,
+    mismatches: kept,
     mismatch_count: all.length,
-    changes: changes.slice(0, MAX_DIFFERENCES),
+    changes: keptChanges(changes),
     change_count: changes.length,
-    expected_changes: inputs.gold ? stateChanges(inputs.initial, inputs.gold.state).slice(0, MAX_DIFFERENCES) : null,
+    expected_changes: inputs.gold ? keptChanges(stateChanges(inputs.initial, inputs.gold.state)) : null,
     gold_attempt_id: inputs.gold?.attempt_id ?? null,
   };
 }
 
+function keptChanges(changes: readonly StateChange[]): StateChange[] {
+  return changes.slice(0, MAX_DIFFERENCES).map((c) => keptSides(c, "before", "after"));
+}
+
+/** The difference with each side whose JSON is longer than MAX_KEPT_VALUE_BYTES left out and measured. */
+function keptSides<
+  K extends string,
+  T extends { path: string; too_large?: Partial<Record<K, number>> } & Partial<Record<K, JsonValue>>,
+>(item: T, ...sides: K[]): T {
+  let result = item;
+  for (const side of sides) {
+    const value = item[side];
+    if (value === undefined) continue;
+    const bytes = JSON.stringify(value).length;
+    if (bytes <= MAX_KEPT_VALUE_BYTES) continue;
+    const { [side]: _dropped, ...rest } = result;
+    // SAFETY: the same item without one optional side, and with too_large recording its size.
+    result = { ...rest, too_large: { ...result.too_large, [side]: bytes } } as unknown as T;
+  }
+  return result;
+}
+
 /** `/orders/#W1/status: expected "cancelled", got "pending"`, values cut to a readable length. */
 export function describeMismatch(mismatch: StateMismatch): string {
-  return `${mismatch.path || "/"}: expected ${shown(mismatch.expected)}, got ${shown(mismatch.actual)}`;
+  const side = (value: JsonValue | undefined, bytes: number | undefined) =>
+    bytes === undefined ? shown(value) : `(${bytes} bytes of JSON, too large to keep)`;
+  return `${mismatch.path || "/"}: expected ${side(mismatch.expected, mismatch.too_large?.expected)}, got ${side(mismatch.actual, mismatch.too_large?.actual)}`;
 }
 
 function shown(value: JsonValue | undefined): string {

@@ -121,6 +121,26 @@ describe("the end state against the gold state", () => {
     ).toEqual([{ path: "/t", expected }]);
   });
 
+  it("leaves out values too large to keep in a record, marking the difference, and keeps the path", () => {
+    const big = { rows: Array.from({ length: 2000 }, (_, i) => ({ id: i, name: `row ${i}` })) };
+    const graded = gradeEndState({
+      initial: { t: {} },
+      actual: { t: {} },
+      gold: { state: { t: { big, small: 1 } }, attempt_id: "g" },
+    });
+    expect(graded.mismatches).toEqual([
+      { path: "/t/big", too_large: { expected: JSON.stringify(big).length } },
+      { path: "/t/small", expected: 1 },
+    ]);
+    expect(graded.expected_changes).toEqual([
+      { path: "/t/big", too_large: { after: JSON.stringify(big).length } },
+      { path: "/t/small", after: 1 },
+    ]);
+    expect(graded.reason).toBe(
+      `End state differs at 2 paths: /t/big: expected (${JSON.stringify(big).length} bytes of JSON, too large to keep), got nothing; /t/small: expected 1, got nothing.`,
+    );
+  });
+
   it("finds no difference between a value and itself, and the differences name exactly the paths whose values differ", () => {
     fc.assert(
       fc.property(fc.jsonValue(), fc.jsonValue(), (a, b) => {

@@ -10,8 +10,9 @@ import type { JsonValue } from "../../../core/json.js";
 import type { StateChange } from "../../../core/scoring/end-state.js";
 import { ScrollRegion } from "./scroll-region.js";
 
-/** A value as one line of JSON; a side the state does not have reads "(absent)". */
-export function stateValueText(value: JsonValue | undefined): string {
+/** A value as one line of JSON; a side the state does not have reads "(absent)", one left out for its size says so. */
+export function stateValueText(value: JsonValue | undefined, tooLarge?: number): string {
+  if (tooLarge !== undefined) return `(${tooLarge} bytes of JSON, too large to keep: see the attempt's state)`;
   return value === undefined ? "(absent)" : JSON.stringify(value);
 }
 
@@ -46,10 +47,10 @@ export function EndStateSection(props: { record: RepetitionRecord }) {
                         <code>{m.path || "/"}</code>
                       </td>
                       <td>
-                        <code>{stateValueText(m.expected)}</code>
+                        <code>{stateValueText(m.expected, m.too_large?.expected)}</code>
                       </td>
                       <td>
-                        <code>{stateValueText(m.actual)}</code>
+                        <code>{stateValueText(m.actual, m.too_large?.actual)}</code>
                       </td>
                     </tr>
                   ))}
@@ -118,10 +119,10 @@ function ChangeTable(props: { label: string; changes: StateChange[]; total: numb
                 <code>{change.path || "/"}</code>
               </td>
               <td>
-                <code>{stateValueText(change.before)}</code>
+                <code>{stateValueText(change.before, change.too_large?.before)}</code>
               </td>
               <td>
-                <code>{stateValueText(change.after)}</code>
+                <code>{stateValueText(change.after, change.too_large?.after)}</code>
               </td>
             </tr>
           ))}
