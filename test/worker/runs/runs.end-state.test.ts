@@ -5,9 +5,16 @@
  * passes, one that skips it or changes one argument fails naming the differing path, an output
  * never stated fails naming it, and a gold call that cannot replay makes the repetition `error`.
  */
+import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
+import { attemptDispatcher } from "../../../src/worker/runs/consumer/attempt-ports.js";
+import { ensureAttempt } from "../../../src/worker/runs/consumer/attempt-setup.js";
+import { EVAL_QUEUE_NAME } from "../../../src/worker/runs/consumer/messages.js";
+import { runStub } from "../../../src/worker/runs/coordinator/access.js";
+import type { Env } from "../../../src/worker/platform/env.js";
 import { call } from "../helpers.js";
 import {
+  deliver,
   GET,
   HOLD,
   invoiceWorld,
@@ -15,6 +22,7 @@ import {
   putSuite,
   repetition,
   repetitions,
+  runWithLostMessages,
   server,
   startRun,
   waitForRun,
@@ -258,6 +266,56 @@ describe("a suite graded by end state and outputs", () => {
           },
         }),
       },
+    });
+  });
+});
+
+describe("a repetition delivered again", () => {
+  /**
+   * An earlier delivery claimed the repetition and made one call on its attempt, then gave up; the
+   * message comes again and the agent runs from the start on the same attempt.
+   */
+  async function redelivered(label: string, earlier: { name: string; arguments: Record<string, string> }) {
+    const world = await invoiceWorld(label);
+    await server.script(world.model, {
+      conversations: {
+        [ASK.gold]: [{ tool_calls: [{ name: HOLD, arguments: HOLD_ARGUMENTS }] }, { content: "On hold." }],
+      },
+    });
+    // runWithLostMessages starts the suite named invoicedesk, its messages lost.
+    await putSuite(
+      world,
+      "invoicedesk",
+      suite(world, [{ id: "gold", query: ASK.gold, expect: HOLD, end_state: gold }]),
+    );
+    const runId = await runWithLostMessages(world);
+    const coordinator = runStub(env, runId);
+    const claimed = await coordinator.claim(1);
+    if (claimed.kind !== "job") throw new Error(`repetition 1 was not handed out: ${claimed.kind}`);
+    await ensureAttempt(env, claimed.job);
+    // SAFETY: the test env is the Worker's Env.
+    await attemptDispatcher(env as unknown as Env, claimed.job).call(earlier.name, earlier.arguments, "early-1");
+    expect(await coordinator.release(1, "Error: the worker was stopped")).toEqual({ kind: "ok" });
+    expect(await deliver(EVAL_QUEUE_NAME, [{ run_id: runId, seq: 1 }])).toEqual({ acked: 1, retried: 0 });
+    return (await repetitions(world, runId))[0];
+  }
+
+  it("is not graded on a state an earlier delivery changed: an error, never the agent's pass or fail", async () => {
+    const item = await redelivered("end-state-redelivered", { name: HOLD, arguments: HOLD_ARGUMENTS });
+    expect(item).toMatchObject({
+      outcome: "error",
+      cause: "harness_error",
+      reason:
+        "Harness error: an earlier delivery of this repetition changed its attempt's state (1 of calls 1 to 1), so the end state is not this delivery's alone and is not graded",
+    });
+  });
+
+  it("is graded as usual when the earlier delivery only read", async () => {
+    const item = await redelivered("end-state-redelivered-read", { name: GET, arguments: { invoice_id: "INV-10423" } });
+    expect(item).toMatchObject({
+      outcome: "pass",
+      cause: "end_state",
+      reason: "End state matches the gold calls' state.",
     });
   });
 });
