@@ -9,6 +9,7 @@
  */
 import type { RepetitionCall } from "../core/scoring/calls.js";
 import { attackProperties } from "./attack-report.js";
+import { changeLines, mismatchLines } from "./end-state-report.js";
 import type { RepetitionDetail, RunView } from "./run-view.js";
 
 export function junitReport(run: RunView, repetitions: readonly RepetitionDetail[], hostname: string): string {
@@ -124,6 +125,9 @@ function body(repetition: RepetitionDetail): string {
     ...repetition.calls.map((call) => `  ${describe(call)}`),
   );
   lines.push(`final answer: ${repetition.final_answer ?? "(none)"}`);
+  const mismatches = mismatchLines(repetition);
+  if (mismatches.length > 0) lines.push("end state and outputs:", ...mismatches.map((line) => `  ${line}`));
+  lines.push(...changeLines(repetition));
   return lines.join("\n");
 }
 

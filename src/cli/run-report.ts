@@ -7,6 +7,7 @@ import { ATTACK_HEADER, attackRows } from "./attack-report.js";
 import { EXIT_FAILED, EXIT_OK, EXIT_UNUSABLE } from "./io.js";
 import type { RepetitionDetail, RunView } from "./run-view.js";
 import { interval, percent } from "./percent.js";
+import { mismatchLines } from "./end-state-report.js";
 
 export { interval, percent };
 
@@ -91,6 +92,7 @@ export function verdictDetails(run: RunView, repetitions: readonly RepetitionDet
     const verdict = repetition.verdict;
     if (verdict?.outcome !== "fail" || verdict.cause === "forbidden_call") continue;
     details.push(`failed: scenario ${repetition.scenario}, repetition ${repetition.repetition}: ${verdict.reason}`);
+    details.push(...mismatchLines(repetition).map((line) => `  ${line}`));
   }
   return details;
 }

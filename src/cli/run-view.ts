@@ -11,6 +11,7 @@ import type { RepetitionVerdict } from "../core/scoring/repetition-verdict.js";
 import type { ErrorReason, HardFailReason, RunVerdictName } from "../core/scoring/run-verdict.js";
 import { isRecord } from "../core/policy/fields.js";
 import { request, ServiceError, type Service } from "./service.js";
+import type { OutcomeDetail } from "./end-state-report.js";
 
 export type RunStatus = "queued" | "running" | "finished" | "cancelled";
 
@@ -48,7 +49,7 @@ export interface RunView {
 }
 
 /** GET /api/runs/:id/repetitions/:n, the fields the JUnit report reads. */
-export interface RepetitionDetail {
+export interface RepetitionDetail extends OutcomeDetail {
   n: number;
   scenario: string;
   repetition: number;

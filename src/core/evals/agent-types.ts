@@ -11,6 +11,8 @@ import type { ApprovalRequest, ExecutedCall, RefusedCall, RepetitionCall } from 
 import type { JudgeOutcome, RepetitionVerdict } from "../scoring/repetition-verdict.js";
 import type { SelectionResult } from "../scoring/selection.js";
 import type { ModelParameters, Scenario } from "./suite-types.js";
+import type { EndStateResult } from "../scoring/end-state.js";
+import type { OutputsResult } from "../scoring/outputs.js";
 
 /** What one tool call through the attempt answered, as the model is to be told. */
 export type ToolAnswer =
@@ -131,6 +133,10 @@ export interface RepetitionRecord {
    */
   judge: (JudgeCall & { prompt_version: string; connection?: string; model?: string }) | null;
   verdict: RepetitionVerdict;
+  /** The end state's grade, for a scenario with `end_state` that got as far as grading it (records before issue 22 lack it). */
+  end_state?: EndStateResult | null;
+  /** The required outputs' grade, for a scenario with `outputs`. */
+  outputs?: OutputsResult | null;
   /** The runner's messages and per-turn latency and usage; null for repetitions that never ran (dead letters). */
   transcript: { messages: ChatMessage[]; turns: TranscriptTurn[] } | null;
   started_at: string;
@@ -139,7 +145,7 @@ export interface RepetitionRecord {
 
 /** What evaluateRepetition (evaluate-repetition.ts) needs for one repetition of one scenario. */
 export interface RepetitionInputsForRun {
-  scenario: Pick<Scenario, "id" | "query" | "expect" | "forbid">;
+  scenario: Pick<Scenario, "id" | "query" | "expect" | "forbid" | "end_state" | "outputs">;
   repetition: number;
   attempt_id: string;
   agent: Omit<AgentRunInputs, "query" | "dispatcher">;

@@ -10,11 +10,12 @@ import type { Problem } from "../json.js";
 import type { ScenarioAttack } from "../scoring/attacks.js";
 import type { SimulationPlan } from "../simulation/plan.js";
 import { coveredScenarios } from "./suite-attacks.js";
+import { gradingOf, type ScenarioGrading } from "./end-state-types.js";
 import { scenarioPlan } from "./scenario-plan.js";
 import type { Scenario, SuiteAttack } from "./suite-types.js";
 
 export interface AttackedScenario {
-  scenario: Pick<Scenario, "id" | "query" | "expect" | "forbid"> & { attack: ScenarioAttack };
+  scenario: Pick<Scenario, "id" | "query" | "expect" | "forbid"> & ScenarioGrading & { attack: ScenarioAttack };
   simulation: SimulationPlan;
 }
 
@@ -55,6 +56,8 @@ export function attackedScenarios(
           query: scenario.query,
           expect: scenario.expect,
           forbid: [...new Set([...scenario.forbid, attack.target.function])],
+          // Utility under attack is judged as without it: the same end state and outputs.
+          ...gradingOf(scenario),
           attack: {
             id: attack.id,
             scenario: scenario.id,

@@ -22,8 +22,11 @@ import type { AgentRun, JudgeCall, RepetitionInputsForRun, RepetitionRecord } fr
 import type { ChatMessage, ChatTool } from "../ports.js";
 import type { ApprovalRequest } from "../scoring/calls.js";
 import { DEFAULT_JUDGE_THRESHOLD } from "./suite-types.js";
+import { type EndStateInputs, gradeScenarioEndState, scenarioOutputs } from "./end-state-grade.js";
+import { gradedByOutcome } from "./end-state-types.js";
+import type { EndStateResult } from "../scoring/end-state.js";
 
-export async function evaluateRepetition(inputs: RepetitionInputsForRun): Promise<RepetitionRecord> {
+export async function evaluateRepetition(inputs: RepetitionInputsForRun & EndStateInputs): Promise<RepetitionRecord> {
   const { scenario, agent } = inputs;
   const started_at = isoTime(inputs.now());
   const run = await runAgent({ ...agent, query: scenario.query, dispatcher: inputs.dispatcher });
@@ -40,7 +43,7 @@ export type ExternalOutcome =
     }
   | { kind: "timed_out"; reason: string };
 
-export interface ExternalRepetitionInputs extends Omit<RepetitionInputsForRun, "agent" | "dispatcher"> {
+export interface ExternalRepetitionInputs extends Omit<RepetitionInputsForRun, "agent" | "dispatcher">, EndStateInputs {
   /** The tools the agent was given, as the judge reads their definitions. */
   tools: ChatTool[];
   outcome: ExternalOutcome;
@@ -90,12 +93,13 @@ type RunOutcome = Pick<
 type ScoringInputs = Pick<
   RepetitionInputsForRun,
   "scenario" | "repetition" | "attempt_id" | "executedCalls" | "validator" | "judge" | "now"
-> & {
-  tools: ChatTool[];
-  /** The built-in agent's connection, to name it when it failed; null for an external agent. */
-  agent_connection: string | null;
-  started_at: string;
-};
+> &
+  EndStateInputs & {
+    tools: ChatTool[];
+    /** The built-in agent's connection, to name it when it failed; null for an external agent. */
+    agent_connection: string | null;
+    started_at: string;
+  };
 
 async function scoreRepetition(inputs: ScoringInputs, run: RunOutcome): Promise<RepetitionRecord> {
   const { scenario, started_at } = inputs;
@@ -109,10 +113,26 @@ async function scoreRepetition(inputs: ScoringInputs, run: RunOutcome): Promise<
 
   // The evidence names the harness error with its kind; the runner's own message covers a failure
   // the attempt reported without recording a call.
-  const harness_error = harnessErrorAmong(calls) ?? run.harness_error ?? null;
+  let harness_error = harnessErrorAmong(calls) ?? run.harness_error ?? null;
   let infrastructure_error = run.model_failure
     ? connectionFailed("agent", inputs.agent_connection ?? "", run.model_failure.message)
     : null;
+
+  // The outcome is graded whenever the run got to an end (even past a selection failure, so the
+  // report names the differing paths too); a broken or timed-out run has no outcome to grade.
+  const finished = harness_error === null && infrastructure_error === null && run.timed_out === undefined;
+  let end_state: EndStateResult | null = null;
+  if (finished && scenario.end_state) {
+    const graded = inputs.endState
+      ? await gradeScenarioEndState(scenario.end_state, inputs.endState)
+      : {
+          ok: false as const,
+          harness_error: "the scenario has an end state, but this runner cannot read attempts' state",
+        };
+    if (graded.ok) end_state = graded.result;
+    else harness_error = graded.harness_error;
+  }
+  const outputs = finished ? scenarioOutputs(scenario, run.messages, run.final_answer) : null;
 
   let judge: JudgeCall | null = null;
   // A broken repetition is an error whatever the judge would say (a forbidden call already failed
@@ -122,7 +142,7 @@ async function scoreRepetition(inputs: ScoringInputs, run: RunOutcome): Promise<
     harness_error === null &&
     infrastructure_error === null &&
     run.timed_out === undefined &&
-    needsJudge(selection, calls.length)
+    needsJudge(selection, calls.length, gradedByOutcome(scenario))
   ) {
     judge = await callJudgeFor(inputs.judge, inputs, calls, run.final_answer);
     if (judge.model_failure)
@@ -137,6 +157,8 @@ async function scoreRepetition(inputs: ScoringInputs, run: RunOutcome): Promise<
     harness_error,
     infrastructure_error,
     timed_out: run.timed_out ?? null,
+    end_state,
+    outputs,
   });
   return {
     scenario_id: scenario.id,
@@ -157,6 +179,8 @@ async function scoreRepetition(inputs: ScoringInputs, run: RunOutcome): Promise<
           }
         : null,
     verdict,
+    ...(scenario.end_state ? { end_state } : {}),
+    ...(scenario.outputs ? { outputs } : {}),
     transcript: { messages: run.messages, turns: run.turns },
     started_at,
     finished_at: isoTime(inputs.now()),

@@ -230,6 +230,10 @@ function unjudgedReason(repetition: LabelledRunRepetition): string {
       return "was decided without the judge (no calls, as expected)";
     case "timed_out":
       return "was decided without the judge (the external agent timed out)";
+    case "end_state":
+      return "was decided without the judge (by its end state)";
+    case "outputs":
+      return "was decided without the judge (by its required outputs)";
     default:
       return `was never scored by the judge (it ended in an error: ${repetition.cause})`;
   }

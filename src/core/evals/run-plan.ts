@@ -27,6 +27,7 @@ import {
 import type { PinnedOperation, PinnedRecord } from "../simulation/setup.js";
 import type { ScenarioAttack } from "../scoring/attacks.js";
 import { attackedScenarios } from "./attack-plan.js";
+import { gradingOf, type ScenarioGrading } from "./end-state-types.js";
 import { scenarioPlan } from "./scenario-plan.js";
 import { suiteToolEntries } from "./suite-tools.js";
 import type { Scenario, Suite } from "./suite-types.js";
@@ -36,7 +37,7 @@ export const SUITE_TOOLS_PATH = "/agent/tools";
 
 export interface ScenarioRunPlan {
   /** `attack` is set on the attacked copy of a scenario (attack-plan.ts). */
-  scenario: Pick<Scenario, "id" | "query" | "expect" | "forbid"> & { attack?: ScenarioAttack };
+  scenario: Pick<Scenario, "id" | "query" | "expect" | "forbid"> & ScenarioGrading & { attack?: ScenarioAttack };
   /** The run's pins with this scenario's variants and starting state: what each of its attempts is set up with. */
   simulation: SimulationPlan;
   /** What the run record keeps of this scenario's pins (pointers to revisions; inline tools whole). */
@@ -73,7 +74,13 @@ export async function planRun(
       return;
     }
     scenarios.push({
-      scenario: { id: scenario.id, query: scenario.query, expect: scenario.expect, forbid: scenario.forbid },
+      scenario: {
+        id: scenario.id,
+        query: scenario.query,
+        expect: scenario.expect,
+        forbid: scenario.forbid,
+        ...gradingOf(scenario),
+      },
       simulation: applied.plan,
       pinned: pinnedRecords(applied.plan),
     });

@@ -32,6 +32,7 @@ import type { InlineTool } from "../simulation/plan.js";
 import { FUNCTION_NAME } from "../simulation/tool-names.js";
 import { MAX_RUNS_PER_SCENARIO, repetitionLimitProblem } from "./run-limits.js";
 import { readAttacks, runScenarioCount } from "./suite-attacks.js";
+import { END_STATE_SCENARIO_FIELDS, readScenarioGrading } from "./suite-end-state-parse.js";
 import {
   DEFAULT_CALIBRATION,
   DEFAULT_JUDGE_THRESHOLD,
@@ -125,7 +126,16 @@ const INLINE_TOOL_FIELDS = [
   "annotations",
   "testing",
 ] as const;
-const SCENARIO_FIELDS = ["id", "query", "expect", "forbid", "variants", "initial_state", "datasets"] as const;
+const SCENARIO_FIELDS = [
+  "id",
+  "query",
+  "expect",
+  "forbid",
+  "variants",
+  "initial_state",
+  "datasets",
+  ...END_STATE_SCENARIO_FIELDS,
+];
 const JUDGE_FIELDS = ["connection", "threshold", "parameters", "require_calibration"] as const;
 const CALIBRATION_FIELDS = ["min_labels", "min_kappa"] as const;
 
@@ -516,15 +526,22 @@ function readScenarios(value: unknown, problems: ProblemList): Scenario[] | unde
   return scenarios.length === value.length ? scenarios : undefined;
 }
 
-/** The ids of the scenarios that expect calls (expect given and not null), read from the document as sent. */
+/**
+ * The ids of the scenarios that expect calls (expect given and not null), read from the document as
+ * sent, except those graded by their outcome (end_state or outputs), which code decides in the judge's place.
+ */
 function scenariosExpectingCalls(value: unknown): string[] {
   if (!Array.isArray(value)) return [];
   const ids = value.flatMap((item, index) =>
-    isRecord(item) && item.expect !== undefined && item.expect !== null
+    isRecord(item) && item.expect !== undefined && item.expect !== null && !gradedInCode(item)
       ? [typeof item.id === "string" ? `"${item.id}"` : `#${index}`]
       : [],
   );
   return [...new Set(ids)];
+}
+
+function gradedInCode(scenario: Record<string, unknown>): boolean {
+  return scenario.end_state !== undefined || (Array.isArray(scenario.outputs) && scenario.outputs.length > 0);
 }
 
 function readScenario(value: unknown, path: string, problems: ProblemList): Scenario | undefined {
@@ -570,10 +587,12 @@ function readScenario(value: unknown, path: string, problems: ProblemList): Scen
         problems.add(at(path, "forbid", index), `"${name}" is expected in this scenario and cannot also be forbidden`);
     });
   }
+  const graded = readScenarioGrading(scenario, path, problems);
   if (id === undefined || query === undefined || expected === undefined || !forbid) return undefined;
   if ((scenario.variants !== undefined && !variants) || (scenario.initial_state !== undefined && !initialState))
     return undefined;
   if (scenario.datasets !== undefined && !datasets) return undefined;
+  if (!graded.ok) return undefined;
   return {
     id,
     query,
@@ -582,6 +601,7 @@ function readScenario(value: unknown, path: string, problems: ProblemList): Scen
     ...(variants ? { variants } : {}),
     ...(initialState ? { initial_state: initialState } : {}),
     ...(datasets ? { datasets } : {}),
+    ...graded.grading,
   };
 }
 

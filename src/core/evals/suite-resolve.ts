@@ -17,6 +17,7 @@ import type { ApprovalMode, Policy } from "../policy/types.js";
 import type { ToolLibrary } from "../simulation/library.js";
 import { planSimulation, type PlanRefusal, type SimulationPlan } from "../simulation/plan.js";
 import { checkAttacks } from "./suite-attacks.js";
+import { endStateProblems } from "./suite-end-state-parse.js";
 import type { RealToolContext } from "../simulation/real-tools.js";
 import { suiteApprovals } from "./suite-approvals.js";
 import { toolEntry } from "./suite-tools.js";
@@ -177,6 +178,7 @@ function scenarioProblems(suite: Suite, plan: SimulationPlan): Problem[] {
         message: `the agent has no tool "${tool}" (state is kept per tool name, not function name); ${near !== undefined ? `did you mean "${near}"?` : `its tools are ${toolNames.join(", ")}`}`,
       });
     }
+    problems.push(...endStateProblems(scenario, path, functions, toolNames));
   });
   checkAttacks(suite.attacks ?? [], plan.operations, problems, unknownFunction);
   return problems;

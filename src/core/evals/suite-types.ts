@@ -11,6 +11,7 @@ import type { JsonObject } from "../json.js";
 import type { ApprovalMode } from "../policy/types.js";
 import type { CalibrationRequirement } from "../scoring/calibration.js";
 import type { InlineTool } from "../simulation/plan.js";
+import type { ScenarioGrading } from "./end-state-types.js";
 
 export const DEFAULT_RUNS_PER_SCENARIO = 3;
 export const DEFAULT_MAX_ITERATIONS = 4;
@@ -78,7 +79,7 @@ export interface ExternalAgent {
 
 export type SuiteAgent = BuiltInAgent | ExternalAgent;
 
-export interface Scenario {
+export interface Scenario extends ScenarioGrading {
   id: string;
   query: string;
   /** A function name, names that must all be called, or null: no tool call is correct. */

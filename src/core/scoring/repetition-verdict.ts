@@ -1,10 +1,13 @@
 /**
- * One repetition's verdict, from selection, the judge and anything that broke on the way. The rule
+ * One repetition's verdict, from selection, the outcome (end state and required outputs, for a
+ * scenario graded by them, in the judge's place), the judge and anything that broke on the way. The rule
  * is that nothing broken reads as a pass: a harness error, a judge error, an infrastructure error
  * (a dead-lettered message, an unreachable model) or a judge that never answered makes the
  * repetition `error`, with its cause, never `pass`. A forbidden call is the one thing that stands
  * even next to an error: it was observed, needs no judge, and fails the run on its own.
  */
+import type { EndStateResult } from "./end-state.js";
+import type { OutputsResult } from "./outputs.js";
 import type { ForbiddenCall, SelectionResult } from "./selection.js";
 
 /** What the judge produced for a repetition, if it was asked. */
@@ -28,6 +31,10 @@ export interface RepetitionInputs {
    * failure, not the harness's, so it fails the repetition rather than making it an error.
    */
   timed_out?: string | null;
+  /** The end state's grade, for a scenario with `end_state` (end-state.ts); it takes the judge's place. */
+  end_state?: EndStateResult | null;
+  /** The required outputs' grade, for a scenario with `outputs` (outputs.ts); it takes the judge's place. */
+  outputs?: OutputsResult | null;
 }
 
 export type RepetitionCause =
@@ -40,6 +47,10 @@ export type RepetitionCause =
   | "judge_score"
   | "no_calls_expected"
   | "timed_out"
+  /** Graded by its outcome: the end state (and outputs) decided, pass or fail. */
+  | "end_state"
+  /** Graded by its required outputs alone (no end state), or the end state matched and an output is missing. */
+  | "outputs"
   | "harness_error"
   | "judge_error"
   | "infrastructure_error";
@@ -60,9 +71,12 @@ export interface RepetitionVerdict {
   judge_decided: boolean;
 }
 
-/** The judge is asked only about repetitions that passed selection and made calls. */
-export function needsJudge(selection: SelectionResult, calls: number): boolean {
-  return selection.pass && calls > 0;
+/**
+ * The judge is asked only about repetitions that passed selection and made calls, and never about a
+ * scenario graded by its outcome (end state or required outputs), which code decides.
+ */
+export function needsJudge(selection: SelectionResult, calls: number, gradedByOutcome = false): boolean {
+  return selection.pass && calls > 0 && !gradedByOutcome;
 }
 
 export function repetitionVerdict(inputs: RepetitionInputs): RepetitionVerdict {
@@ -85,8 +99,14 @@ export function repetitionVerdict(inputs: RepetitionInputs): RepetitionVerdict {
   // What it did before the deadline still counts for forbidden calls (above); nothing else is judged.
   if (inputs.timed_out)
     return { ...base, outcome: "fail", pass: false, reason: `Timed out: ${inputs.timed_out}`, cause: "timed_out" };
-  if (!selection.pass)
-    return { ...base, outcome: "fail", pass: false, reason: selection.reason, cause: selectionCause(selection) };
+  if (!selection.pass) {
+    // What the outcome showed is said too: a skipped write fails selection and leaves its path unchanged.
+    const also = [inputs.end_state, inputs.outputs].flatMap((grade) => (grade && !grade.pass ? [grade.reason] : []));
+    const reason = [selection.reason, ...also].join(" ");
+    return { ...base, outcome: "fail", pass: false, reason, cause: selectionCause(selection) };
+  }
+  const outcome = outcomeGrade(inputs);
+  if (outcome) return { ...base, ...outcome };
   if (inputs.calls === 0)
     return { ...base, outcome: "pass", pass: true, reason: selection.reason, cause: "no_calls_expected" };
 
@@ -106,6 +126,22 @@ export function repetitionVerdict(inputs: RepetitionInputs): RepetitionVerdict {
 }
 
 type Broken = { reason: string; cause: RepetitionCause };
+
+/**
+ * A scenario graded by its outcome is decided in code, in the judge's place: it passes when the end
+ * state matches and every required output is stated, and fails naming each mismatch and each
+ * missing fact otherwise. Null for a scenario with neither (the judge decides it).
+ */
+function outcomeGrade(
+  inputs: RepetitionInputs,
+): Pick<RepetitionVerdict, "outcome" | "pass" | "reason" | "cause"> | null {
+  const { end_state, outputs } = inputs;
+  if (!end_state && !outputs) return null;
+  const pass = (end_state?.pass ?? true) && (outputs?.pass ?? true);
+  const reason = [end_state?.reason, outputs?.reason].filter(Boolean).join(" ");
+  const cause: RepetitionCause = end_state && (pass || !end_state.pass) ? "end_state" : "outputs";
+  return { outcome: pass ? "pass" : "fail", pass, reason, cause };
+}
 
 /** A failed selection's cause: the agent's own kind of mistake when there is one, so a report can tell them apart. */
 function selectionCause(selection: SelectionResult): RepetitionCause {

@@ -217,6 +217,12 @@ const Repetition = named(
     selection: JsonValue,
     judge: JsonValue,
     verdict: JsonValue,
+    end_state: JsonValue.describe(
+      "For a scenario with end_state: {pass, reason, mismatches: [{path, expected, actual}], mismatch_count, changes: [{path, before, after}] over the starting state, change_count, expected_changes (the gold calls'), gold_attempt_id}; null otherwise or when it was not graded (docs/evals.md, Graded by outcome).",
+    ),
+    outputs: JsonValue.describe(
+      "For a scenario with outputs: {pass, reason, missing: [the facts no answer stated]}; null otherwise.",
+    ),
     transcript: JsonValue,
     started_at: JsonValue,
     finished_at: JsonValue,

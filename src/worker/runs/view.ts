@@ -145,6 +145,8 @@ export function repetitionDetail(item: RepetitionItem) {
     selection: record?.selection ?? null,
     judge: record?.judge ?? null,
     verdict: record?.verdict ?? null,
+    end_state: record?.end_state ?? null,
+    outputs: record?.outputs ?? null,
     transcript: record?.transcript ?? null,
     started_at: record?.started_at ?? null,
     finished_at: record?.finished_at ?? null,

@@ -15,6 +15,7 @@ import { ScoreHistogram } from "../charts/score-histogram.js";
 import { Badge, Notice } from "../components.js";
 import { callDetailText, callKindText, problemsText } from "./call-text.js";
 import { ScrollRegion } from "./scroll-region.js";
+import { EndStateSection } from "./end-state-view.js";
 import { duration, seg, when } from "../format.js";
 import type { PageResult } from "../page.js";
 import type { RunPageData } from "./data.js";
@@ -633,6 +634,7 @@ function RepetitionDetails(props: { run: RunView; item: RepetitionItem }) {
 /** The judge's line: its score, and its reason only when the verdict above does not already quote it. */
 function judgeWords(r: RepetitionRecord): string {
   const judge = r.judge?.outcome;
+  if (!judge && (r.end_state || r.outputs)) return "not asked: the end state and required outputs decide this scenario";
   if (!judge) return "not asked (selection decided, or no calls)";
   if (judge.kind !== "score") return `error: ${judge.message}`;
   return r.verdict.reason.includes(judge.reason)
@@ -684,6 +686,7 @@ function RepetitionBody(props: { record: RepetitionRecord }) {
           </table>
         </ScrollRegion>
       )}
+      <EndStateSection record={r} />
       <h4>Approval requests</h4>
       {r.approval_requests.length === 0 ? (
         <p>None.</p>

@@ -31,6 +31,7 @@ import { runStub } from "../coordinator/access.js";
 import { answerBudget } from "./answer-budget.js";
 import { attemptDispatcher, evidenceMark, evidenceSince, releaseAttempt } from "./attempt-ports.js";
 import { ensureAttempt } from "./attempt-setup.js";
+import { endStatePort } from "./end-state-ports.js";
 import { batchConcurrency, forEachBounded, limitedClient } from "./concurrency.js";
 import { EVAL_DEAD_LETTER_QUEUE_NAME, isEvalMessage } from "./messages.js";
 import { runExternalJob } from "../external/job.js";
@@ -178,6 +179,7 @@ export async function runJob(
     validator: schemaValidator(),
     judge,
     now: () => clock.now(),
+    ...(job.scenario.end_state ? { endState: endStatePort(env, job, afterSeq) } : {}),
   });
 }
 

@@ -11,7 +11,9 @@ import type { ScenarioAttack } from "../../../core/scoring/attacks.js";
 import type { CalibrationGate, Gate } from "../../../core/scoring/run-verdict.js";
 
 /** `attack` marks the attacked copy of a scenario (core/evals/attack-plan.ts). */
-export type RunScenario = Pick<Scenario, "id" | "query" | "expect" | "forbid"> & { attack?: ScenarioAttack };
+export type RunScenario = Pick<Scenario, "id" | "query" | "expect" | "forbid" | "end_state" | "outputs"> & {
+  attack?: ScenarioAttack;
+};
 
 /** The built-in agent as every repetition of the run runs it. */
 export interface RunAgent {

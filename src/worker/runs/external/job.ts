@@ -38,6 +38,7 @@ import type { Env } from "../../platform/env.js";
 import { schemaValidator } from "../../platform/services.js";
 import type { ExternalPhase, RunExternalAgent, RunJob } from "../coordinator/replies.js";
 import { evidenceSince } from "../consumer/attempt-ports.js";
+import { endStatePort } from "../consumer/end-state-ports.js";
 import { externalAttemptToken } from "./attempt-token.js";
 import { openAgentSecret } from "../../agent-secrets/agent-secret.js";
 import { completionOutcome } from "./completion.js";
@@ -128,6 +129,7 @@ export async function runExternalJob(
     judge,
     started_at: jobStartedAt(job.external.deadline_at, job.agent),
     now: () => clock.now(),
+    ...(job.scenario.end_state ? { endState: endStatePort(env, job, 0) } : {}),
   });
 }
 
