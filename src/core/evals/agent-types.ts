@@ -11,6 +11,7 @@ import type { ApprovalRequest, ExecutedCall, RefusedCall, RepetitionCall } from 
 import type { JudgeOutcome, RepetitionVerdict } from "../scoring/repetition-verdict.js";
 import type { SelectionResult } from "../scoring/selection.js";
 import type { ModelParameters, Scenario } from "./suite-types.js";
+import type { ConversationRecord, UserModelInputs } from "./conversation-types.js";
 
 /** What one tool call through the attempt answered, as the model is to be told. */
 export type ToolAnswer =
@@ -71,6 +72,14 @@ export interface AgentRunInputs {
   max_iterations: number;
   max_function_calls: number;
   dispatcher: ToolDispatcher;
+  /**
+   * A later turn of a conversation (conversation-loop.ts): the messages so far, system prompt
+   * first; `query` is then the user's new message. `max_iterations` and `max_function_calls` count
+   * per turn.
+   */
+  history?: readonly ChatMessage[];
+  /** The call ids earlier turns of the same conversation used: a call id stays unique in the attempt. */
+  used_call_ids?: Set<string>;
 }
 
 export interface AgentRun {
@@ -133,13 +142,15 @@ export interface RepetitionRecord {
   verdict: RepetitionVerdict;
   /** The runner's messages and per-turn latency and usage; null for repetitions that never ran (dead letters). */
   transcript: { messages: ChatMessage[]; turns: TranscriptTurn[] } | null;
+  /** A conversation scenario's: how it ended, the user model's turns, and each side's model calls. */
+  conversation?: ConversationRecord;
   started_at: string;
   finished_at: string;
 }
 
 /** What evaluateRepetition (evaluate-repetition.ts) needs for one repetition of one scenario. */
 export interface RepetitionInputsForRun {
-  scenario: Pick<Scenario, "id" | "query" | "expect" | "forbid">;
+  scenario: Pick<Scenario, "id" | "query" | "expect" | "forbid" | "user">;
   repetition: number;
   attempt_id: string;
   agent: Omit<AgentRunInputs, "query" | "dispatcher">;
@@ -159,4 +170,6 @@ export interface RepetitionInputsForRun {
   } | null;
   /** Epoch milliseconds, for started_at / finished_at. */
   now(): number;
+  /** The suite's user model, for a conversation scenario; its instruction and turn limit come from the scenario. */
+  user_model?: Omit<UserModelInputs, "instruction">;
 }

@@ -46,6 +46,7 @@ export function attackedScenarios(
         scenario: {
           id: attackedScenarioId(scenario.id, attack.id),
           query: scenario.query,
+          ...(scenario.user === undefined ? {} : { user: scenario.user }),
           expect: scenario.expect,
           forbid: [...new Set([...scenario.forbid, attack.target.function])],
           attack: {

@@ -35,7 +35,7 @@ export const SUITE_TOOLS_PATH = "/agent/tools";
 
 export interface ScenarioRunPlan {
   /** `attack` is set on the attacked copy of a scenario (attack-plan.ts). */
-  scenario: Pick<Scenario, "id" | "query" | "expect" | "forbid"> & { attack?: ScenarioAttack };
+  scenario: Pick<Scenario, "id" | "query" | "expect" | "forbid" | "user"> & { attack?: ScenarioAttack };
   /** The run's pins with this scenario's variants and starting state: what each of its attempts is set up with. */
   simulation: SimulationPlan;
   /** What the run record keeps of this scenario's pins (pointers to revisions; inline tools whole). */
@@ -70,7 +70,13 @@ export async function planRun(
       return;
     }
     scenarios.push({
-      scenario: { id: scenario.id, query: scenario.query, expect: scenario.expect, forbid: scenario.forbid },
+      scenario: {
+        id: scenario.id,
+        query: scenario.query,
+        expect: scenario.expect,
+        forbid: scenario.forbid,
+        ...(scenario.user === undefined ? {} : { user: scenario.user }),
+      },
       simulation: applied.plan,
       pinned: applied.plan.operations.map(pinnedRecord),
     });

@@ -31,6 +31,7 @@ import type { InlineTool } from "../simulation/plan.js";
 import { FUNCTION_NAME } from "../simulation/tool-names.js";
 import { MAX_RUNS_PER_SCENARIO, repetitionLimitProblem } from "./run-limits.js";
 import { readAttacks, runScenarioCount } from "./suite-attacks.js";
+import { conversationProblems, readScenarioOpening, readUserModel } from "./suite-conversation-parse.js";
 import {
   DEFAULT_CALIBRATION,
   DEFAULT_JUDGE_THRESHOLD,
@@ -52,7 +53,8 @@ export const DEFAULT_MISFIRE_RATE = 0.1;
 /** The judge scores calls, not prose: sampled the same way every time unless the suite says otherwise. */
 export const DEFAULT_JUDGE_TEMPERATURE = 0;
 
-export const MAX_SCENARIOS = 100;
+/** τ-bench's retail tasks import as one suite per split (train has 500, the three splits 635): room for them all. */
+export const MAX_SCENARIOS = 1000;
 /** As many tool entries as a simulation takes. */
 export const MAX_SUITE_TOOLS = 50;
 export const MAX_ITERATIONS_LIMIT = 50;
@@ -96,6 +98,7 @@ const SUITE_FIELDS = [
   "misfire_rate",
   "judge",
   "attacks",
+  "user_model",
 ] as const;
 const AGENT_FIELDS = [
   "kind",
@@ -124,7 +127,7 @@ const INLINE_TOOL_FIELDS = [
   "annotations",
   "testing",
 ] as const;
-const SCENARIO_FIELDS = ["id", "query", "expect", "forbid", "variants", "initial_state"] as const;
+const SCENARIO_FIELDS = ["id", "query", "expect", "forbid", "variants", "initial_state", "user"] as const;
 const JUDGE_FIELDS = ["connection", "threshold", "parameters", "require_calibration"] as const;
 const CALIBRATION_FIELDS = ["min_labels", "min_kappa"] as const;
 
@@ -154,6 +157,9 @@ export function parseSuite(document: unknown): SuiteParse {
   );
   const judge = root.judge === undefined ? undefined : readJudge(root.judge, problems);
   const attacks = root.attacks === undefined ? undefined : readAttacks(root.attacks, scenarios, problems);
+  const userModel =
+    root.user_model === undefined ? undefined : readUserModel(root.user_model, problems, readParameters);
+  conversationProblems(root, problems);
 
   // A suite no run could carry is refused now, as its first run would be (run-limits.ts).
   if (scenarios && runs !== undefined) {
@@ -191,6 +197,7 @@ export function parseSuite(document: unknown): SuiteParse {
       misfire_rate: misfireRate,
       ...(judge === undefined ? {} : { judge }),
       ...(attacks === undefined || attacks.length === 0 ? {} : { attacks }),
+      ...(userModel === undefined ? {} : { user_model: userModel }),
     },
   };
 }
@@ -540,10 +547,9 @@ function readScenario(value: unknown, path: string, problems: ProblemList): Scen
           "expected 1 to 64 letters, digits, '_', '.' or '-', starting with a letter or digit",
           problems,
         );
-  const query =
-    scenario.query === undefined
-      ? missing(at(path, "query"), "the user's message", problems)
-      : readString(scenario.query, at(path, "query"), problems, { nonEmpty: true, maxLength: MAX_QUERY_LENGTH });
+  const opening = readScenarioOpening(scenario, path, problems, (query) =>
+    readString(query, at(path, "query"), problems, { nonEmpty: true, maxLength: MAX_QUERY_LENGTH }),
+  );
   const expected = readExpect(scenario.expect, at(path, "expect"), problems);
   const forbid = scenario.forbid === undefined ? [] : readFunctionNames(scenario.forbid, at(path, "forbid"), problems);
   const variants =
@@ -560,12 +566,12 @@ function readScenario(value: unknown, path: string, problems: ProblemList): Scen
         problems.add(at(path, "forbid", index), `"${name}" is expected in this scenario and cannot also be forbidden`);
     });
   }
-  if (id === undefined || query === undefined || expected === undefined || !forbid) return undefined;
+  if (id === undefined || opening === undefined || expected === undefined || !forbid) return undefined;
   if ((scenario.variants !== undefined && !variants) || (scenario.initial_state !== undefined && !initialState))
     return undefined;
   return {
     id,
-    query,
+    ...opening,
     expect: expected,
     forbid,
     ...(variants ? { variants } : {}),

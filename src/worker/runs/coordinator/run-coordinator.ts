@@ -152,6 +152,7 @@ export class RunCoordinator extends DurableObject<Env> implements RunMethods {
         claim,
         agent: start.agent,
         judge: start.judge,
+        ...(start.user_model ? { user_model: start.user_model } : {}),
         ...(external ? { external } : {}),
         ...attemptSetupOf(start, slot),
       },
