@@ -218,6 +218,8 @@ const Repetition = named(
     judge: JsonValue,
     verdict: JsonValue,
     transcript: JsonValue,
+    /** Conversation scenarios only: stop_reason, user_model, user_turns, usage (agent and user model apart). */
+    conversation: JsonValue.optional(),
     started_at: JsonValue,
     finished_at: JsonValue,
   }),

@@ -146,6 +146,8 @@ export function repetitionDetail(item: RepetitionItem) {
     judge: record?.judge ?? null,
     verdict: record?.verdict ?? null,
     transcript: record?.transcript ?? null,
+    // A conversation scenario's: how it ended, the user model's turns, each side's model calls.
+    ...(record?.conversation ? { conversation: record.conversation } : {}),
     started_at: record?.started_at ?? null,
     finished_at: record?.finished_at ?? null,
   };
