@@ -68,6 +68,8 @@ export function runView(row: RunRow, progress: RunProgress | null) {
     runs_needed_95: figures?.runs_needed_95 ?? null,
     attacks: progress?.summary.attacks ?? null,
     ending: progress?.summary.ending ?? null,
+    // Runs with conversation scenarios only: the agent's and the user model's calls and tokens, apart.
+    ...(progress?.summary.conversation_usage ? { conversation_usage: progress.summary.conversation_usage } : {}),
     pinned: parse(row.pinned),
     trigger: parse(row.trigger),
     created_by: row.created_by,

@@ -99,6 +99,12 @@ describe("a conversation scenario", () => {
       { role: "assistant", content: APPROVED },
     ]);
     expect(detail).toMatchObject({ stop_reason: "final_answer", final_answer: APPROVED, verdict: { pass: true } });
+    // The run's summary counts the same calls, each side apart.
+    expect(run.conversation_usage).toEqual({
+      repetitions: 1,
+      agent: sum(transcript.turns),
+      user_model: sum(conversation.user_turns),
+    });
 
     // The user model was asked twice, with its prompt and the conversation from its side.
     const asked = await server.log(userSim);

@@ -31,6 +31,7 @@ import {
   type RunRowProgress,
 } from "../../../adapters/d1/runs.js";
 import type { RepetitionRecord } from "../../../core/evals/agent-types.js";
+import type { ConversationUsage } from "../../../core/evals/conversation-usage.js";
 import { deadLetterRecord, evaluateExternalRepetition, notRunRecord } from "../../../core/evals/evaluate-repetition.js";
 import { systemClock, type Clock } from "../../../core/ports.js";
 import type { ExecutedCall } from "../../../core/scoring/calls.js";
@@ -441,6 +442,10 @@ export class RunCoordinator extends DurableObject<Env> implements RunMethods {
           scenario_index: row.scenario_index,
           repetition: row.repetition,
           verdict: JSON.parse(row.verdict) as RepetitionVerdict,
+          // SAFETY: extracted from the record column, JSON.stringify of a RepetitionRecord.
+          ...(row.conversation_usage === null
+            ? {}
+            : { conversation_usage: JSON.parse(row.conversation_usage) as ConversationUsage }),
         });
       }
     }
@@ -463,6 +468,7 @@ export class RunCoordinator extends DurableObject<Env> implements RunMethods {
         scenario_index: slot.scenario_index,
         repetition: slot.repetition,
         verdict: record.verdict,
+        ...(record.conversation ? { conversation_usage: record.conversation.usage } : {}),
       });
     return true;
   }
