@@ -1,3 +1,4 @@
+import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { runConversation, type ConversationRun } from "../../../src/core/evals/conversation-loop.js";
 import type { TranscriptTurn } from "../../../src/core/evals/agent-types.js";
@@ -231,5 +232,71 @@ describe("userModelMessages", () => {
       { role: "assistant", content: "hello" },
       { role: "user", content: "done" },
     ]);
+  });
+});
+
+describe("runConversation, for any script", () => {
+  const userStep = fc.oneof(
+    fc.string({ minLength: 1, maxLength: 20 }).map((text) => ({ kind: "say" as const, text: `u:${text}` })),
+    fc.constant({ kind: "stop" as const }),
+    fc.constant({ kind: "fail" as const }),
+    fc.constant({ kind: "silent" as const }),
+  );
+  const agentStep = fc.oneof(
+    fc.string({ maxLength: 20 }).map((text) => ({ kind: "say" as const, text: `a:${text}` })),
+    fc.constant({ kind: "lookup" as const }),
+    fc.constant({ kind: "hold" as const }),
+  );
+
+  it("never shows the agent the instruction or a stop message, never exceeds max_turns, and says why it ended", async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        fc.array(userStep, { minLength: 1, maxLength: 8 }),
+        fc.array(agentStep, { minLength: 1, maxLength: 12 }),
+        fc.integer({ min: 1, max: 6 }),
+        async (userScript, agentScript, maxTurns) => {
+          let u = 0;
+          let a = 0;
+          const user = (): ReturnType<typeof said> => {
+            const step = userScript[u++] ?? { kind: "stop" as const };
+            if (step.kind === "say") return said(step.text);
+            if (step.kind === "stop") return said("done ###STOP###");
+            if (step.kind === "silent") return said("");
+            return failed(UNAUTHORIZED);
+          };
+          const agent = (): ReturnType<typeof said> => {
+            const step = agentScript[a++] ?? { kind: "say" as const, text: "a:end" };
+            if (step.kind === "say") return said(step.text);
+            if (step.kind === "lookup") return calls(call(`c${a}`, "get_invoice", { invoice_id: "INV-10431" }));
+            return calls(call(`h${a}`, "place_invoice_on_hold", { invoice_id: "INV-10431", reason: "duplicate" }));
+          };
+          const {
+            run,
+            agent: agentModel,
+            user: userModel,
+          } = conversationOf(
+            Array.from({ length: 200 }, () => agent),
+            Array.from({ length: 50 }, () => user),
+            maxTurns,
+          );
+          const result = await run();
+          const seen = JSON.stringify(agentModel.requests);
+          expect(seen).not.toContain("Dana");
+          expect(seen).not.toContain("###STOP###");
+          const sent = result.messages.filter((m) => m.role === "user");
+          expect(sent.length).toBeLessThanOrEqual(maxTurns);
+          // Every answer the user model gave is kept; a failed request has no answer to keep.
+          const failedRequests = result.user_model_failure ? 1 : 0;
+          expect(result.conversation.user_turns).toHaveLength(userModel.requests.length - failedRequests);
+          const stop = result.conversation.stop_reason;
+          if (stop === "max_turns") expect(sent).toHaveLength(maxTurns);
+          if (stop === "user_stop") expect(result.conversation.user_turns.at(-1)?.content).toContain("###STOP###");
+          if (stop === "agent_stop") expect(result.stop_reason).not.toBe("final_answer");
+          if (stop !== "agent_stop" && result.stop_reason !== null) expect(result.stop_reason).toBe("final_answer");
+          expect(stop === "user_model_error").toBe(result.conversation.user_model_error !== undefined);
+        },
+      ),
+      { numRuns: 200 },
+    );
   });
 });
