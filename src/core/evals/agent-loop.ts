@@ -58,7 +58,7 @@ export const MAX_KEPT_CALL_ID = MAX_NAME_LENGTH - 40;
 
 export async function runAgent(inputs: AgentRunInputs): Promise<AgentRun> {
   const messages: ChatMessage[] = [
-    { role: "system", content: inputs.instructions },
+    ...(inputs.history ?? [{ role: "system", content: inputs.instructions }]),
     { role: "user", content: inputs.query },
   ];
   const turns: TranscriptTurn[] = [];
@@ -67,7 +67,7 @@ export async function runAgent(inputs: AgentRunInputs): Promise<AgentRun> {
   const offered = new Set(inputs.tools.map((tool) => tool.name));
   let callsMade = 0;
   /** Call ids already dispatched or recorded in this run (see the note on ids above). */
-  const usedIds = new Set<string>();
+  const usedIds = inputs.used_call_ids ?? new Set<string>();
   let lastText: string | null = null;
   const finish = (
     stop_reason: AgentStopReason,

@@ -13,6 +13,7 @@ import type { SelectionResult } from "../scoring/selection.js";
 import type { ModelParameters, Scenario } from "./suite-types.js";
 import type { EndStateResult } from "../scoring/end-state.js";
 import type { OutputsResult } from "../scoring/outputs.js";
+import type { ConversationRecord, UserModelInputs } from "./conversation-types.js";
 
 /** What one tool call through the attempt answered, as the model is to be told. */
 export type ToolAnswer =
@@ -73,6 +74,14 @@ export interface AgentRunInputs {
   max_iterations: number;
   max_function_calls: number;
   dispatcher: ToolDispatcher;
+  /**
+   * A later turn of a conversation (conversation-loop.ts): the messages so far, system prompt
+   * first; `query` is then the user's new message. `max_iterations` and `max_function_calls` count
+   * per turn.
+   */
+  history?: readonly ChatMessage[];
+  /** The call ids earlier turns of the same conversation used: a call id stays unique in the attempt. */
+  used_call_ids?: Set<string>;
 }
 
 export interface AgentRun {
@@ -139,13 +148,15 @@ export interface RepetitionRecord {
   outputs?: OutputsResult | null;
   /** The runner's messages and per-turn latency and usage; null for repetitions that never ran (dead letters). */
   transcript: { messages: ChatMessage[]; turns: TranscriptTurn[] } | null;
+  /** A conversation scenario's: how it ended, the user model's turns, and each side's model calls. */
+  conversation?: ConversationRecord;
   started_at: string;
   finished_at: string;
 }
 
 /** What evaluateRepetition (evaluate-repetition.ts) needs for one repetition of one scenario. */
 export interface RepetitionInputsForRun {
-  scenario: Pick<Scenario, "id" | "query" | "expect" | "forbid" | "end_state" | "outputs">;
+  scenario: Pick<Scenario, "id" | "query" | "expect" | "forbid" | "end_state" | "outputs" | "user">;
   repetition: number;
   attempt_id: string;
   agent: Omit<AgentRunInputs, "query" | "dispatcher">;
@@ -165,4 +176,6 @@ export interface RepetitionInputsForRun {
   } | null;
   /** Epoch milliseconds, for started_at / finished_at. */
   now(): number;
+  /** The suite's user model, for a conversation scenario; its instruction and turn limit come from the scenario. */
+  user_model?: Omit<UserModelInputs, "instruction">;
 }

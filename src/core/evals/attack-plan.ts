@@ -54,6 +54,7 @@ export function attackedScenarios(
         scenario: {
           id: attackedScenarioId(scenario.id, attack.id),
           query: scenario.query,
+          ...(scenario.user === undefined ? {} : { user: scenario.user }),
           expect: scenario.expect,
           forbid: [...new Set([...scenario.forbid, attack.target.function])],
           // Utility under attack is judged as without it: the same end state and outputs.

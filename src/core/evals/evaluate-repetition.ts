@@ -17,6 +17,8 @@ import { judgeMessages, JUDGE_PROMPT_VERSION } from "../scoring/judge-prompt.js"
 import { needsJudge, repetitionVerdict } from "../scoring/repetition-verdict.js";
 import { type SelectionResult, scoreSelection } from "../scoring/selection.js";
 import { runAgent } from "./agent-loop.js";
+import { runConversation } from "./conversation-loop.js";
+import type { ConversationRecord } from "./conversation-types.js";
 import { callJudge } from "./judge-call.js";
 import type { AgentRun, JudgeCall, RepetitionInputsForRun, RepetitionRecord } from "./agent-types.js";
 import type { ChatMessage, ChatTool } from "../ports.js";
@@ -27,10 +29,45 @@ import { gradedByOutcome } from "./end-state-types.js";
 import type { EndStateResult } from "../scoring/end-state.js";
 
 export async function evaluateRepetition(inputs: RepetitionInputsForRun & EndStateInputs): Promise<RepetitionRecord> {
-  const { scenario, agent } = inputs;
+  const { agent } = inputs;
   const started_at = isoTime(inputs.now());
-  const run = await runAgent({ ...agent, query: scenario.query, dispatcher: inputs.dispatcher });
+  const run = await agentOrConversation(inputs);
   return scoreRepetition({ ...inputs, tools: agent.tools, agent_connection: agent.connection, started_at }, run);
+}
+
+/**
+ * A conversation scenario runs as a conversation with the suite's user model (conversation-loop.ts);
+ * any other as one query. A conversation without its user model is a wiring fault of the caller,
+ * reported as the user model's failure: an infrastructure error, never the agent's.
+ */
+async function agentOrConversation(inputs: RepetitionInputsForRun): Promise<RunOutcome> {
+  const { scenario, agent, dispatcher } = inputs;
+  if (scenario.user === undefined) return runAgent({ ...agent, query: scenario.query ?? "", dispatcher });
+  const userModel = inputs.user_model;
+  if (userModel === undefined)
+    return {
+      stop_reason: null,
+      final_answer: null,
+      approval_requests: [],
+      refused_calls: [],
+      messages: [],
+      turns: [],
+      user_model_error: "the scenario is a conversation, but the run was given no user model",
+    };
+  const run = await runConversation({
+    agent: { ...agent, dispatcher },
+    user: {
+      ...userModel,
+      instruction: scenario.user.instruction,
+      max_turns: scenario.user.max_turns ?? userModel.max_turns,
+    },
+  });
+  const { conversation } = run;
+  return {
+    ...run,
+    conversation,
+    ...(conversation.user_model_error === undefined ? {} : { user_model_error: conversation.user_model_error }),
+  };
 }
 
 /** What an external agent reported (POST /api/attempts/:id/complete), or that it never did. */
@@ -88,11 +125,14 @@ type RunOutcome = Pick<
 > & {
   stop_reason: RepetitionRecord["stop_reason"];
   timed_out?: string;
+  conversation?: ConversationRecord;
+  /** The user model of a conversation failed: what happened, without the connection's name. */
+  user_model_error?: string;
 };
 
 type ScoringInputs = Pick<
   RepetitionInputsForRun,
-  "scenario" | "repetition" | "attempt_id" | "executedCalls" | "validator" | "judge" | "now"
+  "scenario" | "repetition" | "attempt_id" | "executedCalls" | "validator" | "judge" | "now" | "user_model"
 > &
   EndStateInputs & {
     tools: ChatTool[];
@@ -117,6 +157,9 @@ async function scoreRepetition(inputs: ScoringInputs, run: RunOutcome): Promise<
   let infrastructure_error = run.model_failure
     ? connectionFailed("agent", inputs.agent_connection ?? "", run.model_failure.message)
     : null;
+  // The user model is the harness's, not the agent's: its failure breaks the repetition, whatever the agent did.
+  if (run.user_model_error !== undefined)
+    infrastructure_error ??= connectionFailed("user model", inputs.user_model?.connection ?? "", run.user_model_error);
 
   // The outcome is graded whenever the run got to an end (even past a selection failure, so the
   // report names the differing paths too); a broken or timed-out run has no outcome to grade.
@@ -182,6 +225,7 @@ async function scoreRepetition(inputs: ScoringInputs, run: RunOutcome): Promise<
     ...(scenario.end_state ? { end_state } : {}),
     ...(scenario.outputs ? { outputs } : {}),
     transcript: { messages: run.messages, turns: run.turns },
+    ...(run.conversation === undefined ? {} : { conversation: run.conversation }),
     started_at,
     finished_at: isoTime(inputs.now()),
   };
@@ -196,13 +240,19 @@ function callJudgeFor(
   return callJudge({
     client: judge.client,
     connection: judge.connection,
-    messages: judgeMessages({ query: inputs.scenario.query, tool_definitions: inputs.tools, calls, final_answer }),
+    // A conversation's judge reads the user's instruction as the request: what the user came for.
+    messages: judgeMessages({
+      query: inputs.scenario.query ?? inputs.scenario.user?.instruction ?? "",
+      tool_definitions: inputs.tools,
+      calls,
+      final_answer,
+    }),
     parameters: judge.parameters,
     structured_output: judge.structured_output,
   });
 }
 
-function connectionFailed(role: "agent" | "judge", connection: string, message: string): string {
+function connectionFailed(role: "agent" | "judge" | "user model", connection: string, message: string): string {
   return `the ${role}'s model connection "${connection}" failed: ${message}`;
 }
 

@@ -37,7 +37,8 @@ export const SUITE_TOOLS_PATH = "/agent/tools";
 
 export interface ScenarioRunPlan {
   /** `attack` is set on the attacked copy of a scenario (attack-plan.ts). */
-  scenario: Pick<Scenario, "id" | "query" | "expect" | "forbid"> & ScenarioGrading & { attack?: ScenarioAttack };
+  scenario: Pick<Scenario, "id" | "query" | "expect" | "forbid" | "user"> &
+    ScenarioGrading & { attack?: ScenarioAttack };
   /** The run's pins with this scenario's variants and starting state: what each of its attempts is set up with. */
   simulation: SimulationPlan;
   /** What the run record keeps of this scenario's pins (pointers to revisions; inline tools whole). */
@@ -80,6 +81,7 @@ export async function planRun(
         expect: scenario.expect,
         forbid: scenario.forbid,
         ...gradingOf(scenario),
+        ...(scenario.user === undefined ? {} : { user: scenario.user }),
       },
       simulation: applied.plan,
       pinned: pinnedRecords(applied.plan),

@@ -33,6 +33,7 @@ import { FUNCTION_NAME } from "../simulation/tool-names.js";
 import { MAX_RUNS_PER_SCENARIO, repetitionLimitProblem } from "./run-limits.js";
 import { readAttacks, runScenarioCount } from "./suite-attacks.js";
 import { END_STATE_SCENARIO_FIELDS, readScenarioGrading } from "./suite-end-state-parse.js";
+import { conversationProblems, readScenarioOpening, readUserModel } from "./suite-conversation-parse.js";
 import {
   DEFAULT_CALIBRATION,
   DEFAULT_JUDGE_THRESHOLD,
@@ -54,7 +55,8 @@ export const DEFAULT_MISFIRE_RATE = 0.1;
 /** The judge scores calls, not prose: sampled the same way every time unless the suite says otherwise. */
 export const DEFAULT_JUDGE_TEMPERATURE = 0;
 
-export const MAX_SCENARIOS = 100;
+/** τ-bench's retail tasks import as one suite per split (train has 500, the three splits 635): room for them all. */
+export const MAX_SCENARIOS = 1000;
 /** As many tool entries as a simulation takes. */
 export const MAX_SUITE_TOOLS = 50;
 export const MAX_ITERATIONS_LIMIT = 50;
@@ -98,6 +100,7 @@ const SUITE_FIELDS = [
   "misfire_rate",
   "judge",
   "attacks",
+  "user_model",
 ] as const;
 const AGENT_FIELDS = [
   "kind",
@@ -134,6 +137,7 @@ const SCENARIO_FIELDS = [
   "variants",
   "initial_state",
   "datasets",
+  "user",
   ...END_STATE_SCENARIO_FIELDS,
 ];
 const JUDGE_FIELDS = ["connection", "threshold", "parameters", "require_calibration"] as const;
@@ -165,6 +169,9 @@ export function parseSuite(document: unknown): SuiteParse {
   );
   const judge = root.judge === undefined ? undefined : readJudge(root.judge, problems);
   const attacks = root.attacks === undefined ? undefined : readAttacks(root.attacks, scenarios, problems);
+  const userModel =
+    root.user_model === undefined ? undefined : readUserModel(root.user_model, problems, readParameters);
+  conversationProblems(root, problems);
 
   // A suite no run could carry is refused now, as its first run would be (run-limits.ts).
   if (scenarios && runs !== undefined) {
@@ -202,6 +209,7 @@ export function parseSuite(document: unknown): SuiteParse {
       misfire_rate: misfireRate,
       ...(judge === undefined ? {} : { judge }),
       ...(attacks === undefined || attacks.length === 0 ? {} : { attacks }),
+      ...(userModel === undefined ? {} : { user_model: userModel }),
     },
   };
 }
@@ -558,10 +566,9 @@ function readScenario(value: unknown, path: string, problems: ProblemList): Scen
           "expected 1 to 64 letters, digits, '_', '.' or '-', starting with a letter or digit",
           problems,
         );
-  const query =
-    scenario.query === undefined
-      ? missing(at(path, "query"), "the user's message", problems)
-      : readString(scenario.query, at(path, "query"), problems, { nonEmpty: true, maxLength: MAX_QUERY_LENGTH });
+  const opening = readScenarioOpening(scenario, path, problems, (query) =>
+    readString(query, at(path, "query"), problems, { nonEmpty: true, maxLength: MAX_QUERY_LENGTH }),
+  );
   const expected = readExpect(scenario.expect, at(path, "expect"), problems);
   const forbid = scenario.forbid === undefined ? [] : readFunctionNames(scenario.forbid, at(path, "forbid"), problems);
   const variants =
@@ -588,14 +595,14 @@ function readScenario(value: unknown, path: string, problems: ProblemList): Scen
     });
   }
   const graded = readScenarioGrading(scenario, path, problems);
-  if (id === undefined || query === undefined || expected === undefined || !forbid) return undefined;
+  if (id === undefined || opening === undefined || expected === undefined || !forbid) return undefined;
   if ((scenario.variants !== undefined && !variants) || (scenario.initial_state !== undefined && !initialState))
     return undefined;
   if (scenario.datasets !== undefined && !datasets) return undefined;
   if (!graded.ok) return undefined;
   return {
     id,
-    query,
+    ...opening,
     expect: expected,
     forbid,
     ...(variants ? { variants } : {}),

@@ -81,7 +81,10 @@ export type SuiteAgent = BuiltInAgent | ExternalAgent;
 
 export interface Scenario extends ScenarioGrading {
   id: string;
-  query: string;
+  /** The user's one message; absent in a conversation scenario, which has `user` instead. */
+  query?: string;
+  /** A conversation: the user model plays this user (conversation-types.ts); exclusive with `query`. */
+  user?: ScenarioUser;
   /** A function name, names that must all be called, or null: no tool call is correct. */
   expect: string | string[] | null;
   forbid: string[];
@@ -136,4 +139,22 @@ export interface Suite {
   judge?: JudgeSpec;
   /** Injection attacks run beside the scenarios (absent: none). */
   attacks?: SuiteAttack[];
+  /** The model that plays the user of the conversation scenarios (required when any scenario has `user`). */
+  user_model?: UserModelSpec;
+}
+
+/** Suite-level `user_model`: the model that plays every conversation scenario's user (conversation-loop.ts). */
+export interface UserModelSpec {
+  /** Name of a stored model connection (PUT /api/connections/:name). */
+  connection: string;
+  parameters: ModelParameters;
+  /** User messages per conversation, unless a scenario says otherwise. */
+  max_turns: number;
+}
+
+/** Scenario-level `user` (exclusive with `query`): who the user is and what they want, for the user model only. */
+export interface ScenarioUser {
+  /** Never shown to the agent: the user model reveals it as the agent asks. */
+  instruction: string;
+  max_turns?: number;
 }

@@ -162,6 +162,9 @@ export const Run = named(
     runs_needed_95: z.number().nullable(),
     attacks: RunAttacks,
     ending: JsonValue.describe("How the run ended (finished, cancelled, timed out), or null while it runs."),
+    conversation_usage: JsonValue.optional().describe(
+      "Runs with conversation scenarios only: {repetitions, agent, user_model}, each side's model calls, prompt and completion tokens summed over the repetitions that held a conversation.",
+    ),
     pinned: JsonValue,
     trigger: JsonValue.describe('What started it: {"kind": "api"} or a webhook delivery.'),
     created_by: keyId,
@@ -224,6 +227,8 @@ const Repetition = named(
       "For a scenario with outputs: {pass, reason, missing: [the facts no answer stated]}; null otherwise.",
     ),
     transcript: JsonValue,
+    /** Conversation scenarios only: stop_reason, user_model, user_turns, usage (agent and user model apart). */
+    conversation: JsonValue.optional(),
     started_at: JsonValue,
     finished_at: JsonValue,
   }),

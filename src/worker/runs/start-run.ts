@@ -162,6 +162,7 @@ export async function startRun(request: StartRunRequest, deps: StartRunDeps): Pr
       ? { connection: suite.judge.connection, threshold: suite.judge.threshold, parameters: suite.judge.parameters }
       : null,
     ...(calibration ? { calibration } : {}),
+    ...(suite.user_model ? { user_model: suite.user_model } : {}),
     scenarios: plan.scenarios.map((scenario) => scenario.scenario),
     repetitions: slots.map(({ seq, scenario_index, repetition, attempt_id, token_hash }) => ({
       seq,

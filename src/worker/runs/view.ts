@@ -68,6 +68,8 @@ export function runView(row: RunRow, progress: RunProgress | null) {
     runs_needed_95: figures?.runs_needed_95 ?? null,
     attacks: progress?.summary.attacks ?? null,
     ending: progress?.summary.ending ?? null,
+    // Runs with conversation scenarios only: the agent's and the user model's calls and tokens, apart.
+    ...(progress?.summary.conversation_usage ? { conversation_usage: progress.summary.conversation_usage } : {}),
     pinned: parse(row.pinned),
     trigger: parse(row.trigger),
     created_by: row.created_by,
@@ -148,6 +150,8 @@ export function repetitionDetail(item: RepetitionItem) {
     end_state: record?.end_state ?? null,
     outputs: record?.outputs ?? null,
     transcript: record?.transcript ?? null,
+    // A conversation scenario's: how it ended, the user model's turns, each side's model calls.
+    ...(record?.conversation ? { conversation: record.conversation } : {}),
     started_at: record?.started_at ?? null,
     finished_at: record?.finished_at ?? null,
   };

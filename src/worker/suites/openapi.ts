@@ -146,6 +146,9 @@ const SuiteDocument = named(
         )
         .optional()
         .describe("Prompt-injection attacks run beside the scenarios (docs/injection.md)."),
+      user_model: nested(
+        "The model that plays the user of the conversation scenarios (those with `user` instead of `query`): connection, parameters, max_turns (docs/evals.md, Conversations with a simulated user).",
+      ).optional(),
     })
     .describe("An eval suite (docs/evals.md), as JSON or YAML."),
 );

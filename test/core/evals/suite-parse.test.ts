@@ -281,7 +281,7 @@ describe("parseSuite", () => {
           path: "/agent/tools",
           message: 'required: the agent\'s tools ([{"tool": "<name>"}, {"tool_id": "tool_…"}, {"inline": {...}}])',
         },
-        { path: "/scenarios", message: "expected an array of 1 to 100 scenarios, got 0 scenarios" },
+        { path: "/scenarios", message: "expected an array of 1 to 1000 scenarios, got 0 scenarios" },
         {
           path: "/judge/connection",
           message: "required: the model connection the judge runs on (PUT /api/connections/:name)",

@@ -35,6 +35,7 @@ import { endStatePort } from "./end-state-ports.js";
 import { batchConcurrency, forEachBounded, limitedClient } from "./concurrency.js";
 import { EVAL_DEAD_LETTER_QUEUE_NAME, isEvalMessage } from "./messages.js";
 import { runExternalJob } from "../external/job.js";
+import { resolveUserModel } from "./user-model.js";
 
 /** modelClientFor's shape (model-clients.ts): a tenant's stored connection as a ready client, or why not. */
 export type ModelClientResolver = (
@@ -157,6 +158,8 @@ export async function runJob(
   const judgeFound = await resolveJudge(job, env, db, resolve);
   if (!judgeFound.ok) return notRun(judgeFound.message);
   const judge = judgeFound.judge;
+  const userFound = await resolveUserModel(job, (name) => resolve(env, db, job.tenant_id, name));
+  if (!userFound.ok) return notRun(userFound.message);
 
   // A later delivery runs on an attempt an earlier one may have called already: only its own calls count.
   const afterSeq = job.claim > 1 ? await evidenceMark(env, job.attempt_id) : 0;
@@ -180,6 +183,7 @@ export async function runJob(
     judge,
     now: () => clock.now(),
     ...(job.scenario.end_state ? { endState: endStatePort(env, job, afterSeq) } : {}),
+    ...(userFound.user_model === null ? {} : { user_model: userFound.user_model }),
   });
 }
 

@@ -8,6 +8,11 @@ import type { RepetitionVerdict } from "../../../core/scoring/repetition-verdict
 import { runAttackFigures, type RunAttackFigures } from "../../../core/scoring/attacks.js";
 import { runVerdict, type RunVerdict, type RunVerdictName } from "../../../core/scoring/run-verdict.js";
 import type { RunStart } from "./run-start.js";
+import {
+  type ConversationUsage,
+  type RunConversationUsage,
+  runConversationUsage,
+} from "../../../core/evals/conversation-usage.js";
 
 export type RunStatus = "queued" | "running" | "finished" | "cancelled";
 
@@ -27,6 +32,8 @@ export interface RunSummary {
   /** Attack success rate and utility per attack, for a suite with attacks (absent in summaries written before attacks existed). */
   attacks?: RunAttackFigures | null;
   ending: RunEnding | null;
+  /** Runs with conversation scenarios: the agent's and the user model's calls and tokens, summed apart. */
+  conversation_usage?: RunConversationUsage;
 }
 
 export interface RunProgress {
@@ -46,6 +53,8 @@ export interface StoredVerdict {
   scenario_index: number;
   repetition: number;
   verdict: RepetitionVerdict;
+  /** A conversation's record: each side's calls and tokens (RepetitionRecord.conversation.usage). */
+  conversation_usage?: ConversationUsage;
 }
 
 export interface RunState {
@@ -78,10 +87,20 @@ export function runProgress(
     pass_rate: outcome.figures.pass_rate,
     finished_repetitions: verdicts.length,
     total_repetitions: total,
-    summary: { outcome, attacks: runAttackFigures(scenarios), ending: state.ending },
+    summary: {
+      outcome,
+      attacks: runAttackFigures(scenarios),
+      ending: state.ending,
+      ...conversationUsageOf(verdicts),
+    },
     started_at: iso(state.started_at),
     finished_at: iso(state.finished_at),
   };
+}
+
+function conversationUsageOf(verdicts: readonly StoredVerdict[]): Pick<RunSummary, "conversation_usage"> {
+  const usage = runConversationUsage(verdicts.map((v) => v.conversation_usage));
+  return usage === null ? {} : { conversation_usage: usage };
 }
 
 function verdictOf(status: RunStatus, outcome: RunVerdict): RunVerdictName | null {

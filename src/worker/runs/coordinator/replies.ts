@@ -6,7 +6,7 @@
 import type { RepetitionRecord } from "../../../core/evals/agent-types.js";
 import type { AttemptSetup } from "../../../core/simulation/setup.js";
 import type { RunProgress } from "./progress.js";
-import type { RunAgent, RunExternalAgent, RunJudge, RunScenario, RunStart } from "./run-start.js";
+import type { RunAgent, RunExternalAgent, RunJudge, RunScenario, RunStart, RunUserModel } from "./run-start.js";
 
 export type {
   RunScenario,
@@ -31,6 +31,8 @@ export interface RunJob {
   claim: number;
   agent: RunAgent | RunExternalAgent;
   judge: RunJudge | null;
+  /** The suite's user model, for a conversation scenario's repetition. */
+  user_model?: RunUserModel;
   /** Set for an external agent's repetition: what this delivery is to do (coordinator's external phases). */
   external?: ExternalPhase;
   /** The attempt's setup, which the delivery makes sure of before anything runs on it (evals/attempt-setup.ts). */

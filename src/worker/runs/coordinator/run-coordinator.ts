@@ -130,6 +130,7 @@ export class RunCoordinator extends DurableObject<Env> implements RunMethods {
         claim,
         agent: start.agent,
         judge: start.judge,
+        ...(start.user_model ? { user_model: start.user_model } : {}),
         ...(external ? { external } : {}),
         ...attemptSetupOf(start, slot),
       },
@@ -360,7 +361,7 @@ export class RunCoordinator extends DurableObject<Env> implements RunMethods {
       )
     )
       return false;
-    this.verdicts.recorded(slot, record.verdict);
+    this.verdicts.recorded(slot, record.verdict, record.conversation?.usage);
     return true;
   }
 

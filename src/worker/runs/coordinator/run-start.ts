@@ -3,7 +3,7 @@
  * stores them (RunStart) and the attempts' plans. Its own module so that the progress and reply
  * types can both read it without importing each other.
  */
-import type { JudgeSpec, ModelParameters, Scenario } from "../../../core/evals/suite-types.js";
+import type { JudgeSpec, ModelParameters, Scenario, UserModelSpec } from "../../../core/evals/suite-types.js";
 import type { ApprovalMode } from "../../../core/policy/types.js";
 import type { ChatTool } from "../../../core/ports.js";
 import type { PinnedOperation, PinnedTool } from "../../../core/simulation/setup.js";
@@ -11,7 +11,7 @@ import type { ScenarioAttack } from "../../../core/scoring/attacks.js";
 import type { CalibrationGate, Gate } from "../../../core/scoring/run-verdict.js";
 
 /** `attack` marks the attacked copy of a scenario (core/evals/attack-plan.ts). */
-export type RunScenario = Pick<Scenario, "id" | "query" | "expect" | "forbid" | "end_state" | "outputs"> & {
+export type RunScenario = Pick<Scenario, "id" | "query" | "expect" | "forbid" | "end_state" | "outputs" | "user"> & {
   attack?: ScenarioAttack;
 };
 
@@ -42,6 +42,9 @@ export interface RunExternalAgent {
 
 export type RunJudge = Pick<JudgeSpec, "connection" | "threshold" | "parameters">;
 
+/** The suite's user model, for its conversation scenarios (core/evals/conversation-loop.ts). */
+export type RunUserModel = UserModelSpec;
+
 /** One repetition of the run: which scenario, which attempt. `seq` is its id within the run (1..total). */
 export interface RunRepetitionSlot {
   seq: number;
@@ -63,6 +66,8 @@ export interface RunStart {
   gate: Required<Pick<Gate, "pass_rate" | "misfire_rate">> & Pick<Gate, "scenario_pass_rate">;
   agent: RunAgent | RunExternalAgent;
   judge: RunJudge | null;
+  /** Set when the suite has conversation scenarios: the model that plays their user. */
+  user_model?: RunUserModel;
   /** Set when the suite requires a calibrated judge: the requirement as it stood when the run started. */
   calibration?: CalibrationGate;
   scenarios: RunScenario[];

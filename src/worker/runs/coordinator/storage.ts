@@ -169,11 +169,26 @@ export class RunStorage {
       .toArray();
   }
 
-  /** Every stored verdict (small JSON each), for recomputing the aggregate. */
-  verdicts(): Array<{ seq: number; scenario_index: number; repetition: number; verdict: string }> {
+  /**
+   * Every stored verdict (small JSON each), for recomputing the aggregate, with a conversation's
+   * usage (read out of its record: only when the verdicts are loaded again, never per record).
+   */
+  verdicts(): Array<{
+    seq: number;
+    scenario_index: number;
+    repetition: number;
+    verdict: string;
+    conversation_usage: string | null;
+  }> {
     return this.sql
-      .exec<{ seq: number; scenario_index: number; repetition: number; verdict: string }>(
-        `SELECT seq, scenario_index, repetition, verdict FROM repetitions WHERE verdict IS NOT NULL ORDER BY seq`,
+      .exec<{
+        seq: number;
+        scenario_index: number;
+        repetition: number;
+        verdict: string;
+        conversation_usage: string | null;
+      }>(
+        `SELECT seq, scenario_index, repetition, verdict, json_extract(record, '$.conversation.usage') AS conversation_usage FROM repetitions WHERE verdict IS NOT NULL ORDER BY seq`,
       )
       .toArray();
   }

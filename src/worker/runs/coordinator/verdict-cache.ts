@@ -4,6 +4,7 @@
  * repetitions cost n² parses. Kept in memory as records are written, and read again from storage
  * whenever the count there differs (another instance wrote, or this one just loaded).
  */
+import type { ConversationUsage } from "../../../core/evals/conversation-usage.js";
 import type { RepetitionVerdict } from "../../../core/scoring/repetition-verdict.js";
 import type { StoredVerdict } from "./progress.js";
 import type { RunStorage, SlotRow } from "./storage.js";
@@ -22,6 +23,10 @@ export class VerdictCache {
           scenario_index: row.scenario_index,
           repetition: row.repetition,
           verdict: JSON.parse(row.verdict) as RepetitionVerdict,
+          // SAFETY: extracted from the record column, JSON.stringify of a RepetitionRecord.
+          ...(row.conversation_usage === null
+            ? {}
+            : { conversation_usage: JSON.parse(row.conversation_usage) as ConversationUsage }),
         });
       }
     }
@@ -29,8 +34,13 @@ export class VerdictCache {
   }
 
   /** Called right after storage took the slot's first record: kept only while the cache is otherwise current. */
-  recorded(slot: SlotRow, verdict: RepetitionVerdict): void {
+  recorded(slot: SlotRow, verdict: RepetitionVerdict, conversationUsage?: ConversationUsage): void {
     if (this.bySeq.size === this.storage.recordedCount() - 1)
-      this.bySeq.set(slot.seq, { scenario_index: slot.scenario_index, repetition: slot.repetition, verdict });
+      this.bySeq.set(slot.seq, {
+        scenario_index: slot.scenario_index,
+        repetition: slot.repetition,
+        verdict,
+        ...(conversationUsage ? { conversation_usage: conversationUsage } : {}),
+      });
   }
 }
