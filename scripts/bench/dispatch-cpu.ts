@@ -73,8 +73,9 @@ function progress(line: string): void {
   process.stderr.write(`… ${line}\n`);
 }
 
+/** The median of the finite values (a phase in which wrk completed no call has none). */
 function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
+  const sorted = values.filter(Number.isFinite).sort((a, b) => a - b);
   const middle = Math.floor(sorted.length / 2);
   return sorted.length % 2 ? (sorted[middle] ?? 0) : ((sorted[middle - 1] ?? 0) + (sorted[middle] ?? 0)) / 2;
 }
@@ -171,7 +172,9 @@ async function main(): Promise<void> {
 
     const cpu = (phase: Phase) => median(rounds.map((r) => r[phase].cpu_ms_per_call ?? Number.NaN));
     const ratios = (phase: Phase) =>
-      rounds.map((r) => (r.floor.cpu_ms_per_call ?? Number.NaN) / (r[phase].cpu_ms_per_call ?? Number.NaN));
+      rounds
+        .map((r) => (r.floor.cpu_ms_per_call ?? Number.NaN) / (r[phase].cpu_ms_per_call ?? Number.NaN))
+        .filter(Number.isFinite);
     const slowest = Math.min(...rounds.flatMap((r) => PHASES.map((p) => r[p].requests_per_second)));
 
     type ByIsolate = Record<string, { busy_ms_per_call: number; top: ProfileSummary["top"] }>;
