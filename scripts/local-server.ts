@@ -55,6 +55,14 @@ export interface StartOptions {
   vars?: Record<string, string>;
   /** Opens workerd's V8 inspector on this loopback port (the memory probe reads the JS heap through it). */
   inspectorPort?: number;
+  /**
+   * Also serve the Worker's default entrypoint on a second loopback port (`routedUrl`), which passes
+   * every request through Miniflare's asset router as the main socket did before DirectHttp, so a
+   * benchmark can compare the two on one server (bench:dispatch-cpu --asset-router).
+   */
+  routedSocket?: boolean;
+  /** Keep every Durable Object loaded however long it idles (Miniflare's unsafePreventEviction): the memory benchmark counts 1,000 live attempts. */
+  preventEviction?: boolean;
 }
 
 export interface RunningToolproof {
@@ -72,6 +80,8 @@ export interface RunningToolproof {
   seedError?: string;
   /** Migrations applied by this start (empty when the database was current). */
   migrationsApplied: string[];
+  /** With `routedSocket`: the default entrypoint's URL, through Miniflare's asset router. */
+  routedUrl?: string;
   stop(): Promise<void>;
 }
 
@@ -123,6 +133,7 @@ export async function startToolproof(options: StartOptions = {}): Promise<Runnin
     const vars = isRecord(bindings.bindings) ? bindings.bindings : {};
     miniflare = createMiniflare({
       ...bindings,
+      ...(options.preventEviction ? { durableObjects: withoutEviction(bindings.durableObjects) } : {}),
       // A secret given some other way (.dev.vars) wins; otherwise the state directory's own.
       // A local instance may call loopback upstreams in real-tools runs (never a deployed one).
       // TOOLPROOF_PUBLIC_URL: where external agents reach this server (the base of their jobs' URLs).
@@ -143,7 +154,10 @@ export async function startToolproof(options: StartOptions = {}): Promise<Runnin
       // Its entrypoint is DirectHttp (src/worker/index.ts), the default one's handler: the default
       // entrypoint of a Worker with [assets] passes every request through Miniflare's asset router
       // first (three more isolates per request, more CPU than the call itself; docs/simulations.md#performance).
-      unsafeDirectSockets: [{ host, port, entrypoint: DIRECT_ENTRYPOINT }],
+      unsafeDirectSockets: [
+        { host, port, entrypoint: DIRECT_ENTRYPOINT },
+        ...(options.routedSocket ? [{ host: "127.0.0.1", port: 0 }] : []),
+      ],
       host: "127.0.0.1",
       port: 0,
       resourcePersistencePath: resourcePersistencePath(stateDir),
@@ -158,6 +172,9 @@ export async function startToolproof(options: StartOptions = {}): Promise<Runnin
         throw explainStartFailure(error, host, port);
       });
     const url = direct.href.replace(/\/$/, "");
+    const routedUrl = options.routedSocket
+      ? (await worker.unsafeGetDirectURL(config.name)).href.replace(/\/$/, "")
+      : undefined;
 
     const { db, applied } = await prepareDatabase(miniflare, config, config.name);
     if (applied.length > 0) log(`Applied migrations: ${applied.join(", ")}`);
@@ -187,11 +204,20 @@ export async function startToolproof(options: StartOptions = {}): Promise<Runnin
     };
     if (seedError !== undefined) running.seedError = seedError;
     if (demoSuite !== undefined) running.demoSuite = demoSuite;
+    if (routedUrl !== undefined) running.routedUrl = routedUrl;
     return running;
   } catch (error) {
     await cleanUp();
     throw error;
   }
+}
+
+/** Every Durable Object binding of wrangler's options, marked never to be evicted. */
+function withoutEviction(durableObjects: unknown): Record<string, unknown> {
+  const marked: Record<string, unknown> = {};
+  for (const [name, binding] of Object.entries(isRecord(durableObjects) ? durableObjects : {}))
+    marked[name] = isRecord(binding) ? { ...binding, unsafePreventEviction: true } : binding;
+  return marked;
 }
 
 function explainStartFailure(error: unknown, host: string, port: number): Error {

@@ -23,8 +23,12 @@
  * Miniflare's asset router isolates), printed as busy ms per call per isolate, with each
  * isolate's top functions.
  *
- * Flags: --rounds 3 --seconds 3 --warmup 1 --attempts 100 --connections 32 --profile --json
- *        --state-parent <dir>
+ * --asset-router: two more phases, the same lookup and write sent to the Worker's default entrypoint,
+ * which Miniflare passes through its static-asset router first (what `npm start` served before
+ * DirectHttp, src/worker/index.ts): the before and after of that change, on one server.
+ *
+ * Flags: --rounds 3 --seconds 3 --warmup 1 --attempts 100 --connections 32 --profile --asset-router
+ *        --json --state-parent <dir>
  */
 import { mkdtemp, rm } from "node:fs/promises";
 import os from "node:os";
@@ -49,8 +53,15 @@ const STATE_PARENT = stringFlag("state-parent") ?? os.tmpdir();
 /** About how long the local runtime keeps an idle Durable Object loaded. */
 const IDLE_UNLOAD_SECONDS = 10;
 
-type Phase = "floor" | "lookup" | "write";
-const PHASES: readonly Phase[] = ["floor", "lookup", "write"];
+const ASSET_ROUTER = process.argv.includes("--asset-router");
+
+type Phase = "floor" | "lookup" | "write" | "lookup, asset router" | "write, asset router";
+const PHASES: readonly Phase[] = [
+  "floor",
+  "lookup",
+  "write",
+  ...(ASSET_ROUTER ? (["lookup, asset router", "write, asset router"] as const) : []),
+];
 
 interface Measured {
   calls: number;
@@ -62,8 +73,9 @@ function progress(line: string): void {
   process.stderr.write(`… ${line}\n`);
 }
 
+/** The median of the finite values (a phase in which wrk completed no call has none). */
 function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
+  const sorted = values.filter(Number.isFinite).sort((a, b) => a - b);
   const middle = Math.floor(sorted.length / 2);
   return sorted.length % 2 ? (sorted[middle] ?? 0) : ((sorted[middle - 1] ?? 0) + (sorted[middle] ?? 0)) / 2;
 }
@@ -85,6 +97,7 @@ async function main(): Promise<void> {
     stateDir,
     quiet: true,
     seedDemo: false,
+    routedSocket: ASSET_ROUTER,
     ...(toolproofInspector === undefined ? {} : { inspectorPort: toolproofInspector }),
   });
   // Each server's own processes, so a phase is charged only what its server spent.
@@ -96,9 +109,15 @@ async function main(): Promise<void> {
     const byName = new Map<string, Workload>(workloads.map((w) => [w.name, w]));
     const target = (phase: Phase): { url: string; requests: WrkRequest[]; pids: number[]; workload?: Workload } => {
       if (phase === "floor") return { url: floor.url, requests: floor.requests("write", ATTEMPTS), pids: floorPids };
-      const workload = byName.get(phase);
+      const routed = phase.endsWith(", asset router");
+      const workload = byName.get(phase.replace(", asset router", ""));
       if (!workload) throw new Error(`no workload ${phase}`);
-      return { url: t.url, requests: workload.requests, pids: toolproofPids, workload };
+      if (!routed) return { url: t.url, requests: workload.requests, pids: toolproofPids, workload };
+      // The same attempts and calls, sent to the default entrypoint's socket.
+      const url = t.routedUrl ?? "";
+      const host = new URL(url).host;
+      const requests = workload.requests.map((r) => ({ ...r, headers: { ...r.headers, Host: host } }));
+      return { url, requests, pids: toolproofPids, workload };
     };
     const measure = async (phase: Phase): Promise<Measured> => {
       const { url, requests, pids, workload } = target(phase);
@@ -152,14 +171,19 @@ async function main(): Promise<void> {
     }
 
     const cpu = (phase: Phase) => median(rounds.map((r) => r[phase].cpu_ms_per_call ?? Number.NaN));
-    const ratios = (phase: "lookup" | "write") =>
-      rounds.map((r) => (r.floor.cpu_ms_per_call ?? Number.NaN) / (r[phase].cpu_ms_per_call ?? Number.NaN));
+    const ratios = (phase: Phase) =>
+      rounds
+        .map((r) => (r.floor.cpu_ms_per_call ?? Number.NaN) / (r[phase].cpu_ms_per_call ?? Number.NaN))
+        .filter(Number.isFinite);
     const slowest = Math.min(...rounds.flatMap((r) => PHASES.map((p) => r[p].requests_per_second)));
 
-    let profiles: Record<Phase, Record<string, { busy_ms_per_call: number; top: ProfileSummary["top"] }>> | undefined;
+    type ByIsolate = Record<string, { busy_ms_per_call: number; top: ProfileSummary["top"] }>;
+    let profiles: Partial<Record<Phase, ByIsolate>> | undefined;
     if (toolproofInspector !== undefined && floorInspector !== undefined) {
-      profiles = { floor: {}, lookup: {}, write: {} };
+      profiles = {};
       for (const phase of PHASES) {
+        const byIsolate: ByIsolate = {};
+        profiles[phase] = byIsolate;
         const port = phase === "floor" ? floorInspector : toolproofInspector;
         const worker = phase === "floor" ? FLOOR_WORKER : "toolproof";
         const targets = (await inspectorTargets(port)).filter((id) => onThePath(id, worker));
@@ -181,7 +205,7 @@ async function main(): Promise<void> {
         await run();
         await workload?.check.readBack();
         for (const [id, summary] of Object.entries(summaries))
-          profiles[phase][id] = { busy_ms_per_call: summary.busy_ms / Math.max(1, calls), top: summary.top };
+          byIsolate[id] = { busy_ms_per_call: summary.busy_ms / Math.max(1, calls), top: summary.top };
       }
     }
 
@@ -194,13 +218,12 @@ async function main(): Promise<void> {
       cores: cores.note,
       state_parent: STATE_PARENT,
       loadavg: os.loadavg().map((l) => Math.round(l * 100) / 100),
-      cpu_ms_per_call: { floor: cpu("floor"), lookup: cpu("lookup"), write: cpu("write") },
+      cpu_ms_per_call: Object.fromEntries(PHASES.map((p) => [p, cpu(p)])) as Record<Phase, number>,
       /** The floor's CPU per call over toolproof's: the throughput share a CPU-bound runtime would give. */
-      floor_share: { lookup: median(ratios("lookup")), write: median(ratios("write")) },
-      floor_share_range: {
-        lookup: [Math.min(...ratios("lookup")), Math.max(...ratios("lookup"))],
-        write: [Math.min(...ratios("write")), Math.max(...ratios("write"))],
-      },
+      floor_share: Object.fromEntries(PHASES.map((p) => [p, median(ratios(p))])) as Record<Phase, number>,
+      floor_share_range: Object.fromEntries(
+        PHASES.map((p) => [p, [Math.min(...ratios(p)), Math.max(...ratios(p))]]),
+      ) as Record<Phase, [number, number]>,
       cold_objects: slowest * IDLE_UNLOAD_SECONDS < ATTEMPTS,
       per_round: rounds,
       evidence,
@@ -224,6 +247,8 @@ async function main(): Promise<void> {
         floor: "floor: DO RPC + SQLite INSERT",
         lookup: "toolproof validated lookup",
         write: "toolproof stateful write",
+        "lookup, asset router": "lookup, via asset router",
+        "write, asset router": "write, via asset router",
       };
       for (const phase of PHASES) {
         const ms = summary.cpu_ms_per_call[phase];

@@ -213,6 +213,22 @@ function dispatches(t: Toolproof, attempts: readonly Attempt[], tool: string, ar
   }));
 }
 
+/** The lookup workload's tool alone, registered with its revision: its id and one call's request (the memory benchmark's small tool). */
+export async function registerLookupTool(
+  t: Toolproof,
+): Promise<{ toolId: string; dispatch: (attempts: readonly Attempt[]) => WrkRequest[] }> {
+  const toolId = await registerWithRevision(t, lookupTool, lookupDefinition);
+  return {
+    toolId,
+    dispatch: (attempts) => dispatches(t, attempts, lookupTool.name, { patient_id: "P-0042", include: "status" }),
+  };
+}
+
+/** Sets up `count` attempts of a registered tool, 100 per simulation. */
+export function setUpAttempts(t: Toolproof, toolId: string, count: number): Promise<Attempt[]> {
+  return attemptsFor(t, toolId, count);
+}
+
 /** Registers both tools and sets up `count` attempts of each. */
 export async function setUpWorkloads(t: Toolproof, count: number, connections: number): Promise<Workload[]> {
   const lookupId = await registerWithRevision(t, lookupTool, lookupDefinition);

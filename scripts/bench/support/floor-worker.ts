@@ -48,14 +48,19 @@ export interface FloorServer {
 export const FLOOR_WORKER = "floor";
 
 /** Starts the floor Worker with its state in a fresh directory under `stateParent`. */
-export async function startFloor(stateParent: string, inspectorPort?: number): Promise<FloorServer> {
+export async function startFloor(
+  stateParent: string,
+  inspectorPort?: number,
+  /** Keep every object loaded however long it idles (the memory benchmark). */
+  preventEviction = false,
+): Promise<FloorServer> {
   const stateDir = await mkdtemp(path.join(stateParent, "toolproof-floor-"));
   const miniflare = createMiniflare({
     name: FLOOR_WORKER,
     modules: true,
     script,
     compatibilityDate: "2026-10-01",
-    durableObjects: { PROBE: { className: "Probe", useSQLite: true } },
+    durableObjects: { PROBE: { className: "Probe", useSQLite: true, unsafePreventEviction: preventEviction } },
     resourcePersistencePath: stateDir,
     unsafeDirectSockets: [{ host: "127.0.0.1", port: 0 }],
     port: 0,
