@@ -5,7 +5,9 @@
  *
  * - `invoices`: the accounts-payable tools of seed 000 (get_invoice, place_invoice_on_hold) as one
  *   MCP-style tool, so both operations share one state: a hold placed in an attempt is what
- *   get_invoice reports afterwards, as with the seed's in-memory INVOICES fixture.
+ *   get_invoice reports afterwards, as with the seed's in-memory INVOICES fixture. Version-2
+ *   definitions: the state is keyed by invoice id and each behaviour (found, not found, held,
+ *   already on hold) is one rule, whatever the number of invoices.
  * - `appointments`: booking a clinic slot; shows `$dateAdd`, `$number`, rules on state (a slot
  *   booked earlier in the attempt is refused) and a `not_found` variant.
  */
@@ -51,43 +53,39 @@ const invoiceFixture: JsonObject = {
 
 const holdReason: JsonObject = { type: "string", enum: ["disputed", "duplicate", "awaiting_po"] };
 
-/** get_invoice's answer for a known invoice: every field read from the state, so holds show up. */
-function invoiceFromState(id: string): JsonObject {
-  const at = (field: string): JsonObject => ({ $state: `invoices.${id}.${field}` });
-  return {
-    invoice_id: { $input: "invoice_id" },
-    supplier: at("supplier"),
-    amount: at("amount"),
-    currency: at("currency"),
-    status: at("status"),
-    hold_reason: at("hold_reason"),
-  };
-}
-
 const invoiceNotFound: JsonObject = {
   error: "not_found",
   invoice_id: { $input: "invoice_id" },
   message: "No invoice found with this id.",
 };
 
+/**
+ * Version 2 (docs/mock-definition.md): the invoices are state keyed by id, and a rule reads the one
+ * the call names (`state.invoices[input.invoice_id]`). One rule per behaviour, not one per invoice:
+ * any invoice added to initial_state is served by the same rules.
+ */
+const unknownInvoice: JsonObject = { expr: "!(input.invoice_id in state.invoices)" };
+
+/** get_invoice's answer for a known invoice: the id as asked, the rest from the state. */
+const invoiceFromState: JsonObject = {
+  invoice_id: { $input: "invoice_id" },
+  ...Object.fromEntries(
+    ["supplier", "amount", "currency", "status", "hold_reason"].map((field) => [
+      field,
+      { $expr: `state.invoices[input.invoice_id].${field}` },
+    ]),
+  ),
+};
+
 const getInvoice: JsonObject = {
-  schema_version: 1,
+  schema_version: 2,
   default_variant: "success",
   initial_state: invoiceFixture,
   variants: {
     success: {
-      // The known invoices answer from the state; any other id falls through to not_found.
-      rules: [
-        {
-          when: [{ source: "input", path: "invoice_id", op: "eq", value: "INV-10423" }],
-          result: invoiceFromState("INV-10423"),
-        },
-        {
-          when: [{ source: "input", path: "invoice_id", op: "eq", value: "INV-10431" }],
-          result: invoiceFromState("INV-10431"),
-        },
-      ],
-      result: invoiceNotFound,
+      // Found: every field read from the invoice the call names, so a hold placed earlier shows up.
+      result: invoiceFromState,
+      rules: [{ when: [unknownInvoice], result: invoiceNotFound }],
     },
     // The finance system has lost track of every invoice: does the agent say so, or invent one?
     not_found: { result: invoiceNotFound },
@@ -161,37 +159,34 @@ const getInvoice: JsonObject = {
   ],
 };
 
-/** Holding a known invoice: refused when it is already on hold, else recorded in the state. */
-function holdRules(id: string): JsonObject[] {
-  const isThis = { source: "input", path: "invoice_id", op: "eq", value: id };
-  return [
-    {
-      when: [isThis, { source: "state", path: `invoices.${id}.status`, op: "eq", value: "on_hold" }],
-      result: {
-        error: "already_on_hold",
-        invoice_id: { $input: "invoice_id" },
-        reason: { $state: `invoices.${id}.hold_reason` },
-        message: "This invoice is already on hold; release the hold before placing another.",
-      },
-    },
-    {
-      when: [isThis],
-      result: { invoice_id: { $input: "invoice_id" }, status: "on_hold", reason: { $input: "reason" } },
-      set_state: { [`invoices.${id}.status`]: "on_hold", [`invoices.${id}.hold_reason`]: { $input: "reason" } },
-    },
-  ];
-}
-
 const placeInvoiceOnHold: JsonObject = {
-  schema_version: 1,
+  schema_version: 2,
   default_variant: "success",
   initial_state: invoiceFixture,
   variants: {
     success: {
-      // set_state lives on the rules only: a variant-level set_state would also apply to the
-      // not-found fallback (rules fall back to the variant field by field).
-      rules: [...holdRules("INV-10423"), ...holdRules("INV-10431")],
-      result: invoiceNotFound,
+      // Held: the invoice the call names gets the status and the reason; the rules below refuse first.
+      result: { invoice_id: { $input: "invoice_id" }, status: "on_hold", reason: { $input: "reason" } },
+      set_state: [
+        {
+          merge: ["invoices", { $input: "invoice_id" }],
+          value: { status: "on_hold", hold_reason: { $input: "reason" } },
+        },
+      ],
+      // A rule's own set_state ([] here) replaces the variant's: a refusal writes nothing.
+      rules: [
+        { when: [unknownInvoice], result: invoiceNotFound, set_state: [] },
+        {
+          when: [{ expr: "state.invoices[input.invoice_id].status == 'on_hold'" }],
+          result: {
+            error: "already_on_hold",
+            invoice_id: { $input: "invoice_id" },
+            reason: { $expr: "state.invoices[input.invoice_id].hold_reason" },
+            message: "This invoice is already on hold; release the hold before placing another.",
+          },
+          set_state: [],
+        },
+      ],
     },
     not_found: { result: invoiceNotFound },
   },

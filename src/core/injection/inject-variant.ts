@@ -6,7 +6,7 @@
  * The variant copies a base variant (its rules, state writes and delays) and changes, in each
  * result template, one string field: a literal string gets the payload appended (when maxLength
  * allows, else replaced), an optional field the result lacks is added, an expression ($input,
- * $state) is replaced by the payload. Fields are tried best first (literal text, then a missing
+ * $state, version 2's $expr) is replaced by the payload. Fields are tried best first (literal text, then a missing
  * note-like field, then expressions; note/description/name-like keys first within each), and a
  * template keeps an edit only when every example that renders it still validates against the
  * output schema: the engine's own call algorithm decides, not a guess about anyOf branches.
@@ -304,6 +304,16 @@ function placements(template: JsonValue, fields: readonly StringField[], payload
     });
 }
 
+/**
+ * A template the payload may replace: a version-1 operator, or version 2's {"$expr": ...}. (In a
+ * version-1 definition that object is data, and an object never validates as the string field it
+ * would stand in: the examples the draft is checked with would refuse it.)
+ */
+function isExpression(value: unknown): boolean {
+  if (expressionOperator(value) !== null) return true;
+  return isJsonObject(value) && Object.keys(value).length === 1 && Object.hasOwn(value, "$expr");
+}
+
 function placementIn(template: JsonValue, field: StringField, payload: string): Placement | null {
   if (field.path.length === 0) return null;
   let node: JsonValue = template;
@@ -320,13 +330,13 @@ function placementIn(template: JsonValue, field: StringField, payload: string): 
       concrete.push(segment);
       node = item;
     } else {
-      if (!isJsonObject(node) || expressionOperator(node) !== null || !Object.hasOwn(node, segment)) return null;
+      if (!isJsonObject(node) || isExpression(node) || !Object.hasOwn(node, segment)) return null;
       concrete.push(segment);
       node = node[segment] as JsonValue;
     }
   }
   const last = field.path.at(-1) ?? "";
-  if (last === "*" || !isJsonObject(node) || expressionOperator(node) !== null) return null;
+  if (last === "*" || !isJsonObject(node) || isExpression(node)) return null;
   concrete.push(last);
   if (!Object.hasOwn(node, last)) return field.required ? null : { field, concrete, how: "added", value: payload };
   const current = node[last];
@@ -335,7 +345,7 @@ function placementIn(template: JsonValue, field: StringField, payload: string): 
     const room = field.maxLength === null || [...appended].length <= field.maxLength;
     return { field, concrete, how: room ? "appended" : "replaced", value: room ? appended : payload };
   }
-  if (expressionOperator(current) !== null) return { field, concrete, how: "replaced", value: payload };
+  if (isExpression(current)) return { field, concrete, how: "replaced", value: payload };
   return null;
 }
 
