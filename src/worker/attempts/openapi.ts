@@ -4,6 +4,7 @@ import { MAX_NAME_LENGTH } from "../../core/simulation/dispatch-request.js";
 import { ATTEMPT_STATUSES } from "../../core/simulation/status.js";
 import { externalCompletionBody } from "./external-completion-body.js";
 import { completeRequest, evidenceQuery } from "./routes.js";
+import { stateQuery } from "./state-route.js";
 import { inlineEntry, libraryEntry, simulationRequest } from "./simulation-routes.js";
 import { JSON_BODY_ERRORS, type OperationDoc } from "../http/openapi/operation.js";
 import { named, queryParameters } from "../http/openapi/schemas.js";
@@ -38,6 +39,12 @@ const Pinned = z.object({
   revision: z.number().int().nullable(),
   variant: z.string().nullable(),
   contract_hash: z.string(),
+  dataset: z
+    .object({ name: z.string(), version: z.number().int(), content_hash: z.string(), bytes: z.number().int() })
+    .optional()
+    .describe(
+      "Present when the operation's tool starts from a stored dataset version (docs/simulations.md, Datasets).",
+    ),
 });
 const AttemptUrls = {
   dispatch_url: z.string().describe("POST tool calls here."),
@@ -86,7 +93,9 @@ export const Attempt = named(
     may_pass: z
       .boolean()
       .describe("False once a harness error or a refusal makes the attempt unusable as evidence of a pass."),
-    state: JsonObjectValue.describe("Per tool name, the state now."),
+    state: JsonObjectValue.describe(
+      "Per tool name, the state now. A tool that starts from a dataset shows {dataset: {name, version, content_hash, bytes}, changes: [{pointer, value} | {pointer, removed: true}]}: the version it started from and every record changed over it, never the whole dataset (read any record with GET /api/attempts/:id/state).",
+    ),
     calls: z.number().int(),
     tool_input_errors: z.number().int(),
     harness_errors: z.number().int(),
@@ -125,10 +134,19 @@ const EvidenceCall = z.object({
   delay_ms: z.number(),
   at: timestamp,
   state_change: z
-    .object({ tool: z.string(), before: JsonValue, after: JsonValue })
+    .object({
+      tool: z.string(),
+      before: JsonValue,
+      after: JsonValue,
+      records: z
+        .array(z.string())
+        .optional()
+        .describe("A dataset tool only: the JSON Pointers of the records the call changed."),
+      dataset: z.object({ name: z.string(), version: z.number().int() }).optional(),
+    })
     .optional()
     .describe(
-      "Present when the call's set_state changed its tool's state: the tool's state just before and just after.",
+      "Present when the call's set_state changed its tool's state: the tool's state just before and just after. For a tool that starts from a dataset, only the records the call changed (a created record is absent from before, a removed one from after).",
     ),
   source: z.literal("real").optional().describe("Present for a call forwarded to a real handler (docs/real-tools.md)."),
   upstream: z
@@ -144,6 +162,15 @@ const EvidenceCall = z.object({
       "Present for a call forwarded to a real handler (absent, with source still real, when its stored record cannot be read).",
     ),
 });
+const StateValue = named(
+  "AttemptStateValue",
+  z.object({
+    attempt_id: z.string(),
+    tool: z.string(),
+    pointer: z.string(),
+    value: JsonValue.describe("The value at the pointer, whole."),
+  }),
+);
 const Evidence = named(
   "Evidence",
   z.object({
@@ -342,6 +369,22 @@ export const simulationOperations: OperationDoc[] = [
       limit: "Calls per page (default 1000).",
     }),
     responses: { 200: { description: "A page of calls.", schema: Evidence } },
+    errors: ["invalid_request", "not_found", "internal_error"],
+  },
+  {
+    method: "get",
+    path: "/api/attempts/:id/state",
+    tag: "Attempts",
+    summary: "Read one value of a tool's state",
+    description:
+      "Any value of a tool's current state by JSON Pointer, whole: for a tool that starts from a dataset, any record (changed by this attempt or read from the shared base), e.g. ?tool=retail&pointer=/orders/%23W123. 404 naming the pointer when nothing is there, or naming the tool when the attempt has none of that name.",
+    access: attemptRead,
+    params: { id: "The attempt's id." },
+    query: queryParameters(stateQuery, {
+      tool: "The tool's name (state is kept per tool).",
+      pointer: 'A JSON Pointer (RFC 6901) into its state: "/orders/#W123" (URL-encoded), "" for the whole state.',
+    }),
+    responses: { 200: { description: "The value.", schema: StateValue } },
     errors: ["invalid_request", "not_found", "internal_error"],
   },
   {

@@ -17,6 +17,7 @@ import {
 import { BaseCache } from "../../../src/core/datasets/base-cache.js";
 import { parsePointer, valueAt } from "../../../src/core/datasets/pointer.js";
 import type { JsonObject, JsonValue } from "../../../src/core/json.js";
+import { parseStateChange } from "../../../src/core/simulation/evidence.js";
 
 const KEYS = ["a", "b", "#W1", "x/y", "__proto__", "0"];
 const keyArb = fc.constantFrom(...KEYS);
@@ -248,5 +249,28 @@ describe("the shared base cache", () => {
     // A failed load is not remembered: the next reader tries again.
     await expect(cache.get("h4", loader("h4", '{"d":1}'))).resolves.toEqual({ value: { d: 1 }, bytes: 7 });
     expect(loads).toEqual(["h1", "h2", "h3", "h4", "h4"]);
+  });
+});
+
+describe("a dataset tool's state change in evidence", () => {
+  it("reads back with its records and dataset, and without them for any other tool", () => {
+    const change = {
+      tool: "shop",
+      before: { orders: { "#W1": { status: "pending" } } },
+      after: { orders: { "#W1": { status: "cancelled" } } },
+      records: ["/orders/#W1"],
+      dataset: { name: "shop", version: 2 },
+    };
+    expect(parseStateChange(JSON.stringify(change))).toEqual(change);
+    expect(parseStateChange(JSON.stringify({ tool: "t", before: {}, after: { a: 1 } }))).toEqual({
+      tool: "t",
+      before: {},
+      after: { a: 1 },
+    });
+    expect(parseStateChange(JSON.stringify({ ...change, records: [1], dataset: "shop" }))).toEqual({
+      tool: "shop",
+      before: change.before,
+      after: change.after,
+    });
   });
 });
