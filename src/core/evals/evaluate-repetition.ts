@@ -1,8 +1,9 @@
 /**
  * One repetition from start to record: the agent runs against its attempt, the attempt's evidence,
  * the agent's approval requests (checked against their functions' input schemas) and the calls the
- * runner refused become the repetition's calls, selection is scored in code,
- * the judge grades only what selection let through, and scoring's repetitionVerdict decides. Every
+ * runner refused become the repetition's calls, selection is scored in code, a scenario with
+ * `end_state` or `outputs` is graded by its outcome (end-state-grade.ts) in the judge's place, the
+ * judge grades only what selection let through, and scoring's repetitionVerdict decides. Every
  * rule lives in src/core/scoring; this file only puts the steps in order and keeps what each
  * produced, so the stored record explains its own verdict.
  *
