@@ -27,7 +27,8 @@ describe("PUT /api/suites/:name refusals, each naming its field", () => {
       invalidAnswer(
         {
           path: "/scenarios/0/repeat",
-          message: 'unknown field "repeat"; expected one of: id, query, expect, forbid, variants, initial_state, datasets, user, end_state, outputs',
+          message:
+            'unknown field "repeat"; expected one of: id, query, expect, forbid, variants, initial_state, datasets, user, end_state, outputs',
         },
         {
           path: "/scenarios/0/forbid/0",
