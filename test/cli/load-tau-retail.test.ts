@@ -22,7 +22,26 @@ interface ReferenceCall {
 interface ReferenceTask {
   index: number;
   calls: ReferenceCall[];
-  final_state: { orders: Record<string, unknown>; users: Record<string, unknown> };
+  /** τ-bench's final data, as JSON Patch operations over dataset.json. */
+  final_state: { diff: Array<{ op: "add" | "replace" | "remove"; path: string; value?: unknown }> };
+}
+
+const dataset = JSON.parse(readFileSync(path.join(ROOT, "examples/environments/tau-retail/dataset.json"), "utf8")) as {
+  orders: Record<string, Record<string, unknown>>;
+};
+
+/** The order as τ-bench's final data holds it: its fields in dataset.json with the task's patch applied. */
+function finalOrder(task: ReferenceTask, orderId: string): Record<string, unknown> {
+  const order = { ...dataset.orders[orderId] };
+  for (const operation of task.final_state.diff) {
+    const [collection, id, field, ...deeper] = operation.path.slice(1).split("/");
+    if (collection !== "orders" || id !== orderId) continue;
+    // The reference's patches for this task set whole fields of the order; anything deeper would need a full JSON Patch.
+    if (field === undefined || deeper.length > 0) throw new Error(`unexpected patch path ${operation.path}`);
+    if (operation.op === "remove") delete order[field];
+    else order[field] = operation.value;
+  }
+  return order;
 }
 
 const reference = JSON.parse(
@@ -174,7 +193,7 @@ describe("npm run load:tau-retail", () => {
           attempt_id: attempt.id,
           tool: "retail",
           pointer: `/orders/${orderId}`,
-          value: task.final_state.orders[orderId],
+          value: finalOrder(task, orderId),
         },
       });
     },
