@@ -33,6 +33,7 @@ import { schemaValidator } from "../platform/services.js";
 import { runRealTools } from "./real-tools.js";
 import { ATTEMPT_LEASE_MARGIN_MS, DEFAULT_RUN_TIMEOUT_MS, durationSetting } from "./coordinator/lifetimes.js";
 import type { RunRepetitionSlot, RunStart } from "./coordinator/replies.js";
+import { sharedAttemptPlans } from "./coordinator/run-start.js";
 import { runStub } from "./coordinator/access.js";
 import { externalAttemptToken } from "./external/attempt-token.js";
 import { requireExternalAgentReady } from "./external/readiness.js";
@@ -171,14 +172,15 @@ export async function startRun(request: StartRunRequest, deps: StartRunDeps): Pr
       attempt_id,
       token_hash,
     })),
-    attempts: {
-      expires_at: expiresAt,
-      scenarios: simulations.map(({ id, scenario }) => ({
+    // Each distinct operations and tools list once (see RunAttemptPlans for why).
+    attempts: sharedAttemptPlans(
+      expiresAt,
+      simulations.map(({ id, scenario }) => ({
         simulation_id: id,
         operations: scenario.simulation.operations,
         tools: scenario.simulation.tools,
       })),
-    },
+    ),
     created_at: now,
     deadline_at: deadline,
   };

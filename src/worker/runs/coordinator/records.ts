@@ -5,6 +5,7 @@
  */
 import type { RunRepetitionRow } from "../../../adapters/d1/runs.js";
 import type { RepetitionRecord } from "../../../core/evals/agent-types.js";
+import type { PinnedOperation, PinnedTool } from "../../../core/simulation/setup.js";
 import { attemptLeaseEnd } from "./lifetimes.js";
 import type { RepetitionEntry, RunJob } from "./replies.js";
 import type { RunStorage, SlotRow, StoredRun } from "./storage.js";
@@ -63,8 +64,11 @@ export function* repetitionRows(run: StoredRun, storage: RunStorage): Generator<
   }
 }
 
+/** Reads a shared part (RunAttemptPlans.shared) by index, parsed; the coordinator caches them. */
+export type PartReader = (idx: number) => unknown;
+
 /** The slot's attempt setup, for the delivery to make sure of (none for a run whose attempts were all set up at its start). */
-export function attemptSetupOf(start: StoredRun["start"], slot: SlotRow): Pick<RunJob, "setup"> {
+export function attemptSetupOf(start: StoredRun["start"], slot: SlotRow, part: PartReader): Pick<RunJob, "setup"> {
   const plan = start.attempts?.scenarios[slot.scenario_index];
   if (!start.attempts || !plan) return {};
   return {
@@ -75,8 +79,9 @@ export function attemptSetupOf(start: StoredRun["start"], slot: SlotRow): Pick<R
       token_hash: slot.token_hash,
       // Spread, so the run's attempts' alarms do not all fire in one instant.
       expires_at: attemptLeaseEnd(start.attempts.expires_at, slot.seq),
-      operations: plan.operations,
-      tools: plan.tools,
+      // SAFETY: the parts are written only by storage.create, from the JSON text of these lists (start-run.ts).
+      operations: typeof plan.operations === "number" ? (part(plan.operations) as PinnedOperation[]) : plan.operations,
+      tools: typeof plan.tools === "number" ? (part(plan.tools) as PinnedTool[]) : plan.tools,
     },
   };
 }

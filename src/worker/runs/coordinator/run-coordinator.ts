@@ -66,6 +66,8 @@ export class RunCoordinator extends DurableObject<Env> implements RunMethods {
   private run: StoredRun | null | undefined;
   private readonly progressWriter: ProgressWriter;
   private readonly verdicts: VerdictCache;
+  /** The shared parts parsed so far (RunAttemptPlans): each is parsed once per instance, not per claim. */
+  private readonly parts = new Map<number, unknown>();
 
   constructor(ctx: DurableObjectState, env: Env, clock: Clock = systemClock) {
     super(ctx, env);
@@ -132,7 +134,7 @@ export class RunCoordinator extends DurableObject<Env> implements RunMethods {
         judge: start.judge,
         ...(start.user_model ? { user_model: start.user_model } : {}),
         ...(external ? { external } : {}),
-        ...attemptSetupOf(start, slot),
+        ...attemptSetupOf(start, slot, (idx) => this.part(idx)),
       },
     };
   }
@@ -366,6 +368,17 @@ export class RunCoordinator extends DurableObject<Env> implements RunMethods {
   }
 
   // -- helpers -------------------------------------------------------------------------------
+
+  /** A shared part, parsed on first use; a part that is missing is an error the delivery retries. */
+  private part(idx: number): unknown {
+    const cached = this.parts.get(idx);
+    if (cached !== undefined) return cached;
+    const text = this.storage.part(idx);
+    if (text === undefined) throw new Error(`the run has no shared part ${idx}`);
+    const parsed: unknown = JSON.parse(text);
+    this.parts.set(idx, parsed);
+    return parsed;
+  }
 
   private slotIdentity(slot: SlotRow): { scenario_id: string; repetition: number; attempt_id: string } {
     const run = this.load();

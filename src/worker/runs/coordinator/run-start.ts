@@ -84,9 +84,68 @@ export interface RunStart {
   deadline_at: number;
 }
 
-/** The attempts' setup, per scenario (by scenario_index): one simulation each, shared by its repetitions. */
+/**
+ * The attempts' setup, per scenario (by scenario_index): one simulation each, shared by its repetitions.
+ *
+ * Why the lists are shared parts: every scenario of a suite usually pins the same operations (with
+ * their definitions) and the same tools, and definitions are large (τ-bench's retail environment's
+ * are ~700 KB). Inlined per scenario, its 115 tasks made one ~84 MB start: over an RPC's 32 MiB and
+ * a Durable Object SQLite value's ~2 MB. So each distinct list is carried once, as its JSON text in
+ * `shared`, and a scenario names its lists by index; the coordinator stores each part as a row of
+ * its own (storage.ts) and parses it once per instance.
+ */
 export interface RunAttemptPlans {
   /** Every attempt's lease end, epoch milliseconds: past the run's deadline. */
   expires_at: number;
-  scenarios: Array<{ simulation_id: string; operations: PinnedOperation[]; tools: PinnedTool[] }>;
+  /** Each distinct operations list (PinnedOperation[]) and tools list (PinnedTool[]), as JSON text. */
+  shared: string[];
+  scenarios: RunScenarioPlan[];
+}
+
+/** One scenario's simulation, and its operations and tools as indexes into RunAttemptPlans.shared. */
+export interface RunScenarioPlan {
+  simulation_id: string;
+  operations: number;
+  tools: number;
+}
+
+/**
+ * The plans as the coordinator keeps them in its run row: the parts are rows of their own. A list
+ * given inline (an array) is a run stored before the parts existed.
+ */
+export interface StoredAttemptPlans {
+  expires_at: number;
+  scenarios: Array<{
+    simulation_id: string;
+    operations: number | PinnedOperation[];
+    tools: number | PinnedTool[];
+  }>;
+}
+
+/** Builds the plans with each distinct list's JSON text once (a scenario naming it by index). */
+export function sharedAttemptPlans(
+  expiresAt: number,
+  scenarios: ReadonlyArray<{ simulation_id: string; operations: PinnedOperation[]; tools: PinnedTool[] }>,
+): RunAttemptPlans {
+  const shared: string[] = [];
+  const indexes = new Map<string, number>();
+  const partOf = (value: unknown): number => {
+    const text = JSON.stringify(value);
+    let index = indexes.get(text);
+    if (index === undefined) {
+      index = shared.length;
+      shared.push(text);
+      indexes.set(text, index);
+    }
+    return index;
+  };
+  return {
+    expires_at: expiresAt,
+    shared,
+    scenarios: scenarios.map((scenario) => ({
+      simulation_id: scenario.simulation_id,
+      operations: partOf(scenario.operations),
+      tools: partOf(scenario.tools),
+    })),
+  };
 }

@@ -5,6 +5,7 @@
  */
 import { applyPending, hasTable, type Migration } from "../../platform/object-schema.js";
 import type { RunStart } from "./replies.js";
+import type { StoredAttemptPlans } from "./run-start.js";
 
 export const RUN_MIGRATIONS: readonly Migration[] = [
   {
@@ -45,11 +46,17 @@ export const RUN_MIGRATIONS: readonly Migration[] = [
       `ALTER TABLE repetitions ADD COLUMN timed_out_at INTEGER`,
     ],
   },
+  {
+    // The attempts' shared operations and tools lists (RunAttemptPlans.shared), one row each: inlined
+    // in the run row, a large suite's start was over a SQLite value's ~2 MB.
+    version: 3,
+    statements: [`CREATE TABLE IF NOT EXISTS run_parts (idx INTEGER PRIMARY KEY, body TEXT NOT NULL)`],
+  },
 ];
 
 export interface StoredRun {
-  /** The start document without its repetitions (those are rows). */
-  start: Omit<RunStart, "repetitions">;
+  /** The start document without its repetitions and its attempts' shared parts (those are rows). */
+  start: Omit<RunStart, "repetitions" | "attempts"> & { attempts?: StoredAttemptPlans };
   status: string;
   started_at: number | null;
   finished_at: number | null;
@@ -98,12 +105,17 @@ export class RunStorage {
     this.transactionSync(() => applyPending(this.sql, migrations));
   }
 
-  /** The schema, the run row and one row per repetition, together. */
+  /** The schema, the run row, one row per shared part and one per repetition, together. */
   create(start: RunStart, now: number): void {
-    const { repetitions, ...rest } = start;
+    const { repetitions, attempts, ...rest } = start;
+    const stored: StoredRun["start"] = attempts
+      ? { ...rest, attempts: { expires_at: attempts.expires_at, scenarios: attempts.scenarios } }
+      : rest;
     this.transactionSync(() => {
       applyPending(this.sql, RUN_MIGRATIONS);
-      this.sql.exec(`INSERT INTO run (id, start, status) VALUES (1, ?, 'queued')`, JSON.stringify(rest));
+      this.sql.exec(`INSERT INTO run (id, start, status) VALUES (1, ?, 'queued')`, JSON.stringify(stored));
+      for (const [idx, body] of (attempts?.shared ?? []).entries())
+        this.sql.exec(`INSERT INTO run_parts (idx, body) VALUES (?, ?)`, idx, body);
       for (const slot of repetitions) {
         this.sql.exec(
           `INSERT INTO repetitions (seq, scenario_index, repetition, attempt_id, token_hash, sent_at) VALUES (?, ?, ?, ?, ?, ?)`,
@@ -142,6 +154,11 @@ export class RunStorage {
       ending: row.ending,
       final_written: row.final_written === 1,
     };
+  }
+
+  /** One shared part's JSON text (RunAttemptPlans.shared[idx]). */
+  part(idx: number): string | undefined {
+    return this.sql.exec<{ body: string }>(`SELECT body FROM run_parts WHERE idx = ?`, idx).toArray()[0]?.body;
   }
 
   slot(seq: number): SlotRow | undefined {

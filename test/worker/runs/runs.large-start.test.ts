@@ -1,0 +1,115 @@
+/**
+ * A run whose scenarios share large pinned definitions starts and runs to the end. τ-bench's retail
+ * environment pins ~700 KB of definitions; its 115-task suite used to be started with every
+ * scenario's copy of them in one RunStart: one RPC to the coordinator over workerd's 32 MiB limit,
+ * and one SQLite value far over a Durable Object's ~2 MB. Here 56 scenarios share the invoices tool
+ * with its two definitions padded to ~235 KB each (the testing route's 256 KB limit), so the copies
+ * would total well over 32 MiB; each distinct list is stored once instead.
+ */
+import { beforeAll, describe, expect, it } from "vitest";
+import { DEMO_TOOLS } from "../../../scripts/local/demo-tools.js";
+import { call, newTenant } from "../helpers.js";
+import { libraryTool } from "../simulation-helpers.js";
+import {
+  GET,
+  GOOD_JUDGE,
+  HOLD,
+  putSuite,
+  QUERIES,
+  repetitions,
+  server,
+  startRun,
+  waitForRun,
+  wellBehaved,
+  type InvoiceWorld,
+} from "../run-helpers.js";
+import { uniqueModel } from "../../support/model-server/in-tests.js";
+
+const SCENARIOS = 44;
+/** Copies of get_invoice added to the tool, so its definitions total ~750 KB. */
+const LOOKUPS = 6;
+/** Extra invoices in each definition's initial_state: ~94 KB of JSON per definition. */
+const PADDING_INVOICES = 590;
+
+function padded(definition: Record<string, unknown>): Record<string, unknown> {
+  const state = definition.initial_state as { invoices: Record<string, unknown> };
+  const invoices: Record<string, unknown> = { ...state.invoices };
+  for (let i = 0; i < PADDING_INVOICES; i++) {
+    invoices[`INV-${String(20_000 + i)}`] = {
+      supplier: `Padding Supplier Number ${i} With A Long Trading Name Ltd`,
+      amount: 1000 + i,
+      currency: "USD",
+      status: "received",
+      hold_reason: null,
+    };
+  }
+  return { ...definition, initial_state: { invoices } };
+}
+
+let world: InvoiceWorld;
+
+beforeAll(async () => {
+  const tenant = await newTenant();
+  const invoices = DEMO_TOOLS.find((tool) => tool.tool.name === "invoices");
+  if (!invoices) throw new Error("the demo tools have no invoices tool");
+  const getInvoice = invoices.tool.operations.find((operation) => operation.operation_id === "get_invoice");
+  const getDefinition = invoices.definitions.get_invoice;
+  if (!getInvoice || !getDefinition) throw new Error("the invoices tool has no get_invoice");
+  const lookups = Array.from({ length: LOOKUPS }, (_, i) => `lookup_${i + 1}`);
+  const spec = {
+    ...invoices.tool,
+    operations: [...invoices.tool.operations, ...lookups.map((id) => ({ ...getInvoice, operation_id: id }))],
+  };
+  const definitions: Record<string, Record<string, unknown>> = Object.fromEntries([
+    ...Object.entries(invoices.definitions).map(([operation, definition]) => [operation, padded(definition)]),
+    ...lookups.map((id) => [id, padded(getDefinition)]),
+  ]);
+  const total = Object.values(definitions).reduce((sum, definition) => sum + JSON.stringify(definition).length, 0);
+  expect(total).toBeGreaterThan(700_000);
+  const tool = await libraryTool(tenant, spec, definitions);
+  const model = uniqueModel("large-start");
+  const put = await call("PUT", "/api/connections/model", {
+    key: tenant.key,
+    body: { base_url: server.openaiBaseUrl, model, api_key: "sk-test", max_retries: 0, timeout_ms: 10_000 },
+  });
+  expect(put.status).toBe(201);
+  world = { tenant, toolId: tool.id, model, connection: "model" };
+  await server.script(world.model, { conversations: wellBehaved(), judge_default: GOOD_JUDGE });
+  await putSuite(world, "large", {
+    agent: {
+      connection: world.connection,
+      instructions: "You answer accounts payable questions about single invoices.",
+      tools: [
+        { tool_id: world.toolId, operation_id: "get_invoice", approval_mode: "never_require" },
+        { tool_id: world.toolId, operation_id: "place_invoice_on_hold", approval_mode: "always_require" },
+        ...lookups.map((id) => ({ tool_id: tool.id, operation_id: id, approval_mode: "never_require" })),
+      ],
+    },
+    scenarios: Array.from({ length: SCENARIOS }, (_, i) => ({
+      id: `status-${i + 1}`,
+      query: QUERIES.status,
+      expect: GET,
+      forbid: [HOLD],
+    })),
+    runs_per_scenario: 1,
+    pass_rate: 0.9,
+    judge: { connection: world.connection, threshold: 4 },
+  });
+});
+
+describe("a run of many scenarios sharing large definitions", () => {
+  it("starts, runs every repetition and passes", async () => {
+    const started = await startRun(world, "large");
+    expect(started).toMatchObject({ status: "queued", total_repetitions: SCENARIOS });
+    const run = await waitForRun(world, started.id);
+    expect({ status: run.status, verdict: run.verdict, finished: run.finished_repetitions }).toEqual({
+      status: "finished",
+      verdict: "pass",
+      finished: SCENARIOS,
+    });
+    const items = await repetitions(world, started.id);
+    expect(items.map((item) => [item.n, item.scenario, item.outcome])).toEqual(
+      Array.from({ length: SCENARIOS }, (_, i) => [i + 1, `status-${i + 1}`, "pass"]),
+    );
+  });
+});
