@@ -247,7 +247,7 @@ describe("an attempt's page", () => {
       `<a href="/runs/${candidate.id}">run candidate</a> › <a href="/runs/${candidate.id}#rep-3">duplicate-question repetition 1</a>`,
     );
     expect(page.text).toContain(
-      `1. ${GET} (get_invoice) Result Answered by the mock Matched rule rules[0] (the variant's first rule) Variant success Revision 1 Delay 0 ms At `,
+      `1. ${GET} (get_invoice) Result Answered by the mock Matched rule none (the variant's default) Variant success Revision 1 Delay 0 ms At `,
     );
     expect(page.html).toContain(
       '<pre class="json" tabindex="0" aria-label="Arguments of call 1">{\n  &quot;invoice_id&quot;: &quot;INV-10423&quot;\n}</pre>',
