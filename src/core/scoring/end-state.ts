@@ -88,6 +88,9 @@ export function jsonDifferences(left: JsonValue, right: JsonValue, prefix = ""):
   while (pending.length > 0) {
     // SAFETY: the stack is not empty (checked by the loop condition).
     const { path, left: l, right: r } = pending.pop() as Difference;
+    // The same value on both sides has no difference inside: states over a dataset share every
+    // record no call touched, so this keeps a comparison to what the calls changed.
+    if (l === r) continue;
     if (l === undefined || r === undefined) {
       found.push({ path, left: l, right: r });
       continue;

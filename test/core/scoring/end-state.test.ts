@@ -222,4 +222,22 @@ describe("stateChanges", () => {
       { path: "/c", after: true },
     ]);
   });
+
+  it("never looks inside a value both sides share, as states over one dataset share every untouched record", () => {
+    // A record that throws when its keys are read: a comparison that walked into it would fail.
+    const untouched = new Proxy({} as JsonObject, {
+      ownKeys: () => {
+        throw new Error("looked inside a shared record");
+      },
+    });
+    const base: JsonObject = { orders: { "#W1": { status: "pending" }, "#W2": untouched }, users: untouched };
+    const after: JsonObject = {
+      ...base,
+      orders: { ...(base.orders as JsonObject), "#W1": { status: "cancelled" } },
+    };
+    expect(stateChanges(base, after)).toEqual([{ path: "/orders/#W1/status", before: "pending", after: "cancelled" }]);
+    expect(stateMismatches(after, base)).toEqual([
+      { path: "/orders/#W1/status", expected: "cancelled", actual: "pending" },
+    ]);
+  });
 });

@@ -134,6 +134,33 @@ describe("chat answers", () => {
     });
   });
 
+  it('keys conversations by the system message with query_from "system", as a user model is told apart', async () => {
+    const model = uniqueModel("by-system");
+    await server.script(model, {
+      query_from: "system",
+      conversations: {
+        "You are Dana.": [{ content: "Is INV-1 paid?" }, { content: "Thanks! ###STOP###" }],
+        "You are Lee.": [{ content: "Hold INV-2, please." }],
+      },
+    });
+    // Both users hear the same greeting first: only the system prompt tells them apart.
+    const ask = (system: string, ...rest: Array<{ role: "user" | "assistant"; content: string }>) =>
+      client()
+        .chat.completions.create({ model, messages: [{ role: "system", content: system }, user("Hi!"), ...rest] })
+        .then((answer) => answer.choices[0]?.message.content);
+    expect(await ask("You are Dana.")).toBe("Is INV-1 paid?");
+    expect(await ask("You are Lee.")).toBe("Hold INV-2, please.");
+    expect(await ask("You are Dana.", { role: "assistant", content: "Is INV-1 paid?" }, user("Yes."))).toBe(
+      "Thanks! ###STOP###",
+    );
+    const error = await client()
+      .chat.completions.create({ model, messages: [user("Hi!")] })
+      .catch((e: unknown) => e);
+    expect((error as BadRequestError).error).toMatchObject({
+      message: `no script matched: model "${model}" has no conversation for query null and no default (queries scripted: "You are Dana.", "You are Lee.")`,
+    });
+  });
+
   it("says when a conversation has run out of turns", async () => {
     const model = uniqueModel("short");
     await server.script(model, { conversations: { q: [{ content: "only" }] } });

@@ -21,6 +21,8 @@ export interface ReadRequest {
   messages: unknown[];
   kind: "chat" | "judge";
   query: string | null;
+  /** The system message's text (the query of a script with `query_from: "system"`). */
+  systemText: string | null;
   assistantMessages: number;
   /** The text of the tool messages after the last assistant message: the results the model has not answered yet. */
   newToolText: string;
@@ -45,6 +47,7 @@ export function readRequest(body: unknown): ReadRequest {
   const messages = Array.isArray(record.messages) ? record.messages : [];
   const firstUser = messages.find((m) => isRecord(m) && m.role === "user");
   const firstUserText = isRecord(firstUser) ? textOf(firstUser.content) : null;
+  const system = messages.find((m) => isRecord(m) && m.role === "system");
   const assistantMessages = messages.filter((m) => isRecord(m) && m.role === "assistant").length;
   const judgeQuery = firstUserText === null ? null : caseQuery(firstUserText);
   const isJudge = judgeQuery !== null || record.response_format !== undefined;
@@ -58,6 +61,7 @@ export function readRequest(body: unknown): ReadRequest {
     messages,
     kind: isJudge ? "judge" : "chat",
     query: isJudge ? (judgeQuery ?? firstUserText) : firstUserText,
+    systemText: isRecord(system) ? textOf(system.content) : null,
     assistantMessages,
     newToolText,
     stream: record.stream === true,
@@ -84,16 +88,16 @@ export function decide(model: string, state: ModelState, script: ModelScript, re
     return { type: "judge", answer, latency_ms: latencyOf(answer) ?? script.latency_ms ?? 0 };
   }
 
+  const query = script.query_from === "system" ? request.systemText : request.query;
   for (const injection of script.injections ?? []) {
     if (request.newToolText === "" || !request.newToolText.includes(injection.contains)) continue;
-    if (injection.query !== undefined && injection.query !== request.query) continue;
+    if (injection.query !== undefined && injection.query !== query) continue;
     const seen = (state.injectionSeen.get(injection.contains) ?? 0) + 1;
     state.injectionSeen.set(injection.contains, seen);
     if (injection.follow_on === undefined || injection.follow_on.includes(seen))
       return { type: "turn", turn: injection.turn, latency_ms: injection.turn.latency_ms ?? script.latency_ms ?? 0 };
   }
 
-  const query = request.query;
   const turns =
     (query !== null && script.conversations && Object.hasOwn(script.conversations, query)
       ? script.conversations[query]

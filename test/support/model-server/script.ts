@@ -82,6 +82,13 @@ export const scriptSchema = z.strictObject({
   latency_ms: z.number().int().min(0).optional(),
   /** Answered in order before any normal answer, each `times` times (default 1). */
   faults: z.array(fault.extend({ times: z.number().int().min(1).optional() })).optional(),
+  /**
+   * Which message is a chat's query, the key of `conversations` and `injections`: the first user
+   * message (default), or the system message. A simulated user's first user message is always the
+   * agent's greeting, so a user model's script tells its conversations apart by the system prompt,
+   * which carries the scenario's instruction.
+   */
+  query_from: z.enum(["first_user", "system"]).optional(),
   /** Agent chats by query (the first user message): the answer is turn i, i = assistant messages already sent. */
   conversations: z.record(z.string(), z.array(turnSchema).min(1)).optional(),
   /** Agent chats whose query matches no conversation. */
