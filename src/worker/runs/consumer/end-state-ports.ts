@@ -13,13 +13,25 @@
  * A delivery that runs a repetition again runs it on the same attempt: when an earlier delivery's
  * calls changed the state, the end state is not this delivery's alone, and it is not graded (a
  * harness error), rather than graded on a state the agent did not leave.
+ *
+ * A tool that starts from a stored dataset is graded on its data, not on what the attempt's
+ * snapshot shows of it (the pin and the list of changed records, in the order the calls first
+ * touched them): its starting state is the dataset itself, and its state now is the dataset with
+ * the attempt's record changes applied. So a mismatch or a change is named by its path in the data
+ * (`/retail/orders/#W1/address/address2`), and two attempts that changed the same records in a
+ * different order are the same state. Both share every untouched record with the isolate's one
+ * frozen copy of the dataset, so nothing is copied but the collections a call wrote.
  */
 import { databaseOf } from "../../../adapters/d1/database.js";
 import { insertAttemptIfAbsent } from "../../../adapters/d1/simulations.js";
 import { newId, sha256Hex } from "../../../adapters/crypto.js";
 import type { EndStatePort, GoldAttempt } from "../../../core/evals/end-state-grade.js";
-import type { JsonObject } from "../../../core/json.js";
+import { isJsonObject, type JsonObject, type JsonValue } from "../../../core/json.js";
 import { setOwn } from "../../../core/contract/values.js";
+import type { ResolvedDatasetPin } from "../../../core/datasets/pin.js";
+import { parsePointer } from "../../../core/datasets/pointer.js";
+import { applyChanges, type RecordChange } from "../../../core/datasets/records.js";
+import { datasetBase } from "../../datasets/base.js";
 import type { AttemptSetup } from "../../../core/simulation/setup.js";
 import { attemptStub, newAttemptToken } from "../../attempts/access.js";
 import { settleForward } from "../../attempts/real/forward.js";
@@ -42,7 +54,8 @@ export function endStatePort(env: Env, job: Pick<RunJob, "attempt_id" | "setup">
           ok: false,
           message: `an earlier delivery of this repetition changed its attempt's state (${earlier} of calls 1 to ${afterSeq}), so the end state is not this delivery's alone and is not graded`,
         };
-      return { ok: true, initial: startingState(setup), final: await stateOf(env, job.attempt_id) };
+      const [initial, final] = await Promise.all([startingStates(env, setup), stateOf(env, setup, job.attempt_id)]);
+      return { ok: true, initial, final };
     },
     async goldAttempt() {
       if (!setup) throw new Error("the run set its attempts up before end states existed");
@@ -51,18 +64,56 @@ export function endStatePort(env: Env, job: Pick<RunJob, "attempt_id" | "setup">
   };
 }
 
-/** Every tool's starting state, `{"<tool>": state}`: the shape the attempt's snapshot has. */
-export function startingState(setup: Pick<AttemptSetup, "tools">): JsonObject {
+/** Every tool's starting state, `{"<tool>": state}`: its initial_state, or the dataset it starts from. */
+async function startingStates(env: Env, setup: Pick<AttemptSetup, "tools" | "tenant_id">): Promise<JsonObject> {
   const state: JsonObject = {};
-  // setOwn: a tool may be called "__proto__" (as the attempt's own snapshot allows).
-  for (const tool of setup.tools) setOwn(state, tool.tool_name, tool.initial_state);
+  for (const tool of setup.tools) {
+    const start = tool.dataset ? await datasetOf(env, setup.tenant_id, tool.dataset) : tool.initial_state;
+    // setOwn: a tool may be called "__proto__" (as the attempt's own snapshot allows).
+    setOwn(state, tool.tool_name, start);
+  }
   return state;
 }
 
-async function stateOf(env: Env, attemptId: string): Promise<JsonObject> {
+/** The attempt's state now, `{"<tool>": state}`, a dataset tool's as its data (the comment at the top). */
+async function stateOf(
+  env: Env,
+  setup: Pick<AttemptSetup, "tools" | "tenant_id">,
+  attemptId: string,
+): Promise<JsonObject> {
   const reply = await attemptStub(env, attemptId).snapshot();
   if (reply.kind !== "ok") throw new Error(`attempt ${attemptId} holds no attempt`);
-  return reply.snapshot.state;
+  const state = reply.snapshot.state;
+  for (const tool of setup.tools) {
+    if (!tool.dataset) continue;
+    const shown = Object.hasOwn(state, tool.tool_name) ? state[tool.tool_name] : undefined;
+    const base = await datasetOf(env, setup.tenant_id, tool.dataset);
+    setOwn(state, tool.tool_name, applyChanges(base, recordChanges(tool.tool_name, shown)));
+  }
+  return state;
+}
+
+async function datasetOf(env: Env, tenantId: string, pin: ResolvedDatasetPin): Promise<JsonObject> {
+  return (await datasetBase(env, tenantId, pin)).value;
+}
+
+/**
+ * The record changes a dataset tool's snapshot lists (`{dataset, changes: [{pointer, value} |
+ * {pointer, removed: true}]}`, attempts/dataset-state.ts); anything else is a broken attempt, thrown
+ * so the repetition is retried rather than graded on a state that was misread.
+ */
+function recordChanges(tool: string, shown: JsonValue | undefined): RecordChange[] {
+  const changes = isJsonObject(shown) ? shown.changes : undefined;
+  if (!Array.isArray(changes)) throw new Error(`the attempt showed no record changes for dataset tool "${tool}"`);
+  return changes.map((change) => {
+    const parsed = isJsonObject(change) && typeof change.pointer === "string" ? parsePointer(change.pointer) : null;
+    const [collection, record, ...deeper] = parsed?.ok ? parsed.tokens : [];
+    if (!isJsonObject(change) || collection === undefined || deeper.length > 0)
+      throw new Error(`dataset tool "${tool}" showed a record change that is not one: ${JSON.stringify(change)}`);
+    return change.removed === true || change.value === undefined
+      ? { collection, record: record ?? null }
+      : { collection, record: record ?? null, value: change.value };
+  });
 }
 
 /** How many of the first `upTo` calls changed the attempt's state. */
@@ -113,7 +164,7 @@ async function freshAttempt(env: Env, setup: AttemptSetup): Promise<GoldAttempt>
       },
     },
     async state() {
-      const state = await stateOf(env, attempt_id);
+      const state = await stateOf(env, setup, attempt_id);
       // Done with it: its evidence goes to D1 now and the object leaves memory.
       await releaseAttempt(env, job);
       return state;
