@@ -38,6 +38,7 @@ import { settleForward } from "../../attempts/real/forward.js";
 import type { Env } from "../../platform/env.js";
 import type { RunJob } from "../coordinator/replies.js";
 import { releaseAttempt, toolAnswerOf } from "./attempt-ports.js";
+import { attemptSetupOf } from "./attempt-setup.js";
 
 const EVIDENCE_PAGE = 200;
 
@@ -59,7 +60,7 @@ export function endStatePort(env: Env, job: Pick<RunJob, "attempt_id" | "setup">
     },
     async goldAttempt() {
       if (!setup) throw new Error("the run set its attempts up before end states existed");
-      return freshAttempt(env, setup);
+      return freshAttempt(env, attemptSetupOf(setup));
     },
   };
 }
