@@ -276,7 +276,9 @@ export class AttemptStorage {
   open(migrations: readonly Migration[] = MIGRATIONS): StoredAttempt | null {
     const tables = new Set(
       this.sql
-        .exec<{ name: string }>(`SELECT name FROM sqlite_master WHERE type = 'table' AND name IN ('attempt', 'meta')`)
+        .exec<{ name: string }>(
+          `SELECT name FROM sqlite_master WHERE type = 'table' AND name IN ('attempt', 'meta', 'forwards')`,
+        )
         .toArray()
         .map((row) => row.name),
     );
