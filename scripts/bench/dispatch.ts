@@ -25,16 +25,17 @@
  *        under the V8 inspector's sampling profiler: .cpuprofile files in <dir> and a summary)
  * Numbers only: this is never a test (timings on shared machines are noise).
  */
-import { mkdir, mkdtemp, rm } from "node:fs/promises";
+import { mkdir } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { positiveFlag, stringFlag } from "./flags.js";
 import { profileWhile, type ProfileSummary } from "./support/cpu-profile.js";
-import { setUpWorkloads, type Toolproof, type Verified, type Workload } from "./support/dispatch-workloads.js";
+import { benchToolproof, median } from "./support/bench-server.js";
+import { setUpWorkloads, type Verified, type Workload } from "./support/dispatch-workloads.js";
 import { FLOOR_WORKER, startFloor, type FloorRoute } from "./support/floor-worker.js";
 import { freePort } from "./support/free-port.js";
 import { cpuMs, ownWorkerdPids } from "./support/process-memory.js";
-import { assertLoopback, type Load, pinThisProcess, planCores, requireWrk, runWrk, type WrkRequest } from "./wrk.js";
+import { type Load, pinThisProcess, planCores, requireWrk, runWrk, type WrkRequest } from "./wrk.js";
 
 const ROUNDS = positiveFlag("rounds", 3, true);
 const ATTEMPTS = positiveFlag("attempts", 1000, true);
@@ -46,52 +47,6 @@ const STATE_PARENT = stringFlag("state-parent") ?? os.tmpdir();
 const PROFILE_DIR = stringFlag("profile");
 /** About how long the local runtime keeps an idle Durable Object loaded. */
 const IDLE_UNLOAD_SECONDS = 10;
-
-interface Server extends Toolproof {
-  own: boolean;
-  stateDir: string | null;
-  inspectorPort: number | null;
-  stop: () => Promise<void>;
-}
-
-async function toolproof(): Promise<Server> {
-  const url = process.env.TOOLPROOF_URL;
-  const key = process.env.TOOLPROOF_KEY;
-  if (url && key) {
-    assertLoopback(url);
-    return {
-      url: url.replace(/\/$/, ""),
-      key,
-      own: false,
-      stateDir: null,
-      inspectorPort: null,
-      stop: async () => undefined,
-    };
-  }
-  if (url || key)
-    throw new Error("set both TOOLPROOF_URL and TOOLPROOF_KEY, or neither (to start a server for the run)");
-  const { startToolproof } = await import("../local-server.js");
-  const stateDir = await mkdtemp(path.join(STATE_PARENT, "toolproof-bench-"));
-  const inspectorPort = PROFILE_DIR === undefined ? undefined : await freePort();
-  const server = await startToolproof({
-    port: 0,
-    stateDir,
-    quiet: true,
-    seedDemo: false,
-    ...(inspectorPort === undefined ? {} : { inspectorPort }),
-  });
-  return {
-    url: server.url,
-    key: server.demoKey,
-    own: true,
-    stateDir,
-    inspectorPort: inspectorPort ?? null,
-    stop: async () => {
-      await server.stop();
-      await rm(stateDir, { recursive: true, force: true });
-    },
-  };
-}
 
 type PhaseName = "floor bare" | "floor rpc" | "floor durable" | "lookup" | "write";
 const PHASES: readonly PhaseName[] = ["floor bare", "floor rpc", "floor durable", "lookup", "write"];
@@ -113,12 +68,6 @@ function progress(line: string): void {
   process.stderr.write(`… ${line}\n`);
 }
 
-function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  const middle = Math.floor(sorted.length / 2);
-  return sorted.length % 2 ? (sorted[middle] ?? 0) : ((sorted[middle - 1] ?? 0) + (sorted[middle] ?? 0)) / 2;
-}
-
 function loadavg(): number {
   return Math.round((os.loadavg()[0] ?? 0) * 100) / 100;
 }
@@ -128,7 +77,7 @@ async function main(): Promise<void> {
   const cores = planCores();
   // Both servers are children of this process and inherit its core.
   pinThisProcess(cores.server);
-  const t = await toolproof();
+  const t = await benchToolproof(STATE_PARENT, PROFILE_DIR !== undefined);
   const floorInspector = PROFILE_DIR === undefined ? undefined : await freePort();
   const floor = await startFloor(STATE_PARENT, floorInspector).catch(async (error: unknown) => {
     await t.stop();

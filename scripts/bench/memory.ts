@@ -25,99 +25,28 @@ import { startToolproof } from "../local-server.js";
 import { positiveFlag, stringFlag } from "./flags.js";
 import { registerLookupTool, setUpAttempts } from "./support/dispatch-workloads.js";
 import { startFloor } from "./support/floor-worker.js";
-import { ownWorkerdPids, type ProcessMemory, processMemory } from "./support/process-memory.js";
+import { liveReading, onlyNewWorkerd, readMemory, type Side, side } from "./support/live-memory.js";
+import { ownWorkerdPids } from "./support/process-memory.js";
 import { runBenchmark } from "./support/toolproof-api.js";
-import type { WrkRequest } from "./wrk.js";
 
 const OBJECTS = positiveFlag("objects", 1000, true);
 const AS_JSON = process.argv.includes("--json");
 const STATE_PARENT = stringFlag("state-parent") ?? os.tmpdir();
-const CONCURRENCY = 32;
 const PASSES = 2;
-
-type Reading = ProcessMemory;
-
-interface Side {
-  idle: Reading;
-  live: Reading;
-  live_objects: number;
-  rss_mb_per_object: number;
-  anon_mb_per_object: number;
-}
 
 function progress(line: string): void {
   process.stderr.write(`… ${line}\n`);
-}
-
-/** workerd's memory now; the live objects are the SQLite files it holds open (one per object, counted before and after). */
-async function read(pid: number): Promise<Reading> {
-  const before = await processMemory(pid);
-  const after = await processMemory(pid);
-  // An object unloaded meanwhile would be counted as live but hold nothing.
-  return { ...after, sqlite_files: Math.min(before.sqlite_files, after.sqlite_files) };
-}
-
-/**
- * Calls every object PASSES times (the second call finds each object loaded, with its state), then
- * reads.
- */
-async function liveReading(pid: number, url: string, requests: readonly WrkRequest[]): Promise<Reading> {
-  for (let pass = 1; pass <= PASSES; pass++) {
-    const started = performance.now();
-    await callAll(url, requests);
-    progress(`pass ${pass}: ${requests.length} calls in ${Math.round(performance.now() - started)} ms`);
-  }
-  return read(pid);
-}
-
-/** Sends every request once, CONCURRENCY at a time; fails on any answer outside 2xx. */
-async function callAll(url: string, requests: readonly WrkRequest[]): Promise<void> {
-  let next = 0;
-  const worker = async (): Promise<void> => {
-    for (let i = next++; i < requests.length; i = next++) {
-      const request = requests[i];
-      if (!request) return;
-      const { Host: _host, ...headers } = request.headers ?? {};
-      const response = await fetch(`${url}${request.path}`, {
-        method: request.method,
-        headers,
-        ...(request.body === undefined ? {} : { body: request.body }),
-      });
-      const text = await response.text();
-      if (!response.ok) throw new Error(`${request.method} ${request.path} answered ${response.status}: ${text}`);
-    }
-  };
-  await Promise.all(Array.from({ length: CONCURRENCY }, worker));
-}
-
-function side(idle: Reading, live: Reading): Side {
-  const objects = live.sqlite_files - idle.sqlite_files;
-  const per = (key: "rss_mb" | "anon_mb") => Math.round(((live[key] - idle[key]) / Math.max(1, objects)) * 1000) / 1000;
-  return {
-    idle,
-    live,
-    live_objects: objects,
-    rss_mb_per_object: per("rss_mb"),
-    anon_mb_per_object: per("anon_mb"),
-  };
-}
-
-async function onlyPid(before: readonly number[]): Promise<number> {
-  const pids = (await ownWorkerdPids()).filter((pid) => !before.includes(pid));
-  const pid = pids[0];
-  if (pids.length !== 1 || pid === undefined) throw new Error(`expected one new workerd process, found ${pids.length}`);
-  return pid;
 }
 
 async function measureFloor(): Promise<Side> {
   const before = await ownWorkerdPids();
   const floor = await startFloor(STATE_PARENT, undefined, true);
   try {
-    const pid = await onlyPid(before);
-    const idle = await read(pid);
+    const pid = await onlyNewWorkerd(before);
+    const idle = await readMemory(pid);
     progress(`floor idle: ${JSON.stringify(idle)}`);
     const requests = floor.requests("write", OBJECTS);
-    const live = await liveReading(pid, floor.url, requests);
+    const live = await liveReading(pid, floor.url, requests, PASSES);
     progress(`floor with ${OBJECTS} objects: ${JSON.stringify(live)}`);
     return side(idle, live);
   } finally {
@@ -130,14 +59,14 @@ async function measureToolproof(): Promise<Side> {
   const before = await ownWorkerdPids();
   const server = await startToolproof({ port: 0, stateDir, quiet: true, seedDemo: false, preventEviction: true });
   try {
-    const pid = await onlyPid(before);
+    const pid = await onlyNewWorkerd(before);
     const t = { url: server.url, key: server.demoKey };
     const tool = await registerLookupTool(t);
-    const idle = await read(pid);
+    const idle = await readMemory(pid);
     progress(`toolproof idle: ${JSON.stringify(idle)}`);
     const attempts = await setUpAttempts(t, tool.toolId, OBJECTS);
     const requests = tool.dispatch(attempts);
-    const live = await liveReading(pid, server.url, requests);
+    const live = await liveReading(pid, server.url, requests, PASSES);
     progress(`toolproof with ${OBJECTS} attempts: ${JSON.stringify(live)}`);
     return side(idle, live);
   } finally {

@@ -22,8 +22,8 @@ export interface Attempt {
 
 export type WorkloadName = "lookup" | "write";
 
-export interface Workload {
-  name: WorkloadName;
+export interface Workload<Name extends string = WorkloadName> {
+  name: Name;
   attempts: Attempt[];
   requests: WrkRequest[];
   check: EvidenceCheck;
@@ -203,13 +203,22 @@ async function attemptsFor(t: Toolproof, toolId: string, count: number): Promise
 }
 
 function dispatches(t: Toolproof, attempts: readonly Attempt[], tool: string, args: unknown): WrkRequest[] {
+  const body = { tool, arguments: args };
+  return dispatchEach(t, attempts, () => body);
+}
+
+/** One dispatch request per attempt, in the attempts' order, each with its own body (`{tool, operation_id?, arguments}`). */
+export function dispatchEach(
+  t: Toolproof,
+  attempts: readonly Attempt[],
+  body: (attempt: Attempt, index: number) => unknown,
+): WrkRequest[] {
   const host = new URL(t.url).host;
-  const body = JSON.stringify({ tool, arguments: args });
-  return attempts.map((attempt) => ({
+  return attempts.map((attempt, index) => ({
     method: "POST",
     path: `/api/attempts/${attempt.id}/dispatch`,
     headers: { Host: host, Authorization: `Bearer ${attempt.token}`, "Content-Type": "application/json" },
-    body,
+    body: JSON.stringify(body(attempt, index)),
   }));
 }
 
@@ -240,16 +249,28 @@ export async function setUpWorkloads(t: Toolproof, count: number, connections: n
       name: "lookup",
       attempts: lookups,
       requests: dispatches(t, lookups, lookupTool.name, { patient_id: "P-0042", include: "status" }),
-      check: new EvidenceCheck(t, lookups, false, connections),
+      check: new EvidenceCheck(t, lookups, null, connections),
     },
     {
       name: "write",
       attempts: writes,
       requests: dispatches(t, writes, writeTool.name, { slot: "2026-03-02T09:00", patient_id: "P-0042" }),
-      check: new EvidenceCheck(t, writes, true, connections),
+      check: new EvidenceCheck(t, writes, booking, connections),
     },
   ];
 }
+
+/**
+ * What a workload expects of one recorded call's result (its seq within the attempt given): null
+ * when it is right, else why not. Every recorded call must have the outcome "result" in any case.
+ */
+export type ResultCheck = (result: unknown, seq: number) => string | null;
+
+/** The write workload: the first call of each attempt books, every later one answers a conflict. */
+const booking: ResultCheck = (result, seq) => {
+  const status = field(result, "status");
+  return status === (seq === 1 ? "booked" : "conflict") ? null : `status ${String(status)}`;
+};
 
 export interface Verified {
   /** 2xx answers wrk saw over the whole run, warm-ups included. */
@@ -274,7 +295,7 @@ export class EvidenceCheck {
   constructor(
     private readonly t: Toolproof,
     private readonly attempts: readonly Attempt[],
-    private readonly booking: boolean,
+    private readonly expect: ResultCheck | null,
     private readonly connections: number,
   ) {}
 
@@ -301,11 +322,8 @@ export class EvidenceCheck {
             after = typeof seq === "number" ? seq : after + 1;
             if (field(entry, "outcome") !== "result")
               this.problems.push(`${attempt.id}#${after}: ${JSON.stringify(field(entry, "error"))}`);
-            if (this.booking) {
-              const status = field(field(entry, "result"), "status");
-              if (status !== (after === 1 ? "booked" : "conflict"))
-                this.problems.push(`${attempt.id}#${after}: status ${String(status)}`);
-            }
+            const wrong = this.expect?.(field(entry, "result"), after) ?? null;
+            if (wrong !== null) this.problems.push(`${attempt.id}#${after}: ${wrong}`);
           }
           if (typeof field(page, "next_cursor") !== "string") break;
         }

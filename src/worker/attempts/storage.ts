@@ -96,7 +96,99 @@ export const MIGRATIONS: readonly Migration[] = [
        )`,
     ],
   },
+  {
+    // Nothing changes for an object that exists: version 6 is how a *new* attempt's storage is
+    // made (freshSchema below), with only the tables its setup needs. Objects already at 5 keep
+    // theirs, and an older one gets every table through the steps above, as before.
+    version: 6,
+    statements: [],
+  },
 ];
+
+/** The version a new attempt's storage is created at: the last step's. */
+export const CURRENT_VERSION = Math.max(...MIGRATIONS.map((step) => step.version));
+
+/**
+ * The schema of a new attempt, created in one statement at CURRENT_VERSION instead of replaying
+ * every step (the same tables and columns as an object migrated to it), and only what its setup
+ * needs: `forwards` only when an operation is real, `dataset_records` only when a tool starts from a
+ * dataset. Every table keyed by text is WITHOUT ROWID, so its key is its only b-tree.
+ *
+ * Why: every live object keeps its own SQLite connection, with the parsed schema, the pages it
+ * touched and each statement it ran compiled and cached by workerd (one cache per object). A
+ * table or index an attempt never uses still costs it memory while it is live; so does each of
+ * the migration steps' statements run one by one. docs/simulations.md ("Memory per live
+ * attempt") has the measurements.
+ */
+export function freshSchema(needs: { forwards: boolean; datasetRecords: boolean }): string {
+  const tables = [
+    `CREATE TABLE IF NOT EXISTS attempt (
+       id INTEGER PRIMARY KEY CHECK (id = 1),
+       setup TEXT NOT NULL,
+       status TEXT NOT NULL,
+       expires_at INTEGER NOT NULL,
+       lease_ended INTEGER NOT NULL DEFAULT 0,
+       completion TEXT,
+       changes INTEGER NOT NULL DEFAULT 0,
+       flushed_seq INTEGER NOT NULL DEFAULT 0,
+       flushed_changes INTEGER NOT NULL DEFAULT 0
+     )`,
+    `CREATE TABLE IF NOT EXISTS state (tool TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID`,
+    `CREATE TABLE IF NOT EXISTS calls (
+       seq INTEGER PRIMARY KEY,
+       call_id TEXT UNIQUE,
+       tool TEXT NOT NULL,
+       operation_id TEXT NOT NULL,
+       revision INTEGER,
+       variant TEXT,
+       rule INTEGER,
+       arguments TEXT NOT NULL,
+       outcome TEXT NOT NULL,
+       result TEXT,
+       error TEXT,
+       delay_ms INTEGER NOT NULL,
+       at TEXT NOT NULL,
+       state_change TEXT,
+       upstream TEXT
+     )`,
+  ];
+  if (needs.forwards)
+    tables.push(`CREATE TABLE IF NOT EXISTS forwards (
+       call_id TEXT PRIMARY KEY,
+       tool TEXT NOT NULL,
+       operation_id TEXT NOT NULL,
+       arguments TEXT NOT NULL,
+       deadline INTEGER NOT NULL
+     ) WITHOUT ROWID`);
+  if (needs.datasetRecords)
+    tables.push(`CREATE TABLE IF NOT EXISTS dataset_records (
+       tool TEXT NOT NULL,
+       collection TEXT NOT NULL,
+       whole INTEGER NOT NULL,
+       record TEXT NOT NULL,
+       value TEXT,
+       PRIMARY KEY (tool, collection, whole, record)
+     ) WITHOUT ROWID`);
+  tables.push(
+    `CREATE TABLE IF NOT EXISTS meta (id INTEGER PRIMARY KEY CHECK (id = 1), schema_version INTEGER NOT NULL)`,
+    `INSERT INTO meta (id, schema_version) VALUES (1, ${CURRENT_VERSION})
+     ON CONFLICT (id) DO UPDATE SET schema_version = excluded.schema_version`,
+  );
+  return tables.join(";\n");
+}
+
+/**
+ * The setup as the attempt stores it: without its definitions' checked examples, which were run
+ * when each definition was saved and which no call reads. They are most of a definition's size
+ * (τ-bench retail's 16 definitions: 357 KB with them, 21 KB without), and the setup row is read
+ * whole each time the object is loaded.
+ */
+export function storedSetup(setup: AttemptSetup): string {
+  return JSON.stringify({
+    ...setup,
+    operations: setup.operations.map((op) => ({ ...op, definition: { ...op.definition, examples: [] } })),
+  });
+}
 
 // The version-1 CREATE TABLE above lists the same columns by hand on purpose: a migration step must
 // never change once released. The insert and the reads derive from EVIDENCE_COLUMNS.
@@ -150,6 +242,12 @@ export interface CallCounts {
 }
 
 export class AttemptStorage {
+  /**
+   * Whether the storage has the forwards table: a new attempt has it only when an operation is
+   * real (freshSchema). Known once open() or create() ran; until then taken to be there.
+   */
+  private hasForwards = true;
+
   constructor(
     private readonly sql: SqlStorage,
     private readonly transactionSync: <T>(fn: () => T) => T,
@@ -178,7 +276,9 @@ export class AttemptStorage {
   open(migrations: readonly Migration[] = MIGRATIONS): StoredAttempt | null {
     const tables = new Set(
       this.sql
-        .exec<{ name: string }>(`SELECT name FROM sqlite_master WHERE type = 'table' AND name IN ('attempt', 'meta')`)
+        .exec<{ name: string }>(
+          `SELECT name FROM sqlite_master WHERE type = 'table' AND name IN ('attempt', 'meta', 'forwards')`,
+        )
         .toArray()
         .map((row) => row.name),
     );
@@ -187,19 +287,23 @@ export class AttemptStorage {
       ? (this.sql.exec<{ schema_version: number }>(`SELECT schema_version FROM meta`).toArray()[0]?.schema_version ?? 0)
       : 0;
     if (migrations.some((step) => step.version > version)) this.migrate(migrations);
+    // Steps before version 6 made the forwards table for every object.
+    this.hasForwards = tables.has("forwards") || version < 4;
     return this.readAttempt();
   }
 
-  /** Creates the schema and the attempt row together. */
+  /** Creates the schema (freshSchema, at CURRENT_VERSION) and the attempt row together. */
   create(setup: AttemptSetup): void {
+    const forwards = setup.operations.some((op) => op.real);
     this.transactionSync(() => {
-      applyPending(this.sql, MIGRATIONS);
+      this.sql.exec(freshSchema({ forwards, datasetRecords: setup.tools.some((tool) => tool.dataset) }));
       this.sql.exec(
         `INSERT INTO attempt (id, setup, status, expires_at) VALUES (1, ?, 'active', ?)`,
-        JSON.stringify(setup),
+        storedSetup(setup),
         setup.expires_at,
       );
     });
+    this.hasForwards = forwards;
   }
 
   readAttempt(): StoredAttempt {
@@ -302,6 +406,7 @@ export class AttemptStorage {
   }
 
   forwardById(callId: string): ForwardOut | undefined {
+    if (!this.hasForwards) return undefined;
     return this.sql
       .exec<{ call_id: string; tool: string; operation_id: string; arguments: string; deadline: number }>(
         `SELECT call_id, tool, operation_id, arguments, deadline FROM forwards WHERE call_id = ?`,
@@ -324,6 +429,7 @@ export class AttemptStorage {
   }
 
   deleteForward(callId: string): void {
+    if (!this.hasForwards) return;
     this.sql.exec(`DELETE FROM forwards WHERE call_id = ?`, callId);
   }
 

@@ -26,6 +26,17 @@ async function freshAttempt(): Promise<CreatedAttempt> {
   return attempt;
 }
 
+/** The object's own tables (workerd's `_cf_` ones left out), each with its columns in order. */
+function schemaOf(sql: SqlStorage): Record<string, string[]> {
+  const names = sql
+    .exec<{ name: string }>(
+      `SELECT name FROM sqlite_master WHERE type = 'table' AND substr(name, 1, 4) != '_cf_' ORDER BY name`,
+    )
+    .toArray()
+    .map((row) => row.name);
+  return Object.fromEntries(names.map((name) => [name, tableColumns(sql, name)]));
+}
+
 function tableColumns(sql: SqlStorage, table: string): string[] {
   return sql
     .exec<{ name: string }>(`SELECT name FROM pragma_table_info(?)`, table)
@@ -96,6 +107,49 @@ describe("the attempt object's schema version", () => {
       body: { previous: 1 },
     });
     expect((await evidence(attempt)).map((c) => c.seq)).toEqual([1, 2]);
+  });
+
+  it("a new object is made in one step with only the tables its setup needs, each with the columns the steps give an older object", async () => {
+    const fresh = await freshAttempt();
+    const old = await freshAttempt();
+    await runInDurableObject<AttemptObject, void>(stubOf(old), (instance, state) => {
+      // Back to version 0 (the version-1 tables, no meta), then loaded afresh: every step runs.
+      state.storage.sql.exec(`DROP TABLE meta`);
+      state.storage.sql.exec(`ALTER TABLE calls DROP COLUMN upstream`);
+      state.storage.sql.exec(`ALTER TABLE calls DROP COLUMN state_change`);
+      Reflect.set(instance, "live", undefined);
+    });
+    for (const attempt of [fresh, old])
+      expect(await dispatchJson(attempt, { tool: "counter", arguments: { n: 3 } })).toEqual({
+        status: 200,
+        body: { previous: 0 },
+      });
+    const [freshSchema, oldSchema] = await Promise.all(
+      [fresh, old].map((attempt) =>
+        runInDurableObject<AttemptObject, Record<string, string[]>>(stubOf(attempt), (_instance, state) =>
+          schemaOf(state.storage.sql),
+        ),
+      ),
+    );
+    // Neither a real operation nor a dataset: no forwards, no dataset_records.
+    expect(Object.keys(freshSchema ?? {})).toEqual(["attempt", "calls", "meta", "state"]);
+    expect(Object.keys(oldSchema ?? {})).toEqual(["attempt", "calls", "dataset_records", "forwards", "meta", "state"]);
+    for (const table of ["attempt", "calls", "meta", "state"]) expect(freshSchema?.[table]).toEqual(oldSchema?.[table]);
+    expect(freshSchema?.calls).toEqual([...EVIDENCE_COLUMNS]);
+  });
+
+  it("stores the setup without the definitions' checked examples, which no call reads", async () => {
+    const attempt = await freshAttempt();
+    const definitions = await runInDurableObject<AttemptObject, unknown>(stubOf(attempt), (_instance, state) => {
+      const row = state.storage.sql.exec<{ setup: string }>(`SELECT setup FROM attempt`).one();
+      const setup = JSON.parse(row.setup) as { operations: Array<{ definition: unknown }> };
+      return setup.operations.map((op) => op.definition);
+    });
+    expect(definitions).toEqual([{ ...counterTool.testing, examples: [] }]);
+    expect(await dispatchJson(attempt, { tool: "counter", arguments: { n: 4 } })).toEqual({
+      status: 200,
+      body: { previous: 0 },
+    });
   });
 
   it("a step that fails leaves the storage at its version, with nothing half applied", async () => {
