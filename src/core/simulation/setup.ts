@@ -57,6 +57,20 @@ export interface AttemptSetup {
   tools: PinnedTool[];
 }
 
+/**
+ * The setup an attempt object is given and stores: each definition without its checked examples.
+ * Examples run when a revision is saved, never during an attempt, yet they are most of a
+ * definition's size (τ-bench retail's 16 definitions: 680 KB of examples beside 20 KB of
+ * variants), and a setup crosses an RPC, is written to the attempt's SQLite and is read whole each
+ * time the object loads. The given setup is left unchanged.
+ */
+export function withoutCheckedExamples(setup: AttemptSetup): AttemptSetup {
+  return {
+    ...setup,
+    operations: setup.operations.map((op) => ({ ...op, definition: { ...op.definition, examples: [] } })),
+  };
+}
+
 /** What the simulation row in D1 records per pinned operation (definitions only for inline tools, which have no revision to point at). */
 export interface PinnedRecord {
   tool_id: string | null;

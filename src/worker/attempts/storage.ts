@@ -17,7 +17,7 @@ import {
   type EvidenceRow,
   type RealCallCounts,
 } from "../../core/simulation/evidence.js";
-import type { AttemptSetup } from "../../core/simulation/setup.js";
+import { type AttemptSetup, withoutCheckedExamples } from "../../core/simulation/setup.js";
 import type { AttemptStatus } from "../../core/simulation/status.js";
 import { applyPending, schemaVersion, type Migration } from "../platform/object-schema.js";
 
@@ -177,19 +177,6 @@ export function freshSchema(needs: { forwards: boolean; datasetRecords: boolean 
   return tables.join(";\n");
 }
 
-/**
- * The setup as the attempt stores it: without its definitions' checked examples, which were run
- * when each definition was saved and which no call reads. They are most of a definition's size
- * (τ-bench retail's 16 definitions: 357 KB with them, 21 KB without), and the setup row is read
- * whole each time the object is loaded.
- */
-export function storedSetup(setup: AttemptSetup): string {
-  return JSON.stringify({
-    ...setup,
-    operations: setup.operations.map((op) => ({ ...op, definition: { ...op.definition, examples: [] } })),
-  });
-}
-
 // The version-1 CREATE TABLE above lists the same columns by hand on purpose: a migration step must
 // never change once released. The insert and the reads derive from EVIDENCE_COLUMNS.
 const CALL_COLUMNS = EVIDENCE_COLUMNS.join(", ");
@@ -299,7 +286,7 @@ export class AttemptStorage {
       this.sql.exec(freshSchema({ forwards, datasetRecords: setup.tools.some((tool) => tool.dataset) }));
       this.sql.exec(
         `INSERT INTO attempt (id, setup, status, expires_at) VALUES (1, ?, 'active', ?)`,
-        storedSetup(setup),
+        JSON.stringify(withoutCheckedExamples(setup)),
         setup.expires_at,
       );
     });

@@ -18,26 +18,12 @@ import { databaseOf } from "../../../adapters/d1/database.js";
 import { findAttempt, insertAttemptIfAbsent } from "../../../adapters/d1/simulations.js";
 import { attemptStub } from "../../attempts/access.js";
 import type { Env } from "../../platform/env.js";
-import type { AttemptSetup } from "../../../core/simulation/setup.js";
+import { withoutCheckedExamples } from "../../../core/simulation/setup.js";
 import type { RunJob } from "../coordinator/replies.js";
-
-/**
- * The setup an attempt object is given: the job's, with each definition's checked examples left
- * out. Examples are run when a revision is saved and never by an attempt, yet they are most of a
- * definition (τ-bench's retail definitions: 680 KB of examples beside 20 KB of variants), and an
- * attempt's setup crosses an RPC, is written to its SQLite and is parsed on every load; a run sets
- * up two attempts per repetition (its own and, for an end state, the gold calls').
- */
-export function attemptSetupOf(setup: AttemptSetup): AttemptSetup {
-  return {
-    ...setup,
-    operations: setup.operations.map((op) => ({ ...op, definition: { ...op.definition, examples: [] } })),
-  };
-}
 
 /** Makes sure the job's attempt exists before anything runs on it; throws what a retry may fix. */
 export async function ensureAttempt(env: Env, job: Pick<RunJob, "claim" | "setup">): Promise<void> {
-  const setup = job.setup ? attemptSetupOf(job.setup) : undefined;
+  const setup = job.setup ? withoutCheckedExamples(job.setup) : undefined;
   if (!setup) return;
   const db = databaseOf(env.DB);
   if (job.claim > 1 && (await findAttempt(db, setup.attempt_id))) return;

@@ -32,13 +32,12 @@ import type { ResolvedDatasetPin } from "../../../core/datasets/pin.js";
 import { parsePointer } from "../../../core/datasets/pointer.js";
 import { applyChanges, type RecordChange } from "../../../core/datasets/records.js";
 import { datasetBase } from "../../datasets/base.js";
-import type { AttemptSetup } from "../../../core/simulation/setup.js";
+import { type AttemptSetup, withoutCheckedExamples } from "../../../core/simulation/setup.js";
 import { attemptStub, newAttemptToken } from "../../attempts/access.js";
 import { settleForward } from "../../attempts/real/forward.js";
 import type { Env } from "../../platform/env.js";
 import type { RunJob } from "../coordinator/replies.js";
 import { releaseAttempt, toolAnswerOf } from "./attempt-ports.js";
-import { attemptSetupOf } from "./attempt-setup.js";
 
 const EVIDENCE_PAGE = 200;
 
@@ -60,7 +59,7 @@ export function endStatePort(env: Env, job: Pick<RunJob, "attempt_id" | "setup">
     },
     async goldAttempt() {
       if (!setup) throw new Error("the run set its attempts up before end states existed");
-      return freshAttempt(env, attemptSetupOf(setup));
+      return freshAttempt(env, withoutCheckedExamples(setup));
     },
   };
 }

@@ -1,10 +1,9 @@
 /**
- * What a run's attempt object is given: the job's setup without the definitions' checked examples
+ * What an attempt object is given and stores: the setup without the definitions' checked examples
  * (run at save time, never by an attempt), everything else as it was.
  */
 import { describe, expect, it } from "vitest";
-import type { AttemptSetup } from "../../../src/core/simulation/setup.js";
-import { attemptSetupOf } from "../../../src/worker/runs/consumer/attempt-setup.js";
+import { type AttemptSetup, withoutCheckedExamples } from "../../../src/core/simulation/setup.js";
 
 const operation = {
   function_name: "shop__get_order",
@@ -27,7 +26,7 @@ const operation = {
   },
 };
 
-describe("attemptSetupOf", () => {
+describe("withoutCheckedExamples", () => {
   it("leaves out every definition's examples and keeps the rest whole, without changing the job's setup", () => {
     const setup: AttemptSetup = {
       attempt_id: "att_1",
@@ -39,7 +38,7 @@ describe("attemptSetupOf", () => {
       tools: [{ tool_id: "tool_1", tool_name: "shop", operation_ids: ["get_order"], initial_state: {} }],
     };
     const before = structuredClone(setup);
-    expect(attemptSetupOf(setup)).toEqual({
+    expect(withoutCheckedExamples(setup)).toEqual({
       ...before,
       operations: [{ ...operation, definition: { ...operation.definition, examples: [] } }],
     });
