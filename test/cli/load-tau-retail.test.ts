@@ -5,48 +5,27 @@
  * reference), ending with the order in the state τ-bench's final data holds. Loading again stores
  * no new dataset version (same content) and one more revision per operation.
  */
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { ROOT, spawnScript } from "./run-script.js";
+import type { JsonObject } from "../../src/core/json.js";
+import { Overlay, operationNames, type ReferenceTask, readDataset, readReference } from "../support/tau-retail.js";
+import { spawnScript } from "./run-script.js";
 
 const stateDir = mkdtempSync(path.join(tmpdir(), "toolproof-tau-retail-"));
 const SLOW = 300_000;
 
-interface ReferenceCall {
-  name: string;
-  arguments: Record<string, unknown>;
-  output: { json: unknown } | { text: string };
-}
-interface ReferenceTask {
-  index: number;
-  calls: ReferenceCall[];
-  /** τ-bench's final data, as JSON Patch operations over dataset.json. */
-  final_state: { diff: Array<{ op: "add" | "replace" | "remove"; path: string; value?: unknown }> };
+const dataset = readDataset();
+
+/** The order as τ-bench's final data holds it: its record in dataset.json with the task's final diff applied. */
+function finalOrder(task: ReferenceTask, orderId: string): JsonObject | undefined {
+  const final = new Overlay(dataset);
+  for (const operation of task.final_state.diff) final.apply(operation);
+  return final.record("orders", orderId);
 }
 
-const dataset = JSON.parse(readFileSync(path.join(ROOT, "examples/environments/tau-retail/dataset.json"), "utf8")) as {
-  orders: Record<string, Record<string, unknown>>;
-};
-
-/** The order as τ-bench's final data holds it: its fields in dataset.json with the task's patch applied. */
-function finalOrder(task: ReferenceTask, orderId: string): Record<string, unknown> {
-  const order = { ...dataset.orders[orderId] };
-  for (const operation of task.final_state.diff) {
-    const [collection, id, field, ...deeper] = operation.path.slice(1).split("/");
-    if (collection !== "orders" || id !== orderId) continue;
-    // The reference's patches for this task set whole fields of the order; anything deeper would need a full JSON Patch.
-    if (field === undefined || deeper.length > 0) throw new Error(`unexpected patch path ${operation.path}`);
-    if (operation.op === "remove") delete order[field];
-    else order[field] = operation.value;
-  }
-  return order;
-}
-
-const reference = JSON.parse(
-  readFileSync(path.join(ROOT, "examples/environments/tau-retail/reference/test.json"), "utf8"),
-) as { tasks: ReferenceTask[] };
+const reference = readReference("test");
 
 let server: ReturnType<typeof spawnScript> | undefined;
 let url = "";
@@ -100,24 +79,7 @@ async function api(method: string, route: string, token: string, body?: unknown)
   return { status: response.status, body: text === "" ? null : (JSON.parse(text) as unknown) };
 }
 
-const OPERATIONS = [
-  "calculate",
-  "cancel_pending_order",
-  "exchange_delivered_order_items",
-  "find_user_id_by_email",
-  "find_user_id_by_name_zip",
-  "get_order_details",
-  "get_product_details",
-  "get_user_details",
-  "list_all_product_types",
-  "modify_pending_order_address",
-  "modify_pending_order_items",
-  "modify_pending_order_payment",
-  "modify_user_address",
-  "return_delivered_order_items",
-  "think",
-  "transfer_to_human_agents",
-];
+const OPERATIONS = operationNames();
 
 describe("npm run load:tau-retail", () => {
   it(

@@ -3,23 +3,18 @@
  * files: a few known tasks as whole scenarios, every split's count and ids, and the suite's own
  * fields read by parseSuite.
  */
-import { readFileSync } from "node:fs";
-import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { parseSuite } from "../../../src/core/evals/suite-parse.js";
 import {
   DEFAULT_IMPORT_OPTIONS,
   DEFAULT_INSTRUCTIONS,
-  type ReferenceSplit,
   retailSuite,
   SPLITS,
   taskScenario,
 } from "../../../scripts/tau-bench/retail-suite.js";
+import { readReference } from "../../support/tau-retail.js";
 
-const REFERENCE = path.join(import.meta.dirname, "../../../examples/environments/tau-retail/reference");
-const split = (name: string): ReferenceSplit =>
-  JSON.parse(readFileSync(path.join(REFERENCE, `${name}.json`), "utf8")) as ReferenceSplit;
-const test = split("test");
+const test = readReference("test");
 const task = (index: number) => {
   const found = test.tasks.find((t) => t.index === index);
   if (!found) throw new Error(`no test task ${index}`);
@@ -138,7 +133,10 @@ describe("retailSuite", () => {
   });
 
   it("all splits: 635 scenarios with unique ids, within one run's limits", () => {
-    const suite = retailSuite(SPLITS.map(split), { ...DEFAULT_IMPORT_OPTIONS, agent_connection: "a", user_model: "u" });
+    const suite = retailSuite(
+      SPLITS.map((split) => readReference(split)),
+      { ...DEFAULT_IMPORT_OPTIONS, agent_connection: "a", user_model: "u" },
+    );
     const ids = (suite.scenarios as Array<{ id: string }>).map((s) => s.id);
     expect({ count: ids.length, unique: new Set(ids).size, first: ids[0], last: ids.at(-1) }).toEqual({
       count: 635,

@@ -13,8 +13,7 @@
  * A mismatch that remains has to be listed in KNOWN_MISMATCHES (and in the folder's README with
  * its cause), so a new one fails this test and a fixed one must be taken off the list.
  */
-import { createHash } from "node:crypto";
-import { readFileSync, readdirSync } from "node:fs";
+import { readdirSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { createRuntimeValidator } from "../../../src/adapters/json-schema/runtime-validator.js";
@@ -25,41 +24,24 @@ import {
   type MockDefinition,
 } from "../../../src/core/contract/index.js";
 import { isJsonObject, type JsonObject, type JsonValue } from "../../../src/core/json.js";
-
-const DIR = path.resolve(import.meta.dirname, "../../../examples/environments/tau-retail");
-// SAFETY: the folder's JSON files, whose shapes tau-retail-data.test.ts checks.
-const readJson = <T>(file: string): T => JSON.parse(readFileSync(path.join(DIR, file), "utf8")) as T;
-
-const COLLECTIONS = ["orders", "products", "users"] as const;
-type Collection = (typeof COLLECTIONS)[number];
-type Dataset = Record<Collection, Record<string, JsonObject>>;
-
-interface PatchOp {
-  op: "add" | "remove" | "replace";
-  path: string;
-  value?: JsonValue;
-}
-interface Call {
-  name: string;
-  arguments: JsonObject;
-  output: { json: JsonValue } | { text: string };
-}
-interface Sequence {
-  id?: string;
-  index?: number;
-  calls: Call[];
-  final_state: { diff: PatchOp[]; sha256: string };
-}
-interface Operation {
-  operation_id: string;
-  description: string;
-  input_schema: JsonObject;
-  output_schema: JsonObject;
-}
-interface Tool {
-  name: string;
-  operations: Operation[];
-}
+import {
+  answerOf,
+  COLLECTIONS,
+  Overlay,
+  REFERENCE_SPLITS,
+  type PatchOp,
+  type ReferenceSplitName,
+  readDataset,
+  readOperations,
+  readReferences,
+  readTauRetailJson,
+  readTool,
+  recordKey,
+  StateHasher,
+  splitKey,
+  TAU_RETAIL_DIR,
+  type ToolOperation,
+} from "../../support/tau-retail.js";
 
 /**
  * Mismatches that remain, each `<split> <task index or probe id> call <n> (<operation>)` or
@@ -67,13 +49,13 @@ interface Tool {
  */
 const KNOWN_MISMATCHES: string[] = [];
 
-const dataset = readJson<Dataset>("dataset.json");
-const tool = readJson<Tool>("tool.json");
-const SPLITS = ["test", "train", "dev", "probes"] as const;
-const references = Object.fromEntries(
-  SPLITS.map((split) => [split, readJson<{ tasks: Sequence[] }>(`reference/${split}.json`).tasks]),
-) as Record<(typeof SPLITS)[number], Sequence[]>;
+const dataset = readDataset();
+const tool = readTool();
+const references = readReferences();
 const validator = createRuntimeValidator();
+// The folder README's state-hash rule, the same one tau-retail-data.test.ts checks against the
+// Python script's hashes; it rehashes only the records a sequence changed.
+const hasher = new StateHasher(dataset);
 
 // --- comparing JSON values --------------------------------------------------------------------
 
@@ -107,40 +89,11 @@ function difference(actual: unknown, expected: unknown, at = ""): string | null 
 
 // --- the reference's final states: its diff applied to a copy of the records it names --------
 
-const decode = (token: string): string => token.replace(/~1/g, "/").replace(/~0/g, "~");
-
-/** The records the reference's final diff changes, each a patched copy of the dataset's. */
+/** The records the reference's final diff changes, each a patched copy of the dataset's, keyed by recordKey. */
 function expectedRecords(diff: PatchOp[]): Map<string, JsonObject> {
-  const records = new Map<string, JsonObject>();
-  for (const op of diff) {
-    const [c, id, ...rest] = op.path.split("/").slice(1).map(decode) as [Collection, string, ...string[]];
-    const key = `${c}/${id}`;
-    if (rest.length === 0) {
-      records.set(key, structuredClone(op.value) as JsonObject);
-      continue;
-    }
-    let record = records.get(key);
-    if (record === undefined) {
-      record = structuredClone(dataset[c][id]) as JsonObject;
-      records.set(key, record);
-    }
-    let parent: JsonValue = record;
-    for (const token of rest.slice(0, -1)) {
-      parent = (Array.isArray(parent) ? parent[Number(token)] : (parent as JsonObject)[token]) as JsonValue;
-    }
-    const last = rest[rest.length - 1] as string;
-    if (Array.isArray(parent)) {
-      const index = Number(last);
-      if (op.op === "add") parent.splice(index, 0, structuredClone(op.value) as JsonValue);
-      else if (op.op === "remove") parent.splice(index, 1);
-      else parent[index] = structuredClone(op.value) as JsonValue;
-    } else if (op.op === "remove") {
-      delete (parent as JsonObject)[last];
-    } else {
-      (parent as JsonObject)[last] = structuredClone(op.value) as JsonValue;
-    }
-  }
-  return records;
+  const overlay = new Overlay(dataset);
+  for (const op of diff) overlay.apply(op);
+  return overlay.changed;
 }
 
 /** The records a replayed state holds that are not the dataset's own objects (the engine copies only what it writes). */
@@ -150,45 +103,17 @@ function writtenRecords(state: JsonObject): Map<string, JsonObject> {
     const collection = state[c] as Record<string, JsonObject>;
     if (collection === dataset[c]) continue;
     for (const id of new Set([...Object.keys(collection), ...Object.keys(dataset[c])])) {
-      if (collection[id] !== dataset[c][id]) records.set(`${c}/${id}`, collection[id] as JsonObject);
+      if (collection[id] !== dataset[c][id]) records.set(recordKey(c, id), collection[id] as JsonObject);
     }
   }
   return records;
 }
 
-// --- the state hash (the folder README's rule), rehashing only the records a sequence changed --
-
-function canonical(value: JsonValue): string {
-  if (Array.isArray(value)) return `[${value.map(canonical).join(",")}]`;
-  if (isJsonObject(value)) {
-    const keys = Object.keys(value).sort();
-    return `{${keys.map((key) => `${JSON.stringify(key)}:${canonical(value[key] as JsonValue)}`).join(",")}}`;
-  }
-  return JSON.stringify(value);
-}
-const sha256 = (text: string): string => createHash("sha256").update(text, "utf8").digest("hex");
-const SORTED_IDS = Object.fromEntries(COLLECTIONS.map((c) => [c, Object.keys(dataset[c]).sort()]));
-const BASE_HASHES = new Map(
-  COLLECTIONS.flatMap((c) => Object.entries(dataset[c]).map(([id, r]) => [`${c}/${id}`, sha256(canonical(r))])),
-);
-
-function stateHash(changed: Map<string, JsonObject>): string {
-  const parts = [...COLLECTIONS].sort().map((c) => {
-    const entries = (SORTED_IDS[c] as string[]).map((id) => {
-      const record = changed.get(`${c}/${id}`);
-      const hash = record === undefined ? BASE_HASHES.get(`${c}/${id}`) : sha256(canonical(record));
-      return `${JSON.stringify(id)}:${JSON.stringify(hash)}`;
-    });
-    return `${JSON.stringify(c)}:{${entries.join(",")}}`;
-  });
-  return sha256(`{${parts.join(",")}}`);
-}
-
 // --- the environment ----------------------------------------------------------------------------
 
-const definitionFiles = readdirSync(path.join(DIR, "definitions")).filter((f) => f.endsWith(".json"));
+const definitionFiles = readdirSync(path.join(TAU_RETAIL_DIR, "definitions")).filter((f) => f.endsWith(".json"));
 const rawDefinitions = new Map(
-  definitionFiles.map((file) => [file.replace(/\.json$/, ""), readJson<JsonObject>(`definitions/${file}`)]),
+  definitionFiles.map((file) => [file.replace(/\.json$/, ""), readTauRetailJson<JsonObject>(`definitions/${file}`)]),
 );
 const operations = new Map(tool.operations.map((op) => [op.operation_id, op]));
 
@@ -211,10 +136,10 @@ interface Replay {
   mismatches: string[];
 }
 
-function replay(split: (typeof SPLITS)[number], definitions: Map<string, MockDefinition>): Replay {
+function replay(split: ReferenceSplitName, definitions: Map<string, MockDefinition>): Replay {
   const result: Replay = { calls: 0, answersMatched: 0, states: 0, statesMatched: 0, hashesMatched: 0, mismatches: [] };
-  for (const sequence of references[split]) {
-    const name = `${split} ${sequence.id ?? sequence.index}`;
+  for (const sequence of references[split].tasks) {
+    const name = `${split} ${"id" in sequence ? sequence.id : sequence.index}`;
     // A fresh attempt: the dataset itself, which the engine never modifies.
     let state: JsonObject = dataset as unknown as JsonObject;
     sequence.calls.forEach((call, n) => {
@@ -239,7 +164,7 @@ function replay(split: (typeof SPLITS)[number], definitions: Map<string, MockDef
         return;
       }
       state = outcome.state;
-      const expected = "json" in call.output ? call.output.json : call.output.text;
+      const expected = answerOf(call);
       const problem =
         "json" in call.output
           ? difference(outcome.result, expected)
@@ -254,8 +179,8 @@ function replay(split: (typeof SPLITS)[number], definitions: Map<string, MockDef
     const theirs = expectedRecords(sequence.final_state.diff);
     let same = true;
     for (const key of new Set([...ours.keys(), ...theirs.keys()])) {
-      const [c, id] = key.split("/") as [Collection, string];
-      const problem = difference(ours.get(key) ?? dataset[c][id], theirs.get(key) ?? dataset[c][id], `/${key}`);
+      const [c, id] = splitKey(key);
+      const problem = difference(ours.get(key) ?? dataset[c][id], theirs.get(key) ?? dataset[c][id], `/${c}/${id}`);
       if (problem !== null) {
         result.mismatches.push(`${name} final state: ${problem}`);
         same = false;
@@ -263,7 +188,7 @@ function replay(split: (typeof SPLITS)[number], definitions: Map<string, MockDef
       }
     }
     if (same) result.statesMatched++;
-    if (stateHash(ours) === sequence.final_state.sha256) result.hashesMatched++;
+    if (hasher.hash(ours) === sequence.final_state.sha256) result.hashesMatched++;
   }
   return result;
 }
@@ -273,8 +198,7 @@ const label = (mismatch: string): string => mismatch.split(":")[0] as string;
 
 describe("τ-bench retail, replayed on toolproof's definitions (examples/environments/tau-retail)", () => {
   it("declares the tool `retail` with τ-bench's 16 functions as its operations, and one definition per operation", () => {
-    const declared =
-      readJson<Array<{ name: string; description: string; input_schema: JsonObject }>>("operations.json");
+    const declared = readOperations();
     expect(tool.name).toBe("retail");
     expect(tool.operations.map((op) => [op.operation_id, op.description, op.input_schema])).toEqual(
       declared.map((op) => [op.name, op.description, op.input_schema]),
@@ -285,7 +209,7 @@ describe("τ-bench retail, replayed on toolproof's definitions (examples/environ
   it("saves every definition: each parses, compiles and passes its checked examples against the tool's contract", async () => {
     const failures: string[] = [];
     for (const [name, raw] of rawDefinitions) {
-      const operation = operations.get(name) as Operation;
+      const operation = operations.get(name) as ToolOperation;
       const report = await checkDefinition(
         {
           tool: tool.name,
@@ -306,7 +230,7 @@ describe("τ-bench retail, replayed on toolproof's definitions (examples/environ
   const definitions = parsedDefinitions();
   const totals: Record<string, Replay> = {};
 
-  for (const split of SPLITS) {
+  for (const split of REFERENCE_SPLITS) {
     it(`${split}: every call answers as τ-bench's Python answered, and every final state is its final state`, () => {
       const outcome = replay(split, definitions);
       totals[split] = outcome;
@@ -322,9 +246,9 @@ describe("τ-bench retail, replayed on toolproof's definitions (examples/environ
   }
 
   it("has the counts the folder's README states", () => {
-    const readme = readFileSync(path.join(DIR, "README.md"), "utf8");
+    const readme = readFileSync(path.join(TAU_RETAIL_DIR, "README.md"), "utf8");
     const fmt = (n: number): string => n.toLocaleString("en-US");
-    for (const split of SPLITS) {
+    for (const split of REFERENCE_SPLITS) {
       const outcome = totals[split];
       if (outcome === undefined) throw new Error(`${split} was not replayed`);
       expect(readme).toContain(
@@ -334,9 +258,13 @@ describe("τ-bench retail, replayed on toolproof's definitions (examples/environ
   });
 
   it("replays τ-bench's 635 tasks (1,375 gold calls) and every probe", () => {
-    expect([references.test.length, references.train.length, references.dev.length]).toEqual([115, 500, 20]);
+    expect([references.test.tasks.length, references.train.tasks.length, references.dev.tasks.length]).toEqual([
+      115, 500, 20,
+    ]);
     expect(
-      [references.test, references.train, references.dev].flat().reduce((n, task) => n + task.calls.length, 0),
+      [references.test.tasks, references.train.tasks, references.dev.tasks]
+        .flat()
+        .reduce((n, task) => n + task.calls.length, 0),
     ).toBe(1375);
   });
 });
