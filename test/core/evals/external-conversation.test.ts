@@ -40,10 +40,7 @@ async function opened(steps: ChatResult[]): Promise<{ conversation: ExternalConv
 
 describe("an external agent's conversation", () => {
   it("opens with the user's first message, takes replies in order and ends at the stop token", async () => {
-    const { conversation: first, user } = await opened([
-      said("Is INV-10431 approved?"),
-      said("Thanks! ###STOP###"),
-    ]);
+    const { conversation: first, user } = await opened([said("Is INV-10431 approved?"), said("Thanks! ###STOP###")]);
     expect(first).toEqual({
       user_model: USER_MODEL,
       user_turns: [userTurn("Is INV-10431 approved?")],
@@ -153,54 +150,62 @@ describe("an external agent's conversation", () => {
       { weight: 1, arbitrary: fc.constant("") },
     );
     await fc.assert(
-      fc.asyncProperty(fc.array(userAnswer, { minLength: 1, maxLength: 6 }), fc.integer({ min: 1, max: 6 }), async (answers, maxTurns) => {
-        const script = () => [...answers.map((text) => said(text)), failed(UNAUTHORIZED)];
-        const reply = (n: number) => `reply ${n}`;
+      fc.asyncProperty(
+        fc.array(userAnswer, { minLength: 1, maxLength: 6 }),
+        fc.integer({ min: 1, max: 6 }),
+        async (answers, maxTurns) => {
+          const script = () => [...answers.map((text) => said(text)), failed(UNAUTHORIZED)];
+          const reply = (n: number) => `reply ${n}`;
 
-        // The built-in loop, with an agent that answers each user message in text.
-        const builtinUser = scriptedModel(script());
-        const agent = scriptedModel(Array.from({ length: 8 }, (_, i) => said(reply(i + 1))));
-        const { query: _query, ...agentRest } = agentInputs(agent.client, fakeAttempt(INVOICE_HANDLERS).dispatcher, "");
-        const builtin = await runConversation({
-          agent: agentRest,
-          user: {
-            client: builtinUser.client,
+          // The built-in loop, with an agent that answers each user message in text.
+          const builtinUser = scriptedModel(script());
+          const agent = scriptedModel(Array.from({ length: 8 }, (_, i) => said(reply(i + 1))));
+          const { query: _query, ...agentRest } = agentInputs(
+            agent.client,
+            fakeAttempt(INVOICE_HANDLERS).dispatcher,
+            "",
+          );
+          const builtin = await runConversation({
+            agent: agentRest,
+            user: {
+              client: builtinUser.client,
+              connection: "user-sim",
+              model: "sim-1",
+              parameters: { temperature: 0 },
+              instruction: INSTRUCTION,
+              max_turns: maxTurns,
+            },
+          });
+
+          // The same conversation relayed to an external agent that replies the same.
+          const externalUser = scriptedModel(script());
+          const inputs: UserTurnInputs = {
+            client: externalUser.client,
             connection: "user-sim",
-            model: "sim-1",
             parameters: { temperature: 0 },
             instruction: INSTRUCTION,
-            max_turns: maxTurns,
-          },
-        });
+          };
+          let conversation = openConversation(USER_MODEL, await askUser(inputs, []));
+          for (let turn = 1; conversation.end === null; turn++) {
+            const taken = takeReply(conversation, turn, reply(turn), maxTurns);
+            if (taken.kind === "answered") conversation = taken.conversation;
+            else if (taken.kind === "ask")
+              conversation = applyUserStep(
+                taken.conversation,
+                await askUser(inputs, conversationMessages(taken.conversation)),
+              );
+            else throw new Error(`turn ${turn}: ${taken.kind}`);
+          }
 
-        // The same conversation relayed to an external agent that replies the same.
-        const externalUser = scriptedModel(script());
-        const inputs: UserTurnInputs = {
-          client: externalUser.client,
-          connection: "user-sim",
-          parameters: { temperature: 0 },
-          instruction: INSTRUCTION,
-        };
-        let conversation = openConversation(USER_MODEL, await askUser(inputs, []));
-        for (let turn = 1; conversation.end === null; turn++) {
-          const taken = takeReply(conversation, turn, reply(turn), maxTurns);
-          if (taken.kind === "answered") conversation = taken.conversation;
-          else if (taken.kind === "ask")
-            conversation = applyUserStep(
-              taken.conversation,
-              await askUser(inputs, conversationMessages(taken.conversation)),
-            );
-          else throw new Error(`turn ${turn}: ${taken.kind}`);
-        }
-
-        const outcome = conversationOutcome(conversation);
-        expect(externalUser.requests).toEqual(builtinUser.requests);
-        expect({ ...outcome.record, usage: outcome.record.usage.user_model }).toEqual({
-          ...builtin.conversation,
-          usage: builtin.conversation.usage.user_model,
-        });
-        expect(outcome.messages).toEqual(builtin.messages.slice(1));
-      }),
+          const outcome = conversationOutcome(conversation);
+          expect(externalUser.requests).toEqual(builtinUser.requests);
+          expect({ ...outcome.record, usage: outcome.record.usage.user_model }).toEqual({
+            ...builtin.conversation,
+            usage: builtin.conversation.usage.user_model,
+          });
+          expect(outcome.messages).toEqual(builtin.messages.slice(1));
+        },
+      ),
       { numRuns: 100 },
     );
   });

@@ -81,7 +81,9 @@ async function conversationWorld(
           { tool_id: world.toolId, operation_id: "place_invoice_on_hold", approval_mode: "always_require" },
         ],
       },
-      scenarios: [{ id: "dana", user: { instruction: INSTRUCTION, ...user }, expect: GET, forbid: [HOLD], ...scenario }],
+      scenarios: [
+        { id: "dana", user: { instruction: INSTRUCTION, ...user }, expect: GET, forbid: [HOLD], ...scenario },
+      ],
       runs_per_scenario: 1,
       judge: { connection: world.connection, threshold: 4 },
       user_model: { connection: "user-sim", parameters: { temperature: 0 } },
@@ -110,7 +112,7 @@ function post(url: string, token: string, body: unknown): Promise<Response> {
   );
 }
 
-const turnsUrl = (job: JobData) => job.conversation?.turns_url ?? `${job.complete_url.replace(/complete$/, "turns")}`;
+const turnsUrl = (job: JobData) => job.conversation?.turns_url ?? job.complete_url.replace(/complete$/, "turns");
 const reply = (job: JobData, body: unknown, token = job.attempt_token) => post(turnsUrl(job), token, body);
 
 const usageOf = (calls: number) => ({
@@ -330,10 +332,15 @@ describe("an external agent in a conversation", () => {
   }, 30_000);
 
   it("is graded by its end state and by the outputs its replies state, as a built-in conversation is", async () => {
-    const { world, name } = await conversationWorld("xconvo-graded", [{ content: OPENING }, { content: STOP }], {}, {
-      end_state: { assert: [{ path: "/invoices/invoices/INV-10431/status", equals: "received" }] },
-      outputs: ["Fabrikam Office"],
-    });
+    const { world, name } = await conversationWorld(
+      "xconvo-graded",
+      [{ content: OPENING }, { content: STOP }],
+      {},
+      {
+        end_state: { assert: [{ path: "/invoices/invoices/INV-10431/status", equals: "received" }] },
+        outputs: ["Fabrikam Office"],
+      },
+    );
     const run = await startRun(world, "desk");
     const job = await receivedJob(name);
     await post(job.dispatch_url, job.attempt_token, { tool: GET, arguments: { invoice_id: "INV-10431" } });
@@ -411,9 +418,11 @@ describe("an external agent in a conversation", () => {
     });
     const other = simulation.attempts[0];
     if (!other) throw new Error("no attempt");
-    expect(
-      await answer(await post(`http://toolproof.test/api/attempts/${other.id}/turns`, other.token, { turn: 1, message: "x" })),
-    ).toEqual({
+    const elsewhere = await post(`http://toolproof.test/api/attempts/${other.id}/turns`, other.token, {
+      turn: 1,
+      message: "x",
+    });
+    expect(await answer(elsewhere)).toEqual({
       status: 409,
       body: {
         error: {

@@ -306,7 +306,10 @@ export class RunStorage {
   /** An external agent's conversation: its state as JSON text, and since when its user model is being asked. */
   conversation(seq: number): { state: string; asking_at: number | null } | undefined {
     return this.sql
-      .exec<{ state: string; asking_at: number | null }>(`SELECT state, asking_at FROM conversations WHERE seq = ?`, seq)
+      .exec<{
+        state: string;
+        asking_at: number | null;
+      }>(`SELECT state, asking_at FROM conversations WHERE seq = ?`, seq)
       .toArray()[0];
   }
 

@@ -33,7 +33,9 @@ const TURN_BODY_LIMIT = MAX_AGENT_REPLY_LENGTH * 4 + 1024;
 
 export const turnBody = z.strictObject({
   turn: z
-    .number({ error: "required: the number of the user message this replies to (1 for the job's conversation.message)" })
+    .number({
+      error: "required: the number of the user message this replies to (1 for the job's conversation.message)",
+    })
     .int("expected a whole number")
     .min(1, "expected 1 or more: user messages are numbered from 1")
     .max(MAX_USER_TURNS_LIMIT, `expected at most ${MAX_USER_TURNS_LIMIT} (no conversation has more user messages)`),
