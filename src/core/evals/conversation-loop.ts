@@ -23,12 +23,7 @@ import type { ChatMessage, ModelFailure } from "../ports.js";
 import type { ApprovalRequest, RefusedCall } from "../scoring/calls.js";
 import { runAgent } from "./agent-loop.js";
 import type { AgentRun, AgentRunInputs, AgentStopReason, TranscriptTurn } from "./agent-types.js";
-import type {
-  ConversationRecord,
-  ConversationStopReason,
-  UserModelInputs,
-  UserTurn,
-} from "./conversation-types.js";
+import type { ConversationRecord, ConversationStopReason, UserModelInputs, UserTurn } from "./conversation-types.js";
 import { usageTotals } from "./conversation-usage.js";
 import { askUser } from "./user-turn.js";
 

@@ -70,10 +70,7 @@ export type TakenReply =
   | { kind: "conflict"; reason: string };
 
 /** The conversation from the user model's first answer (sent to the agent in its job, unless it ended it). */
-export function openConversation(
-  user_model: ConversationRecord["user_model"],
-  step: UserStep,
-): ExternalConversation {
+export function openConversation(user_model: ConversationRecord["user_model"], step: UserStep): ExternalConversation {
   return applyUserStep({ user_model, user_turns: [], user_messages: [], replies: [], end: null }, step);
 }
 

@@ -7,7 +7,7 @@
 import { describe, expect, it } from "vitest";
 import { uniqueModel } from "../../support/model-server/in-tests.js";
 import { AGENT_GREETING, userSystemPrompt } from "../../../src/core/evals/user-prompt.js";
-import { answer, call, invalidAnswer } from "../helpers.js";
+import { call } from "../helpers.js";
 import {
   GET,
   GOOD_JUDGE,

@@ -91,11 +91,7 @@ async function userStep(
     (sum, turn) => sum + new TextEncoder().encode(turn.content ?? "").byteLength,
     0,
   );
-  const found = await resolveUserModel(
-    taken.job,
-    (name) => modelClientFor(c.env, c.var.db, tenantId, name),
-    spent,
-  );
+  const found = await resolveUserModel(taken.job, (name) => modelClientFor(c.env, c.var.db, tenantId, name), spent);
   if (!found.ok) return { kind: "error", error: found.message };
   if (found.user_model === null) return { kind: "error", error: "the scenario is not a conversation" };
   const { client, connection, parameters } = found.user_model;
