@@ -6,9 +6,12 @@
  * transcript, the user model's calls are counted apart, a user model that fails makes the
  * repetition an infrastructure error, and a bad or late turn is a 4xx naming the field.
  */
+import { env } from "cloudflare:test";
 import { exports } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
+import { sha256Hex } from "../../../src/adapters/crypto.js";
 import { AGENT_GREETING, userSystemPrompt } from "../../../src/core/evals/user-prompt.js";
+import { runStub } from "../../../src/worker/runs/coordinator/access.js";
 import { uniqueModel } from "../../support/model-server/in-tests.js";
 import { receiver } from "../../support/receiver/in-tests.js";
 import { answer, call, invalidAnswer } from "../helpers.js";
@@ -397,7 +400,12 @@ describe("an external agent in a conversation", () => {
         },
       },
     });
-    expect((await reply(job, "{not json")).status).toBe(400);
+    expect(await answer(await reply(job, "{not json"))).toEqual({
+      status: 400,
+      body: {
+        error: { code: "malformed_json", message: expect.stringMatching(/^the request body is not valid JSON: /) },
+      },
+    });
     // A reply to a message never sent.
     expect(await answer(await reply(job, { turn: 2, message: APPROVED }))).toEqual({
       status: 409,
@@ -459,6 +467,63 @@ describe("an external agent in a conversation", () => {
       status: 409,
       body: { error: { code: "conversation_ended", message: expect.stringMatching(/takes no more turns$/) } },
     });
+    await waitForRun(world, run.id);
+  }, 30_000);
+  it("serialises a reply's turn: a retry while the user model answers it is told to wait, then gets that answer", async () => {
+    const { world, name, userSim } = await conversationWorld("xconvo-progress", [{ content: OPENING }]);
+    const run = await startRun(world, "desk");
+    const job = await receivedJob(name);
+    // An earlier request for reply 1, still waiting on the user model: taken through the coordinator itself.
+    const coordinator = runStub(env, run.id);
+    const taken = await coordinator.takeTurn(1, sha256Hex(job.attempt_token), 1, WHICH);
+    if (taken.kind !== "ask") throw new Error(`the reply was not taken: ${taken.kind}`);
+    expect(taken.conversation).toEqual({
+      user_model: { connection: "user-sim", model: userSim },
+      user_turns: [userTurn(OPENING)],
+      user_messages: [OPENING],
+      replies: [WHICH],
+      end: null,
+    });
+
+    const message =
+      "the user's answer to reply 1 is being made for an earlier request: post the same reply again shortly to get it";
+    expect(await answer(await reply(job, { turn: 1, message: WHICH }))).toEqual({
+      status: 409,
+      body: { error: { code: "turn_in_progress", message } },
+    });
+    const notSent = "user message 2 has not been sent: the user's answer to reply 1 is still being made";
+    expect(await answer(await reply(job, { turn: 2, message: APPROVED }))).toEqual({
+      status: 409,
+      body: {
+        error: {
+          code: "turn_out_of_order",
+          message: `/turn: ${notSent}`,
+          details: { problems: [{ path: "/turn", message: notSent }] },
+        },
+      },
+    });
+
+    // The earlier request stores the user's answer; the retry gets it, and the user model was asked once (its opening).
+    const step = {
+      kind: "message" as const,
+      text: ID,
+      turn: { content: ID, latency_ms: 1, usage: null, finish_reason: "stop" },
+    };
+    const next = { done: false, turn: 2, message: ID };
+    expect(await coordinator.answerTurn(1, 1, taken.asked_at, step)).toEqual({
+      kind: "ok",
+      answer: next,
+      score: false,
+    });
+    expect(await answer(await reply(job, { turn: 1, message: WHICH }))).toEqual({ status: 200, body: next });
+    // A late answer from a request that no longer holds the turn changes nothing.
+    expect(await coordinator.answerTurn(1, 1, taken.asked_at, { kind: "error", error: "late" })).toEqual({
+      kind: "stale",
+      answer: next,
+    });
+    expect(await server.log(userSim)).toHaveLength(1);
+
+    expect((await post(job.complete_url, job.attempt_token, { output: "Bye." })).status).toBe(202);
     await waitForRun(world, run.id);
   }, 30_000);
 });
