@@ -369,6 +369,44 @@ describe("an external agent in a conversation", () => {
     });
   }, 30_000);
 
+  it("fails by its end state, naming the differing path, when the agent converses but never makes the write", async () => {
+    const status = "/invoices/invoices/INV-10431/status";
+    const { world, name } = await conversationWorld(
+      "xconvo-graded-fail",
+      [{ content: OPENING }, { content: STOP }],
+      {},
+      { end_state: { assert: [{ path: status, equals: "on_hold" }] }, outputs: ["Fabrikam Office"] },
+    );
+    const run = await startRun(world, "desk");
+    const job = await receivedJob(name);
+    await post(job.dispatch_url, job.attempt_token, { tool: GET, arguments: { invoice_id: "INV-10431" } });
+    expect(await answer(await reply(job, { turn: 1, message: APPROVED }))).toEqual({
+      status: 200,
+      body: { done: true, stop_reason: "user_stop" },
+    });
+    expect((await post(job.complete_url, job.attempt_token, { output: null })).status).toBe(202);
+    const ended = await waitForRun(world, run.id);
+    expect(ended).toMatchObject({ status: "finished", verdict: "fail", failed: 1, errors: 0 });
+    const detail = await repetition(world, run.id, 1);
+    expect(detail).toMatchObject({
+      final_answer: APPROVED,
+      verdict: {
+        pass: false,
+        outcome: "fail",
+        cause: "end_state",
+        reason: `End state differs at 1 path: ${status}: expected "on_hold", got "received". Every required output is stated (1).`,
+      },
+      end_state: {
+        pass: false,
+        mismatches: [{ path: status, expected: "on_hold", actual: "received" }],
+        mismatch_count: 1,
+        changes: [],
+      },
+      outputs: { pass: true, missing: [] },
+      conversation: { stop_reason: "user_stop" },
+    });
+  }, 30_000);
+
   it("refuses bad and out-of-order turns with a 4xx naming the field", async () => {
     const { world, name } = await conversationWorld("xconvo-bad", [{ content: OPENING }, { content: ID }]);
     const run = await startRun(world, "desk");
