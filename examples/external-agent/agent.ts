@@ -12,6 +12,11 @@
  * The agent follows the job's approval modes as the seed's agent framework does: a tool marked
  * always_require is never called; the run stops there and the call is reported as an approval
  * request (name, arguments, call id), which is how the harness sees what the agent wanted to do.
+ *
+ * In a conversation scenario (the job carries `conversation`), each text answer is the agent's
+ * reply to the user: it is POSTed to the job's turns_url, and the user's next message, when one
+ * comes back, starts the agent's next turn on the whole conversation; the attempt is completed
+ * once the user is done (or the agent stops without a text answer).
  */
 import { createHmac, timingSafeEqual } from "node:crypto";
 import { createServer, type IncomingMessage } from "node:http";
@@ -31,7 +36,12 @@ export interface Job {
   complete_url: string;
   deadline: string;
   tools: Array<{ name: string; approval_mode: "never_require" | "always_require" }>;
+  /** A conversation scenario's: the user's first message (also the query), and where replies go. */
+  conversation?: { turn: number; message: string; max_turns: number; turns_url: string };
 }
+
+/** What toolproof answers a reply with: the user's next message, or the end of the conversation. */
+type TurnAnswer = { done: false; turn: number; message: string } | { done: true; stop_reason: string };
 
 export interface AgentOptions {
   secret: string;
@@ -89,33 +99,45 @@ export async function work(job: Job, options: AgentOptions): Promise<void> {
     const needsApproval = new Set(
       job.tools.filter((tool) => tool.approval_mode === "always_require").map((tool) => tool.name),
     );
-    for (let turn = 0; turn < (options.maxIterations ?? 4); turn++) {
-      const answer = await options.model.chat.completions.create({ model: options.modelName, messages, tools });
-      const message = answer.choices[0]?.message;
-      if (!message) break;
-      const calls = (message.tool_calls ?? []).flatMap((call) => (call.type === "function" ? [call] : []));
-      messages.push({
-        role: "assistant",
-        content: message.content ?? null,
-        ...(calls.length > 0 ? { tool_calls: calls } : {}),
-      });
-      output = message.content ?? null;
-      if (calls.length === 0) break;
-      for (const call of calls) {
-        const args = parseArguments(call.function.arguments);
-        if (needsApproval.has(call.function.name)) {
-          // Paused for a person: never executed here, reported so the harness scores what was proposed.
-          approvalRequests.push({ name: call.function.name, arguments: args, call_id: call.id });
-          continue;
-        }
-        const result = await mcp.callTool({ name: call.function.name, arguments: args });
+    // One user message at a time: a query's job has one, a conversation's as many as the user sends.
+    let userTurn = job.conversation?.turn ?? 1;
+    for (;;) {
+      output = null;
+      for (let iteration = 0; iteration < (options.maxIterations ?? 4); iteration++) {
+        const answer = await options.model.chat.completions.create({ model: options.modelName, messages, tools });
+        const message = answer.choices[0]?.message;
+        if (!message) break;
+        const calls = (message.tool_calls ?? []).flatMap((call) => (call.type === "function" ? [call] : []));
         messages.push({
-          role: "tool",
-          tool_call_id: call.id,
-          content: JSON.stringify(result.structuredContent ?? result.content),
+          role: "assistant",
+          content: message.content ?? null,
+          ...(calls.length > 0 ? { tool_calls: calls } : {}),
         });
+        output = message.content ?? null;
+        if (calls.length === 0) break;
+        for (const call of calls) {
+          const args = parseArguments(call.function.arguments);
+          if (needsApproval.has(call.function.name)) {
+            // Paused for a person: never executed here, reported so the harness scores what was proposed.
+            approvalRequests.push({ name: call.function.name, arguments: args, call_id: call.id });
+            continue;
+          }
+          const result = await mcp.callTool({ name: call.function.name, arguments: args });
+          messages.push({
+            role: "tool",
+            tool_call_id: call.id,
+            content: JSON.stringify(result.structuredContent ?? result.content),
+          });
+        }
+        if (approvalRequests.length > 0) break;
       }
-      if (approvalRequests.length > 0) break;
+      // A query, a pause for approval or no text answer: the job is done. Otherwise the user answers.
+      if (!job.conversation || approvalRequests.length > 0 || output === null) break;
+      const next = await replyToUser(job.conversation.turns_url, headers, userTurn, output);
+      options.log?.(`${job.scenario_id} #${job.repetition}: reply ${userTurn} → ${JSON.stringify(next)}`);
+      if (next.done) break;
+      userTurn = next.turn;
+      messages.push({ role: "user", content: next.message });
     }
   } finally {
     await mcp.close();
@@ -128,6 +150,23 @@ export async function work(job: Job, options: AgentOptions): Promise<void> {
   options.log?.(
     `${job.scenario_id} #${job.repetition}: completed (${response.status})${response.ok ? "" : `: ${await response.text()}`}`,
   );
+}
+
+/** POSTs the agent's reply to user message `turn`; a refused reply ends the conversation on the agent's side. */
+async function replyToUser(
+  turnsUrl: string,
+  headers: Record<string, string>,
+  turn: number,
+  message: string,
+): Promise<TurnAnswer> {
+  const response = await fetch(turnsUrl, {
+    method: "POST",
+    headers: { ...headers, "content-type": "application/json" },
+    body: JSON.stringify({ turn, message }),
+  });
+  // Refused (out of time, say): nothing more can be said to the user, so the attempt is completed as it stands.
+  if (!response.ok) return { done: true, stop_reason: `reply refused: ${response.status} ${await response.text()}` };
+  return (await response.json()) as TurnAnswer;
 }
 
 /** webhook-ids remembered to drop a repeated job (oldest forgotten first). */

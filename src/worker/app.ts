@@ -20,6 +20,7 @@ import { toolUpstreamRoutes } from "./tools/upstream-routes.js";
 import { upstreamHostRoutes } from "./tools/upstream-host-routes.js";
 import { attemptCompletionRoutes, attemptRoutes } from "./attempts/routes.js";
 import { completeExternalAttempt } from "./runs/external/complete.js";
+import { attemptTurnRoutes } from "./runs/external/turn-routes.js";
 import { connectionRoutes } from "./connections/routes.js";
 import { simulationRoutes } from "./attempts/simulation-routes.js";
 import { suiteRoutes } from "./suites/routes.js";
@@ -58,6 +59,7 @@ export function createApp(services: Partial<AppServices> = {}): Hono<AppEnv> {
   // Capability-token routes (attempts) are mounted before the API-key middleware.
   app.route("/api/attempts", attemptRoutes);
   app.route("/api/attempts", attemptCompletionRoutes(completeExternalAttempt));
+  app.route("/api/attempts", attemptTurnRoutes);
   // Webhook deliveries (POST /api/webhooks/:id) carry a signature, not an API key.
   app.route("/api/webhooks", webhookReceiveRoutes);
   // The first Admin key of a deployment: opened by the TOOLPROOF_BOOTSTRAP_TOKEN secret, while no key exists.

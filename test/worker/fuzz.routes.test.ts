@@ -562,6 +562,16 @@ const routes: RouteSpec[] = [
     // Issue 9 item 3 (helper A): 5,000 levels in output (3,000 is enough).
     examples: (f) => [replaced({ output: 1 }, ["output"], deep(5000, "object"), f.attempts[0]?.id ?? "")],
   },
+  {
+    // A simulation's attempt takes no turns (409 not_external_repetition): what is fuzzed is the body's checks and the token.
+    name: "POST /api/attempts/:id/turns",
+    method: "POST",
+    path: (id) => `/api/attempts/${id}/turns`,
+    param: attemptIds,
+    valid: () => ({ turn: 1, message: "Which invoice is it?" }),
+    token: attemptToken,
+    runs: 25,
+  },
 ];
 
 let fixtures: Fixtures;

@@ -19,18 +19,13 @@
  * - The user model failing, or answering no text, ends the conversation with `user_model_error`:
  *   an infrastructure error for the repetition, never the agent's fail (evaluate-repetition.ts).
  */
-import type { ChatMessage, ChatUsage, ModelFailure } from "../ports.js";
+import type { ChatMessage, ModelFailure } from "../ports.js";
 import type { ApprovalRequest, RefusedCall } from "../scoring/calls.js";
 import { runAgent } from "./agent-loop.js";
 import type { AgentRun, AgentRunInputs, AgentStopReason, TranscriptTurn } from "./agent-types.js";
-import type {
-  ConversationRecord,
-  ConversationStopReason,
-  UsageTotals,
-  UserModelInputs,
-  UserTurn,
-} from "./conversation-types.js";
-import { endsConversation, userModelMessages } from "./user-prompt.js";
+import type { ConversationRecord, ConversationStopReason, UserModelInputs, UserTurn } from "./conversation-types.js";
+import { usageTotals } from "./conversation-usage.js";
+import { askUser } from "./user-turn.js";
 
 export interface ConversationInputs {
   agent: Omit<AgentRunInputs, "query" | "history" | "used_call_ids">;
@@ -65,7 +60,7 @@ export async function runConversation(inputs: ConversationInputs): Promise<Conve
       stop_reason: stop,
       user_model: { connection: user.connection, model: user.model },
       user_turns,
-      usage: { agent: totals(turns), user_model: totals(user_turns) },
+      usage: { agent: usageTotals(turns), user_model: usageTotals(user_turns) },
       ...(extra.user_model_error === undefined ? {} : { user_model_error: extra.user_model_error }),
     };
     return {
@@ -83,30 +78,16 @@ export async function runConversation(inputs: ConversationInputs): Promise<Conve
   };
 
   for (let turn = 0; turn < user.max_turns; turn++) {
-    const result = await user.client.chat({
-      messages: userModelMessages(user.instruction, messages),
-      ...user.parameters,
-    });
-    if (!result.ok)
+    const step = await askUser(user, messages);
+    if (step.turn) user_turns.push(step.turn);
+    if (step.kind === "error")
       return finish("user_model_error", {
-        user_model_failure: result.failure,
-        user_model_error: result.failure.message,
+        ...(step.failure ? { user_model_failure: step.failure } : {}),
+        user_model_error: step.error,
       });
-    const { answer } = result;
-    user_turns.push({
-      content: answer.content,
-      latency_ms: answer.latency_ms,
-      usage: answer.usage,
-      finish_reason: answer.finish_reason,
-    });
-    const text = answer.content;
-    if (text === null || text.trim() === "")
-      return finish("user_model_error", {
-        user_model_error: `the user model's connection "${user.connection}" answered no text (finish reason ${answer.finish_reason ?? "none"})`,
-      });
-    if (endsConversation(text)) return finish("user_stop");
+    if (step.kind === "stop") return finish("user_stop");
 
-    last = await runAgent({ ...agent, query: text, history: messages, used_call_ids: usedIds });
+    last = await runAgent({ ...agent, query: step.text, history: messages, used_call_ids: usedIds });
     messages = last.messages;
     turns.push(...last.turns);
     approval_requests.push(...last.approval_requests);
@@ -115,16 +96,4 @@ export async function runConversation(inputs: ConversationInputs): Promise<Conve
     if (last.stop_reason !== "final_answer") return finish("agent_stop");
   }
   return finish("max_turns");
-}
-
-function totals(calls: ReadonlyArray<{ usage: ChatUsage | null }>): UsageTotals {
-  const sum: UsageTotals = { calls: calls.length, prompt_tokens: 0, completion_tokens: 0, calls_without_usage: 0 };
-  for (const { usage } of calls) {
-    if (usage === null) sum.calls_without_usage++;
-    else {
-      sum.prompt_tokens += usage.prompt_tokens;
-      sum.completion_tokens += usage.completion_tokens;
-    }
-  }
-  return sum;
 }

@@ -3,6 +3,7 @@
  * that held a conversation (RepetitionRecord.conversation.usage), so the user model's cost is read
  * apart from the agent's in the run's summary as in each repetition.
  */
+import type { ChatUsage } from "../ports.js";
 import type { ConversationRecord, UsageTotals } from "./conversation-types.js";
 
 export type ConversationUsage = ConversationRecord["usage"];
@@ -35,4 +36,17 @@ function sum(totals: readonly UsageTotals[]): UsageTotals {
     }),
     { calls: 0, prompt_tokens: 0, completion_tokens: 0, calls_without_usage: 0 },
   );
+}
+
+/** One side's model calls, counted (a call the endpoint reported no usage for is counted apart). */
+export function usageTotals(calls: ReadonlyArray<{ usage: ChatUsage | null }>): UsageTotals {
+  const sum: UsageTotals = { calls: calls.length, prompt_tokens: 0, completion_tokens: 0, calls_without_usage: 0 };
+  for (const { usage } of calls) {
+    if (usage === null) sum.calls_without_usage++;
+    else {
+      sum.prompt_tokens += usage.prompt_tokens;
+      sum.completion_tokens += usage.completion_tokens;
+    }
+  }
+  return sum;
 }

@@ -28,6 +28,7 @@ import { DEFAULT_JUDGE_THRESHOLD } from "./suite-types.js";
 import { type EndStateInputs, gradeScenarioEndState, scenarioOutputs } from "./end-state-grade.js";
 import { gradedByOutcome } from "./end-state-types.js";
 import type { EndStateResult } from "../scoring/end-state.js";
+import type { ExternalConversationOutcome } from "./external-conversation.js";
 
 export async function evaluateRepetition(inputs: RepetitionInputsForRun & EndStateInputs): Promise<RepetitionRecord> {
   const { agent } = inputs;
@@ -79,7 +80,12 @@ export type ExternalOutcome =
       approval_requests: ApprovalRequest[];
       messages: ChatMessage[] | null;
     }
-  | { kind: "timed_out"; reason: string };
+  | { kind: "timed_out"; reason: string }
+  /**
+   * A conversation that ended with no completion from the agent: before its job was sent (the user
+   * stopped at once, or the user model failed on its opening), or by the user model's failure.
+   */
+  | { kind: "no_completion" };
 
 export interface ExternalRepetitionInputs extends Omit<RepetitionInputsForRun, "agent" | "dispatcher">, EndStateInputs {
   /** The tools the agent was given, as the judge reads their definitions. */
@@ -87,6 +93,8 @@ export interface ExternalRepetitionInputs extends Omit<RepetitionInputsForRun, "
   outcome: ExternalOutcome;
   /** Epoch milliseconds the job was sent. */
   started_at: number;
+  /** A conversation scenario's turns, as toolproof relayed them (external-conversation.ts). */
+  conversation?: ExternalConversationOutcome;
 }
 
 /**
@@ -96,26 +104,33 @@ export interface ExternalRepetitionInputs extends Omit<RepetitionInputsForRun, "
  * deadline (a forbidden call still fails the run), and fails with `timed_out` otherwise.
  */
 export function evaluateExternalRepetition(inputs: ExternalRepetitionInputs): Promise<RepetitionRecord> {
-  const { outcome } = inputs;
+  const { outcome, conversation } = inputs;
   const run: RunOutcome =
     outcome.kind === "completed"
       ? {
           stop_reason: "external_completion",
-          final_answer: outcome.final_answer,
+          // A conversation's agent may end without an output: its last reply to the user is its answer.
+          final_answer: outcome.final_answer ?? conversation?.last_reply ?? null,
           approval_requests: outcome.approval_requests,
           refused_calls: [],
           messages: outcome.messages ?? [],
           turns: [],
         }
       : {
-          stop_reason: "timed_out",
-          final_answer: null,
+          stop_reason: outcome.kind === "timed_out" ? "timed_out" : null,
+          final_answer: outcome.kind === "timed_out" ? null : (conversation?.last_reply ?? null),
           approval_requests: [],
           refused_calls: [],
           messages: [],
           turns: [],
-          timed_out: outcome.reason,
+          ...(outcome.kind === "timed_out" ? { timed_out: outcome.reason } : {}),
         };
+  if (conversation) {
+    // The transcript of a conversation is what toolproof relayed, both sides, whatever the agent reported.
+    run.messages = conversation.messages;
+    run.conversation = conversation.record;
+    if (conversation.record.user_model_error !== undefined) run.user_model_error = conversation.record.user_model_error;
+  }
   return scoreRepetition({ ...inputs, agent_connection: null, started_at: isoTime(inputs.started_at) }, run);
 }
 
@@ -160,7 +175,11 @@ async function scoreRepetition(inputs: ScoringInputs, run: RunOutcome): Promise<
     : null;
   // The user model is the harness's, not the agent's: its failure breaks the repetition, whatever the agent did.
   if (run.user_model_error !== undefined)
-    infrastructure_error ??= connectionFailed("user model", inputs.user_model?.connection ?? "", run.user_model_error);
+    infrastructure_error ??= connectionFailed(
+      "user model",
+      run.conversation?.user_model.connection ?? inputs.user_model?.connection ?? "",
+      run.user_model_error,
+    );
 
   // The outcome is graded whenever the run got to an end (even past a selection failure, so the
   // report names the differing paths too); a broken or timed-out run has no outcome to grade.

@@ -5,10 +5,8 @@
  *
  * - A scenario has `query` or `user`, never both: a conversation's first message is the user
  *   model's, and a query beside it would be a second opening nobody sends.
- * - A suite with any `user` scenario needs `user_model`.
- * - An external agent is refused a conversation scenario for now: its job protocol
- *   (docs/external-agents.md) carries one query and hands the agent no way to receive the user's
- *   later messages, so the conversation could not take place as the suite says.
+ * - A suite with any `user` scenario needs `user_model`, whichever agent it runs: an external
+ *   agent converses through its attempt's turns (docs/external-agents.md, "Conversations").
  */
 import { RESOURCE_NAME, RESOURCE_NAME_RULE } from "../names.js";
 import {
@@ -106,26 +104,17 @@ function readScenarioUser(value: unknown, path: string, problems: ProblemList): 
 }
 
 /**
- * What the whole document must agree on: conversation scenarios need `user_model`, and an external
- * agent cannot hold a conversation yet. Read from the document as sent, so the problems are found
- * even when a scenario has others.
+ * What the whole document must agree on: conversation scenarios need `user_model`. Read from the
+ * document as sent, so the problem is found even when a scenario has others.
  */
 export function conversationProblems(root: Record<string, unknown>, problems: ProblemList): void {
   const scenarios = Array.isArray(root.scenarios) ? root.scenarios : [];
   const conversations = scenarios.flatMap((item, index) =>
     isRecord(item) && item.user !== undefined
-      ? [{ index, id: typeof item.id === "string" ? `"${item.id}"` : `#${index}` }]
+      ? [{ id: typeof item.id === "string" ? `"${item.id}"` : `#${index}` }]
       : [],
   );
   if (conversations.length === 0) return;
-  const external = isRecord(root.agent) && root.agent.kind === "external";
-  if (external) {
-    for (const { index } of conversations)
-      problems.add(
-        `/scenarios/${index}/user`,
-        'conversations are not yet supported with an external agent (agent.kind "external"): its job carries one query and no way to receive the user\'s later messages; give this scenario a `query`, or run it with the built-in agent',
-      );
-  }
   if (root.user_model === undefined)
     problems.add(
       "/user_model",

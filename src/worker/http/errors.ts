@@ -35,6 +35,12 @@ export const ERROR_STATUS = {
   /** External agents: a completion for an attempt that is no external agent's repetition, or came too late. */
   not_external_repetition: 409,
   repetition_timed_out: 409,
+  /** External agents' conversations: a turn after the conversation (or the repetition) ended. */
+  conversation_ended: 409,
+  /** A turn that is not the reply awaited now (details.problems names /turn or /message). */
+  turn_out_of_order: 409,
+  /** The user model is still answering this very turn, for an earlier request: try again shortly. */
+  turn_in_progress: 409,
   /** Labels wait for a run's end: its repetitions reach D1 only then. */
   run_not_ended: 409,
   /** DELETE /api/keys/:id: the tenant's last unrevoked Admin key, which would leave nobody able to manage keys. */

@@ -14,6 +14,7 @@ import { bootstrapOperations, serviceOperations } from "../keys/bootstrap-openap
 import { simulationOperations } from "../attempts/openapi.js";
 import { toolOperations } from "../tools/openapi.js";
 import { datasetOperations } from "../datasets/openapi.js";
+import { turnOperations } from "../runs/external/turn-openapi.js";
 
 export const ALL_OPERATIONS: readonly OperationDoc[] = [
   ...serviceOperations,
@@ -27,4 +28,5 @@ export const ALL_OPERATIONS: readonly OperationDoc[] = [
   ...bootstrapOperations,
   ...keyOperations,
   ...datasetOperations,
+  ...turnOperations,
 ];

@@ -99,7 +99,7 @@ describe("parseSuite: conversations", () => {
     });
   });
 
-  it("refuses a conversation with an external agent, naming the scenario's user", () => {
+  it("takes a conversation with an external agent, which converses through its attempt's turns", () => {
     const external = {
       kind: "external",
       endpoint: "https://agent.example/jobs",
@@ -107,14 +107,15 @@ describe("parseSuite: conversations", () => {
       tools: [{ tool: "retail" }],
     };
     expect(parseSuite({ ...conversation, agent: external })).toEqual({
-      ok: false,
-      problems: [
-        {
-          path: "/scenarios/0/user",
-          message:
-            'conversations are not yet supported with an external agent (agent.kind "external"): its job carries one query and no way to receive the user\'s later messages; give this scenario a `query`, or run it with the built-in agent',
-        },
-      ],
+      ok: true,
+      suite: {
+        agent: { ...external, timeout_seconds: 600 },
+        scenarios: [{ id: "task-0", user: { instruction: "You are Yusuf Rossi in 19122." }, expect: null, forbid: [] }],
+        runs_per_scenario: 3,
+        pass_rate: 0.9,
+        misfire_rate: 0.1,
+        user_model: { connection: "user-sim", parameters: {}, max_turns: 10 },
+      },
     });
   });
 

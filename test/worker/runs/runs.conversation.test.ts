@@ -7,7 +7,7 @@
 import { describe, expect, it } from "vitest";
 import { uniqueModel } from "../../support/model-server/in-tests.js";
 import { AGENT_GREETING, userSystemPrompt } from "../../../src/core/evals/user-prompt.js";
-import { answer, call, invalidAnswer } from "../helpers.js";
+import { call } from "../helpers.js";
 import {
   GET,
   GOOD_JUDGE,
@@ -178,29 +178,6 @@ describe("a conversation scenario", () => {
     const detail = await repetition(world, String(run.id), 1);
     expect((detail.verdict as { reason: string }).reason).toContain(
       'the user model\'s connection "user-sim" cannot be used',
-    );
-  });
-
-  it("is refused with an external agent, as a 400 naming the scenario's user", async () => {
-    const world = await invoiceWorld("convo-external");
-    const suite = conversationSuite(world);
-    const agent = suite.agent as Record<string, unknown>;
-    const external = {
-      kind: "external",
-      endpoint: "https://agent.example/jobs",
-      secret: "agent-key",
-      tools: agent.tools,
-    };
-    const saved = await call("PUT", "/api/suites/convo", {
-      key: world.tenant.key,
-      body: { ...suite, agent: external },
-    });
-    expect(await answer(saved)).toEqual(
-      invalidAnswer({
-        path: "/scenarios/0/user",
-        message:
-          'conversations are not yet supported with an external agent (agent.kind "external"): its job carries one query and no way to receive the user\'s later messages; give this scenario a `query`, or run it with the built-in agent',
-      }),
     );
   });
 });

@@ -150,7 +150,9 @@ export async function runJob(
     // Only scoring needs the judge; sending the job must not wait on (or fail for) its connection.
     const judge = external.phase === "send" ? null : await resolveJudge(job, env, db, resolve);
     if (judge !== null && !judge.ok) return notRun(judge.message);
-    return runExternalJob({ ...job, agent: runAgent, external }, env, judge?.judge ?? null, clock);
+    return runExternalJob({ ...job, agent: runAgent, external }, env, judge?.judge ?? null, clock, (name) =>
+      resolve(env, db, job.tenant_id, name),
+    );
   }
   const agent = await resolve(env, db, job.tenant_id, runAgent.connection);
   if (!agent.ok)

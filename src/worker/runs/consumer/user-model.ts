@@ -8,7 +8,7 @@
 import type { RepetitionInputsForRun } from "../../../core/evals/agent-types.js";
 import type { ModelClient } from "../../../core/ports.js";
 import type { RunJob } from "../coordinator/replies.js";
-import { answerBudget } from "./answer-budget.js";
+import { answerBudget, MAX_REPETITION_ANSWER_BYTES } from "./answer-budget.js";
 import { limitedClient } from "./concurrency.js";
 
 /** The tenant's stored connection by name, opened (the consumer's resolver, bound to the job's tenant). */
@@ -27,6 +27,8 @@ export type UserModelFound =
 export async function resolveUserModel(
   job: Pick<RunJob, "scenario" | "user_model" | "tenant_id">,
   lookup: ConnectionLookup,
+  /** Answer bytes the repetition's user model has used already (an external agent's conversation is asked turn by turn). */
+  spent = 0,
 ): Promise<UserModelFound> {
   if (job.scenario.user === undefined) return { ok: true, user_model: null };
   const spec = job.user_model;
@@ -42,6 +44,7 @@ export async function resolveUserModel(
       client: answerBudget(
         limitedClient(found.client, job.tenant_id, connection.name, connection.max_concurrency),
         connection.name,
+        MAX_REPETITION_ANSWER_BYTES - spent,
       ),
       connection: spec.connection,
       model: connection.model,

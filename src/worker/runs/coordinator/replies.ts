@@ -4,6 +4,8 @@
  * object does, attempt/replies.ts).
  */
 import type { RepetitionRecord } from "../../../core/evals/agent-types.js";
+import type { ExternalConversation, TurnAnswer } from "../../../core/evals/external-conversation.js";
+import type { UserStep } from "../../../core/evals/user-turn.js";
 import type { AttemptSetup } from "../../../core/simulation/setup.js";
 import type { RunProgress } from "./progress.js";
 import type { RunAgent, RunExternalAgent, RunJudge, RunScenario, RunStart, RunUserModel } from "./run-start.js";
@@ -37,6 +39,8 @@ export interface RunJob {
   external?: ExternalPhase;
   /** The attempt's setup, which the delivery makes sure of before anything runs on it (evals/attempt-setup.ts). */
   setup?: AttemptSetup;
+  /** An external agent's conversation so far, once its opening is stored (external/conversation.ts). */
+  conversation?: ExternalConversation;
 }
 
 /**
@@ -83,6 +87,41 @@ export type CompleteReply =
 
 export type ReleaseReply = MissingReply | { kind: "ok" };
 
+/**
+ * The conversation as stored: the one this delivery opened, or the one an earlier delivery did.
+ * `score`: the opening ended it (the user stopped at once, or the user model failed), so no job is
+ * sent and the repetition's message is to be sent again for scoring.
+ */
+export type OpenConversationReply = MissingReply | { kind: "ok"; conversation: ExternalConversation; score: boolean };
+
+/** An external agent's reply to a user message (POST /api/attempts/:id/turns), as the coordinator takes it. */
+export type TurnReply =
+  | MissingReply
+  | { kind: "unauthorized" }
+  /** The repetition holds no conversation with an external agent (or its job has not been sent). */
+  | { kind: "not_conversation"; reason: string }
+  /** The repetition takes no more turns: completed, recorded, out of time, or its run ended. */
+  | { kind: "closed"; code: "conversation_ended" | "repetition_timed_out"; reason: string }
+  /** The reply is refused: `path` names the field at fault. */
+  | { kind: "refused"; code: "turn_out_of_order" | "conversation_ended"; path: "/turn" | "/message"; reason: string }
+  /** The user model is answering this reply (for another request): try again shortly. */
+  | { kind: "in_progress"; turn: number }
+  | { kind: "answer"; answer: TurnAnswer }
+  /** Taken: the caller asks the user model, then reports with answerTurn(seq, turn, asked_at, ...). */
+  | {
+      kind: "ask";
+      asked_at: number;
+      conversation: ExternalConversation;
+      job: Pick<RunJob, "tenant_id" | "scenario" | "user_model">;
+    };
+
+export type AnswerTurnReply =
+  | MissingReply
+  /** `score`: the user model failed, so the repetition is over and its message is to be sent for scoring. */
+  | { kind: "ok"; answer: TurnAnswer; score: boolean }
+  /** Another request took the turn over (this one was thought lost); its answer, when it has one. */
+  | { kind: "stale"; answer: TurnAnswer | null };
+
 export type ProgressReply = MissingReply | { kind: "ok"; progress: RunProgress };
 
 export type CancelReply =
@@ -110,6 +149,9 @@ export interface RunMethods {
   claim(seq: number): Promise<ClaimReply>;
   release(seq: number, error: string): ReleaseReply;
   completeAgent(seq: number): CompleteReply;
+  openConversation(seq: number, conversation: ExternalConversation): OpenConversationReply;
+  takeTurn(seq: number, tokenHash: string, turn: number, message: string): TurnReply;
+  answerTurn(seq: number, turn: number, askedAt: number, step: UserStep): AnswerTurnReply;
   record(seq: number, record: RepetitionRecord): Promise<RecordReply>;
   deadLetter(seq: number, error: string | null): Promise<RecordReply>;
   cancel(): Promise<CancelReply>;

@@ -32,14 +32,19 @@ import type { Env } from "../../platform/env.js";
 import { releaseAttempt } from "../consumer/attempt-ports.js";
 import { agentTimedOut, awaitingAgent, externalPhase } from "../external/phases.js";
 import { scoreTimedOut } from "../external/timed-out.js";
+import { answerTurn, openConversation, storedConversation, takeTurn } from "../external/conversation.js";
+import type { ExternalConversation } from "../../../core/evals/external-conversation.js";
+import type { UserStep } from "../../../core/evals/user-turn.js";
 import { forEachBounded } from "../consumer/concurrency.js";
 import { sendRepetitions } from "../consumer/messages.js";
 import { durationSetting, DEFAULT_REPETITION_TIMEOUT_MS, FINAL_RETRY_MS, PROGRESS_INTERVAL_MS } from "./lifetimes.js";
 import { isRunStatus, runProgress, type RunEnding, type RunProgress, type RunStatus } from "./progress.js";
 import type {
+  AnswerTurnReply,
   CancelReply,
   ClaimReply,
   CompleteReply,
+  OpenConversationReply,
   ProgressReply,
   RecordReply,
   ReleaseReply,
@@ -47,6 +52,7 @@ import type {
   RunMethods,
   RunStart,
   StartReply,
+  TurnReply,
 } from "./replies.js";
 import { RunStorage, type SlotRow, type StoredRun } from "./storage.js";
 import { gaveUpMessage, nextWakeAt, pastDeadlineMessage, watchdogPlan } from "./watchdog.js";
@@ -134,6 +140,7 @@ export class RunCoordinator extends DurableObject<Env> implements RunMethods {
         judge: start.judge,
         ...(start.user_model ? { user_model: start.user_model } : {}),
         ...(external ? { external } : {}),
+        ...this.conversationOf(run, slot),
         ...attemptSetupOf(start, slot, (idx) => this.part(idx)),
       },
     };
@@ -160,6 +167,50 @@ export class RunCoordinator extends DurableObject<Env> implements RunMethods {
     this.storage.markAgentDone(seq, "completed_at", this.clock.now());
     this.scheduleAlarm(this.nextAlarmAt());
     return { kind: "ok" };
+  }
+
+  /** The opening of an external agent's conversation, stored before its job is sent; the first one stored stands. */
+  openConversation(seq: number, conversation: ExternalConversation): OpenConversationReply {
+    if (!this.load()) return { kind: "missing" };
+    const slot = this.storage.slot(seq);
+    if (!slot) return { kind: "missing" };
+    const stored = openConversation(this.storage, seq, conversation);
+    if (stored.end === null || !awaitingAgent(slot)) return { kind: "ok", conversation: stored, score: false };
+    // Over before it began: nothing is sent to the agent, and a delivery scores it now.
+    this.storage.markAgentDone(seq, "completed_at", this.clock.now());
+    this.scheduleAlarm(this.nextAlarmAt());
+    return { kind: "ok", conversation: stored, score: true };
+  }
+
+  /** An external agent's reply to a user message (runs/external/conversation.ts has the rules). */
+  takeTurn(seq: number, tokenHash: string, turn: number, message: string): TurnReply {
+    const run = this.load(true);
+    if (!run) return { kind: "missing" };
+    const slot = this.storage.slot(seq);
+    if (!slot) return { kind: "missing" };
+    const now = this.clock.now();
+    const reply = takeTurn(
+      { storage: this.storage, run, slot, now, staleMs: this.repetitionTimeoutMs, ended: ended(run) },
+      tokenHash,
+      turn,
+      message,
+    );
+    // A turn past the deadline times the repetition out at once, as a completion would.
+    if (reply.kind === "closed" && reply.code === "repetition_timed_out") this.timeOut(slot);
+    return reply;
+  }
+
+  /** The user model's answer to a reply taken by takeTurn; a failed user model ends the repetition, to be scored. */
+  answerTurn(seq: number, turn: number, askedAt: number, step: UserStep): AnswerTurnReply {
+    if (!this.load()) return { kind: "missing" };
+    const reply = answerTurn(this.storage, seq, turn, askedAt, step);
+    if (reply.kind !== "ok" || !reply.score) return reply;
+    const slot = this.storage.slot(seq);
+    if (!slot || !awaitingAgent(slot)) return { ...reply, score: false };
+    // The agent has nothing left to do: the repetition is scored now (an infrastructure error), not at its deadline.
+    this.storage.markAgentDone(seq, "completed_at", this.clock.now());
+    this.scheduleAlarm(this.nextAlarmAt());
+    return reply;
   }
 
   /** The delivery failed and will be retried: the repetition is free again; the error is kept for a dead letter. */
@@ -380,6 +431,13 @@ export class RunCoordinator extends DurableObject<Env> implements RunMethods {
     return parsed;
   }
 
+  /** An external agent's conversation so far, for a repetition that holds one. */
+  private conversationOf(run: StoredRun, slot: SlotRow): { conversation?: ExternalConversation } {
+    if (run.start.agent.kind !== "external" || !run.start.scenarios[slot.scenario_index]?.user) return {};
+    const conversation = storedConversation(this.storage, slot.seq);
+    return conversation ? { conversation } : {};
+  }
+
   private slotIdentity(slot: SlotRow): { scenario_id: string; repetition: number; attempt_id: string } {
     const run = this.load();
     return {
@@ -401,7 +459,7 @@ export class RunCoordinator extends DurableObject<Env> implements RunMethods {
 
   /** An external repetition out of time at the run's deadline, scored here (runs/external/timed-out.ts). */
   private async recordTimedOut(run: StoredRun, slot: SlotRow): Promise<void> {
-    const scored = await scoreTimedOut(this.env, run, slot, () => this.clock.now());
+    const scored = await scoreTimedOut(this.env, run, slot, () => this.clock.now(), this.conversationOf(run, slot));
     if (scored === null) return;
     if ("missing" in scored) this.writeMissing(slot, scored.missing);
     else if (this.writeRecord(slot, scored.record)) await releaseAttempt(this.env, slot);

@@ -52,6 +52,14 @@ export const RUN_MIGRATIONS: readonly Migration[] = [
     version: 3,
     statements: [`CREATE TABLE IF NOT EXISTS run_parts (idx INTEGER PRIMARY KEY, body TEXT NOT NULL)`],
   },
+  {
+    // External agents' conversations (runs/external/conversation.ts): the turns relayed so far, as
+    // JSON, and since when the user model is being asked for the next one (null: nobody is).
+    version: 4,
+    statements: [
+      `CREATE TABLE IF NOT EXISTS conversations (seq INTEGER PRIMARY KEY, state TEXT NOT NULL, asking_at INTEGER)`,
+    ],
+  },
 ];
 
 export interface StoredRun {
@@ -293,6 +301,25 @@ export class RunStorage {
       now,
       now,
     );
+  }
+
+  /** An external agent's conversation: its state as JSON text, and since when its user model is being asked. */
+  conversation(seq: number): { state: string; asking_at: number | null } | undefined {
+    return this.sql
+      .exec<{
+        state: string;
+        asking_at: number | null;
+      }>(`SELECT state, asking_at FROM conversations WHERE seq = ?`, seq)
+      .toArray()[0];
+  }
+
+  /** The conversation's first state, unless it has one (a second delivery's opening loses). */
+  openConversation(seq: number, state: string): void {
+    this.sql.exec(`INSERT OR IGNORE INTO conversations (seq, state) VALUES (?, ?)`, seq, state);
+  }
+
+  writeConversation(seq: number, state: string, askingAt: number | null): void {
+    this.sql.exec(`UPDATE conversations SET state = ?, asking_at = ? WHERE seq = ?`, state, askingAt, seq);
   }
 
   markFinalWritten(): void {

@@ -11,7 +11,10 @@
  *   backoff (each try carries the same webhook-id: an agent that took a job whose answer never
  *   came back, a timeout or a gateway's 502, must drop the retry by that id). Any other answer
  *   (a 4xx, a redirect) is the endpoint refusing the job for good: the repetition becomes an
- *   infrastructure error naming the status, never an agent pass or fail.
+ *   infrastructure error naming the status, never an agent pass or fail. A conversation scenario's
+ *   job carries the user model's opening message, asked for and stored (in the run coordinator)
+ *   before the first send, so every send of the job carries the same; an opening that ends the
+ *   conversation (the stop token, or the user model failing) sends nothing and has it scored.
  * - score: the agent completed; its completion (stored on the attempt) and the attempt's evidence
  *   are scored exactly as the built-in runner's (evaluateExternalRepetition), judge included. The
  *   judge is called here, off the completion request, so a slow judge cannot hold that request.
@@ -42,6 +45,16 @@ import { endStatePort } from "../consumer/end-state-ports.js";
 import { externalAttemptToken } from "./attempt-token.js";
 import { openAgentSecret } from "../../agent-secrets/agent-secret.js";
 import { completionOutcome } from "./completion.js";
+import { DEFAULT_USER_MAX_TURNS } from "../../../core/evals/conversation-types.js";
+import {
+  conversationOutcome,
+  openConversation,
+  type ExternalConversation,
+} from "../../../core/evals/external-conversation.js";
+import { askUser } from "../../../core/evals/user-turn.js";
+import { sendRepetitions } from "../consumer/messages.js";
+import { type ConnectionLookup, resolveUserModel } from "../consumer/user-model.js";
+import { runStub } from "../coordinator/access.js";
 
 /** How long an endpoint may take to accept a job (it should answer at once and work after). */
 const JOB_TIMEOUT_MS = 15_000;
@@ -58,8 +71,11 @@ export function jobPayload(
   token: string,
   publicUrl: string,
   at: Date,
+  conversation?: ExternalConversation,
 ) {
   const attempt = `${publicUrl}/api/attempts/${job.attempt_id}`;
+  // A conversation's opening is the user model's first message: the query too, for an agent that reads only that.
+  const opening = conversation?.user_messages[0];
   return {
     type: "attempt.job",
     timestamp: at.toISOString(),
@@ -68,7 +84,7 @@ export function jobPayload(
       scenario_id: job.scenario.id,
       repetition: job.repetition,
       repetition_seq: job.seq,
-      query: job.scenario.query,
+      query: opening ?? job.scenario.query,
       attempt_id: job.attempt_id,
       attempt_token: token,
       dispatch_url: `${attempt}/dispatch`,
@@ -79,8 +95,23 @@ export function jobPayload(
         name: tool.name,
         approval_mode: job.agent.approval[tool.name] ?? "never_require",
       })),
+      ...(opening === undefined
+        ? {}
+        : {
+            conversation: {
+              turn: 1,
+              message: opening,
+              max_turns: maxTurnsOf(job),
+              turns_url: `${attempt}/turns`,
+            },
+          }),
     },
   };
+}
+
+/** User messages the agent may be sent in a conversation: the scenario's limit, else the suite's user model's. */
+function maxTurnsOf(job: Pick<RunJob, "scenario" | "user_model">): number {
+  return job.scenario.user?.max_turns ?? job.user_model?.max_turns ?? DEFAULT_USER_MAX_TURNS;
 }
 
 /** The webhook-id of a repetition's job: the same on every try, so an agent can drop a repeat. */
@@ -94,6 +125,7 @@ export async function runExternalJob(
   env: Env,
   judge: ResolvedJudge,
   clock: Clock,
+  lookup: ConnectionLookup,
 ): Promise<RepetitionRecord | null> {
   const notRun = (infrastructure_error: string): RepetitionRecord =>
     notRunRecord({
@@ -104,7 +136,20 @@ export async function runExternalJob(
       at: clock.now(),
     });
   if (job.external.phase === "send") {
-    const refused = await sendJob(job, job.external, env, clock);
+    let conversation: ExternalConversation | undefined;
+    if (job.scenario.user) {
+      const opened = await openingOf(job, env, lookup);
+      if (!opened.ok) return notRun(opened.message);
+      // Over before it began: the coordinator marked it done, and the message sent here scores it.
+      if (opened.score) {
+        await sendRepetitions(env.EVAL_QUEUE, job.run_id, [job.seq]).catch((error: unknown) =>
+          console.error("sending an ended conversation for scoring failed; the watchdog resends it", error),
+        );
+        return null;
+      }
+      conversation = opened.conversation;
+    }
+    const refused = await sendJob(job, job.external, env, clock, conversation);
     return refused === null ? null : notRun(refused);
   }
   let outcome: ExternalOutcome;
@@ -114,8 +159,10 @@ export async function runExternalJob(
     const snapshot = await attemptStub(env, job.attempt_id).snapshot();
     if (snapshot.kind !== "ok") throw new Error(`attempt ${job.attempt_id} holds no attempt`);
     const read = completionOutcome(snapshot.snapshot.completion);
-    if (!read) return notRun("the attempt's completion could not be read back");
-    outcome = read;
+    // A conversation the user ended (or whose user model failed) may be scored with no completion.
+    if (read) outcome = read;
+    else if (job.conversation?.end) outcome = { kind: "no_completion" };
+    else return notRun("the attempt's completion could not be read back");
   }
   return evaluateExternalRepetition({
     scenario: job.scenario,
@@ -130,7 +177,32 @@ export async function runExternalJob(
     started_at: jobStartedAt(job.external.deadline_at, job.agent),
     now: () => clock.now(),
     ...(job.scenario.end_state ? { endState: endStatePort(env, job, 0) } : {}),
+    ...(job.conversation ? { conversation: conversationOutcome(job.conversation) } : {}),
   });
+}
+
+/**
+ * A conversation's opening: the one stored by an earlier delivery, or the user model's first
+ * message, asked for now and stored before the job carries it (a job sent again carries the same).
+ */
+async function openingOf(
+  job: RunJob,
+  env: Env,
+  lookup: ConnectionLookup,
+): Promise<{ ok: true; conversation: ExternalConversation; score: boolean } | { ok: false; message: string }> {
+  if (job.conversation) return { ok: true, conversation: job.conversation, score: false };
+  const user = job.scenario.user;
+  const found = await resolveUserModel(job, lookup);
+  if (!found.ok) return found;
+  if (!user || found.user_model === null) return { ok: false, message: "the scenario is not a conversation" };
+  const { client, connection, model, parameters } = found.user_model;
+  const step = await askUser({ client, connection, parameters, instruction: user.instruction }, []);
+  const stored = await runStub(env, job.run_id).openConversation(
+    job.seq,
+    openConversation({ connection, model }, step),
+  );
+  if (stored.kind !== "ok") throw new Error(`run ${job.run_id} has no repetition ${job.seq} to open a conversation on`);
+  return { ok: true, conversation: stored.conversation, score: stored.score };
 }
 
 /** Why a repetition whose agent never completed fails, naming the deadline its job carried. */
@@ -152,6 +224,7 @@ async function sendJob(
   phase: ExternalPhase,
   env: Env,
   clock: Clock,
+  conversation: ExternalConversation | undefined,
 ): Promise<string | null> {
   const db = databaseOf(env.DB);
   const publicUrl = (env.TOOLPROOF_PUBLIC_URL ?? "").replace(/\/+$/, "");
@@ -179,7 +252,7 @@ async function sendJob(
 
   const at = new Date(clock.now());
   const token = await externalAttemptToken(env.TOOLPROOF_SECRET ?? "", job.attempt_id);
-  const body = JSON.stringify(jobPayload(job, phase, token, publicUrl, at));
+  const body = JSON.stringify(jobPayload(job, phase, token, publicUrl, at, conversation));
   const id = jobMessageId(job.run_id, job.seq);
   const timestamp = Math.floor(at.getTime() / 1000);
   // A failed connection says only "Network connection lost.": this repetition's dead letter keeps the

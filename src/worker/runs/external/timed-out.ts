@@ -4,6 +4,7 @@
  * so a forbidden call still fails the run), for when that deadline leaves no time for a delivery.
  */
 import type { RepetitionRecord } from "../../../core/evals/agent-types.js";
+import { conversationOutcome, type ExternalConversation } from "../../../core/evals/external-conversation.js";
 import { evaluateExternalRepetition } from "../../../core/evals/evaluate-repetition.js";
 import { messageOf } from "../../../core/message-of.js";
 import type { ExecutedCall } from "../../../core/scoring/calls.js";
@@ -22,6 +23,8 @@ export async function scoreTimedOut(
   run: StoredRun,
   slot: SlotRow,
   now: () => number,
+  /** A conversation scenario's turns so far: the record keeps them. */
+  held: { conversation?: ExternalConversation } = {},
 ): Promise<{ record: RepetitionRecord } | { missing: string } | null> {
   const agent = run.start.agent;
   const scenario = run.start.scenarios[slot.scenario_index];
@@ -47,6 +50,7 @@ export async function scoreTimedOut(
     judge: null,
     started_at: jobStartedAt(deadline, agent),
     now,
+    ...(held.conversation ? { conversation: conversationOutcome(held.conversation) } : {}),
   });
   return { record };
 }
