@@ -2,8 +2,7 @@
  * The attempt as its object holds it in memory between calls (storage stays the source of truth),
  * built once from storage, and what it shows of itself: the snapshot and the tool listing.
  */
-import type { TargetIndex } from "../../core/simulation/target.js";
-import { indexTargets } from "../../core/simulation/target.js";
+import { indexTargets, type TargetIndex } from "../../core/simulation/target.js";
 import type { AttemptSetup } from "../../core/simulation/setup.js";
 import { isAttemptStatus, type AttemptStatus } from "../../core/simulation/status.js";
 import type { JsonValue } from "../../core/json.js";
