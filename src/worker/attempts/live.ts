@@ -5,11 +5,11 @@
 import { indexTargets, type TargetIndex } from "../../core/simulation/target.js";
 import type { AttemptSetup } from "../../core/simulation/setup.js";
 import { isAttemptStatus, type AttemptStatus } from "../../core/simulation/status.js";
-import type { JsonValue } from "../../core/json.js";
 import type { Env } from "../platform/env.js";
 import type { AttemptSnapshot, ToolListing } from "./replies.js";
 import { sharedOperation } from "./shared-operations.js";
 import type { AttemptStorage, StoredAttempt } from "./storage.js";
+import { storedCompletion } from "./stored-values.js";
 import { ToolStates } from "./tool-states.js";
 
 export interface Live {
@@ -57,8 +57,7 @@ export function snapshotOf(live: Live, storage: AttemptStorage): AttemptSnapshot
     ...(live.hasReal ? storage.realCounts() : {}),
     expires_at: new Date(live.expiresAt).toISOString(),
     lease_ended: live.leaseEnded,
-    // SAFETY: the completion column holds JSON.stringify of a JsonObject written by complete().
-    completion: completion === null ? null : (JSON.parse(completion) as JsonValue),
+    completion: completion === null ? null : storedCompletion(completion),
   };
 }
 

@@ -8,12 +8,13 @@
  * write, never inside it (object.ts says why).
  */
 import { setOwn } from "../../core/contract/values.js";
-import { cloneJson, isJsonObject, type JsonObject, type JsonValue } from "../../core/json.js";
+import { cloneJson, type JsonObject, type JsonValue } from "../../core/json.js";
 import type { StateChange } from "../../core/simulation/evidence.js";
 import type { PinnedTool } from "../../core/simulation/setup.js";
 import type { Env } from "../platform/env.js";
 import { DatasetState } from "./dataset-state.js";
 import type { AttemptStorage } from "./storage.js";
+import { storedToolState } from "./stored-values.js";
 
 /** How a call's new state is written, recorded and then kept in memory. */
 export interface StateWrite {
@@ -59,9 +60,7 @@ export class ToolStates {
     const stored = this.storage.readState(toolName);
     let state: JsonObject;
     if (stored !== undefined) {
-      const parsed: unknown = JSON.parse(stored);
-      if (!isJsonObject(parsed)) throw new Error(`the stored state of tool "${toolName}" is not a JSON object`);
-      state = parsed;
+      state = storedToolState(stored, toolName);
     } else {
       // executeCall never mutates the state it is given, but the initial state is shared by
       // every call until the first set_state: a copy keeps that promise cheap to rely on.

@@ -4,19 +4,13 @@
  * attempt up from. Pure over StoredRun and SlotRow: the object decides when; this says what.
  */
 import type { RunRepetitionRow } from "../../../adapters/d1/runs.js";
-import type { RepetitionRecord } from "../../../core/evals/agent-types.js";
 import type { PinnedOperation, PinnedTool } from "../../../core/simulation/setup.js";
 import { attemptLeaseEnd } from "./lifetimes.js";
 import type { RepetitionEntry, RunJob } from "./replies.js";
-import type { RunStorage, SlotRow, StoredRun } from "./storage.js";
+import { parseRecord, type RunStorage, type SlotRow, type StoredRun } from "./storage.js";
 
 /** Rows read per step when copying an ended run's records to D1. */
 const COPY_CHUNK = 50;
-
-export function parseRecord(text: string): RepetitionRecord {
-  // SAFETY: the record column is written only by the coordinator's record(), from JSON.stringify of a RepetitionRecord.
-  return JSON.parse(text) as RepetitionRecord;
-}
 
 export function ended(run: StoredRun): boolean {
   return run.status === "finished" || run.status === "cancelled";
