@@ -151,6 +151,7 @@ export async function startRun(request: StartRunRequest, deps: StartRunDeps): Pr
             approval: approvals.approval,
           }
         : {
+            kind: "builtin",
             connection: suite.agent.connection,
             instructions: suite.agent.instructions,
             parameters: suite.agent.parameters,

@@ -134,7 +134,7 @@ export class RunCoordinator extends DurableObject<Env> implements RunMethods {
         judge: start.judge,
         ...(start.user_model ? { user_model: start.user_model } : {}),
         ...(external ? { external } : {}),
-        ...attemptSetupOf(start, slot, (idx) => this.part(idx)),
+        setup: attemptSetupOf(start, slot, (idx) => this.part(idx)),
       },
     };
   }

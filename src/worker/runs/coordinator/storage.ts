@@ -66,7 +66,7 @@ export function parseRecord(text: string): RepetitionRecord {
 
 export interface StoredRun {
   /** The start document without its repetitions and its attempts' shared parts (those are rows). */
-  start: Omit<RunStart, "repetitions" | "attempts"> & { attempts?: StoredAttemptPlans };
+  start: Omit<RunStart, "repetitions" | "attempts"> & { attempts: StoredAttemptPlans };
   status: string;
   started_at: number | null;
   finished_at: number | null;
@@ -118,13 +118,14 @@ export class RunStorage {
   /** The schema, the run row, one row per shared part and one per repetition, together. */
   create(start: RunStart, now: number): void {
     const { repetitions, attempts, ...rest } = start;
-    const stored: StoredRun["start"] = attempts
-      ? { ...rest, attempts: { expires_at: attempts.expires_at, scenarios: attempts.scenarios } }
-      : rest;
+    const stored: StoredRun["start"] = {
+      ...rest,
+      attempts: { expires_at: attempts.expires_at, scenarios: attempts.scenarios },
+    };
     this.transactionSync(() => {
       applyPending(this.sql, RUN_MIGRATIONS);
       this.sql.exec(`INSERT INTO run (id, start, status) VALUES (1, ?, 'queued')`, JSON.stringify(stored));
-      for (const [idx, body] of (attempts?.shared ?? []).entries())
+      for (const [idx, body] of attempts.shared.entries())
         this.sql.exec(`INSERT INTO run_parts (idx, body) VALUES (?, ?)`, idx, body);
       for (const slot of repetitions) {
         this.sql.exec(
