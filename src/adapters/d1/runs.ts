@@ -27,7 +27,7 @@ export function runPinnedOf(row: Pick<RunRow, "pinned">): JsonValue {
 /** The run's scenario ids in order, from its pinned column. */
 export function runScenarioIdsOf(row: Pick<RunRow, "pinned">): string[] {
   // SAFETY: the pinned column is written by startRun from JSON.stringify of [{scenario, pinned}] in scenario order.
-  const pinned = parseJsonColumn(row.pinned) as Array<{ scenario: string }>;
+  const pinned = parseJsonColumn(row.pinned) as unknown as Array<{ scenario: string }>;
   return pinned.map((entry) => entry.scenario);
 }
 
