@@ -32,6 +32,7 @@ import {
   parseDispatchText,
   type DispatchRequest,
 } from "../../core/simulation/dispatch-request.js";
+import type { AttemptSetup } from "../../core/simulation/setup.js";
 import { afterCompletion, afterLeaseEnd, isAttemptStatus } from "../../core/simulation/status.js";
 import type { Env } from "../platform/env.js";
 import { applyCall, type CallPorts, type InFlight } from "./call.js";
