@@ -32,7 +32,7 @@ import type {
 } from "./conversation-types.js";
 import { endsConversation, userModelMessages } from "./user-prompt.js";
 
-export interface ConversationInputs {
+interface ConversationInputs {
   agent: Omit<AgentRunInputs, "query" | "history" | "used_call_ids">;
   user: UserModelInputs;
 }

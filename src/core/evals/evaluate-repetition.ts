@@ -81,7 +81,7 @@ export type ExternalOutcome =
     }
   | { kind: "timed_out"; reason: string };
 
-export interface ExternalRepetitionInputs extends Omit<RepetitionInputsForRun, "agent" | "dispatcher">, EndStateInputs {
+interface ExternalRepetitionInputs extends Omit<RepetitionInputsForRun, "agent" | "dispatcher">, EndStateInputs {
   /** The tools the agent was given, as the judge reads their definitions. */
   tools: ChatTool[];
   outcome: ExternalOutcome;
@@ -268,7 +268,7 @@ const NOT_RUN_SELECTION: SelectionResult = {
   invalid_proposals: [],
 };
 
-export interface NotRunInputs {
+interface NotRunInputs {
   scenario_id: string;
   repetition: number;
   attempt_id: string;
