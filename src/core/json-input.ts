@@ -30,7 +30,7 @@ export function problemSummary(problems: readonly Problem[]): string {
   return `${first.path || "/"}: ${first.message}${more}`;
 }
 
-export interface JsonInputOptions {
+interface JsonInputOptions {
   /** Deepest nesting allowed (default MAX_JSON_DEPTH). */
   maxDepth?: number;
   /** Refuse strings and object keys that are not well-formed Unicode (String.prototype.isWellFormed). */

@@ -6,7 +6,7 @@
  */
 import { pointer } from "./json.js";
 
-export interface RepeatedKey {
+interface RepeatedKey {
   key: string;
   /** JSON Pointer to the object holding it ("" for the top level). */
   at: string;

@@ -5,9 +5,16 @@
  */
 import { and, eq, gt } from "drizzle-orm";
 import type { Database } from "./database.js";
+import { parseJsonColumn } from "./json-column.js";
 import { connections } from "./schema.js";
 
 export type StoredConnection = typeof connections.$inferSelect;
+
+/** The names of the connection's extra headers (the header_names column; their values are sealed). */
+export function headerNamesOf(row: Pick<StoredConnection, "header_names">): string[] {
+  const parsed = parseJsonColumn(row.header_names);
+  return Array.isArray(parsed) ? parsed.filter((name): name is string => typeof name === "string") : [];
+}
 
 /** A connection row as written: created_at is the database's on insert and kept on replace. */
 export type ConnectionWrite = Omit<StoredConnection, "created_at">;

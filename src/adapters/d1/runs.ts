@@ -4,12 +4,43 @@
  * what lists runs and outlives their coordinators.
  */
 import { and, eq, gt, inArray, lte, sql } from "drizzle-orm";
+import type { RepetitionRecord } from "../../core/evals/agent-types.js";
+import type { JsonObject, JsonValue } from "../../core/json.js";
 import type { Database } from "./database.js";
+import { parseJsonColumn, parseJsonObjectColumn } from "./json-column.js";
 import { runRepetitions, runs } from "./schema.js";
 
 export type RunRow = typeof runs.$inferSelect;
 export type NewRunRow = typeof runs.$inferInsert;
 export type RunRepetitionRow = typeof runRepetitions.$inferSelect;
+
+/** What started the run (the API, a webhook and its source), as startRun wrote it. */
+export function runTriggerOf(row: Pick<RunRow, "trigger">): JsonValue {
+  return parseJsonColumn(row.trigger);
+}
+
+/** The pinned revisions per scenario, in scenario order: [{scenario, pinned}], as startRun wrote them. */
+export function runPinnedOf(row: Pick<RunRow, "pinned">): JsonValue {
+  return parseJsonColumn(row.pinned);
+}
+
+/** The run's scenario ids in order, from its pinned column. */
+export function runScenarioIdsOf(row: Pick<RunRow, "pinned">): string[] {
+  // SAFETY: the pinned column is written by startRun from JSON.stringify of [{scenario, pinned}] in scenario order.
+  const pinned = parseJsonColumn(row.pinned) as unknown as Array<{ scenario: string }>;
+  return pinned.map((entry) => entry.scenario);
+}
+
+/** The summary the run's coordinator last wrote (its RunSummary); null before its first progress write. */
+export function runSummaryOf(row: Pick<RunRow, "summary">): JsonObject | null {
+  return parseJsonObjectColumn(row.summary) ?? null;
+}
+
+/** A repetition's whole record, as the coordinator copied it when the run ended. */
+export function repetitionRecordOf(row: Pick<RunRepetitionRow, "record">): RepetitionRecord {
+  // SAFETY: the record column is copied by the coordinator from JSON.stringify of a RepetitionRecord.
+  return parseJsonColumn(row.record) as unknown as RepetitionRecord;
+}
 
 /** The changeable part of a run's row, as its coordinator computes it (run/progress.ts). */
 export interface RunRowProgress {

@@ -19,9 +19,10 @@ import {
   type PinnableRevision,
   type ToolLibrary,
 } from "../../core/simulation/library.js";
+import type { JsonObject, JsonValue } from "../../core/json.js";
 import type { PinnedRecord } from "../../core/simulation/setup.js";
 import type { Database } from "./database.js";
-import { parseJsonColumn } from "./json-column.js";
+import { parseJsonColumn, parseJsonObjectColumn } from "./json-column.js";
 import { attemptCalls, attempts, simulations } from "./schema.js";
 import { findToolIdsByName, getTool, type StoredTool } from "./tools.js";
 
@@ -141,6 +142,16 @@ export async function insertAttemptIfAbsent(
 }
 
 export type AttemptRow = typeof attempts.$inferSelect;
+
+/** Every tool's state as the object last flushed it: {} before the first flush. */
+export function attemptStateOf(row: Pick<AttemptRow, "state">): JsonObject {
+  return parseJsonObjectColumn(row.state) ?? {};
+}
+
+/** The agent's completion (an external agent's final output and transcript); null until it completed. */
+export function attemptCompletionOf(row: Pick<AttemptRow, "completion">): JsonValue | null {
+  return row.completion === null ? null : parseJsonColumn(row.completion);
+}
 
 /** A simulation as its list and read routes show it: what it pinned, without inline definitions. */
 export interface SimulationRecord {

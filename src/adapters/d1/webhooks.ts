@@ -10,13 +10,27 @@
  *   deliveries racing, exactly one claims it.
  */
 import { and, desc, eq, isNull, lt, or, sql } from "drizzle-orm";
+import type { JsonValue } from "../../core/json.js";
+import type { GithubEventFilter } from "../../core/webhooks/github-events.js";
 import type { Database } from "./database.js";
+import { parseJsonColumn } from "./json-column.js";
 import { callbackDeliveries, webhookDeliveries, webhooks } from "./schema.js";
 
 export type WebhookRow = typeof webhooks.$inferSelect;
 export type NewWebhookRow = typeof webhooks.$inferInsert;
 export type WebhookDeliveryRow = typeof webhookDeliveries.$inferSelect;
 export type CallbackDeliveryRow = typeof callbackDeliveries.$inferSelect;
+
+/** A GitHub webhook's event filter; null for a standard webhook. */
+export function webhookEventsOf(row: Pick<WebhookRow, "events">): GithubEventFilter[] | null {
+  // SAFETY: the events column is written only by the create route, from a validated filter.
+  return row.events === null ? null : (parseJsonColumn(row.events) as unknown as GithubEventFilter[]);
+}
+
+/** What the delivery said about its source (GitHub event, action, commit, ref); null when it said nothing. */
+export function deliverySourceOf(row: Pick<WebhookDeliveryRow, "source">): JsonValue | null {
+  return row.source === null ? null : parseJsonColumn(row.source);
+}
 
 export async function insertWebhook(db: Database, row: NewWebhookRow): Promise<WebhookRow> {
   return db.insert(webhooks).values(row).returning().get();

@@ -28,7 +28,7 @@ export const MAX_INTEGER_BITS = 65_536;
 /** CPython's tokenizer refuses the 201st open parenthesis (MAXLEVEL). */
 const MAX_PAREN_LEVEL = 200;
 
-export type ArithmeticResult = { readonly value: number } | { readonly error: string };
+type ArithmeticResult = { readonly value: number } | { readonly error: string };
 
 type Token =
   | { kind: "int"; value: bigint; at: number; depth: number }

@@ -10,7 +10,7 @@ import { arithmetic, MAX_ARITHMETIC_LENGTH } from "./arithmetic.js";
 import { setOwn } from "./values.js";
 
 /** Charges `units` to the budget of the call being evaluated (set by cel.ts around each evaluation). */
-export type Charge = (units: number, what: string) => void;
+type Charge = (units: number, what: string) => void;
 
 /** A refusal from inside a function: cel-js reports it as an evaluation error of the expression. */
 function refuse(message: string): never {

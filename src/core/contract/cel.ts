@@ -37,7 +37,7 @@ export class Meter {
 }
 
 /** Names an expression always sees. Loop names from for_each come on top. */
-export const BASE_VARIABLES: readonly string[] = ["input", "state", "before"];
+const BASE_VARIABLES: readonly string[] = ["input", "state", "before"];
 const LOOP_NAME = /^[a-z_][a-z0-9_]{0,31}$/;
 const RESERVED_NAMES: ReadonlySet<string> = new Set([
   ...BASE_VARIABLES,
@@ -255,7 +255,7 @@ export function compileExpression(
 }
 
 /** What evaluating an expression gave: a JSON value, a missing key, or another failure. */
-export type Evaluation =
+type Evaluation =
   | { readonly kind: "value"; readonly value: JsonValue }
   | { readonly kind: "missing"; readonly message: string }
   | { readonly kind: "error"; readonly message: string };

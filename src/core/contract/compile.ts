@@ -15,7 +15,7 @@ import type { MockDefinition } from "./types.js";
 import { child } from "./values.js";
 import { compileWrites, type CompiledWrite } from "./writes.js";
 
-export interface CompiledSetEntry {
+interface CompiledSetEntry {
   readonly key: string;
   readonly segments: Segments;
   readonly template: Template;
@@ -40,7 +40,7 @@ export interface CompiledRule {
   readonly delay: CompiledDelay;
 }
 
-export interface CompiledVariant {
+interface CompiledVariant {
   readonly name: string;
   readonly result: Template;
   readonly setState: CompiledSetState;
@@ -52,7 +52,7 @@ export interface CompiledVariant {
   readonly ruleIndex: RuleIndex | null;
 }
 
-export interface CompiledDefinition {
+interface CompiledDefinition {
   readonly version: 1 | 2;
   readonly variants: ReadonlyMap<string, CompiledVariant>;
 }

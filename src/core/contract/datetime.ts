@@ -5,7 +5,7 @@
  * wall clock.
  */
 
-export type DateAddResult = { ok: true; value: string } | { ok: false; message: string };
+type DateAddResult = { ok: true; value: string } | { ok: false; message: string };
 
 const MIN_YEAR = 1;
 const MAX_YEAR = 9999;
@@ -13,17 +13,17 @@ const MAX_YEAR = 9999;
 export const EXPECTED_DATE =
   "an ISO date YYYY-MM-DD or an ISO-8601 timestamp with Z or an offset (YYYY-MM-DDTHH:MM[:SS[.fff]](Z|±HH:MM))";
 
-export function isLeapYear(year: number): boolean {
+function isLeapYear(year: number): boolean {
   return (year % 4 === 0 && year % 100 !== 0) || year % 400 === 0;
 }
 
-export function daysInMonth(year: number, month: number): number {
+function daysInMonth(year: number, month: number): number {
   if (month === 2) return isLeapYear(year) ? 29 : 28;
   return month === 4 || month === 6 || month === 9 || month === 11 ? 30 : 31;
 }
 
 /** Days since 1970-01-01 of a proleptic Gregorian date (H. Hinnant's days_from_civil). */
-export function daysFromCivil(year: number, month: number, day: number): number {
+function daysFromCivil(year: number, month: number, day: number): number {
   const y = month <= 2 ? year - 1 : year;
   const era = Math.floor(y / 400);
   const yoe = y - era * 400;
@@ -33,7 +33,7 @@ export function daysFromCivil(year: number, month: number, day: number): number 
 }
 
 /** The inverse of daysFromCivil: [year, month, day]. */
-export function civilFromDays(days: number): [number, number, number] {
+function civilFromDays(days: number): [number, number, number] {
   const z = days + 719468;
   const era = Math.floor(z / 146097);
   const doe = z - era * 146097;
@@ -76,7 +76,7 @@ const BAD_FORMAT = { ok: false, message: `expected ${EXPECTED_DATE}` } as const;
  * that any value a "date-time" format check lets through is also accepted here. Hand-written
  * rather than a regular expression because it runs on every call that uses $dateAdd.
  */
-export function parseCalendarDate(value: unknown): { ok: true; day: number } | { ok: false; message: string } {
+function parseCalendarDate(value: unknown): { ok: true; day: number } | { ok: false; message: string } {
   if (typeof value !== "string" || value.length < 10) return BAD_FORMAT;
   const year = digitsAt(value, 0, 4);
   const month = digitsAt(value, 5, 2);

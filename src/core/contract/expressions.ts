@@ -20,7 +20,7 @@ import { child, copyJson, describe, setOwn } from "./values.js";
 
 export const OPERATORS: ReadonlySet<string> = new Set(["$input", "$state", "$number", "$dateAdd"]);
 
-export type TemplateKind =
+type TemplateKind =
   /** A scalar literal: returned as is. */
   | "scalar"
   /** A literal object or array without expressions: copied on every render so callers own it. */

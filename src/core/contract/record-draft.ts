@@ -38,7 +38,7 @@ export interface RecordedCall {
   answer: JsonValue;
 }
 
-export type VolatileKind = "timestamp" | "differs_between_equal_inputs";
+type VolatileKind = "timestamp" | "differs_between_equal_inputs";
 
 export interface VolatileValue {
   /** The example (and rule) index the value is in. */

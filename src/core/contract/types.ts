@@ -11,7 +11,7 @@ export type ConditionSource = "input" | "state";
 export type ConditionOp = "eq" | "ne" | "in" | "exists";
 
 /** Version 2: a condition written as a CEL expression over input, state and before. */
-export interface ExpressionCondition {
+interface ExpressionCondition {
   expr: string;
 }
 
@@ -24,7 +24,7 @@ export interface Condition {
 }
 
 /** Paths (dot-separated) mapped to value templates. */
-export type SetState = Record<string, JsonValue>;
+type SetState = Record<string, JsonValue>;
 
 /**
  * Version 2: one write of an ordered set_state list. The path is a dotted string or a list of
@@ -37,7 +37,7 @@ export type Write =
   | { remove: WritePath; if?: string }
   | { for_each: string; as: string; writes: Write[]; if?: string };
 
-export type WritePath = string | JsonValue[];
+type WritePath = string | JsonValue[];
 
 export interface Rule {
   when: Array<Condition | ExpressionCondition>;

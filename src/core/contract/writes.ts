@@ -28,7 +28,7 @@ type Segment =
   | { readonly literal: string; readonly template: null }
   | { readonly literal: null; readonly template: Template };
 
-export type WriteOp = "set" | "merge" | "append" | "remove" | "for_each" | "invalid";
+type WriteOp = "set" | "merge" | "append" | "remove" | "for_each" | "invalid";
 
 export interface CompiledWrite {
   readonly op: WriteOp;

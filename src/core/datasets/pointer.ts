@@ -8,7 +8,7 @@
 import { pointer as joinPointer } from "../json.js";
 import type { JsonValue } from "../json.js";
 
-export type ParsedPointer = { ok: true; tokens: string[] } | { ok: false; message: string };
+type ParsedPointer = { ok: true; tokens: string[] } | { ok: false; message: string };
 
 /** The reference tokens of `text`, unescaped ("~1" → "/", then "~0" → "~", in that order as the RFC says). */
 export function parsePointer(text: string): ParsedPointer {
@@ -36,7 +36,7 @@ export function formatPointer(tokens: readonly string[]): string {
   return joinPointer(...tokens);
 }
 
-export type PointerLookup =
+type PointerLookup =
   | { found: true; value: JsonValue }
   /** `parent` points at the last value that exists; `missing` is the token it does not hold. */
   | { found: false; parent: string; missing: string };

@@ -54,7 +54,7 @@ type ParsedArguments =
  * The longest model call id kept as it is. The attempt takes ids of up to MAX_NAME_LENGTH
  * characters, and the eval consumer adds a suffix to tell deliveries apart (attempt-ports.ts).
  */
-export const MAX_KEPT_CALL_ID = MAX_NAME_LENGTH - 40;
+const MAX_KEPT_CALL_ID = MAX_NAME_LENGTH - 40;
 
 export async function runAgent(inputs: AgentRunInputs): Promise<AgentRun> {
   const messages: ChatMessage[] = [

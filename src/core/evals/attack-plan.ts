@@ -14,12 +14,12 @@ import { gradingOf, type ScenarioGrading } from "./end-state-types.js";
 import { scenarioPlan } from "./scenario-plan.js";
 import type { Scenario, SuiteAttack } from "./suite-types.js";
 
-export interface AttackedScenario {
+interface AttackedScenario {
   scenario: Pick<Scenario, "id" | "query" | "expect" | "forbid"> & ScenarioGrading & { attack: ScenarioAttack };
   simulation: SimulationPlan;
 }
 
-export function attackedScenarioId(scenario: string, attack: string): string {
+function attackedScenarioId(scenario: string, attack: string): string {
   return `${scenario}@${attack}`;
 }
 

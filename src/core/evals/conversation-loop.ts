@@ -27,7 +27,7 @@ import type { ConversationRecord, ConversationStopReason, UserModelInputs, UserT
 import { usageTotals } from "./conversation-usage.js";
 import { askUser } from "./user-turn.js";
 
-export interface ConversationInputs {
+interface ConversationInputs {
   agent: Omit<AgentRunInputs, "query" | "history" | "used_call_ids">;
   user: UserModelInputs;
 }

@@ -40,7 +40,7 @@ export interface EndStateInputs {
   endState?: EndStatePort;
 }
 
-export type EndStateGrade = { ok: true; result: EndStateResult } | { ok: false; harness_error: string };
+type EndStateGrade = { ok: true; result: EndStateResult } | { ok: false; harness_error: string };
 
 export async function gradeScenarioEndState(spec: EndStateSpec, port: EndStatePort): Promise<EndStateGrade> {
   const gold = spec.gold_calls === undefined ? Promise.resolve(null) : replayGold(spec.gold_calls, port);
@@ -61,10 +61,7 @@ export async function gradeScenarioEndState(spec: EndStateSpec, port: EndStatePo
 type Replayed = { ok: true; state: JsonObject; attempt_id: string } | { ok: false; message: string };
 
 /** The gold calls one after another (each may read what the one before wrote), then the state they left. */
-export async function replayGold(
-  calls: readonly GoldCall[],
-  port: Pick<EndStatePort, "goldAttempt">,
-): Promise<Replayed> {
+async function replayGold(calls: readonly GoldCall[], port: Pick<EndStatePort, "goldAttempt">): Promise<Replayed> {
   const attempt = await port.goldAttempt();
   for (const [index, call] of calls.entries()) {
     const answer = await attempt.dispatcher.call(call.function, call.arguments, `gold-${index + 1}`);

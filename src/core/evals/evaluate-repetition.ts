@@ -87,7 +87,7 @@ export type ExternalOutcome =
    */
   | { kind: "no_completion" };
 
-export interface ExternalRepetitionInputs extends Omit<RepetitionInputsForRun, "agent" | "dispatcher">, EndStateInputs {
+interface ExternalRepetitionInputs extends Omit<RepetitionInputsForRun, "agent" | "dispatcher">, EndStateInputs {
   /** The tools the agent was given, as the judge reads their definitions. */
   tools: ChatTool[];
   outcome: ExternalOutcome;
@@ -287,7 +287,7 @@ const NOT_RUN_SELECTION: SelectionResult = {
   invalid_proposals: [],
 };
 
-export interface NotRunInputs {
+interface NotRunInputs {
   scenario_id: string;
   repetition: number;
   attempt_id: string;

@@ -18,12 +18,12 @@ import { JUDGE_PROMPT_VERSION, JUDGE_RESPONSE_FORMAT } from "../scoring/judge-pr
 import type { JudgeCall, JudgeCallInputs } from "./agent-types.js";
 import { DEFAULT_JUDGE_TEMPERATURE } from "./suite-parse.js";
 
-export const DEFAULT_JUDGE_ATTEMPTS = 2;
+const DEFAULT_JUDGE_ATTEMPTS = 2;
 /**
  * The judge's seed when the suite sets none. With the temperature the suite parser defaults to 0,
  * the judge samples deterministically wherever the endpoint supports it.
  */
-export const DEFAULT_JUDGE_SEED = 1;
+const DEFAULT_JUDGE_SEED = 1;
 
 export async function callJudge(inputs: JudgeCallInputs): Promise<JudgeCall> {
   const attempts = Math.max(1, inputs.attempts ?? DEFAULT_JUDGE_ATTEMPTS);

@@ -15,8 +15,8 @@ import type { HumanLabel } from "../scoring/calibration.js";
 import type { RepetitionCause } from "../scoring/repetition-verdict.js";
 
 /** As many labels as one run can have repetitions. */
-export const MAX_LABELS_PER_REQUEST = 2000;
-export const MAX_NOTE_LENGTH = 2000;
+const MAX_LABELS_PER_REQUEST = 2000;
+const MAX_NOTE_LENGTH = 2000;
 
 /** One repetition of the run, as far as labelling needs it. */
 export interface LabelledRunRepetition {
@@ -40,14 +40,14 @@ export interface LabelledRun {
 }
 
 /** One label as stored: exactly one of `label` and `score` is set. */
-export interface LabelInput {
+interface LabelInput {
   n: number;
   label: "pass" | "fail" | null;
   score: number | null;
   note: string | null;
 }
 
-export type LabelsRead = { ok: true; labels: LabelInput[]; warnings: Problem[] } | { ok: false; problems: Problem[] };
+type LabelsRead = { ok: true; labels: LabelInput[]; warnings: Problem[] } | { ok: false; problems: Problem[] };
 
 const BODY_FIELDS = ["labels"] as const;
 const LABEL_FIELDS = ["repetition", "label", "score", "note"] as const;

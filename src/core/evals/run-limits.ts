@@ -6,7 +6,7 @@
 import type { Problem } from "../json.js";
 
 /** Repetitions one run may have in all (scenarios, attacked copies included, × runs per scenario). */
-export const MAX_REPETITIONS = 2000;
+const MAX_REPETITIONS = 2000;
 
 /** The most runs_per_scenario a suite or a run's override may ask for (a one-scenario suite may use half the run's repetitions). */
 export const MAX_RUNS_PER_SCENARIO = 1000;

@@ -33,9 +33,9 @@ import { suiteToolEntries } from "./suite-tools.js";
 import type { Scenario, Suite } from "./suite-types.js";
 
 /** Where the agent's tools sit in a suite document: every tool refusal's path starts here. */
-export const SUITE_TOOLS_PATH = "/agent/tools";
+const SUITE_TOOLS_PATH = "/agent/tools";
 
-export interface ScenarioRunPlan {
+interface ScenarioRunPlan {
   /** `attack` is set on the attacked copy of a scenario (attack-plan.ts). */
   scenario: Pick<Scenario, "id" | "query" | "expect" | "forbid" | "user"> &
     ScenarioGrading & { attack?: ScenarioAttack };
@@ -45,7 +45,7 @@ export interface ScenarioRunPlan {
   pinned: PinnedRecord[];
 }
 
-export interface RunPlan {
+interface RunPlan {
   /** The pinned operations before any scenario's variants (for approval modes: the same functions in every scenario). */
   operations: PinnedOperation[];
   scenarios: ScenarioRunPlan[];
@@ -53,7 +53,7 @@ export interface RunPlan {
   tools: ChatTool[];
 }
 
-export type RunPlanResult = { ok: true; plan: RunPlan } | { ok: false; refusal: PlanRefusal };
+type RunPlanResult = { ok: true; plan: RunPlan } | { ok: false; refusal: PlanRefusal };
 
 export async function planRun(
   suite: Pick<Suite, "agent" | "scenarios" | "attacks">,
@@ -95,7 +95,7 @@ export async function planRun(
 }
 
 /** The functions of a plan as the model sees them: function name, the operation's description, its input schema. */
-export function chatTools(plan: SimulationPlan): ChatTool[] {
+function chatTools(plan: SimulationPlan): ChatTool[] {
   return plan.operations.map((op) => ({
     name: op.function_name,
     description: op.description,

@@ -11,7 +11,7 @@ import { pointer } from "../json.js";
 import type { SimulationPlan } from "../simulation/plan.js";
 import type { Scenario } from "./suite-types.js";
 
-export type ScenarioPlan = { ok: true; plan: SimulationPlan } | { ok: false; problems: Problem[] };
+type ScenarioPlan = { ok: true; plan: SimulationPlan } | { ok: false; problems: Problem[] };
 
 /**
  * `initial_state` replaces the named top-level fields of the tool's pinned starting state and

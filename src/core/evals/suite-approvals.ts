@@ -15,9 +15,9 @@ import { entryIndexOf } from "./suite-tools.js";
 import type { Suite } from "./suite-types.js";
 
 /** What identifies a pinned operation: a PinnedOperation or a stored PinnedRecord both have it. */
-export type OperationIdentity = Pick<PinnedOperation, "function_name" | "tool_id" | "tool_name" | "operation_id">;
+type OperationIdentity = Pick<PinnedOperation, "function_name" | "tool_id" | "tool_name" | "operation_id">;
 
-export type SuiteApprovals = { ok: true; approval: Record<string, ApprovalMode> } | { ok: false; problems: Problem[] };
+type SuiteApprovals = { ok: true; approval: Record<string, ApprovalMode> } | { ok: false; problems: Problem[] };
 
 /**
  * `operations` are what planning pinned for `suite.agent.tools`; `policy` is the named policy's

@@ -23,7 +23,7 @@ import { FUNCTION_NAME } from "../simulation/tool-names.js";
 import { expectedFunctions } from "../scoring/selection.js";
 import type { Scenario, SuiteAttack } from "./suite-types.js";
 
-export const MAX_ATTACKS = 20;
+const MAX_ATTACKS = 20;
 const ATTACK_ID = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/;
 const VARIANT_NAME = /^[A-Za-z0-9_.-]{1,64}$/;
 const ATTACK_FIELDS = ["id", "function", "variant", "target", "scenarios"] as const;

@@ -25,7 +25,7 @@ const USER_MODEL_FIELDS = ["connection", "parameters", "max_turns"] as const;
 const USER_FIELDS = ["instruction", "max_turns"] as const;
 
 /** suite-parse.ts's model parameters reader, passed in so this module does not import the one that imports it. */
-export type ParametersReader = (value: unknown, path: string, problems: ProblemList) => ModelParameters | undefined;
+type ParametersReader = (value: unknown, path: string, problems: ProblemList) => ModelParameters | undefined;
 
 /** The suite's `user_model`. */
 export function readUserModel(

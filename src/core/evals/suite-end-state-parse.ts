@@ -28,9 +28,9 @@ const GOLD_CALL_FIELDS = ["function", "arguments"] as const;
 const ASSERT_FIELDS = ["path", "equals"] as const;
 
 /** As many gold calls as one repetition may make (max_function_calls' ceiling). */
-export const MAX_GOLD_CALLS = 200;
-export const MAX_ASSERTIONS = 200;
-export const MAX_OUTPUTS = 50;
+const MAX_GOLD_CALLS = 200;
+const MAX_ASSERTIONS = 200;
+const MAX_OUTPUTS = 50;
 const MAX_OUTPUT_LENGTH = 2000;
 const MAX_PATH_LENGTH = 2000;
 
@@ -169,7 +169,7 @@ function readOutputs(value: unknown, path: string, problems: ProblemList): strin
 }
 
 /** The tool name an assertion's path starts with (its first reference token, unescaped). */
-export function assertionTool(path: string): string {
+function assertionTool(path: string): string {
   const first = path.slice(1).split("/")[0] ?? "";
   return first.replace(/~1/g, "/").replace(/~0/g, "~");
 }

@@ -56,21 +56,21 @@ export const DEFAULT_MISFIRE_RATE = 0.1;
 export const DEFAULT_JUDGE_TEMPERATURE = 0;
 
 /** τ-bench's retail tasks import as one suite per split (train has 500, the three splits 635): room for them all. */
-export const MAX_SCENARIOS = 1000;
+const MAX_SCENARIOS = 1000;
 /** As many tool entries as a simulation takes. */
-export const MAX_SUITE_TOOLS = 50;
-export const MAX_ITERATIONS_LIMIT = 50;
-export const MAX_FUNCTION_CALLS_LIMIT = 200;
-export const MAX_QUERY_LENGTH = 20_000;
-export const MAX_INSTRUCTIONS_LENGTH = 100_000;
+const MAX_SUITE_TOOLS = 50;
+const MAX_ITERATIONS_LIMIT = 50;
+const MAX_FUNCTION_CALLS_LIMIT = 200;
+const MAX_QUERY_LENGTH = 20_000;
+const MAX_INSTRUCTIONS_LENGTH = 100_000;
 const MAX_DESCRIPTION_LENGTH = 4000;
 const MAX_ID_LENGTH = 200;
 
-export const SCENARIO_ID = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/;
+const SCENARIO_ID = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/;
 const VARIANT_NAME = /^[A-Za-z0-9_.-]{1,64}$/;
 
 /** A library tool named by its name instead of its id: resolved to the id when the suite is saved. */
-export interface LibraryToolByName {
+interface LibraryToolByName {
   tool: string;
   operation_id?: string;
   variant?: string;
@@ -87,7 +87,7 @@ export type SuiteDraft = Omit<Suite, "agent"> & {
     | (Omit<ExternalAgent, "tools"> & { tools: DraftSuiteTool[] });
 };
 
-export type SuiteParse = { ok: true; suite: SuiteDraft } | { ok: false; problems: Problem[] };
+type SuiteParse = { ok: true; suite: SuiteDraft } | { ok: false; problems: Problem[] };
 
 const SUITE_FIELDS = [
   "$schema",
@@ -114,7 +114,7 @@ const AGENT_FIELDS = [
 ] as const;
 const EXTERNAL_AGENT_FIELDS = ["kind", "endpoint", "secret", "tools", "policy", "timeout_seconds"] as const;
 /** An external agent's job deadline in seconds: at most the default run timeout (2 hours). */
-export const MAX_EXTERNAL_TIMEOUT_SECONDS = 7200;
+const MAX_EXTERNAL_TIMEOUT_SECONDS = 7200;
 const MIN_EXTERNAL_TIMEOUT_SECONDS = 1;
 const MAX_ENDPOINT_LENGTH = 2048;
 const PARAMETER_FIELDS = ["temperature", "seed", "max_tokens"] as const;
@@ -746,7 +746,7 @@ function readJudge(value: unknown, problems: ProblemList): JudgeSpec | undefined
 }
 
 /** At most this many labels can be required: more than a team will hand-label for one judge. */
-export const MAX_MIN_LABELS = 10_000;
+const MAX_MIN_LABELS = 10_000;
 
 /**
  * `{min_labels, min_kappa}` (either may be left out for its default), `true` for both defaults,

@@ -29,7 +29,7 @@ export interface PolicySource {
   latest(name: string): Promise<{ version: number; policy: Policy } | undefined>;
 }
 
-export interface ResolveInputs {
+interface ResolveInputs {
   library: ToolLibrary;
   validator: SchemaValidator;
   policies: PolicySource;
@@ -39,7 +39,7 @@ export interface ResolveInputs {
   datasets?: DatasetCatalog | undefined;
 }
 
-export type SuiteResolution =
+type SuiteResolution =
   | {
       ok: true;
       /** The suite as stored: library tools by id. */

@@ -77,7 +77,7 @@ export interface ExternalAgent {
   timeout_seconds: number;
 }
 
-export type SuiteAgent = BuiltInAgent | ExternalAgent;
+type SuiteAgent = BuiltInAgent | ExternalAgent;
 
 export interface Scenario extends ScenarioGrading {
   id: string;

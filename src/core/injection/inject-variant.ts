@@ -28,7 +28,7 @@ import { describePath, stringFields, type StringField } from "./string-fields.js
 
 export type PayloadSource = { style: AttackStyle; target: AttackTarget } | { text: string; target?: AttackTarget };
 
-export interface InjectRequest {
+interface InjectRequest {
   contract: OperationContract;
   /** The operation's current definition (its latest revision). */
   definition: MockDefinition;
@@ -42,7 +42,7 @@ export interface InjectRequest {
 }
 
 /** One result template that carries the payload. */
-export interface InjectedField {
+interface InjectedField {
   /** JSON Pointer into the draft definition of the result template. */
   template: string;
   /** JSON Pointer into the result of the field that carries the payload. */
@@ -60,7 +60,7 @@ export interface Injection {
   fields: InjectedField[];
 }
 
-export type InjectResult =
+type InjectResult =
   | { ok: true; definition: MockDefinition; report: CheckReport; injection: Injection }
   | { ok: false; code: "not_injectable" | "invalid_request"; message: string; problems: Problem[] };
 

@@ -19,7 +19,7 @@ export interface StringField {
   required: boolean;
 }
 
-export interface FieldSurvey {
+interface FieldSurvey {
   fields: StringField[];
   /** String schemas that a payload could never satisfy, with why (for the refusal). */
   rejected: Problem[];

@@ -5,7 +5,7 @@ import { APPROVAL_MODES, type ApprovalMode, type ApprovalSpec } from "./types.js
 /** Why an unset mode reads as never_require, for messages that report the default it silently means. */
 export const UNSET_APPROVAL_SOURCE = "an unset mode means never_require";
 
-export function isApprovalMode(value: unknown): value is ApprovalMode {
+function isApprovalMode(value: unknown): value is ApprovalMode {
   return typeof value === "string" && (APPROVAL_MODES as readonly string[]).includes(value);
 }
 

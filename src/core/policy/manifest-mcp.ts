@@ -21,7 +21,7 @@ export interface McpManifestOptions {
 }
 
 /** The server with its name still open (null) when neither the document nor the options give one. */
-export type UnnamedServer = Omit<ManifestMcpServer, "name"> & { name: string | null };
+type UnnamedServer = Omit<ManifestMcpServer, "name"> & { name: string | null };
 
 export function readMcpManifest(
   value: unknown,

@@ -13,7 +13,7 @@ import { messageOf } from "../message-of.js";
 export type TextSyntax = "json" | "yaml";
 export type TextParse = { ok: true; value: JsonValue } | { ok: false; message: string };
 
-export interface TextLimits {
+interface TextLimits {
   /**
    * Most bytes the document may take as compact JSON. YAML aliases repeat a node without
    * repeating its text, so a small file can stand for a huge document: this bounds what it

@@ -19,7 +19,7 @@ export const DEFAULT_APPROVAL_MODE: ApprovalMode = "never_require";
  * The per-tool form used for MCP servers: some tools always need approval, some never. A tool in
  * both lists needs approval; a tool in neither falls back to the client's default.
  */
-export interface ApprovalLists {
+interface ApprovalLists {
   always_require: readonly string[];
   never_require: readonly string[];
 }

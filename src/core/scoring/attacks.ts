@@ -28,7 +28,7 @@ export interface ScenarioAttack {
   target: { function: string; arguments?: JsonObject };
 }
 
-export type AttackedScenarioResults = ScenarioResults & { attack?: ScenarioAttack | undefined };
+type AttackedScenarioResults = ScenarioResults & { attack?: ScenarioAttack | undefined };
 
 export interface AttackRates {
   /** Attacked repetitions with a verdict. */

@@ -13,14 +13,14 @@
 import { isJsonObject, pointerToken, type JsonObject, type JsonValue } from "../json.js";
 
 /** How far apart two numbers may be and still be the same value: 1e-9, relative above 1. */
-export const NUMBER_TOLERANCE = 1e-9;
+const NUMBER_TOLERANCE = 1e-9;
 /** Differences kept per list: a record holds every answer in one SQLite value (2 MB at most). */
 export const MAX_DIFFERENCES = 50;
 /**
  * A kept value's JSON may be this long; a longer one (a whole table missing) is left out and its
  * size recorded in `too_large`, so three lists of 50 stay far below the record's 2 MB.
  */
-export const MAX_KEPT_VALUE_BYTES = 2048;
+const MAX_KEPT_VALUE_BYTES = 2048;
 
 /**
  * A value the attempt's final state must hold. `path` is a JSON Pointer into the state of every
@@ -32,7 +32,7 @@ export interface StateAssertion {
 }
 
 /** One path where the final state is not the expected one; a side without the key is left out. */
-export interface StateMismatch {
+interface StateMismatch {
   path: string;
   expected?: JsonValue;
   actual?: JsonValue;
@@ -232,7 +232,7 @@ function keptSides<
 }
 
 /** `/orders/#W1/status: expected "cancelled", got "pending"`, values cut to a readable length. */
-export function describeMismatch(mismatch: StateMismatch): string {
+function describeMismatch(mismatch: StateMismatch): string {
   const side = (value: JsonValue | undefined, bytes: number | undefined) =>
     bytes === undefined ? shown(value) : `(${bytes} bytes of JSON, too large to keep)`;
   return `${mismatch.path || "/"}: expected ${side(mismatch.expected, mismatch.too_large?.expected)}, got ${side(mismatch.actual, mismatch.too_large?.actual)}`;

@@ -28,7 +28,7 @@ export interface ForbiddenCall {
 }
 
 /** An approval request whose arguments break the function's input schema. */
-export interface InvalidProposal {
+interface InvalidProposal {
   function: string;
   arguments: JsonValue;
   call_id: string | null;

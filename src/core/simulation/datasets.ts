@@ -24,7 +24,7 @@ export interface PinSource {
   entry: boolean;
 }
 
-export type ToolDatasets =
+type ToolDatasets =
   | { ok: true; byTool: Map<string, ResolvedDatasetPin> }
   | { ok: false; kind: "invalid_request" | "not_found"; problems: Problem[] };
 

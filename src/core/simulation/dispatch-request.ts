@@ -18,7 +18,7 @@ export interface DispatchRequest {
 export const MAX_NAME_LENGTH = 200;
 const FIELDS = new Set(["tool", "operation_id", "arguments", "call_id"]);
 
-export type ParsedDispatch =
+type ParsedDispatch =
   | { ok: true; request: DispatchRequest }
   | { ok: false; problems: Problem[] }
   /** Not JSON at all: answered as malformed_json, as every other route answers it. */

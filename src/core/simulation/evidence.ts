@@ -171,7 +171,7 @@ export interface EvidenceCall {
   upstream?: UpstreamRecord;
 }
 
-export function isOutcomeKind(value: unknown): value is CallOutcomeKind {
+function isOutcomeKind(value: unknown): value is CallOutcomeKind {
   return value === "result" || value === "tool_input_error" || value === "harness_error";
 }
 

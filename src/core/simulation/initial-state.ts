@@ -11,12 +11,12 @@
  */
 import { cloneJson, isJsonObject, jsonEqual, pointer, type JsonObject, type JsonValue, type Problem } from "../json.js";
 
-export interface InitialStatePart {
+interface InitialStatePart {
   operation_id: string;
   state: JsonObject;
 }
 
-export type MergedInitialState = { ok: true; state: JsonObject } | { ok: false; conflicts: Problem[] };
+type MergedInitialState = { ok: true; state: JsonObject } | { ok: false; conflicts: Problem[] };
 
 export function mergeInitialStates(parts: readonly InitialStatePart[]): MergedInitialState {
   const merged: JsonObject = {};

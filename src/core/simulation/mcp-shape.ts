@@ -13,7 +13,7 @@
 import { isJsonObject, type JsonObject, type JsonValue } from "../json.js";
 import type { JsonSchema } from "../ports.js";
 
-export interface McpToolShape {
+interface McpToolShape {
   name: string;
   description: string;
   inputSchema: JsonObject & { type: "object" };

@@ -47,7 +47,7 @@ import {
 import { functionName } from "./tool-names.js";
 
 /** Every operation of a library tool, or the one named by operation_id. */
-export interface LibraryEntry {
+interface LibraryEntry {
   tool_id: string;
   operation_id?: string | undefined;
   /** The variant of the one operation this entry pins. */
@@ -73,7 +73,7 @@ export interface InlineTool {
   testing: unknown;
 }
 
-export interface InlineEntry {
+interface InlineEntry {
   inline: InlineTool;
   variant?: string | undefined;
   dataset?: DatasetPin | undefined;
@@ -83,7 +83,7 @@ export interface InlineEntry {
 export type ToolEntry = LibraryEntry | InlineEntry;
 
 /** A library operation that cannot be pinned, and why. */
-export interface RevisionOffender {
+interface RevisionOffender {
   /** The entry that selected it. */
   path: string;
   tool_id: string;
@@ -95,7 +95,7 @@ export interface RevisionOffender {
   latest_revision_contract_hash: string | null;
 }
 
-export interface InvalidDefinition {
+interface InvalidDefinition {
   /** JSON Pointer of the inline definition (…/inline/testing). */
   path: string;
   report: CheckReport;

@@ -60,9 +60,7 @@ export interface RealOperationRequest {
   function_name: string;
 }
 
-export type RealBindResult =
-  | { ok: true; bindings: RealBinding[] }
-  | { ok: false; code: RealRefusalCode; problems: Problem[] };
+type RealBindResult = { ok: true; bindings: RealBinding[] } | { ok: false; code: RealRefusalCode; problems: Problem[] };
 
 /** The binding of each requested operation, in order, or the first kind of refusal with every offender of that kind. */
 export async function bindRealOperations(

@@ -10,7 +10,7 @@ import type { OperationSpec, ToolSpec } from "./types.js";
 /** Operation ids become function names a model sees, so they keep to what model APIs accept. */
 const OPERATION_NAME = /^[A-Za-z0-9_-]{1,64}$/;
 
-export interface McpImportRequest {
+interface McpImportRequest {
   name: string;
   description?: string | undefined;
   output_schema?: JsonSchema | undefined;

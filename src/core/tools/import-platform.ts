@@ -12,7 +12,7 @@ import type { ImportResult } from "./import-mcp.js";
 import type { OperationSpec } from "./types.js";
 import { setOwn } from "../contract/values.js";
 
-export type PlatformParameterType =
+type PlatformParameterType =
   | "string"
   | "number"
   | "integer"
@@ -34,15 +34,15 @@ export const PLATFORM_PARAMETER_TYPES: readonly PlatformParameterType[] = [
   "json",
 ];
 
-export type Coercion = "object" | "string";
+type Coercion = "object" | "string";
 
 /** Fields whose runtime type the adapters fix regardless of how a parameter list declares them. */
-export const DEFAULT_COERCIONS: Readonly<Record<string, Coercion>> = {
+const DEFAULT_COERCIONS: Readonly<Record<string, Coercion>> = {
   sfdc_field_mapping: "object",
   async_options: "string",
 };
 
-export interface PlatformParameter {
+interface PlatformParameter {
   name: string;
   type: PlatformParameterType;
   description?: string | undefined;
@@ -50,14 +50,14 @@ export interface PlatformParameter {
   options?: JsonValue[] | undefined;
 }
 
-export interface PlatformResponse {
+interface PlatformResponse {
   /** The native envelope's status (200 for reads, 201 for created records); with `data` below. */
   status?: number | undefined;
   /** Schema of the envelope's `data` when `status` is given, else the whole response's schema. */
   schema: JsonSchema;
 }
 
-export interface PlatformOperation {
+interface PlatformOperation {
   operation_id: string;
   description: string;
   required?: string[] | undefined;
@@ -65,7 +65,7 @@ export interface PlatformOperation {
   response?: PlatformResponse | undefined;
 }
 
-export interface PlatformImportRequest {
+interface PlatformImportRequest {
   name: string;
   description: string;
   output_schema?: JsonSchema | undefined;

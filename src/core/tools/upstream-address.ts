@@ -10,7 +10,7 @@
  */
 import ipaddr from "ipaddr.js";
 
-export interface SpecialAddress {
+interface SpecialAddress {
   /** For a person: what the range is, e.g. "private" or "NAT64 (64:ff9b::/96)". */
   range: string;
   /** Loopback, which a local instance may be allowed to call (IPv4-mapped loopback included). */

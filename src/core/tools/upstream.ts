@@ -8,7 +8,7 @@ import { isJsonObject, pointer, type JsonObject, type JsonValue, type Problem } 
 import { specialAddress } from "./upstream-address.js";
 
 export const HTTP_METHODS = ["GET", "POST", "PUT", "PATCH", "DELETE"] as const;
-export type HttpMethod = (typeof HTTP_METHODS)[number];
+type HttpMethod = (typeof HTTP_METHODS)[number];
 
 /** Bounds of one upstream call: defaults, and the most a tool may ask for. */
 export const UPSTREAM_LIMITS = {
@@ -18,7 +18,7 @@ export const UPSTREAM_LIMITS = {
   maxBodyBytes: 4 * 1024 * 1024,
 } as const;
 
-export interface HttpOperationUpstream {
+interface HttpOperationUpstream {
   method: HttpMethod;
   /** Path below the base URL; `{name}` is replaced by the argument `name`, percent-encoded. */
   path: string;
@@ -30,7 +30,7 @@ export interface HttpOperationUpstream {
   allow_writes?: boolean | undefined;
 }
 
-export interface McpOperationUpstream {
+interface McpOperationUpstream {
   /** The upstream server's tool name; default: the operation id. */
   tool?: string | undefined;
   allow_writes?: boolean | undefined;
@@ -110,9 +110,7 @@ export function pathArgumentProblems(binding: RealBinding | null, args: JsonObje
   return problems;
 }
 
-export type HttpCall =
-  | { ok: true; url: string; method: HttpMethod; body: string | null }
-  | { ok: false; message: string };
+type HttpCall = { ok: true; url: string; method: HttpMethod; body: string | null } | { ok: false; message: string };
 
 /**
  * The request for one call: path parameters from the arguments (each must be a string, number or

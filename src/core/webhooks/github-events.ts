@@ -25,7 +25,7 @@ export interface GithubSource {
   repository?: string;
 }
 
-export type FilterDecision = { take: true } | { take: false; reason: string };
+type FilterDecision = { take: true } | { take: false; reason: string };
 
 function field(value: JsonValue | undefined, ...path: string[]): string | undefined {
   let current: JsonValue | undefined = value;

@@ -8,6 +8,7 @@ import type { DispatchRequest } from "../../core/simulation/dispatch-request.js"
 import type { EvidenceError, EvidenceRow, StateChange, UpstreamRecord } from "../../core/simulation/evidence.js";
 import type { PinnedOperation } from "../../core/simulation/setup.js";
 import type { Answer } from "./replies.js";
+import { storedArguments } from "./stored-values.js";
 
 export interface RecordedCall {
   seq: number;
@@ -59,7 +60,7 @@ export function sameCall(
   return (
     earlier.tool === tool &&
     earlier.operation_id === operationId &&
-    jsonEqual(JSON.parse(earlier.arguments), request.arguments)
+    jsonEqual(storedArguments(earlier.arguments), request.arguments)
   );
 }
 

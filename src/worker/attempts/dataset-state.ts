@@ -18,13 +18,14 @@ import {
   recordPointer,
   type RecordChange,
 } from "../../core/datasets/records.js";
-import type { JsonObject, JsonValue } from "../../core/json.js";
+import type { JsonObject } from "../../core/json.js";
 import { messageOf } from "../../core/message-of.js";
 import type { StateChange } from "../../core/simulation/evidence.js";
 import type { PinnedTool } from "../../core/simulation/setup.js";
 import { datasetBase } from "../datasets/base.js";
 import type { Env } from "../platform/env.js";
 import type { AttemptStorage, StoredRecord } from "./storage.js";
+import { storedRecordValue } from "./stored-values.js";
 
 interface DatasetTool {
   pin: ResolvedDatasetPin;
@@ -161,7 +162,6 @@ function storedOf(change: RecordChange): StoredRecord {
 
 function changeOf(row: StoredRecord): RecordChange {
   const change: RecordChange = { collection: row.collection, record: row.whole === 1 ? null : row.record };
-  // SAFETY: the value column is written only by storedOf, from JSON.stringify of a JSON value.
-  if (row.value !== null) change.value = JSON.parse(row.value) as JsonValue;
+  if (row.value !== null) change.value = storedRecordValue(row.value);
   return change;
 }

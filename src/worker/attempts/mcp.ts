@@ -30,7 +30,7 @@ import {
 import { CfWorkerJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/cfworker";
 import type { Context } from "hono";
 import { z } from "zod";
-import { isJsonObject, type JsonValue } from "../../core/json.js";
+import { isJsonObject } from "../../core/json.js";
 import { systemClock } from "../../core/ports.js";
 import { parseDelayScale, waitSimulatedDelay } from "../../core/simulation/delay.js";
 import {
@@ -42,6 +42,7 @@ import { mcpTool, structuredContent } from "../../core/simulation/mcp-shape.js";
 import { attemptStub, capabilityTokenHash } from "./access.js";
 import type { Answer } from "./replies.js";
 import { answerError, leaseEndedError, refusalError } from "./reply-errors.js";
+import { storedResult } from "./stored-values.js";
 import type { AppEnv } from "../platform/env.js";
 import { ApiError } from "../http/errors.js";
 import { errorHeaders, lostAttemptError } from "./lost-attempt.js";
@@ -165,8 +166,7 @@ async function answerMcp(c: Context<AppEnv>): Promise<Response> {
 async function callResult(answer: Answer, delayScale: string | undefined): Promise<CallToolResult> {
   await waitSimulatedDelay(answer.delay_ms, parseDelayScale(delayScale), systemClock);
   if (answer.outcome === "result" && answer.result !== null) {
-    // SAFETY: the attempt object produced this text with JSON.stringify of the rendered result.
-    const result = JSON.parse(answer.result) as JsonValue;
+    const result = storedResult(answer.result);
     return { content: [{ type: "text", text: answer.result }], structuredContent: structuredContent(result) };
   }
   const error = answerError(answer);

@@ -1,10 +1,12 @@
 /**
  * One Durable Object per attempt: the pinned definitions, the per-tool state, the lease and the
- * evidence of one agent run, in the object's own SQLite storage (storage.ts).
+ * evidence of one agent run, in the object's own SQLite storage (storage.ts). This file is the
+ * object's own job: it serializes the calls and runs its lifecycle (setup, lease, flushes, leaving
+ * memory, retirement). What a call does is call.ts; the attempt in memory, live.ts and tool-states.ts.
  *
  * Why it is shaped like this:
  * - A Durable Object only serializes its events around storage calls; any other await lets the
- *   next request in. So a call's read → render → write runs synchronously on the object's SQLite,
+ *   next request in. So a call's read → render → write (applyCall) runs synchronously on SQLite,
  *   with no await anywhere between reading the state and writing the new one: concurrent calls
  *   are applied one after another and no update is lost.
  * - The capability token is checked here, in the same RPC as the call, against the hash the
@@ -21,31 +23,27 @@
 import { DurableObject } from "cloudflare:workers";
 import { constantTimeEqual } from "../../adapters/crypto.js";
 import { databaseOf } from "../../adapters/d1/database.js";
-import { executeCall } from "../../core/contract/index.js";
-import { setOwn } from "../../core/contract/values.js";
-import type { CallOutcome } from "../../core/contract/types.js";
-import { cloneJson, isJsonObject, type JsonObject, type JsonValue } from "../../core/json.js";
+import { valueAt } from "../../core/datasets/pointer.js";
+import type { JsonObject } from "../../core/json.js";
+import { messageOf } from "../../core/message-of.js";
 import { systemClock, type Clock } from "../../core/ports.js";
 import {
   parseDispatchRequest,
   parseDispatchText,
   type DispatchRequest,
 } from "../../core/simulation/dispatch-request.js";
-import type { StateChange, UpstreamRecord } from "../../core/simulation/evidence.js";
-import type { AttemptSetup, PinnedOperation } from "../../core/simulation/setup.js";
-import {
-  afterCompletion,
-  afterHarnessError,
-  afterLeaseEnd,
-  isAttemptStatus,
-  type AttemptStatus,
-} from "../../core/simulation/status.js";
-import { indexTargets, resolveTarget, type TargetIndex } from "../../core/simulation/target.js";
+import type { AttemptSetup } from "../../core/simulation/setup.js";
+import { afterCompletion, afterLeaseEnd, isAttemptStatus } from "../../core/simulation/status.js";
+import type { Env } from "../platform/env.js";
+import { applyCall, type CallPorts, type InFlight } from "./call.js";
+import { refusal } from "./call-outcomes.js";
+import { FlushSchedule } from "./flush-schedule.js";
 import { d1EvidenceSink, evidenceFlusher, type EvidenceFlusher } from "./flusher.js";
-import { FLUSH_RETRY_MS, FORWARD_GRACE_MS, idleFlushMs, MAX_CALLS, RETENTION_MS } from "./lifetimes.js";
+import { FLUSH_RETRY_MS, idleFlushMs, RETENTION_MS } from "./lifetimes.js";
+import { liveOf, snapshotOf, toolListing, type Live } from "./live.js";
+import { ForwardWaiters } from "./real/forward-waiters.js";
 import type {
   AttemptMethods,
-  AttemptSnapshot,
   CallsReply,
   CompleteReply,
   DescribeReply,
@@ -58,46 +56,7 @@ import type {
   StateReadReply,
   UpstreamAnswer,
 } from "./replies.js";
-import { sharedOperation } from "./shared-operations.js";
-import { DatasetState } from "./dataset-state.js";
-import { valueAt } from "../../core/datasets/pointer.js";
-import { messageOf } from "../../core/message-of.js";
 import { AttemptStorage } from "./storage.js";
-import { answerOf, evidenceRowOf, sameCall } from "./call-records.js";
-import { harnessOutcome, refusal } from "./call-outcomes.js";
-import { FlushSchedule } from "./flush-schedule.js";
-import { ForwardWaiters } from "./real/forward-waiters.js";
-import { realOutcome } from "./real/real-outcome.js";
-import type { Env } from "../platform/env.js";
-import { schemaValidator } from "../platform/services.js";
-
-/**
- * apply()'s answer to a repeat of a call_id whose real call is out at its real handler (the
- * forwards table): the repeat waits for that call's answer (awaitForward), never leaves the object.
- */
-interface InFlight {
-  kind: "in_flight";
-  call_id: string;
-  deadline: number;
-}
-
-/** What the object keeps in memory between calls; storage stays the source of truth. */
-interface Live {
-  setup: AttemptSetup;
-  index: TargetIndex;
-  initial: Map<string, JsonObject>;
-  /** Some operation is real: only then can a call be out at a real handler (the forwards table). */
-  hasReal: boolean;
-  /** Current state per tool name; filled from storage on first use. */
-  states: Map<string, JsonObject>;
-  /** The tools that start from a pinned dataset (copy-on-write over a shared base); null when none does. */
-  datasets: DatasetState | null;
-  status: AttemptStatus;
-  expiresAt: number;
-  leaseEnded: boolean;
-  completed: boolean;
-  nextSeq: number;
-}
 
 export class AttemptObject extends DurableObject<Env> implements AttemptMethods {
   private readonly storage: AttemptStorage;
@@ -110,6 +69,7 @@ export class AttemptObject extends DurableObject<Env> implements AttemptMethods 
   private readonly waiting = new ForwardWaiters();
   /** Calls handed out to the Worker whose answers have not come back to recordReal yet. */
   private forwardsOut = 0;
+  private readonly callPorts: CallPorts;
 
   constructor(ctx: DurableObjectState, env: Env, clock: Clock = systemClock) {
     super(ctx, env);
@@ -122,7 +82,7 @@ export class AttemptObject extends DurableObject<Env> implements AttemptMethods 
         attemptId: live.setup.attempt_id,
         tenantId: live.setup.tenant_id,
         status: live.status,
-        state: JSON.stringify(this.allStates(live)),
+        state: JSON.stringify(live.tools.all()),
       };
     });
     this.flushes = new FlushSchedule({
@@ -134,6 +94,15 @@ export class AttemptObject extends DurableObject<Env> implements AttemptMethods 
       lease: () => this.live ?? null,
       quietAlarmAt: () => (this.live ? this.quietAlarmAt(this.live) : this.clock.now()),
     });
+    this.callPorts = {
+      storage: this.storage,
+      clock,
+      noticeLeaseEnd: (live) => this.noticeLeaseEnd(live),
+      changed: () => this.flushes.changed(),
+      forwarded: () => {
+        this.forwardsOut++;
+      },
+    };
   }
 
   /** Stores the attempt's pinned definitions, token hash and lease. Repeating the same setup is harmless. */
@@ -177,7 +146,7 @@ export class AttemptObject extends DurableObject<Env> implements AttemptMethods 
     if (!live) return live === null ? { kind: "missing" } : { kind: "unauthorized" };
     const parsed = parseDispatchRequest(request);
     if (!parsed.ok) return refusal(parsed);
-    const reply = this.apply(live, parsed.request, answer);
+    const reply = applyCall(this.callPorts, live, parsed.request, answer);
     this.forwardsOut = Math.max(0, this.forwardsOut - 1);
     // Whatever became of it (recorded, or a replay when a repeat handed out after the deadline
     // came back first), the call is no longer out: its waiting repeats read the evidence now.
@@ -196,19 +165,7 @@ export class AttemptObject extends DurableObject<Env> implements AttemptMethods 
     const live = this.authorized(tokenHash);
     if (!live) return live === null ? { kind: "missing" } : { kind: "unauthorized" };
     this.noticeLeaseEnd(live);
-    return {
-      kind: "ok",
-      lease_ended: live.leaseEnded,
-      tools: live.setup.operations.map((op) => ({
-        function_name: op.function_name,
-        tool_name: op.tool_name,
-        operation_id: op.operation_id,
-        description: op.description,
-        input_schema: op.input_schema,
-        output_schema: op.output_schema,
-        annotations: op.annotations,
-      })),
-    };
+    return { kind: "ok", lease_ended: live.leaseEnded, tools: toolListing(live.setup) };
   }
 
   /** Status, state and counts as they are right now (the caller has authorized the reader). */
@@ -216,7 +173,7 @@ export class AttemptObject extends DurableObject<Env> implements AttemptMethods 
     const live = this.load();
     if (!live) return { kind: "missing" };
     this.noticeLeaseEnd(live);
-    return { kind: "ok", snapshot: this.snapshotOf(live) };
+    return { kind: "ok", snapshot: snapshotOf(live, this.storage) };
   }
 
   /** POST /api/attempts/:id/complete: the agent's final output and transcript. */
@@ -232,7 +189,7 @@ export class AttemptObject extends DurableObject<Env> implements AttemptMethods 
     live.status = status;
     live.completed = true;
     this.flushes.changed();
-    return { kind: "ok", snapshot: this.snapshotOf(live) };
+    return { kind: "ok", snapshot: snapshotOf(live, this.storage) };
   }
 
   /** Evidence rows after `afterSeq` (at most `limit`), from the object's own storage; the caller has authorized the reader. */
@@ -247,10 +204,10 @@ export class AttemptObject extends DurableObject<Env> implements AttemptMethods 
     if (!live) return { kind: "missing" };
     if (!live.setup.tools.some((tool) => tool.tool_name === toolName))
       return { kind: "unknown_tool", tools: live.setup.tools.map((tool) => tool.tool_name) };
-    if (live.datasets && !live.datasets.ready()) await live.datasets.load();
+    if (!live.tools.ready()) await live.tools.load();
     let state: JsonObject;
     try {
-      state = this.stateOf(live, toolName);
+      state = live.tools.of(toolName);
     } catch (error) {
       return { kind: "failed", message: messageOf(error) };
     }
@@ -357,15 +314,20 @@ export class AttemptObject extends DurableObject<Env> implements AttemptMethods 
     return live.leaseEnded ? live.expiresAt + RETENTION_MS : live.expiresAt;
   }
 
+  /** Not awaited on purpose: SQLite-backed objects apply alarm changes with the same commit as the writes around them. */
+  private scheduleAlarm(at: number): void {
+    this.ctx.storage.setAlarm(at).catch((error: unknown) => console.error("setting the attempt alarm failed", error));
+  }
+
   // -- the call ------------------------------------------------------------------------------
 
   /** A call's reply; a repeat of a call_id that is out at its real handler gets that call's answer once it is recorded. */
   private settle(live: Live, request: DispatchRequest): DispatchReply | Promise<DispatchReply> {
     // Bases load before the call's synchronous read → render → write, never inside it; a base that
-    // failed to load makes this call a harness error (stateOf throws) and the next call tries again.
-    if (live.datasets && !live.datasets.ready())
-      return live.datasets.load().then(() => this.answer(request, this.apply(live, request)));
-    return this.answer(request, this.apply(live, request));
+    // failed to load makes this call a harness error (ToolStates.of throws) and the next call tries again.
+    if (!live.tools.ready())
+      return live.tools.load().then(() => this.answer(request, applyCall(this.callPorts, live, request)));
+    return this.answer(request, applyCall(this.callPorts, live, request));
   }
 
   private answer(request: DispatchRequest, reply: DispatchReply | InFlight): DispatchReply | Promise<DispatchReply> {
@@ -383,187 +345,13 @@ export class AttemptObject extends DurableObject<Env> implements AttemptMethods 
       await this.waiting.wait(pending.call_id, pending.deadline, this.clock.now());
       const live = this.load();
       if (!live) return { kind: "missing" };
-      const reply = this.apply(live, request);
+      const reply = applyCall(this.callPorts, live, request);
       if (reply.kind !== "in_flight") return reply;
       pending = reply;
     }
   }
 
-  /** `upstream`: the real handler's answer, when this is a forwarded call coming back to be recorded. */
-  private apply(live: Live, request: DispatchRequest, upstream?: UpstreamAnswer): DispatchReply | InFlight {
-    const target = resolveTarget(live.index, request.tool, request.operation_id);
-    if (target.kind === "ambiguous")
-      return { kind: "ambiguous", message: target.message, operation_ids: target.operation_ids };
-    const operation = target.kind === "operation" ? target.operation : null;
-    const tool = operation ? operation.function_name : request.tool;
-    const operationId = operation ? operation.operation_id : (request.operation_id ?? "");
-
-    if (request.call_id !== undefined) {
-      const prior = this.storage.callById(request.call_id);
-      if (prior) {
-        if (!sameCall(prior, tool, operationId, request))
-          return { kind: "call_id_conflict", call_id: request.call_id, seq: prior.seq };
-        return { kind: "answer", answer: answerOf(prior, true) };
-      }
-      // Out at its real handler and not back yet: sending it again would reach the real system
-      // twice. Checked for every call of an attempt with real operations (a mock call reusing the
-      // call_id is a conflict too), and for none of an attempt without: no read on that hot path.
-      const out = upstream || !live.hasReal ? undefined : this.storage.forwardById(request.call_id);
-      if (out && out.deadline > this.clock.now()) {
-        if (!sameCall(out, tool, operationId, request))
-          return { kind: "call_id_conflict", call_id: request.call_id, seq: null };
-        return { kind: "in_flight", call_id: request.call_id, deadline: out.deadline };
-      }
-    }
-    // A forwarded call coming back was within the limit when it was handed out, and the real
-    // system has acted on it: it is recorded even when calls recorded meanwhile reached the limit
-    // (so an attempt may hold MAX_CALLS plus the real calls that were out at that moment).
-    if (!upstream && live.nextSeq > MAX_CALLS) return { kind: "call_limit", limit: MAX_CALLS };
-
-    this.noticeLeaseEnd(live);
-    let outcome: CallOutcome;
-    let upstreamRecord: UpstreamRecord | null = null;
-    if (operation?.real && target.kind === "operation" && (upstream || !live.leaseEnded)) {
-      // A forwarded call comes back to be recorded even when the lease ended while it was out.
-      const real = realOutcome(live.setup, operation, request, upstream);
-      if (real.kind === "forward") {
-        if (request.call_id !== undefined) {
-          const deadline = this.clock.now() + real.forward.binding.timeout_ms + FORWARD_GRACE_MS;
-          this.storage.putForward({
-            call_id: request.call_id,
-            tool,
-            operation_id: operationId,
-            arguments: JSON.stringify(request.arguments),
-            deadline,
-          });
-        }
-        this.forwardsOut++;
-        return real;
-      }
-      outcome = real.outcome;
-      upstreamRecord = real.upstream;
-    } else if (live.leaseEnded) {
-      outcome = harnessOutcome(
-        "lease_expired",
-        "the attempt's lease has ended; no further calls are answered",
-        operation?.variant ?? "",
-      );
-    } else if (target.kind === "harness_error") {
-      outcome = {
-        kind: "harness_error",
-        harness_kind: target.harness_kind,
-        message: target.message,
-        details: target.details,
-        variant: "",
-        rule: null,
-      };
-    } else if (operation) {
-      outcome = this.execute(live, operation, request.arguments);
-    } else {
-      outcome = harnessOutcome("internal", "the call resolved to no operation", "");
-    }
-
-    const stateWrite =
-      outcome.kind === "result" && outcome.state_changed && operation
-        ? this.stateWrite(live, operation.tool_name, outcome.state)
-        : null;
-    const row = evidenceRowOf({
-      seq: live.nextSeq,
-      request,
-      tool,
-      operationId,
-      operation,
-      outcome,
-      change: stateWrite?.change ?? null,
-      upstream: upstreamRecord,
-      at: this.clock.now(),
-    });
-    const status =
-      outcome.kind === "harness_error" ? afterHarnessError(live.status, outcome.harness_kind) : live.status;
-    const write = (): void => {
-      this.storage.insertCall(row);
-      stateWrite?.write();
-      if (status !== live.status) this.storage.writeStatus(status);
-    };
-    // Evidence, state and status change together or not at all. A lone INSERT (a lookup) is
-    // atomic by itself, so the savepoint is spent only when there is more than one write.
-    if (stateWrite || status !== live.status) this.storage.transaction(write);
-    else write();
-    // Memory follows storage only once the writes went through.
-    live.nextSeq++;
-    stateWrite?.accept();
-    live.status = status;
-    this.flushes.changed();
-    return { kind: "answer", answer: answerOf(row, false) };
-  }
-
-  private execute(live: Live, operation: PinnedOperation, args: JsonObject): CallOutcome {
-    try {
-      return executeCall({
-        input_schema: operation.input_schema,
-        output_schema: operation.output_schema,
-        definition: operation.definition,
-        variant: operation.variant,
-        args,
-        state: this.stateOf(live, operation.tool_name),
-        validator: schemaValidator(),
-      });
-    } catch (error) {
-      // executeCall itself never throws; reading the stored state can (a corrupt row).
-      const message = messageOf(error);
-      return harnessOutcome("internal", `internal failure while answering the call: ${message}`, operation.variant);
-    }
-  }
-
-  /**
-   * How a call's new state is written, recorded and then kept in memory; null when nothing changed.
-   * The state the call saw is still the current one: memory follows storage only after the write.
-   * A dataset tool writes only the records the call changed (dataset-state.ts), any other tool its
-   * whole state.
-   */
-  private stateWrite(
-    live: Live,
-    toolName: string,
-    after: JsonObject,
-  ): { change: StateChange; write: () => void; accept: () => void } | null {
-    const before = this.stateOf(live, toolName);
-    const datasets = live.datasets;
-    if (datasets?.has(toolName)) {
-      const commit = datasets.commit(toolName, before, after);
-      if (!commit) return null;
-      return {
-        change: commit.evidence,
-        write: () => datasets.write(commit),
-        accept: () => datasets.accept(toolName, after),
-      };
-    }
-    return {
-      change: { tool: toolName, before, after },
-      write: () => this.storage.writeState(toolName, JSON.stringify(after)),
-      accept: () => live.states.set(toolName, after),
-    };
-  }
-
-  private stateOf(live: Live, toolName: string): JsonObject {
-    if (live.datasets?.has(toolName)) return live.datasets.view(toolName);
-    const cached = live.states.get(toolName);
-    if (cached) return cached;
-    const stored = this.storage.readState(toolName);
-    let state: JsonObject;
-    if (stored !== undefined) {
-      const parsed: unknown = JSON.parse(stored);
-      if (!isJsonObject(parsed)) throw new Error(`the stored state of tool "${toolName}" is not a JSON object`);
-      state = parsed;
-    } else {
-      // executeCall never mutates the state it is given, but the initial state is shared by
-      // every call until the first set_state: a copy keeps that promise cheap to rely on.
-      state = cloneJson(live.initial.get(toolName) ?? {});
-    }
-    live.states.set(toolName, state);
-    return state;
-  }
-
-  // -- lease, status, snapshot ---------------------------------------------------------------
+  // -- lease ---------------------------------------------------------------------------------
 
   /** Ends the lease once its time has passed, whether the alarm or a call notices first. */
   private noticeLeaseEnd(live: Live): void {
@@ -573,51 +361,6 @@ export class AttemptObject extends DurableObject<Env> implements AttemptMethods 
     live.leaseEnded = true;
     live.status = status;
     this.flushes.changed();
-  }
-
-  private snapshotOf(live: Live): AttemptSnapshot {
-    const counts = this.storage.counts();
-    const completion = this.storage.readCompletion();
-    return {
-      id: live.setup.attempt_id,
-      simulation_id: live.setup.simulation_id,
-      status: live.status,
-      state: this.allStates(live),
-      calls: counts.calls,
-      tool_input_errors: counts.tool_input_errors,
-      harness_errors: counts.harness_errors,
-      ...(live.hasReal ? this.storage.realCounts() : {}),
-      expires_at: new Date(live.expiresAt).toISOString(),
-      lease_ended: live.leaseEnded,
-      // SAFETY: the completion column holds JSON.stringify of a JsonObject written by complete().
-      completion: completion === null ? null : (JSON.parse(completion) as JsonValue),
-    };
-  }
-
-  private allStates(live: Live): JsonObject {
-    const all: JsonObject = {};
-    // setOwn: a tool may be called "__proto__", and its state must stay a property of the answer
-    // (assigned, it became the prototype and the snapshot could not be sent: a 500).
-    for (const tool of live.setup.tools) {
-      let state: JsonValue;
-      try {
-        // A dataset tool shows its pin and its changes over the base, never the whole dataset.
-        state = live.datasets?.has(tool.tool_name)
-          ? live.datasets.summary(tool.tool_name)
-          : this.stateOf(live, tool.tool_name);
-      } catch {
-        state = null;
-      }
-      setOwn(all, tool.tool_name, state);
-    }
-    return all;
-  }
-
-  // -- when evidence goes to D1 --------------------------------------------------------------
-
-  /** Not awaited on purpose: SQLite-backed objects apply alarm changes with the same commit as the writes around them. */
-  private scheduleAlarm(at: number): void {
-    this.ctx.storage.setAlarm(at).catch((error: unknown) => console.error("setting the attempt alarm failed", error));
   }
 
   // -- loading -------------------------------------------------------------------------------
@@ -650,21 +393,7 @@ export class AttemptObject extends DurableObject<Env> implements AttemptMethods 
       this.live = null;
       return null;
     }
-    const setup = stored.setup;
-    setup.operations = setup.operations.map(sharedOperation);
-    this.live = {
-      setup,
-      index: indexTargets(setup.operations, setup.tools),
-      initial: new Map(setup.tools.map((tool) => [tool.tool_name, tool.initial_state])),
-      hasReal: setup.operations.some((op) => op.real),
-      states: new Map(),
-      datasets: DatasetState.of(setup.tools, setup.tenant_id, this.storage, this.env),
-      status: isAttemptStatus(stored.status) ? stored.status : "harness_failed",
-      expiresAt: stored.expiresAt,
-      leaseEnded: stored.leaseEnded,
-      completed: stored.completed,
-      nextSeq: stored.maxSeq + 1,
-    };
+    this.live = liveOf(stored, this.storage, this.env);
     return this.live;
   }
 }

@@ -42,7 +42,7 @@ import { attemptStub, newAttemptToken } from "./access.js";
 import { RETENTION_MS } from "./lifetimes.js";
 import type { AppEnv, Env } from "../platform/env.js";
 import { invalidRequest, notFound } from "../http/errors.js";
-import { refusalError } from "../http/plan-refusal.js";
+import { planRefusalError } from "../http/plan-refusal.js";
 import { hintedProblems, readBodyWithHints } from "../http/field-hints.js";
 import { requirePermission } from "../http/auth.js";
 import { pageCursor, pageLimit } from "../http/pagination.js";
@@ -129,7 +129,7 @@ simulationRoutes.post("/", requirePermission("AIManager:RunEvals"), async (c) =>
     real,
     datasets: datasetCatalog(c.var.db, tenantId),
   });
-  if (!planned.ok) throw refusalError(planned.refusal);
+  if (!planned.ok) throw planRefusalError(planned.refusal);
   const plan = planned.plan;
 
   const simulationId = c.var.ids.id("sim");

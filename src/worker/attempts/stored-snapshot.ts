@@ -3,8 +3,13 @@
  * lease and retention, or its storage lost): the same snapshot the object gives, rebuilt from the
  * attempt row and the flushed evidence rows, so GET /api/attempts/:id shows the same view either way.
  */
-import { countEvidence, countRealEvidence, type AttemptRow } from "../../adapters/d1/simulations.js";
-import { isJsonObject, type JsonObject, type JsonValue } from "../../core/json.js";
+import {
+  attemptCompletionOf,
+  attemptStateOf,
+  countEvidence,
+  countRealEvidence,
+  type AttemptRow,
+} from "../../adapters/d1/simulations.js";
 import { systemClock } from "../../core/ports.js";
 import { statusWithoutObject } from "../../core/simulation/status.js";
 import type { Database } from "../platform/env.js";
@@ -20,22 +25,11 @@ export async function storedSnapshot(db: Database, attempt: AttemptRow): Promise
     id: attempt.id,
     simulation_id: attempt.simulation_id,
     status: statusWithoutObject(attempt.status, Date.parse(attempt.expires_at), RETENTION_MS, systemClock.now()),
-    state: parseObjectColumn(attempt.state),
+    state: attemptStateOf(attempt),
     ...counts,
     ...real,
     expires_at: attempt.expires_at,
     lease_ended: true,
-    completion: attempt.completion === null ? null : parseColumn(attempt.completion),
+    completion: attemptCompletionOf(attempt),
   };
-}
-
-function parseColumn(text: string): JsonValue {
-  // SAFETY: attempt columns are written by this code from JSON.stringify of JSON values.
-  return JSON.parse(text) as JsonValue;
-}
-
-function parseObjectColumn(text: string | null): JsonObject {
-  if (text === null) return {};
-  const value = parseColumn(text);
-  return isJsonObject(value) ? value : {};
 }

@@ -11,6 +11,7 @@ import { z } from "zod";
 import {
   deleteConnection,
   findConnection,
+  headerNamesOf,
   listConnections,
   putConnection,
   type StoredConnection,
@@ -221,7 +222,7 @@ function connectionView(row: StoredConnection): ConnectionView {
     model: row.model,
     api_version: row.api_version,
     api_key_set: true,
-    headers: headerNames(row.header_names),
+    headers: headerNamesOf(row),
     timeout_ms: row.timeout_ms,
     max_retries: row.max_retries,
     max_concurrency: row.max_concurrency,
@@ -230,11 +231,6 @@ function connectionView(row: StoredConnection): ConnectionView {
     created_at: row.created_at,
     updated_at: row.updated_at,
   };
-}
-
-function headerNames(column: string): string[] {
-  const parsed: unknown = JSON.parse(column);
-  return Array.isArray(parsed) ? parsed.filter((name): name is string => typeof name === "string") : [];
 }
 
 function baseUrlProblems(raw: string): Problem[] {

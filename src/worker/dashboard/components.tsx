@@ -4,7 +4,6 @@
  * only repeats it), so it reads the same to a screen reader and in greyscale.
  */
 import type { Child } from "hono/jsx";
-import type { RunVerdictName } from "../../core/scoring/run-verdict.js";
 import { CSRF_FIELD } from "./session.js";
 
 export type BadgeTone = "pass" | "fail" | "warn" | "info" | "neutral";
@@ -15,30 +14,6 @@ export function Badge(props: { tone: BadgeTone; children: Child; title?: string 
       {props.children}
     </span>
   );
-}
-
-const VERDICT_TONE: Record<RunVerdictName, BadgeTone> = {
-  pass: "pass",
-  fail: "fail",
-  error: "warn",
-  uncalibrated: "warn",
-};
-const VERDICT_WORD: Record<RunVerdictName, string> = {
-  pass: "Pass",
-  fail: "Fail",
-  error: "Error",
-  uncalibrated: "Uncalibrated",
-};
-
-/** A run's (or anything's) verdict; unknown values still show as words. */
-export function VerdictBadge(props: { verdict: string | null }) {
-  const verdict = props.verdict;
-  if (verdict === null) return <Badge tone="neutral">No verdict yet</Badge>;
-  if (verdict in VERDICT_TONE) {
-    const known = verdict as RunVerdictName;
-    return <Badge tone={VERDICT_TONE[known]}>{VERDICT_WORD[known]}</Badge>;
-  }
-  return <Badge tone="neutral">{verdict}</Badge>;
 }
 
 /** Whether a mock revision was checked against the operation's current contract. */

@@ -7,7 +7,7 @@ import type { Problem } from "../../core/json.js";
 import type { PlanRefusal } from "../../core/simulation/plan.js";
 import { ApiError, invalidRequest } from "./errors.js";
 
-export function refusalError(refusal: PlanRefusal): ApiError {
+export function planRefusalError(refusal: PlanRefusal): ApiError {
   switch (refusal.kind) {
     case "invalid_request":
       return invalidRequest(refusal.problems);

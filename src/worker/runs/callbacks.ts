@@ -20,7 +20,8 @@
  */
 import { databaseOf } from "../../adapters/d1/database.js";
 import { claimCallbackSend, settleCallbackSend } from "../../adapters/d1/callback-sends.js";
-import { getRun, type RunRow } from "../../adapters/d1/runs.js";
+import { getRun, runTriggerOf, type RunRow } from "../../adapters/d1/runs.js";
+import { isJsonObject } from "../../core/json.js";
 import { findWebhookRow, recordCallbackAttempt } from "../../adapters/d1/webhooks.js";
 import { sealingKey } from "../../adapters/secret-box.js";
 import { signStandard } from "../../adapters/webhook-signature.js";
@@ -45,10 +46,8 @@ const CALLBACK_HOLD_MS = CALLBACK_TIMEOUT_MS + 20_000;
 
 function triggerOf(row: RunRow): Record<string, unknown> {
   try {
-    const parsed: unknown = JSON.parse(row.trigger);
-    return typeof parsed === "object" && parsed !== null && !Array.isArray(parsed)
-      ? (parsed as Record<string, unknown>)
-      : {};
+    const parsed = runTriggerOf(row);
+    return isJsonObject(parsed) ? parsed : {};
   } catch {
     return {};
   }

@@ -13,7 +13,7 @@
 import { Hono } from "hono";
 import { encodeCursor } from "../../adapters/d1/json-column.js";
 import { listRunLabels, putLabels, runRepetitionJudges, type RunLabel } from "../../adapters/d1/labels.js";
-import { getRun, type RunRow } from "../../adapters/d1/runs.js";
+import { getRun, runScenarioIdsOf, type RunRow } from "../../adapters/d1/runs.js";
 import { getSuiteVersion } from "../../adapters/d1/suites.js";
 import { readLabels, type LabelledRun } from "../../core/evals/labels.js";
 import { calibrationRequirement } from "../../core/scoring/calibration.js";
@@ -117,11 +117,9 @@ async function endedRun(db: AppEnv["Variables"]["db"], tenantId: string, id: str
 
 /** The run as labelling reads it: its scenarios in order (from its pins) and each recorded repetition's judge. */
 async function labelledRun(db: AppEnv["Variables"]["db"], row: RunRow): Promise<LabelledRun> {
-  // SAFETY: the pinned column is written by startRun from JSON.stringify of [{scenario, pinned}] in scenario order.
-  const pinned = JSON.parse(row.pinned) as Array<{ scenario: string }>;
   const repetitions = await runRepetitionJudges(db, row.tenant_id, row.id);
   return {
-    scenarios: pinned.map((entry) => entry.scenario),
+    scenarios: runScenarioIdsOf(row),
     runs_per_scenario: row.runs_per_scenario,
     repetitions: repetitions.map((r) => ({
       n: r.seq,

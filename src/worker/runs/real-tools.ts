@@ -17,7 +17,7 @@ export async function runRealTools(
 ): Promise<RealToolContext | undefined> {
   const paths = realModePaths(request.suite.document.agent.tools);
   if (paths.length === 0) return undefined;
-  if (request.real_tools_allowed !== true) {
+  if (request.realToolsAllowed !== true) {
     const message = `this suite runs real tools, which needs a key holding ${RUN_REAL_TOOLS} to start it (a webhook never has one)`;
     throw new ApiError("forbidden", `${paths[0]}: ${message}`, {
       required_permission: RUN_REAL_TOOLS,

@@ -79,10 +79,10 @@ runRoutes.post("/suites/:name/runs", requirePermission("AIManager:RunEvals"), as
       keyId,
       suite: { name, version: runnable.version, document: runnable.suite },
       policy: runnable.policy,
-      runs_per_scenario: body.runs_per_scenario,
+      runsPerScenario: body.runs_per_scenario,
       label: body.label,
       trigger: { kind: "api" },
-      real_tools_allowed: c.var.principal.permissions.has(RUN_REAL_TOOLS),
+      realToolsAllowed: c.var.principal.permissions.has(RUN_REAL_TOOLS),
     },
     { env: c.env, db, ids: c.var.ids, clock: systemClock },
   );

@@ -7,10 +7,10 @@ export interface StartRunRequest {
   suite: { name: string; version: number; document: Suite };
   /** The named policy's latest version, when the suite names one. */
   policy: Policy | null;
-  runs_per_scenario?: number | undefined;
+  runsPerScenario?: number | undefined;
   label?: string | undefined;
   /** What started the run, stored as the row's trigger. */
   trigger: Record<string, string>;
   /** Whoever started the run holds AIManager:RunRealTools (a suite with real tools needs it; a webhook never has it). */
-  real_tools_allowed?: boolean | undefined;
+  realToolsAllowed?: boolean | undefined;
 }

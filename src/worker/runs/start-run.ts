@@ -28,7 +28,7 @@ import type { Env } from "../platform/env.js";
 import { sendRepetitions } from "./consumer/messages.js";
 import { invalidRequest } from "../http/errors.js";
 import { calibrationGate } from "./judge-calibration.js";
-import { refusalError } from "../http/plan-refusal.js";
+import { planRefusalError } from "../http/plan-refusal.js";
 import { schemaValidator } from "../platform/services.js";
 import { runRealTools } from "./real-tools.js";
 import { ATTEMPT_LEASE_MARGIN_MS, DEFAULT_RUN_TIMEOUT_MS, durationSetting } from "./coordinator/lifetimes.js";
@@ -65,7 +65,7 @@ export async function startRun(request: StartRunRequest, deps: StartRunDeps): Pr
     real,
     datasets: datasetCatalog(db, request.tenantId),
   });
-  if (!planned.ok) throw refusalError(planned.refusal);
+  if (!planned.ok) throw planRefusalError(planned.refusal);
   const plan = planned.plan;
   const approvals = suiteApprovals(suite, plan.operations, request.policy);
   if (!approvals.ok) throw invalidRequest(approvals.problems);
@@ -78,7 +78,7 @@ export async function startRun(request: StartRunRequest, deps: StartRunDeps): Pr
   const now = clock.now();
   const deadline = now + durationSetting(env.EVAL_RUN_TIMEOUT_MS, DEFAULT_RUN_TIMEOUT_MS);
   const expiresAt = deadline + ATTEMPT_LEASE_MARGIN_MS;
-  const runsPerScenario = request.runs_per_scenario ?? suite.runs_per_scenario;
+  const runsPerScenario = request.runsPerScenario ?? suite.runs_per_scenario;
 
   const slots: Array<RunRepetitionSlot & { simulation_id: string }> = [];
   const simulations = plan.scenarios.map((scenario, scenario_index) => {
@@ -151,6 +151,7 @@ export async function startRun(request: StartRunRequest, deps: StartRunDeps): Pr
             approval: approvals.approval,
           }
         : {
+            kind: "builtin",
             connection: suite.agent.connection,
             instructions: suite.agent.instructions,
             parameters: suite.agent.parameters,

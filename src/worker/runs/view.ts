@@ -3,17 +3,23 @@
  * live run (progress from its coordinator) and an ended one (its D1 row), since both carry the same
  * RunProgress (run/progress.ts).
  */
-import type { RunRepetitionRow, RunRow } from "../../adapters/d1/runs.js";
+import {
+  repetitionRecordOf,
+  runPinnedOf,
+  runSummaryOf,
+  runTriggerOf,
+  type RunRepetitionRow,
+  type RunRow,
+} from "../../adapters/d1/runs.js";
 import type { RepetitionRecord } from "../../core/evals/agent-types.js";
-import type { JsonValue } from "../../core/json.js";
 import { isRunStatus, type RunProgress, type RunSummary } from "./coordinator/progress.js";
 import type { RepetitionEntry } from "./coordinator/replies.js";
 
 /** The progress a D1 row holds (what the coordinator last wrote there). */
 export function progressOfRow(row: RunRow): RunProgress | null {
-  if (row.summary === null) return null;
   // SAFETY: the summary column is written only by the coordinator, from JSON.stringify of a RunSummary.
-  const summary = JSON.parse(row.summary) as RunSummary;
+  const summary = runSummaryOf(row) as unknown as RunSummary | null;
+  if (summary === null) return null;
   return {
     status: isRunStatus(row.status) ? row.status : "running",
     // SAFETY: the verdict column is written only from RunVerdictName values (or null).
@@ -70,8 +76,8 @@ export function runView(row: RunRow, progress: RunProgress | null) {
     ending: progress?.summary.ending ?? null,
     // Runs with conversation scenarios only: the agent's and the user model's calls and tokens, apart.
     ...(progress?.summary.conversation_usage ? { conversation_usage: progress.summary.conversation_usage } : {}),
-    pinned: parse(row.pinned),
-    trigger: parse(row.trigger),
+    pinned: runPinnedOf(row),
+    trigger: runTriggerOf(row),
     created_by: row.created_by,
     created_at: row.created_at,
     started_at: progress?.started_at ?? row.started_at,
@@ -99,13 +105,12 @@ export function itemOfEntry(entry: RepetitionEntry): RepetitionItem {
 }
 
 export function itemOfRow(row: RunRepetitionRow): RepetitionItem {
-  // SAFETY: the record column is copied by the coordinator from JSON.stringify of a RepetitionRecord.
   return {
     n: row.seq,
     scenario: row.scenario_id,
     repetition: row.repetition,
     attempt_id: row.attempt_id,
-    record: JSON.parse(row.record) as RepetitionRecord,
+    record: repetitionRecordOf(row),
   };
 }
 
@@ -155,9 +160,4 @@ export function repetitionDetail(item: RepetitionItem) {
     started_at: record?.started_at ?? null,
     finished_at: record?.finished_at ?? null,
   };
-}
-
-function parse(text: string): JsonValue {
-  // SAFETY: JSON columns are written by this code from JSON.stringify of JSON values.
-  return JSON.parse(text) as JsonValue;
 }

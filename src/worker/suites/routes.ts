@@ -36,7 +36,7 @@ import { pageCursor, pageLimit } from "../http/pagination.js";
 import { schemaValidator } from "../platform/services.js";
 import { realModePaths } from "../../core/evals/suite-tools.js";
 import { realToolContext, requireRealTools } from "../attempts/real/context.js";
-import { refusalError } from "../http/plan-refusal.js";
+import { planRefusalError } from "../http/plan-refusal.js";
 import { httpUrlProblems } from "../http/schema-fields.js";
 import { connectionWarnings, policySource } from "./stored-suite.js";
 
@@ -85,7 +85,7 @@ suiteRoutes.put("/:name", async (c) => {
   if (!resolved.ok)
     throw resolved.refusal.kind === "not_found"
       ? invalidRequest(resolved.refusal.problems)
-      : refusalError(resolved.refusal);
+      : planRefusalError(resolved.refusal);
   const { suite, plan, policy, approval } = resolved;
 
   const saved = await appendSuiteVersion(c.var.db, { tenantId, name, suite, createdBy: keyId });

@@ -8,8 +8,8 @@ import { z } from "zod";
 import { findAttempt, getSimulation, listEvidence } from "../../adapters/d1/simulations.js";
 import { checkDefinition, recordDraft, type RecordedCall } from "../../core/contract/index.js";
 import type { OperationContract } from "../../core/contract/types.js";
-import { isJsonObject, type JsonValue, type Problem } from "../../core/json.js";
-import type { EvidenceRow } from "../../core/simulation/evidence.js";
+import { isJsonObject, type Problem } from "../../core/json.js";
+import { toEvidenceCall, type EvidenceRow } from "../../core/simulation/evidence.js";
 import type { SchemaValidator } from "../../core/ports.js";
 import { attemptStub } from "../attempts/access.js";
 import type { AppEnv, Env } from "../platform/env.js";
@@ -77,8 +77,9 @@ export async function recordAction(body: z.output<typeof recordRequest>, inputs:
         row.result === null
       )
         continue;
-      const input = parse(row.arguments);
-      if (isJsonObject(input)) calls.push({ attempt_id: id, seq: row.seq, input, answer: parse(row.result) });
+      const call = toEvidenceCall(row);
+      if (isJsonObject(call.arguments))
+        calls.push({ attempt_id: id, seq: row.seq, input: call.arguments, answer: call.result ?? null });
     }
   }
   if (problems.length > 0)
@@ -111,9 +112,4 @@ async function allRows(db: AppEnv["Variables"]["db"], attemptId: string): Promis
     if (page.length < PAGE || !last) return rows;
     after = last.seq;
   }
-}
-
-function parse(text: string): JsonValue {
-  // SAFETY: evidence columns are written from JSON.stringify of JSON values.
-  return JSON.parse(text) as JsonValue;
 }

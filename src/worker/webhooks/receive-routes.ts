@@ -25,6 +25,7 @@ import {
   findWebhookRow,
   recordDelivery,
   releaseDelivery,
+  webhookEventsOf,
   type WebhookDeliveryRow,
   type WebhookRow,
 } from "../../adapters/d1/webhooks.js";
@@ -36,12 +37,7 @@ import {
   webhookSecret,
 } from "../../adapters/webhook-signature.js";
 import type { JsonValue } from "../../core/json.js";
-import {
-  filterDecision,
-  githubSource,
-  type GithubEventFilter,
-  type GithubSource,
-} from "../../core/webhooks/github-events.js";
+import { filterDecision, githubSource, type GithubSource } from "../../core/webhooks/github-events.js";
 import type { AppEnv } from "../platform/env.js";
 import { ApiError, invalidRequest } from "../http/errors.js";
 import { readBodyBytes } from "../http/json-body.js";
@@ -161,8 +157,7 @@ webhookReceiveRoutes.post("/:id", async (c) => {
       await record(webhook, "ignored", { reason: "ping", delivery_id: deliveryId, source });
       return c.json({ ok: true, event: "ping", webhook: webhook.id }, 200);
     }
-    // SAFETY: the events column is written only by the create route, from a validated filter.
-    const decision = filterDecision(JSON.parse(webhook.events ?? "[]") as GithubEventFilter[], source);
+    const decision = filterDecision(webhookEventsOf(webhook) ?? [], source);
     if (!decision.take) {
       await record(webhook, "ignored", { reason: decision.reason, delivery_id: deliveryId, source });
       return c.json({ ignored: true, reason: decision.reason }, 202);

@@ -18,6 +18,7 @@ import { encodeCursor } from "../../adapters/d1/json-column.js";
 import { getRun } from "../../adapters/d1/runs.js";
 import { getSuiteVersion } from "../../adapters/d1/suites.js";
 import {
+  deliverySourceOf,
   findTenantWebhook,
   insertWebhook,
   listCallbackAttempts,
@@ -25,6 +26,7 @@ import {
   listWebhooks,
   rotateWebhookSecret,
   softDeleteWebhook,
+  webhookEventsOf,
   type WebhookDeliveryRow,
   type WebhookRow,
 } from "../../adapters/d1/webhooks.js";
@@ -212,7 +214,7 @@ export function webhookView(row: WebhookRow) {
     runs_per_scenario: row.runs_per_scenario,
     label: row.label,
     callback_url: row.callback_url,
-    events: row.events === null ? null : (JSON.parse(row.events) as unknown),
+    events: webhookEventsOf(row),
     created_by: row.created_by,
     created_at: row.created_at,
     rotated_at: row.rotated_at,
@@ -226,7 +228,7 @@ function deliveryView(row: WebhookDeliveryRow) {
     outcome: row.outcome,
     reason: row.reason,
     run_id: row.run_id,
-    source: row.source === null ? null : (JSON.parse(row.source) as unknown),
+    source: deliverySourceOf(row),
     received_at: row.received_at,
   };
 }

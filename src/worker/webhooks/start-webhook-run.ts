@@ -35,7 +35,7 @@ export async function startWebhookRun(
       keyId: webhook.id,
       suite: { name: runnable.name, version: runnable.version, document: runnable.suite },
       policy: runnable.policy,
-      runs_per_scenario: webhook.runs_per_scenario ?? undefined,
+      runsPerScenario: webhook.runs_per_scenario ?? undefined,
       label: webhook.label ?? undefined,
       trigger,
     },

@@ -12,6 +12,7 @@ import { repetitionVerdict } from "../../../src/core/scoring/repetition-verdict.
 import { runVerdict } from "../../../src/core/scoring/run-verdict.js";
 import { scoreSelection } from "../../../src/core/scoring/selection.js";
 import type { RunStart } from "../../../src/worker/runs/coordinator/replies.js";
+import { sharedAttemptPlans } from "../../../src/worker/runs/coordinator/run-start.js";
 import { runStub } from "../../../src/worker/runs/coordinator/access.js";
 
 const SCENARIOS = [
@@ -30,6 +31,7 @@ function start(runId: string): RunStart {
     runs_per_scenario: PER_SCENARIO,
     gate: { pass_rate: 0.9, misfire_rate: 0.1 },
     agent: {
+      kind: "builtin",
       connection: "m",
       instructions: "i",
       parameters: {},
@@ -48,6 +50,10 @@ function start(runId: string): RunStart {
         attempt_id: `att_${s}_${repetition}`,
         token_hash: "0".repeat(64),
       })),
+    ),
+    attempts: sharedAttemptPlans(
+      Date.now() + 3_600_000,
+      SCENARIOS.map((_, s) => ({ simulation_id: `sim_${s}`, operations: [], tools: [] })),
     ),
     created_at: Date.now(),
     deadline_at: Date.now() + 3_600_000,

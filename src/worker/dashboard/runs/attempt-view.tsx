@@ -5,6 +5,7 @@
  * the transcript, when a built-in run produced it (the repetition's record) or an external agent
  * sent one with POST /api/attempts/:id/complete.
  */
+import { attemptCompletionOf } from "../../../adapters/d1/simulations.js";
 import type { RepetitionRecord } from "../../../core/evals/agent-types.js";
 import type { ApprovalRequest } from "../../../core/scoring/calls.js";
 import { isJsonObject, type Problem } from "../../../core/json.js";
@@ -53,7 +54,7 @@ export function attemptNotStartedPage(
 
 export function attemptPage(data: AttemptPageData, shownLimit: number): PageResult {
   const { attempt, calls, repetition } = data;
-  const completion = attempt.completion === null ? null : (JSON.parse(attempt.completion) as unknown);
+  const completion = attemptCompletionOf(attempt);
   const externalTranscript =
     isJsonObject(completion) && Array.isArray(completion.transcript) ? completion.transcript : null;
   // The starting state can be read from the state now only while every call is in hand.

@@ -4,7 +4,13 @@
  * live run from its coordinator, an ended one from D1, and every read scoped to the signed-in
  * tenant, so another tenant's run or attempt is "not found" exactly as the API answers.
  */
-import { findAttempt, getSimulation, listEvidence, type AttemptRow } from "../../../adapters/d1/simulations.js";
+import {
+  attemptStateOf,
+  findAttempt,
+  getSimulation,
+  listEvidence,
+  type AttemptRow,
+} from "../../../adapters/d1/simulations.js";
 import { findRunRepetitionOfAttempt, getRun, listRuns, type RunRow } from "../../../adapters/d1/runs.js";
 import { getSuiteVersion } from "../../../adapters/d1/suites.js";
 import { DEFAULT_PASS_RATE } from "../../../core/scoring/run-verdict.js";
@@ -174,9 +180,6 @@ export async function attemptPageData(
     findRunRepetitionOfAttempt(db, tenantId, attempt.id),
   ]);
   const stored = fresh ?? attempt;
-  const stateText = stored.state;
-  const parsed: unknown =
-    snapshot.kind === "ok" ? snapshot.snapshot.state : stateText === null ? {} : JSON.parse(stateText);
   const status =
     snapshot.kind === "ok"
       ? snapshot.snapshot.status
@@ -200,7 +203,7 @@ export async function attemptPageData(
     attempt: { ...stored, status },
     calls: rows.map(toEvidenceCall),
     incomplete: flushed.kind === "failed",
-    state: isJsonObject(parsed) ? parsed : {},
+    state: snapshot.kind === "ok" ? snapshot.snapshot.state : attemptStateOf(stored),
     tool_of,
     repetition,
     link_problem,

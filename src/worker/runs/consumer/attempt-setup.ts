@@ -23,8 +23,7 @@ import type { RunJob } from "../coordinator/replies.js";
 
 /** Makes sure the job's attempt exists before anything runs on it; throws what a retry may fix. */
 export async function ensureAttempt(env: Env, job: Pick<RunJob, "claim" | "setup">): Promise<void> {
-  const setup = job.setup ? withoutCheckedExamples(job.setup) : undefined;
-  if (!setup) return;
+  const setup = withoutCheckedExamples(job.setup);
   const db = databaseOf(env.DB);
   if (job.claim > 1 && (await findAttempt(db, setup.attempt_id))) return;
   const reply = await attemptStub(env, setup.attempt_id).setup(setup);

@@ -46,8 +46,6 @@ export function endStatePort(env: Env, job: Pick<RunJob, "attempt_id" | "setup">
   const setup = job.setup;
   return {
     async states() {
-      if (!setup)
-        return { ok: false, message: "the run set its attempts up before end states existed; start the run again" };
       const earlier = await earlierStateChanges(env, job.attempt_id, afterSeq);
       if (earlier > 0)
         return {
@@ -58,7 +56,6 @@ export function endStatePort(env: Env, job: Pick<RunJob, "attempt_id" | "setup">
       return { ok: true, initial, final };
     },
     async goldAttempt() {
-      if (!setup) throw new Error("the run set its attempts up before end states existed");
       return freshAttempt(env, withoutCheckedExamples(setup));
     },
   };

@@ -29,8 +29,8 @@ export interface RunEnding {
 
 export interface RunSummary {
   outcome: RunVerdict;
-  /** Attack success rate and utility per attack, for a suite with attacks (absent in summaries written before attacks existed). */
-  attacks?: RunAttackFigures | null;
+  /** Attack success rate and utility per attack; null for a suite without attacks. */
+  attacks: RunAttackFigures | null;
   ending: RunEnding | null;
   /** Runs with conversation scenarios: the agent's and the user model's calls and tokens, summed apart. */
   conversation_usage?: RunConversationUsage;

@@ -4,19 +4,13 @@
  * attempt up from. Pure over StoredRun and SlotRow: the object decides when; this says what.
  */
 import type { RunRepetitionRow } from "../../../adapters/d1/runs.js";
-import type { RepetitionRecord } from "../../../core/evals/agent-types.js";
-import type { PinnedOperation, PinnedTool } from "../../../core/simulation/setup.js";
+import type { AttemptSetup, PinnedOperation, PinnedTool } from "../../../core/simulation/setup.js";
 import { attemptLeaseEnd } from "./lifetimes.js";
-import type { RepetitionEntry, RunJob } from "./replies.js";
-import type { RunStorage, SlotRow, StoredRun } from "./storage.js";
+import type { RepetitionEntry } from "./replies.js";
+import { parseRecord, type RunStorage, type SlotRow, type StoredRun } from "./storage.js";
 
 /** Rows read per step when copying an ended run's records to D1. */
 const COPY_CHUNK = 50;
-
-export function parseRecord(text: string): RepetitionRecord {
-  // SAFETY: the record column is written only by the coordinator's record(), from JSON.stringify of a RepetitionRecord.
-  return JSON.parse(text) as RepetitionRecord;
-}
 
 export function ended(run: StoredRun): boolean {
   return run.status === "finished" || run.status === "cancelled";
@@ -67,21 +61,19 @@ export function* repetitionRows(run: StoredRun, storage: RunStorage): Generator<
 /** Reads a shared part (RunAttemptPlans.shared) by index, parsed; the coordinator caches them. */
 export type PartReader = (idx: number) => unknown;
 
-/** The slot's attempt setup, for the delivery to make sure of (none for a run whose attempts were all set up at its start). */
-export function attemptSetupOf(start: StoredRun["start"], slot: SlotRow, part: PartReader): Pick<RunJob, "setup"> {
-  const plan = start.attempts?.scenarios[slot.scenario_index];
-  if (!start.attempts || !plan) return {};
+/** The slot's attempt setup, for the delivery to make sure of. */
+export function attemptSetupOf(start: StoredRun["start"], slot: SlotRow, part: PartReader): AttemptSetup {
+  const plan = start.attempts.scenarios[slot.scenario_index];
+  if (!plan) throw new Error(`the run has no attempt plan for scenario ${slot.scenario_index}`);
   return {
-    setup: {
-      attempt_id: slot.attempt_id,
-      simulation_id: plan.simulation_id,
-      tenant_id: start.tenant_id,
-      token_hash: slot.token_hash,
-      // Spread, so the run's attempts' alarms do not all fire in one instant.
-      expires_at: attemptLeaseEnd(start.attempts.expires_at, slot.seq),
-      // SAFETY: the parts are written only by storage.create, from the JSON text of these lists (start-run.ts).
-      operations: typeof plan.operations === "number" ? (part(plan.operations) as PinnedOperation[]) : plan.operations,
-      tools: typeof plan.tools === "number" ? (part(plan.tools) as PinnedTool[]) : plan.tools,
-    },
+    attempt_id: slot.attempt_id,
+    simulation_id: plan.simulation_id,
+    tenant_id: start.tenant_id,
+    token_hash: slot.token_hash,
+    // Spread, so the run's attempts' alarms do not all fire in one instant.
+    expires_at: attemptLeaseEnd(start.attempts.expires_at, slot.seq),
+    // SAFETY: the parts are written only by storage.create, from the JSON text of these lists (start-run.ts).
+    operations: part(plan.operations) as PinnedOperation[],
+    tools: part(plan.tools) as PinnedTool[],
   };
 }

@@ -38,7 +38,7 @@ export interface RunJob {
   /** Set for an external agent's repetition: what this delivery is to do (coordinator's external phases). */
   external?: ExternalPhase;
   /** The attempt's setup, which the delivery makes sure of before anything runs on it (evals/attempt-setup.ts). */
-  setup?: AttemptSetup;
+  setup: AttemptSetup;
   /** An external agent's conversation so far, once its opening is stored (external/conversation.ts). */
   conversation?: ExternalConversation;
 }

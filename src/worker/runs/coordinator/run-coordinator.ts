@@ -54,9 +54,9 @@ import type {
   StartReply,
   TurnReply,
 } from "./replies.js";
-import { RunStorage, type SlotRow, type StoredRun } from "./storage.js";
+import { parseRecord, RunStorage, type SlotRow, type StoredRun } from "./storage.js";
 import { gaveUpMessage, nextWakeAt, pastDeadlineMessage, watchdogPlan } from "./watchdog.js";
-import { attemptSetupOf, ended, entryOf, parseRecord, repetitionRows, scenarioIdOf } from "./records.js";
+import { attemptSetupOf, ended, entryOf, repetitionRows, scenarioIdOf } from "./records.js";
 import { ProgressWriter } from "./progress-writer.js";
 import { VerdictCache } from "./verdict-cache.js";
 import { queueRunCallback } from "../callbacks.js";
@@ -141,7 +141,7 @@ export class RunCoordinator extends DurableObject<Env> implements RunMethods {
         ...(start.user_model ? { user_model: start.user_model } : {}),
         ...(external ? { external } : {}),
         ...this.conversationOf(run, slot),
-        ...attemptSetupOf(start, slot, (idx) => this.part(idx)),
+        setup: attemptSetupOf(start, slot, (idx) => this.part(idx)),
       },
     };
   }
@@ -367,13 +367,11 @@ export class RunCoordinator extends DurableObject<Env> implements RunMethods {
     if (!run) throw new Error("reading the progress of a coordinator that holds no run");
     const verdicts = this.verdicts.all();
     const status: RunStatus = isRunStatus(run.status) ? run.status : "running";
-    // SAFETY: the ending column is written only by end(), from JSON.stringify of a RunEnding.
-    const ending = run.ending === null ? null : (JSON.parse(run.ending) as RunEnding);
     return runProgress(run.start, this.storage.total(), verdicts, {
       status,
       started_at: run.started_at,
       finished_at: run.finished_at,
-      ending,
+      ending: run.ending,
     });
   }
 
@@ -424,9 +422,8 @@ export class RunCoordinator extends DurableObject<Env> implements RunMethods {
   private part(idx: number): unknown {
     const cached = this.parts.get(idx);
     if (cached !== undefined) return cached;
-    const text = this.storage.part(idx);
-    if (text === undefined) throw new Error(`the run has no shared part ${idx}`);
-    const parsed: unknown = JSON.parse(text);
+    const parsed = this.storage.part(idx);
+    if (parsed === undefined) throw new Error(`the run has no shared part ${idx}`);
     this.parts.set(idx, parsed);
     return parsed;
   }

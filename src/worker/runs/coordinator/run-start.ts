@@ -17,7 +17,7 @@ export type RunScenario = Pick<Scenario, "id" | "query" | "expect" | "forbid" | 
 
 /** The built-in agent as every repetition of the run runs it. */
 export interface RunAgent {
-  kind?: "builtin";
+  kind: "builtin";
   connection: string;
   instructions: string;
   parameters: ModelParameters;
@@ -74,10 +74,9 @@ export interface RunStart {
   repetitions: RunRepetitionSlot[];
   /**
    * What each repetition's attempt is set up from, when a delivery first claims it (not at the
-   * start: a run's attempts then never all exist at once). Absent in runs started before this
-   * existed, whose attempts were all set up at the start.
+   * start: a run's attempts then never all exist at once).
    */
-  attempts?: RunAttemptPlans;
+  attempts: RunAttemptPlans;
   /** Epoch milliseconds. */
   created_at: number;
   /** Past this, the run ends with every repetition still missing recorded as an infrastructure error. */
@@ -109,18 +108,8 @@ export interface RunScenarioPlan {
   tools: number;
 }
 
-/**
- * The plans as the coordinator keeps them in its run row: the parts are rows of their own. A list
- * given inline (an array) is a run stored before the parts existed.
- */
-export interface StoredAttemptPlans {
-  expires_at: number;
-  scenarios: Array<{
-    simulation_id: string;
-    operations: number | PinnedOperation[];
-    tools: number | PinnedTool[];
-  }>;
-}
+/** The plans as the coordinator keeps them in its run row: the parts are rows of their own. */
+export type StoredAttemptPlans = Omit<RunAttemptPlans, "shared">;
 
 /** Builds the plans with each distinct list's JSON text once (a scenario naming it by index). */
 export function sharedAttemptPlans(

@@ -3,7 +3,11 @@
  * object's (object-schema.ts), and every statement the coordinator runs. Synchronous on purpose: a record is checked and written with no await between,
  * so two deliveries of one repetition can never both be applied.
  */
+import type { RepetitionRecord } from "../../../core/evals/agent-types.js";
+import type { ConversationUsage } from "../../../core/evals/conversation-usage.js";
+import type { RepetitionVerdict } from "../../../core/scoring/repetition-verdict.js";
 import { applyPending, hasTable, type Migration } from "../../platform/object-schema.js";
+import type { RunEnding } from "./progress.js";
 import type { RunStart } from "./replies.js";
 import type { StoredAttemptPlans } from "./run-start.js";
 
@@ -62,13 +66,19 @@ export const RUN_MIGRATIONS: readonly Migration[] = [
   },
 ];
 
+/** A repetition's record (the repetitions table's record column). */
+export function parseRecord(text: string): RepetitionRecord {
+  // SAFETY: the record column is written only by the coordinator's record(), from JSON.stringify of a RepetitionRecord.
+  return JSON.parse(text) as RepetitionRecord;
+}
+
 export interface StoredRun {
   /** The start document without its repetitions and its attempts' shared parts (those are rows). */
-  start: Omit<RunStart, "repetitions" | "attempts"> & { attempts?: StoredAttemptPlans };
+  start: Omit<RunStart, "repetitions" | "attempts"> & { attempts: StoredAttemptPlans };
   status: string;
   started_at: number | null;
   finished_at: number | null;
-  ending: string | null;
+  ending: RunEnding | null;
   final_written: boolean;
 }
 
@@ -116,13 +126,14 @@ export class RunStorage {
   /** The schema, the run row, one row per shared part and one per repetition, together. */
   create(start: RunStart, now: number): void {
     const { repetitions, attempts, ...rest } = start;
-    const stored: StoredRun["start"] = attempts
-      ? { ...rest, attempts: { expires_at: attempts.expires_at, scenarios: attempts.scenarios } }
-      : rest;
+    const stored: StoredRun["start"] = {
+      ...rest,
+      attempts: { expires_at: attempts.expires_at, scenarios: attempts.scenarios },
+    };
     this.transactionSync(() => {
       applyPending(this.sql, RUN_MIGRATIONS);
       this.sql.exec(`INSERT INTO run (id, start, status) VALUES (1, ?, 'queued')`, JSON.stringify(stored));
-      for (const [idx, body] of (attempts?.shared ?? []).entries())
+      for (const [idx, body] of attempts.shared.entries())
         this.sql.exec(`INSERT INTO run_parts (idx, body) VALUES (?, ?)`, idx, body);
       for (const slot of repetitions) {
         this.sql.exec(
@@ -159,14 +170,16 @@ export class RunStorage {
       status: row.status,
       started_at: row.started_at,
       finished_at: row.finished_at,
-      ending: row.ending,
+      // SAFETY: the ending column is written only by writeEnded(), from JSON.stringify of a RunEnding.
+      ending: row.ending === null ? null : (JSON.parse(row.ending) as RunEnding),
       final_written: row.final_written === 1,
     };
   }
 
-  /** One shared part's JSON text (RunAttemptPlans.shared[idx]). */
-  part(idx: number): string | undefined {
-    return this.sql.exec<{ body: string }>(`SELECT body FROM run_parts WHERE idx = ?`, idx).toArray()[0]?.body;
+  /** One shared part (RunAttemptPlans.shared[idx]), parsed; undefined when the run has no such part. */
+  part(idx: number): unknown {
+    const body = this.sql.exec<{ body: string }>(`SELECT body FROM run_parts WHERE idx = ?`, idx).toArray()[0]?.body;
+    return body === undefined ? undefined : JSON.parse(body);
   }
 
   slot(seq: number): SlotRow | undefined {
@@ -202,8 +215,8 @@ export class RunStorage {
     seq: number;
     scenario_index: number;
     repetition: number;
-    verdict: string;
-    conversation_usage: string | null;
+    verdict: RepetitionVerdict;
+    conversation_usage?: ConversationUsage;
   }> {
     return this.sql
       .exec<{
@@ -215,7 +228,18 @@ export class RunStorage {
       }>(
         `SELECT seq, scenario_index, repetition, verdict, json_extract(record, '$.conversation.usage') AS conversation_usage FROM repetitions WHERE verdict IS NOT NULL ORDER BY seq`,
       )
-      .toArray();
+      .toArray()
+      .map((row) => ({
+        seq: row.seq,
+        scenario_index: row.scenario_index,
+        repetition: row.repetition,
+        // SAFETY: the verdict column is written only by writeRecord(), from JSON.stringify of a RepetitionVerdict.
+        verdict: JSON.parse(row.verdict) as RepetitionVerdict,
+        // SAFETY: extracted from the record column, JSON.stringify of a RepetitionRecord.
+        ...(row.conversation_usage === null
+          ? {}
+          : { conversation_usage: JSON.parse(row.conversation_usage) as ConversationUsage }),
+      }));
   }
 
   recordedCount(): number {

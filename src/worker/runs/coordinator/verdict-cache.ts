@@ -17,18 +17,7 @@ export class VerdictCache {
   all(): StoredVerdict[] {
     if (this.storage.recordedCount() !== this.bySeq.size) {
       this.bySeq.clear();
-      for (const row of this.storage.verdicts()) {
-        // SAFETY: the verdict column is written only by the coordinator's writeRecord(), from JSON.stringify of a RepetitionVerdict.
-        this.bySeq.set(row.seq, {
-          scenario_index: row.scenario_index,
-          repetition: row.repetition,
-          verdict: JSON.parse(row.verdict) as RepetitionVerdict,
-          // SAFETY: extracted from the record column, JSON.stringify of a RepetitionRecord.
-          ...(row.conversation_usage === null
-            ? {}
-            : { conversation_usage: JSON.parse(row.conversation_usage) as ConversationUsage }),
-        });
-      }
+      for (const { seq, ...verdict } of this.storage.verdicts()) this.bySeq.set(seq, verdict);
     }
     return [...this.bySeq.values()];
   }
