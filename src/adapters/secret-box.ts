@@ -14,7 +14,7 @@ const IV_BYTES = 12;
 const MIN_SECRET_BYTES = 32;
 const PURPOSE = new TextEncoder().encode("toolproof/secret-box/v1");
 
-export type SecretKeyResult = { ok: true; key: CryptoKey } | { ok: false; message: string };
+type SecretKeyResult = { ok: true; key: CryptoKey } | { ok: false; message: string };
 
 const HOW_TO_SET =
   "set the deployment secret TOOLPROOF_SECRET (32 random bytes as base64url): `wrangler secret put TOOLPROOF_SECRET` for a deployed Worker (for example with the output of `node -e \"console.log(require('crypto').randomBytes(32).toString('base64url'))\"`); `npm start` makes one in its state folder";

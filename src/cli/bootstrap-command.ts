@@ -12,7 +12,7 @@ import { EXIT_OK, UnusableInput, type CliIo } from "./io.js";
 import { request, ServiceError, serviceUrl } from "./service.js";
 
 const COMMAND = "bootstrap";
-export const DEFAULT_TOKEN_ENV = "TOOLPROOF_BOOTSTRAP_TOKEN";
+const DEFAULT_TOKEN_ENV = "TOOLPROOF_BOOTSTRAP_TOKEN";
 const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
 
 export async function bootstrapCommand(args: string[], io: CliIo): Promise<number> {

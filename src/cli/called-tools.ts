@@ -10,7 +10,7 @@
 import { at, describeValue, isRecord, ProblemList } from "../core/policy/fields.js";
 import type { Problem } from "../core/json.js";
 
-export type CalledTools = { ok: true; names: string[] } | { ok: false; problems: Problem[] };
+type CalledTools = { ok: true; names: string[] } | { ok: false; problems: Problem[] };
 
 export function readCalledTools(value: unknown): CalledTools {
   const problems = new ProblemList();

@@ -16,7 +16,7 @@ export interface Progress {
 
 const BAR_WIDTH = 24;
 
-export function progressLine(run: RunView, elapsedMs: number): string {
+function progressLine(run: RunView, elapsedMs: number): string {
   const done =
     run.total_repetitions === 0 ? 0 : Math.round((run.finished_repetitions / run.total_repetitions) * BAR_WIDTH);
   const bar = `${"#".repeat(done)}${"-".repeat(BAR_WIDTH - done)}`;

@@ -74,7 +74,7 @@ export class ServiceError extends Error {
   }
 }
 
-export interface RequestOptions {
+interface RequestOptions {
   method?: "GET" | "POST" | "PUT";
   body?: unknown;
   /** Ends the request after this long (a status poll must not hang a pipeline). */

@@ -132,7 +132,7 @@ export async function getKey(db: Db, tenantId: string, keyId: string): Promise<S
   return row ? toStoredKey(row) : undefined;
 }
 
-export type KeyRevocation =
+type KeyRevocation =
   | { kind: "revoked"; key: StoredKey }
   | { kind: "already_revoked"; key: StoredKey }
   | { kind: "last_admin"; key: StoredKey }

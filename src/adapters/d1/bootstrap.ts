@@ -9,7 +9,7 @@ import { newId } from "../crypto.js";
 import { newKeyMaterial } from "./api-keys.js";
 import type { Database } from "./database.js";
 
-export interface MintedAdminKey {
+interface MintedAdminKey {
   key: string;
   tenant: { id: string; name: string };
   record: { id: string; name: string; prefix: string; permissions: string[]; created_at: string };

@@ -9,7 +9,7 @@ import { callbackSends } from "./schema.js";
 import { recordCallbackAttemptStatement, type CallbackDeliveryRow } from "./webhooks.js";
 
 /** claimed: this consumer may POST; delivered: a receiver has it already; busy: another consumer is POSTing. */
-export type CallbackClaim = "claimed" | "delivered" | "busy";
+type CallbackClaim = "claimed" | "delivered" | "busy";
 
 export async function claimCallbackSend(
   db: Database,

@@ -17,7 +17,7 @@ export function headerNamesOf(row: Pick<StoredConnection, "header_names">): stri
 }
 
 /** A connection row as written: created_at is the database's on insert and kept on replace. */
-export type ConnectionWrite = Omit<StoredConnection, "created_at">;
+type ConnectionWrite = Omit<StoredConnection, "created_at">;
 
 export async function findConnection(
   db: Database,

@@ -3,7 +3,7 @@ import { and, eq, gt, lte } from "drizzle-orm";
 import type { Database } from "./database.js";
 import { dashboardSessions } from "./schema.js";
 
-export interface StoredSession {
+interface StoredSession {
   key_hash: string;
   tenant_id: string;
   csrf_token: string;

@@ -14,7 +14,7 @@ import type { Database } from "./database.js";
 import { parseJsonColumn } from "./json-column.js";
 
 /** Only these: the name is written into the SQL text, so it is never a caller's string. */
-export type VersionTable = "policy_versions" | "suite_versions";
+type VersionTable = "policy_versions" | "suite_versions";
 
 export interface VersionSummary {
   version: number;

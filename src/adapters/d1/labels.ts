@@ -7,13 +7,13 @@ import { and, asc, eq, gt, sql } from "drizzle-orm";
 import type { Database } from "./database.js";
 import { judgeLabels, runRepetitions } from "./schema.js";
 
-export type JudgeLabelRow = typeof judgeLabels.$inferSelect;
+type JudgeLabelRow = typeof judgeLabels.$inferSelect;
 
 /** D1 allows 100 bound parameters per statement; a label row binds 10. */
 const LABELS_PER_STATEMENT = 9;
 
 /** What a repetition's record says about its judge, as SQL extracts it. */
-export interface RepetitionJudgeFields {
+interface RepetitionJudgeFields {
   seq: number;
   scenario_id: string;
   repetition: number;

@@ -15,7 +15,7 @@ import {
   type VersionSummary,
 } from "./document-versions.js";
 
-export type PolicyVersionSummary = VersionSummary;
+type PolicyVersionSummary = VersionSummary;
 /** One policy of a tenant, as a list shows it. */
 export type PolicySummary = DocumentSummary;
 export type StoredPolicyVersion = StoredVersion;

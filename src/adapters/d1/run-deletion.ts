@@ -32,12 +32,9 @@ export const RUN_KEYED_TABLES = [
 export const RUN_KEYED_TABLES_KEPT = ["webhook_deliveries"] as const;
 
 /** The statuses of a run that has ended; only these can be deleted. */
-export const ENDED_RUN_STATUSES = ["finished", "cancelled"] as const;
+const ENDED_RUN_STATUSES = ["finished", "cancelled"] as const;
 
-export type RunDeletion =
-  | { kind: "deleted"; run_id: string }
-  | { kind: "not_ended"; status: string }
-  | { kind: "missing" };
+type RunDeletion = { kind: "deleted"; run_id: string } | { kind: "not_ended"; status: string } | { kind: "missing" };
 
 /** Deletes the tenant's run `runId` and all it owns, unless it is still queued or running. */
 export async function deleteEndedRun(db: Database, tenantId: string, runId: string): Promise<RunDeletion> {

@@ -11,7 +11,7 @@ import { parseJsonColumn, parseJsonObjectColumn } from "./json-column.js";
 import { runRepetitions, runs } from "./schema.js";
 
 export type RunRow = typeof runs.$inferSelect;
-export type NewRunRow = typeof runs.$inferInsert;
+type NewRunRow = typeof runs.$inferInsert;
 export type RunRepetitionRow = typeof runRepetitions.$inferSelect;
 
 /** What started the run (the API, a webhook and its source), as startRun wrote it. */

@@ -44,11 +44,7 @@ export function toolLibrary(db: Database, tenantId: string): ToolLibrary {
  * For every operation of the given tools: the newest revision whose contract hash equals the
  * operation's current hash (the only kind a simulation pins), and the newest revision of any hash.
  */
-export async function findPinCandidates(
-  db: Database,
-  tenantId: string,
-  toolIds: readonly string[],
-): Promise<PinCandidates> {
+async function findPinCandidates(db: Database, tenantId: string, toolIds: readonly string[]): Promise<PinCandidates> {
   const pinnable = new Map<string, PinnableRevision>();
   const newest = new Map<string, NewestRevision>();
   if (toolIds.length === 0) return { pinnable, newest };
@@ -76,13 +72,13 @@ export async function findPinCandidates(
   return { pinnable, newest };
 }
 
-export interface NewAttempt {
+interface NewAttempt {
   id: string;
   token_hash: string;
   expires_at: string;
 }
 
-export interface NewSimulation {
+interface NewSimulation {
   id: string;
   tenantId: string;
   createdBy: string;

@@ -21,7 +21,7 @@ import {
 
 /** A version as stored: `document` is the normalized suite; core's readStoredSuite gives it its type back. */
 export type StoredSuiteVersion = StoredVersion;
-export type SuiteSummary = DocumentSummary;
+type SuiteSummary = DocumentSummary;
 
 export function appendSuiteVersion(
   db: Database,

@@ -13,7 +13,7 @@ import type { Database } from "./database.js";
 import { parseJsonColumn, parseJsonObjectColumn } from "./json-column.js";
 import { toolMockRevisions, toolOperations, tools } from "./schema.js";
 
-export interface StoredOperation extends OperationSpec {
+interface StoredOperation extends OperationSpec {
   contract_hash: string;
 }
 

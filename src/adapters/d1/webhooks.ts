@@ -17,7 +17,7 @@ import { parseJsonColumn } from "./json-column.js";
 import { callbackDeliveries, webhookDeliveries, webhooks } from "./schema.js";
 
 export type WebhookRow = typeof webhooks.$inferSelect;
-export type NewWebhookRow = typeof webhooks.$inferInsert;
+type NewWebhookRow = typeof webhooks.$inferInsert;
 export type WebhookDeliveryRow = typeof webhookDeliveries.$inferSelect;
 export type CallbackDeliveryRow = typeof callbackDeliveries.$inferSelect;
 

@@ -130,7 +130,7 @@ function withoutContainsNoise(units: readonly OutputUnit[]): OutputUnit[] {
 }
 
 /** "#/a/0" (a URI fragment, percent-encoded) to the JSON Pointer "/a/0". */
-export function fragmentToPointer(location: string): string {
+function fragmentToPointer(location: string): string {
   const fragment = location.startsWith("#") ? location.slice(1) : location;
   try {
     return decodeURIComponent(fragment);
@@ -164,7 +164,7 @@ function keywordValueAt(root: Schema | boolean, lookup: Record<string, Schema | 
   return current;
 }
 
-export interface CfworkerErrorContext {
+interface CfworkerErrorContext {
   root: Schema | boolean;
   lookup: Record<string, Schema | boolean>;
   value: unknown;

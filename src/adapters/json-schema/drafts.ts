@@ -20,7 +20,7 @@ const DRAFT_BY_URI: ReadonlyMap<string, Draft> = new Map<string, Draft>([
   [DRAFT_2020_12_URI, "2020-12"],
 ]);
 
-export type DraftSelection = { draft: Draft } | { problem: Problem };
+type DraftSelection = { draft: Draft } | { problem: Problem };
 
 /**
  * Reads "$schema" from a schema document. Boolean schemas and schemas without "$schema" get

@@ -13,7 +13,7 @@ import { ASSERTED_FORMATS } from "./formats.js";
 const ASSERTED: ReadonlySet<string> = new Set(ASSERTED_FORMATS);
 
 /** What a "format" value means for strings. */
-export type FormatRule =
+type FormatRule =
   /** An annotation: every string passes. */
   | { kind: "annotation" }
   /** An asserted format: strings must pass cfworker's checker. */

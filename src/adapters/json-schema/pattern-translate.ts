@@ -12,7 +12,7 @@
 import { RegExpParser, type AST } from "@eslint-community/regexpp";
 import { messageOf } from "../../core/message-of.js";
 
-export type Translation = { re2: string } | { unsupported: string };
+type Translation = { re2: string } | { unsupported: string };
 
 type Range = readonly [from: number, to: number];
 

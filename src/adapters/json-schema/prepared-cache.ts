@@ -12,7 +12,7 @@ import { notJsonReason } from "./cfworker-prepare.js";
 
 export const DEFAULT_CACHE_SIZE = 500;
 
-export interface PreparedCache<T> {
+interface PreparedCache<T> {
   /** The prepared form of `schema`, preparing it (and remembering it) on a miss. */
   get(schema: object | boolean): T;
   /** Entries in the bounded canonical-JSON map (the identity map cannot be counted). */

@@ -31,7 +31,7 @@ const MAP_KEYWORDS = [
   "dependencies",
 ] as const;
 
-export type PathToken = string | number;
+type PathToken = string | number;
 
 /** Each subschema directly inside `schema`, with the reference tokens that lead to it. */
 export function subschemas(schema: JsonObject): Array<[tokens: PathToken[], child: JsonValue]> {

@@ -4,7 +4,7 @@
  * read also has a deadline, since the client's own timeout ends when the headers arrive.
  */
 import { messageOf } from "../../core/message-of.js";
-export type AnswerBody =
+type AnswerBody =
   | { kind: "text"; text: string }
   | { kind: "too_large" }
   | { kind: "timeout" }

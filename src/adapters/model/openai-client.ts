@@ -70,7 +70,7 @@ export interface ModelConnectionConfig {
  */
 export type ConnectionProbe = (host: string, port: number) => Promise<"refused" | "accepted" | "unknown">;
 
-export interface ModelClientEnvironment {
+interface ModelClientEnvironment {
   probe?: ConnectionProbe;
 }
 
@@ -151,10 +151,7 @@ function sdkClient(config: ModelConnectionConfig): OpenAI {
   return new AzureOpenAI({ ...common, ...where, apiVersion: config.api_version, deployment: config.model });
 }
 
-export function completionParams(
-  config: ModelConnectionConfig,
-  request: ChatRequest,
-): ChatCompletionCreateParamsNonStreaming {
+function completionParams(config: ModelConnectionConfig, request: ChatRequest): ChatCompletionCreateParamsNonStreaming {
   const params: ChatCompletionCreateParamsNonStreaming = {
     model: config.model,
     messages: request.messages.map(toSdkMessage),
@@ -388,7 +385,7 @@ function unreachableReason(config: ModelConnectionConfig, error: APIConnectionEr
 }
 
 /** What went wrong, for a person: the connection, what failed, and the endpoint's own words. */
-export function describeFailure(config: ModelConnectionConfig, error: unknown, probed: Probed = null): ModelFailure {
+function describeFailure(config: ModelConnectionConfig, error: unknown, probed: Probed = null): ModelFailure {
   const name = `connection "${config.name}"`;
   const retries =
     config.max_retries > 0 ? ` (after ${config.max_retries} ${config.max_retries === 1 ? "retry" : "retries"})` : "";

@@ -43,7 +43,7 @@ export interface ExternalConversation {
   end: ConversationEnd | null;
 }
 
-export interface ConversationEnd {
+interface ConversationEnd {
   stop_reason: Exclude<ConversationStopReason, "agent_stop">;
   /** Set with user_model_error: what failed. */
   user_model_error?: string;
@@ -55,7 +55,7 @@ export type TurnAnswer =
   | { done: true; stop_reason: ConversationEnd["stop_reason"] };
 
 /** Where the agent's reply to user message `turn` leaves the conversation. */
-export type TakenReply =
+type TakenReply =
   /** Taken: the user model is to be asked for the next message. */
   | { kind: "ask"; conversation: ExternalConversation }
   /** Taken, and the conversation is over (max_turns). */

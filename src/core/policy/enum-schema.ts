@@ -7,10 +7,7 @@
  */
 import { isJsonObject, jsonEqual, type JsonObject, type JsonValue } from "../json.js";
 
-export type ParameterShape =
-  | { kind: "missing" }
-  | { kind: "open"; detail: string }
-  | { kind: "closed"; values: JsonValue[] };
+type ParameterShape = { kind: "missing" } | { kind: "open"; detail: string } | { kind: "closed"; values: JsonValue[] };
 
 /** $ref chains deeper than this are treated as open rather than followed forever. */
 const MAX_REF_DEPTH = 16;
