@@ -36,7 +36,7 @@ import { runDeletionRoutes } from "./runs/deletion-routes.js";
 import { datasetRoutes } from "./datasets/routes.js";
 
 /** What the app is built with; tests may steer it (ids, to make two requests meet one object). */
-export interface AppServices {
+interface AppServices {
   ids: Ids;
 }
 

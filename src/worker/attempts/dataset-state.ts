@@ -37,7 +37,7 @@ interface DatasetTool {
 }
 
 /** A call's changes to a dataset tool, as they are written and as evidence records them. */
-export interface DatasetCommit {
+interface DatasetCommit {
   tool: string;
   changes: RecordChange[];
   evidence: StateChange;

@@ -7,8 +7,8 @@ import { z } from "zod";
 import { FUNCTION_NAME } from "../../core/simulation/tool-names.js";
 import { jsonObject } from "../http/schema-fields.js";
 
-export const MAX_APPROVAL_REQUESTS = 100;
-export const MAX_MESSAGES = 1000;
+const MAX_APPROVAL_REQUESTS = 100;
+const MAX_MESSAGES = 1000;
 const MAX_TEXT = 200_000;
 const CALL_ID = z
   .string()

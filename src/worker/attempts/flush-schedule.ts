@@ -7,7 +7,7 @@
 import type { Clock } from "../../core/ports.js";
 import { FLUSH_INTERVAL_MS } from "./lifetimes.js";
 
-export interface FlushPorts {
+interface FlushPorts {
   clock: Clock;
   idleFlushMs: number;
   /** Copies every unflushed call to D1. */

@@ -12,7 +12,7 @@ import type { AttemptStorage } from "./storage.js";
 const FLUSH_BATCH_ROWS = 500;
 
 /** Where flushed evidence goes: D1 in the service. */
-export interface EvidenceSink {
+interface EvidenceSink {
   write(sync: AttemptSync, rows: readonly EvidenceRow[]): Promise<void>;
 }
 

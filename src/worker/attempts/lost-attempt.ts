@@ -18,7 +18,7 @@ import { harnessError } from "./reply-errors.js";
 import type { Env } from "../platform/env.js";
 import type { ApiError } from "../http/errors.js";
 
-export const LOST_STORAGE_MESSAGE =
+const LOST_STORAGE_MESSAGE =
   "this attempt's stored state is gone (its Durable Object storage was lost); the call was not answered or recorded, and the attempt can no longer pass";
 
 /** The error for a `missing` reply: 401 unauthorized, or the harness error of lost storage (marking D1). */

@@ -52,7 +52,7 @@ const SERVER_INFO = { name: "toolproof-attempt", version: "0.1.0" };
 /** A JSON-RPC batch of tool calls is still small; this bounds what the transport will read. */
 const MCP_BODY_LIMIT = 512 * 1024;
 /** Optional idempotency key for tools/call, in params._meta (MCP has no field of its own for it). */
-export const CALL_ID_META_KEY = "toolproof/call_id";
+const CALL_ID_META_KEY = "toolproof/call_id";
 
 /**
  * tools/call as the handler receives it: params exactly as the client sent them. The SDK's own

@@ -30,7 +30,7 @@ export interface Answer {
 
 /** This object holds no attempt: never set up, retired, or its storage lost (the Worker asks D1 which). */
 export type MissingReply = { kind: "missing" };
-export type UnauthorizedReply = { kind: "unauthorized" };
+type UnauthorizedReply = { kind: "unauthorized" };
 
 /** Every way a call can be refused before (or instead of) being recorded. */
 export type CallRefusal =

@@ -10,7 +10,7 @@ import { ApiError, invalidRequest } from "../http/errors.js";
 import type { Answer, CallRefusal, MissingReply } from "./replies.js";
 
 /** A refusal the object decided alone; `missing` needs D1 to tell lost storage from a bad token (lost-attempt.ts). */
-export type ObjectRefusal = Exclude<CallRefusal, MissingReply>;
+type ObjectRefusal = Exclude<CallRefusal, MissingReply>;
 
 export function refusalError(reply: ObjectRefusal): ApiError {
   switch (reply.kind) {
@@ -42,7 +42,7 @@ export function refusalError(reply: ObjectRefusal): ApiError {
   }
 }
 
-export const LEASE_ENDED_MESSAGE = "the attempt's lease has ended, and its token with it";
+const LEASE_ENDED_MESSAGE = "the attempt's lease has ended, and its token with it";
 
 export function leaseEndedError(): ApiError {
   return new ApiError("token_expired", LEASE_ENDED_MESSAGE);

@@ -51,14 +51,14 @@ import { schemaValidator } from "../platform/services.js";
 import { realToolContext, requireRealTools } from "./real/context.js";
 
 export const MAX_ATTEMPTS = 100;
-export const MIN_LEASE_SECONDS = 10;
-export const MAX_LEASE_SECONDS = 24 * 60 * 60;
-export const DEFAULT_LEASE_SECONDS = 60 * 60;
+const MIN_LEASE_SECONDS = 10;
+const MAX_LEASE_SECONDS = 24 * 60 * 60;
+const DEFAULT_LEASE_SECONDS = 60 * 60;
 const MAX_TOOL_ENTRIES = 50;
 /** Inline definitions may be 100 KB each. */
 const SIMULATION_BODY_LIMIT = 4 * 1024 * 1024;
 
-export const datasetPin = z.strictObject({
+const datasetPin = z.strictObject({
   name: z.string().regex(DATASET_NAME, "expected a dataset name (1 to 64 letters, digits, '_', '.' or '-')"),
   version: z.number().int("expected a whole number").min(1, "expected a version number from 1"),
 });

@@ -106,7 +106,7 @@ export const MIGRATIONS: readonly Migration[] = [
 ];
 
 /** The version a new attempt's storage is created at: the last step's. */
-export const CURRENT_VERSION = Math.max(...MIGRATIONS.map((step) => step.version));
+const CURRENT_VERSION = Math.max(...MIGRATIONS.map((step) => step.version));
 
 /**
  * The schema of a new attempt, created in one statement at CURRENT_VERSION instead of replaying
@@ -196,7 +196,7 @@ export interface StoredAttempt {
 }
 
 /** How far the flush to D1 has come, and what it still has to copy. */
-export interface FlushMarks {
+interface FlushMarks {
   flushedSeq: number;
   changes: number;
   flushedChanges: number;
@@ -204,7 +204,7 @@ export interface FlushMarks {
 }
 
 /** A real call with a call_id that is out at its real handler: what it was, and until when its answer is awaited. */
-export interface ForwardOut {
+interface ForwardOut {
   call_id: string;
   tool: string;
   operation_id: string;

@@ -17,7 +17,7 @@ import type { AttemptStorage } from "./storage.js";
 import { storedToolState } from "./stored-values.js";
 
 /** How a call's new state is written, recorded and then kept in memory. */
-export interface StateWrite {
+interface StateWrite {
   change: StateChange;
   /** Inside the call's transaction, with its evidence. */
   write(): void;

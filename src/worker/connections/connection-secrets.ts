@@ -7,7 +7,7 @@ import type { StoredConnection } from "../../adapters/d1/connections.js";
 import type { ModelConnectionConfig } from "../../adapters/model/openai-client.js";
 import { connectionContext, openJson, seal } from "../../adapters/secret-box.js";
 
-export interface ConnectionSecrets {
+interface ConnectionSecrets {
   api_key: string;
   headers: Record<string, string>;
 }

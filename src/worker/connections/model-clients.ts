@@ -11,7 +11,7 @@ import type { ModelClient } from "../../core/ports.js";
 import type { Database, Env } from "../platform/env.js";
 import { connectionConfig, openConnectionSecrets, unreadableMessage } from "./connection-secrets.js";
 
-export type OpenedConnection =
+type OpenedConnection =
   | { ok: true; config: ModelConnectionConfig }
   | { ok: false; reason: "not_found" | "secret_missing" | "unreadable"; message: string };
 

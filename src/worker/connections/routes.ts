@@ -33,20 +33,20 @@ import { sealConnectionSecrets, openConnectionSecrets, unreadableMessage } from 
 import { documentName as connectionName } from "../http/document-body.js";
 import { RESOURCE_NAME } from "../../core/names.js";
 
-export const CONNECTION_BODY_LIMIT = 64 * 1024;
-export const CONNECTION_DEFAULTS = {
+const CONNECTION_BODY_LIMIT = 64 * 1024;
+const CONNECTION_DEFAULTS = {
   timeout_ms: 60_000,
   max_retries: 2,
   max_concurrency: 8,
   structured_output: true,
 } as const;
-export const CONNECTION_BOUNDS = {
+const CONNECTION_BOUNDS = {
   timeout_ms: [1_000, 600_000],
   max_retries: [0, 10],
   max_concurrency: [1, 64],
 } as const;
 /** The connection test waits at most this long, and never retries: it reports what the first try met. */
-export const TEST_TIMEOUT_MS = 30_000;
+const TEST_TIMEOUT_MS = 30_000;
 const MAX_HEADERS = 32;
 /** RFC 9110 token characters. */
 const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]{1,128}$/;

@@ -5,7 +5,7 @@
  * nothing depends on reading a height or a colour.
  */
 
-export interface Bar {
+interface Bar {
   label: string;
   /** 0..max; null draws no bar and writes `text` (e.g. "no labels"). */
   value: number | null;
@@ -13,7 +13,7 @@ export interface Bar {
   text: string;
 }
 
-export interface BarChartProps {
+interface BarChartProps {
   title: string;
   /** One sentence saying what the chart shows, for the figcaption and the SVG's description. */
   description: string;

@@ -81,7 +81,7 @@ export function size(bytes: number): string {
   return `${(bytes / 1_000_000).toFixed(1)} MB`;
 }
 
-export function datasetsListPage(items: DatasetSummary[], next: string | undefined): PageResult {
+function datasetsListPage(items: DatasetSummary[], next: string | undefined): PageResult {
   return {
     title: "Datasets",
     body: (
@@ -168,7 +168,7 @@ function CollectionsTable(props: { caption: string; collections: DatasetCollecti
 }
 
 /** `versions` newest first (never empty); `collections` are the latest version's. */
-export function datasetPage(versions: DatasetVersion[], collections: DatasetCollection[]): PageResult {
+function datasetPage(versions: DatasetVersion[], collections: DatasetCollection[]): PageResult {
   // SAFETY: the loader answers 404 before calling this with no version.
   const latest = versions[0] as DatasetVersion;
   return {
@@ -226,7 +226,7 @@ export function datasetPage(versions: DatasetVersion[], collections: DatasetColl
   };
 }
 
-export function datasetVersionPage(stored: DatasetVersion, collections: DatasetCollection[]): PageResult {
+function datasetVersionPage(stored: DatasetVersion, collections: DatasetCollection[]): PageResult {
   const api = `/api/datasets/${seg(stored.name)}/versions/${stored.version}`;
   return {
     title: `${stored.name} · version ${stored.version}`,

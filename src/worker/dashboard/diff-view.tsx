@@ -5,13 +5,13 @@
  */
 import { diffLines } from "diff";
 
-export interface DiffLine {
+interface DiffLine {
   kind: "added" | "removed" | "same";
   text: string;
 }
 
 /** Two-space JSON with object keys in order, so only real changes show. */
-export function prettyJson(value: unknown): string {
+function prettyJson(value: unknown): string {
   return JSON.stringify(sortKeys(value), null, 2);
 }
 
@@ -38,9 +38,9 @@ export function jsonLineDiff(before: unknown, after: unknown): DiffLine[] {
 const MARK: Record<DiffLine["kind"], string> = { added: "+ ", removed: "− ", same: "  " };
 
 /** Unchanged lines kept around each change; longer unchanged stretches fold into one line saying how many. */
-export const DIFF_CONTEXT = 3;
+const DIFF_CONTEXT = 3;
 
-export type ShownLine = DiffLine | { kind: "folded"; count: number };
+type ShownLine = DiffLine | { kind: "folded"; count: number };
 
 /** The lines a reader needs: every change with DIFF_CONTEXT unchanged lines either side. */
 export function foldUnchanged(lines: readonly DiffLine[], context = DIFF_CONTEXT): ShownLine[] {

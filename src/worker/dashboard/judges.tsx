@@ -26,7 +26,7 @@ import { type PageResult, notFoundPage, page, pathParam } from "./page.js";
 const SUITES_PER_PAGE = 50;
 const judges = { section: "judges", permission: "AIManager:RunEvals" } as const;
 
-export interface SuiteJudge {
+interface SuiteJudge {
   suite: string;
   suiteVersion: number;
   /** Null when the suite has no judge. */
@@ -101,7 +101,7 @@ function GateBadge(props: { gate: CalibrationGate | null }) {
   return props.gate.met ? <Badge tone="pass">Calibrated</Badge> : <Badge tone="warn">Not calibrated</Badge>;
 }
 
-export function judgesListPage(rows: SuiteJudge[], next: string | undefined): PageResult {
+function judgesListPage(rows: SuiteJudge[], next: string | undefined): PageResult {
   return {
     title: "Judges",
     body: (
@@ -161,7 +161,7 @@ export function judgesListPage(rows: SuiteJudge[], next: string | undefined): Pa
   };
 }
 
-export function suiteJudgePage(row: SuiteJudge): PageResult {
+function suiteJudgePage(row: SuiteJudge): PageResult {
   const view = row.calibration;
   const gate = gateOf(row);
   return {

@@ -8,7 +8,7 @@ import { STYLESHEET_PATH } from "./styles.js";
 /** The nav's sections; a page names the one it belongs to so the link is marked current. */
 export type Section = "runs" | "tools" | "policies" | "judges" | "datasets";
 
-export const NAV: ReadonlyArray<{ section: Section; label: string; href: string }> = [
+const NAV: ReadonlyArray<{ section: Section; label: string; href: string }> = [
   { section: "runs", label: "Runs", href: "/runs" },
   { section: "tools", label: "Tools", href: "/tools" },
   { section: "policies", label: "Policies", href: "/policies" },
@@ -16,7 +16,7 @@ export const NAV: ReadonlyArray<{ section: Section; label: string; href: string 
   { section: "datasets", label: "Datasets", href: "/datasets" },
 ];
 
-export interface LayoutProps {
+interface LayoutProps {
   title: string;
   section?: Section;
   /** Present when someone is signed in: the nav and the sign-out form are shown. */

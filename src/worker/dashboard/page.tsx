@@ -30,7 +30,7 @@ export interface PageResult {
   refreshSeconds?: number;
 }
 
-export interface PageOptions {
+interface PageOptions {
   section: Section;
   /** The permission the API asks for the same data. */
   permission: Permission;
@@ -84,7 +84,7 @@ export function page(
   };
 }
 
-export function forbiddenPage(permission: Permission): PageResult {
+function forbiddenPage(permission: Permission): PageResult {
   return {
     title: "Permission needed",
     status: 403,

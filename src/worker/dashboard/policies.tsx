@@ -90,7 +90,7 @@ const versionHref = (name: string, version: number) => `/policies/${seg(name)}/v
 
 // ---- views (pure: data in, markup out) ----
 
-export function policiesListPage(items: PolicySummary[], next: string | undefined): PageResult {
+function policiesListPage(items: PolicySummary[], next: string | undefined): PageResult {
   return {
     title: "Policies",
     body: (
@@ -134,7 +134,7 @@ export function policiesListPage(items: PolicySummary[], next: string | undefine
   };
 }
 
-export function policyPage(latest: StoredPolicyVersion, versions: StoredPolicyVersion[]): PageResult {
+function policyPage(latest: StoredPolicyVersion, versions: StoredPolicyVersion[]): PageResult {
   return {
     title: latest.name,
     body: (
@@ -198,7 +198,7 @@ export function policyPage(latest: StoredPolicyVersion, versions: StoredPolicyVe
   };
 }
 
-export function policyVersionPage(stored: StoredPolicyVersion): PageResult {
+function policyVersionPage(stored: StoredPolicyVersion): PageResult {
   return {
     title: `${stored.name} · version ${stored.version}`,
     body: (
@@ -222,7 +222,7 @@ export function policyVersionPage(stored: StoredPolicyVersion): PageResult {
   };
 }
 
-export function policyDiffPage(from: StoredPolicyVersion, to: StoredPolicyVersion): PageResult {
+function policyDiffPage(from: StoredPolicyVersion, to: StoredPolicyVersion): PageResult {
   return {
     title: `${from.name} · version ${from.version} → ${to.version}`,
     body: (

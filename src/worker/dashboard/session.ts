@@ -17,13 +17,13 @@ import { findTenantName } from "../../adapters/d1/api-keys.js";
 import type { AppEnv, Principal } from "../platform/env.js";
 import { activeKey, touchLater } from "../http/auth.js";
 
-export const SESSION_COOKIE = "tp_session";
+const SESSION_COOKIE = "tp_session";
 /** The sign-in form's own token (double-submit), since there is no session yet to hold one. */
-export const SIGN_IN_COOKIE = "tp_sign_in";
+const SIGN_IN_COOKIE = "tp_sign_in";
 /** The hidden field every dashboard form carries. */
 export const CSRF_FIELD = "csrf_token";
 /** A sign-in lasts a working day; signing in again is cheap. */
-export const SESSION_SECONDS = 8 * 60 * 60;
+const SESSION_SECONDS = 8 * 60 * 60;
 
 export interface Viewer {
   principal: Principal;
@@ -36,7 +36,7 @@ export interface Viewer {
 type Ctx = Context<AppEnv>;
 
 /** Plain http is allowed only to this machine; anywhere else the cookie must be Secure. */
-export function secureCookies(url: string): boolean {
+function secureCookies(url: string): boolean {
   const { protocol, hostname } = new URL(url);
   const loopback = hostname === "localhost" || hostname === "[::1]" || /^127(\.\d{1,3}){3}$/.test(hostname);
   return !(protocol === "http:" && loopback);

@@ -133,7 +133,7 @@ const revisionHref = (toolId: string, operationId: string, revision: number) =>
 
 // ---- views (pure: data in, markup out) ----
 
-export function toolsListPage(
+function toolsListPage(
   rows: Array<{ tool: StoredTool; latest: Map<string, RevisionSummary> }>,
   next: string | undefined,
 ): PageResult {
@@ -218,7 +218,7 @@ export function toolsListPage(
   };
 }
 
-export function toolPage(tool: StoredTool, revisions: StoredRevision[][]): PageResult {
+function toolPage(tool: StoredTool, revisions: StoredRevision[][]): PageResult {
   return {
     title: tool.name,
     body: (
@@ -304,7 +304,7 @@ export function toolPage(tool: StoredTool, revisions: StoredRevision[][]): PageR
   };
 }
 
-export function revisionPage(tool: StoredTool, currentHash: string, revision: StoredRevision): PageResult {
+function revisionPage(tool: StoredTool, currentHash: string, revision: StoredRevision): PageResult {
   const title = `${tool.name} · ${revision.operation_id} · revision ${revision.revision}`;
   return {
     title,
@@ -340,7 +340,7 @@ export function revisionPage(tool: StoredTool, currentHash: string, revision: St
   };
 }
 
-export function revisionDiffPage(
+function revisionDiffPage(
   tool: StoredTool,
   operationId: string,
   currentHash: string,

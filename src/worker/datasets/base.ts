@@ -14,7 +14,7 @@ import type { Env } from "../platform/env.js";
  * Bytes of dataset JSON text the isolate keeps (parsed, that is a few times more in memory): ten
  * copies of τ-bench's retail data, far under the 128 MB an isolate may use.
  */
-export const BASE_CACHE_BYTES = 24 * 1024 * 1024;
+const BASE_CACHE_BYTES = 24 * 1024 * 1024;
 
 const cache = new BaseCache(BASE_CACHE_BYTES);
 

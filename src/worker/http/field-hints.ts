@@ -38,7 +38,7 @@ export function hintedProblems(error: z.ZodError, schema: z.ZodType): Problem[] 
 }
 
 /** The fields the object schema at `tokens` accepts (every union branch's together), or none. */
-export function knownKeysAt(schema: unknown, tokens: ReadonlyArray<string | number>): Set<string> {
+function knownKeysAt(schema: unknown, tokens: ReadonlyArray<string | number>): Set<string> {
   const inner = unwrap(schema);
   if (inner instanceof z.ZodUnion) return new Set(inner.options.flatMap((option) => [...knownKeysAt(option, tokens)]));
   const [head, ...rest] = tokens;

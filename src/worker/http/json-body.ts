@@ -8,7 +8,7 @@ import { jsonInputProblems } from "../../core/json-input.js";
 import { ApiError, invalidRequest } from "./errors.js";
 import { messageOf } from "../../core/message-of.js";
 
-export const DEFAULT_BODY_LIMIT = 256 * 1024;
+const DEFAULT_BODY_LIMIT = 256 * 1024;
 
 const JSON_TYPE = /^application\/([a-z0-9.+-]*\+)?json\b/i;
 
@@ -48,7 +48,7 @@ export async function readBodyBytes(request: Request, maxBytes: number): Promise
  * Content types a route takes besides JSON (read by the route itself), named in its 415 answer so
  * a client that forgot the header learns every way in.
  */
-export type OtherBodyTypes = readonly string[];
+type OtherBodyTypes = readonly string[];
 
 /** A JSON body's text, unparsed: for callers that hand it on (the attempt object parses it itself). */
 export async function readJsonText(

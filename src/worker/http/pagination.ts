@@ -4,7 +4,7 @@ import { decodeCursor } from "../../adapters/d1/json-column.js";
 import { invalidRequest } from "./errors.js";
 
 export const DEFAULT_PAGE_SIZE = 50;
-export const MAX_PAGE_SIZE = 200;
+const MAX_PAGE_SIZE = 200;
 
 export function pageLimit(c: Context): number {
   const raw = c.req.query("limit");

@@ -22,7 +22,7 @@ import { bearerToken } from "../http/auth.js";
 import { apiKeyName } from "./api-key-name.js";
 
 /** Shorter secrets are refused: the route is reachable by anyone until the first key exists. */
-export const BOOTSTRAP_TOKEN_MIN_LENGTH = 32;
+const BOOTSTRAP_TOKEN_MIN_LENGTH = 32;
 const TENANT_NAME = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/;
 /**
  * The deployment's root key holds every permission, RunRealTools included: a key grants only what

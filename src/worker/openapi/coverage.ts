@@ -8,15 +8,15 @@
  */
 
 /** JSON routes outside /api that the document describes. */
-export const DOCUMENTED_OUTSIDE_API: readonly string[] = ["/health", "/openapi.json"];
+const DOCUMENTED_OUTSIDE_API: readonly string[] = ["/health", "/openapi.json"];
 
 /** Left out, named so a reader of the test sees them: the viewer's page and files (routes/docs.ts). */
 export const VIEWER_ROUTES: readonly string[] = ["/docs", "/docs/init.js", "/docs/assets/:file"];
 
-export type RouteMethod = "get" | "post" | "put" | "delete" | "patch";
+type RouteMethod = "get" | "post" | "put" | "delete" | "patch";
 
 /** A route of the app the document must hold: `methods` are the methods it must hold for that path. */
-export interface RequiredRoute {
+interface RequiredRoute {
   path: string;
   methods: RouteMethod[];
 }

@@ -10,7 +10,7 @@ import type { AppEnv } from "../platform/env.js";
 import { notFound } from "../http/errors.js";
 import { openApiDocument } from "./document.js";
 
-export const DOCS_ASSETS = ["swagger-ui-bundle.js", "swagger-ui.css"] as const;
+const DOCS_ASSETS = ["swagger-ui-bundle.js", "swagger-ui.css"] as const;
 
 /** Only this origin; inline styles because Swagger UI sets style attributes; data: for its inline icons. */
 export const DOCS_CSP =

@@ -83,7 +83,7 @@ export function openApiDocument(): OpenApiDocument {
   return cached;
 }
 
-export function buildDocument(operations: readonly OperationDoc[]): OpenApiDocument {
+function buildDocument(operations: readonly OperationDoc[]): OpenApiDocument {
   const paths: OpenApiDocument["paths"] = {};
   for (const operation of operations) {
     const path = openApiPath(operation.path);

@@ -13,8 +13,8 @@ import { readBodyWithHints } from "../http/field-hints.js";
 import { policyName, storedPolicy } from "./stored-policy.js";
 
 /** A long agent run is a few thousand calls; arguments ride along but are not used. */
-export const METRIC_BODY_LIMIT = 1024 * 1024;
-export const MAX_TOOL_CALLS = 10_000;
+const METRIC_BODY_LIMIT = 1024 * 1024;
+const MAX_TOOL_CALLS = 10_000;
 
 const name = z.string().min(1, "expected a non-empty tool name").max(256, "expected at most 256 characters");
 const nameList = z.array(name).max(10_000).nullable().optional();

@@ -29,9 +29,9 @@ import { pageCursor, pageLimit } from "../http/pagination.js";
 import { policyName, storedPolicy } from "./stored-policy.js";
 
 /** A policy is a few dozen names and rules; 128 KiB leaves room for large MCP allow lists. */
-export const POLICY_BODY_LIMIT = 128 * 1024;
+const POLICY_BODY_LIMIT = 128 * 1024;
 /** A manifest carries every tool's parameter schema, and an MCP tools/list can be long. */
-export const CHECK_BODY_LIMIT = 1024 * 1024;
+const CHECK_BODY_LIMIT = 1024 * 1024;
 
 export const checkBody = z.strictObject({
   // Optional here so its absence gets the explanatory message below rather than a bare "required".

@@ -36,7 +36,7 @@ export type { CallbackMessage };
 /** wrangler.toml's name of the callback queue: the Worker's queue handler routes its batches here. */
 export const CALLBACK_QUEUE_NAME = "toolproof-callbacks";
 /** Attempts in all (wrangler.toml's max_retries for the queue is one less). */
-export const CALLBACK_MAX_ATTEMPTS = 6;
+const CALLBACK_MAX_ATTEMPTS = 6;
 const DEFAULT_RETRY_DELAY_SECONDS = 10;
 const MAX_RETRY_DELAY_SECONDS = 600;
 /** How long a receiver may take to answer one attempt. */
@@ -74,14 +74,14 @@ function isCallbackMessage(body: unknown): body is CallbackMessage {
 }
 
 /** base, 2·base, 4·base, ... seconds (CALLBACK_RETRY_DELAY_SECONDS, default 10), at most ten minutes. */
-export function callbackRetryDelaySeconds(env: Env, attempts: number): number {
+function callbackRetryDelaySeconds(env: Env, attempts: number): number {
   const configured = Number(env.CALLBACK_RETRY_DELAY_SECONDS);
   const base = Number.isFinite(configured) && configured >= 0 ? configured : DEFAULT_RETRY_DELAY_SECONDS;
   return Math.min(MAX_RETRY_DELAY_SECONDS, base * 2 ** Math.max(0, attempts - 1));
 }
 
 /** What the receiver gets: the run's verdict, its reasons and its per-scenario figures. */
-export function callbackPayload(row: RunRow, at: Date) {
+function callbackPayload(row: RunRow, at: Date) {
   const view = runView(row, progressOfRow(row));
   return {
     type: "run.ended",

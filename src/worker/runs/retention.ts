@@ -11,15 +11,15 @@ import { databaseOf } from "../../adapters/d1/database.js";
 import { deleteEndedRun, endedRunsBefore } from "../../adapters/d1/run-deletion.js";
 import type { Env } from "../platform/env.js";
 
-export const MAX_RUNS_PER_SWEEP = 200;
+const MAX_RUNS_PER_SWEEP = 200;
 /** Runs looked up per query. */
 const LOOKUP_BATCH = 25;
 const MAX_RETENTION_DAYS = 36_500;
 const DAY_MS = 86_400_000;
 
-export type RetentionSetting = { kind: "off" } | { kind: "days"; days: number } | { kind: "invalid"; message: string };
+type RetentionSetting = { kind: "off" } | { kind: "days"; days: number } | { kind: "invalid"; message: string };
 
-export function retentionSetting(raw: string | undefined): RetentionSetting {
+function retentionSetting(raw: string | undefined): RetentionSetting {
   if (raw === undefined || raw.trim() === "") return { kind: "off" };
   const text = raw.trim();
   const days = Number(text);
@@ -32,7 +32,7 @@ export function retentionSetting(raw: string | undefined): RetentionSetting {
   return { kind: "days", days };
 }
 
-export interface RetentionSweep {
+interface RetentionSweep {
   /** Runs deleted by this sweep. */
   deleted: number;
   /** True when the limit stopped the sweep with older runs still to delete. */

@@ -15,7 +15,7 @@ import { ApiError, invalidRequest } from "../http/errors.js";
 import { storedPolicy } from "../policies/stored-policy.js";
 import { connectionWarnings, storedSuite } from "../suites/stored-suite.js";
 
-export interface RunnableSuite {
+interface RunnableSuite {
   name: string;
   version: number;
   suite: Suite;
@@ -23,7 +23,7 @@ export interface RunnableSuite {
   policy: Policy | null;
 }
 
-export interface RunnableOptions {
+interface RunnableOptions {
   /** A version to run; the latest when absent. */
   version?: number | undefined;
   /** The run's override of the suite's runs_per_scenario. */

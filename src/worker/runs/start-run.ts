@@ -41,7 +41,7 @@ import type { StartRunRequest } from "./start-run-request.js";
 
 export type { StartRunRequest };
 
-export interface StartRunDeps {
+interface StartRunDeps {
   env: Env;
   db: Database;
   ids: Ids;

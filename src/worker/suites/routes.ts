@@ -41,7 +41,7 @@ import { httpUrlProblems } from "../http/schema-fields.js";
 import { connectionWarnings, policySource } from "./stored-suite.js";
 
 /** As a simulation's body: inline tools carry their mock definitions (up to 100 KB each). */
-export const SUITE_BODY_LIMIT = 4 * 1024 * 1024;
+const SUITE_BODY_LIMIT = 4 * 1024 * 1024;
 
 export const suiteRoutes = new Hono<AppEnv>();
 

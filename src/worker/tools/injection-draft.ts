@@ -39,7 +39,7 @@ export const injectRequest = z.strictObject({
     .optional(),
 });
 
-export type InjectBody = z.infer<typeof injectRequest>;
+type InjectBody = z.infer<typeof injectRequest>;
 
 /** The answer of the inject action, or a thrown ApiError naming the field. */
 export async function injectionDraft(

@@ -22,7 +22,7 @@ import {
 import { schemaValidator } from "../platform/services.js";
 
 /** A definition may be 100 KB; schemas and the rest of the tool fit comfortably in the remainder. */
-export const INLINE_TESTING_BODY_LIMIT = 512 * 1024;
+const INLINE_TESTING_BODY_LIMIT = 512 * 1024;
 
 const inlineTool = {
   name: toolName,

@@ -11,13 +11,13 @@ import { modelClientFor } from "../connections/model-clients.js";
 import { ApiError } from "../http/errors.js";
 import { schemaValidator } from "../platform/services.js";
 
-export interface ModelDraft {
+interface ModelDraft {
   definition: JsonObject;
   report: CheckReport;
   drafted_by: { connection: string; model: string; prompt_version: string };
 }
 
-export interface DraftRequestFields {
+interface DraftRequestFields {
   instructions?: string | undefined;
   connection?: string | undefined;
 }

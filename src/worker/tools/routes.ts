@@ -36,7 +36,7 @@ import { MAX_OPERATIONS, toolBody, toolSpecFromBody } from "./tool-body.js";
 import { toolView } from "./tool-view.js";
 
 /** Tool bodies carry whole schemas for up to 100 operations; 1 MiB is generous and still bounded. */
-export const TOOL_BODY_LIMIT = 1024 * 1024;
+const TOOL_BODY_LIMIT = 1024 * 1024;
 
 export const mcpImportBody = z.strictObject({
   name: toolName,

@@ -26,7 +26,7 @@ import { recordAction, recordRequest } from "./record-action.js";
 import { injectionDraft, injectRequest } from "./injection-draft.js";
 
 /** A definition is at most 100 KB; the envelope around it is small. */
-export const TESTING_BODY_LIMIT = 256 * 1024;
+const TESTING_BODY_LIMIT = 256 * 1024;
 
 const contractHashField = z.string().regex(/^[0-9a-f]{64}$/, "expected a contract hash: 64 lowercase hex characters");
 

@@ -10,7 +10,7 @@ import { operationContract } from "../../core/tools/effective-contract.js";
 import type { ToolSpec } from "../../core/tools/types.js";
 import { invalidRequest } from "../http/errors.js";
 
-export type OperationField = "operation_id" | "input_schema" | "output_schema";
+type OperationField = "operation_id" | "input_schema" | "output_schema";
 
 /**
  * Where `inner` (a JSON Pointer into the stored field, "" for the field itself) of operation

@@ -47,7 +47,7 @@ import { startWebhookRun } from "./start-webhook-run.js";
 import { messageOf } from "../../core/message-of.js";
 
 /** GitHub caps its payloads at 25 MB, but the events a webhook takes are far smaller. */
-export const WEBHOOK_DELIVERY_LIMIT = 1024 * 1024;
+const WEBHOOK_DELIVERY_LIMIT = 1024 * 1024;
 const MAX_DELIVERY_ID = 200;
 
 /** Verified against when a secret does not open (an HMAC key cannot be empty); refused either way. */

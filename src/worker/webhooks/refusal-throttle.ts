@@ -14,7 +14,7 @@ import type { Env } from "../platform/env.js";
 import { ApiError } from "../http/errors.js";
 
 /** wrangler.toml's period for WEBHOOK_REFUSALS, in seconds (its limit: 30 refusals per address). */
-export const REFUSAL_PERIOD_SECONDS = 60;
+const REFUSAL_PERIOD_SECONDS = 60;
 
 /** Counts one refusal against the client's budget; the 429 to answer once it is spent, else null. */
 export async function refusalThrottled(env: Env, headers: Headers): Promise<Response | null> {

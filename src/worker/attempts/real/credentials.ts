@@ -5,12 +5,12 @@
  */
 import { openJson, seal } from "../../../adapters/secret-box.js";
 
-export interface UpstreamCredentials {
+interface UpstreamCredentials {
   /** Header name (lowercase) → value; a bearer token is kept as its Authorization header. */
   headers: Record<string, string>;
 }
 
-export function upstreamContext(tenantId: string, toolId: string): string {
+function upstreamContext(tenantId: string, toolId: string): string {
   return JSON.stringify(["upstream", tenantId, toolId]);
 }
 

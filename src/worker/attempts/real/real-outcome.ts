@@ -14,7 +14,7 @@ import { schemaValidator } from "../../platform/services.js";
 import { harnessOutcome } from "../call-outcomes.js";
 import type { ForwardRequest, UpstreamAnswer } from "../replies.js";
 
-export type RealOutcome =
+type RealOutcome =
   | { kind: "forward"; forward: ForwardRequest }
   | { kind: "outcome"; outcome: CallOutcome; upstream: UpstreamRecord | null };
 

@@ -32,7 +32,7 @@ export function dateLabelIndexes(n: number, max = MAX_DATE_LABELS): number[] {
 }
 
 /** "12-03 16:40" (UTC): short enough for eight under a laptop-wide chart. */
-export function shortDate(iso: string): string {
+function shortDate(iso: string): string {
   const date = new Date(iso);
   return Number.isNaN(date.getTime()) ? "?" : date.toISOString().slice(5, 16).replace("T", " ");
 }

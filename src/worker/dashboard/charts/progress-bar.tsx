@@ -9,7 +9,7 @@ import { plotWidth, unit } from "./scale.js";
 
 export const PROGRESS_FRAME: Frame = { width: 600, height: 20, left: 0, right: 0, top: 2, bottom: 2 };
 
-export interface ProgressCounts {
+interface ProgressCounts {
   passed: number;
   failed: number;
   errors: number;

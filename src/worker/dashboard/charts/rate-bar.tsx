@@ -4,7 +4,7 @@ import type { Interval } from "../../../core/scoring/rates.js";
 import { intervalText, percent } from "../runs/view-models.js";
 import type { Frame } from "./scale.js";
 
-export const RATE_BAR_FRAME: Frame = { width: 120, height: 16, left: 2, right: 2, top: 3, bottom: 3 };
+const RATE_BAR_FRAME: Frame = { width: 120, height: 16, left: 2, right: 2, top: 3, bottom: 3 };
 
 export function RateBar(props: { rate: number | null; interval: Interval | null; gate?: number }) {
   const f = RATE_BAR_FRAME;

@@ -17,7 +17,7 @@ export function plotWidth(frame: Frame): number {
   return Math.max(0, frame.width - frame.left - frame.right);
 }
 
-export function plotHeight(frame: Frame): number {
+function plotHeight(frame: Frame): number {
   return Math.max(0, frame.height - frame.top - frame.bottom);
 }
 

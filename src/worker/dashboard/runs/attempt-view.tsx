@@ -272,7 +272,7 @@ function CallItem(props: { call: EvidenceCall; seen: StateSeen | undefined }) {
  * The matched rule as the API numbers it (evidence `rule`, from 0: rules[0] is the variant's first),
  * written as an index so it cannot be read as an ordinal; docs/dashboard.md says so.
  */
-export function ruleWords(rule: number): string {
+function ruleWords(rule: number): string {
   const ordinals = ["first", "second", "third", "fourth", "fifth"];
   return `rules[${rule}] (the variant's ${ordinals[rule] ?? `${rule + 1}th`} rule)`;
 }

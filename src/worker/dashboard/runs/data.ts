@@ -29,14 +29,14 @@ type Bindings = AppEnv["Bindings"];
 type Db = AppEnv["Variables"]["db"];
 
 /** Runs the list shows per page, and runs per suite chart. */
-export const RUNS_PAGE_SIZE = 50;
-export const TREND_RUNS = 20;
+const RUNS_PAGE_SIZE = 50;
+const TREND_RUNS = 20;
 /** Suites charted on the list page (those of the page's runs, newest first). */
-export const CHARTED_SUITES = 8;
+const CHARTED_SUITES = 8;
 /** Repetitions a run page shows; a larger run says how many it left out. */
 export const REPETITIONS_SHOWN = 500;
 /** Candidates in the baseline picker. */
-export const BASELINE_CHOICES = 50;
+const BASELINE_CHOICES = 50;
 /** Evidence calls an attempt page shows (the API's largest page). */
 export const EVIDENCE_SHOWN = 1000;
 
@@ -61,7 +61,7 @@ export function gates(db: Db, tenantId: string): (run: Pick<RunView, "suite" | "
   };
 }
 
-export interface RunsPageData {
+interface RunsPageData {
   runs: RunView[];
   next: { created_at: string; id: string } | undefined;
   /** Per charted suite: its last runs (newest first) and each run's gate by id. */

@@ -11,7 +11,7 @@ import type { StateChange } from "../../../core/scoring/end-state.js";
 import { ScrollRegion } from "./scroll-region.js";
 
 /** A value as one line of JSON; a side the state does not have reads "(absent)", one left out for its size says so. */
-export function stateValueText(value: JsonValue | undefined, tooLarge?: number): string {
+function stateValueText(value: JsonValue | undefined, tooLarge?: number): string {
   if (tooLarge !== undefined) return `(${tooLarge} bytes of JSON, too large to keep: see the attempt's state)`;
   return value === undefined ? "(absent)" : JSON.stringify(value);
 }

@@ -22,7 +22,7 @@ export function runHref(id: string): string {
   return `/runs/${seg(id)}`;
 }
 
-export interface SuiteChart {
+interface SuiteChart {
   suite: string;
   points: TrendPoint[];
 }

@@ -34,7 +34,7 @@ import {
   verdictBadge,
 } from "./view-models.js";
 
-export function attemptHref(attemptId: string, from?: { run: string; n: number }): string {
+function attemptHref(attemptId: string, from?: { run: string; n: number }): string {
   return `/attempts/${seg(attemptId)}${from ? `?run=${seg(from.run)}&n=${from.n}` : ""}`;
 }
 
@@ -43,7 +43,7 @@ function runName(run: Pick<RunView, "label" | "id">): string {
 }
 
 /** Seconds between reloads of a live run's page (a <meta http-equiv="refresh">: no script needed). */
-export const LIVE_REFRESH_SECONDS = 5;
+const LIVE_REFRESH_SECONDS = 5;
 
 /**
  * `now` (ms) measures a live run's elapsed time; `reload` is false when the reader turned the
@@ -464,7 +464,7 @@ function RateBarLegend(props: { gate: number }) {
  * The baseline a comparison starts from: the one asked for, else the newest run older than this
  * one (a comparison asks what changed since, so a newer run is never the default).
  */
-export function defaultBaselineId(
+function defaultBaselineId(
   run: Pick<RunView, "id" | "created_at">,
   candidates: ReadonlyArray<Pick<RunView, "id" | "created_at">>,
   asked: RunView | null,

@@ -47,7 +47,7 @@ export function intervalText(interval: Interval | null | undefined): string {
   return interval ? `${percent(interval.low)}–${percent(interval.high)}` : "—";
 }
 
-export interface RunListRow {
+interface RunListRow {
   id: string;
   suite: string;
   suite_version: number;
@@ -129,7 +129,7 @@ export function suiteTrend(
     }));
 }
 
-export interface ScenarioRow {
+interface ScenarioRow {
   id: string;
   /** "k/n": repetitions passed of those run. */
   k_of_n: string;

@@ -46,7 +46,7 @@ export const LIMIT = {
   description: "Items per page: 1 to 200 (default 50).",
   schema: { type: "integer", minimum: 1, maximum: 200, default: 50 },
 };
-export const CURSOR = {
+const CURSOR = {
   name: "cursor",
   description: "The next_cursor of the previous page.",
   schema: { type: "string" },

@@ -5,7 +5,7 @@
  */
 import { ERROR_STATUS, errorBody, type ErrorCode } from "../errors.js";
 
-export const ERROR_CODES = Object.keys(ERROR_STATUS) as ErrorCode[];
+const ERROR_CODES = Object.keys(ERROR_STATUS) as ErrorCode[];
 
 /** {"error": {"code", "message", "details"?}}, components.schemas.ErrorBody. */
 export function errorBodySchema(): Record<string, unknown> {

@@ -23,7 +23,7 @@ export type Access =
   /** POST /api/bootstrap: the deployment's TOOLPROOF_BOOTSTRAP_TOKEN secret, while no API key exists. */
   | { kind: "bootstrap_token" };
 
-export interface MediaDoc {
+interface MediaDoc {
   schema: z.ZodType;
   /** One example, checked against `schema` by the tests. */
   example?: unknown;

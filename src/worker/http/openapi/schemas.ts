@@ -6,7 +6,7 @@
  */
 import { z } from "zod";
 
-export interface SchemaMeta {
+interface SchemaMeta {
   id: string;
 }
 

@@ -7,7 +7,7 @@
  */
 import type { ModelClient } from "../../../core/ports.js";
 
-export const DEFAULT_BATCH_CONCURRENCY = 32;
+const DEFAULT_BATCH_CONCURRENCY = 32;
 
 export function batchConcurrency(raw: string | undefined): number {
   const value = raw === undefined ? Number.NaN : Number(raw);
@@ -31,7 +31,7 @@ export async function forEachBounded<T>(
 }
 
 /** A counting semaphore: `run` waits for a free slot. */
-export class Semaphore {
+class Semaphore {
   private active = 0;
   private readonly waiting: Array<() => void> = [];
 

@@ -38,7 +38,7 @@ import { runExternalJob } from "../external/job.js";
 import { resolveUserModel } from "./user-model.js";
 
 /** modelClientFor's shape (model-clients.ts): a tenant's stored connection as a ready client, or why not. */
-export type ModelClientResolver = (
+type ModelClientResolver = (
   env: Env,
   db: Database,
   tenantId: string,
@@ -125,7 +125,7 @@ async function carryOut(
 }
 
 /** One repetition, start to record (null while an external agent works). Only what retrying could fix is thrown. */
-export async function runJob(
+async function runJob(
   job: RunJob,
   env: Env,
   resolve: ModelClientResolver,
@@ -240,7 +240,7 @@ async function recordDeadLetter(message: Message<unknown>, env: Env): Promise<vo
 }
 
 /** 2, 4, 8, ... seconds, at most a minute. */
-export function retryDelaySeconds(attempts: number): number {
+function retryDelaySeconds(attempts: number): number {
   return Math.min(MAX_RETRY_DELAY_SECONDS, 2 ** Math.max(1, attempts));
 }
 

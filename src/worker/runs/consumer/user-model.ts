@@ -19,7 +19,7 @@ export type ConnectionLookup = (
   | { ok: false; message: string }
 >;
 
-export type UserModelFound =
+type UserModelFound =
   | { ok: true; user_model: NonNullable<RepetitionInputsForRun["user_model"]> | null }
   | { ok: false; message: string };
 

@@ -57,7 +57,7 @@ export interface StoredVerdict {
   conversation_usage?: ConversationUsage;
 }
 
-export interface RunState {
+interface RunState {
   status: RunStatus;
   started_at: number | null;
   finished_at: number | null;

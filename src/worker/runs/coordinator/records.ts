@@ -59,7 +59,7 @@ export function* repetitionRows(run: StoredRun, storage: RunStorage): Generator<
 }
 
 /** Reads a shared part (RunAttemptPlans.shared) by index, parsed; the coordinator caches them. */
-export type PartReader = (idx: number) => unknown;
+type PartReader = (idx: number) => unknown;
 
 /** The slot's attempt setup, for the delivery to make sure of. */
 export function attemptSetupOf(start: StoredRun["start"], slot: SlotRow, part: PartReader): AttemptSetup {

@@ -102,7 +102,7 @@ export interface RunAttemptPlans {
 }
 
 /** One scenario's simulation, and its operations and tools as indexes into RunAttemptPlans.shared. */
-export interface RunScenarioPlan {
+interface RunScenarioPlan {
   simulation_id: string;
   operations: number;
   tools: number;

@@ -11,7 +11,7 @@ import type { RunEnding } from "./progress.js";
 import type { RunStart } from "./replies.js";
 import type { StoredAttemptPlans } from "./run-start.js";
 
-export const RUN_MIGRATIONS: readonly Migration[] = [
+const RUN_MIGRATIONS: readonly Migration[] = [
   {
     version: 1,
     statements: [

@@ -7,7 +7,7 @@ import { awaitingAgent } from "../external/phases.js";
 import { MAX_SENDS } from "./lifetimes.js";
 import type { SlotRow } from "./storage.js";
 
-export interface WatchdogPlan {
+interface WatchdogPlan {
   /** External agents whose job's deadline has passed: marked timed out, and sent again to be scored. */
   late: SlotRow[];
   /** Quiet repetitions sent MAX_SENDS times already: recorded as infrastructure errors. */
