@@ -8,7 +8,7 @@ import type { CliIo } from "./io.js";
 import { percent, seconds } from "./run-report.js";
 import type { RunView } from "./run-view.js";
 
-export interface Progress {
+interface Progress {
   update(run: RunView): void;
   /** Ends the redrawn line, so what follows starts on its own. */
   finish(): void;

@@ -9,7 +9,7 @@ import type { RepetitionDetail, RunView } from "./run-view.js";
 import { interval, percent } from "./percent.js";
 import { mismatchLines } from "./end-state-report.js";
 
-export { interval, percent };
+export { percent };
 
 /** What the CLI concludes; `timeout` is its own: the run goes on, the CLI stopped waiting. */
 export type Conclusion = "pass" | "fail" | "error" | "uncalibrated" | "cancelled" | "timeout" | "running";

@@ -315,7 +315,7 @@ export async function listEvidence(
 /** The evidence read, from the same column list as the flush that wrote it. */
 const SELECT_EVIDENCE = `SELECT ${EVIDENCE_COLUMNS.join(", ")} FROM attempt_calls WHERE attempt_id = ?1 AND seq > ?2 ORDER BY seq LIMIT ?3`;
 
-export interface CallCounts {
+interface CallCounts {
   calls: number;
   tool_input_errors: number;
   harness_errors: number;

@@ -11,7 +11,7 @@ import type { PatternMatcher } from "./pattern-engine.js";
  * A value's JSON type as a small number, so a schema's allowed types fit in a bit mask. Plain
  * constants, not an enum: nothing to compile away, and every bundler reads them the same.
  */
-export type Kind = 0 | 1 | 2 | 3 | 4 | 5 | 6;
+type Kind = 0 | 1 | 2 | 3 | 4 | 5 | 6;
 /** undefined, a function, a symbol or a bigint: cfworker throws on these. */
 export const KIND_NOT_JSON = 0;
 export const KIND_NULL = 1;

@@ -8,7 +8,7 @@ import { isJsonObject, jsonEqual, type Problem } from "../../core/json.js";
 import { messageOf } from "../../core/message-of.js";
 
 /** The JSON type of a value, as JSON Schema's "type" keyword names it ("integer" aside). */
-export function jsonTypeOf(value: unknown): string {
+function jsonTypeOf(value: unknown): string {
   if (value === null) return "null";
   if (Array.isArray(value)) return "array";
   return typeof value;

@@ -34,7 +34,7 @@ const MAP_KEYWORDS = [
 type PathToken = string | number;
 
 /** Each subschema directly inside `schema`, with the reference tokens that lead to it. */
-export function subschemas(schema: JsonObject): Array<[tokens: PathToken[], child: JsonValue]> {
+function subschemas(schema: JsonObject): Array<[tokens: PathToken[], child: JsonValue]> {
   const out: Array<[PathToken[], JsonValue]> = [];
   for (const keyword of SCHEMA_KEYWORDS) {
     const child = schema[keyword];

@@ -68,7 +68,7 @@ export function jsonTypeOf(value: unknown): string {
   return typeof value;
 }
 
-export interface Difference {
+interface Difference {
   /** JSON Pointer (relative to the compared roots) of the first place the two values differ. */
   path: string;
   expected: JsonValue | undefined;

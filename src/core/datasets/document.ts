@@ -10,7 +10,7 @@ import { firstRepeatedKey } from "../json-repeated-keys.js";
 import { jsonInputProblems } from "../json-input.js";
 import { isJsonObject, pointerToken, type JsonObject, type Problem } from "../json.js";
 
-export type DatasetDocument =
+type DatasetDocument =
   | { ok: true; document: JsonObject; canonical: string }
   /** Not JSON at all: the parser's own words, which say where (position, line and column). */
   | { ok: false; kind: "malformed"; message: string }

@@ -50,8 +50,8 @@ import {
   type SuiteTool,
 } from "./suite-types.js";
 
-export const DEFAULT_PASS_RATE = 0.9;
-export const DEFAULT_MISFIRE_RATE = 0.1;
+const DEFAULT_PASS_RATE = 0.9;
+const DEFAULT_MISFIRE_RATE = 0.1;
 /** The judge scores calls, not prose: sampled the same way every time unless the suite says otherwise. */
 export const DEFAULT_JUDGE_TEMPERATURE = 0;
 

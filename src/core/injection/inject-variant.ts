@@ -51,7 +51,7 @@ interface InjectedField {
   how: "appended" | "added" | "replaced";
 }
 
-export interface Injection {
+interface Injection {
   variant: string;
   base_variant: string;
   style: AttackStyle | "custom";

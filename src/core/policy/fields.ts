@@ -104,7 +104,7 @@ export function readBoolean(value: unknown, path: string, problems: ProblemList)
 }
 
 /** Tool and server names: non-empty, bounded, and free of surrounding whitespace (which would never match). */
-export const MAX_NAME_LENGTH = 256;
+const MAX_NAME_LENGTH = 256;
 
 export function readName(value: unknown, path: string, problems: ProblemList): string | undefined {
   const name = readString(value, path, problems, { nonEmpty: true, maxLength: MAX_NAME_LENGTH });

@@ -167,7 +167,7 @@ export function stateChanges(before: JsonValue, after: JsonValue): StateChange[]
   }));
 }
 
-export interface EndStateInputs {
+interface EndStateInputs {
   /** The state every tool of the attempt started from, `{"<tool>": state}`. */
   initial: JsonObject;
   /** The agent's attempt's state when it finished. */

@@ -9,7 +9,7 @@ import type { Problem } from "../json.js";
 import { closestName as closest } from "../field-names.js";
 import type { PinnedOperation, PinnedTool } from "./setup.js";
 
-export type Target =
+type Target =
   | { kind: "operation"; operation: PinnedOperation }
   | { kind: "harness_error"; harness_kind: HarnessErrorKind; message: string; details: Problem[] }
   /** The request itself is incomplete: the tool has several pinned operations and none was named. */

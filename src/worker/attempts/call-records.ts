@@ -10,7 +10,7 @@ import type { PinnedOperation } from "../../core/simulation/setup.js";
 import type { Answer } from "./replies.js";
 import { storedArguments } from "./stored-values.js";
 
-export interface RecordedCall {
+interface RecordedCall {
   seq: number;
   request: DispatchRequest;
   /** The function name the call resolved to (or the requested tool, when it resolved to none). */

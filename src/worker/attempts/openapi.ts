@@ -84,7 +84,7 @@ const Simulation = named(
   }),
 );
 
-export const Attempt = named(
+const Attempt = named(
   "Attempt",
   z.object({
     id: z.string(),

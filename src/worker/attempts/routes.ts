@@ -101,12 +101,7 @@ attemptRoutes.all("/:id/mcp", mcpHandler);
  * Completes an external agent's repetition (the run sent a job for the attempt). The runs feature
  * provides it and app.ts wires it in, so this feature never imports the runs feature above it.
  */
-export type ExternalCompletion = (
-  c: Context<AppEnv>,
-  job: AgentJobRow,
-  tokenHash: string,
-  raw: unknown,
-) => Promise<Response>;
+type ExternalCompletion = (c: Context<AppEnv>, job: AgentJobRow, tokenHash: string, raw: unknown) => Promise<Response>;
 
 /** POST /api/attempts/:id/complete: a simulation's attempt here, an external agent's through `completeExternal`. */
 export function attemptCompletionRoutes(completeExternal: ExternalCompletion): Hono<AppEnv> {

@@ -50,7 +50,7 @@ import { clientRecord, description, jsonObject, jsonSchemaField, toolName } from
 import { schemaValidator } from "../platform/services.js";
 import { realToolContext, requireRealTools } from "./real/context.js";
 
-export const MAX_ATTEMPTS = 100;
+const MAX_ATTEMPTS = 100;
 const MIN_LEASE_SECONDS = 10;
 const MAX_LEASE_SECONDS = 24 * 60 * 60;
 const DEFAULT_LEASE_SECONDS = 60 * 60;

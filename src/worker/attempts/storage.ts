@@ -21,8 +21,6 @@ import { type AttemptSetup, withoutCheckedExamples } from "../../core/simulation
 import type { AttemptStatus } from "../../core/simulation/status.js";
 import { applyPending, schemaVersion, type Migration } from "../platform/object-schema.js";
 
-export type { Migration };
-
 export const MIGRATIONS: readonly Migration[] = [
   {
     version: 1,
@@ -222,7 +220,7 @@ export interface StoredRecord {
   value: string | null;
 }
 
-export interface CallCounts {
+interface CallCounts {
   calls: number;
   tool_input_errors: number;
   harness_errors: number;

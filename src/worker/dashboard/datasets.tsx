@@ -75,7 +75,7 @@ const versionHref = (name: string, version: number) => `/datasets/${seg(name)}/v
 // ---- views (pure: data in, markup out) ----
 
 /** Bytes as people read them: 812 B, 2.3 MB (decimal units, as R2 and D1 state their limits). */
-export function size(bytes: number): string {
+function size(bytes: number): string {
   if (bytes < 1000) return `${bytes} B`;
   if (bytes < 1_000_000) return `${(bytes / 1000).toFixed(1)} kB`;
   return `${(bytes / 1_000_000).toFixed(1)} MB`;

@@ -91,7 +91,7 @@ function judgeName(group: Pick<JudgeCalibration, "judge">): string {
 }
 
 /** Whether the current judge meets the suite's requirement, in words; null when nothing is required. */
-export function gateOf(row: SuiteJudge): CalibrationGate | null {
+function gateOf(row: SuiteJudge): CalibrationGate | null {
   const current = row.calibration ? currentGroup(row.calibration) : undefined;
   return row.requirement && current ? calibrationRequirement(current, row.requirement) : null;
 }

@@ -72,7 +72,7 @@ export const ERROR_STATUS = {
 
 export type ErrorCode = keyof typeof ERROR_STATUS;
 
-export interface ErrorBody {
+interface ErrorBody {
   error: { code: ErrorCode; message: string; details?: unknown; [extra: string]: unknown };
 }
 

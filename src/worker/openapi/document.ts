@@ -10,12 +10,12 @@ import { ALL_OPERATIONS } from "./paths.js";
 import { componentRef, componentSchemas, schemaId } from "../http/openapi/schemas.js";
 import { accessDescription, accessErrors, SECURITY_SCHEMES, securityOf } from "../http/openapi/security.js";
 
-export type OpenApiDocument = Record<string, unknown> & {
+type OpenApiDocument = Record<string, unknown> & {
   paths: Record<string, Record<string, Record<string, unknown>>>;
 };
 
 /** Path parameters by name, worded once; an operation's `params` can say more. */
-export const PATH_PARAMETERS: Record<string, string> = {
+const PATH_PARAMETERS: Record<string, string> = {
   id: "The resource's id, as its create answer gave it.",
   name: "The resource's name: 1 to 128 letters, digits, '_', '.' or '-', starting with a letter or digit.",
   version: "A version number (1, 2, ...).",

@@ -119,7 +119,7 @@ const RunStarted = named(
   }),
 );
 
-export const Run = named(
+const Run = named(
   "Run",
   z.object({
     id: z.string(),

@@ -39,8 +39,6 @@ import { externalAttemptToken } from "./external/attempt-token.js";
 import { requireExternalAgentReady } from "./external/readiness.js";
 import type { StartRunRequest } from "./start-run-request.js";
 
-export type { StartRunRequest };
-
 interface StartRunDeps {
   env: Env;
   db: Database;

@@ -38,7 +38,7 @@ const contractHash = z
   .regex(/^[0-9a-f]{64}$/)
   .describe("The operation's contract hash: sha-256 of its contract, 64 hex characters.");
 
-export const Tool = named(
+const Tool = named(
   "Tool",
   z.object({
     id: z.string(),

@@ -40,7 +40,7 @@ export const toolBody = z.strictObject({
   updated_at: z.string().optional(),
 });
 
-export type ToolBody = z.output<typeof toolBody>;
+type ToolBody = z.output<typeof toolBody>;
 type OperationBody = z.output<typeof operationBody>;
 
 /**

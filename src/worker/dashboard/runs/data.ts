@@ -45,7 +45,7 @@ async function viewsOf(env: Bindings, rows: readonly RunRow[]): Promise<RunView[
 }
 
 /** Each suite version's gate (its pass_rate), read once per version. */
-export function gates(db: Db, tenantId: string): (run: Pick<RunView, "suite" | "suite_version">) => Promise<number> {
+function gates(db: Db, tenantId: string): (run: Pick<RunView, "suite" | "suite_version">) => Promise<number> {
   const cache = new Map<string, Promise<number>>();
   return (run) => {
     const key = `${run.suite}@${run.suite_version}`;

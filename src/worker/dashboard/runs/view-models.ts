@@ -14,7 +14,7 @@ import { percent as sharePercent } from "../format.js";
 export type RunView = ReturnType<typeof runView>;
 
 /** Tone picks a badge's colour; the word always says the same thing, so colour is never the only signal. */
-export interface Badge {
+interface Badge {
   word: string;
   tone: BadgeTone;
 }
@@ -239,7 +239,7 @@ export function isLive(run: Pick<RunView, "status">): boolean {
   return run.status === "queued" || run.status === "running";
 }
 
-export type Change = "worse" | "better" | "same" | "new" | "gone";
+type Change = "worse" | "better" | "same" | "new" | "gone";
 
 export interface ScenarioComparison {
   id: string;

@@ -41,7 +41,7 @@ export function page<T extends z.ZodType>(id: string, item: T, extra: z.ZodRawSh
 export const timestamp = z.string().describe("An ISO 8601 time (UTC).");
 export const keyId = z.string().describe("The id of the API key that made it.");
 
-export const LIMIT = {
+const LIMIT = {
   name: "limit",
   description: "Items per page: 1 to 200 (default 50).",
   schema: { type: "integer", minimum: 1, maximum: 200, default: 50 },

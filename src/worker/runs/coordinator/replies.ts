@@ -52,7 +52,7 @@ export type ExternalPhase =
   | { phase: "score"; deadline_at: number }
   | { phase: "timed_out"; deadline_at: number };
 
-export type MissingReply = { kind: "missing" };
+type MissingReply = { kind: "missing" };
 
 export type StartReply = { kind: "ok" } | { kind: "conflict"; message: string };
 

@@ -41,7 +41,7 @@ export function openConversation(
   return storedConversation(storage, seq) ?? conversation;
 }
 
-export interface TurnContext {
+interface TurnContext {
   storage: RunStorage;
   run: StoredRun;
   slot: SlotRow;

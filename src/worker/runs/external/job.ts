@@ -62,10 +62,10 @@ const JOB_TIMEOUT_MS = 15_000;
 const RETRYABLE = new Set([408, 425, 429]);
 
 /** The judge as the consumer resolved it (the same shape evaluateRepetition takes). */
-export type ResolvedJudge = Parameters<typeof evaluateExternalRepetition>[0]["judge"];
+type ResolvedJudge = Parameters<typeof evaluateExternalRepetition>[0]["judge"];
 
 /** The signed body a job carries: everything an agent needs to work on its attempt and report back. */
-export function jobPayload(
+function jobPayload(
   job: RunJob & { agent: RunExternalAgent },
   phase: ExternalPhase,
   token: string,
@@ -115,7 +115,7 @@ function maxTurnsOf(job: Pick<RunJob, "scenario" | "user_model">): number {
 }
 
 /** The webhook-id of a repetition's job: the same on every try, so an agent can drop a repeat. */
-export function jobMessageId(runId: string, seq: number): string {
+function jobMessageId(runId: string, seq: number): string {
   return `job_${runId}_${seq}`;
 }
 
