@@ -143,7 +143,7 @@ export async function startRun(request: StartRunRequest, deps: StartRunDeps): Pr
         ? {
             kind: "external",
             endpoint: suite.agent.endpoint,
-            secret: suite.agent.secret,
+            secret_name: suite.agent.secret,
             timeout_seconds: suite.agent.timeout_seconds,
             tools: plan.tools,
             approval: approvals.approval,

@@ -32,8 +32,8 @@ export interface RunAgent {
 export interface RunExternalAgent {
   kind: "external";
   endpoint: string;
-  /** The stored agent secret that signs the jobs. */
-  secret: string;
+  /** The name of the stored agent secret that signs the jobs (the suite's `agent.secret`), looked up per job. */
+  secret_name: string;
   timeout_seconds: number;
   /** As the built-in agent's: the judge reads the definitions, the job lists the approval modes. */
   tools: ChatTool[];

@@ -231,11 +231,12 @@ async function sendJob(
   if (publicUrl === "") return "TOOLPROOF_PUBLIC_URL is not set, so the job cannot tell the agent where its attempt is";
   const key = await sealingKey(env.TOOLPROOF_SECRET);
   if (!key.ok) return key.message;
-  const row = await findAgentSecret(db, job.tenant_id, job.agent.secret);
-  if (!row) return `the agent secret "${job.agent.secret}" does not exist (PUT /api/agent-secrets/${job.agent.secret})`;
+  const row = await findAgentSecret(db, job.tenant_id, job.agent.secret_name);
+  if (!row)
+    return `the agent secret "${job.agent.secret_name}" does not exist (PUT /api/agent-secrets/${job.agent.secret_name})`;
   const secret = await openAgentSecret(key.key, row);
   if (secret === undefined)
-    return `the agent secret "${job.agent.secret}" does not open with this deployment's TOOLPROOF_SECRET; PUT it again`;
+    return `the agent secret "${job.agent.secret_name}" does not open with this deployment's TOOLPROOF_SECRET; PUT it again`;
 
   // Recorded before the POST: an agent that completes at once must find its repetition.
   const existing = await findAgentJob(db, job.attempt_id);
