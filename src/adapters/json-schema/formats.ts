@@ -23,5 +23,3 @@ export const ASSERTED_FORMATS = [
   "json-pointer-uri-fragment",
   "relative-json-pointer",
 ] as const;
-
-export type AssertedFormat = (typeof ASSERTED_FORMATS)[number];

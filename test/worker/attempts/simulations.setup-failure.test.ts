@@ -5,7 +5,7 @@
  */
 import { createExecutionContext, env, waitOnExecutionContext } from "cloudflare:test";
 import { eq, inArray, or } from "drizzle-orm";
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { newId, randomSecret } from "../../../src/adapters/crypto.js";
 import { attempts, simulations } from "../../../src/adapters/d1/schema.js";
 import type { AttemptSetup } from "../../../src/core/simulation/setup.js";
@@ -45,9 +45,16 @@ describe("POST /api/simulations when an attempt object refuses its setup", () =>
       body: JSON.stringify({ tools: [{ inline: counterTool }], attempts: 3 }),
     });
     const app = createApp({ ids: steeredIds({ sim: ["sim_refused"], att: [fresh, taken, attemptId("L")] }) });
+    // The 500 hides the reason from the client; the operator's log must have it.
+    const logged = vi.spyOn(console, "error").mockImplementation(() => {});
     const ctx = createExecutionContext();
     const response = await app.fetch(request, env, ctx);
     await waitOnExecutionContext(ctx);
+    const log = logged.mock.calls.map((args) => args.map(String).join(" "));
+    logged.mockRestore();
+    expect(log).toEqual([
+      `unhandled error Error: attempt object refused its setup: this object already holds attempt ${attemptId("O")}`,
+    ]);
 
     expect({ status: response.status, body: await response.json() }).toEqual({
       status: 500,
