@@ -32,7 +32,7 @@ import type { ResolvedDatasetPin } from "../../../core/datasets/pin.js";
 import { parsePointer } from "../../../core/datasets/pointer.js";
 import { applyChanges, type RecordChange } from "../../../core/datasets/records.js";
 import { datasetBase } from "../../datasets/base.js";
-import { type AttemptSetup, withoutCheckedExamples } from "../../../core/simulation/setup.js";
+import type { AttemptSetup } from "../../../core/simulation/setup.js";
 import { attemptStub, newAttemptToken } from "../../attempts/access.js";
 import { settleForward } from "../../attempts/real/forward.js";
 import type { Env } from "../../platform/env.js";
@@ -56,7 +56,7 @@ export function endStatePort(env: Env, job: Pick<RunJob, "attempt_id" | "setup">
       return { ok: true, initial, final };
     },
     async goldAttempt() {
-      return freshAttempt(env, withoutCheckedExamples(setup));
+      return freshAttempt(env, setup);
     },
   };
 }
