@@ -9,9 +9,10 @@
  *   any attempt's, so its evidence is flushed, readable (GET /api/attempts/:id/evidence with an
  *   API key), kept and deleted with the run's other attempts. The repetitions of a scenario that
  *   this isolate grades share one (core/evals/gold-replays.ts, keyed by goldSetupKey), so a run
- *   sets up one per scenario rather than one per repetition. A replay is held only once it has
- *   reached its state, so a redelivery never replays onto a state an earlier one left: it reuses
- *   the finished state, or sets up a fresh attempt of its own.
+ *   sets up one per scenario rather than one per repetition. Only the replay that set an attempt
+ *   up ever calls it: other repetitions, and a redelivery, wait for the state it reaches, or set up
+ *   a fresh attempt of their own when that replay failed or is no longer held, so no gold call is
+ *   ever replayed onto a state an earlier replay left.
  *
  * A delivery that runs a repetition again runs it on the same attempt: when an earlier delivery's
  * calls changed the state, the end state is not this delivery's alone, and it is not graded (a
@@ -51,7 +52,7 @@ const EVIDENCE_PAGE = 200;
  * of the dataset (only the collections the gold calls wrote are copied).
  */
 const GOLD_REPLAYS_HELD = 64;
-/** This isolate's: the memo lives as long as the isolate, and nothing in it outlives a replay's inputs. */
+/** This isolate's, for as long as it lives; the simulation in each key keeps one run's replays from serving another. */
 const goldReplays = new GoldReplays(GOLD_REPLAYS_HELD);
 
 /** The port for a job whose scenario has an end state; `afterSeq` is where this delivery's calls start. */
