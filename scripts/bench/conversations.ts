@@ -11,7 +11,8 @@
  * server and answer every request after `--latency` ms (test/support/model-server/gold-agent.ts):
  * the user model says the task's instruction, the agent makes the task's gold calls in order and
  * answers, the user model thanks it and stops. Each repetition is graded by its end state (the
- * gold calls replayed on a fresh attempt), so every one must pass.
+ * gold calls replayed on a fresh attempt, once per task and shared by its repetitions), so every
+ * one must pass.
  *
  * The ideal, for the configured concurrency C (`EVAL_BATCH_CONCURRENCY`, `--concurrency`; both
  * connections allow more): a repetition waits for its model answers one after another (the user's

@@ -186,6 +186,14 @@ export async function repetition(world: InvoiceWorld, id: string, n: number): Pr
   return (await response.json()) as Record<string, unknown>;
 }
 
+/** A user model's turn as a run's conversation records it: what it said, and whatever it measured. */
+export const userTurn = (content: string) => ({
+  content,
+  latency_ms: expect.any(Number),
+  usage: { prompt_tokens: expect.any(Number), completion_tokens: expect.any(Number) },
+  finish_reason: "stop",
+});
+
 /** The judge requests the model server received for this world's model. */
 export async function judgeRequests(world: InvoiceWorld): Promise<number> {
   return (await server.log(world.model)).filter((request) => request.kind === "judge").length;

@@ -240,4 +240,29 @@ describe("stateChanges", () => {
       { path: "/orders/#W1/status", expected: "cancelled", actual: "pending" },
     ]);
   });
+
+  it("finds the same differences, in the same order, whether the sides share values or are copies", () => {
+    const record = fc.dictionary(fc.string({ maxLength: 3 }), fc.jsonValue({ maxDepth: 2 }), { maxKeys: 3 });
+    fc.assert(
+      fc.property(
+        fc.dictionary(fc.string({ maxLength: 4 }), record, { maxKeys: 12 }),
+        fc.dictionary(fc.string({ maxLength: 4 }), fc.option(record), { maxKeys: 6 }),
+        (records, edits) => {
+          // The other side shares every record the edits leave alone, as two states over one dataset do.
+          const before: JsonObject = { orders: records as JsonObject };
+          const orders: JsonObject = { ...(records as JsonObject) };
+          for (const [key, edit] of Object.entries(edits))
+            if (edit === null) delete orders[key];
+            else
+              Object.defineProperty(orders, key, { value: edit, enumerable: true, writable: true, configurable: true });
+          const after: JsonObject = { orders };
+          const copied = jsonDifferences(structuredClone(before), structuredClone(after));
+          expect(jsonDifferences(before, after)).toEqual(copied);
+          expect(jsonDifferences(after, before)).toEqual(
+            copied.map(({ path, left, right }) => ({ path, left: right, right: left })),
+          );
+        },
+      ),
+    );
+  });
 });

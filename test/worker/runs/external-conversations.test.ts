@@ -25,6 +25,7 @@ import {
   server,
   startRun,
   waitForRun,
+  userTurn,
 } from "../run-helpers.js";
 import { createSimulation } from "../simulation-helpers.js";
 
@@ -123,12 +124,6 @@ const usageOf = (calls: number) => ({
   prompt_tokens: expect.any(Number),
   completion_tokens: expect.any(Number),
   calls_without_usage: 0,
-});
-const userTurn = (content: string) => ({
-  content,
-  latency_ms: expect.any(Number),
-  usage: { prompt_tokens: expect.any(Number), completion_tokens: expect.any(Number) },
-  finish_reason: "stop",
 });
 const NO_CALLS = { calls: 0, prompt_tokens: 0, completion_tokens: 0, calls_without_usage: 0 };
 

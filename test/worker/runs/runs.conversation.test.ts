@@ -20,6 +20,7 @@ import {
   server,
   startRun,
   waitForRun,
+  userTurn,
 } from "../run-helpers.js";
 
 const INSTRUCTION = "You are Dana from Contoso. You want to know whether invoice INV-10431 is approved.";
@@ -56,12 +57,6 @@ const sum = (turns: Turn[]) => ({
   prompt_tokens: turns.reduce((n, t) => n + (t.usage?.prompt_tokens ?? 0), 0),
   completion_tokens: turns.reduce((n, t) => n + (t.usage?.completion_tokens ?? 0), 0),
   calls_without_usage: 0,
-});
-const userTurn = (content: string) => ({
-  content,
-  latency_ms: expect.any(Number),
-  usage: { prompt_tokens: expect.any(Number), completion_tokens: expect.any(Number) },
-  finish_reason: "stop",
 });
 
 describe("a conversation scenario", () => {

@@ -3,7 +3,8 @@
  * real queue and the attempt Durable Objects, with the scripted local model server: the gold calls
  * are replayed on a fresh attempt of the same simulation, an agent that makes the gold write
  * passes, one that skips it or changes one argument fails naming the differing path, an output
- * never stated fails naming it, and a gold call that cannot replay makes the repetition `error`.
+ * never stated fails naming it, a gold call that cannot replay makes the repetition `error`, and
+ * the repetitions of a scenario share one replay of its gold calls.
  */
 import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
@@ -136,6 +137,11 @@ describe("a suite graded by end state and outputs", () => {
     });
     expect(goldAttempt).toMatch(/^att_/);
     expect(goldAttempt).not.toBe(passed.attempt_id);
+    // The same gold calls in another scenario are replayed in that scenario's own simulation.
+    const skipped = await repetition(world, String(run.id), 2);
+    const skippedGold = (skipped.end_state as { gold_attempt_id: string }).gold_attempt_id;
+    expect(skippedGold).toMatch(/^att_/);
+    expect(skippedGold).not.toBe(goldAttempt);
 
     const changed = await repetition(world, String(run.id), 3);
     expect(changed).toMatchObject({
@@ -205,6 +211,21 @@ describe("a suite graded by end state and outputs", () => {
       "End state matches the gold calls' state.",
       "End state matches the gold calls' state.",
     ]);
+
+    // The four repetitions shared one replay of the gold calls: one gold attempt, in the
+    // scenario's simulation beside the four repetitions' own, its evidence the gold call once.
+    const graded = await Promise.all([1, 2, 3, 4].map((n) => repetition(world, String(run.id), n)));
+    const golds = new Set(graded.map((r) => (r.end_state as { gold_attempt_id: string }).gold_attempt_id));
+    expect(golds.size).toBe(1);
+    const [goldAttempt] = [...golds];
+    const attempt = await call("GET", `/api/attempts/${goldAttempt}`, { key: world.tenant.key });
+    const simulationId = ((await attempt.json()) as { simulation_id: string }).simulation_id;
+    const simulation = await call("GET", `/api/simulations/${simulationId}`, { key: world.tenant.key });
+    const listed = ((await simulation.json()) as { attempts: Array<{ id: string }> }).attempts.map((a) => a.id);
+    expect(listed.sort()).toEqual([goldAttempt, ...graded.map((r) => String(r.attempt_id))].sort());
+    const evidence = await call("GET", `/api/attempts/${goldAttempt}/evidence`, { key: world.tenant.key });
+    const body = (await evidence.json()) as { calls: Array<Record<string, unknown>> };
+    expect(body.calls).toMatchObject([{ tool: HOLD, call_id: "gold-1", outcome: "result", arguments: HOLD_ARGUMENTS }]);
   });
 
   it("makes the repetition an error, never the agent's fail, when a gold call cannot replay", async () => {

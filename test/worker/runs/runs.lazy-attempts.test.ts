@@ -3,6 +3,7 @@
  * delivery claims a repetition its attempt has no object and no D1 row (GET /api/attempts/:id
  * answers 404, as for any attempt that does not exist), and a repetition that is never run (the
  * run cancelled first) never gets one. Setting up again, as a redelivery does, changes nothing.
+ * The claim's setup leaves the definitions' checked examples out.
  *
  * Messages are lost at the start (runWithLostMessages), so the test decides which repetition is
  * delivered when.
@@ -10,6 +11,7 @@
 import { env, runInDurableObject } from "cloudflare:test";
 import fc from "fast-check";
 import { beforeAll, describe, expect, it } from "vitest";
+import { DEMO_TOOLS } from "../../../scripts/local/demo-tools.js";
 import { ATTEMPT_LEASE_SPREAD_MS, attemptLeaseEnd } from "../../../src/worker/runs/coordinator/lifetimes.js";
 import { attemptStub } from "../../../src/worker/attempts/access.js";
 import { ensureAttempt } from "../../../src/worker/runs/consumer/attempt-setup.js";
@@ -85,6 +87,16 @@ describe("a run's attempts", () => {
     // A claim sets up its attempt before anything runs; the same setup again (a redelivery) changes nothing.
     const claimed = await runStub(env, runId).claim(2);
     if (claimed.kind !== "job") throw new Error(`claim answered ${claimed.kind}`);
+    // The claim hands the setup out without the definitions' checked examples, which no attempt runs.
+    const saved = DEMO_TOOLS.find((tool) => tool.tool.name === "invoices")?.definitions ?? {};
+    expect(Object.values(saved).map((definition) => (definition.examples as unknown[]).length > 0)).toEqual([
+      true,
+      true,
+    ]);
+    expect(claimed.job.setup.operations.map((op) => [op.operation_id, op.definition.examples])).toEqual([
+      ["get_invoice", []],
+      ["place_invoice_on_hold", []],
+    ]);
     await ensureAttempt(env, claimed.job);
     const once = await attemptStub(env, claimed.job.attempt_id).snapshot();
     await ensureAttempt(env, claimed.job);

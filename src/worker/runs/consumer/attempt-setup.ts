@@ -18,12 +18,12 @@ import { databaseOf } from "../../../adapters/d1/database.js";
 import { findAttempt, insertAttemptIfAbsent } from "../../../adapters/d1/simulations.js";
 import { attemptStub } from "../../attempts/access.js";
 import type { Env } from "../../platform/env.js";
-import { withoutCheckedExamples } from "../../../core/simulation/setup.js";
 import type { RunJob } from "../coordinator/replies.js";
 
 /** Makes sure the job's attempt exists before anything runs on it; throws what a retry may fix. */
 export async function ensureAttempt(env: Env, job: Pick<RunJob, "claim" | "setup">): Promise<void> {
-  const setup = withoutCheckedExamples(job.setup);
+  // The coordinator hands the setup out without checked examples (coordinator/records.ts).
+  const setup = job.setup;
   const db = databaseOf(env.DB);
   if (job.claim > 1 && (await findAttempt(db, setup.attempt_id))) return;
   const reply = await attemptStub(env, setup.attempt_id).setup(setup);

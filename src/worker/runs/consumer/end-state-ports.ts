@@ -7,8 +7,12 @@
  * - A fresh attempt for the gold calls, set up exactly as the repetition's (same pins, variants and
  *   starting state) under a new id and token, in the same simulation: its D1 row is written like
  *   any attempt's, so its evidence is flushed, readable (GET /api/attempts/:id/evidence with an
- *   API key), kept and deleted with the run's other attempts. Each delivery sets up its own, so a
- *   redelivery never replays onto a state an earlier one left.
+ *   API key), kept and deleted with the run's other attempts. The repetitions of a scenario that
+ *   this isolate grades share one (core/evals/gold-replays.ts, keyed by goldSetupKey), so a run
+ *   sets up one per scenario rather than one per repetition. Only the replay that set an attempt
+ *   up ever calls it: other repetitions, and a redelivery, wait for the state it reaches, or set up
+ *   a fresh attempt of their own when that replay failed or is no longer held, so no gold call is
+ *   ever replayed onto a state an earlier replay left.
  *
  * A delivery that runs a repetition again runs it on the same attempt: when an earlier delivery's
  * calls changed the state, the end state is not this delivery's alone, and it is not graded (a
@@ -26,13 +30,14 @@ import { databaseOf } from "../../../adapters/d1/database.js";
 import { insertAttemptIfAbsent } from "../../../adapters/d1/simulations.js";
 import { newId, sha256Hex } from "../../../adapters/crypto.js";
 import type { EndStatePort, GoldAttempt } from "../../../core/evals/end-state-grade.js";
+import { GoldReplays } from "../../../core/evals/gold-replays.js";
 import { isJsonObject, type JsonObject, type JsonValue } from "../../../core/json.js";
 import { setOwn } from "../../../core/contract/values.js";
 import type { ResolvedDatasetPin } from "../../../core/datasets/pin.js";
 import { parsePointer } from "../../../core/datasets/pointer.js";
 import { applyChanges, type RecordChange } from "../../../core/datasets/records.js";
 import { datasetBase } from "../../datasets/base.js";
-import { type AttemptSetup, withoutCheckedExamples } from "../../../core/simulation/setup.js";
+import type { AttemptSetup } from "../../../core/simulation/setup.js";
 import { attemptStub, newAttemptToken } from "../../attempts/access.js";
 import { settleForward } from "../../attempts/real/forward.js";
 import type { Env } from "../../platform/env.js";
@@ -40,6 +45,15 @@ import type { RunJob } from "../coordinator/replies.js";
 import { releaseAttempt, toolAnswerOf } from "./attempt-ports.js";
 
 const EVIDENCE_PAGE = 200;
+/**
+ * Gold replays an isolate holds. A run's repetitions are handed out scenario by scenario, so those
+ * of one scenario are graded close together and a few dozen held cover every run in flight; each
+ * holds one state, which for a dataset tool shares every untouched record with the isolate's copy
+ * of the dataset (only the collections the gold calls wrote are copied).
+ */
+const GOLD_REPLAYS_HELD = 64;
+/** This isolate's, for as long as it lives; the simulation in each key keeps one run's replays from serving another. */
+const goldReplays = new GoldReplays(GOLD_REPLAYS_HELD);
 
 /** The port for a job whose scenario has an end state; `afterSeq` is where this delivery's calls start. */
 export function endStatePort(env: Env, job: Pick<RunJob, "attempt_id" | "setup">, afterSeq: number): EndStatePort {
@@ -56,9 +70,25 @@ export function endStatePort(env: Env, job: Pick<RunJob, "attempt_id" | "setup">
       return { ok: true, initial, final };
     },
     async goldAttempt() {
-      return freshAttempt(env, withoutCheckedExamples(setup));
+      return freshAttempt(env, setup);
     },
+    sharing: { setup: goldSetupKey(setup), replays: goldReplays },
   };
+}
+
+/**
+ * What the gold calls' fresh attempt starts from, as a hash: the setup without the three fields
+ * that differ per repetition and decide nothing about state (the attempt's id, its token's hash
+ * and its lease end). The rest is exactly what the engine's answers and writes depend on: each
+ * operation's definition, variant, schemas and real binding, each tool's starting state (its
+ * initial_state with the scenario's applied, or a dataset pin that names its content by hash).
+ * The simulation is kept in too, though the state does not depend on it: the shared gold attempt
+ * must be one of this scenario's own (listed with its simulation, deleted with its run), so no
+ * replay is ever shared between two runs, or between two scenarios of a run, each having its own.
+ */
+function goldSetupKey(setup: AttemptSetup): string {
+  const { attempt_id: _id, token_hash: _token, expires_at: _lease, ...decides } = setup;
+  return sha256Hex(JSON.stringify(decides));
 }
 
 /** Every tool's starting state, `{"<tool>": state}`: its initial_state, or the dataset it starts from. */

@@ -4,7 +4,12 @@
  * attempt up from. Pure over StoredRun and SlotRow: the object decides when; this says what.
  */
 import type { RunRepetitionRow } from "../../../adapters/d1/runs.js";
-import type { AttemptSetup, PinnedOperation, PinnedTool } from "../../../core/simulation/setup.js";
+import {
+  type AttemptSetup,
+  type PinnedOperation,
+  type PinnedTool,
+  withoutCheckedExamples,
+} from "../../../core/simulation/setup.js";
 import { attemptLeaseEnd } from "./lifetimes.js";
 import type { RepetitionEntry } from "./replies.js";
 import { parseRecord, type RunStorage, type SlotRow, type StoredRun } from "./storage.js";
@@ -61,11 +66,15 @@ export function* repetitionRows(run: StoredRun, storage: RunStorage): Generator<
 /** Reads a shared part (RunAttemptPlans.shared) by index, parsed; the coordinator caches them. */
 type PartReader = (idx: number) => unknown;
 
-/** The slot's attempt setup, for the delivery to make sure of. */
+/**
+ * The slot's attempt setup, for the delivery to make sure of: without the definitions' checked
+ * examples, which no attempt runs, so neither the claim's reply nor anything the delivery does with
+ * the setup (its attempt, the gold calls' attempt) carries them.
+ */
 export function attemptSetupOf(start: StoredRun["start"], slot: SlotRow, part: PartReader): AttemptSetup {
   const plan = start.attempts.scenarios[slot.scenario_index];
   if (!plan) throw new Error(`the run has no attempt plan for scenario ${slot.scenario_index}`);
-  return {
+  return withoutCheckedExamples({
     attempt_id: slot.attempt_id,
     simulation_id: plan.simulation_id,
     tenant_id: start.tenant_id,
@@ -75,5 +84,5 @@ export function attemptSetupOf(start: StoredRun["start"], slot: SlotRow, part: P
     // SAFETY: the parts are written only by storage.create, from the JSON text of these lists (start-run.ts).
     operations: part(plan.operations) as PinnedOperation[],
     tools: part(plan.tools) as PinnedTool[],
-  };
+  });
 }
