@@ -32,7 +32,7 @@ import type { Env } from "../../platform/env.js";
 import { releaseAttempt } from "../consumer/attempt-ports.js";
 import { agentTimedOut, awaitingAgent, externalPhase } from "../external/phases.js";
 import { scoreTimedOut } from "../external/timed-out.js";
-import { answerTurn, openConversation, storedConversation, takeTurn } from "../external/conversation.js";
+import { conversationOf, relayAnswer, relayOpening, relayTurn, type RelayHost } from "../external/turn-relay.js";
 import type { ExternalConversation } from "../../../core/evals/external-conversation.js";
 import type { UserStep } from "../../../core/evals/user-turn.js";
 import { forEachBounded } from "../consumer/concurrency.js";
@@ -74,6 +74,8 @@ export class RunCoordinator extends DurableObject<Env> implements RunMethods {
   private readonly verdicts: VerdictCache;
   /** The shared parts parsed so far (RunAttemptPlans): each is parsed once per instance, not per claim. */
   private readonly parts = new Map<number, unknown>();
+  /** What the modules the object delegates to act through. */
+  private readonly host: RelayHost;
 
   constructor(ctx: DurableObjectState, env: Env, clock: Clock = systemClock) {
     super(ctx, env);
@@ -82,6 +84,14 @@ export class RunCoordinator extends DurableObject<Env> implements RunMethods {
     this.repetitionTimeoutMs = durationSetting(env.EVAL_REPETITION_TIMEOUT_MS, DEFAULT_REPETITION_TIMEOUT_MS);
     this.verdicts = new VerdictCache(this.storage);
     this.progressWriter = new ProgressWriter(() => this.writeProgress(), clock, PROGRESS_INTERVAL_MS);
+    this.host = {
+      storage: this.storage,
+      repetitionTimeoutMs: this.repetitionTimeoutMs,
+      now: () => clock.now(),
+      run: (refresh) => this.load(refresh),
+      agentDone: (seq) => this.agentDone(seq),
+      timeOut: (slot) => this.timeOut(slot),
+    };
   }
 
   /** Stores the run and arms the watchdog. Repeating the same start is harmless. */
@@ -140,7 +150,7 @@ export class RunCoordinator extends DurableObject<Env> implements RunMethods {
         judge: start.judge,
         ...(start.user_model ? { user_model: start.user_model } : {}),
         ...(external ? { external } : {}),
-        ...this.conversationOf(run, slot),
+        ...conversationOf(this.storage, run, slot),
         setup: attemptSetupOf(start, slot, (idx) => this.part(idx)),
       },
     };
@@ -164,53 +174,23 @@ export class RunCoordinator extends DurableObject<Env> implements RunMethods {
       return { kind: "timed_out", deadline_at: slot.job_deadline ?? this.clock.now() };
     }
     if (slot.job_deadline === null) return { kind: "not_sent" };
-    this.storage.markAgentDone(seq, "completed_at", this.clock.now());
-    this.scheduleAlarm(this.nextAlarmAt());
+    this.agentDone(seq);
     return { kind: "ok" };
   }
 
-  /** The opening of an external agent's conversation, stored before its job is sent; the first one stored stands. */
+  /** The opening of an external agent's conversation, stored before its job is sent (runs/external/turn-relay.ts). */
   openConversation(seq: number, conversation: ExternalConversation): OpenConversationReply {
-    if (!this.load()) return { kind: "missing" };
-    const slot = this.storage.slot(seq);
-    if (!slot) return { kind: "missing" };
-    const stored = openConversation(this.storage, seq, conversation);
-    if (stored.end === null || !awaitingAgent(slot)) return { kind: "ok", conversation: stored, score: false };
-    // Over before it began: nothing is sent to the agent, and a delivery scores it now.
-    this.storage.markAgentDone(seq, "completed_at", this.clock.now());
-    this.scheduleAlarm(this.nextAlarmAt());
-    return { kind: "ok", conversation: stored, score: true };
+    return relayOpening(this.host, seq, conversation);
   }
 
-  /** An external agent's reply to a user message (runs/external/conversation.ts has the rules). */
+  /** An external agent's reply to a user message (runs/external/turn-relay.ts). */
   takeTurn(seq: number, tokenHash: string, turn: number, message: string): TurnReply {
-    const run = this.load(true);
-    if (!run) return { kind: "missing" };
-    const slot = this.storage.slot(seq);
-    if (!slot) return { kind: "missing" };
-    const now = this.clock.now();
-    const reply = takeTurn(
-      { storage: this.storage, run, slot, now, staleMs: this.repetitionTimeoutMs, ended: ended(run) },
-      tokenHash,
-      turn,
-      message,
-    );
-    // A turn past the deadline times the repetition out at once, as a completion would.
-    if (reply.kind === "closed" && reply.code === "repetition_timed_out") this.timeOut(slot);
-    return reply;
+    return relayTurn(this.host, seq, tokenHash, turn, message);
   }
 
-  /** The user model's answer to a reply taken by takeTurn; a failed user model ends the repetition, to be scored. */
+  /** The user model's answer to a reply taken by takeTurn (runs/external/turn-relay.ts). */
   answerTurn(seq: number, turn: number, askedAt: number, step: UserStep): AnswerTurnReply {
-    if (!this.load()) return { kind: "missing" };
-    const reply = answerTurn(this.storage, seq, turn, askedAt, step);
-    if (reply.kind !== "ok" || !reply.score) return reply;
-    const slot = this.storage.slot(seq);
-    if (!slot || !awaitingAgent(slot)) return { ...reply, score: false };
-    // The agent has nothing left to do: the repetition is scored now (an infrastructure error), not at its deadline.
-    this.storage.markAgentDone(seq, "completed_at", this.clock.now());
-    this.scheduleAlarm(this.nextAlarmAt());
-    return reply;
+    return relayAnswer(this.host, seq, turn, askedAt, step);
   }
 
   /** The delivery failed and will be retried: the repetition is free again; the error is kept for a dead letter. */
@@ -428,13 +408,6 @@ export class RunCoordinator extends DurableObject<Env> implements RunMethods {
     return parsed;
   }
 
-  /** An external agent's conversation so far, for a repetition that holds one. */
-  private conversationOf(run: StoredRun, slot: SlotRow): { conversation?: ExternalConversation } {
-    if (run.start.agent.kind !== "external" || !run.start.scenarios[slot.scenario_index]?.user) return {};
-    const conversation = storedConversation(this.storage, slot.seq);
-    return conversation ? { conversation } : {};
-  }
-
   private slotIdentity(slot: SlotRow): { scenario_id: string; repetition: number; attempt_id: string } {
     const run = this.load();
     return {
@@ -442,6 +415,12 @@ export class RunCoordinator extends DurableObject<Env> implements RunMethods {
       repetition: slot.repetition,
       attempt_id: slot.attempt_id,
     };
+  }
+
+  /** The agent has nothing left to do: marked completed, and the watchdog wakes to send it to be scored. */
+  private agentDone(seq: number): void {
+    this.storage.markAgentDone(seq, "completed_at", this.clock.now());
+    this.scheduleAlarm(this.nextAlarmAt());
   }
 
   /** An external agent out of time: marked, and its message sent again so a delivery scores what it did. */
@@ -456,7 +435,13 @@ export class RunCoordinator extends DurableObject<Env> implements RunMethods {
 
   /** An external repetition out of time at the run's deadline, scored here (runs/external/timed-out.ts). */
   private async recordTimedOut(run: StoredRun, slot: SlotRow): Promise<void> {
-    const scored = await scoreTimedOut(this.env, run, slot, () => this.clock.now(), this.conversationOf(run, slot));
+    const scored = await scoreTimedOut(
+      this.env,
+      run,
+      slot,
+      () => this.clock.now(),
+      conversationOf(this.storage, run, slot),
+    );
     if (scored === null) return;
     if ("missing" in scored) this.writeMissing(slot, scored.missing);
     else if (this.writeRecord(slot, scored.record)) await releaseAttempt(this.env, slot);
