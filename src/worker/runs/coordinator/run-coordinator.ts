@@ -13,12 +13,9 @@
  *   burst of results costs a few writes, and guarded in SQL so an older write never replaces a
  *   newer one), and at the end, when every record is copied to `run_repetitions`. A copy D1 refuses
  *   is retried by the alarm, never skipped.
- * - The alarm is the watchdog. Locally the queue broker lives in memory, so a restart loses queued
- *   messages: a repetition sent (or claimed) longer than the repetition timeout ago with no result
- *   is sent again; after MAX_SENDS sends, or once the run's deadline has passed, what is missing is
- *   recorded as an infrastructure error and the run ends (an external agent past its job's
- *   deadline is not missing: it timed out, and is scored so at the run's deadline if no delivery
- *   did). Alarms may fire more than once; each step is idempotent.
+ * - The alarm is the watchdog (watchdog.ts decides, watchdog-pass.ts carries it out): what went
+ *   quiet is sent again, what can no longer come is recorded as an infrastructure error, and the
+ *   run ends at its deadline. Alarms may fire more than once; each step is idempotent.
  * - RPC drops custom error fields, so every method returns a tagged reply (replies.ts).
  * - Time comes from an injected Clock, never from Date.now() directly.
  */
@@ -26,16 +23,13 @@ import { DurableObject } from "cloudflare:workers";
 import { databaseOf } from "../../../adapters/d1/database.js";
 import { writeRunEnded, writeRunProgress, type RunRowProgress } from "../../../adapters/d1/runs.js";
 import type { RepetitionRecord } from "../../../core/evals/agent-types.js";
-import { deadLetterRecord, notRunRecord } from "../../../core/evals/evaluate-repetition.js";
+import { deadLetterRecord } from "../../../core/evals/evaluate-repetition.js";
 import { systemClock, type Clock } from "../../../core/ports.js";
 import type { Env } from "../../platform/env.js";
-import { releaseAttempt } from "../consumer/attempt-ports.js";
-import { agentTimedOut, awaitingAgent, externalPhase } from "../external/phases.js";
-import { scoreTimedOut } from "../external/timed-out.js";
+import { awaitingAgent, externalPhase } from "../external/phases.js";
 import { conversationOf, relayAnswer, relayOpening, relayTurn, type RelayHost } from "../external/turn-relay.js";
 import type { ExternalConversation } from "../../../core/evals/external-conversation.js";
 import type { UserStep } from "../../../core/evals/user-turn.js";
-import { forEachBounded } from "../consumer/concurrency.js";
 import { sendRepetitions } from "../consumer/messages.js";
 import { durationSetting, DEFAULT_REPETITION_TIMEOUT_MS, FINAL_RETRY_MS, PROGRESS_INTERVAL_MS } from "./lifetimes.js";
 import { isRunStatus, runProgress, type RunEnding, type RunProgress, type RunStatus } from "./progress.js";
@@ -55,14 +49,12 @@ import type {
   TurnReply,
 } from "./replies.js";
 import { parseRecord, RunStorage, type SlotRow, type StoredRun } from "./storage.js";
-import { gaveUpMessage, nextWakeAt, pastDeadlineMessage, watchdogPlan } from "./watchdog.js";
-import { attemptSetupOf, ended, entryOf, repetitionRows, scenarioIdOf } from "./records.js";
+import { nextWakeAt } from "./watchdog.js";
+import { missingRef, slotIdentity, watchdogPass, type WatchdogHost } from "./watchdog-pass.js";
+import { attemptSetupOf, ended, entryOf, repetitionRows } from "./records.js";
 import { ProgressWriter } from "./progress-writer.js";
 import { VerdictCache } from "./verdict-cache.js";
 import { queueRunCallback } from "../callbacks.js";
-
-/** Timed-out external repetitions scored at once at the run's deadline (each reads its attempt's evidence). */
-const TIMED_OUT_SCORING_CONCURRENCY = 8;
 
 export class RunCoordinator extends DurableObject<Env> implements RunMethods {
   private readonly storage: RunStorage;
@@ -75,7 +67,7 @@ export class RunCoordinator extends DurableObject<Env> implements RunMethods {
   /** The shared parts parsed so far (RunAttemptPlans): each is parsed once per instance, not per claim. */
   private readonly parts = new Map<number, unknown>();
   /** What the modules the object delegates to act through. */
-  private readonly host: RelayHost;
+  private readonly host: RelayHost & WatchdogHost;
 
   constructor(ctx: DurableObjectState, env: Env, clock: Clock = systemClock) {
     super(ctx, env);
@@ -86,11 +78,16 @@ export class RunCoordinator extends DurableObject<Env> implements RunMethods {
     this.progressWriter = new ProgressWriter(() => this.writeProgress(), clock, PROGRESS_INTERVAL_MS);
     this.host = {
       storage: this.storage,
+      env,
       repetitionTimeoutMs: this.repetitionTimeoutMs,
       now: () => clock.now(),
       run: (refresh) => this.load(refresh),
       agentDone: (seq) => this.agentDone(seq),
       timeOut: (slot) => this.timeOut(slot),
+      writeRecord: (slot, record) => this.writeRecord(slot, record),
+      finish: (ending) => this.end("finished", ending),
+      progressChanged: () => this.writeProgressSoon(),
+      wake: () => this.scheduleAlarm(this.nextAlarmAt()),
     };
   }
 
@@ -224,11 +221,12 @@ export class RunCoordinator extends DurableObject<Env> implements RunMethods {
 
   /** A message that exhausted its retries: recorded as an infrastructure error with the last error it met. */
   async deadLetter(seq: number, error: string | null): Promise<RecordReply> {
-    if (!this.load()) return { kind: "missing" };
+    const run = this.load();
+    if (!run) return { kind: "missing" };
     const slot = this.storage.slot(seq);
     if (!slot) return { kind: "missing" };
     const last_error = error ?? slot.last_error ?? "none was reported by its deliveries";
-    return this.record(seq, deadLetterRecord({ ...this.slotIdentity(slot), last_error, at: this.clock.now() }));
+    return this.record(seq, deadLetterRecord({ ...slotIdentity(run, slot), last_error, at: this.clock.now() }));
   }
 
   /** Pending repetitions are not run; the run ends `cancelled` with the figures of what finished. */
@@ -238,7 +236,7 @@ export class RunCoordinator extends DurableObject<Env> implements RunMethods {
     if (ended(run)) return { kind: "already_ended", progress: this.currentProgress() };
     await this.end("cancelled", {
       reason: "cancelled",
-      missing: this.storage.unrecorded().map((slot) => this.missingRef(run, slot)),
+      missing: this.storage.unrecorded().map((slot) => missingRef(run, slot)),
     });
     return { kind: "cancelled", progress: this.currentProgress() };
   }
@@ -256,55 +254,12 @@ export class RunCoordinator extends DurableObject<Env> implements RunMethods {
     return { kind: "ok", items: this.storage.slots(afterSeq, limit).map((slot) => entryOf(run, slot)) };
   }
 
-  /** The watchdog: resend what went quiet, record what can no longer come, finish what has ended. */
+  /** The watchdog (watchdog-pass.ts); once the run has ended, only its copy to D1 is retried until it lands. */
   override async alarm(): Promise<void> {
     const run = this.load(true);
     if (!run) return;
-    const now = this.clock.now();
-    if (ended(run)) {
-      if (!run.final_written) await this.writeFinal();
-      return;
-    }
-    const pending = this.storage.unrecorded();
-    if (now >= run.start.deadline_at) {
-      // An agent past its job's deadline failed its repetition itself (timed_out, as at the job's own
-      // deadline), whichever timer fired first; only what the harness lost is an infrastructure error.
-      await forEachBounded(
-        pending.filter((slot) => agentTimedOut(slot, now)),
-        TIMED_OUT_SCORING_CONCURRENCY,
-        (slot) => this.recordTimedOut(run, slot),
-      );
-      const missing = this.storage.unrecorded();
-      for (const slot of missing) this.writeMissing(slot, pastDeadlineMessage(run.start.deadline_at, slot));
-      await this.end("finished", { reason: "deadline", missing: missing.map((slot) => this.missingRef(run, slot)) });
-      return;
-    }
-    // External agents past their deadline are timed out; their message goes out again to score what they did.
-    const { late, giveUp, resend } = watchdogPlan(pending, now, this.repetitionTimeoutMs);
-    for (const slot of late) this.storage.markAgentDone(slot.seq, "timed_out_at", now);
-    for (const slot of giveUp) this.writeMissing(slot, gaveUpMessage(slot));
-    if (resend.length > 0) {
-      this.storage.markResent(
-        resend.map((slot) => slot.seq),
-        now,
-      );
-      try {
-        await sendRepetitions(
-          this.env.EVAL_QUEUE,
-          run.start.run_id,
-          resend.map((slot) => slot.seq),
-        );
-      } catch (error) {
-        // The next alarm finds them quiet again and resends.
-        console.error("resending run repetitions failed", error);
-      }
-    }
-    if (this.storage.pendingCount() === 0) {
-      await this.end("finished", { reason: "completed", missing: [] });
-      return;
-    }
-    if (giveUp.length > 0) this.writeProgressSoon();
-    this.scheduleAlarm(this.nextAlarmAt());
+    if (!ended(run)) return watchdogPass(this.host, run);
+    if (!run.final_written) await this.writeFinal();
   }
 
   // -- ending --------------------------------------------------------------------------------
@@ -408,15 +363,6 @@ export class RunCoordinator extends DurableObject<Env> implements RunMethods {
     return parsed;
   }
 
-  private slotIdentity(slot: SlotRow): { scenario_id: string; repetition: number; attempt_id: string } {
-    const run = this.load();
-    return {
-      scenario_id: run ? scenarioIdOf(run, slot) : "",
-      repetition: slot.repetition,
-      attempt_id: slot.attempt_id,
-    };
-  }
-
   /** The agent has nothing left to do: marked completed, and the watchdog wakes to send it to be scored. */
   private agentDone(seq: number): void {
     this.storage.markAgentDone(seq, "completed_at", this.clock.now());
@@ -431,32 +377,6 @@ export class RunCoordinator extends DurableObject<Env> implements RunMethods {
     sendRepetitions(this.env.EVAL_QUEUE, run.start.run_id, [slot.seq]).catch((error: unknown) =>
       console.error("sending a timed-out repetition failed; the watchdog resends it", error),
     );
-  }
-
-  /** An external repetition out of time at the run's deadline, scored here (runs/external/timed-out.ts). */
-  private async recordTimedOut(run: StoredRun, slot: SlotRow): Promise<void> {
-    const scored = await scoreTimedOut(
-      this.env,
-      run,
-      slot,
-      () => this.clock.now(),
-      conversationOf(this.storage, run, slot),
-    );
-    if (scored === null) return;
-    if ("missing" in scored) this.writeMissing(slot, scored.missing);
-    else if (this.writeRecord(slot, scored.record)) await releaseAttempt(this.env, slot);
-  }
-
-  /** A repetition the watchdog gives up on, recorded as an infrastructure error (unless a result beat it). */
-  private writeMissing(slot: SlotRow, message: string): void {
-    this.writeRecord(
-      slot,
-      notRunRecord({ ...this.slotIdentity(slot), infrastructure_error: message, at: this.clock.now() }),
-    );
-  }
-
-  private missingRef(run: StoredRun, slot: SlotRow): RunEnding["missing"][number] {
-    return { seq: slot.seq, scenario: scenarioIdOf(run, slot), repetition: slot.repetition };
   }
 
   private nextAlarmAt(): number {
