@@ -9,10 +9,8 @@
  *   end with exactly one record per repetition.
  * - The aggregate is never kept as running totals: it is recomputed from the stored verdicts with
  *   core/scoring's runVerdict (progress.ts), so every figure traces back to repetitions.
- * - D1's `runs` row follows the coordinator: at the start, after records (writes coalesced, so a
- *   burst of results costs a few writes, and guarded in SQL so an older write never replaces a
- *   newer one), and at the end, when every record is copied to `run_repetitions`. A copy D1 refuses
- *   is retried by the alarm, never skipped.
+ * - D1's `runs` row follows the coordinator (run-row.ts): progress after records, coalesced
+ *   (progress-writer.ts), and every record at the end. A copy D1 refuses is retried by the alarm.
  * - The alarm is the watchdog (watchdog.ts decides, watchdog-pass.ts carries it out): what went
  *   quiet is sent again, what can no longer come is recorded as an infrastructure error, and the
  *   run ends at its deadline. Alarms may fire more than once; each step is idempotent.
@@ -20,8 +18,6 @@
  * - Time comes from an injected Clock, never from Date.now() directly.
  */
 import { DurableObject } from "cloudflare:workers";
-import { databaseOf } from "../../../adapters/d1/database.js";
-import { writeRunEnded, writeRunProgress, type RunRowProgress } from "../../../adapters/d1/runs.js";
 import type { RepetitionRecord } from "../../../core/evals/agent-types.js";
 import { deadLetterRecord } from "../../../core/evals/evaluate-repetition.js";
 import { systemClock, type Clock } from "../../../core/ports.js";
@@ -51,10 +47,10 @@ import type {
 import { parseRecord, RunStorage, type SlotRow, type StoredRun } from "./storage.js";
 import { nextWakeAt } from "./watchdog.js";
 import { missingRef, slotIdentity, watchdogPass, type WatchdogHost } from "./watchdog-pass.js";
-import { attemptSetupOf, ended, entryOf, repetitionRows } from "./records.js";
+import { attemptSetupOf, ended, entryOf } from "./records.js";
+import { writeEndedRun, writeProgressRow } from "./run-row.js";
 import { ProgressWriter } from "./progress-writer.js";
 import { VerdictCache } from "./verdict-cache.js";
-import { queueRunCallback } from "../callbacks.js";
 
 export class RunCoordinator extends DurableObject<Env> implements RunMethods {
   private readonly storage: RunStorage;
@@ -278,13 +274,7 @@ export class RunCoordinator extends DurableObject<Env> implements RunMethods {
     const run = this.load();
     if (!run) return;
     try {
-      await writeRunEnded(
-        databaseOf(this.env.DB),
-        run.start.run_id,
-        this.rowProgress(),
-        repetitionRows(run, this.storage),
-      );
-      await queueRunCallback(this.env, run.start.tenant_id, run.start.run_id);
+      await writeEndedRun(this.env, run, this.storage, this.currentProgress());
     } catch (error) {
       console.error("copying the ended run to D1 failed; retrying", error);
       this.scheduleAlarm(this.clock.now() + FINAL_RETRY_MS);
@@ -310,20 +300,6 @@ export class RunCoordinator extends DurableObject<Env> implements RunMethods {
     });
   }
 
-  private rowProgress(): RunRowProgress {
-    const progress = this.currentProgress();
-    return {
-      status: progress.status,
-      verdict: progress.verdict,
-      hard_fail: progress.hard_fail,
-      pass_rate: progress.pass_rate,
-      finished_repetitions: progress.finished_repetitions,
-      summary: JSON.stringify(progress.summary),
-      started_at: progress.started_at,
-      finished_at: progress.finished_at,
-    };
-  }
-
   private writeProgressSoon(): void {
     this.progressWriter.soon();
   }
@@ -332,7 +308,7 @@ export class RunCoordinator extends DurableObject<Env> implements RunMethods {
   private async writeProgress(): Promise<boolean> {
     const run = this.load();
     if (!run || ended(run)) return false;
-    await writeRunProgress(databaseOf(this.env.DB), run.start.run_id, this.rowProgress());
+    await writeProgressRow(this.env, run, this.currentProgress());
     return true;
   }
 
