@@ -22,7 +22,7 @@ import type { RepetitionRecord } from "../../../core/evals/agent-types.js";
 import { deadLetterRecord } from "../../../core/evals/evaluate-repetition.js";
 import { systemClock, type Clock } from "../../../core/ports.js";
 import type { Env } from "../../platform/env.js";
-import { awaitingAgent, externalPhase } from "../external/phases.js";
+import { externalPhase } from "../external/phases.js";
 import { conversationOf, relayAnswer, relayOpening, relayTurn, type RelayHost } from "../external/turn-relay.js";
 import type { ExternalConversation } from "../../../core/evals/external-conversation.js";
 import type { UserStep } from "../../../core/evals/user-turn.js";
@@ -47,7 +47,8 @@ import type {
 import { parseRecord, RunStorage, type SlotRow, type StoredRun } from "./storage.js";
 import { nextWakeAt } from "./watchdog.js";
 import { missingRef, slotIdentity, watchdogPass, type WatchdogHost } from "./watchdog-pass.js";
-import { attemptSetupOf, ended, entryOf } from "./records.js";
+import { ended, entryOf } from "./records.js";
+import { claimRefusal, jobOf, SharedParts } from "./claim.js";
 import { writeEndedRun, writeProgressRow } from "./run-row.js";
 import { ProgressWriter } from "./progress-writer.js";
 import { VerdictCache } from "./verdict-cache.js";
@@ -60,8 +61,7 @@ export class RunCoordinator extends DurableObject<Env> implements RunMethods {
   private run: StoredRun | null | undefined;
   private readonly progressWriter: ProgressWriter;
   private readonly verdicts: VerdictCache;
-  /** The shared parts parsed so far (RunAttemptPlans): each is parsed once per instance, not per claim. */
-  private readonly parts = new Map<number, unknown>();
+  private readonly parts: SharedParts;
   /** What the modules the object delegates to act through. */
   private readonly host: RelayHost & WatchdogHost;
 
@@ -71,6 +71,7 @@ export class RunCoordinator extends DurableObject<Env> implements RunMethods {
     this.storage = RunStorage.of(ctx.storage);
     this.repetitionTimeoutMs = durationSetting(env.EVAL_REPETITION_TIMEOUT_MS, DEFAULT_REPETITION_TIMEOUT_MS);
     this.verdicts = new VerdictCache(this.storage);
+    this.parts = new SharedParts(this.storage);
     this.progressWriter = new ProgressWriter(() => this.writeProgress(), clock, PROGRESS_INTERVAL_MS);
     this.host = {
       storage: this.storage,
@@ -108,45 +109,25 @@ export class RunCoordinator extends DurableObject<Env> implements RunMethods {
     if (ended(run)) return { kind: "ended", status: run.status };
     const slot = this.storage.slot(seq);
     if (!slot) return { kind: "missing" };
-    if (slot.record !== null) return { kind: "done" };
     const now = this.clock.now();
-    // An external agent has its job and its own deadline: nothing is sent again while it works.
-    if (awaitingAgent(slot)) return { kind: "busy" };
-    if (slot.claimed_at !== null && now - slot.claimed_at < this.repetitionTimeoutMs) return { kind: "busy" };
+    const refused = claimRefusal(slot, now, this.repetitionTimeoutMs);
+    if (refused) return refused;
     const claim = this.storage.claim(seq, now);
-    const start = run.start;
     const external = externalPhase(run, slot, now);
     if (external?.phase === "send") {
       this.storage.markJobSent(seq, external.deadline_at);
       // The watchdog wakes at the job's deadline to time it out.
       this.scheduleAlarm(this.nextAlarmAt());
     }
-    const scenario = start.scenarios[slot.scenario_index];
+    const scenario = run.start.scenarios[slot.scenario_index];
     if (!scenario) return { kind: "missing" };
     if (run.status === "queued") {
       this.storage.writeStarted(now);
       this.run = undefined;
       this.writeProgressSoon();
     }
-    return {
-      kind: "job",
-      job: {
-        run_id: start.run_id,
-        tenant_id: start.tenant_id,
-        seq,
-        scenario,
-        repetition: slot.repetition,
-        attempt_id: slot.attempt_id,
-        token_hash: slot.token_hash,
-        claim,
-        agent: start.agent,
-        judge: start.judge,
-        ...(start.user_model ? { user_model: start.user_model } : {}),
-        ...(external ? { external } : {}),
-        ...conversationOf(this.storage, run, slot),
-        setup: attemptSetupOf(start, slot, (idx) => this.part(idx)),
-      },
-    };
+    const held = conversationOf(this.storage, run, slot);
+    return { kind: "job", job: jobOf(run, slot, { claim, scenario, external, held }, this.parts) };
   }
 
   /**
@@ -328,16 +309,6 @@ export class RunCoordinator extends DurableObject<Env> implements RunMethods {
   }
 
   // -- helpers -------------------------------------------------------------------------------
-
-  /** A shared part, parsed on first use; a part that is missing is an error the delivery retries. */
-  private part(idx: number): unknown {
-    const cached = this.parts.get(idx);
-    if (cached !== undefined) return cached;
-    const parsed = this.storage.part(idx);
-    if (parsed === undefined) throw new Error(`the run has no shared part ${idx}`);
-    this.parts.set(idx, parsed);
-    return parsed;
-  }
 
   /** The agent has nothing left to do: marked completed, and the watchdog wakes to send it to be scored. */
   private agentDone(seq: number): void {
