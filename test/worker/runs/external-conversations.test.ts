@@ -454,6 +454,12 @@ describe("an external agent in a conversation", () => {
     });
     // Another token, or an attempt no job was sent for.
     expect((await reply(job, { turn: 1, message: WHICH }, `tpa_${"A".repeat(43)}`)).status).toBe(401);
+    // Without the token, a bad body answers 401 too: the token is checked before the body is read.
+    for (const body of [{}, { turn: 0, message: "" }, "{not json"])
+      expect(await answer(await reply(job, body, `tpa_${"A".repeat(43)}`))).toMatchObject({
+        status: 401,
+        body: { error: { message: "this token does not grant access to this attempt" } },
+      });
     const simulation = await createSimulation(world.tenant, {
       tools: [{ tool_id: world.toolId, operation_id: "get_invoice" }],
     });

@@ -9,33 +9,23 @@
  *   end with exactly one record per repetition.
  * - The aggregate is never kept as running totals: it is recomputed from the stored verdicts with
  *   core/scoring's runVerdict (progress.ts), so every figure traces back to repetitions.
- * - D1's `runs` row follows the coordinator: at the start, after records (writes coalesced, so a
- *   burst of results costs a few writes, and guarded in SQL so an older write never replaces a
- *   newer one), and at the end, when every record is copied to `run_repetitions`. A copy D1 refuses
- *   is retried by the alarm, never skipped.
- * - The alarm is the watchdog. Locally the queue broker lives in memory, so a restart loses queued
- *   messages: a repetition sent (or claimed) longer than the repetition timeout ago with no result
- *   is sent again; after MAX_SENDS sends, or once the run's deadline has passed, what is missing is
- *   recorded as an infrastructure error and the run ends (an external agent past its job's
- *   deadline is not missing: it timed out, and is scored so at the run's deadline if no delivery
- *   did). Alarms may fire more than once; each step is idempotent.
+ * - D1's `runs` row follows the coordinator (run-row.ts): progress after records, coalesced
+ *   (progress-writer.ts), and every record at the end. A copy D1 refuses is retried by the alarm.
+ * - The alarm is the watchdog (watchdog.ts decides, watchdog-pass.ts carries it out): what went
+ *   quiet is sent again, what can no longer come is recorded as an infrastructure error, and the
+ *   run ends at its deadline. Alarms may fire more than once; each step is idempotent.
  * - RPC drops custom error fields, so every method returns a tagged reply (replies.ts).
  * - Time comes from an injected Clock, never from Date.now() directly.
  */
 import { DurableObject } from "cloudflare:workers";
-import { databaseOf } from "../../../adapters/d1/database.js";
-import { writeRunEnded, writeRunProgress, type RunRowProgress } from "../../../adapters/d1/runs.js";
 import type { RepetitionRecord } from "../../../core/evals/agent-types.js";
-import { deadLetterRecord, notRunRecord } from "../../../core/evals/evaluate-repetition.js";
+import { deadLetterRecord } from "../../../core/evals/evaluate-repetition.js";
 import { systemClock, type Clock } from "../../../core/ports.js";
 import type { Env } from "../../platform/env.js";
-import { releaseAttempt } from "../consumer/attempt-ports.js";
-import { agentTimedOut, awaitingAgent, externalPhase } from "../external/phases.js";
-import { scoreTimedOut } from "../external/timed-out.js";
-import { answerTurn, openConversation, storedConversation, takeTurn } from "../external/conversation.js";
+import { externalPhase } from "../external/phases.js";
+import { conversationOf, relayAnswer, relayOpening, relayTurn, type RelayHost } from "../external/turn-relay.js";
 import type { ExternalConversation } from "../../../core/evals/external-conversation.js";
 import type { UserStep } from "../../../core/evals/user-turn.js";
-import { forEachBounded } from "../consumer/concurrency.js";
 import { sendRepetitions } from "../consumer/messages.js";
 import { durationSetting, DEFAULT_REPETITION_TIMEOUT_MS, FINAL_RETRY_MS, PROGRESS_INTERVAL_MS } from "./lifetimes.js";
 import { isRunStatus, runProgress, type RunEnding, type RunProgress, type RunStatus } from "./progress.js";
@@ -55,14 +45,13 @@ import type {
   TurnReply,
 } from "./replies.js";
 import { parseRecord, RunStorage, type SlotRow, type StoredRun } from "./storage.js";
-import { gaveUpMessage, nextWakeAt, pastDeadlineMessage, watchdogPlan } from "./watchdog.js";
-import { attemptSetupOf, ended, entryOf, repetitionRows, scenarioIdOf } from "./records.js";
+import { nextWakeAt } from "./watchdog.js";
+import { missingRef, slotIdentity, watchdogPass, type WatchdogHost } from "./watchdog-pass.js";
+import { ended, entryOf } from "./records.js";
+import { claimRefusal, jobOf, SharedParts } from "./claim.js";
+import { writeEndedRun, writeProgressRow } from "./run-row.js";
 import { ProgressWriter } from "./progress-writer.js";
 import { VerdictCache } from "./verdict-cache.js";
-import { queueRunCallback } from "../callbacks.js";
-
-/** Timed-out external repetitions scored at once at the run's deadline (each reads its attempt's evidence). */
-const TIMED_OUT_SCORING_CONCURRENCY = 8;
 
 export class RunCoordinator extends DurableObject<Env> implements RunMethods {
   private readonly storage: RunStorage;
@@ -72,8 +61,9 @@ export class RunCoordinator extends DurableObject<Env> implements RunMethods {
   private run: StoredRun | null | undefined;
   private readonly progressWriter: ProgressWriter;
   private readonly verdicts: VerdictCache;
-  /** The shared parts parsed so far (RunAttemptPlans): each is parsed once per instance, not per claim. */
-  private readonly parts = new Map<number, unknown>();
+  private readonly parts: SharedParts;
+  /** What the modules the object delegates to act through. */
+  private readonly host: RelayHost & WatchdogHost;
 
   constructor(ctx: DurableObjectState, env: Env, clock: Clock = systemClock) {
     super(ctx, env);
@@ -81,7 +71,21 @@ export class RunCoordinator extends DurableObject<Env> implements RunMethods {
     this.storage = RunStorage.of(ctx.storage);
     this.repetitionTimeoutMs = durationSetting(env.EVAL_REPETITION_TIMEOUT_MS, DEFAULT_REPETITION_TIMEOUT_MS);
     this.verdicts = new VerdictCache(this.storage);
+    this.parts = new SharedParts(this.storage);
     this.progressWriter = new ProgressWriter(() => this.writeProgress(), clock, PROGRESS_INTERVAL_MS);
+    this.host = {
+      storage: this.storage,
+      env,
+      repetitionTimeoutMs: this.repetitionTimeoutMs,
+      now: () => clock.now(),
+      run: (refresh) => this.load(refresh),
+      agentDone: (seq) => this.agentDone(seq),
+      timeOut: (slot) => this.timeOut(slot),
+      writeRecord: (slot, record) => this.writeRecord(slot, record),
+      finish: (ending) => this.end("finished", ending),
+      progressChanged: () => this.writeProgressSoon(),
+      wake: () => this.scheduleAlarm(this.nextAlarmAt()),
+    };
   }
 
   /** Stores the run and arms the watchdog. Repeating the same start is harmless. */
@@ -105,45 +109,25 @@ export class RunCoordinator extends DurableObject<Env> implements RunMethods {
     if (ended(run)) return { kind: "ended", status: run.status };
     const slot = this.storage.slot(seq);
     if (!slot) return { kind: "missing" };
-    if (slot.record !== null) return { kind: "done" };
     const now = this.clock.now();
-    // An external agent has its job and its own deadline: nothing is sent again while it works.
-    if (awaitingAgent(slot)) return { kind: "busy" };
-    if (slot.claimed_at !== null && now - slot.claimed_at < this.repetitionTimeoutMs) return { kind: "busy" };
+    const refused = claimRefusal(slot, now, this.repetitionTimeoutMs);
+    if (refused) return refused;
     const claim = this.storage.claim(seq, now);
-    const start = run.start;
     const external = externalPhase(run, slot, now);
     if (external?.phase === "send") {
       this.storage.markJobSent(seq, external.deadline_at);
       // The watchdog wakes at the job's deadline to time it out.
       this.scheduleAlarm(this.nextAlarmAt());
     }
-    const scenario = start.scenarios[slot.scenario_index];
+    const scenario = run.start.scenarios[slot.scenario_index];
     if (!scenario) return { kind: "missing" };
     if (run.status === "queued") {
       this.storage.writeStarted(now);
       this.run = undefined;
       this.writeProgressSoon();
     }
-    return {
-      kind: "job",
-      job: {
-        run_id: start.run_id,
-        tenant_id: start.tenant_id,
-        seq,
-        scenario,
-        repetition: slot.repetition,
-        attempt_id: slot.attempt_id,
-        token_hash: slot.token_hash,
-        claim,
-        agent: start.agent,
-        judge: start.judge,
-        ...(start.user_model ? { user_model: start.user_model } : {}),
-        ...(external ? { external } : {}),
-        ...this.conversationOf(run, slot),
-        setup: attemptSetupOf(start, slot, (idx) => this.part(idx)),
-      },
-    };
+    const held = conversationOf(this.storage, run, slot);
+    return { kind: "job", job: jobOf(run, slot, { claim, scenario, external, held }, this.parts) };
   }
 
   /**
@@ -164,53 +148,23 @@ export class RunCoordinator extends DurableObject<Env> implements RunMethods {
       return { kind: "timed_out", deadline_at: slot.job_deadline ?? this.clock.now() };
     }
     if (slot.job_deadline === null) return { kind: "not_sent" };
-    this.storage.markAgentDone(seq, "completed_at", this.clock.now());
-    this.scheduleAlarm(this.nextAlarmAt());
+    this.agentDone(seq);
     return { kind: "ok" };
   }
 
-  /** The opening of an external agent's conversation, stored before its job is sent; the first one stored stands. */
+  /** The opening of an external agent's conversation, stored before its job is sent (runs/external/turn-relay.ts). */
   openConversation(seq: number, conversation: ExternalConversation): OpenConversationReply {
-    if (!this.load()) return { kind: "missing" };
-    const slot = this.storage.slot(seq);
-    if (!slot) return { kind: "missing" };
-    const stored = openConversation(this.storage, seq, conversation);
-    if (stored.end === null || !awaitingAgent(slot)) return { kind: "ok", conversation: stored, score: false };
-    // Over before it began: nothing is sent to the agent, and a delivery scores it now.
-    this.storage.markAgentDone(seq, "completed_at", this.clock.now());
-    this.scheduleAlarm(this.nextAlarmAt());
-    return { kind: "ok", conversation: stored, score: true };
+    return relayOpening(this.host, seq, conversation);
   }
 
-  /** An external agent's reply to a user message (runs/external/conversation.ts has the rules). */
+  /** An external agent's reply to a user message (runs/external/turn-relay.ts). */
   takeTurn(seq: number, tokenHash: string, turn: number, message: string): TurnReply {
-    const run = this.load(true);
-    if (!run) return { kind: "missing" };
-    const slot = this.storage.slot(seq);
-    if (!slot) return { kind: "missing" };
-    const now = this.clock.now();
-    const reply = takeTurn(
-      { storage: this.storage, run, slot, now, staleMs: this.repetitionTimeoutMs, ended: ended(run) },
-      tokenHash,
-      turn,
-      message,
-    );
-    // A turn past the deadline times the repetition out at once, as a completion would.
-    if (reply.kind === "closed" && reply.code === "repetition_timed_out") this.timeOut(slot);
-    return reply;
+    return relayTurn(this.host, seq, tokenHash, turn, message);
   }
 
-  /** The user model's answer to a reply taken by takeTurn; a failed user model ends the repetition, to be scored. */
+  /** The user model's answer to a reply taken by takeTurn (runs/external/turn-relay.ts). */
   answerTurn(seq: number, turn: number, askedAt: number, step: UserStep): AnswerTurnReply {
-    if (!this.load()) return { kind: "missing" };
-    const reply = answerTurn(this.storage, seq, turn, askedAt, step);
-    if (reply.kind !== "ok" || !reply.score) return reply;
-    const slot = this.storage.slot(seq);
-    if (!slot || !awaitingAgent(slot)) return { ...reply, score: false };
-    // The agent has nothing left to do: the repetition is scored now (an infrastructure error), not at its deadline.
-    this.storage.markAgentDone(seq, "completed_at", this.clock.now());
-    this.scheduleAlarm(this.nextAlarmAt());
-    return reply;
+    return relayAnswer(this.host, seq, turn, askedAt, step);
   }
 
   /** The delivery failed and will be retried: the repetition is free again; the error is kept for a dead letter. */
@@ -244,11 +198,12 @@ export class RunCoordinator extends DurableObject<Env> implements RunMethods {
 
   /** A message that exhausted its retries: recorded as an infrastructure error with the last error it met. */
   async deadLetter(seq: number, error: string | null): Promise<RecordReply> {
-    if (!this.load()) return { kind: "missing" };
+    const run = this.load();
+    if (!run) return { kind: "missing" };
     const slot = this.storage.slot(seq);
     if (!slot) return { kind: "missing" };
     const last_error = error ?? slot.last_error ?? "none was reported by its deliveries";
-    return this.record(seq, deadLetterRecord({ ...this.slotIdentity(slot), last_error, at: this.clock.now() }));
+    return this.record(seq, deadLetterRecord({ ...slotIdentity(run, slot), last_error, at: this.clock.now() }));
   }
 
   /** Pending repetitions are not run; the run ends `cancelled` with the figures of what finished. */
@@ -258,7 +213,7 @@ export class RunCoordinator extends DurableObject<Env> implements RunMethods {
     if (ended(run)) return { kind: "already_ended", progress: this.currentProgress() };
     await this.end("cancelled", {
       reason: "cancelled",
-      missing: this.storage.unrecorded().map((slot) => this.missingRef(run, slot)),
+      missing: this.storage.unrecorded().map((slot) => missingRef(run, slot)),
     });
     return { kind: "cancelled", progress: this.currentProgress() };
   }
@@ -276,55 +231,12 @@ export class RunCoordinator extends DurableObject<Env> implements RunMethods {
     return { kind: "ok", items: this.storage.slots(afterSeq, limit).map((slot) => entryOf(run, slot)) };
   }
 
-  /** The watchdog: resend what went quiet, record what can no longer come, finish what has ended. */
+  /** The watchdog (watchdog-pass.ts); once the run has ended, only its copy to D1 is retried until it lands. */
   override async alarm(): Promise<void> {
     const run = this.load(true);
     if (!run) return;
-    const now = this.clock.now();
-    if (ended(run)) {
-      if (!run.final_written) await this.writeFinal();
-      return;
-    }
-    const pending = this.storage.unrecorded();
-    if (now >= run.start.deadline_at) {
-      // An agent past its job's deadline failed its repetition itself (timed_out, as at the job's own
-      // deadline), whichever timer fired first; only what the harness lost is an infrastructure error.
-      await forEachBounded(
-        pending.filter((slot) => agentTimedOut(slot, now)),
-        TIMED_OUT_SCORING_CONCURRENCY,
-        (slot) => this.recordTimedOut(run, slot),
-      );
-      const missing = this.storage.unrecorded();
-      for (const slot of missing) this.writeMissing(slot, pastDeadlineMessage(run.start.deadline_at, slot));
-      await this.end("finished", { reason: "deadline", missing: missing.map((slot) => this.missingRef(run, slot)) });
-      return;
-    }
-    // External agents past their deadline are timed out; their message goes out again to score what they did.
-    const { late, giveUp, resend } = watchdogPlan(pending, now, this.repetitionTimeoutMs);
-    for (const slot of late) this.storage.markAgentDone(slot.seq, "timed_out_at", now);
-    for (const slot of giveUp) this.writeMissing(slot, gaveUpMessage(slot));
-    if (resend.length > 0) {
-      this.storage.markResent(
-        resend.map((slot) => slot.seq),
-        now,
-      );
-      try {
-        await sendRepetitions(
-          this.env.EVAL_QUEUE,
-          run.start.run_id,
-          resend.map((slot) => slot.seq),
-        );
-      } catch (error) {
-        // The next alarm finds them quiet again and resends.
-        console.error("resending run repetitions failed", error);
-      }
-    }
-    if (this.storage.pendingCount() === 0) {
-      await this.end("finished", { reason: "completed", missing: [] });
-      return;
-    }
-    if (giveUp.length > 0) this.writeProgressSoon();
-    this.scheduleAlarm(this.nextAlarmAt());
+    if (!ended(run)) return watchdogPass(this.host, run);
+    if (!run.final_written) await this.writeFinal();
   }
 
   // -- ending --------------------------------------------------------------------------------
@@ -343,13 +255,7 @@ export class RunCoordinator extends DurableObject<Env> implements RunMethods {
     const run = this.load();
     if (!run) return;
     try {
-      await writeRunEnded(
-        databaseOf(this.env.DB),
-        run.start.run_id,
-        this.rowProgress(),
-        repetitionRows(run, this.storage),
-      );
-      await queueRunCallback(this.env, run.start.tenant_id, run.start.run_id);
+      await writeEndedRun(this.env, run, this.storage, this.currentProgress());
     } catch (error) {
       console.error("copying the ended run to D1 failed; retrying", error);
       this.scheduleAlarm(this.clock.now() + FINAL_RETRY_MS);
@@ -375,20 +281,6 @@ export class RunCoordinator extends DurableObject<Env> implements RunMethods {
     });
   }
 
-  private rowProgress(): RunRowProgress {
-    const progress = this.currentProgress();
-    return {
-      status: progress.status,
-      verdict: progress.verdict,
-      hard_fail: progress.hard_fail,
-      pass_rate: progress.pass_rate,
-      finished_repetitions: progress.finished_repetitions,
-      summary: JSON.stringify(progress.summary),
-      started_at: progress.started_at,
-      finished_at: progress.finished_at,
-    };
-  }
-
   private writeProgressSoon(): void {
     this.progressWriter.soon();
   }
@@ -397,7 +289,7 @@ export class RunCoordinator extends DurableObject<Env> implements RunMethods {
   private async writeProgress(): Promise<boolean> {
     const run = this.load();
     if (!run || ended(run)) return false;
-    await writeRunProgress(databaseOf(this.env.DB), run.start.run_id, this.rowProgress());
+    await writeProgressRow(this.env, run, this.currentProgress());
     return true;
   }
 
@@ -418,30 +310,10 @@ export class RunCoordinator extends DurableObject<Env> implements RunMethods {
 
   // -- helpers -------------------------------------------------------------------------------
 
-  /** A shared part, parsed on first use; a part that is missing is an error the delivery retries. */
-  private part(idx: number): unknown {
-    const cached = this.parts.get(idx);
-    if (cached !== undefined) return cached;
-    const parsed = this.storage.part(idx);
-    if (parsed === undefined) throw new Error(`the run has no shared part ${idx}`);
-    this.parts.set(idx, parsed);
-    return parsed;
-  }
-
-  /** An external agent's conversation so far, for a repetition that holds one. */
-  private conversationOf(run: StoredRun, slot: SlotRow): { conversation?: ExternalConversation } {
-    if (run.start.agent.kind !== "external" || !run.start.scenarios[slot.scenario_index]?.user) return {};
-    const conversation = storedConversation(this.storage, slot.seq);
-    return conversation ? { conversation } : {};
-  }
-
-  private slotIdentity(slot: SlotRow): { scenario_id: string; repetition: number; attempt_id: string } {
-    const run = this.load();
-    return {
-      scenario_id: run ? scenarioIdOf(run, slot) : "",
-      repetition: slot.repetition,
-      attempt_id: slot.attempt_id,
-    };
+  /** The agent has nothing left to do: marked completed, and the watchdog wakes to send it to be scored. */
+  private agentDone(seq: number): void {
+    this.storage.markAgentDone(seq, "completed_at", this.clock.now());
+    this.scheduleAlarm(this.nextAlarmAt());
   }
 
   /** An external agent out of time: marked, and its message sent again so a delivery scores what it did. */
@@ -452,26 +324,6 @@ export class RunCoordinator extends DurableObject<Env> implements RunMethods {
     sendRepetitions(this.env.EVAL_QUEUE, run.start.run_id, [slot.seq]).catch((error: unknown) =>
       console.error("sending a timed-out repetition failed; the watchdog resends it", error),
     );
-  }
-
-  /** An external repetition out of time at the run's deadline, scored here (runs/external/timed-out.ts). */
-  private async recordTimedOut(run: StoredRun, slot: SlotRow): Promise<void> {
-    const scored = await scoreTimedOut(this.env, run, slot, () => this.clock.now(), this.conversationOf(run, slot));
-    if (scored === null) return;
-    if ("missing" in scored) this.writeMissing(slot, scored.missing);
-    else if (this.writeRecord(slot, scored.record)) await releaseAttempt(this.env, slot);
-  }
-
-  /** A repetition the watchdog gives up on, recorded as an infrastructure error (unless a result beat it). */
-  private writeMissing(slot: SlotRow, message: string): void {
-    this.writeRecord(
-      slot,
-      notRunRecord({ ...this.slotIdentity(slot), infrastructure_error: message, at: this.clock.now() }),
-    );
-  }
-
-  private missingRef(run: StoredRun, slot: SlotRow): RunEnding["missing"][number] {
-    return { seq: slot.seq, scenario: scenarioIdOf(run, slot), repetition: slot.repetition };
   }
 
   private nextAlarmAt(): number {

@@ -1,7 +1,7 @@
 /**
  * The run coordinator's watchdog decisions, pure over the unrecorded slots and the time: which
  * repetitions went quiet (and are sent again, or given up on after MAX_SENDS), which external agents
- * ran out of time, and when to wake next. The object applies them (run-coordinator.ts, alarm()).
+ * ran out of time, and when to wake next. watchdog-pass.ts carries them out when the alarm fires.
  */
 import { awaitingAgent } from "../external/phases.js";
 import { MAX_SENDS } from "./lifetimes.js";

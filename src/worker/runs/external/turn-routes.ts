@@ -48,10 +48,7 @@ export const turnBody = z.strictObject({
 export const attemptTurnRoutes = new Hono<AppEnv>().post("/:id/turns", async (c) => {
   const attemptId = c.req.param("id");
   const tokenHash = capabilityTokenHash(c, attemptId);
-  const raw = await readJson(c, TURN_BODY_LIMIT);
-  const parsed = turnBody.safeParse(raw);
-  if (!parsed.success) throw invalidRequest(hintedProblems(parsed.error, turnBody));
-  const { turn, message } = parsed.data;
+  const { turn, message } = await turnOf(c, attemptId, tokenHash);
   const job = await findAgentJob(c.var.db, attemptId);
   if (!job) throw await noConversation(c, attemptId, tokenHash);
 
@@ -126,10 +123,32 @@ function inProgress(turn: number): ApiError {
   );
 }
 
+/**
+ * The turn's body. A bad one is refused only once the token is known to be the attempt's: someone
+ * without it is answered 401, as for a good body, and learns nothing from the body's checks. A good
+ * body's token is checked by the coordinator, with the turn, so the common path reads nothing more.
+ */
+async function turnOf(c: Context<AppEnv>, attemptId: string, tokenHash: string) {
+  let parsed: ReturnType<typeof turnBody.safeParse>;
+  try {
+    parsed = turnBody.safeParse(await readJson(c, TURN_BODY_LIMIT));
+  } catch (error) {
+    throw (await wrongToken(c, attemptId, tokenHash)) ?? error;
+  }
+  if (parsed.success) return parsed.data;
+  throw (await wrongToken(c, attemptId, tokenHash)) ?? invalidRequest(hintedProblems(parsed.error, turnBody));
+}
+
+/** The 401 for a token that is not the attempt's (or an attempt that does not exist); null for its own token. */
+async function wrongToken(c: Context<AppEnv>, attemptId: string, tokenHash: string): Promise<ApiError | null> {
+  const attempt = await findAttempt(c.var.db, attemptId);
+  return !attempt || !constantTimeEqual(attempt.token_hash, tokenHash) ? attemptUnauthorized() : null;
+}
+
 /** An attempt with no job: the token is checked first, so the answer tells nothing to someone without it. */
 async function noConversation(c: Context<AppEnv>, attemptId: string, tokenHash: string): Promise<ApiError> {
-  const attempt = await findAttempt(c.var.db, attemptId);
-  if (!attempt || !constantTimeEqual(attempt.token_hash, tokenHash)) return attemptUnauthorized();
+  const refused = await wrongToken(c, attemptId, tokenHash);
+  if (refused) return refused;
   return new ApiError(
     "not_external_repetition",
     `attempt ${attemptId} is not an external agent's conversation (no job was sent for it): only a run's conversation scenario takes turns`,
