@@ -8,6 +8,10 @@
  *   nocall    a suite of the two no-call scenarios only (one model answer each, no attempt call)
  *   setup     --count attempts set up through POST /api/simulations and never called
  *   dispatch  the same, each called once over HTTP
+ *   retail    τ-bench's retail environment loaded (support/retail-workloads.ts), --count attempts
+ *             of its tool set up, then each called with a read (get_order_details), read again,
+ *             then each with a write (modify_pending_order_address), read again; every object is
+ *             kept loaded (as bench:memory does), so the growth per step is per live attempt
  * Read at each step, each as "before -> after" a full garbage collection of every isolate (through
  * the V8 inspector: toolproof's own isolate and each of Miniflare's local simulators): workerd's
  * resident and anonymous memory and the isolates' JavaScript heaps; also its open SQLite files (one
@@ -22,9 +26,12 @@ import { startToolproof } from "../local-server.js";
 import { DEMO_MODEL, demoModelScript } from "../local/demo-model-script.js";
 import { positiveFlag, stringFlag } from "./flags.js";
 import { freePort } from "./support/free-port.js";
+import { dispatchEach, setUpAttempts } from "./support/dispatch-workloads.js";
 import { isolateHeaps } from "./support/inspector.js";
+import { callAll } from "./support/live-memory.js";
 import { ownWorkerdPids, processMemory } from "./support/process-memory.js";
 import { field } from "../local/narrow.js";
+import { loadRetailEnvironment } from "./support/retail-workloads.js";
 import { api, runBenchmark, waitForRun } from "./support/toolproof-api.js";
 
 const MODE = stringFlag("mode") ?? "run";
@@ -103,7 +110,13 @@ async function main(): Promise<void> {
   model.script(DEMO_MODEL, demoModelScript(200));
   const stateDir = await mkdtemp(path.join(os.tmpdir(), "toolproof-memory-probe-"));
   const inspectorPort = await freePort();
-  const server = await startToolproof({ port: 0, stateDir, quiet: true, inspectorPort });
+  const server = await startToolproof({
+    port: 0,
+    stateDir,
+    quiet: true,
+    inspectorPort,
+    preventEviction: MODE === "retail",
+  });
   try {
     const pids = await ownWorkerdPids();
     const pid = pids[0];
@@ -117,11 +130,25 @@ async function main(): Promise<void> {
     let suite = readFileSync(SUITE_FILE, "utf8");
     if (MODE === "nocall") suite = suite.replace(/scenarios:\n[\s\S]*?( {2}- id: pay-refusal)/, "scenarios:\n$1");
     await api(server, "PUT", "/api/suites/probe", suite, "application/yaml");
+    const t = { url: server.url, key: server.demoKey };
+    const retail = MODE === "retail" ? await loadRetailEnvironment(t) : null;
     await read("idle", pid, inspectorPort);
     console.log(`D1 files: ${((await d1Bytes(stateDir)) / 1024 / 1024).toFixed(2)} MiB`);
     for (let round = 1; round <= ROUNDS; round++) {
       const started = performance.now();
-      if (MODE === "run" || MODE === "nocall") {
+      if (retail) {
+        const attempts = await setUpAttempts(t, retail.toolId, COUNT);
+        await read(`${attempts.length} retail attempts set up`, pid, inspectorPort);
+        await callAll(
+          server.url,
+          dispatchEach(t, attempts, (_attempt, index) => retail.read(index)),
+        );
+        await read("each read once", pid, inspectorPort);
+        await callAll(
+          server.url,
+          dispatchEach(t, attempts, (_attempt, index) => retail.write(index, 0)),
+        );
+      } else if (MODE === "run" || MODE === "nocall") {
         const perScenario = MODE === "run" ? COUNT / 5 : COUNT / 2;
         const run = await api(
           server,

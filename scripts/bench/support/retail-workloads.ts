@@ -16,7 +16,6 @@ import { fileURLToPath } from "node:url";
 import { field } from "../../local/narrow.js";
 import { loadTauRetail } from "../../load-tau-retail.js";
 import {
-  type Attempt,
   dispatchEach,
   EvidenceCheck,
   type ResultCheck,
@@ -50,56 +49,80 @@ async function pendingOrders(): Promise<string[]> {
 }
 
 /** An order as get_order_details and modify_pending_order_address answer it, still pending. */
-function pendingOrder(result: unknown): string | null {
+export function pendingOrder(result: unknown): string | null {
   if (typeof result === "string") return `answered ${JSON.stringify(result.slice(0, 200))}`;
   if (typeof field(result, "order_id") !== "string") return "answered no order";
   return field(result, "status") === "pending" ? null : `order status ${String(field(result, "status"))}`;
 }
 
-const writtenOrder: ResultCheck = (result) => {
+/** A dispatch request's body on the retail tool. */
+interface RetailCall {
+  tool: string;
+  operation_id: string;
+  arguments: Record<string, string>;
+}
+
+/** The retail environment loaded into a toolproof: its tool, and the calls the benchmarks make on it. */
+export interface RetailEnvironment {
+  toolId: string;
+  /** get_order_details of the index-th pending order (round-robin over the dataset's). */
+  read(index: number): RetailCall;
+  /** modify_pending_order_address of that order, to the `address`-th of the two addresses. */
+  write(index: number, address: 0 | 1): RetailCall;
+}
+
+/** Loads the environment (dataset version, tool, one revision per operation) as `npm run load:tau-retail` does. */
+export async function loadRetailEnvironment(t: Toolproof): Promise<RetailEnvironment> {
+  const loaded = await loadTauRetail(t.url, t.key);
+  const orders = await pendingOrders();
+  const orderOf = (index: number): string => orders[index % orders.length] as string;
+  return {
+    toolId: loaded.tool.id,
+    read: (index) => ({
+      tool: loaded.tool.name,
+      operation_id: "get_order_details",
+      arguments: { order_id: orderOf(index) },
+    }),
+    write: (index, address) => ({
+      tool: loaded.tool.name,
+      operation_id: "modify_pending_order_address",
+      arguments: { order_id: orderOf(index), ...ADDRESSES[address] },
+    }),
+  };
+}
+
+/** What a retail write answers: the order, still pending, at one of the two addresses. */
+export const writtenOrder: ResultCheck = (result) => {
   const wrong = pendingOrder(result);
   if (wrong !== null) return wrong;
   const zip = field(field(result, "address"), "zip");
   return ADDRESSES.some((address) => address.zip === zip) ? null : `address zip ${String(zip)} was not written`;
 };
 
-/**
- * Loads the environment (dataset version, tool, one revision per operation), sets up `count`
- * attempts for each workload and builds their requests.
- */
+/** Loads the environment, sets up `count` attempts for each workload and builds their requests. */
 export async function setUpRetailWorkloads(
   t: Toolproof,
   count: number,
   connections: number,
 ): Promise<Workload<RetailWorkloadName>[]> {
-  const loaded = await loadTauRetail(t.url, t.key);
-  const orders = await pendingOrders();
-  const readers = await setUpAttempts(t, loaded.tool.id, count);
-  const writers = await setUpAttempts(t, loaded.tool.id, count);
-  const orderOf = (index: number): string => orders[index % orders.length] as string;
-  const read = (_attempt: Attempt, index: number) => ({
-    tool: loaded.tool.name,
-    operation_id: "get_order_details",
-    arguments: { order_id: orderOf(index) },
-  });
-  // Every attempt once with the first address, then every attempt once with the second: wrk goes
-  // round-robin, so each attempt's calls alternate between them.
-  const write = (address: (typeof ADDRESSES)[number]) => (_attempt: Attempt, index: number) => ({
-    tool: loaded.tool.name,
-    operation_id: "modify_pending_order_address",
-    arguments: { order_id: orderOf(index), ...address },
-  });
+  const retail = await loadRetailEnvironment(t);
+  const readers = await setUpAttempts(t, retail.toolId, count);
+  const writers = await setUpAttempts(t, retail.toolId, count);
   return [
     {
       name: "retail read",
       attempts: readers,
-      requests: dispatchEach(t, readers, read),
+      requests: dispatchEach(t, readers, (_attempt, index) => retail.read(index)),
       check: new EvidenceCheck(t, readers, pendingOrder, connections),
     },
     {
       name: "retail write",
+      // Every attempt once with the first address, then every attempt once with the second: wrk
+      // goes round-robin, so each attempt's calls alternate between them.
       attempts: writers,
-      requests: ADDRESSES.flatMap((address) => dispatchEach(t, writers, write(address))),
+      requests: ([0, 1] as const).flatMap((address) =>
+        dispatchEach(t, writers, (_attempt, index) => retail.write(index, address)),
+      ),
       check: new EvidenceCheck(t, writers, writtenOrder, connections),
     },
   ];
