@@ -54,8 +54,14 @@ const AS_JSON = process.argv.includes("--json");
 const PROFILE = stringFlag("profile");
 const REFERENCE = path.join(import.meta.dirname, "../../examples/environments/tau-retail/reference/test.json");
 const SUITE = "tau-retail-test-bench";
-/** Polling the run reads its live figures; often enough to time the end to ~1%, rare enough not to load the coordinator. */
-const POLL_MS = 100;
+/**
+ * How often the benchmark asks whether the run has ended. The run's view is not free (it carries
+ * every pinned operation of 115 scenarios): read every 100 ms it cost the Worker's one thread about
+ * a tenth of its time, which the benchmark would have counted against toolproof. So it is read
+ * rarely, and the end is timed by the run's own `finished_at` (the same machine's clock), not by
+ * when a poll happened to see it.
+ */
+const POLL_MS = 1_000;
 /** Connections allow more calls in flight than the consumer runs repetitions, so only the consumer's concurrency paces the run. */
 const CONNECTION_CONCURRENCY = 64;
 
@@ -106,7 +112,7 @@ async function main(): Promise<void> {
     const repetitions = suite.scenarios.length * RUNS;
 
     model.resetStats();
-    const started = performance.now();
+    const started = Date.now();
     const run = await api(server, "POST", `/api/suites/${SUITE}/runs`, JSON.stringify({ label: "bench" }));
     const id = field(run, "id");
     if (typeof id !== "string") throw new Error(`the run answered no id: ${JSON.stringify(run)}`);
@@ -117,8 +123,11 @@ async function main(): Promise<void> {
     };
     if (inspectorPort === undefined || PROFILE === undefined) await wait();
     else profile = await profileWhile(inspectorPort, "toolproof", wait, PROFILE);
-    const wall = performance.now() - started;
     const stats = model.stats();
+    const finishedAt = Date.parse(String(field(view, "finished_at")));
+    if (!Number.isFinite(finishedAt) || finishedAt < started)
+      throw new Error(`the run's finished_at is not a time after its start: ${JSON.stringify(field(view, "finished_at"))}`);
+    const wall = finishedAt - started;
 
     const verdict = String(field(view, "verdict"));
     if (field(view, "status") !== "finished" || verdict !== "pass" || field(view, "passed") !== repetitions) {
