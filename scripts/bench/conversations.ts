@@ -126,7 +126,9 @@ async function main(): Promise<void> {
     const stats = model.stats();
     const finishedAt = Date.parse(String(field(view, "finished_at")));
     if (!Number.isFinite(finishedAt) || finishedAt < started)
-      throw new Error(`the run's finished_at is not a time after its start: ${JSON.stringify(field(view, "finished_at"))}`);
+      throw new Error(
+        `the run's finished_at is not a time after its start: ${JSON.stringify(field(view, "finished_at"))}`,
+      );
     const wall = finishedAt - started;
 
     const verdict = String(field(view, "verdict"));

@@ -5,11 +5,12 @@
  * exist) gets the same 401, so the answer never tells which attempts exist.
  */
 import type { Context } from "hono";
-import { randomSecret, sha256Hex } from "../../adapters/crypto.js";
+import { constantTimeEqual, randomSecret, sha256Hex } from "../../adapters/crypto.js";
 import { KEY_PREFIX } from "../../adapters/d1/api-keys.js";
+import { findAttempt } from "../../adapters/d1/simulations.js";
 import type { AttemptRpc } from "./replies.js";
 import type { AppEnv, Env } from "../platform/env.js";
-import { ApiError } from "../http/errors.js";
+import { ApiError, type ErrorCode } from "../http/errors.js";
 import { bearerToken } from "../http/auth.js";
 import { ATTEMPT_TOKEN_PREFIX } from "../http/attempt-token-prefix.js";
 
@@ -52,4 +53,45 @@ export function requestTokenHash(request: Request, attemptId: string): string {
 
 export function attemptUnauthorized(message = "this token does not grant access to this attempt"): ApiError {
   return new ApiError("unauthorized", message);
+}
+
+/**
+ * The 401 for a token that is not the attempt's, or for an attempt D1 does not know; null when
+ * it is the attempt's own. Routes that leave the token to the attempt object ask this only when
+ * they must answer before reaching it.
+ */
+export async function tokenRefusal(c: Context<AppEnv>, attemptId: string, tokenHash: string): Promise<ApiError | null> {
+  const attempt = await findAttempt(c.var.db, attemptId);
+  return !attempt || !constantTimeEqual(attempt.token_hash, tokenHash) ? attemptUnauthorized() : null;
+}
+
+/** The refusals that come from what a body says, not from who sent it. */
+const BODY_PROBLEMS: ReadonlySet<ErrorCode> = new Set<ErrorCode>([
+  "invalid_request",
+  "malformed_json",
+  "invalid_encoding",
+  "payload_too_large",
+  "unsupported_media_type",
+]);
+
+/**
+ * Reads and checks a body with `read`, the token checked first where it matters: a body `read`
+ * refuses is refused only once the token is known to be the attempt's, so a caller without it is
+ * answered 401, as for a good body, and learns nothing from the body's checks. A good body's token
+ * is left to the attempt object (or the run), which checks it with the work, so the common path
+ * reads nothing more.
+ */
+export async function bodyAfterToken<T>(
+  c: Context<AppEnv>,
+  attemptId: string,
+  tokenHash: string,
+  read: () => Promise<T>,
+): Promise<T> {
+  try {
+    return await read();
+  } catch (error) {
+    if (error instanceof ApiError && BODY_PROBLEMS.has(error.code))
+      throw (await tokenRefusal(c, attemptId, tokenHash)) ?? error;
+    throw error;
+  }
 }

@@ -12,8 +12,7 @@
  */
 import { Hono, type Context } from "hono";
 import { z } from "zod";
-import { findAttempt, listEvidence } from "../../adapters/d1/simulations.js";
-import { constantTimeEqual } from "../../adapters/crypto.js";
+import { listEvidence } from "../../adapters/d1/simulations.js";
 import { findAgentJob, type AgentJobRow } from "../../adapters/d1/external-agents.js";
 import { EXTERNAL_ONLY_FIELDS } from "./external-completion-body.js";
 import { readJson } from "../http/json-body.js";
@@ -22,7 +21,7 @@ import { isJsonObject, type JsonObject, type JsonValue } from "../../core/json.j
 import { toEvidenceCall } from "../../core/simulation/evidence.js";
 import { mayPass } from "../../core/simulation/status.js";
 import { systemClock } from "../../core/ports.js";
-import { attemptStub, attemptUnauthorized, capabilityTokenHash } from "./access.js";
+import { attemptStub, bodyAfterToken, capabilityTokenHash, tokenRefusal } from "./access.js";
 import type { AttemptSnapshot } from "./replies.js";
 import { leaseEndedError, refusalError } from "./reply-errors.js";
 import { storedSnapshot } from "./stored-snapshot.js";
@@ -108,14 +107,16 @@ export function attemptCompletionRoutes(completeExternal: ExternalCompletion): H
   return new Hono<AppEnv>().post("/:id/complete", async (c) => {
     const attemptId = c.req.param("id");
     const tokenHash = capabilityTokenHash(c, attemptId);
-    const raw = await readJson(c, COMPLETE_BODY_LIMIT);
+    const raw = await bodyAfterToken(c, attemptId, tokenHash, () => readJson(c, COMPLETE_BODY_LIMIT));
     // An external agent's attempt (its run sent it a job) completes with its own body: external/complete.ts.
     const job = await findAgentJob(c.var.db, attemptId);
-    if (job) return completeExternal(c, job, tokenHash, raw);
+    if (job) return bodyAfterToken(c, attemptId, tokenHash, () => completeExternal(c, job, tokenHash, raw));
     await refuseExternalFields(c, attemptId, tokenHash, raw);
-    const parsed = completeRequest.safeParse(raw);
-    if (!parsed.success) throw invalidRequest(hintedProblems(parsed.error, completeRequest));
-    const body = parsed.data;
+    const body = await bodyAfterToken(c, attemptId, tokenHash, async () => {
+      const parsed = completeRequest.safeParse(raw);
+      if (!parsed.success) throw invalidRequest(hintedProblems(parsed.error, completeRequest));
+      return parsed.data;
+    });
     const completion: JsonObject = { output: toJson(body.output) };
     if (body.transcript) completion.transcript = body.transcript;
     if (body.metadata) completion.metadata = body.metadata;
@@ -149,8 +150,8 @@ async function refuseExternalFields(
   raw: unknown,
 ): Promise<void> {
   if (!isJsonObject(raw) || !EXTERNAL_ONLY_FIELDS.some((field) => field in raw)) return;
-  const attempt = await findAttempt(c.var.db, attemptId);
-  if (!attempt || !constantTimeEqual(attempt.token_hash, tokenHash)) throw attemptUnauthorized();
+  const refused = await tokenRefusal(c, attemptId, tokenHash);
+  if (refused) throw refused;
   throw new ApiError(
     "not_external_repetition",
     `attempt ${attemptId} is not an external agent's repetition of a run (no job was sent for it): approval_requests and messages are taken only there; a simulation's attempt completes with output, transcript and metadata`,

@@ -4,7 +4,7 @@ import { describe, expect, it } from "vitest";
 import { sha256Hex } from "../../../src/adapters/crypto.js";
 import { attempts, simulations } from "../../../src/adapters/d1/schema.js";
 import type { AttemptObject } from "../../../src/worker/attempts/object.js";
-import { call, db, keyWith, newTenant } from "../helpers.js";
+import { answer, call, db, keyWith, newTenant } from "../helpers.js";
 import { counterTool, createSimulation, dispatch, dispatchJson, readAttempt, stubOf } from "../simulation-helpers.js";
 
 const tenantPromise = newTenant();
@@ -46,6 +46,17 @@ describe("capability tokens", () => {
     );
     // B was not touched.
     expect((await readAttempt(b)).body).toMatchObject({ calls: 0, status: "active", state: { counter: { last: 0 } } });
+  });
+
+  it("checks the token before the body on complete: another attempt's token with a bad body answers 401, not the body's 400", async () => {
+    const { a, b } = await twoAttempts();
+    const bodies: unknown[] = ["{not json", {}, { output: "x", unknown_field: 1 }, { output: "x", messages: [] }];
+    const answers = await Promise.all(
+      bodies.map((body) => call("POST", `/api/attempts/${b.id}/complete`, { key: a.token, body })),
+    );
+    expect(await Promise.all(answers.map(answer))).toEqual(bodies.map(() => ({ status: 401, body: unauthorized })));
+    // With its own token, the same bad body gets the body's 400.
+    expect((await call("POST", `/api/attempts/${b.id}/complete`, { key: b.token, body: {} })).status).toBe(400);
   });
 
   it("refuses a missing token, an API key, a made-up token and a made-up attempt id alike", async () => {

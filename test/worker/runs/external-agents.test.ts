@@ -221,6 +221,12 @@ describe("an external agent over MCP", () => {
       ],
     });
     expect(done.status).toBe(202);
+    // Without the attempt's token a bad body answers 401 too: the token is checked before the body.
+    for (const body of [{}, { output: 1, approval_requests: "no" }])
+      expect(await answer(await complete(lookup, body, `tpa_${"A".repeat(43)}`))).toEqual({
+        status: 401,
+        body: { error: { code: "unauthorized", message: "this token does not grant access to this attempt" } },
+      });
     expect(await done.json()).toMatchObject({
       attempt_id: lookup.data.attempt_id,
       run_id: run.id,

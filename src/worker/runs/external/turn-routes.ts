@@ -11,13 +11,11 @@
  */
 import { Hono, type Context } from "hono";
 import { z } from "zod";
-import { constantTimeEqual } from "../../../adapters/crypto.js";
 import { findAgentJob } from "../../../adapters/d1/external-agents.js";
-import { findAttempt } from "../../../adapters/d1/simulations.js";
 import { MAX_USER_TURNS_LIMIT } from "../../../core/evals/conversation-types.js";
 import { conversationMessages, MAX_AGENT_REPLY_LENGTH } from "../../../core/evals/external-conversation.js";
 import { askUser, type UserStep } from "../../../core/evals/user-turn.js";
-import { attemptUnauthorized, capabilityTokenHash } from "../../attempts/access.js";
+import { attemptUnauthorized, bodyAfterToken, capabilityTokenHash, tokenRefusal } from "../../attempts/access.js";
 import { modelClientFor } from "../../connections/model-clients.js";
 import { ApiError, invalidRequest } from "../../http/errors.js";
 import { hintedProblems } from "../../http/field-hints.js";
@@ -123,31 +121,18 @@ function inProgress(turn: number): ApiError {
   );
 }
 
-/**
- * The turn's body. A bad one is refused only once the token is known to be the attempt's: someone
- * without it is answered 401, as for a good body, and learns nothing from the body's checks. A good
- * body's token is checked by the coordinator, with the turn, so the common path reads nothing more.
- */
-async function turnOf(c: Context<AppEnv>, attemptId: string, tokenHash: string) {
-  let parsed: ReturnType<typeof turnBody.safeParse>;
-  try {
-    parsed = turnBody.safeParse(await readJson(c, TURN_BODY_LIMIT));
-  } catch (error) {
-    throw (await wrongToken(c, attemptId, tokenHash)) ?? error;
-  }
-  if (parsed.success) return parsed.data;
-  throw (await wrongToken(c, attemptId, tokenHash)) ?? invalidRequest(hintedProblems(parsed.error, turnBody));
-}
-
-/** The 401 for a token that is not the attempt's (or an attempt that does not exist); null for its own token. */
-async function wrongToken(c: Context<AppEnv>, attemptId: string, tokenHash: string): Promise<ApiError | null> {
-  const attempt = await findAttempt(c.var.db, attemptId);
-  return !attempt || !constantTimeEqual(attempt.token_hash, tokenHash) ? attemptUnauthorized() : null;
+/** The turn's body; a bad one is refused only once the token is known to be the attempt's (bodyAfterToken). */
+function turnOf(c: Context<AppEnv>, attemptId: string, tokenHash: string) {
+  return bodyAfterToken(c, attemptId, tokenHash, async () => {
+    const parsed = turnBody.safeParse(await readJson(c, TURN_BODY_LIMIT));
+    if (!parsed.success) throw invalidRequest(hintedProblems(parsed.error, turnBody));
+    return parsed.data;
+  });
 }
 
 /** An attempt with no job: the token is checked first, so the answer tells nothing to someone without it. */
 async function noConversation(c: Context<AppEnv>, attemptId: string, tokenHash: string): Promise<ApiError> {
-  const refused = await wrongToken(c, attemptId, tokenHash);
+  const refused = await tokenRefusal(c, attemptId, tokenHash);
   if (refused) return refused;
   return new ApiError(
     "not_external_repetition",
