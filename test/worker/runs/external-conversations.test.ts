@@ -293,6 +293,16 @@ describe("an external agent in a conversation", () => {
     // No completion is needed: the repetition is scored at once.
     const ended = await waitForRun(world, run.id);
     expect(ended).toMatchObject({ status: "finished", verdict: "error", runs: 1, passed: 0, failed: 0, errors: 1 });
+    // A further reply is told why the conversation is over, not just that it is.
+    expect(await answer(await reply(job, { turn: 2, message: APPROVED }))).toEqual({
+      status: 409,
+      body: {
+        error: {
+          code: "conversation_ended",
+          message: `the simulated user's model failed (connection "user-sim": the endpoint failed (500): the simulator broke), so the conversation is over and the repetition is an infrastructure error, not the agent's fail; it takes no more turns`,
+        },
+      },
+    });
     const detail = await repetition(world, run.id, 1);
     expect(detail).toMatchObject({
       judge: null,

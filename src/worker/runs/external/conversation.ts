@@ -72,7 +72,7 @@ export function takeTurn(context: TurnContext, tokenHash: string, turn: number, 
 
   // The same reply again (its answer was lost on the way back) is answered again, even once the repetition is over.
   if (taken.kind === "repeated" && taken.answer !== null) return { kind: "answer", answer: taken.answer };
-  const closed = closedReason(context);
+  const closed = closedReason(context, conversation);
   if (closed) return closed;
   switch (taken.kind) {
     case "repeated":
@@ -117,8 +117,16 @@ function ask(context: TurnContext, conversation: ExternalConversation, now: numb
 }
 
 /** Why the repetition takes no more turns, or null while it does. */
-function closedReason(context: TurnContext): TurnReply | null {
+function closedReason(context: TurnContext, conversation: ExternalConversation): TurnReply | null {
   const { slot, now } = context;
+  // Said first whatever else has happened since (the record, the run's end): it is why nothing more comes.
+  const failed = conversation.end?.stop_reason === "user_model_error" ? conversation.end.user_model_error : undefined;
+  if (failed !== undefined)
+    return {
+      kind: "closed",
+      code: "conversation_ended",
+      reason: `the simulated user's model failed (${failed}), so the conversation is over and the repetition is an infrastructure error, not the agent's fail; it takes no more turns`,
+    };
   if (context.ended || slot.record !== null)
     return {
       kind: "closed",
