@@ -1,32 +1,10 @@
 /** The run coordinator's watchdog decisions (runs/coordinator/watchdog.ts), over slots built here. */
 import { describe, expect, it } from "vitest";
 import { MAX_SENDS } from "../../../../src/worker/runs/coordinator/lifetimes.js";
-import type { SlotRow } from "../../../../src/worker/runs/coordinator/storage.js";
 import { nextWakeAt, watchdogPlan } from "../../../../src/worker/runs/coordinator/watchdog.js";
+import { slot } from "./slots.js";
 
 const TIMEOUT = 1_000;
-
-function slot(seq: number, fields: Partial<SlotRow> = {}): SlotRow {
-  return {
-    seq,
-    scenario_index: 0,
-    repetition: seq,
-    attempt_id: `att_${seq}`,
-    token_hash: "h",
-    sends: 1,
-    sent_at: 0,
-    claims: 0,
-    claimed_at: null,
-    last_error: null,
-    record: null,
-    verdict: null,
-    outcome: null,
-    job_deadline: null,
-    completed_at: null,
-    timed_out_at: null,
-    ...fields,
-  };
-}
 
 describe("the watchdog's plan", () => {
   it("resends what went quiet, gives up after MAX_SENDS, and leaves what is still in time alone", () => {
