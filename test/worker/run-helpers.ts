@@ -246,13 +246,17 @@ export async function startRunDirect(
 let messageCounter = 0;
 
 /** Delivers messages to the Worker's queue handler as the broker would, and answers what it acked and retried. */
-export async function deliver(queue: string, messages: EvalMessage[]) {
+export async function deliver(queue: string, messages: EvalMessage[], options: { takeAhead?: boolean } = {}) {
   const batch = createMessageBatch<EvalMessage>(
     queue,
     messages.map((body) => ({ id: `msg-${++messageCounter}`, timestamp: new Date(), attempts: 1, body })),
   );
   const ctx = createExecutionContext();
-  await worker.queue(batch, env);
+  // These batches stand for single deliveries: a batch that took its run's other repetitions
+  // ahead (consumer/take-ahead.ts) would run what the test holds back, unless it asks for that.
+  // SAFETY: the test env is the Worker's Env, with one string setting replaced.
+  const deliveryEnv = (options.takeAhead ? env : { ...env, EVAL_TAKE_AHEAD_SECONDS: "0" }) as typeof env;
+  await worker.queue(batch, deliveryEnv);
   const result = await getQueueResult(batch, ctx);
   return { acked: result.explicitAcks.length, retried: result.retryMessages.length };
 }

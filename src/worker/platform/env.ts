@@ -26,6 +26,8 @@ export interface Env {
   CALLBACK_RETRY_DELAY_SECONDS?: string;
   /** Messages of one queue batch carried out at once (default 32): local throughput comes from this. */
   EVAL_BATCH_CONCURRENCY?: string;
+  /** Seconds after a batch starts during which its free slots take their runs' next repetitions ahead of their messages (default 300; 0: never). */
+  EVAL_TAKE_AHEAD_SECONDS?: string;
   /** Milliseconds a repetition may go without a result before the watchdog sends it again (default 600000). */
   EVAL_REPETITION_TIMEOUT_MS?: string;
   /** Milliseconds a run may take before it ends as an error with what was missing (default 7200000). */

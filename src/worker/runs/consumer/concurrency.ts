@@ -14,11 +14,15 @@ export function batchConcurrency(raw: string | undefined): number {
   return Number.isInteger(value) && value >= 1 ? value : DEFAULT_BATCH_CONCURRENCY;
 }
 
-/** Runs `work` over every item, at most `limit` at a time; resolves when all have settled. */
-export async function forEachBounded<T>(
+/**
+ * Runs `work` over every item, at most `limit` at a time; then, when `more` is given, keeps each
+ * free slot busy with what it finds until it finds nothing. Resolves when all have settled.
+ */
+export async function forEachBounded<T, M>(
   items: readonly T[],
   limit: number,
   work: (item: T) => Promise<void>,
+  more?: { next: () => Promise<M | null>; work: (found: M) => Promise<void> },
 ): Promise<void> {
   let next = 0;
   const worker = async (): Promise<void> => {
@@ -26,8 +30,10 @@ export async function forEachBounded<T>(
       const item = items[next++];
       if (item !== undefined) await work(item);
     }
+    if (!more) return;
+    for (let found = await more.next(); found !== null; found = await more.next()) await more.work(found);
   };
-  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
+  await Promise.all(Array.from({ length: more ? limit : Math.min(limit, items.length) }, worker));
 }
 
 /** A counting semaphore: `run` waits for a free slot. */

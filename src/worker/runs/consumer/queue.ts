@@ -18,7 +18,8 @@
  *   (wrangler.toml) the queue moves it to the dead-letter queue, whose consumer (this same handler,
  *   told apart by the batch's queue name) records the repetition as an infrastructure error with
  *   the last error its deliveries met. A dead letter is never silently dropped.
- * - Messages of one batch run concurrently, EVAL_BATCH_CONCURRENCY at a time.
+ * - Messages of one batch run concurrently, EVAL_BATCH_CONCURRENCY at a time; once all have
+ *   started, free slots take their runs' next repetitions ahead of their messages (take-ahead.ts).
  */
 import { databaseOf } from "../../../adapters/d1/database.js";
 import type { RepetitionRecord } from "../../../core/evals/agent-types.js";
@@ -36,6 +37,7 @@ import { batchConcurrency, forEachBounded, limitedClient } from "./concurrency.j
 import { EVAL_DEAD_LETTER_QUEUE_NAME, isEvalMessage } from "./messages.js";
 import { runExternalJob } from "../external/job.js";
 import { resolveUserModel } from "./user-model.js";
+import { takeAheadSource, takeAheadWindowMs, type TakenJob } from "./take-ahead.js";
 
 /** modelClientFor's shape (model-clients.ts): a tenant's stored connection as a ready client, or why not. */
 type ModelClientResolver = (
@@ -57,10 +59,24 @@ const MAX_RETRY_DELAY_SECONDS = 60;
 
 export function evalQueueHandler(resolve: ModelClientResolver, clock: Clock = systemClock) {
   return async function queue(batch: MessageBatch<unknown>, env: Env): Promise<void> {
-    const deadLetters = batch.queue === EVAL_DEAD_LETTER_QUEUE_NAME;
+    const concurrency = batchConcurrency(env.EVAL_BATCH_CONCURRENCY);
+    if (batch.queue === EVAL_DEAD_LETTER_QUEUE_NAME) {
+      await forEachBounded(batch.messages, concurrency, (message) => recordDeadLetter(message, env));
+      return;
+    }
     const resolveOnce = resolvedOncePerBatch(resolve);
-    await forEachBounded(batch.messages, batchConcurrency(env.EVAL_BATCH_CONCURRENCY), (message) =>
-      deadLetters ? recordDeadLetter(message, env) : carryOut(message, env, resolveOnce, clock),
+    const windowMs = takeAheadWindowMs(env.EVAL_TAKE_AHEAD_SECONDS);
+    const runIds = [...new Set(batch.messages.flatMap((m) => (isEvalMessage(m.body) ? [m.body.run_id] : [])))];
+    await forEachBounded(
+      batch.messages,
+      concurrency,
+      (message) => carryOut(message, env, resolveOnce, clock),
+      windowMs > 0
+        ? {
+            next: takeAheadSource(env, runIds, clock, windowMs),
+            work: (taken) => carryOutTaken(taken, env, resolveOnce, clock),
+          }
+        : undefined,
     );
   };
 }
@@ -100,16 +116,7 @@ async function carryOut(
   const coordinator = runStub(env, body.run_id);
   try {
     const claim = await coordinator.claim(body.seq);
-    if (claim.kind !== "job") {
-      message.ack();
-      return;
-    }
-    const record = await runJob(claim.job, env, resolve, clock);
-    // Null: an external agent has its job and reports on its own (external/job.ts).
-    const reply = record === null ? null : await coordinator.record(body.seq, record);
-    if (reply?.kind === "missing") console.error(`eval queue: run ${body.run_id} has no repetition ${body.seq}`);
-    // An external agent's attempt stays until its completion is scored.
-    if (record !== null) await releaseAttempt(env, claim.job);
+    if (claim.kind === "job") await runAndRecord(claim.job, env, resolve, clock);
     message.ack();
   } catch (error) {
     const text = errorText(error);
@@ -122,6 +129,41 @@ async function carryOut(
       .catch((releaseError: unknown) => console.error("eval queue: releasing the repetition failed", releaseError));
     message.retry({ delaySeconds: retryDelaySeconds(message.attempts) });
   }
+}
+
+/**
+ * A repetition claimed ahead of its message (take-ahead.ts). A failure frees it as a failed
+ * delivery would, and sends it a message of its own to be retried by, since the message it had
+ * may already have been acknowledged while this delivery held it.
+ */
+async function carryOutTaken(taken: TakenJob, env: Env, resolve: ModelClientResolver, clock: Clock): Promise<void> {
+  const { run_id, job } = taken;
+  try {
+    await runAndRecord(job, env, resolve, clock);
+  } catch (error) {
+    const text = errorText(error);
+    console.error(`eval queue: repetition ${job.seq} of run ${run_id} (taken ahead) failed; sending it again`, text);
+    await runStub(env, run_id)
+      .release(job.seq, text)
+      .catch((releaseError: unknown) => console.error("eval queue: releasing the repetition failed", releaseError));
+    await env.EVAL_QUEUE.send(
+      { run_id, seq: job.seq },
+      { contentType: "json", delaySeconds: retryDelaySeconds(1) },
+    ).catch((sendError: unknown) =>
+      console.error("eval queue: sending the repetition again failed; the watchdog sends it", sendError),
+    );
+  }
+}
+
+/** Runs a claimed job and hands its record to the coordinator; throws what a retry could fix. */
+async function runAndRecord(job: RunJob, env: Env, resolve: ModelClientResolver, clock: Clock): Promise<void> {
+  const record = await runJob(job, env, resolve, clock);
+  // Null: an external agent has its job and reports on its own (external/job.ts).
+  if (record === null) return;
+  const reply = await runStub(env, job.run_id).record(job.seq, record);
+  if (reply.kind === "missing") console.error(`eval queue: run ${job.run_id} has no repetition ${job.seq}`);
+  // An external agent's attempt stays until its completion is scored.
+  await releaseAttempt(env, job);
 }
 
 /** One repetition, start to record (null while an external agent works). Only what retrying could fix is thrown. */

@@ -56,15 +56,20 @@ type MissingReply = { kind: "missing" };
 
 export type StartReply = { kind: "ok" } | { kind: "conflict"; message: string };
 
+/** A claimed repetition's job (or a slot the run does not have). */
+export type JobReply = MissingReply | { kind: "job"; job: RunJob };
+
 export type ClaimReply =
-  | MissingReply
-  | { kind: "job"; job: RunJob }
+  | JobReply
   /** The repetition has its record already: a redelivery, to be acknowledged and dropped. */
   | { kind: "done" }
   /** The run has ended (cancelled, or past its deadline): nothing more is run. */
   | { kind: "ended"; status: string }
   /** Another delivery holds the repetition right now; the watchdog resends it if that one never reports. */
   | { kind: "busy" };
+
+/** claimNext's answer: a job as claim's, or none left that no delivery has claimed. */
+export type NextClaimReply = JobReply | { kind: "ended"; status: string } | { kind: "none" };
 
 export type RecordReply =
   | MissingReply
@@ -147,6 +152,7 @@ export type RepetitionsReply = MissingReply | { kind: "ok"; items: RepetitionEnt
 export interface RunMethods {
   start(start: RunStart): StartReply;
   claim(seq: number): Promise<ClaimReply>;
+  claimNext(): Promise<NextClaimReply>;
   release(seq: number, error: string): ReleaseReply;
   completeAgent(seq: number): CompleteReply;
   openConversation(seq: number, conversation: ExternalConversation): OpenConversationReply;

@@ -34,6 +34,8 @@ import type {
   CancelReply,
   ClaimReply,
   CompleteReply,
+  JobReply,
+  NextClaimReply,
   OpenConversationReply,
   ProgressReply,
   RecordReply,
@@ -59,6 +61,8 @@ export class RunCoordinator extends DurableObject<Env> implements RunMethods {
   private readonly repetitionTimeoutMs: number;
   /** undefined: storage not read yet; null: no run here. */
   private run: StoredRun | null | undefined;
+  /** Where claimNext starts looking: every slot before it has been claimed or recorded. */
+  private unclaimedFrom = 1;
   private readonly progressWriter: ProgressWriter;
   private readonly verdicts: VerdictCache;
   private readonly parts: SharedParts;
@@ -109,9 +113,31 @@ export class RunCoordinator extends DurableObject<Env> implements RunMethods {
     if (ended(run)) return { kind: "ended", status: run.status };
     const slot = this.storage.slot(seq);
     if (!slot) return { kind: "missing" };
-    const now = this.clock.now();
-    const refused = claimRefusal(slot, now, this.repetitionTimeoutMs);
+    const refused = claimRefusal(slot, this.clock.now(), this.repetitionTimeoutMs);
     if (refused) return refused;
+    return this.claimSlot(run, slot);
+  }
+
+  /**
+   * A consumer with a free slot asks for the run's next repetition that no delivery has claimed
+   * yet, ahead of its message (consumer/take-ahead.ts); that message, when it comes, finds the
+   * repetition busy or done. External agents pace their own work: their runs answer none.
+   */
+  async claimNext(): Promise<NextClaimReply> {
+    const run = this.load(true);
+    if (!run) return { kind: "missing" };
+    if (ended(run)) return { kind: "ended", status: run.status };
+    if (run.start.agent.kind === "external") return { kind: "none" };
+    const slot = this.storage.firstUnclaimed(this.unclaimedFrom);
+    if (!slot) return { kind: "none" };
+    // Claims are never taken back, so every slot before this one stays claimed or recorded.
+    this.unclaimedFrom = slot.seq + 1;
+    return this.claimSlot(run, slot);
+  }
+
+  private claimSlot(run: StoredRun, slot: SlotRow): JobReply {
+    const seq = slot.seq;
+    const now = this.clock.now();
     const claim = this.storage.claim(seq, now);
     const external = externalPhase(run, slot, now);
     if (external?.phase === "send") {

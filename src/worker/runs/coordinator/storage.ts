@@ -192,6 +192,16 @@ export class RunStorage {
       .toArray();
   }
 
+  /** The first repetition from `fromSeq` on that no delivery has claimed and that has no record. */
+  firstUnclaimed(fromSeq: number): SlotRow | undefined {
+    return this.sql
+      .exec<SlotRow>(
+        `SELECT ${SLOT_COLUMNS} FROM repetitions WHERE seq >= ? AND claims = 0 AND record IS NULL ORDER BY seq LIMIT 1`,
+        fromSeq,
+      )
+      .toArray()[0];
+  }
+
   total(): number {
     return this.sql.exec<{ n: number }>(`SELECT count(*) AS n FROM repetitions`).one().n;
   }
