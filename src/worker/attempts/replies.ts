@@ -150,6 +150,7 @@ export type ReleaseReply =
 
 export interface AttemptMethods {
   setup(setup: AttemptSetup): SetupReply;
+  setupText(text: string): SetupReply;
   /** A promise only for a repeat of a call_id out at its real handler: it waits for that call's answer. */
   dispatch(tokenHash: string, body: string): DispatchReply | Promise<DispatchReply>;
   dispatchRequest(tokenHash: string, request: DispatchRequest): DispatchReply | Promise<DispatchReply>;

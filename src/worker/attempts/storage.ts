@@ -277,14 +277,17 @@ export class AttemptStorage {
     return this.readAttempt();
   }
 
-  /** Creates the schema (freshSchema, at CURRENT_VERSION) and the attempt row together. */
-  create(setup: AttemptSetup): void {
+  /**
+   * Creates the schema (freshSchema, at CURRENT_VERSION) and the attempt row together. `text`, when
+   * given, is the setup's JSON text with no checked examples in it, stored as it is.
+   */
+  create(setup: AttemptSetup, text: string | null = null): void {
     const forwards = setup.operations.some((op) => op.real);
     this.transactionSync(() => {
       this.sql.exec(freshSchema({ forwards, datasetRecords: setup.tools.some((tool) => tool.dataset) }));
       this.sql.exec(
         `INSERT INTO attempt (id, setup, status, expires_at) VALUES (1, ?, 'active', ?)`,
-        JSON.stringify(withoutCheckedExamples(setup)),
+        text ?? JSON.stringify(withoutCheckedExamples(setup)),
         setup.expires_at,
       );
     });

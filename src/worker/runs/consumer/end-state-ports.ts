@@ -163,7 +163,7 @@ async function earlierStateChanges(env: Env, attemptId: string, upTo: number): P
 async function freshAttempt(env: Env, setup: AttemptSetup): Promise<GoldAttempt> {
   const attempt_id = newId("att");
   const token_hash = sha256Hex(newAttemptToken());
-  const reply = await attemptStub(env, attempt_id).setup({ ...setup, attempt_id, token_hash });
+  const reply = await attemptStub(env, attempt_id).setupText(JSON.stringify({ ...setup, attempt_id, token_hash }));
   if (reply.kind === "conflict") throw new Error(`the gold calls' attempt refused its setup: ${reply.message}`);
   await insertAttemptIfAbsent(databaseOf(env.DB), {
     id: attempt_id,

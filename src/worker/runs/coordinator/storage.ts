@@ -64,6 +64,14 @@ const RUN_MIGRATIONS: readonly Migration[] = [
       `CREATE TABLE IF NOT EXISTS conversations (seq INTEGER PRIMARY KEY, state TEXT NOT NULL, asking_at INTEGER)`,
     ],
   },
+  {
+    // The number of recorded repetitions is read around every record (verdict-cache.ts). Counted
+    // over the table, SQLite read past each row's record (often tens of KB, in overflow pages) to
+    // the verdict stored after it: 0.8 s of the object's time over τ-bench's 345 conversations.
+    // This index has an entry for each recorded repetition and nothing else, so counting is cheap.
+    version: 5,
+    statements: [`CREATE INDEX IF NOT EXISTS repetitions_recorded ON repetitions(seq) WHERE verdict IS NOT NULL`],
+  },
 ];
 
 /** A repetition's record (the repetitions table's record column). */
