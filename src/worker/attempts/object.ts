@@ -130,8 +130,9 @@ export class AttemptObject extends DurableObject<Env> implements AttemptMethods 
         ? { kind: "ok" }
         : { kind: "conflict", message: `this object already holds attempt ${existing.setup.attempt_id}` };
     }
-    this.storage.create(setup, storedText);
-    this.live = undefined;
+    // Held as it was written, not read back: the first call follows at once, and reading the
+    // setup back and parsing it again cost that call as much as storing it did.
+    this.live = liveOf(this.storage.create(setup, storedText), this.storage, this.env);
     this.scheduleAlarm(setup.expires_at);
     return { kind: "ok" };
   }

@@ -281,17 +281,27 @@ export class AttemptStorage {
    * Creates the schema (freshSchema, at CURRENT_VERSION) and the attempt row together. `text`, when
    * given, is the setup's JSON text with no checked examples in it, stored as it is.
    */
-  create(setup: AttemptSetup, text: string | null = null): void {
+  create(setup: AttemptSetup, text: string | null = null): StoredAttempt {
     const forwards = setup.operations.some((op) => op.real);
+    const stored = text === null ? withoutCheckedExamples(setup) : setup;
     this.transactionSync(() => {
       this.sql.exec(freshSchema({ forwards, datasetRecords: setup.tools.some((tool) => tool.dataset) }));
       this.sql.exec(
         `INSERT INTO attempt (id, setup, status, expires_at) VALUES (1, ?, 'active', ?)`,
-        text ?? JSON.stringify(withoutCheckedExamples(setup)),
+        text ?? JSON.stringify(stored),
         setup.expires_at,
       );
     });
     this.hasForwards = forwards;
+    // What readAttempt would read back now.
+    return {
+      setup: stored,
+      status: "active",
+      expiresAt: setup.expires_at,
+      leaseEnded: false,
+      completed: false,
+      maxSeq: 0,
+    };
   }
 
   readAttempt(): StoredAttempt {
