@@ -65,10 +65,12 @@ export interface AttemptSetup {
  * time the object loads. The given setup is left unchanged.
  */
 export function withoutCheckedExamples(setup: AttemptSetup): AttemptSetup {
-  return {
-    ...setup,
-    operations: setup.operations.map((op) => ({ ...op, definition: { ...op.definition, examples: [] } })),
-  };
+  return { ...setup, operations: operationsWithoutCheckedExamples(setup.operations) };
+}
+
+/** The operations of withoutCheckedExamples. */
+export function operationsWithoutCheckedExamples(operations: readonly PinnedOperation[]): PinnedOperation[] {
+  return operations.map((op) => ({ ...op, definition: { ...op.definition, examples: [] } }));
 }
 
 /** What the simulation row in D1 records per pinned operation (definitions only for inline tools, which have no revision to point at). */

@@ -121,8 +121,10 @@ describe("a delivery that throws", () => {
     if (claimed.kind === "job") await ensureAttempt(env, claimed.job);
     expect(await coordinator.release(1, "Error: the worker was stopped")).toEqual({ kind: "ok" });
     const attemptId = String((await repetitions(w, runId))[0]?.attempt_id);
-    await runInDurableObject(stubOf({ id: attemptId }), async (_instance, state) => {
+    // Lost as a restart loses it: the storage gone, and the object loaded afresh (no copy in memory).
+    await runInDurableObject(stubOf({ id: attemptId }), async (instance, state) => {
       await state.storage.deleteAll();
+      Reflect.set(instance, "live", undefined);
     });
 
     expect(await deliver(EVAL_QUEUE_NAME, [{ run_id: runId, seq: 1 }])).toEqual({ acked: 0, retried: 1 });

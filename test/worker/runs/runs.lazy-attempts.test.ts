@@ -17,6 +17,7 @@ import { attemptStub } from "../../../src/worker/attempts/access.js";
 import { ensureAttempt } from "../../../src/worker/runs/consumer/attempt-setup.js";
 import { EVAL_QUEUE_NAME } from "../../../src/worker/runs/consumer/messages.js";
 import { runStub } from "../../../src/worker/runs/coordinator/access.js";
+import { parseJobSetup } from "../../../src/worker/runs/coordinator/job-setup.js";
 import { call } from "../helpers.js";
 import { stubOf } from "../simulation-helpers.js";
 import {
@@ -93,7 +94,7 @@ describe("a run's attempts", () => {
       true,
       true,
     ]);
-    expect(claimed.job.setup.operations.map((op) => [op.operation_id, op.definition.examples])).toEqual([
+    expect(parseJobSetup(claimed.job.setup).operations.map((op) => [op.operation_id, op.definition.examples])).toEqual([
       ["get_invoice", []],
       ["place_invoice_on_hold", []],
     ]);

@@ -10,6 +10,7 @@
 import { env, runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { EVAL_QUEUE_NAME } from "../../../src/worker/runs/consumer/messages.js";
+import { parseJobSetup } from "../../../src/worker/runs/coordinator/job-setup.js";
 import { runStub } from "../../../src/worker/runs/coordinator/access.js";
 import type { RunCoordinator } from "../../../src/worker/runs/coordinator/run-coordinator.js";
 import { takeAheadWindowMs } from "../../../src/worker/runs/consumer/take-ahead.js";
@@ -98,7 +99,10 @@ describe("a batch with free slots", () => {
     const claimed = await runStub(env, other).claim(1);
     if (claimed.kind !== "job") throw new Error(`expected a job, got ${claimed.kind}`);
     expect(
-      await stubOf({ id: String(second?.attempt_id) }).setup({ ...claimed.job.setup, attempt_id: "att_squatter" }),
+      await stubOf({ id: String(second?.attempt_id) }).setup({
+        ...parseJobSetup(claimed.job.setup),
+        attempt_id: "att_squatter",
+      }),
     ).toEqual({ kind: "ok" });
 
     expect(await deliver(EVAL_QUEUE_NAME, [{ run_id: runId, seq: 1 }], { takeAhead: true })).toEqual({

@@ -18,16 +18,17 @@ import { databaseOf } from "../../../adapters/d1/database.js";
 import { findAttempt, insertAttemptIfAbsent } from "../../../adapters/d1/simulations.js";
 import { attemptStub } from "../../attempts/access.js";
 import type { Env } from "../../platform/env.js";
+import { jobSetupText } from "../coordinator/job-setup.js";
 import type { RunJob } from "../coordinator/replies.js";
 
 /** Makes sure the job's attempt exists before anything runs on it; throws what a retry may fix. */
 export async function ensureAttempt(env: Env, job: Pick<RunJob, "claim" | "setup">): Promise<void> {
   // The coordinator hands the setup out without checked examples (coordinator/records.ts).
-  const setup = job.setup;
+  const { setup } = job;
   const db = databaseOf(env.DB);
   if (job.claim > 1 && (await findAttempt(db, setup.attempt_id))) return;
-  // As text: a string crosses the RPC boundary far cheaper than the setup's object graph (object.ts setupText).
-  const reply = await attemptStub(env, setup.attempt_id).setupText(JSON.stringify(setup));
+  // As text, passed on unparsed (coordinator/job-setup.ts).
+  const reply = await attemptStub(env, setup.attempt_id).setupText(jobSetupText(setup));
   if (reply.kind === "conflict") throw new Error(`attempt object refused its setup: ${reply.message}`);
   await insertAttemptIfAbsent(db, {
     id: setup.attempt_id,

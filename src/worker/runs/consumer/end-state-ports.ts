@@ -41,6 +41,7 @@ import type { AttemptSetup } from "../../../core/simulation/setup.js";
 import { attemptStub, newAttemptToken } from "../../attempts/access.js";
 import { settleForward } from "../../attempts/real/forward.js";
 import type { Env } from "../../platform/env.js";
+import { type JobSetup, jobSetupText, parseJobSetup } from "../coordinator/job-setup.js";
 import type { RunJob } from "../coordinator/replies.js";
 import { releaseAttempt, toolAnswerOf } from "./attempt-ports.js";
 
@@ -57,7 +58,8 @@ const goldReplays = new GoldReplays(GOLD_REPLAYS_HELD);
 
 /** The port for a job whose scenario has an end state; `afterSeq` is where this delivery's calls start. */
 export function endStatePort(env: Env, job: Pick<RunJob, "attempt_id" | "setup">, afterSeq: number): EndStatePort {
-  const setup = job.setup;
+  // Parsed here, once: only grading needs the setup as an object (coordinator/job-setup.ts).
+  const setup = parseJobSetup(job.setup);
   return {
     async states() {
       const earlier = await earlierStateChanges(env, job.attempt_id, afterSeq);
@@ -70,9 +72,9 @@ export function endStatePort(env: Env, job: Pick<RunJob, "attempt_id" | "setup">
       return { ok: true, initial, final };
     },
     async goldAttempt() {
-      return freshAttempt(env, setup);
+      return freshAttempt(env, job.setup, setup);
     },
-    sharing: { setup: goldSetupKey(setup), replays: goldReplays },
+    sharing: { setup: goldSetupKey(job.setup), replays: goldReplays },
   };
 }
 
@@ -86,9 +88,8 @@ export function endStatePort(env: Env, job: Pick<RunJob, "attempt_id" | "setup">
  * must be one of this scenario's own (listed with its simulation, deleted with its run), so no
  * replay is ever shared between two runs, or between two scenarios of a run, each having its own.
  */
-function goldSetupKey(setup: AttemptSetup): string {
-  const { attempt_id: _id, token_hash: _token, expires_at: _lease, ...decides } = setup;
-  return sha256Hex(JSON.stringify(decides));
+function goldSetupKey(setup: JobSetup): string {
+  return sha256Hex(JSON.stringify([setup.simulation_id, setup.tenant_id, setup.shared]));
 }
 
 /** Every tool's starting state, `{"<tool>": state}`: its initial_state, or the dataset it starts from. */
@@ -159,11 +160,14 @@ async function earlierStateChanges(env: Env, attemptId: string, upTo: number): P
   return changed;
 }
 
-/** An attempt set up like `setup` under a new id and token; what throws here is retried with the message. */
-async function freshAttempt(env: Env, setup: AttemptSetup): Promise<GoldAttempt> {
+/**
+ * An attempt set up like `shared` under a new id and token (`setup` is the same setup, parsed);
+ * what throws here is retried with the message.
+ */
+async function freshAttempt(env: Env, shared: JobSetup, setup: AttemptSetup): Promise<GoldAttempt> {
   const attempt_id = newId("att");
   const token_hash = sha256Hex(newAttemptToken());
-  const reply = await attemptStub(env, attempt_id).setupText(JSON.stringify({ ...setup, attempt_id, token_hash }));
+  const reply = await attemptStub(env, attempt_id).setupText(jobSetupText({ ...shared, attempt_id, token_hash }));
   if (reply.kind === "conflict") throw new Error(`the gold calls' attempt refused its setup: ${reply.message}`);
   await insertAttemptIfAbsent(databaseOf(env.DB), {
     id: attempt_id,

@@ -6,7 +6,7 @@
  */
 import type { ExternalConversation } from "../../../core/evals/external-conversation.js";
 import { awaitingAgent } from "../external/phases.js";
-import { attemptSetupOf } from "./records.js";
+import { attemptSetupOf, sharedSetupOf } from "./records.js";
 import type { ClaimReply, ExternalPhase, RunJob, RunScenario } from "./replies.js";
 import type { RunStorage, SlotRow, StoredRun } from "./storage.js";
 
@@ -45,15 +45,27 @@ export function jobOf(run: StoredRun, slot: SlotRow, claimed: Claimed, parts: Sh
     ...(start.user_model ? { user_model: start.user_model } : {}),
     ...(claimed.external ? { external: claimed.external } : {}),
     ...claimed.held,
-    setup: attemptSetupOf(start, slot, (idx) => parts.get(idx)),
+    setup: attemptSetupOf(start, slot, (plan) => parts.setupText(plan)),
   };
 }
 
 /** The run's shared parts (RunAttemptPlans.shared), each parsed on first use and kept: once per instance, not per claim. */
 export class SharedParts {
   private readonly parsed = new Map<number, unknown>();
+  private readonly texts = new Map<string, string>();
 
   constructor(private readonly storage: RunStorage) {}
+
+  /** A plan's JobSetup.shared text, written once per instance for each pair of parts. */
+  setupText(plan: { operations: number; tools: number }): string {
+    const key = `${plan.operations}/${plan.tools}`;
+    let text = this.texts.get(key);
+    if (text === undefined) {
+      text = sharedSetupOf(this.get(plan.operations), this.get(plan.tools));
+      this.texts.set(key, text);
+    }
+    return text;
+  }
 
   /** A part that is missing is an error the delivery retries. */
   get(idx: number): unknown {

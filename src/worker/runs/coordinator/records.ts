@@ -5,11 +5,11 @@
  */
 import type { RunRepetitionRow } from "../../../adapters/d1/runs.js";
 import {
-  type AttemptSetup,
+  operationsWithoutCheckedExamples,
   type PinnedOperation,
   type PinnedTool,
-  withoutCheckedExamples,
 } from "../../../core/simulation/setup.js";
+import { type JobSetup, sharedSetupText } from "./job-setup.js";
 import { attemptLeaseEnd } from "./lifetimes.js";
 import type { RepetitionEntry } from "./replies.js";
 import { parseRecord, type RunStorage, type SlotRow, type StoredRun } from "./storage.js";
@@ -63,26 +63,30 @@ export function* repetitionRows(run: StoredRun, storage: RunStorage): Generator<
   }
 }
 
-/** Reads a shared part (RunAttemptPlans.shared) by index, parsed; the coordinator caches them. */
-type PartReader = (idx: number) => unknown;
+/** A scenario plan's shared setup text (JobSetup.shared); the coordinator caches them. */
+type SharedSetupReader = (plan: { operations: number; tools: number }) => string;
 
 /**
- * The slot's attempt setup, for the delivery to make sure of: without the definitions' checked
- * examples, which no attempt runs, so neither the claim's reply nor anything the delivery does with
- * the setup (its attempt, the gold calls' attempt) carries them.
+ * The slot's attempt setup, for the delivery to make sure of: the attempt's own fields, and the
+ * scenario's operations and tools as shared text (job-setup.ts), their definitions without
+ * checked examples, which no attempt runs.
  */
-export function attemptSetupOf(start: StoredRun["start"], slot: SlotRow, part: PartReader): AttemptSetup {
+export function attemptSetupOf(start: StoredRun["start"], slot: SlotRow, shared: SharedSetupReader): JobSetup {
   const plan = start.attempts.scenarios[slot.scenario_index];
   if (!plan) throw new Error(`the run has no attempt plan for scenario ${slot.scenario_index}`);
-  return withoutCheckedExamples({
+  return {
     attempt_id: slot.attempt_id,
     simulation_id: plan.simulation_id,
     tenant_id: start.tenant_id,
     token_hash: slot.token_hash,
     // Spread, so the run's attempts' alarms do not all fire in one instant.
     expires_at: attemptLeaseEnd(start.attempts.expires_at, slot.seq),
-    // SAFETY: the parts are written only by storage.create, from the JSON text of these lists (start-run.ts).
-    operations: part(plan.operations) as PinnedOperation[],
-    tools: part(plan.tools) as PinnedTool[],
-  });
+    shared: shared(plan),
+  };
+}
+
+/** JobSetup.shared for a plan's operations and tools (parsed parts), checked examples left out. */
+export function sharedSetupOf(operations: unknown, tools: unknown): string {
+  // SAFETY: the parts are written only by storage.create, from the JSON text of these lists (start-run.ts).
+  return sharedSetupText(operationsWithoutCheckedExamples(operations as PinnedOperation[]), tools as PinnedTool[]);
 }

@@ -6,7 +6,7 @@
 import type { RepetitionRecord } from "../../../core/evals/agent-types.js";
 import type { ExternalConversation, TurnAnswer } from "../../../core/evals/external-conversation.js";
 import type { UserStep } from "../../../core/evals/user-turn.js";
-import type { AttemptSetup } from "../../../core/simulation/setup.js";
+import type { JobSetup } from "./job-setup.js";
 import type { RunProgress } from "./progress.js";
 import type { RunAgent, RunExternalAgent, RunJudge, RunScenario, RunStart, RunUserModel } from "./run-start.js";
 
@@ -37,8 +37,8 @@ export interface RunJob {
   user_model?: RunUserModel;
   /** Set for an external agent's repetition: what this delivery is to do (coordinator's external phases). */
   external?: ExternalPhase;
-  /** The attempt's setup, which the delivery makes sure of before anything runs on it (evals/attempt-setup.ts). */
-  setup: AttemptSetup;
+  /** The attempt's setup, which the delivery makes sure of before anything runs on it (consumer/attempt-setup.ts). */
+  setup: JobSetup;
   /** An external agent's conversation so far, once its opening is stored (external/conversation.ts). */
   conversation?: ExternalConversation;
 }
