@@ -45,11 +45,11 @@ const META = [
     MIGRATIONS.length,
   ),
 ];
-const INSERT_ATTEMPT = s(
-  `INSERT INTO attempt (id, setup, status, expires_at) VALUES (1, ?, 'active', ?)`,
-  "{setup}",
-  Date.now(),
-);
+/** The attempt row and its setup (a table of its own since version 7). */
+const INSERT_ATTEMPT = [
+  s(`INSERT INTO attempt (id, status, expires_at) VALUES (1, 'active', ?)`, Date.now()),
+  s(`INSERT INTO attempt_setup (id, setup) VALUES (1, ?)`, "{setup}"),
+];
 const INSERT_CALL = s(
   `INSERT INTO calls (${EVIDENCE_COLUMNS.join(", ")}) VALUES (${EVIDENCE_COLUMNS.map(() => "?").join(", ")})`,
   "{seq}",
@@ -72,7 +72,9 @@ const INSERT_CALL = s(
 const OTHER = [
   OPEN,
   s(`SELECT schema_version FROM meta`),
-  s(`SELECT setup, status, expires_at, lease_ended, completion, (SELECT max(seq) FROM calls) AS max_seq FROM attempt`),
+  s(
+    `SELECT (SELECT setup FROM attempt_setup) AS setup, status, expires_at, lease_ended, completion, (SELECT max(seq) FROM calls) AS max_seq FROM attempt`,
+  ),
   s(
     `SELECT (SELECT count(*) FROM calls WHERE seq > attempt.flushed_seq) + (attempt.changes > attempt.flushed_changes) AS pending FROM attempt`,
   ),
@@ -93,7 +95,7 @@ function layouts(): Layout[] {
   };
   const tables: Layout = {
     name: "tables",
-    setup: [OPEN, HAS_META, ...historySchema, ...META, INSERT_ATTEMPT],
+    setup: [OPEN, HAS_META, ...historySchema, ...META, ...INSERT_ATTEMPT],
     call: [INSERT_CALL],
     alarm: false,
     setupBytes: SETUP_BYTES,
@@ -109,7 +111,7 @@ function layouts(): Layout[] {
     {
       ...alarm,
       name: "current",
-      setup: [OPEN, s(freshSchema({ forwards: false, datasetRecords: false })), INSERT_ATTEMPT],
+      setup: [OPEN, s(freshSchema({ forwards: false, datasetRecords: false })), ...INSERT_ATTEMPT],
     },
   ];
 }

@@ -101,6 +101,18 @@ export const MIGRATIONS: readonly Migration[] = [
     version: 6,
     statements: [],
   },
+  {
+    // The setup (tens of KB once a tool has many operations: every pinned definition and schema)
+    // gets a table of its own. Stored in the attempt row ahead of the status, the lease and the
+    // flush marks, every read of those walked the setup's overflow pages to reach them, and every
+    // update of them (a completion, a lease end, each flush) wrote the whole setup again.
+    version: 7,
+    statements: [
+      `CREATE TABLE IF NOT EXISTS attempt_setup (id INTEGER PRIMARY KEY CHECK (id = 1), setup TEXT NOT NULL)`,
+      `INSERT OR IGNORE INTO attempt_setup (id, setup) SELECT 1, setup FROM attempt`,
+      `ALTER TABLE attempt DROP COLUMN setup`,
+    ],
+  },
 ];
 
 /** The version a new attempt's storage is created at: the last step's. */
@@ -122,7 +134,6 @@ export function freshSchema(needs: { forwards: boolean; datasetRecords: boolean 
   const tables = [
     `CREATE TABLE IF NOT EXISTS attempt (
        id INTEGER PRIMARY KEY CHECK (id = 1),
-       setup TEXT NOT NULL,
        status TEXT NOT NULL,
        expires_at INTEGER NOT NULL,
        lease_ended INTEGER NOT NULL DEFAULT 0,
@@ -131,6 +142,7 @@ export function freshSchema(needs: { forwards: boolean; datasetRecords: boolean 
        flushed_seq INTEGER NOT NULL DEFAULT 0,
        flushed_changes INTEGER NOT NULL DEFAULT 0
      )`,
+    `CREATE TABLE IF NOT EXISTS attempt_setup (id INTEGER PRIMARY KEY CHECK (id = 1), setup TEXT NOT NULL)`,
     `CREATE TABLE IF NOT EXISTS state (tool TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID`,
     `CREATE TABLE IF NOT EXISTS calls (
        seq INTEGER PRIMARY KEY,
@@ -286,11 +298,8 @@ export class AttemptStorage {
     const stored = text === null ? withoutCheckedExamples(setup) : setup;
     this.transactionSync(() => {
       this.sql.exec(freshSchema({ forwards, datasetRecords: setup.tools.some((tool) => tool.dataset) }));
-      this.sql.exec(
-        `INSERT INTO attempt (id, setup, status, expires_at) VALUES (1, ?, 'active', ?)`,
-        text ?? JSON.stringify(stored),
-        setup.expires_at,
-      );
+      this.sql.exec(`INSERT INTO attempt (id, status, expires_at) VALUES (1, 'active', ?)`, setup.expires_at);
+      this.sql.exec(`INSERT INTO attempt_setup (id, setup) VALUES (1, ?)`, text ?? JSON.stringify(stored));
     });
     this.hasForwards = forwards;
     // What readAttempt would read back now.
@@ -314,12 +323,12 @@ export class AttemptStorage {
         completion: string | null;
         max_seq: number | null;
       }>(
-        `SELECT setup, status, expires_at, lease_ended, completion, (SELECT max(seq) FROM calls) AS max_seq FROM attempt`,
+        `SELECT (SELECT setup FROM attempt_setup) AS setup, status, expires_at, lease_ended, completion, (SELECT max(seq) FROM calls) AS max_seq FROM attempt`,
       )
       .one();
     const maxSeq = row.max_seq ?? 0;
     return {
-      // SAFETY: the setup column is written only by create(), from an AttemptSetup the Worker built.
+      // SAFETY: attempt_setup is written only by create() (or version 7's move), from an AttemptSetup the Worker built.
       setup: JSON.parse(row.setup) as AttemptSetup,
       status: row.status,
       expiresAt: row.expires_at,

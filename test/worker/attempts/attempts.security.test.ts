@@ -162,7 +162,10 @@ describe("capability tokens", () => {
     const row = await db().select().from(attempts).where(eq(attempts.id, a.id)).get();
     const sim = await db().select().from(simulations).where(eq(simulations.id, simulation.id)).get();
     const stored = await runInDurableObject<AttemptObject, string>(stubOf(a), (_instance, state) =>
-      JSON.stringify(state.storage.sql.exec(`SELECT * FROM attempt`).toArray()),
+      JSON.stringify([
+        state.storage.sql.exec(`SELECT * FROM attempt`).toArray(),
+        state.storage.sql.exec(`SELECT * FROM attempt_setup`).toArray(),
+      ]),
     );
     expect({
       hash: row?.token_hash,

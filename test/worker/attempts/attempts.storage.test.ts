@@ -37,6 +37,20 @@ function schemaOf(sql: SqlStorage): Record<string, string[]> {
   return Object.fromEntries(names.map((name) => [name, tableColumns(sql, name)]));
 }
 
+/**
+ * Turns an attempt's storage back into what objects had before versioning (version 0): the
+ * version-1 tables and no meta, so the columns later steps added go, and the setup goes back into
+ * the attempt row (version 7 moved it out).
+ */
+function backToVersionZero(sql: SqlStorage): void {
+  sql.exec(`DROP TABLE meta`);
+  sql.exec(`ALTER TABLE calls DROP COLUMN upstream`);
+  sql.exec(`ALTER TABLE calls DROP COLUMN state_change`);
+  sql.exec(`ALTER TABLE attempt ADD COLUMN setup TEXT`);
+  sql.exec(`UPDATE attempt SET setup = (SELECT setup FROM attempt_setup)`);
+  sql.exec(`DROP TABLE attempt_setup`);
+}
+
 function tableColumns(sql: SqlStorage, table: string): string[] {
   return sql
     .exec<{ name: string }>(`SELECT name FROM pragma_table_info(?)`, table)
@@ -61,10 +75,7 @@ describe("the attempt object's schema version", () => {
       body: { previous: 0 },
     });
     await runInDurableObject<AttemptObject, void>(stubOf(attempt), (instance, state) => {
-      state.storage.sql.exec(`DROP TABLE meta`);
-      // Version 0 had the version-1 tables only: the columns later steps added go too.
-      state.storage.sql.exec(`ALTER TABLE calls DROP COLUMN upstream`);
-      state.storage.sql.exec(`ALTER TABLE calls DROP COLUMN state_change`);
+      backToVersionZero(state.storage.sql);
       Reflect.set(instance, "live", undefined); // loaded afresh, as after a deploy
     });
     expect(await dispatchJson(attempt, { tool: "counter", arguments: { n: 6 } })).toEqual({
@@ -113,10 +124,8 @@ describe("the attempt object's schema version", () => {
     const fresh = await freshAttempt();
     const old = await freshAttempt();
     await runInDurableObject<AttemptObject, void>(stubOf(old), (instance, state) => {
-      // Back to version 0 (the version-1 tables, no meta), then loaded afresh: every step runs.
-      state.storage.sql.exec(`DROP TABLE meta`);
-      state.storage.sql.exec(`ALTER TABLE calls DROP COLUMN upstream`);
-      state.storage.sql.exec(`ALTER TABLE calls DROP COLUMN state_change`);
+      // Back to version 0, then loaded afresh: every step runs.
+      backToVersionZero(state.storage.sql);
       Reflect.set(instance, "live", undefined);
     });
     for (const attempt of [fresh, old])
@@ -132,16 +141,25 @@ describe("the attempt object's schema version", () => {
       ),
     );
     // Neither a real operation nor a dataset: no forwards, no dataset_records.
-    expect(Object.keys(freshSchema ?? {})).toEqual(["attempt", "calls", "meta", "state"]);
-    expect(Object.keys(oldSchema ?? {})).toEqual(["attempt", "calls", "dataset_records", "forwards", "meta", "state"]);
-    for (const table of ["attempt", "calls", "meta", "state"]) expect(freshSchema?.[table]).toEqual(oldSchema?.[table]);
+    expect(Object.keys(freshSchema ?? {})).toEqual(["attempt", "attempt_setup", "calls", "meta", "state"]);
+    expect(Object.keys(oldSchema ?? {})).toEqual([
+      "attempt",
+      "attempt_setup",
+      "calls",
+      "dataset_records",
+      "forwards",
+      "meta",
+      "state",
+    ]);
+    for (const table of ["attempt", "attempt_setup", "calls", "meta", "state"])
+      expect(freshSchema?.[table]).toEqual(oldSchema?.[table]);
     expect(freshSchema?.calls).toEqual([...EVIDENCE_COLUMNS]);
   });
 
   it("stores the setup without the definitions' checked examples, which no call reads", async () => {
     const attempt = await freshAttempt();
     const definitions = await runInDurableObject<AttemptObject, unknown>(stubOf(attempt), (_instance, state) => {
-      const row = state.storage.sql.exec<{ setup: string }>(`SELECT setup FROM attempt`).one();
+      const row = state.storage.sql.exec<{ setup: string }>(`SELECT setup FROM attempt_setup`).one();
       const setup = JSON.parse(row.setup) as { operations: Array<{ definition: unknown }> };
       return setup.operations.map((op) => op.definition);
     });

@@ -687,7 +687,7 @@ describe("real-tools evidence: one call per call_id, the same figures wherever t
     }
     // The eval consumer releases an attempt once its repetition is recorded; here, while the call is out.
     const released = await runInDurableObject<AttemptObject, unknown>(stubOf(attempt), (instance, state) => {
-      const setup: unknown = JSON.parse(String(state.storage.sql.exec(`SELECT setup FROM attempt`).one().setup));
+      const setup: unknown = JSON.parse(String(state.storage.sql.exec(`SELECT setup FROM attempt_setup`).one().setup));
       const tokenHash =
         typeof setup === "object" && setup !== null && "token_hash" in setup ? String(setup.token_hash) : "";
       return instance.release(tokenHash);
