@@ -78,7 +78,7 @@ export function applyChanges(state: JsonObject, changes: readonly RecordChange[]
   if (changes.length === 0) return state;
   const root: JsonObject = { ...state };
   /** Collections this call already copied, so several records of one collection copy it once. */
-  const owned = new Set<string>();
+  const owned = new Map<string, Set<string>>();
   for (const change of changes) {
     if (change.record === null) {
       owned.delete(change.collection);
@@ -89,15 +89,47 @@ export function applyChanges(state: JsonObject, changes: readonly RecordChange[]
     const current = Object.hasOwn(root, change.collection) ? root[change.collection] : undefined;
     if (!isJsonObject(current)) continue;
     let collection = current;
-    if (!owned.has(change.collection)) {
+    let records = owned.get(change.collection);
+    if (!records) {
       collection = { ...current };
+      records = recordCopy(collection, current);
       defineOwn(root, change.collection, collection);
-      owned.add(change.collection);
+      owned.set(change.collection, records);
     }
+    records.add(change.record);
     if (change.value === undefined) delete collection[change.record];
     else defineOwn(collection, change.record, change.value);
   }
   return root;
+}
+
+/**
+ * Each collection applyChanges copied: the collection it copied first (following copies of
+ * copies back) and every record set or removed on the way. A copy is never changed once
+ * applyChanges has returned it, so it differs from that original in those records only.
+ */
+const copies = new WeakMap<JsonObject, { original: JsonObject; records: Set<string> }>();
+
+function recordCopy(copy: JsonObject, of: JsonObject): Set<string> {
+  const earlier = copies.get(of);
+  const records = new Set(earlier?.records);
+  copies.set(copy, { original: earlier?.original ?? of, records });
+  return records;
+}
+
+/**
+ * The only keys whose values can differ between two collections, when applyChanges made one or
+ * both from the same original (states over one dataset): a comparison can look at those and skip
+ * the thousands of records they share. Null when that is not known; then every key may differ.
+ */
+export function keysThatMayDiffer(left: JsonObject, right: JsonObject): ReadonlySet<string> | null {
+  const l = copies.get(left);
+  const r = copies.get(right);
+  if (!l && !r) return null;
+  if ((l?.original ?? left) !== (r?.original ?? right)) return null;
+  if (!l) return r?.records ?? null;
+  if (!r) return l.records;
+  return new Set([...l.records, ...r.records]);
 }
 
 /**

@@ -11,6 +11,7 @@
  * mismatch. A value missing on one side is reported with only the side that has it.
  */
 import { isJsonObject, pointerToken, type JsonObject, type JsonValue } from "../json.js";
+import { keysThatMayDiffer } from "../datasets/records.js";
 
 /** How far apart two numbers may be and still be the same value: 1e-9, relative above 1. */
 const NUMBER_TOLERANCE = 1e-9;
@@ -110,8 +111,16 @@ export function jsonDifferences(left: JsonValue, right: JsonValue, prefix = ""):
       // records that share all but one with the other side is one key to sort, name and look into,
       // not a thousand (the skipped ones would yield nothing, so the result is the same).
       const keys: string[] = [];
-      for (const key of Object.keys(l)) if (!Object.hasOwn(r, key) || l[key] !== r[key]) keys.push(key);
-      for (const key of Object.keys(r)) if (!Object.hasOwn(l, key)) keys.push(key);
+      // Two collections of one dataset's records: only the records either side's changes touched
+      // can differ (records.ts), so the others are not even listed.
+      const narrowed = keysThatMayDiffer(l, r);
+      if (narrowed) {
+        for (const key of narrowed)
+          if (Object.hasOwn(l, key) !== Object.hasOwn(r, key) || l[key] !== r[key]) keys.push(key);
+      } else {
+        for (const key of Object.keys(l)) if (!Object.hasOwn(r, key) || l[key] !== r[key]) keys.push(key);
+        for (const key of Object.keys(r)) if (!Object.hasOwn(l, key)) keys.push(key);
+      }
       keys.sort();
       for (let i = keys.length - 1; i >= 0; i--) {
         const key = keys[i] as string;

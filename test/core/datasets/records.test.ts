@@ -10,10 +10,13 @@ import {
   changedRecords,
   deepFreeze,
   diffRecords,
+  keysThatMayDiffer,
   materialize,
   Overlay,
+  type RecordChange,
   recordPointer,
 } from "../../../src/core/datasets/records.js";
+import { jsonDifferences } from "../../../src/core/scoring/end-state.js";
 import { BaseCache } from "../../../src/core/datasets/base-cache.js";
 import { parsePointer, valueAt } from "../../../src/core/datasets/pointer.js";
 import type { JsonObject, JsonValue } from "../../../src/core/json.js";
@@ -197,6 +200,44 @@ describe("copy-on-write records", () => {
     expect(overlay.size).toBe(2);
     const base = deepFreeze({ orders: { "#W1": 0 } } as JsonObject);
     expect(materialize(base, overlay)).toEqual({ orders: { "#W9": 9, "#W2": 2 } });
+  });
+});
+
+describe("comparing states over one base", () => {
+  const changeArb: fc.Arbitrary<RecordChange> = fc
+    .record({ collection: keyArb, record: fc.option(keyArb), value: fc.option(valueArb) })
+    .map(({ collection, record, value }) => (value === null ? { collection, record } : { collection, record, value }));
+  const changesArb = fc.array(changeArb, { maxLength: 6 });
+
+  it("finds the same differences, in the same order, as between deep copies (the untouched records skipped)", () => {
+    fc.assert(
+      fc.property(baseArb, changesArb, changesArb, changesArb, (raw, first, second, more) => {
+        const base = deepFreeze(structuredClone(raw));
+        const left = applyChanges(base, first);
+        const right = applyChanges(base, second);
+        // A copy of a copy still knows its original.
+        const further = applyChanges(left, more);
+        for (const [a, b] of [
+          [left, right],
+          [base, left],
+          [right, base],
+          [further, right],
+          [left, further],
+        ] as const)
+          expect(jsonDifferences(a, b)).toEqual(jsonDifferences(structuredClone(a), structuredClone(b)));
+      }),
+    );
+  });
+
+  it("narrows a comparison to the records the changes touched, and not between unrelated collections", () => {
+    const base = deepFreeze({ orders: { "#W1": { s: 1 }, "#W2": { s: 2 }, "#W3": { s: 3 } } });
+    const left = applyChanges(base, [{ collection: "orders", record: "#W1", value: { s: 9 } }]);
+    const right = applyChanges(base, [{ collection: "orders", record: "#W3" }]);
+    const orders = (state: JsonObject) => state.orders as JsonObject;
+    expect([...(keysThatMayDiffer(orders(left), orders(right)) ?? [])].sort()).toEqual(["#W1", "#W3"]);
+    expect([...(keysThatMayDiffer(orders(base), orders(right)) ?? [])]).toEqual(["#W3"]);
+    expect(keysThatMayDiffer(orders(base), { ...orders(base) })).toBeNull();
+    expect(keysThatMayDiffer(orders(left), { "#W1": { s: 9 } })).toBeNull();
   });
 });
 
