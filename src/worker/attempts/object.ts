@@ -113,8 +113,11 @@ export class AttemptObject extends DurableObject<Env> implements AttemptMethods 
         ? { kind: "ok" }
         : { kind: "conflict", message: `this object already holds attempt ${existing.setup.attempt_id}` };
     }
-    this.storage.create(setup);
-    this.live = undefined;
+    const stored = this.storage.create(setup);
+    // The attempt as just stored, without reading it back: the first call would otherwise read the
+    // whole setup row (for τ-bench retail 53 KB, its pages then held by this object's SQLite for
+    // as long as it stays loaded) and compile the statements that open it (bench:memory).
+    this.live = liveOf(stored, this.storage, this.env);
     this.scheduleAlarm(setup.expires_at);
     return { kind: "ok" };
   }

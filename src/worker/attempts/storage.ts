@@ -277,18 +277,27 @@ export class AttemptStorage {
     return this.readAttempt();
   }
 
-  /** Creates the schema (freshSchema, at CURRENT_VERSION) and the attempt row together. */
-  create(setup: AttemptSetup): void {
+  /** Creates the schema (freshSchema, at CURRENT_VERSION) and the attempt row together; the attempt as readAttempt() would read it now. */
+  create(setup: AttemptSetup): StoredAttempt {
     const forwards = setup.operations.some((op) => op.real);
+    const stored = withoutCheckedExamples(setup);
     this.transactionSync(() => {
       this.sql.exec(freshSchema({ forwards, datasetRecords: setup.tools.some((tool) => tool.dataset) }));
       this.sql.exec(
         `INSERT INTO attempt (id, setup, status, expires_at) VALUES (1, ?, 'active', ?)`,
-        JSON.stringify(withoutCheckedExamples(setup)),
+        JSON.stringify(stored),
         setup.expires_at,
       );
     });
     this.hasForwards = forwards;
+    return {
+      setup: stored,
+      status: "active",
+      expiresAt: setup.expires_at,
+      leaseEnded: false,
+      completed: false,
+      maxSeq: 0,
+    };
   }
 
   readAttempt(): StoredAttempt {
