@@ -115,8 +115,9 @@ export class AttemptObject extends DurableObject<Env> implements AttemptMethods 
     }
     const stored = this.storage.create(setup);
     // The attempt as just stored, without reading it back: the first call would otherwise read the
-    // whole setup row (for τ-bench retail 53 KB, its pages then held by this object's SQLite for
-    // as long as it stays loaded) and compile the statements that open it (bench:memory).
+    // whole setup row again (τ-bench retail's is 53 KB) and compile the two statements that read the
+    // version and the row, all kept by this object for as long as it stays loaded. Measured with
+    // bench:memory's retail workload: about 0.015 MiB less per live attempt.
     this.live = liveOf(stored, this.storage, this.env);
     this.scheduleAlarm(setup.expires_at);
     return { kind: "ok" };
