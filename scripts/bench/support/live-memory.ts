@@ -1,7 +1,8 @@
 /**
  * Resident memory per live Durable Object, as the memory benchmarks read it: workerd's memory once
  * its server is up (idle) and again once every object was called, and the SQLite files it holds
- * open, one per live object. Per live object = (live − idle) ÷ live objects.
+ * open, one per live object. Per live object = (live − idle) ÷ live objects (side); bench:memory
+ * also reads the server with half of its objects live (halves), for the marginal cost per object.
  */
 import type { WrkRequest } from "../wrk.js";
 import { ownWorkerdPids, type ProcessMemory, processMemory } from "./process-memory.js";
