@@ -17,6 +17,7 @@ import os from "node:os";
 import path from "node:path";
 import { bundledModules, bundleWorker } from "./local/bundle.js";
 import { prepareDatabase } from "./local/database.js";
+import type { Database } from "../src/worker/platform/env.js";
 import { ensureDemoTenant } from "./local/demo-tenant.js";
 import { ensureDeploymentSecret, SECRET_BINDING } from "./local/deployment-secret.js";
 import { createMiniflare, type LocalMiniflare } from "./local/miniflare.js";
@@ -72,6 +73,8 @@ export interface RunningToolproof {
   demoKey: string;
   demoKeyId: string;
   demoTools: SeededTool[];
+  /** The local D1 database, through Miniflare's bindings API (benchmarks count what attempts flushed to it). */
+  db: Database;
   /** The file holding this state directory's deployment secret (TOOLPROOF_SECRET), made on the first start. */
   secretFile: string;
   /** The demo InvoiceDesk suite, when it could be saved (it needs the demo tools). */
@@ -198,6 +201,7 @@ export async function startToolproof(options: StartOptions = {}): Promise<Runnin
       demoKey: demo.key,
       demoKeyId: demo.keyId,
       demoTools,
+      db,
       secretFile: secret.file,
       migrationsApplied: applied,
       stop: cleanUp,

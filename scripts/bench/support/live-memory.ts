@@ -1,7 +1,8 @@
 /**
  * Resident memory per live Durable Object, as the memory benchmarks read it: workerd's memory once
  * its server is up (idle) and again once every object was called, and the SQLite files it holds
- * open, one per live object. Per live object = (live − idle) ÷ live objects.
+ * open, one per live object. Per live object = (live − idle) ÷ live objects (side); bench:memory
+ * also reads the server with half of its objects live (halves), for the marginal cost per object.
  */
 import type { WrkRequest } from "../wrk.js";
 import { ownWorkerdPids, type ProcessMemory, processMemory } from "./process-memory.js";
@@ -36,12 +37,17 @@ export async function liveReading(
   requests: readonly WrkRequest[],
   passes: number,
 ): Promise<ProcessMemory> {
+  await callPasses(url, requests, passes);
+  return readMemory(pid);
+}
+
+/** Sends every request `passes` times, one pass after the other. */
+export async function callPasses(url: string, requests: readonly WrkRequest[], passes: number): Promise<void> {
   for (let pass = 1; pass <= passes; pass++) {
     const started = performance.now();
     await callAll(url, requests);
     progress(`pass ${pass}: ${requests.length} calls in ${Math.round(performance.now() - started)} ms`);
   }
-  return readMemory(pid);
 }
 
 /** Sends every request once, CONCURRENCY at a time; fails on any answer outside 2xx. */
@@ -73,6 +79,43 @@ export function side(idle: ProcessMemory, live: ProcessMemory): Side {
     live_objects: objects,
     rss_mb_per_object: per("rss_mb"),
     anon_mb_per_object: per("anon_mb"),
+  };
+}
+
+/**
+ * Three readings of one server: idle, with the first half of the objects live, with all of them.
+ * The marginal figure is what the second half added per object it made live, so whatever the
+ * process pays once (code compiled, a dataset parsed once per isolate, the allocators' high-water
+ * marks from the first bursts of calls) falls on the first half and not on it; the average is the
+ * whole run's, idle to all live, one-time costs included.
+ */
+export interface Halves {
+  idle: ProcessMemory;
+  half: ProcessMemory;
+  full: ProcessMemory;
+  /** Objects live at the end (SQLite files beyond the idle ones). */
+  live_objects: number;
+  /** Objects the second half made live. */
+  marginal_objects: number;
+  rss_mb_per_object_marginal: number;
+  anon_mb_per_object_marginal: number;
+  rss_mb_per_object_average: number;
+  anon_mb_per_object_average: number;
+}
+
+export function halves(idle: ProcessMemory, half: ProcessMemory, full: ProcessMemory): Halves {
+  const whole = side(idle, full);
+  const second = side(half, full);
+  return {
+    idle,
+    half,
+    full,
+    live_objects: whole.live_objects,
+    marginal_objects: second.live_objects,
+    rss_mb_per_object_marginal: second.rss_mb_per_object,
+    anon_mb_per_object_marginal: second.anon_mb_per_object,
+    rss_mb_per_object_average: whole.rss_mb_per_object,
+    anon_mb_per_object_average: whole.anon_mb_per_object,
   };
 }
 

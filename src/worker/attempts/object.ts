@@ -130,8 +130,10 @@ export class AttemptObject extends DurableObject<Env> implements AttemptMethods 
         ? { kind: "ok" }
         : { kind: "conflict", message: `this object already holds attempt ${existing.setup.attempt_id}` };
     }
-    // Held as it was written, not read back: the first call follows at once, and reading the
-    // setup back and parsing it again cost that call as much as storing it did.
+    // The attempt as just stored, without reading it back: the first call would otherwise read the
+    // whole setup again (τ-bench retail's is 53 KB), parse it, and compile the two statements that
+    // read the version and the row, all kept by this object while it stays loaded. Measured with
+    // bench:memory's retail workload: about 0.015 MiB less per live attempt.
     this.live = liveOf(this.storage.create(setup, storedText), this.storage, this.env);
     this.scheduleAlarm(setup.expires_at);
     return { kind: "ok" };

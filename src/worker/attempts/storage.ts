@@ -290,8 +290,9 @@ export class AttemptStorage {
   }
 
   /**
-   * Creates the schema (freshSchema, at CURRENT_VERSION) and the attempt row together. `text`, when
-   * given, is the setup's JSON text with no checked examples in it, stored as it is.
+   * Creates the schema (freshSchema, at CURRENT_VERSION) and the attempt row together; answers the
+   * attempt as readAttempt() would read it now. `text`, when given, is the setup's JSON text with
+   * no checked examples in it, stored as it is.
    */
   create(setup: AttemptSetup, text: string | null = null): StoredAttempt {
     const forwards = setup.operations.some((op) => op.real);
@@ -302,7 +303,6 @@ export class AttemptStorage {
       this.sql.exec(`INSERT INTO attempt_setup (id, setup) VALUES (1, ?)`, text ?? JSON.stringify(stored));
     });
     this.hasForwards = forwards;
-    // What readAttempt would read back now.
     return {
       setup: stored,
       status: "active",

@@ -170,6 +170,36 @@ describe("the attempt object's schema version", () => {
     });
   });
 
+  it("a new object holds the attempt it just stored, as its storage reads it back, before any call", async () => {
+    const attempt = await freshAttempt();
+    const { held, stored } = await runInDurableObject<AttemptObject, { held: unknown; stored: unknown }>(
+      stubOf(attempt),
+      (instance, state) => {
+        const live: unknown = Reflect.get(instance, "live");
+        const read = AttemptStorage.of(state.storage).readAttempt();
+        return {
+          // As JSON: the held operations are the isolate's shared copies (shared-operations.ts), equal in content.
+          held: JSON.parse(JSON.stringify(live ?? null)),
+          stored: JSON.parse(JSON.stringify(read)),
+        };
+      },
+    );
+    expect(held).toMatchObject({
+      setup: (stored as { setup: unknown }).setup,
+      status: "active",
+      expiresAt: (stored as { expiresAt: number }).expiresAt,
+      leaseEnded: false,
+      completed: false,
+      nextSeq: 1,
+    });
+    expect(stored).toMatchObject({ status: "active", leaseEnded: false, completed: false, maxSeq: 0 });
+    expect(await dispatchJson(attempt, { tool: "counter", arguments: { n: 4 } })).toEqual({
+      status: 200,
+      body: { previous: 0 },
+    });
+    expect((await evidence(attempt)).map((c) => c.seq)).toEqual([1]);
+  });
+
   it("a step that fails leaves the storage at its version, with nothing half applied", async () => {
     const attempt = await freshAttempt();
     const outcome = await runInDurableObject<AttemptObject, unknown>(stubOf(attempt), (_instance, state) => {
