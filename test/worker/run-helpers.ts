@@ -66,6 +66,16 @@ export async function invoiceWorld(label: string, connection: Record<string, unk
   return { tenant, toolId: tool.id, model, connection: name };
 }
 
+/** An InvoiceDesk world whose model answers as a well-behaved agent and judge, with its suite saved as "invoicedesk". */
+export async function invoiceDeskWorld(
+  label: string,
+  suiteOverrides: Record<string, unknown> = {},
+): Promise<InvoiceWorld> {
+  const world = await invoiceWorld(label);
+  await server.script(world.model, { conversations: wellBehaved(), judge_default: GOOD_JUDGE });
+  await putSuite(world, "invoicedesk", invoiceSuite(world, suiteOverrides));
+  return world;
+}
 /** The InvoiceDesk suite of examples/evals/invoicedesk.yaml, against the tenant's tool by id. */
 export function invoiceSuite(world: InvoiceWorld, overrides: Record<string, unknown> = {}): Record<string, unknown> {
   return {

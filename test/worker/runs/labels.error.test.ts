@@ -8,6 +8,7 @@ import { answer, call, invalidAnswer, keyWith, newTenant } from "../helpers.js";
 import {
   GOOD_JUDGE,
   invoiceSuite,
+  invoiceDeskWorld,
   invoiceWorld,
   putSuite,
   server,
@@ -21,9 +22,7 @@ let world: InvoiceWorld;
 let runId: string;
 
 beforeAll(async () => {
-  world = await invoiceWorld("labels-error");
-  await server.script(world.model, { conversations: wellBehaved(), judge_default: GOOD_JUDGE });
-  await putSuite(world, "invoicedesk", invoiceSuite(world, { runs_per_scenario: 1 }));
+  world = await invoiceDeskWorld("labels-error", { runs_per_scenario: 1 });
   runId = (await startRun(world, "invoicedesk")).id;
   await waitForRun(world, runId);
 });

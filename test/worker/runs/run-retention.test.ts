@@ -11,24 +11,18 @@ import { sweepRetention } from "../../../src/worker/runs/retention.js";
 import { RUN_KEYED_TABLES, RUN_KEYED_TABLES_KEPT } from "../../../src/adapters/d1/run-deletion.js";
 import { answer, call, keyWith } from "../helpers.js";
 import {
-  GOOD_JUDGE,
-  invoiceSuite,
+  invoiceDeskWorld,
   invoiceWorld,
-  putSuite,
   runWithLostMessages,
-  server,
   startRun,
   waitForRun,
-  wellBehaved,
   type InvoiceWorld,
 } from "../run-helpers.js";
 
 let world: InvoiceWorld;
 
 beforeAll(async () => {
-  world = await invoiceWorld("retention");
-  await server.script(world.model, { conversations: wellBehaved(), judge_default: GOOD_JUDGE });
-  await putSuite(world, "invoicedesk", invoiceSuite(world, { runs_per_scenario: 1 }));
+  world = await invoiceDeskWorld("retention", { runs_per_scenario: 1 });
 });
 
 async function finishedRun(): Promise<string> {

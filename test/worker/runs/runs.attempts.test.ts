@@ -7,26 +7,12 @@ import { env } from "cloudflare:test";
 import { beforeAll, describe, expect, it } from "vitest";
 import { call } from "../helpers.js";
 import { evidence } from "../simulation-helpers.js";
-import {
-  GET,
-  GOOD_JUDGE,
-  invoiceSuite,
-  invoiceWorld,
-  putSuite,
-  repetitions,
-  server,
-  startRun,
-  waitForRun,
-  wellBehaved,
-  type InvoiceWorld,
-} from "../run-helpers.js";
+import { GET, invoiceDeskWorld, repetitions, startRun, waitForRun, type InvoiceWorld } from "../run-helpers.js";
 
 let world: InvoiceWorld;
 
 beforeAll(async () => {
-  world = await invoiceWorld("released");
-  await server.script(world.model, { conversations: wellBehaved(), judge_default: GOOD_JUDGE });
-  await putSuite(world, "invoicedesk", invoiceSuite(world));
+  world = await invoiceDeskWorld("released");
 });
 
 describe("a run's attempts once their repetitions are recorded", () => {

@@ -19,10 +19,7 @@ import { stubOf } from "../simulation-helpers.js";
 import {
   coordinatorOf,
   deliver,
-  GOOD_JUDGE,
-  invoiceSuite,
-  invoiceWorld,
-  putSuite,
+  invoiceDeskWorld,
   QUERIES,
   readRun,
   repetition,
@@ -31,16 +28,7 @@ import {
   server,
   startRun,
   waitForRun,
-  wellBehaved,
-  type InvoiceWorld,
 } from "../run-helpers.js";
-
-async function world(label: string): Promise<InvoiceWorld> {
-  const w = await invoiceWorld(label);
-  await server.script(w.model, { conversations: wellBehaved(), judge_default: GOOD_JUDGE });
-  await putSuite(w, "invoicedesk", invoiceSuite(w));
-  return w;
-}
 
 /** Runs the coordinator's alarm as if `aheadMs` had passed. */
 async function alarmAfter(runId: string, aheadMs: number): Promise<void> {
@@ -52,7 +40,7 @@ async function alarmAfter(runId: string, aheadMs: number): Promise<void> {
 
 describe("a redelivered message", () => {
   it("changes nothing: the repetition keeps its record, and no model is called", async () => {
-    const w = await world("redelivery");
+    const w = await invoiceDeskWorld("redelivery");
     const run = await waitForRun(w, (await startRun(w, "invoicedesk")).id);
     const before = await repetition(w, String(run.id), 1);
     const requests = (await server.log(w.model)).length;
@@ -64,7 +52,7 @@ describe("a redelivered message", () => {
   });
 
   it("while the run is going: the second delivery of a recorded repetition is dropped", async () => {
-    const w = await world("redelivery-live");
+    const w = await invoiceDeskWorld("redelivery-live");
     const runId = await runWithLostMessages(w);
     expect(await deliver(EVAL_QUEUE_NAME, [{ run_id: runId, seq: 1 }])).toEqual({ acked: 1, retried: 0 });
     const first = await repetition(w, runId, 1);
@@ -77,7 +65,7 @@ describe("a redelivered message", () => {
 
 describe("a dead letter", () => {
   it("is recorded as an infrastructure error with the last error its deliveries met", async () => {
-    const w = await world("dead-letter");
+    const w = await invoiceDeskWorld("dead-letter");
     const runId = await runWithLostMessages(w);
     // What the consumer does before message.retry(): free the repetition and keep the error.
     expect(await runStub(env, runId).release(2, "Error: the attempt object did not answer")).toEqual({ kind: "ok" });
@@ -112,7 +100,7 @@ describe("a dead letter", () => {
 
 describe("a delivery that throws", () => {
   it("frees the repetition, keeps the error, and is retried; its dead letter then carries that error", async () => {
-    const w = await world("retry");
+    const w = await invoiceDeskWorld("retry");
     const runId = await runWithLostMessages(w);
     const coordinator = runStub(env, runId);
     // An earlier delivery claimed repetition 1, set its attempt up and gave up; then the attempt's storage was lost.
@@ -140,7 +128,7 @@ describe("a delivery that throws", () => {
   });
 
   it("a repetition another delivery is working on is left to it (the watchdog covers a delivery that never reports)", async () => {
-    const w = await world("busy");
+    const w = await invoiceDeskWorld("busy");
     const runId = await runWithLostMessages(w);
     expect(await runStub(env, runId).claim(2)).toMatchObject({ kind: "job" });
     expect(await deliver(EVAL_QUEUE_NAME, [{ run_id: runId, seq: 2 }])).toEqual({ acked: 1, retried: 0 });
@@ -150,7 +138,7 @@ describe("a delivery that throws", () => {
 
 describe("the watchdog", () => {
   it("sends again every repetition whose message was lost, and the run finishes with every repetition run once", async () => {
-    const w = await world("watchdog");
+    const w = await invoiceDeskWorld("watchdog");
     const runId = await runWithLostMessages(w);
     expect(await readRun(w, runId)).toMatchObject({ status: "queued", finished_repetitions: 0 });
 
@@ -172,7 +160,7 @@ describe("the watchdog", () => {
   });
 
   it("is armed again by reading a live run whose alarm is gone (a local runtime restarted between alarms)", async () => {
-    const w = await world("rearm");
+    const w = await invoiceDeskWorld("rearm");
     const runId = await runWithLostMessages(w);
     const alarm = () =>
       runInDurableObject<RunCoordinator, number | null>(coordinatorOf(runId), (_instance, state) =>
@@ -188,7 +176,7 @@ describe("the watchdog", () => {
   });
 
   it("ends a run past its deadline as an error, naming every repetition that was missing", async () => {
-    const w = await world("deadline");
+    const w = await invoiceDeskWorld("deadline");
     const runId = await runWithLostMessages(w);
     expect(await deliver(EVAL_QUEUE_NAME, [{ run_id: runId, seq: 1 }])).toEqual({ acked: 1, retried: 0 });
     await alarmAfter(runId, 3 * 60 * 60 * 1000);
@@ -212,7 +200,7 @@ describe("the watchdog", () => {
 
 describe("POST /api/runs/:id/cancel", () => {
   it("ends the run `cancelled` with the figures of what finished; pending repetitions are not run", async () => {
-    const w = await world("cancel");
+    const w = await invoiceDeskWorld("cancel");
     const runId = await runWithLostMessages(w);
     expect(
       await deliver(

@@ -3,14 +3,12 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { DEMO_TOOLS } from "../../../scripts/local/demo-tools.js";
 import { answer, call, invalidAnswer, keyWith, newTenant } from "../helpers.js";
 import {
-  GOOD_JUDGE,
   invoiceSuite,
+  invoiceDeskWorld,
   invoiceWorld,
   putSuite,
-  server,
   startRun,
   waitForRun,
-  wellBehaved,
   type InvoiceWorld,
 } from "../run-helpers.js";
 
@@ -18,9 +16,7 @@ let world: InvoiceWorld;
 let runId: string;
 
 beforeAll(async () => {
-  world = await invoiceWorld("errors");
-  await server.script(world.model, { conversations: wellBehaved(), judge_default: GOOD_JUDGE });
-  await putSuite(world, "invoicedesk", invoiceSuite(world, { runs_per_scenario: 1 }));
+  world = await invoiceDeskWorld("errors", { runs_per_scenario: 1 });
   runId = (await startRun(world, "invoicedesk")).id;
   await waitForRun(world, runId);
 });

@@ -10,17 +10,14 @@ import {
   GET,
   GOOD_JUDGE,
   HOLD,
-  invoiceSuite,
-  invoiceWorld,
+  invoiceDeskWorld,
   judgeRequests,
-  putSuite,
   QUERIES,
   repetition,
   repetitions,
   server,
   startRun,
   waitForRun,
-  wellBehaved,
   type InvoiceWorld,
 } from "../run-helpers.js";
 
@@ -50,9 +47,7 @@ function allPassed(id: string) {
 let world: InvoiceWorld;
 
 beforeAll(async () => {
-  world = await invoiceWorld("happy");
-  await server.script(world.model, { conversations: wellBehaved(), judge_default: GOOD_JUDGE });
-  await putSuite(world, "invoicedesk", invoiceSuite(world));
+  world = await invoiceDeskWorld("happy");
 });
 
 describe("a run of the seed's five scenarios with a well-behaved model", () => {

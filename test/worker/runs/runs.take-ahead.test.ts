@@ -18,10 +18,7 @@ import { stubOf } from "../simulation-helpers.js";
 import {
   coordinatorOf,
   deliver,
-  GOOD_JUDGE,
-  invoiceSuite,
-  invoiceWorld,
-  putSuite,
+  invoiceDeskWorld,
   QUERIES,
   readRun,
   repetition,
@@ -29,16 +26,7 @@ import {
   runWithLostMessages,
   server,
   waitForRun,
-  wellBehaved,
-  type InvoiceWorld,
 } from "../run-helpers.js";
-
-async function world(label: string): Promise<InvoiceWorld> {
-  const w = await invoiceWorld(label);
-  await server.script(w.model, { conversations: wellBehaved(), judge_default: GOOD_JUDGE });
-  await putSuite(w, "invoicedesk", invoiceSuite(w));
-  return w;
-}
 
 /** How many times each repetition was claimed, by seq. */
 async function claimsOf(runId: string): Promise<number[]> {
@@ -54,7 +42,7 @@ const ALL_SEQS = Array.from({ length: 15 }, (_, i) => i + 1);
 
 describe("a batch with free slots", () => {
   it("runs the rest of its run ahead of the messages, each repetition once; the late messages run nothing", async () => {
-    const w = await world("take-ahead");
+    const w = await invoiceDeskWorld("take-ahead");
     const runId = await runWithLostMessages(w);
 
     expect(await deliver(EVAL_QUEUE_NAME, [{ run_id: runId, seq: 1 }], { takeAhead: true })).toEqual({
@@ -83,7 +71,7 @@ describe("a batch with free slots", () => {
   });
 
   it("turned off (EVAL_TAKE_AHEAD_SECONDS 0) runs only its own messages", async () => {
-    const w = await world("take-ahead-off");
+    const w = await invoiceDeskWorld("take-ahead-off");
     const runId = await runWithLostMessages(w);
     expect(await deliver(EVAL_QUEUE_NAME, [{ run_id: runId, seq: 1 }])).toEqual({ acked: 1, retried: 0 });
     expect(await claimsOf(runId)).toEqual(ALL_SEQS.map((seq) => (seq === 1 ? 1 : 0)));
@@ -91,7 +79,7 @@ describe("a batch with free slots", () => {
   });
 
   it("does not lose a repetition it took ahead that failed: it is freed with its error and sent again", async () => {
-    const w = await world("take-ahead-failure");
+    const w = await invoiceDeskWorld("take-ahead-failure");
     const runId = await runWithLostMessages(w);
     // Repetition 2's attempt object is already taken by another attempt, so setting it up is refused.
     const [, second] = await repetitions(w, runId);
@@ -124,7 +112,7 @@ describe("a batch with free slots", () => {
 
 describe("RunCoordinator.claimNext", () => {
   it("hands out unclaimed repetitions in order, skipping what a message claimed, then none; an ended run says so", async () => {
-    const w = await world("claim-next");
+    const w = await invoiceDeskWorld("claim-next");
     const runId = await runWithLostMessages(w);
     const coordinator = runStub(env, runId);
     const seqOf = async () => {
