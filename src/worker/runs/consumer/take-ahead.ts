@@ -23,7 +23,7 @@
 import type { Clock } from "../../../core/ports.js";
 import type { Env } from "../../platform/env.js";
 import { runStub } from "../coordinator/access.js";
-import type { RunJob } from "../coordinator/replies.js";
+import type { NextClaimReply, RunJob } from "../coordinator/replies.js";
 
 const DEFAULT_TAKE_AHEAD_SECONDS = 300;
 
@@ -56,7 +56,7 @@ export function takeAheadSource(
     while (open.length > 0 && clock.now() < until) {
       // SAFETY: open is not empty (the loop condition).
       const runId = open[0] as string;
-      let reply: Awaited<ReturnType<ReturnType<typeof runStub>["claimNext"]>>;
+      let reply: NextClaimReply;
       try {
         reply = await runStub(env, runId).claimNext();
       } catch (error) {
