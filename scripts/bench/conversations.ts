@@ -124,6 +124,7 @@ async function main(): Promise<void> {
     if (inspectorPort === undefined || PROFILE === undefined) await wait();
     else profile = await profileWhile(inspectorPort, "toolproof", wait, PROFILE);
     const stats = model.stats();
+    const answeringMs = model.answeringMs();
     const finishedAt = Date.parse(String(field(view, "finished_at")));
     if (!Number.isFinite(finishedAt) || finishedAt < started)
       throw new Error(
@@ -155,6 +156,12 @@ async function main(): Promise<void> {
         max: Math.max(...chains),
       },
       max_in_flight: stats.max_in_flight,
+      /**
+       * Model requests being answered at once, on average over the run: at the ideal every slot
+       * waits on a model all the time (the concurrency); what is missing is slots doing
+       * toolproof's work, or waiting for the runtime's one thread to do it.
+       */
+      mean_in_flight: Math.round((answeringMs / wall) * 10) / 10,
       wall_ms: Math.round(wall),
       ideal_ms: Math.round(ideal),
       ratio_to_ideal: Math.round((wall / ideal) * 100) / 100,
@@ -174,7 +181,7 @@ async function main(): Promise<void> {
       `  ${f.tasks} tasks × ${f.runs_per_task} = ${f.repetitions} conversations in ${(f.wall_ms / 1000).toFixed(2)} s (${f.repetitions_per_second}/s), verdict ${verdict}`,
     );
     console.log(
-      `  ${f.model_answers} model answers, ${f.sequential_answers_per_repetition.mean} per conversation one after another (${f.sequential_answers_per_repetition.min} to ${f.sequential_answers_per_repetition.max}); at most ${f.max_in_flight} in flight`,
+      `  ${f.model_answers} model answers, ${f.sequential_answers_per_repetition.mean} per conversation one after another (${f.sequential_answers_per_repetition.min} to ${f.sequential_answers_per_repetition.max}); at most ${f.max_in_flight} in flight, ${f.mean_in_flight} on average`,
     );
     console.log(
       `  ideal at concurrency ${f.concurrency}: ${f.model_answers} × ${LATENCY_MS} ms / ${f.concurrency} = ${(f.ideal_ms / 1000).toFixed(2)} s; wall / ideal ${f.ratio_to_ideal} (load average ${f.load_average.join(", ")})`,

@@ -520,6 +520,33 @@ describe("the log, the stats and the control endpoints", () => {
     ]);
   });
 
+  it("sums the time its requests were being answered, and resetStats starts the sum again", async () => {
+    // The wait is the test's: each request is held until the test lets it go, at least 40 ms after
+    // it arrived, so the sum has a lower bound that does not depend on the machine's speed.
+    const released: Array<() => void> = [];
+    const own = await startModelServer({
+      wait: () => new Promise<void>((resolve) => released.push(resolve)),
+    });
+    try {
+      own.script("m", { default: [{ content: "ok" }] });
+      const local = new OpenAI({ baseURL: `${own.url}/v1`, apiKey: "k", maxRetries: 0 });
+      expect(own.answeringMs()).toBe(0);
+      const asked = Date.now();
+      const answers = [1, 2].map(() => local.chat.completions.create({ model: "m", messages: [user("q")] }));
+      while (released.length < 2) await new Promise((resolve) => setTimeout(resolve, 5));
+      await new Promise((resolve) => setTimeout(resolve, 40));
+      for (const release of released) release();
+      expect((await Promise.all(answers)).map((a) => a.choices[0]?.message.content)).toEqual(["ok", "ok"]);
+      // Each request was held at least 40 ms after both had arrived, and none began before `asked`.
+      expect(own.answeringMs()).toBeGreaterThanOrEqual(2 * 40);
+      expect(own.answeringMs()).toBeLessThanOrEqual(2 * (Date.now() - asked));
+      own.resetStats();
+      expect(own.answeringMs()).toBe(0);
+    } finally {
+      await own.close();
+    }
+  });
+
   it("closes with requests still waiting, and a restarted server hands out fresh tool call ids", async () => {
     const own = await startModelServer();
     own.script("m", { latency_ms: 600_000, default: [{ tool_calls: [{ name: "f", arguments: {} }] }] });

@@ -39,6 +39,12 @@ export interface ModelServer {
   script(model: string, script: ModelScript): void;
   log(model: string): LoggedRequest[];
   stats(): ModelServerStats;
+  /**
+   * Milliseconds spent answering, summed over every request since the last resetStats(), from
+   * its arrival to its answer (the time integral of in_flight): divided by a span of wall time,
+   * how many requests were being answered at once on average.
+   */
+  answeringMs(): number;
   resetStats(): void;
   close(): Promise<void>;
 }
@@ -77,6 +83,7 @@ export async function startModelServer(options: ModelServerOptions = {}): Promis
   const logs = new Map<string, LoggedRequest[]>();
   const sequence = new Map<string, number>();
   const global: Counters = { requests_total: 0, in_flight: 0, max_in_flight: 0 };
+  let answeringMs = 0;
   const perModel = new Map<string, Counters>();
   // A per-server prefix keeps tool call ids unique across servers (a restarted one in the same test).
   const prefix = randomBytes(4).toString("hex");
@@ -203,6 +210,7 @@ export async function startModelServer(options: ModelServerOptions = {}): Promis
       const decision = decide(model, state, script, request);
       await answer(res, model, request.kind, body.value, decision, aborted, log);
     } finally {
+      answeringMs += Date.now() - receivedAt;
       for (const c of counters) c.in_flight--;
     }
   }
@@ -383,7 +391,9 @@ export async function startModelServer(options: ModelServerOptions = {}): Promis
     script: (model, script) => register(model, scriptSchema.parse(script)),
     log: (model) => [...(logs.get(model) ?? [])],
     stats: () => ({ ...global }),
+    answeringMs: () => answeringMs,
     resetStats: () => {
+      answeringMs = 0;
       global.requests_total = 0;
       global.max_in_flight = global.in_flight;
     },
