@@ -38,6 +38,16 @@ async function claimsOf(runId: string): Promise<number[]> {
   );
 }
 
+/** How many messages were sent for each repetition, by seq. */
+async function sendsOf(runId: string): Promise<number[]> {
+  return runInDurableObject<RunCoordinator, number[]>(coordinatorOf(runId), async (_instance, state) =>
+    state.storage.sql
+      .exec<{ sends: number }>("SELECT sends FROM repetitions ORDER BY seq")
+      .toArray()
+      .map((row) => row.sends),
+  );
+}
+
 const ALL_SEQS = Array.from({ length: 15 }, (_, i) => i + 1);
 
 describe("a batch with free slots", () => {
@@ -107,6 +117,9 @@ describe("a batch with free slots", () => {
         reason: expect.stringContaining("attempt object refused its setup"),
       },
     });
+    // Repetition 2 was sent twice (the run's own message, lost, and the one its failed delivery
+    // sent), so the watchdog times it from the second send and counts both toward MAX_SENDS.
+    expect(await sendsOf(runId)).toEqual(ALL_SEQS.map((seq) => (seq === 2 ? 2 : 1)));
   }, 90_000);
 });
 

@@ -144,7 +144,7 @@ async function carryOutTaken(taken: TakenJob, env: Env, resolve: ModelClientReso
     const text = errorText(error);
     console.error(`eval queue: repetition ${job.seq} of run ${run_id} (taken ahead) failed; sending it again`, text);
     await runStub(env, run_id)
-      .release(job.seq, text)
+      .release(job.seq, text, true)
       .catch((releaseError: unknown) => console.error("eval queue: releasing the repetition failed", releaseError));
     await env.EVAL_QUEUE.send(
       { run_id, seq: job.seq },

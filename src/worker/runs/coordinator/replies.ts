@@ -153,7 +153,7 @@ export interface RunMethods {
   start(start: RunStart): StartReply;
   claim(seq: number): Promise<ClaimReply>;
   claimNext(): Promise<NextClaimReply>;
-  release(seq: number, error: string): ReleaseReply;
+  release(seq: number, error: string, resending?: boolean): ReleaseReply;
   completeAgent(seq: number): CompleteReply;
   openConversation(seq: number, conversation: ExternalConversation): OpenConversationReply;
   takeTurn(seq: number, tokenHash: string, turn: number, message: string): TurnReply;

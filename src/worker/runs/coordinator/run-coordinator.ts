@@ -193,10 +193,14 @@ export class RunCoordinator extends DurableObject<Env> implements RunMethods {
     return relayAnswer(this.host, seq, turn, askedAt, step);
   }
 
-  /** The delivery failed and will be retried: the repetition is free again; the error is kept for a dead letter. */
-  release(seq: number, error: string): ReleaseReply {
+  /**
+   * The delivery failed and will be retried: the repetition is free again; the error is kept for a
+   * dead letter. `resending`: the caller sends it a new message rather than retry its own (a
+   * repetition taken ahead of its message), and that send counts as one.
+   */
+  release(seq: number, error: string, resending = false): ReleaseReply {
     if (!this.load() || !this.storage.slot(seq)) return { kind: "missing" };
-    this.storage.release(seq, error);
+    this.storage.release(seq, error, resending ? this.clock.now() : null);
     return { kind: "ok" };
   }
 

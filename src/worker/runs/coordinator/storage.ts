@@ -275,12 +275,19 @@ export class RunStorage {
       .one().claims;
   }
 
-  /** The delivery gave up (it will be retried): the repetition is free again, and the error kept for a dead letter. */
-  release(seq: number, error: string): void {
+  /**
+   * The delivery gave up (it will be retried): the repetition is free again, and the error kept for
+   * a dead letter. `resentAt`: the caller is about to send it a message of its own, counted here as
+   * a send at that time, so the watchdog waits its timeout from now rather than resend it as well.
+   */
+  release(seq: number, error: string, resentAt: number | null): void {
     // A job that could not be delivered is sent again from the start (its deadline with it).
     this.sql.exec(
-      `UPDATE repetitions SET claimed_at = NULL, last_error = ?, job_deadline = CASE WHEN completed_at IS NULL AND timed_out_at IS NULL THEN NULL ELSE job_deadline END WHERE seq = ?`,
+      `UPDATE repetitions SET claimed_at = NULL, last_error = ?, job_deadline = CASE WHEN completed_at IS NULL AND timed_out_at IS NULL THEN NULL ELSE job_deadline END,
+         sends = sends + (? IS NOT NULL), sent_at = coalesce(?, sent_at) WHERE seq = ?`,
       error,
+      resentAt,
+      resentAt,
       seq,
     );
   }
