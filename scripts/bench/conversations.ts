@@ -4,6 +4,7 @@
  *   npm run bench:conversations
  *   npm run bench:conversations -- --runs 3 --latency 200 --concurrency 32 --json
  *   npm run bench:conversations -- --profile /tmp/conversations.cpuprofile   # where the Worker's time goes
+ *   npm run bench:conversations -- --jitter 0.5   # answers after 100 to 300 ms, 200 on average
  *
  * τ-bench's retail test split (115 tasks) as `npm run import:tau-retail -- --split test` writes it,
  * against the retail environment as `npm run load:tau-retail` loads it, `--runs` repetitions per
@@ -22,6 +23,12 @@
  * toolproof does besides waiting for models (queue delivery, setting up attempts over the stored
  * dataset, the calls, replaying the gold calls, grading, recording) is what the wall time adds.
  *
+ * With `--jitter f` each answer waits the latency × a factor drawn evenly from [1 − f, 1 + f]
+ * (fixed seed, so runs draw the same sequence): the mean, and so the ideal, is unchanged. Without
+ * it every answer takes exactly the latency, which keeps conversations that start together in
+ * step, their answers arriving at the runtime's one thread in bursts (docs/evals.md, "Conversations
+ * at scale"); real models' answer times vary.
+ *
  * The run must end with verdict `pass`, every repetition recorded and every scripted answer asked
  * for exactly once, or the benchmark fails: a fast wrong answer is not a result. Numbers only,
  * never a test.
@@ -36,7 +43,7 @@ import {
   instructedUserScript,
   sequentialAnswers,
 } from "../../test/support/model-server/gold-agent.js";
-import { startModelServer } from "../../test/support/model-server/server.js";
+import { sleep, startModelServer } from "../../test/support/model-server/server.js";
 import { startToolproof } from "../local-server.js";
 import { field } from "../local/narrow.js";
 import { loadTauRetail } from "../load-tau-retail.js";
@@ -49,6 +56,7 @@ import { api, runBenchmark, waitForRun } from "./support/toolproof-api.js";
 const RUNS = positiveFlag("runs", 3, true);
 const LATENCY_MS = positiveFlag("latency", 200, true);
 const CONCURRENCY = positiveFlag("concurrency", 32, true);
+const JITTER = positiveFlag("jitter", 0);
 const AS_JSON = process.argv.includes("--json");
 /** Profile toolproof's isolate during the run (V8 inspector) and write the .cpuprofile here; the top functions are printed. */
 const PROFILE = stringFlag("profile");
@@ -65,8 +73,26 @@ const POLL_MS = 1_000;
 /** Connections allow more calls in flight than the consumer runs repetitions, so only the consumer's concurrency paces the run. */
 const CONNECTION_CONCURRENCY = 64;
 
+/** mulberry32: a small seeded generator, so a jittered run is repeatable. */
+function seededRandom(seed: number): () => number {
+  let state = seed >>> 0;
+  return () => {
+    state = (state + 0x6d2b79f5) >>> 0;
+    let t = state;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+function jitteredWait(fraction: number): (ms: number, signal: AbortSignal) => Promise<void> {
+  const random = seededRandom(20261206);
+  return (ms, signal) => sleep(ms * (1 - fraction + 2 * fraction * random()), signal);
+}
+
 async function main(): Promise<void> {
-  const model = await startModelServer({ logLimit: 10 });
+  if (JITTER >= 1) throw new Error(`--jitter must be at least 0 and below 1, got ${JITTER}`);
+  const model = await startModelServer({ logLimit: 10, ...(JITTER > 0 ? { wait: jitteredWait(JITTER) } : {}) });
   const stateDir = await mkdtemp(path.join(os.tmpdir(), "toolproof-bench-conversations-"));
   const inspectorPort = PROFILE === undefined ? undefined : await freePort();
   const server = await startToolproof({
@@ -148,6 +174,7 @@ async function main(): Promise<void> {
       runs_per_task: RUNS,
       repetitions,
       latency_ms: LATENCY_MS,
+      jitter: JITTER,
       concurrency: CONCURRENCY,
       model_answers: stats.requests_total,
       sequential_answers_per_repetition: {
@@ -175,7 +202,7 @@ async function main(): Promise<void> {
     }
     const f = result;
     console.log(
-      `conversation benchmark (local Workers runtime; τ-bench retail test split, scripted models answering after ${LATENCY_MS} ms)`,
+      `conversation benchmark (local Workers runtime; τ-bench retail test split, scripted models answering after ${JITTER > 0 ? `${Math.round(LATENCY_MS * (1 - JITTER))} to ${Math.round(LATENCY_MS * (1 + JITTER))} ms, ${LATENCY_MS} on average` : `${LATENCY_MS} ms`})`,
     );
     console.log(
       `  ${f.tasks} tasks × ${f.runs_per_task} = ${f.repetitions} conversations in ${(f.wall_ms / 1000).toFixed(2)} s (${f.repetitions_per_second}/s), verdict ${verdict}`,
