@@ -6,12 +6,14 @@
  * transcript, the user model's calls are counted apart, a user model that fails makes the
  * repetition an infrastructure error, and a bad or late turn is a 4xx naming the field.
  */
-import { env } from "cloudflare:test";
+import { env, runInDurableObject } from "cloudflare:test";
 import { exports } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { sha256Hex } from "../../../src/adapters/crypto.js";
 import { AGENT_GREETING, userSystemPrompt } from "../../../src/core/evals/user-prompt.js";
 import { runStub } from "../../../src/worker/runs/coordinator/access.js";
+import { DEFAULT_REPETITION_TIMEOUT_MS } from "../../../src/worker/runs/coordinator/lifetimes.js";
+import type { RunCoordinator } from "../../../src/worker/runs/coordinator/run-coordinator.js";
 import { uniqueModel } from "../../support/model-server/in-tests.js";
 import { receiver } from "../../support/receiver/in-tests.js";
 import { answer, call, invalidAnswer } from "../helpers.js";
@@ -118,6 +120,10 @@ function post(url: string, token: string, body: unknown): Promise<Response> {
 
 const turnsUrl = (job: JobData) => job.conversation?.turns_url ?? job.complete_url.replace(/complete$/, "turns");
 const reply = (job: JobData, body: unknown, token = job.attempt_token) => post(turnsUrl(job), token, body);
+
+/** The run's coordinator as the object it is, for reaching into its storage (runStub gives its RPC surface). */
+const coordinatorObject = (runId: string) =>
+  env.RUNS.get(env.RUNS.idFromName(runId)) as DurableObjectStub<RunCoordinator>;
 
 const usageOf = (calls: number) => ({
   calls,
@@ -574,5 +580,100 @@ describe("an external agent in a conversation", () => {
 
     expect((await post(job.complete_url, job.attempt_token, { output: "Bye." })).status).toBe(202);
     await waitForRun(world, run.id);
+  }, 30_000);
+  it("a reply after the job's deadline is refused as repetition_timed_out, and the repetition fails as timed_out", async () => {
+    const { world, name, userSim } = await conversationWorld("xconvo-late", [{ content: OPENING }]);
+    const run = await startRun(world, "desk");
+    const job = await receivedJob(name);
+    // The deadline moved into the past in the coordinator's own storage: as if the agent took its
+    // whole timeout over the reply, without the test waiting it out or racing the watchdog's alarm.
+    const deadline = Date.now() - 1_000;
+    await runInDurableObject<RunCoordinator, void>(coordinatorObject(run.id), (_instance, state) => {
+      state.storage.sql.exec("UPDATE repetitions SET job_deadline = ? WHERE seq = 1", deadline);
+    });
+    const at = new Date(deadline).toISOString();
+
+    expect(await answer(await reply(job, { turn: 1, message: WHICH }))).toEqual({
+      status: 409,
+      body: {
+        error: {
+          code: "repetition_timed_out",
+          message: `the job's deadline (${at}) has passed; the repetition fails as timed_out`,
+        },
+      },
+    });
+    // The refused reply times the repetition out at once: a delivery scores what the agent did.
+    const ended = await waitForRun(world, run.id);
+    expect(ended).toMatchObject({ status: "finished", verdict: "fail", runs: 1, passed: 0, failed: 1, errors: 0 });
+    expect(await repetition(world, run.id, 1)).toMatchObject({
+      verdict: {
+        outcome: "fail",
+        cause: "timed_out",
+        reason: `Timed out: the agent did not complete its attempt by its deadline (${at})`,
+      },
+    });
+    expect(await answer(await reply(job, { turn: 1, message: WHICH }))).toEqual({
+      status: 409,
+      body: {
+        error: {
+          code: "conversation_ended",
+          message: "the repetition is over (its run has ended); it takes no more turns",
+        },
+      },
+    });
+    // The user model was asked for its opening only: the late reply never reached it.
+    expect(await server.log(userSim)).toHaveLength(1);
+  }, 30_000);
+
+  it("a reply whose earlier request was lost (its mark older than the repetition timeout) is taken over and answered", async () => {
+    const { world, name, userSim } = await conversationWorld("xconvo-lost", [
+      { content: OPENING },
+      { content: ID },
+      { content: STOP },
+    ]);
+    const run = await startRun(world, "desk");
+    const job = await receivedJob(name);
+    const coordinator = runStub(env, run.id);
+    // A request took reply 1 and then died before the user model answered it.
+    const lost = await coordinator.takeTurn(1, sha256Hex(job.attempt_token), 1, WHICH);
+    if (lost.kind !== "ask") throw new Error(`the reply was not taken: ${lost.kind}`);
+    expect((await reply(job, { turn: 1, message: WHICH })).status).toBe(409);
+    // Its mark ages past the repetition timeout (EVAL_REPETITION_TIMEOUT_MS is not set in the tests).
+    await runInDurableObject<RunCoordinator, void>(coordinatorObject(run.id), (_instance, state) => {
+      state.storage.sql.exec(
+        "UPDATE conversations SET asking_at = ? WHERE seq = 1",
+        Date.now() - DEFAULT_REPETITION_TIMEOUT_MS - 1_000,
+      );
+    });
+
+    const next = { done: false, turn: 2, message: ID };
+    expect(await answer(await reply(job, { turn: 1, message: WHICH }))).toEqual({ status: 200, body: next });
+    // The lost request's answer, should it come after all, changes nothing.
+    const late = {
+      kind: "message" as const,
+      text: "late",
+      turn: { content: "late", latency_ms: 1, usage: null, finish_reason: "stop" },
+    };
+    expect(await coordinator.answerTurn(1, 1, lost.asked_at, late)).toEqual({ kind: "stale", answer: next });
+    expect(await answer(await reply(job, { turn: 2, message: APPROVED }))).toEqual({
+      status: 200,
+      body: { done: true, stop_reason: "user_stop" },
+    });
+    expect((await post(job.complete_url, job.attempt_token, { output: APPROVED })).status).toBe(202);
+
+    const ended = await waitForRun(world, run.id);
+    expect(ended).toMatchObject({ status: "finished", runs: 1, errors: 0 });
+    const detail = await repetition(world, run.id, 1);
+    expect(detail.transcript).toEqual({
+      messages: [
+        { role: "user", content: OPENING },
+        { role: "assistant", content: WHICH },
+        { role: "user", content: ID },
+        { role: "assistant", content: APPROVED },
+      ],
+      turns: [],
+    });
+    // Asked once per user message: the opening, the retry that took reply 1 over, and reply 2.
+    expect(await server.log(userSim)).toHaveLength(3);
   }, 30_000);
 });
