@@ -18,6 +18,7 @@ import { uniqueModel } from "../../support/model-server/in-tests.js";
 import { receiver } from "../../support/receiver/in-tests.js";
 import { answer, call, invalidAnswer } from "../helpers.js";
 import {
+  coordinatorOf,
   GET,
   GOOD_JUDGE,
   HOLD,
@@ -121,9 +122,16 @@ function post(url: string, token: string, body: unknown): Promise<Response> {
 const turnsUrl = (job: JobData) => job.conversation?.turns_url ?? job.complete_url.replace(/complete$/, "turns");
 const reply = (job: JobData, body: unknown, token = job.attempt_token) => post(turnsUrl(job), token, body);
 
-/** The run's coordinator as the object it is, for reaching into its storage (runStub gives its RPC surface). */
-const coordinatorObject = (runId: string) =>
-  env.RUNS.get(env.RUNS.idFromName(runId)) as DurableObjectStub<RunCoordinator>;
+/** Both sides of the whole conversation: the opening, the agent's question, the invoice id, the agent's answer. */
+const DANA_TRANSCRIPT = {
+  messages: [
+    { role: "user", content: OPENING },
+    { role: "assistant", content: WHICH },
+    { role: "user", content: ID },
+    { role: "assistant", content: APPROVED },
+  ],
+  turns: [],
+};
 
 const usageOf = (calls: number) => ({
   calls,
@@ -176,15 +184,7 @@ describe("an external agent in a conversation", () => {
       calls: [{ kind: "executed", function: GET, arguments: { invoice_id: "INV-10431" } }],
       verdict: { outcome: "pass", cause: "judge_score" },
     });
-    expect(detail.transcript).toEqual({
-      messages: [
-        { role: "user", content: OPENING },
-        { role: "assistant", content: WHICH },
-        { role: "user", content: ID },
-        { role: "assistant", content: APPROVED },
-      ],
-      turns: [],
-    });
+    expect(detail.transcript).toEqual(DANA_TRANSCRIPT);
     expect(detail.conversation).toEqual({
       stop_reason: "user_stop",
       user_model: { connection: "user-sim", model: userSim },
@@ -581,6 +581,7 @@ describe("an external agent in a conversation", () => {
     expect((await post(job.complete_url, job.attempt_token, { output: "Bye." })).status).toBe(202);
     await waitForRun(world, run.id);
   }, 30_000);
+
   it("a reply after the job's deadline is refused as repetition_timed_out, and the repetition fails as timed_out", async () => {
     const { world, name, userSim } = await conversationWorld("xconvo-late", [{ content: OPENING }]);
     const run = await startRun(world, "desk");
@@ -588,7 +589,7 @@ describe("an external agent in a conversation", () => {
     // The deadline moved into the past in the coordinator's own storage: as if the agent took its
     // whole timeout over the reply, without the test waiting it out or racing the watchdog's alarm.
     const deadline = Date.now() - 1_000;
-    await runInDurableObject<RunCoordinator, void>(coordinatorObject(run.id), (_instance, state) => {
+    await runInDurableObject<RunCoordinator, void>(coordinatorOf(run.id), (_instance, state) => {
       state.storage.sql.exec("UPDATE repetitions SET job_deadline = ? WHERE seq = 1", deadline);
     });
     const at = new Date(deadline).toISOString();
@@ -639,7 +640,7 @@ describe("an external agent in a conversation", () => {
     if (lost.kind !== "ask") throw new Error(`the reply was not taken: ${lost.kind}`);
     expect((await reply(job, { turn: 1, message: WHICH })).status).toBe(409);
     // Its mark ages past the repetition timeout (EVAL_REPETITION_TIMEOUT_MS is not set in the tests).
-    await runInDurableObject<RunCoordinator, void>(coordinatorObject(run.id), (_instance, state) => {
+    await runInDurableObject<RunCoordinator, void>(coordinatorOf(run.id), (_instance, state) => {
       state.storage.sql.exec(
         "UPDATE conversations SET asking_at = ? WHERE seq = 1",
         Date.now() - DEFAULT_REPETITION_TIMEOUT_MS - 1_000,
@@ -664,15 +665,7 @@ describe("an external agent in a conversation", () => {
     const ended = await waitForRun(world, run.id);
     expect(ended).toMatchObject({ status: "finished", runs: 1, errors: 0 });
     const detail = await repetition(world, run.id, 1);
-    expect(detail.transcript).toEqual({
-      messages: [
-        { role: "user", content: OPENING },
-        { role: "assistant", content: WHICH },
-        { role: "user", content: ID },
-        { role: "assistant", content: APPROVED },
-      ],
-      turns: [],
-    });
+    expect(detail.transcript).toEqual(DANA_TRANSCRIPT);
     // Asked once per user message: the opening, the retry that took reply 1 over, and reply 2.
     expect(await server.log(userSim)).toHaveLength(3);
   }, 30_000);
