@@ -18,7 +18,14 @@ import { performance } from "node:perf_hooks";
 import { executeCall, parseDefinition } from "../../src/core/contract/index.js";
 import type { MockDefinition } from "../../src/core/contract/types.js";
 import { copyJson } from "../../src/core/contract/values.js";
-import { changedRecords, deepFreeze, diffRecords, materialize, Overlay } from "../../src/core/datasets/records.js";
+import {
+  changedRecords,
+  deepFreeze,
+  diffRecords,
+  materialize,
+  Overlay,
+  WrittenRecords,
+} from "../../src/core/datasets/records.js";
 import type { JsonObject } from "../../src/core/json.js";
 import type { SchemaValidator } from "../../src/core/ports.js";
 import { positiveFlag } from "./flags.js";
@@ -116,7 +123,7 @@ function bench(label: string, data: JsonObject): void {
   const definition = cancelDefinition();
   const datasetBytes = Buffer.byteLength(JSON.stringify(data));
   const orderIds = Object.keys(data.orders as JsonObject);
-  const call = (state: JsonObject, orderId: string) => {
+  const call = (state: JsonObject, orderId: string, written?: WrittenRecords) => {
     const outcome = executeCall({
       input_schema: byId,
       output_schema: true,
@@ -124,6 +131,7 @@ function bench(label: string, data: JsonObject): void {
       args: { order_id: orderId },
       state,
       validator: acceptAll,
+      ...(written ? { written } : {}),
     });
     if (outcome.kind !== "result") throw new Error(JSON.stringify(outcome));
     return outcome.state;
@@ -134,8 +142,9 @@ function bench(label: string, data: JsonObject): void {
   let view = materialize(base, new Overlay());
   let cowBytes = 0;
   const cow = perCall(orderIds, CALLS, (orderId) => {
-    const after = call(view, orderId);
-    const changes = diffRecords(view, after);
+    const written = new WrittenRecords();
+    const after = call(view, orderId, written);
+    const changes = diffRecords(view, after, written);
     for (const change of changes) cowBytes += JSON.stringify(change.value ?? null).length;
     changedRecords(view, changes);
     view = after;

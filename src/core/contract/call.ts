@@ -3,6 +3,7 @@
  * Synchronous on purpose: the attempt object does read-render-write without an await in
  * between, so no other request can slip in and lose an update.
  */
+import type { WrittenRecords } from "../datasets/records.js";
 import type { JsonObject, JsonValue, Problem } from "../json.js";
 import { isJsonObject, jsonEqual } from "../json.js";
 import type { JsonSchema, SchemaValidator } from "../ports.js";
@@ -26,6 +27,11 @@ export interface CallRequest {
   /** The pre-call state. Never mutated: a changed state comes back as a new object. */
   state: JsonObject;
   validator: SchemaValidator;
+  /**
+   * Filled, when given, with the collections a version-2 call copied and the records it wrote
+   * into them, so the caller's record diff (datasets/records.ts) can skip the rest.
+   */
+  written?: WrittenRecords;
 }
 
 /** The state an attempt starts from: a fresh deep copy of initial_state ({} when absent). */
@@ -139,7 +145,7 @@ export function runCall(request: CallRequest, trace: CallTrace | null): CallOutc
     if (scope !== null) {
       // Version 2, steps 5-7: the writes in order, each seeing the state the ones before it
       // left; then the result, rendered against the state after the writes.
-      const work = new WorkingState(state);
+      const work = new WorkingState(state, request.written ?? null);
       applyWrites(writes, args, work, scope);
       const result = render(resultTemplate, args, work.root, scope);
       const outputProblems = request.validator.validate(request.output_schema, result);

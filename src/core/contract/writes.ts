@@ -9,6 +9,7 @@
  * the new state shares every untouched part with the old one, and both are treated as immutable.
  */
 import type { JsonObject, JsonValue, Problem } from "../json.js";
+import type { WrittenRecords } from "../datasets/records.js";
 import { isJsonObject, jsonEqual } from "../json.js";
 import { compileExpression, loopNameProblem, type Expression } from "./cel.js";
 import {
@@ -227,7 +228,11 @@ export class WorkingState {
   changed = false;
   private readonly copied = new Set<object>();
 
-  constructor(state: JsonObject) {
+  /** `written`: where the collections this call copies, and the records it writes into them, are noted (for the attempt's record diff). */
+  constructor(
+    state: JsonObject,
+    private readonly written: WrittenRecords | null = null,
+  ) {
     this.root = state;
   }
 
@@ -239,6 +244,19 @@ export class WorkingState {
     const copy = (Array.isArray(container) ? container.slice() : { ...container }) as T;
     this.copied.add(copy);
     return copy;
+  }
+
+  /** own() for a collection (a value right under the root): a new copy is tracked in `written`. */
+  ownCollection<T extends JsonObject | JsonValue[]>(container: T): T {
+    const copy = this.own(container);
+    if (this.written !== null && copy !== container && !Array.isArray(copy))
+      this.written.track(copy, container as JsonObject);
+    return copy;
+  }
+
+  /** About to set or remove `key` of `container`, a container this call owns. */
+  noteWrite(container: JsonObject | JsonValue[], key: string): void {
+    this.written?.note(container, key);
   }
 
   fresh<T extends object>(container: T): T {
@@ -340,6 +358,7 @@ function readChild(container: JsonObject | JsonValue[], segment: string): JsonVa
 
 /** Puts `value` at `segment` of a container this call owns; null or a message when it cannot. */
 function putChild(
+  work: WorkingState,
   container: JsonObject | JsonValue[],
   segment: string,
   value: JsonValue,
@@ -354,6 +373,7 @@ function putChild(
     container[index] = value;
     return null;
   }
+  work.noteWrite(container, segment);
   setOwn(container, segment, value);
   return null;
 }
@@ -396,30 +416,40 @@ function writeAt(work: WorkingState, segments: readonly string[], op: WriteOp, v
     // SAFETY: i < last < segments.length.
     const segment = segments[i] as string;
     const next = readChild(container, segment);
-    const owned: JsonObject | JsonValue[] = isContainer(next) ? work.own(next) : work.fresh({});
-    const problem = putChild(container, segment, owned, segments, i);
+    const owned: JsonObject | JsonValue[] = !isContainer(next)
+      ? work.fresh({})
+      : i === 0
+        ? work.ownCollection(next)
+        : work.own(next);
+    const problem = putChild(work, container, segment, owned, segments, i);
     if (problem !== null) return problem;
     container = owned;
   }
   work.changed = true;
   switch (op) {
     case "set":
-      return putChild(container, key, value, segments, last);
+      return putChild(work, container, key, value, segments, last);
     case "merge": {
       const target: JsonObject = current === undefined ? work.fresh({}) : work.own(current as JsonObject);
       // SAFETY: checked above that value is an object.
       const patch = value as JsonObject;
-      for (const name of Object.keys(patch)) setOwn(target, name, patch[name] as JsonValue);
-      return putChild(container, key, target, segments, last);
+      for (const name of Object.keys(patch)) {
+        work.noteWrite(target, name);
+        setOwn(target, name, patch[name] as JsonValue);
+      }
+      return putChild(work, container, key, target, segments, last);
     }
     case "append": {
       const target: JsonValue[] = current === undefined ? work.fresh([]) : work.own(current as JsonValue[]);
       target.push(value);
-      return putChild(container, key, target, segments, last);
+      return putChild(work, container, key, target, segments, last);
     }
     case "remove":
       if (Array.isArray(container)) container.splice(Number(key), 1);
-      else delete container[key];
+      else {
+        work.noteWrite(container, key);
+        delete container[key];
+      }
       return null;
     default:
       return `cannot ${op} here`;

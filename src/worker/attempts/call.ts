@@ -10,6 +10,7 @@
  */
 import { executeCall } from "../../core/contract/index.js";
 import type { CallOutcome } from "../../core/contract/types.js";
+import { WrittenRecords } from "../../core/datasets/records.js";
 import type { JsonObject } from "../../core/json.js";
 import { messageOf } from "../../core/message-of.js";
 import type { Clock } from "../../core/ports.js";
@@ -88,6 +89,8 @@ export function applyCall(
 
   ports.noticeLeaseEnd(live);
   let outcome: CallOutcome;
+  // What the engine copied and wrote, so the state change is diffed over those records only.
+  const written = new WrittenRecords();
   let upstreamRecord: UpstreamRecord | null = null;
   if (operation?.real && target.kind === "operation" && (upstream || !live.leaseEnded)) {
     // A forwarded call comes back to be recorded even when the lease ended while it was out.
@@ -124,14 +127,14 @@ export function applyCall(
       rule: null,
     };
   } else if (operation) {
-    outcome = execute(live, operation, request.arguments);
+    outcome = execute(live, operation, request.arguments, written);
   } else {
     outcome = harnessOutcome("internal", "the call resolved to no operation", "");
   }
 
   const stateWrite =
     outcome.kind === "result" && outcome.state_changed && operation
-      ? live.tools.change(operation.tool_name, outcome.state)
+      ? live.tools.change(operation.tool_name, outcome.state, written)
       : null;
   const row = evidenceRowOf({
     seq: live.nextSeq,
@@ -162,7 +165,7 @@ export function applyCall(
   return { kind: "answer", answer: answerOf(row, false) };
 }
 
-function execute(live: Live, operation: PinnedOperation, args: JsonObject): CallOutcome {
+function execute(live: Live, operation: PinnedOperation, args: JsonObject, written: WrittenRecords): CallOutcome {
   try {
     return executeCall({
       input_schema: operation.input_schema,
@@ -172,6 +175,7 @@ function execute(live: Live, operation: PinnedOperation, args: JsonObject): Call
       args,
       state: live.tools.of(operation.tool_name),
       validator: schemaValidator(),
+      written,
     });
   } catch (error) {
     // executeCall itself never throws; reading the stored state can (a corrupt row).

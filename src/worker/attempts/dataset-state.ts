@@ -17,6 +17,7 @@ import {
   Overlay,
   recordPointer,
   type RecordChange,
+  type WrittenRecords,
 } from "../../core/datasets/records.js";
 import type { JsonObject } from "../../core/json.js";
 import { messageOf } from "../../core/message-of.js";
@@ -104,8 +105,8 @@ export class DatasetState {
   }
 
   /** The record changes from the state a call saw to the state it left; null when it changed no record. */
-  commit(toolName: string, before: JsonObject, after: JsonObject): DatasetCommit | null {
-    const changes = diffRecords(before, after);
+  commit(toolName: string, before: JsonObject, after: JsonObject, written?: WrittenRecords): DatasetCommit | null {
+    const changes = diffRecords(before, after, written);
     if (changes.length === 0) return null;
     const { pin } = this.tool(toolName);
     const records = changedRecords(before, changes);

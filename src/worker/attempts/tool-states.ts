@@ -8,6 +8,7 @@
  * write, never inside it (object.ts says why).
  */
 import { setOwn } from "../../core/contract/values.js";
+import type { WrittenRecords } from "../../core/datasets/records.js";
 import { cloneJson, type JsonObject, type JsonValue } from "../../core/json.js";
 import type { StateChange } from "../../core/simulation/evidence.js";
 import type { PinnedTool } from "../../core/simulation/setup.js";
@@ -75,11 +76,11 @@ export class ToolStates {
    * the current one: memory follows storage only after the write. A dataset tool writes only the
    * records the call changed (dataset-state.ts), any other tool its whole state.
    */
-  change(toolName: string, after: JsonObject): StateWrite | null {
+  change(toolName: string, after: JsonObject, written?: WrittenRecords): StateWrite | null {
     const before = this.of(toolName);
     const datasets = this.datasets;
     if (datasets?.has(toolName)) {
-      const commit = datasets.commit(toolName, before, after);
+      const commit = datasets.commit(toolName, before, after, written);
       if (!commit) return null;
       return {
         change: commit.evidence,
