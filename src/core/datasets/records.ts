@@ -64,13 +64,7 @@ export function diffRecords(before: JsonObject, after: JsonObject, written?: Wri
         continue;
       }
       for (const record of Object.keys(prior)) if (!Object.hasOwn(next, record)) changes.push({ collection, record });
-      for (const record of Object.keys(next)) {
-        // SAFETY: own keys.
-        const value = next[record] as JsonValue;
-        if (!Object.hasOwn(prior, record)) changes.push({ collection, record, value });
-        else if (prior[record] !== value && !jsonEqual(prior[record], value))
-          changes.push({ collection, record, value });
-      }
+      for (const record of Object.keys(next)) diffRecord(changes, collection, record, prior, next);
     } else if (!jsonEqual(prior, next)) {
       changes.push({ collection, record: null, value: next });
     }
@@ -78,6 +72,7 @@ export function diffRecords(before: JsonObject, after: JsonObject, written?: Wri
   return changes;
 }
 
+/** The change to one record of a collection, pushed onto `changes` when there is one. */
 function diffRecord(changes: RecordChange[], collection: string, record: string, prior: JsonObject, next: JsonObject) {
   if (!Object.hasOwn(next, record)) {
     if (Object.hasOwn(prior, record)) changes.push({ collection, record });
