@@ -122,6 +122,9 @@ function post(url: string, token: string, body: unknown): Promise<Response> {
 const turnsUrl = (job: JobData) => job.conversation?.turns_url ?? job.complete_url.replace(/complete$/, "turns");
 const reply = (job: JobData, body: unknown, token = job.attempt_token) => post(turnsUrl(job), token, body);
 
+/** The user model's answers for the whole conversation: its opening, the invoice id when asked, then the stop. */
+const DANA_USER_ANSWERS = [{ content: OPENING }, { content: ID }, { content: STOP }];
+
 /** Both sides of the whole conversation: the opening, the agent's question, the invoice id, the agent's answer. */
 const DANA_TRANSCRIPT = {
   messages: [
@@ -143,11 +146,7 @@ const NO_CALLS = { calls: 0, prompt_tokens: 0, completion_tokens: 0, calls_witho
 
 describe("an external agent in a conversation", () => {
   it("gets the user's opening in its job, converses turn by turn to the stop token, and passes", async () => {
-    const { world, name, userSim } = await conversationWorld("xconvo-stop", [
-      { content: OPENING },
-      { content: ID },
-      { content: STOP },
-    ]);
+    const { world, name, userSim } = await conversationWorld("xconvo-stop", DANA_USER_ANSWERS);
     const run = await startRun(world, "desk");
     const job = await receivedJob(name);
     const base = `http://toolproof.test/api/attempts/${job.attempt_id}`;
@@ -627,11 +626,7 @@ describe("an external agent in a conversation", () => {
   }, 30_000);
 
   it("a reply whose earlier request was lost (its mark older than the repetition timeout) is taken over and answered", async () => {
-    const { world, name, userSim } = await conversationWorld("xconvo-lost", [
-      { content: OPENING },
-      { content: ID },
-      { content: STOP },
-    ]);
+    const { world, name, userSim } = await conversationWorld("xconvo-lost", DANA_USER_ANSWERS);
     const run = await startRun(world, "desk");
     const job = await receivedJob(name);
     const coordinator = runStub(env, run.id);
