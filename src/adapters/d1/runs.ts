@@ -19,16 +19,54 @@ export function runTriggerOf(row: Pick<RunRow, "trigger">): JsonValue {
   return parseJsonColumn(row.trigger);
 }
 
-/** The pinned revisions per scenario, in scenario order: [{scenario, pinned}], as startRun wrote them. */
-export function runPinnedOf(row: Pick<RunRow, "pinned">): JsonValue {
-  return parseJsonColumn(row.pinned);
+/** What a run pinned for one scenario, as its view lists it. */
+export interface ScenarioPins {
+  scenario: string;
+  pinned: JsonValue[];
 }
 
-/** The run's scenario ids in order, from its pinned column. */
+/**
+ * The `pinned` column as startRun writes it: each distinct pinned record once, and per scenario, in
+ * scenario order, the indexes of its records. Why not a copy per scenario: the scenarios of a suite
+ * usually pin the same operations, and D1 refuses a row over 2,000,000 bytes, which 1,000 scenarios'
+ * copies of 8 records already passed; every progress update also rewrites the whole row.
+ */
+interface PinnedColumn {
+  records: JsonValue[];
+  scenarios: Array<{ scenario: string; pins: number[] }>;
+}
+
+export function runPinnedColumn<Pin>(pinned: ReadonlyArray<{ scenario: string; pinned: readonly Pin[] }>): string {
+  const records: Pin[] = [];
+  const indexes = new Map<string, number>();
+  const scenarios = pinned.map(({ scenario, pinned: list }) => ({
+    scenario,
+    pins: list.map((record) => {
+      const key = JSON.stringify(record);
+      let index = indexes.get(key);
+      if (index === undefined) {
+        index = records.push(record) - 1;
+        indexes.set(key, index);
+      }
+      return index;
+    }),
+  }));
+  return JSON.stringify({ records, scenarios });
+}
+
+/** The pinned revisions per scenario, in scenario order, as startRun pinned them. */
+export function runPinnedOf(row: Pick<RunRow, "pinned">): ScenarioPins[] {
+  const column = parseJsonColumn(row.pinned);
+  // Rows written before the column was deduplicated hold the list itself: [{scenario, pinned}].
+  // SAFETY: both shapes are written only by startRun, from JSON.stringify of these types.
+  if (Array.isArray(column)) return column as unknown as ScenarioPins[];
+  const { records, scenarios } = column as unknown as PinnedColumn;
+  return scenarios.map(({ scenario, pins }) => ({ scenario, pinned: pins.map((index) => records[index] ?? null) }));
+}
+
+/** The run's scenario ids in order. */
 export function runScenarioIdsOf(row: Pick<RunRow, "pinned">): string[] {
-  // SAFETY: the pinned column is written by startRun from JSON.stringify of [{scenario, pinned}] in scenario order.
-  const pinned = parseJsonColumn(row.pinned) as unknown as Array<{ scenario: string }>;
-  return pinned.map((entry) => entry.scenario);
+  return runPinnedOf(row).map((entry) => entry.scenario);
 }
 
 /** The summary the run's coordinator last wrote (its RunSummary); null before its first progress write. */

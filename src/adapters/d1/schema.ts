@@ -274,7 +274,7 @@ export const runs = sqliteTable(
     finished_repetitions: integer("finished_repetitions").notNull().default(0),
     /** JSON: what started the run ({kind: "api"} now; webhooks and CI add theirs). */
     trigger: text("trigger").notNull(),
-    /** JSON: the pinned revisions per scenario. */
+    /** JSON: the pinned revisions per scenario, each distinct record once (runPinnedColumn in adapters/d1/runs.ts). */
     pinned: text("pinned").notNull(),
     /** JSON: the verdict's figures and reasons (core/scoring RunVerdict), once there are any. */
     summary: text("summary"),

@@ -56,7 +56,7 @@ const DEFAULT_MISFIRE_RATE = 0.1;
 export const DEFAULT_JUDGE_TEMPERATURE = 0;
 
 /** τ-bench's retail tasks import as one suite per split (train has 500, the three splits 635): room for them all. */
-const MAX_SCENARIOS = 1000;
+export const MAX_SCENARIOS = 1000;
 /** As many tool entries as a simulation takes. */
 const MAX_SUITE_TOOLS = 50;
 const MAX_ITERATIONS_LIMIT = 50;

@@ -17,7 +17,7 @@
 import { datasetCatalog } from "../../adapters/d1/dataset-pins.js";
 import { sha256Hex } from "../../adapters/crypto.js";
 import type { Database } from "../../adapters/d1/database.js";
-import { runInsert } from "../../adapters/d1/runs.js";
+import { runInsert, runPinnedColumn } from "../../adapters/d1/runs.js";
 import { simulationStatements, toolLibrary } from "../../adapters/d1/simulations.js";
 import { planRun } from "../../core/evals/run-plan.js";
 import { suiteApprovals } from "../../core/evals/suite-approvals.js";
@@ -121,7 +121,7 @@ export async function startRun(request: StartRunRequest, deps: StartRunDeps): Pr
     runs_per_scenario: runsPerScenario,
     total_repetitions: slots.length,
     trigger: JSON.stringify(request.trigger),
-    pinned: JSON.stringify(pinned),
+    pinned: runPinnedColumn(pinned),
     created_by: request.keyId,
   });
   await db.batch([row, ...statements]);

@@ -1,12 +1,15 @@
 /**
- * A run whose scenarios share large pinned definitions starts and runs to the end. τ-bench's retail
+ * A run whose scenarios share large pinned definitions starts and runs to the end, and its D1 row
+ * stays small however many scenarios pin the same operations. τ-bench's retail
  * environment pins ~700 KB of definitions; its 115-task suite used to be started with every
  * scenario's copy of them in one RunStart: one RPC to the coordinator over workerd's 32 MiB limit,
  * and one SQLite value far over a Durable Object's ~2 MB. Here 56 scenarios share the invoices tool
  * with its two definitions padded to ~235 KB each (the testing route's 256 KB limit), so the copies
  * would total well over 32 MiB; each distinct list is stored once instead.
  */
+import { env } from "cloudflare:test";
 import { beforeAll, describe, expect, it } from "vitest";
+import { MAX_SCENARIOS } from "../../../src/core/evals/suite-parse.js";
 import { DEMO_TOOLS } from "../../../scripts/local/demo-tools.js";
 import { call, newTenant } from "../helpers.js";
 import { libraryTool } from "../simulation-helpers.js";
@@ -19,6 +22,7 @@ import {
   repetitions,
   server,
   startRun,
+  startRunDirect,
   waitForRun,
   wellBehaved,
   type InvoiceWorld,
@@ -111,5 +115,67 @@ describe("a run of many scenarios sharing large definitions", () => {
     expect(items.map((item) => [item.n, item.scenario, item.outcome])).toEqual(
       Array.from({ length: SCENARIOS }, (_, i) => [i + 1, `status-${i + 1}`, "pass"]),
     );
+  });
+});
+
+describe("the D1 row of a run of the most scenarios a suite may have", () => {
+  it("holds each pinned operation once, and the run's view still lists every scenario's pins", async () => {
+    const ids = Array.from({ length: MAX_SCENARIOS }, (_, i) => `many-${i + 1}`);
+    await putSuite(world, "many", {
+      agent: {
+        connection: world.connection,
+        instructions: "You answer accounts payable questions about single invoices.",
+        tools: [
+          { tool_id: world.toolId, operation_id: "get_invoice", approval_mode: "never_require" },
+          { tool_id: world.toolId, operation_id: "place_invoice_on_hold", approval_mode: "always_require" },
+          ...Array.from({ length: LOOKUPS }, (_, i) => ({
+            tool_id: world.toolId,
+            operation_id: `lookup_${i + 1}`,
+            approval_mode: "never_require",
+          })),
+        ],
+      },
+      scenarios: ids.map((id) => ({ id, query: QUERIES.status, expect: GET, forbid: [HOLD] })),
+      runs_per_scenario: 1,
+      pass_rate: 0.9,
+      judge: { connection: world.connection, threshold: 4 },
+    });
+    // Started as the route starts it, with its queue messages dropped: only the start is under test.
+    const started = await startRunDirect(world, "many", { send: async () => undefined });
+
+    // D1 refuses a row over 2,000,000 bytes (Miniflare does not), and each progress update rewrites
+    // the whole row. A copy of the 8 pinned operations per scenario made 2.02 MB here.
+    const row = await env.DB.prepare(
+      "SELECT length(pinned) + length(trigger) + coalesce(length(summary), 0) AS bytes FROM runs WHERE id = ?",
+    )
+      .bind(started.run_id)
+      .first<{ bytes: number }>();
+    expect(row?.bytes).toBeLessThan(100_000);
+
+    const view = await call("GET", `/api/runs/${started.run_id}`, { key: world.tenant.key });
+    expect(view.status).toBe(200);
+    const { pinned } = (await view.json()) as { pinned: Array<{ scenario: string; pinned: unknown[] }> };
+    const pins = pinned[0]?.pinned ?? [];
+    expect(pins.map((pin) => (pin as { function_name: string }).function_name)).toEqual([
+      "invoices__get_invoice",
+      "invoices__place_invoice_on_hold",
+      ...Array.from({ length: LOOKUPS }, (_, i) => `invoices__lookup_${i + 1}`),
+    ]);
+    expect(pinned).toEqual(ids.map((scenario) => ({ scenario, pinned: pins })));
+  });
+});
+
+describe("a run row written before the pinned column held each record once", () => {
+  it("reads as it was written: every scenario with its own list", async () => {
+    const started = await startRunDirect(world, "large", { send: async () => undefined });
+    const read = async () => {
+      const view = await call("GET", `/api/runs/${started.run_id}`, { key: world.tenant.key });
+      expect(view.status).toBe(200);
+      return ((await view.json()) as { pinned: unknown }).pinned;
+    };
+    const pinned = await read();
+    expect(pinned).toHaveLength(SCENARIOS);
+    await env.DB.prepare("UPDATE runs SET pinned = ? WHERE id = ?").bind(JSON.stringify(pinned), started.run_id).run();
+    expect(await read()).toEqual(pinned);
   });
 });
