@@ -24,6 +24,7 @@ import type { PinnedRecord } from "../../core/simulation/setup.js";
 import type { Database } from "./database.js";
 import { parseJsonColumn, parseJsonObjectColumn } from "./json-column.js";
 import { attemptCalls, attempts, simulations } from "./schema.js";
+import { requireFitsRow } from "./row-limit.js";
 import { findToolIdsByName, getTool, type StoredTool } from "./tools.js";
 
 /** The planning port (src/core/simulation/library.ts) over one tenant's rows. */
@@ -83,8 +84,24 @@ interface NewSimulation {
   tenantId: string;
   createdBy: string;
   leaseSeconds: number;
-  pinned: PinnedRecord[];
+  /** simulationPinnedText of what it pinned. */
+  pinned: string;
   attempts: NewAttempt[];
+}
+
+/**
+ * The `pinned` column of a simulation: what it pinned as JSON, refused (RowTooLarge) when one D1
+ * row could not hold it. Inline tools carry their definitions here, up to 100 KB each, so a body
+ * within its 4 MB can be past the row. Callers make it before they set up any object.
+ */
+export function simulationPinnedText(pinned: readonly PinnedRecord[]): string {
+  const text = JSON.stringify(pinned);
+  requireFitsRow(
+    text,
+    "the simulation's pinned operations",
+    "register the tools in the library and pin them by tool_id, or split them across simulations",
+  );
+  return text;
 }
 
 export async function insertSimulation(db: Database, input: NewSimulation): Promise<void> {
@@ -100,7 +117,7 @@ export function simulationStatements(db: Database, input: NewSimulation) {
       tenant_id: input.tenantId,
       created_by: input.createdBy,
       lease_seconds: input.leaseSeconds,
-      pinned: JSON.stringify(input.pinned),
+      pinned: input.pinned,
     }),
     ...input.attempts.map((attempt) =>
       db.insert(attempts).values({

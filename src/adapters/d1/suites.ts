@@ -18,19 +18,22 @@ import {
   type StoredVersion,
   type VersionSummary,
 } from "./document-versions.js";
+import { requireFitsRow } from "./row-limit.js";
 
 /** A version as stored: `document` is the normalized suite; core's readStoredSuite gives it its type back. */
 export type StoredSuiteVersion = StoredVersion;
 type SuiteSummary = DocumentSummary;
 
-export function appendSuiteVersion(
+export async function appendSuiteVersion(
   db: Database,
   input: { tenantId: string; name: string; suite: Suite; createdBy: string },
 ): Promise<AppendResult> {
+  const text = canonicalJson(input.suite);
+  requireFitsRow(text, "the suite", "split its scenarios into suites of their own");
   return appendVersion(db, "suite_versions", {
     tenantId: input.tenantId,
     name: input.name,
-    text: canonicalJson(input.suite),
+    text,
     createdBy: input.createdBy,
     unlessSameAsLatest: true,
   });

@@ -20,6 +20,7 @@ import { encodeCursor } from "../../adapters/d1/json-column.js";
 import {
   getSimulation,
   insertSimulation,
+  simulationPinnedText,
   listSimulations,
   toolLibrary,
   type AttemptRow,
@@ -143,6 +144,9 @@ simulationRoutes.post("/", requirePermission("AIManager:RunEvals"), async (c) =>
       expires_at: new Date(expiresAt).toISOString(),
     };
   });
+  const records = pinnedRecords(plan);
+  // Checked before any object holds a setup: what one D1 row cannot hold is refused whole.
+  const pinnedText = simulationPinnedText(records);
   // Objects first, D1 after: see the header.
   const replies = await Promise.all(
     attempts.map((attempt) =>
@@ -159,13 +163,12 @@ simulationRoutes.post("/", requirePermission("AIManager:RunEvals"), async (c) =>
   );
   const refused = replies.find((reply) => reply.kind === "conflict");
   if (refused) throw new Error(`attempt object refused its setup: ${refused.message}`);
-  const records = pinnedRecords(plan);
   await insertSimulation(c.var.db, {
     id: simulationId,
     tenantId,
     createdBy: keyId,
     leaseSeconds: body.lease_seconds,
-    pinned: records,
+    pinned: pinnedText,
     attempts,
   });
 

@@ -18,7 +18,7 @@ import { datasetCatalog } from "../../adapters/d1/dataset-pins.js";
 import { sha256Hex } from "../../adapters/crypto.js";
 import type { Database } from "../../adapters/d1/database.js";
 import { runInsert, runPinnedColumn } from "../../adapters/d1/runs.js";
-import { simulationStatements, toolLibrary } from "../../adapters/d1/simulations.js";
+import { simulationPinnedText, simulationStatements, toolLibrary } from "../../adapters/d1/simulations.js";
 import { planRun } from "../../core/evals/run-plan.js";
 import { suiteApprovals } from "../../core/evals/suite-approvals.js";
 import type { Clock, Ids } from "../../core/ports.js";
@@ -106,7 +106,7 @@ export async function startRun(request: StartRunRequest, deps: StartRunDeps): Pr
         tenantId: request.tenantId,
         createdBy: request.keyId,
         leaseSeconds: Math.ceil((expiresAt - now) / 1000),
-        pinned: scenario.pinned,
+        pinned: simulationPinnedText(scenario.pinned),
         attempts: [],
       }),
     ),

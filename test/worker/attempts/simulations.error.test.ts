@@ -310,6 +310,32 @@ describe("GET /api/simulations refuses, naming the parameter", () => {
     });
   });
 
+  it("413 for inline tools that one D1 row could not hold, naming the size, before anything is stored", async () => {
+    // Each definition is within its 100 KB and the body within its 4 MB; together they are past
+    // what one D1 row holds (Miniflare's local D1 takes it, a deployed one answers an error).
+    const tools = Array.from({ length: 22 }, (_, i) => ({
+      inline: {
+        ...counterTool,
+        name: `counter_${i + 1}`,
+        testing: { ...counterTool.testing, initial_state: { last: 0, note: "n".repeat(95_000) } },
+      },
+    }));
+    const listed = async () => {
+      const response = await call("GET", "/api/simulations?limit=100", { key: (await tenantPromise).key });
+      return ((await response.json()) as { items: unknown[] }).items;
+    };
+    const before = await listed();
+    const refused = await post({ tools });
+    expect(await listed()).toEqual(before);
+    expect(refused).toMatchObject({ status: 413, body: { error: { code: "payload_too_large" } } });
+    const { error } = refused.body as { error: { message: string; details: { bytes: number; limit_bytes: number } } };
+    expect(error.details.limit_bytes).toBe(2_000_000);
+    expect(error.details.bytes).toBeGreaterThan(2_000_000);
+    expect(error.message).toBe(
+      `the simulation's pinned operations as stored would be ${error.details.bytes} bytes; a stored document may be at most 2000000 bytes (one D1 row): register the tools in the library and pin them by tool_id, or split them across simulations`,
+    );
+  });
+
   it("404 for a simulation that does not exist", async () => {
     const tenant = await tenantPromise;
     const response = await call("GET", "/api/simulations/sim_doesnotexist", { key: tenant.key });

@@ -56,6 +56,26 @@ describe("PUT /api/suites/:name refusals, each naming its field", () => {
     expect((await putSuite(tenant, "at-limit", invoiceSuite({ scenarios, runs_per_scenario: 20 }))).status).toBe(201);
   });
 
+  it("refuses a suite whose stored document would pass D1's 2,000,000 bytes a row, naming its size, and stores nothing", async () => {
+    // Each query is within its 20,000 characters and the body within its 4 MB; together they are
+    // past what one D1 row holds (Miniflare's local D1 takes it, a deployed one answers an error).
+    const scenarios = Array.from({ length: 110 }, (_, i) => ({
+      id: `long-${i + 1}`,
+      query: `${i + 1} ${"Is this invoice a duplicate of the one before? ".repeat(400)}`.slice(0, 19_000),
+      expect: null,
+      forbid: [],
+    }));
+    const refused = await answer(await putSuite(tenant, "too-long", invoiceSuite({ scenarios })));
+    expect(refused).toMatchObject({ status: 413, body: { error: { code: "payload_too_large" } } });
+    const { error } = refused.body as { error: { message: string; details: { bytes: number; limit_bytes: number } } };
+    expect(error.details.limit_bytes).toBe(2_000_000);
+    expect(error.details.bytes).toBeGreaterThan(2_000_000);
+    expect(error.message).toBe(
+      `the suite as stored would be ${error.details.bytes} bytes; a stored document may be at most 2000000 bytes (one D1 row): split its scenarios into suites of their own`,
+    );
+    expect((await call("GET", "/api/suites/too-long", { key: tenant.key })).status).toBe(404);
+  });
+
   it("refuses names the agent does not have, with did-you-mean", async () => {
     const body = invoiceSuite({
       scenarios: [
