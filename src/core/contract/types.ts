@@ -96,6 +96,8 @@ export type HarnessErrorKind =
   | "lease_expired"
   /** A real-tools call whose real handler gave no usable answer (unreachable, timed out, too large, refused address). */
   | "upstream"
+  /** The call's evidence (arguments, result, the state before and after) is more than one stored row holds. */
+  | "evidence_too_large"
   | "internal";
 
 /** The outcome of one call through the call algorithm. Never thrown: always returned. */

@@ -2,6 +2,7 @@
  * A call as the evidence row the attempt object stores, and read back: the answer a row gives (to
  * the call itself, and replayed to a repeat of its call_id) and whether a repeat is the same call.
  */
+import { utf8Length } from "../../core/contract/index.js";
 import type { CallOutcome } from "../../core/contract/types.js";
 import { jsonEqual } from "../../core/json.js";
 import type { DispatchRequest } from "../../core/simulation/dispatch-request.js";
@@ -78,4 +79,22 @@ export function answerOf(row: EvidenceRow, replayed: boolean): Answer {
     delay_ms: row.delay_ms,
     replayed,
   };
+}
+
+/**
+ * The most one call's evidence row may hold, in UTF-8 bytes over its texts. A Durable Object's
+ * SQLite and D1 each refuse a row over 2,000,000 bytes (the local runtime refuses neither, so
+ * nothing local would show it); the rest is room for the row's other columns. A tool that keeps
+ * its whole state (no dataset) is in the row twice, before and after the call.
+ */
+export const MAX_EVIDENCE_ROW_BYTES = 1_900_000;
+
+/** The UTF-8 size of the row's texts when it is past MAX_EVIDENCE_ROW_BYTES; null when it fits. */
+export function evidenceBytesPastLimit(row: EvidenceRow): number | null {
+  const texts = [row.arguments, row.result, row.error, row.state_change, row.upstream];
+  // A UTF-16 unit is at most 3 UTF-8 bytes: most rows are known to fit without counting bytes.
+  const units = texts.reduce((sum, text) => sum + (text?.length ?? 0), 0);
+  if (units * 3 <= MAX_EVIDENCE_ROW_BYTES) return null;
+  const bytes = texts.reduce((sum, text) => sum + (text === null ? 0 : utf8Length(text)), 0);
+  return bytes > MAX_EVIDENCE_ROW_BYTES ? bytes : null;
 }

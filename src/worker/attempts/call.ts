@@ -21,7 +21,7 @@ import { afterHarnessError } from "../../core/simulation/status.js";
 import { resolveTarget } from "../../core/simulation/target.js";
 import { schemaValidator } from "../platform/services.js";
 import { harnessOutcome } from "./call-outcomes.js";
-import { answerOf, evidenceRowOf, sameCall } from "./call-records.js";
+import { answerOf, evidenceBytesPastLimit, evidenceRowOf, MAX_EVIDENCE_ROW_BYTES, sameCall } from "./call-records.js";
 import { FORWARD_GRACE_MS, MAX_CALLS } from "./lifetimes.js";
 import type { Live } from "./live.js";
 import { realOutcome } from "./real/real-outcome.js";
@@ -132,21 +132,35 @@ export function applyCall(
     outcome = harnessOutcome("internal", "the call resolved to no operation", "");
   }
 
-  const stateWrite =
+  let stateWrite =
     outcome.kind === "result" && outcome.state_changed && operation
       ? live.tools.change(operation.tool_name, outcome.state, written)
       : null;
-  const row = evidenceRowOf({
-    seq: live.nextSeq,
-    request,
-    tool,
-    operationId,
-    operation,
-    outcome,
-    change: stateWrite?.change ?? null,
-    upstream: upstreamRecord,
-    at: clock.now(),
-  });
+  const rowOf = () =>
+    evidenceRowOf({
+      seq: live.nextSeq,
+      request,
+      tool,
+      operationId,
+      operation,
+      outcome,
+      change: stateWrite?.change ?? null,
+      upstream: upstreamRecord,
+      at: clock.now(),
+    });
+  let row = rowOf();
+  // A mock's answer that storage could not keep is not given: the call changes nothing and is
+  // recorded as the harness's failure. (A real call has acted on its system already: it is kept.)
+  const pastLimit = outcome.kind === "result" && !operation?.real ? evidenceBytesPastLimit(row) : null;
+  if (pastLimit !== null) {
+    outcome = harnessOutcome(
+      "evidence_too_large",
+      `the call's evidence (its arguments, its result and the tool's state before and after it) would be ${pastLimit} bytes; one call's evidence may be at most ${MAX_EVIDENCE_ROW_BYTES} bytes, a row of the attempt's storage and of D1: the call changed nothing`,
+      outcome.variant,
+    );
+    stateWrite = null;
+    row = rowOf();
+  }
   const status = outcome.kind === "harness_error" ? afterHarnessError(live.status, outcome.harness_kind) : live.status;
   const write = (): void => {
     storage.insertCall(row);

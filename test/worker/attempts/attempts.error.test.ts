@@ -113,6 +113,66 @@ describe("the error table over HTTP: harness errors (5xx, attempt marked harness
     });
   });
 
+  it("evidence_too_large: a call whose evidence one stored row could not hold changes nothing and is recorded as the harness's failure", async () => {
+    // Each call keeps a 240,000-character blob in the tool's state; the evidence of a call holds
+    // the state before and after it. Miniflare's storage takes any size, a deployed one 2 MB a row.
+    const blobs = {
+      name: "blobs",
+      description: "Keep a blob under a key.",
+      input_schema: {
+        type: "object",
+        properties: { key: { type: "string" }, data: { type: "string" } },
+        required: ["key", "data"],
+        additionalProperties: false,
+      },
+      output_schema: { type: "object" },
+      testing: {
+        schema_version: 2,
+        default_variant: "keep",
+        initial_state: { blobs: {} },
+        variants: {
+          keep: { result: {}, set_state: [{ set: ["blobs", { $input: "key" }], value: { $input: "data" } }] },
+        },
+        examples: [{ variant: "keep", input: { key: "a", data: "x" }, expected: {} }],
+      },
+    };
+    const tenant = await tenantPromise;
+    const [attempt] = (await createSimulation(tenant, { tools: [{ inline: blobs }] })).attempts;
+    if (!attempt) throw new Error("no attempt");
+    const keep = (key: string) =>
+      dispatchJson(attempt, { tool: "blobs", arguments: { key, data: key.repeat(80_000) } });
+    // States of 0.24, 0.48 and 0.72 MB: the evidence of each of these calls is at most 1.44 MB.
+    for (const key of ["abc", "def", "ghi"]) expect(await keep(key)).toEqual({ status: 200, body: {} });
+    const answer = await keep("jkl");
+    expect(answer).toEqual({
+      status: 500,
+      body: {
+        error: {
+          code: "harness_error",
+          kind: "evidence_too_large",
+          message:
+            "the call's evidence (its arguments, its result and the tool's state before and after it) would be 1920145 bytes; one call's evidence may be at most 1900000 bytes, a row of the attempt's storage and of D1: the call changed nothing",
+          details: [],
+        },
+      },
+    });
+    const state = await call("GET", `/api/attempts/${attempt.id}/state?tool=blobs&pointer=/blobs`, {
+      key: attempt.token,
+    });
+    expect(Object.keys(((await state.json()) as { value: Record<string, string> }).value)).toEqual([
+      "abc",
+      "def",
+      "ghi",
+    ]);
+    expect((await readAttempt(attempt)).body).toMatchObject({ status: "harness_failed", calls: 4, harness_errors: 1 });
+    expect((await evidence(attempt)).map((row) => [row.outcome, row.error?.kind ?? null])).toEqual([
+      ["result", null],
+      ["result", null],
+      ["result", null],
+      ["harness_error", "evidence_too_large"],
+    ]);
+  });
+
   it("unknown_tool names the attempt's function names and the one most likely meant (an operation id given for the function name)", async () => {
     const tenant = await tenantPromise;
     const name = `invoices_${crypto.randomUUID().slice(0, 8)}`;
