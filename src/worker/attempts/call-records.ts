@@ -82,19 +82,22 @@ export function answerOf(row: EvidenceRow, replayed: boolean): Answer {
 }
 
 /**
- * The most one call's evidence row may hold, in UTF-8 bytes over its texts. A Durable Object's
- * SQLite and D1 each refuse a row over 2,000,000 bytes (the local runtime refuses neither, so
- * nothing local would show it); the rest is room for the row's other columns. A tool that keeps
- * its whole state (no dataset) is in the row twice, before and after the call.
+ * The most one call's evidence may come to, in UTF-8 bytes of its texts as JSON strings. A Durable
+ * Object's SQLite and D1 each refuse a row, and D1 a bound value, over 2,000,000 bytes (the local
+ * runtime refuses neither, so nothing local would show it). The flush binds a row's texts as JSON
+ * strings (adapters/d1/simulations.ts), escaped, so they are measured that way; the rest is room
+ * for the row's other columns. A tool that keeps its whole state (no dataset) is in the row twice,
+ * before and after the call.
  */
 export const MAX_EVIDENCE_ROW_BYTES = 1_900_000;
 
-/** The UTF-8 size of the row's texts when it is past MAX_EVIDENCE_ROW_BYTES; null when it fits. */
+/** The size of the row's texts as the flush binds them, when it is past MAX_EVIDENCE_ROW_BYTES; null when it fits. */
 export function evidenceBytesPastLimit(row: EvidenceRow): number | null {
   const texts = [row.arguments, row.result, row.error, row.state_change, row.upstream];
-  // A UTF-16 unit is at most 3 UTF-8 bytes: most rows are known to fit without counting bytes.
+  // Escaped, a UTF-16 unit is at most 6 bytes (\u001f), and the array's quotes, commas and nulls
+  // are under 64: most rows are known to fit without counting.
   const units = texts.reduce((sum, text) => sum + (text?.length ?? 0), 0);
-  if (units * 3 <= MAX_EVIDENCE_ROW_BYTES) return null;
-  const bytes = texts.reduce((sum, text) => sum + (text === null ? 0 : utf8Length(text)), 0);
+  if (units * 6 + 64 <= MAX_EVIDENCE_ROW_BYTES) return null;
+  const bytes = utf8Length(JSON.stringify(texts));
   return bytes > MAX_EVIDENCE_ROW_BYTES ? bytes : null;
 }

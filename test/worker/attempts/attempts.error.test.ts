@@ -151,7 +151,7 @@ describe("the error table over HTTP: harness errors (5xx, attempt marked harness
           code: "harness_error",
           kind: "evidence_too_large",
           message:
-            "the call's evidence (its arguments, its result and the tool's state before and after it) would be 1920145 bytes; one call's evidence may be at most 1900000 bytes, a row of the attempt's storage and of D1: the call changed nothing",
+            "the call's evidence (its arguments, its result and the tool's state before and after it) would be 1920213 bytes; one call's evidence may be at most 1900000 bytes, a row of the attempt's storage and of D1: the call changed nothing",
           details: [],
         },
       },
