@@ -33,7 +33,7 @@ import { schemaValidator } from "../platform/services.js";
 import { runRealTools } from "./real-tools.js";
 import { ATTEMPT_LEASE_MARGIN_MS, DEFAULT_RUN_TIMEOUT_MS, durationSetting } from "./coordinator/lifetimes.js";
 import type { RunRepetitionSlot, RunStart } from "./coordinator/replies.js";
-import { sharedAttemptPlans } from "./coordinator/run-start.js";
+import { requirePlansFit, sharedAttemptPlans } from "./coordinator/run-start.js";
 import { runStub } from "./coordinator/access.js";
 import { externalAttemptToken } from "./external/attempt-token.js";
 import { requireExternalAgentReady } from "./external/readiness.js";
@@ -124,6 +124,15 @@ export async function startRun(request: StartRunRequest, deps: StartRunDeps): Pr
     pinned: runPinnedColumn(pinned),
     created_by: request.keyId,
   });
+  // Each distinct operations and tools list once (see RunAttemptPlans for why); refused whole,
+  // before anything is written, when a stored row could not hold it.
+  const lists = simulations.map(({ id, scenario }) => ({
+    simulation_id: id,
+    operations: scenario.simulation.operations,
+    tools: scenario.simulation.tools,
+  }));
+  const attemptPlans = sharedAttemptPlans(expiresAt, lists);
+  requirePlansFit(attemptPlans, lists);
   await db.batch([row, ...statements]);
 
   const start: RunStart = {
@@ -171,15 +180,7 @@ export async function startRun(request: StartRunRequest, deps: StartRunDeps): Pr
       attempt_id,
       token_hash,
     })),
-    // Each distinct operations and tools list once (see RunAttemptPlans for why).
-    attempts: sharedAttemptPlans(
-      expiresAt,
-      simulations.map(({ id, scenario }) => ({
-        simulation_id: id,
-        operations: scenario.simulation.operations,
-        tools: scenario.simulation.tools,
-      })),
-    ),
+    attempts: attemptPlans,
     created_at: now,
     deadline_at: deadline,
   };

@@ -10,9 +10,9 @@
 import { env } from "cloudflare:test";
 import { beforeAll, describe, expect, it } from "vitest";
 import { MAX_SCENARIOS } from "../../../src/core/evals/suite-parse.js";
-import { DEMO_TOOLS } from "../../../scripts/local/demo-tools.js";
 import { call, newTenant } from "../helpers.js";
 import { libraryTool } from "../simulation-helpers.js";
+import { invoicesWithLookups, padded } from "../padded-invoices.js";
 import {
   GET,
   GOOD_JUDGE,
@@ -32,42 +32,11 @@ import { uniqueModel } from "../../support/model-server/in-tests.js";
 const SCENARIOS = 44;
 /** Copies of get_invoice added to the tool, so its definitions total ~750 KB. */
 const LOOKUPS = 6;
-/** Extra invoices in each definition's initial_state: ~94 KB of JSON per definition. */
-const PADDING_INVOICES = 590;
-
-function padded(definition: Record<string, unknown>): Record<string, unknown> {
-  const state = definition.initial_state as { invoices: Record<string, unknown> };
-  const invoices: Record<string, unknown> = { ...state.invoices };
-  for (let i = 0; i < PADDING_INVOICES; i++) {
-    invoices[`INV-${String(20_000 + i)}`] = {
-      supplier: `Padding Supplier Number ${i} With A Long Trading Name Ltd`,
-      amount: 1000 + i,
-      currency: "USD",
-      status: "received",
-      hold_reason: null,
-    };
-  }
-  return { ...definition, initial_state: { invoices } };
-}
-
 let world: InvoiceWorld;
 
 beforeAll(async () => {
   const tenant = await newTenant();
-  const invoices = DEMO_TOOLS.find((tool) => tool.tool.name === "invoices");
-  if (!invoices) throw new Error("the demo tools have no invoices tool");
-  const getInvoice = invoices.tool.operations.find((operation) => operation.operation_id === "get_invoice");
-  const getDefinition = invoices.definitions.get_invoice;
-  if (!getInvoice || !getDefinition) throw new Error("the invoices tool has no get_invoice");
-  const lookups = Array.from({ length: LOOKUPS }, (_, i) => `lookup_${i + 1}`);
-  const spec = {
-    ...invoices.tool,
-    operations: [...invoices.tool.operations, ...lookups.map((id) => ({ ...getInvoice, operation_id: id }))],
-  };
-  const definitions: Record<string, Record<string, unknown>> = Object.fromEntries([
-    ...Object.entries(invoices.definitions).map(([operation, definition]) => [operation, padded(definition)]),
-    ...lookups.map((id) => [id, padded(getDefinition)]),
-  ]);
+  const { spec, definitions } = invoicesWithLookups(LOOKUPS, padded);
   const total = Object.values(definitions).reduce((sum, definition) => sum + JSON.stringify(definition).length, 0);
   expect(total).toBeGreaterThan(700_000);
   const tool = await libraryTool(tenant, spec, definitions);
@@ -86,7 +55,11 @@ beforeAll(async () => {
       tools: [
         { tool_id: world.toolId, operation_id: "get_invoice", approval_mode: "never_require" },
         { tool_id: world.toolId, operation_id: "place_invoice_on_hold", approval_mode: "always_require" },
-        ...lookups.map((id) => ({ tool_id: tool.id, operation_id: id, approval_mode: "never_require" })),
+        ...Array.from({ length: LOOKUPS }, (_, i) => ({
+          tool_id: tool.id,
+          operation_id: `lookup_${i + 1}`,
+          approval_mode: "never_require",
+        })),
       ],
     },
     scenarios: Array.from({ length: SCENARIOS }, (_, i) => ({
