@@ -20,7 +20,7 @@ export function runTriggerOf(row: Pick<RunRow, "trigger">): JsonValue {
 }
 
 /** What a run pinned for one scenario, as its view lists it. */
-export interface ScenarioPins {
+interface ScenarioPins {
   scenario: string;
   pinned: JsonValue[];
 }

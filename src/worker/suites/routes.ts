@@ -37,6 +37,7 @@ import { schemaValidator } from "../platform/services.js";
 import { realModePaths } from "../../core/evals/suite-tools.js";
 import { realToolContext, requireRealTools } from "../attempts/real/context.js";
 import { planRefusalError } from "../http/plan-refusal.js";
+import { requireListsFit } from "../attempts/setup-size.js";
 import { httpUrlProblems } from "../http/schema-fields.js";
 import { connectionWarnings, policySource } from "./stored-suite.js";
 
@@ -87,6 +88,8 @@ suiteRoutes.put("/:name", async (c) => {
       ? invalidRequest(resolved.refusal.problems)
       : planRefusalError(resolved.refusal);
   const { suite, plan, policy, approval } = resolved;
+  // A suite whose pins a run could not store is refused now, not at its first run.
+  requireListsFit(plan.operations, plan.tools);
 
   const saved = await appendSuiteVersion(c.var.db, { tenantId, name, suite, createdBy: keyId });
   c.header("location", `/api/suites/${encodeURIComponent(name)}`);

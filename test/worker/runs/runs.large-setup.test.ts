@@ -1,6 +1,6 @@
 /**
- * A simulation, or a run's scenario, whose attempts' setup one stored row could not hold is
- * refused when it is asked for, with the setup's size, and nothing is kept. The setup (every pinned
+ * A simulation, a suite or a run whose attempts' setup one stored row could not hold is refused
+ * when it is asked for, with the setup's size, and nothing is kept. The setup (every pinned
  * operation's definition without its checked examples, and the tools' initial states) is one row
  * of the attempt's storage, and the run's coordinator keeps each distinct operations list as one
  * row too: a Durable Object refuses a row over 2,000,000 bytes, and the local runtime does not, so
@@ -68,6 +68,23 @@ async function listed(path: string): Promise<unknown[]> {
   return ((await response.json()) as { items: unknown[] }).items;
 }
 
+function suiteOf(tool: string, name: string): Record<string, unknown> {
+  return {
+    agent: {
+      connection: "model",
+      instructions: "You answer accounts payable questions about single invoices.",
+      tools: operationIds.map((operation_id) => ({ tool_id: tool, operation_id, approval_mode: "never_require" })),
+    },
+    scenarios: [{ id: "status", query: QUERIES.status, expect: GET.replace("invoices", name), forbid: [] }],
+    runs_per_scenario: 1,
+    pass_rate: 0.9,
+    judge: { connection: "model" },
+  };
+}
+
+const putSuite = async (name: string, body: Record<string, unknown>) =>
+  answer(await call("PUT", `/api/suites/${name}`, { key: tenant.key, body }));
+
 describe("a setup past one stored row", () => {
   it("refuses the simulation with 413 and its size, and keeps nothing", async () => {
     const before = await listed("/api/simulations?limit=100");
@@ -81,59 +98,44 @@ describe("a setup past one stored row", () => {
     expect(await listed("/api/simulations?limit=100")).toEqual(before);
   });
 
-  it("refuses the run with 413 and its size, and starts nothing", async () => {
-    const saved = await call("PUT", "/api/suites/large-setup", {
-      key: tenant.key,
-      body: {
-        agent: {
-          connection: "model",
-          instructions: "You answer accounts payable questions about single invoices.",
-          tools: operationIds.map((operation_id) => ({
-            tool_id: toolId,
-            operation_id,
-            approval_mode: "never_require",
-          })),
+  it("refuses the suite at its save, not at its first run", async () => {
+    expectTooLarge(await putSuite("large-setup", suiteOf(toolId, "invoices")));
+    expect((await call("GET", "/api/suites/large-setup", { key: tenant.key })).status).toBe(404);
+  });
+
+  it("refuses a run whose pins grew past one row after its suite was saved, and starts nothing", async () => {
+    const small = invoicesWithLookups(LOOKUPS, (definition) => definition);
+    const tool = await libraryTool(tenant, { ...small.spec, name: "invoices_growing" }, small.definitions);
+    expect(await putSuite("growing", suiteOf(tool.id, "invoices_growing"))).toMatchObject({ status: 201 });
+    // The suite pins each operation's current revision when it runs: the new ones are large.
+    const grown = invoicesWithLookups(LOOKUPS, padded).definitions;
+    for (const operation of tool.operations) {
+      const saved = await call("POST", `/api/tools/${tool.id}/testing`, {
+        key: tenant.key,
+        body: {
+          action: "save",
+          operation_id: operation.operation_id,
+          contract_hash: operation.contract_hash,
+          definition: grown[operation.operation_id],
         },
-        scenarios: [{ id: "status", query: QUERIES.status, expect: GET, forbid: [] }],
-        runs_per_scenario: 1,
-        pass_rate: 0.9,
-        judge: { connection: "model" },
-      },
-    });
-    expect({ status: saved.status, body: await saved.json() }).toMatchObject({ status: 201 });
+      });
+      expect(saved.status).toBe(201);
+    }
     const before = await listed("/api/simulations?limit=100");
-    expectTooLarge(await answer(await call("POST", "/api/suites/large-setup/runs", { key: tenant.key })));
+    expectTooLarge(await answer(await call("POST", "/api/suites/growing/runs", { key: tenant.key })));
     expect(await listed("/api/runs?limit=100")).toEqual([]);
     expect(await listed("/api/simulations?limit=100")).toEqual(before);
   });
 
-  it("refuses a run whose operations list, checked examples included, one row of its coordinator could not hold", async () => {
-    const tools = operationIds.map((operation_id) => ({ tool_id: exampleHeavyToolId, operation_id }));
+  it("refuses operations whose list, checked examples included, one row of a run's coordinator could not hold", async () => {
     // Without their examples the definitions are small: a simulation of them is set up.
+    const tools = operationIds.map((operation_id) => ({ tool_id: exampleHeavyToolId, operation_id }));
     const simulation = await call("POST", "/api/simulations", { key: tenant.key, body: { tools } });
     expect(simulation.status).toBe(201);
-    const saved = await call("PUT", "/api/suites/large-examples", {
-      key: tenant.key,
-      body: {
-        agent: {
-          connection: "model",
-          instructions: "You answer accounts payable questions about single invoices.",
-          tools: tools.map((tool) => ({ ...tool, approval_mode: "never_require" })),
-        },
-        scenarios: [
-          { id: "status", query: QUERIES.status, expect: GET.replace("invoices", "invoices_examples"), forbid: [] },
-        ],
-        runs_per_scenario: 1,
-        pass_rate: 0.9,
-        judge: { connection: "model" },
-      },
-    });
-    expect({ status: saved.status, body: await saved.json() }).toMatchObject({ status: 201 });
     expectTooLarge(
-      await answer(await call("POST", "/api/suites/large-examples/runs", { key: tenant.key })),
+      await putSuite("large-examples", suiteOf(exampleHeavyToolId, "invoices_examples")),
       (bytes) =>
         `one of the run's operations or tools lists (checked examples included) as stored would be ${bytes} bytes; a stored document may be at most 2000000 bytes (one row of the run coordinator's storage): pin fewer operations, or make their checked examples fewer or smaller`,
     );
-    expect(await listed("/api/runs?limit=100")).toEqual([]);
   });
 });

@@ -6,14 +6,8 @@
 import type { JudgeSpec, ModelParameters, Scenario, UserModelSpec } from "../../../core/evals/suite-types.js";
 import type { ApprovalMode } from "../../../core/policy/types.js";
 import type { ChatTool } from "../../../core/ports.js";
-import { D1_ROW_LIMIT_BYTES, requireFitsRow } from "../../../adapters/d1/row-limit.js";
-import {
-  operationsWithoutCheckedExamples,
-  type PinnedOperation,
-  type PinnedTool,
-} from "../../../core/simulation/setup.js";
-import { requireSetupFits } from "../../attempts/setup-size.js";
-import { sharedSetupText } from "./job-setup.js";
+import type { PinnedOperation, PinnedTool } from "../../../core/simulation/setup.js";
+import { requireListsFit } from "../../attempts/setup-size.js";
 import type { ScenarioAttack } from "../../../core/scoring/attacks.js";
 import type { CalibrationGate, Gate } from "../../../core/scoring/run-verdict.js";
 
@@ -147,10 +141,9 @@ export function sharedAttemptPlans(
 }
 
 /**
- * Refuses (RowTooLarge) a run whose pins one stored row could not hold: each scenario's attempt
- * setup (its operations without their checked examples, and its tools) is one row of the attempt's
- * storage, and each distinct list, examples included, one row of the coordinator's. `lists` are the
- * scenarios' operations and tools, in the order of `plans.scenarios`.
+ * Refuses (RowTooLarge) a run whose pins one stored row could not hold (requireListsFit), each
+ * distinct pair of lists once. `lists` are the scenarios' operations and tools, in the order of
+ * `plans.scenarios`.
  */
 export function requirePlansFit(
   plans: RunAttemptPlans,
@@ -162,16 +155,9 @@ export function requirePlansFit(
     const list = lists[i];
     if (checked.has(key) || !list) return;
     checked.add(key);
-    const units = (plans.shared[scenario.operations]?.length ?? 0) + (plans.shared[scenario.tools]?.length ?? 0);
-    // The lists with their examples are at least the setup's size: most runs are known to fit here.
-    if (units * 3 <= D1_ROW_LIMIT_BYTES) return;
-    requireSetupFits(sharedSetupText(operationsWithoutCheckedExamples(list.operations), list.tools));
+    requireListsFit(list.operations, list.tools, {
+      operations: plans.shared[scenario.operations] ?? "",
+      tools: plans.shared[scenario.tools] ?? "",
+    });
   });
-  for (const part of plans.shared)
-    requireFitsRow(
-      part,
-      "one of the run's operations or tools lists (checked examples included)",
-      "pin fewer operations, or make their checked examples fewer or smaller",
-      "one row of the run coordinator's storage",
-    );
 }
