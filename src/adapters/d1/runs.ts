@@ -5,6 +5,7 @@
  */
 import { and, eq, gt, inArray, lte, sql } from "drizzle-orm";
 import type { RepetitionRecord } from "../../core/evals/agent-types.js";
+import { DistinctJson } from "../../core/distinct-json.js";
 import type { JsonObject, JsonValue } from "../../core/json.js";
 import type { Database } from "./database.js";
 import { parseJsonColumn, parseJsonObjectColumn } from "./json-column.js";
@@ -36,22 +37,14 @@ interface PinnedColumn {
   scenarios: Array<{ scenario: string; pins: number[] }>;
 }
 
-export function runPinnedColumn<Pin>(pinned: ReadonlyArray<{ scenario: string; pinned: readonly Pin[] }>): string {
-  const records: Pin[] = [];
-  const indexes = new Map<string, number>();
+export function runPinnedColumn(pinned: ReadonlyArray<{ scenario: string; pinned: readonly unknown[] }>): string {
+  const records = new DistinctJson();
   const scenarios = pinned.map(({ scenario, pinned: list }) => ({
     scenario,
-    pins: list.map((record) => {
-      const key = JSON.stringify(record);
-      let index = indexes.get(key);
-      if (index === undefined) {
-        index = records.push(record) - 1;
-        indexes.set(key, index);
-      }
-      return index;
-    }),
+    pins: list.map((record) => records.indexOf(record)),
   }));
-  return JSON.stringify({ records, scenarios });
+  // The records are JSON texts already: joined, not parsed and written again.
+  return `{"records":[${records.texts.join(",")}],"scenarios":${JSON.stringify(scenarios)}}`;
 }
 
 /** The pinned revisions per scenario, in scenario order, as startRun pinned them. */

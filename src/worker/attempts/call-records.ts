@@ -2,6 +2,7 @@
  * A call as the evidence row the attempt object stores, and read back: the answer a row gives (to
  * the call itself, and replayed to a repeat of its call_id) and whether a repeat is the same call.
  */
+import { D1_ROW_LIMIT_BYTES } from "../../adapters/d1/row-limit.js";
 import { utf8Length } from "../../core/contract/index.js";
 import type { CallOutcome } from "../../core/contract/types.js";
 import { jsonEqual } from "../../core/json.js";
@@ -89,7 +90,7 @@ export function answerOf(row: EvidenceRow, replayed: boolean): Answer {
  * for the row's other columns. A tool that keeps its whole state (no dataset) is in the row twice,
  * before and after the call.
  */
-export const MAX_EVIDENCE_ROW_BYTES = 1_900_000;
+export const MAX_EVIDENCE_ROW_BYTES = D1_ROW_LIMIT_BYTES - 100_000;
 
 /** The size of the row's texts as the flush binds them, when it is past MAX_EVIDENCE_ROW_BYTES; null when it fits. */
 export function evidenceBytesPastLimit(row: EvidenceRow): number | null {

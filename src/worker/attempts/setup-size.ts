@@ -13,10 +13,10 @@ import {
   type PinnedTool,
 } from "../../core/simulation/setup.js";
 
-/** Throws RowTooLarge when the setup's JSON text is past one stored row. */
-export function requireSetupFits(text: string): void {
+/** Throws RowTooLarge when the attempt's setup of these operations and tools is past one stored row. */
+export function requireSetupFits(operations: readonly PinnedOperation[], tools: readonly PinnedTool[]): void {
   requireFitsRow(
-    text,
+    JSON.stringify({ operations: operationsWithoutCheckedExamples(operations), tools }),
     "the attempt's setup (its operations' definitions without their checked examples, and its tools)",
     "pin fewer operations, or keep large initial states in a dataset",
     "one row of the attempt's storage",
@@ -36,8 +36,7 @@ export function requireListsFit(
   },
 ): void {
   // The lists with their examples are at least the setup's size: most plans are known to fit here.
-  if ((texts.operations.length + texts.tools.length) * 3 > D1_ROW_LIMIT_BYTES)
-    requireSetupFits(JSON.stringify({ operations: operationsWithoutCheckedExamples(operations), tools }));
+  if ((texts.operations.length + texts.tools.length) * 3 > D1_ROW_LIMIT_BYTES) requireSetupFits(operations, tools);
   for (const list of [texts.operations, texts.tools])
     requireFitsRow(
       list,

@@ -37,7 +37,7 @@ import {
   planSimulation,
   type ToolEntry,
 } from "../../core/simulation/plan.js";
-import { type PinnedRecord, withoutCheckedExamples } from "../../core/simulation/setup.js";
+import type { PinnedRecord } from "../../core/simulation/setup.js";
 import { requireSetupFits } from "./setup-size.js";
 import { mayPass, statusWithoutObject, type AttemptStatus } from "../../core/simulation/status.js";
 import { attemptStub, newAttemptToken } from "./access.js";
@@ -145,22 +145,24 @@ simulationRoutes.post("/", requirePermission("AIManager:RunEvals"), async (c) =>
       expires_at: new Date(expiresAt).toISOString(),
     };
   });
-  const setupOf = (attempt: (typeof attempts)[number]) =>
-    attemptSetup(plan, {
-      attempt_id: attempt.id,
-      simulation_id: simulationId,
-      tenant_id: tenantId,
-      token_hash: attempt.token_hash,
-      expires_at: expiresAt,
-    });
   const records = pinnedRecords(plan);
   // Checked before any object holds a setup: what one stored row cannot hold is refused whole.
-  // Every attempt's setup is the same size (only its id and token hash differ).
   const pinnedText = simulationPinnedText(records);
-  const [first] = attempts;
-  if (first) requireSetupFits(JSON.stringify(withoutCheckedExamples(setupOf(first))));
+  requireSetupFits(plan.operations, plan.tools);
   // Objects first, D1 after: see the header.
-  const replies = await Promise.all(attempts.map((attempt) => attemptStub(c.env, attempt.id).setup(setupOf(attempt))));
+  const replies = await Promise.all(
+    attempts.map((attempt) =>
+      attemptStub(c.env, attempt.id).setup(
+        attemptSetup(plan, {
+          attempt_id: attempt.id,
+          simulation_id: simulationId,
+          tenant_id: tenantId,
+          token_hash: attempt.token_hash,
+          expires_at: expiresAt,
+        }),
+      ),
+    ),
+  );
   const refused = replies.find((reply) => reply.kind === "conflict");
   if (refused) throw new Error(`attempt object refused its setup: ${refused.message}`);
   await insertSimulation(c.var.db, {

@@ -34,6 +34,29 @@ const SCENARIOS = 44;
 const LOOKUPS = 6;
 let world: InvoiceWorld;
 
+/** A suite of the large tool's operations, each scenario asking for an invoice's status. */
+function largeSuite(scenarioIds: string[]): Record<string, unknown> {
+  return {
+    agent: {
+      connection: world.connection,
+      instructions: "You answer accounts payable questions about single invoices.",
+      tools: [
+        { tool_id: world.toolId, operation_id: "get_invoice", approval_mode: "never_require" },
+        { tool_id: world.toolId, operation_id: "place_invoice_on_hold", approval_mode: "always_require" },
+        ...Array.from({ length: LOOKUPS }, (_, i) => ({
+          tool_id: world.toolId,
+          operation_id: `lookup_${i + 1}`,
+          approval_mode: "never_require",
+        })),
+      ],
+    },
+    scenarios: scenarioIds.map((id) => ({ id, query: QUERIES.status, expect: GET, forbid: [HOLD] })),
+    runs_per_scenario: 1,
+    pass_rate: 0.9,
+    judge: { connection: world.connection, threshold: 4 },
+  };
+}
+
 beforeAll(async () => {
   const tenant = await newTenant();
   const { spec, definitions } = invoicesWithLookups(LOOKUPS, padded);
@@ -48,30 +71,7 @@ beforeAll(async () => {
   expect(put.status).toBe(201);
   world = { tenant, toolId: tool.id, model, connection: "model" };
   await server.script(world.model, { conversations: wellBehaved(), judge_default: GOOD_JUDGE });
-  await putSuite(world, "large", {
-    agent: {
-      connection: world.connection,
-      instructions: "You answer accounts payable questions about single invoices.",
-      tools: [
-        { tool_id: world.toolId, operation_id: "get_invoice", approval_mode: "never_require" },
-        { tool_id: world.toolId, operation_id: "place_invoice_on_hold", approval_mode: "always_require" },
-        ...Array.from({ length: LOOKUPS }, (_, i) => ({
-          tool_id: tool.id,
-          operation_id: `lookup_${i + 1}`,
-          approval_mode: "never_require",
-        })),
-      ],
-    },
-    scenarios: Array.from({ length: SCENARIOS }, (_, i) => ({
-      id: `status-${i + 1}`,
-      query: QUERIES.status,
-      expect: GET,
-      forbid: [HOLD],
-    })),
-    runs_per_scenario: 1,
-    pass_rate: 0.9,
-    judge: { connection: world.connection, threshold: 4 },
-  });
+  await putSuite(world, "large", largeSuite(Array.from({ length: SCENARIOS }, (_, i) => `status-${i + 1}`)));
 });
 
 describe("a run of many scenarios sharing large definitions", () => {
@@ -94,25 +94,7 @@ describe("a run of many scenarios sharing large definitions", () => {
 describe("the D1 row of a run of the most scenarios a suite may have", () => {
   it("holds each pinned operation once, and the run's view still lists every scenario's pins", async () => {
     const ids = Array.from({ length: MAX_SCENARIOS }, (_, i) => `many-${i + 1}`);
-    await putSuite(world, "many", {
-      agent: {
-        connection: world.connection,
-        instructions: "You answer accounts payable questions about single invoices.",
-        tools: [
-          { tool_id: world.toolId, operation_id: "get_invoice", approval_mode: "never_require" },
-          { tool_id: world.toolId, operation_id: "place_invoice_on_hold", approval_mode: "always_require" },
-          ...Array.from({ length: LOOKUPS }, (_, i) => ({
-            tool_id: world.toolId,
-            operation_id: `lookup_${i + 1}`,
-            approval_mode: "never_require",
-          })),
-        ],
-      },
-      scenarios: ids.map((id) => ({ id, query: QUERIES.status, expect: GET, forbid: [HOLD] })),
-      runs_per_scenario: 1,
-      pass_rate: 0.9,
-      judge: { connection: world.connection, threshold: 4 },
-    });
+    await putSuite(world, "many", largeSuite(ids));
     // Started as the route starts it, with its queue messages dropped: only the start is under test.
     const started = await startRunDirect(world, "many", { send: async () => undefined });
 

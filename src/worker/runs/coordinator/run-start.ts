@@ -4,6 +4,7 @@
  * types can both read it without importing each other.
  */
 import type { JudgeSpec, ModelParameters, Scenario, UserModelSpec } from "../../../core/evals/suite-types.js";
+import { DistinctJson } from "../../../core/distinct-json.js";
 import type { ApprovalMode } from "../../../core/policy/types.js";
 import type { ChatTool } from "../../../core/ports.js";
 import type { PinnedOperation, PinnedTool } from "../../../core/simulation/setup.js";
@@ -117,25 +118,14 @@ export function sharedAttemptPlans(
   expiresAt: number,
   scenarios: ReadonlyArray<{ simulation_id: string; operations: PinnedOperation[]; tools: PinnedTool[] }>,
 ): RunAttemptPlans {
-  const shared: string[] = [];
-  const indexes = new Map<string, number>();
-  const partOf = (value: unknown): number => {
-    const text = JSON.stringify(value);
-    let index = indexes.get(text);
-    if (index === undefined) {
-      index = shared.length;
-      shared.push(text);
-      indexes.set(text, index);
-    }
-    return index;
-  };
+  const shared = new DistinctJson();
   return {
     expires_at: expiresAt,
-    shared,
+    shared: shared.texts,
     scenarios: scenarios.map((scenario) => ({
       simulation_id: scenario.simulation_id,
-      operations: partOf(scenario.operations),
-      tools: partOf(scenario.tools),
+      operations: shared.indexOf(scenario.operations),
+      tools: shared.indexOf(scenario.tools),
     })),
   };
 }
