@@ -51,6 +51,7 @@ import { DEFAULT_IMPORT_OPTIONS, type ReferenceSplit, retailSuite } from "../tau
 import { positiveFlag, stringFlag } from "./flags.js";
 import { type ProfileSummary, profileWhile } from "./support/cpu-profile.js";
 import { freePort } from "./support/free-port.js";
+import { seededRandom } from "./support/seeded-random.js";
 import { api, runBenchmark, waitForRun } from "./support/toolproof-api.js";
 
 const RUNS = positiveFlag("runs", 3, true);
@@ -72,18 +73,6 @@ const SUITE = "tau-retail-test-bench";
 const POLL_MS = 1_000;
 /** Connections allow more calls in flight than the consumer runs repetitions, so only the consumer's concurrency paces the run. */
 const CONNECTION_CONCURRENCY = 64;
-
-/** mulberry32: a small seeded generator, so a jittered run is repeatable. */
-function seededRandom(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 function jitteredWait(fraction: number): (ms: number, signal: AbortSignal) => Promise<void> {
   const random = seededRandom(20261206);

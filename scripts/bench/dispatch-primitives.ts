@@ -15,11 +15,9 @@
  * Three rounds of each, wrk at 32 connections round-robin over the objects; req/s, latency and
  * the runtime's CPU time per call. Numbers only: never a test.
  */
-import { mkdtemp, rm } from "node:fs/promises";
 import os from "node:os";
-import path from "node:path";
-import { createMiniflare } from "../local/miniflare.js";
 import { cpuMs, ownWorkerdPids } from "./support/process-memory.js";
+import { startProbeWorker } from "./support/probe-worker.js";
 import { pinThisProcess, planCores, runWrk } from "./wrk.js";
 
 const script = `
@@ -56,20 +54,15 @@ export default {
 const OBJECTS = Number(process.argv[2] ?? 200);
 const cores = planCores();
 pinThisProcess(cores.server);
-const stateDir = await mkdtemp(path.join(os.tmpdir(), "toolproof-probe-"));
-const mf = createMiniflare({
+const probe = await startProbeWorker({
   name: "probe",
-  modules: true,
   script,
-  compatibilityDate: "2026-10-01",
-  durableObjects: { PROBE: { className: "Probe", useSQLite: true } },
-  resourcePersistencePath: stateDir,
-  unsafeDirectSockets: [{ host: "127.0.0.1", port: 0 }],
-  port: 0,
+  binding: "PROBE",
+  className: "Probe",
+  stateParent: os.tmpdir(),
 });
 try {
-  await mf.ready;
-  const url = (await mf.unsafeGetDirectURL("probe")).href.replace(/\/$/, "");
+  const { url } = probe;
   const host = new URL(url).host;
   for (let round = 0; round < 3; round++)
     for (const route of (process.argv[3] ?? "write,wide,nouniq,big").split(",")) {
@@ -88,6 +81,5 @@ try {
       );
     }
 } finally {
-  await mf.dispose();
-  await rm(stateDir, { recursive: true, force: true });
+  await probe.stop();
 }

@@ -7,9 +7,7 @@
  * `?o=<n>` picks the object, so a benchmark can go round-robin over as many objects as toolproof's
  * attempts. The row is about the size of one call's evidence (arguments and result).
  */
-import { mkdtemp, rm } from "node:fs/promises";
-import path from "node:path";
-import { createMiniflare } from "../../local/miniflare.js";
+import { startProbeWorker } from "./probe-worker.js";
 import type { WrkRequest } from "../wrk.js";
 
 const script = `
@@ -54,39 +52,23 @@ export async function startFloor(
   /** Keep every object loaded however long it idles (the memory benchmark). */
   preventEviction = false,
 ): Promise<FloorServer> {
-  const stateDir = await mkdtemp(path.join(stateParent, "toolproof-floor-"));
-  const miniflare = createMiniflare({
+  const probe = await startProbeWorker({
     name: FLOOR_WORKER,
-    modules: true,
     script,
-    compatibilityDate: "2026-10-01",
-    durableObjects: { PROBE: { className: "Probe", useSQLite: true, unsafePreventEviction: preventEviction } },
-    resourcePersistencePath: stateDir,
-    unsafeDirectSockets: [{ host: "127.0.0.1", port: 0 }],
-    port: 0,
+    binding: "PROBE",
+    className: "Probe",
+    stateParent,
+    preventEviction,
     ...(inspectorPort === undefined ? {} : { inspectorPort }),
   });
-  try {
-    await miniflare.ready;
-    const url = (await miniflare.unsafeGetDirectURL(FLOOR_WORKER)).href.replace(/\/$/, "");
-    const host = new URL(url).host;
-    return {
-      url,
-      stateDir,
-      stop: async () => {
-        await miniflare.dispose();
-        await rm(stateDir, { recursive: true, force: true });
-      },
-      requests: (route, objects) =>
-        Array.from({ length: objects }, (_, o) => ({
-          method: "GET",
-          path: `/${route}?o=${o}`,
-          headers: { Host: host },
-        })),
-    };
-  } catch (error) {
-    await miniflare.dispose().catch(() => undefined);
-    await rm(stateDir, { recursive: true, force: true });
-    throw error;
-  }
+  const host = new URL(probe.url).host;
+  return {
+    ...probe,
+    requests: (route, objects) =>
+      Array.from({ length: objects }, (_, o) => ({
+        method: "GET",
+        path: `/${route}?o=${o}`,
+        headers: { Host: host },
+      })),
+  };
 }

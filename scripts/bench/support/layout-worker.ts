@@ -7,9 +7,7 @@
  * when `alarm` is set, sets an alarm an hour ahead, as an attempt's lease does; every call then
  * runs `call`. `?o=<n>` picks the object.
  */
-import { mkdtemp, rm } from "node:fs/promises";
-import path from "node:path";
-import { createMiniflare } from "../../local/miniflare.js";
+import { startProbeWorker } from "./probe-worker.js";
 import type { WrkRequest } from "../wrk.js";
 
 export interface Layout {
@@ -76,31 +74,17 @@ export interface LayoutServer {
 
 /** Starts the layout's Worker, every object kept loaded however long it idles, its state in a fresh directory under `stateParent`. */
 export async function startLayout(stateParent: string, layout: Layout): Promise<LayoutServer> {
-  const stateDir = await mkdtemp(path.join(stateParent, "toolproof-layout-"));
-  const miniflare = createMiniflare({
+  const probe = await startProbeWorker({
     name: WORKER,
-    modules: true,
     script: script(layout),
-    compatibilityDate: "2026-10-01",
-    durableObjects: { PROBE: { className: "Probe", useSQLite: true, unsafePreventEviction: true } },
-    resourcePersistencePath: stateDir,
-    unsafeDirectSockets: [{ host: "127.0.0.1", port: 0 }],
-    port: 0,
+    binding: "PROBE",
+    className: "Probe",
+    stateParent,
+    preventEviction: true,
   });
-  const stop = async () => {
-    await miniflare.dispose().catch(() => undefined);
-    await rm(stateDir, { recursive: true, force: true });
+  return {
+    url: probe.url,
+    stop: probe.stop,
+    requests: (objects) => Array.from({ length: objects }, (_, o) => ({ method: "GET", path: `/call?o=${o}` })),
   };
-  try {
-    await miniflare.ready;
-    const url = (await miniflare.unsafeGetDirectURL(WORKER)).href.replace(/\/$/, "");
-    return {
-      url,
-      stop,
-      requests: (objects) => Array.from({ length: objects }, (_, o) => ({ method: "GET", path: `/call?o=${o}` })),
-    };
-  } catch (error) {
-    await stop();
-    throw error;
-  }
 }

@@ -1,0 +1,129 @@
+/**
+ * The runtime's floor under `npm run bench:conversations`: the same conversations (τ-bench
+ * retail's test split, each with as many model answers one after another as the gold agent's
+ * script gives it), the same model latency and concurrency, run by a Worker with no toolproof code
+ * that makes only the model requests and one Durable Object write per tool call
+ * (support/conversation-floor-worker.ts). Its wall time against the same ideal is the least that
+ * design can reach on the local runtime; what toolproof adds is the difference.
+ *
+ *   npm run bench:conversation-floor
+ *   npm run bench:conversation-floor -- --latency 200 --concurrency 32 --runs 3 --jitter 0.5 --request-bytes 12000 --state-parent /dev/shm
+ *
+ * Numbers only, never a test.
+ */
+import { readFileSync } from "node:fs";
+import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
+import type { AddressInfo } from "node:net";
+import os from "node:os";
+import path from "node:path";
+import { type GoldScenario, sequentialAnswers } from "../../test/support/model-server/gold-agent.js";
+import { DEFAULT_IMPORT_OPTIONS, type ReferenceSplit, retailSuite } from "../tau-bench/retail-suite.js";
+import { positiveFlag, stringFlag } from "./flags.js";
+import { startConversationFloor } from "./support/conversation-floor-worker.js";
+import { seededRandom } from "./support/seeded-random.js";
+
+const RUNS = positiveFlag("runs", 3, true);
+const LATENCY_MS = positiveFlag("latency", 200, true);
+const CONCURRENCY = positiveFlag("concurrency", 32, true);
+const JITTER = positiveFlag("jitter", 0);
+const STATE_PARENT = stringFlag("state-parent") ?? os.tmpdir();
+/** The mean request body toolproof sends in bench:conversations (the retail tools and the conversation so far): 11.9 KB. */
+const REQUEST_BYTES = positiveFlag("request-bytes", 12_000, true);
+const REFERENCE = path.join(import.meta.dirname, "../../examples/environments/tau-retail/reference/test.json");
+
+/** A model that answers every request with the same small body after the latency (× the jitter's draw). */
+async function startLatencyModel(): Promise<{ url: string; answered: () => number; close: () => Promise<void> }> {
+  const random = seededRandom(20261206);
+  let answered = 0;
+  const server = createServer((req: IncomingMessage, res: ServerResponse) => {
+    req.resume();
+    req.on("end", () => {
+      const ms = LATENCY_MS * (1 - JITTER + 2 * JITTER * random());
+      setTimeout(() => {
+        answered++;
+        res.writeHead(200, { "content-type": "application/json" });
+        res.end('{"choices":[{"message":{"role":"assistant","content":"ok"}}]}');
+      }, ms);
+    });
+  });
+  server.keepAliveTimeout = 60_000;
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}/v1/chat/completions`,
+    answered: () => answered,
+    close: () =>
+      new Promise((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}
+
+/** A chat request of about `bytes` bytes of JSON: a system and a user message and function tools, each with a few parameters. */
+function requestOfSize(bytes: number): Record<string, unknown> {
+  const tool = (n: number) => ({
+    type: "function",
+    function: {
+      name: `tool_${n}`,
+      description: "Look a record up by its id and return it whole, or an error when there is none.",
+      parameters: {
+        type: "object",
+        properties: { id: { type: "string", description: "The record's id, such as '#W0000000'." } },
+        required: ["id"],
+      },
+    },
+  });
+  const request = {
+    model: "floor",
+    messages: [
+      { role: "system", content: "You are a support agent." },
+      { role: "user", content: "Please help me with my order." },
+    ],
+    tools: [] as unknown[],
+  };
+  while (JSON.stringify(request).length < bytes) request.tools.push(tool(request.tools.length));
+  return request;
+}
+
+async function main(): Promise<void> {
+  if (JITTER >= 1) throw new Error(`--jitter must be at least 0 and below 1, got ${JITTER}`);
+  const reference = JSON.parse(readFileSync(REFERENCE, "utf8")) as ReferenceSplit;
+  const suite = retailSuite([reference], DEFAULT_IMPORT_OPTIONS) as {
+    agent: { max_iterations: number };
+    scenarios: GoldScenario[];
+  };
+  const chains = suite.scenarios.map((scenario) => sequentialAnswers(scenario, suite.agent.max_iterations));
+  const answers = Array.from({ length: RUNS }, () => chains).flat();
+  const expected = answers.reduce((sum, n) => sum + n, 0);
+
+  const model = await startLatencyModel();
+  const floor = await startConversationFloor(STATE_PARENT);
+  try {
+    const started = performance.now();
+    const response = await fetch(floor.url, {
+      method: "POST",
+      body: JSON.stringify({ answers, concurrency: CONCURRENCY, model: model.url, body: requestOfSize(REQUEST_BYTES) }),
+    });
+    const body = await response.text();
+    const wall = performance.now() - started;
+    if (!response.ok) throw new Error(`the floor Worker answered ${response.status}: ${body.slice(0, 500)}`);
+    if (model.answered() !== expected)
+      throw new Error(`expected ${expected} model answers, the model answered ${model.answered()}`);
+    const ideal = Math.max((expected * LATENCY_MS) / CONCURRENCY, Math.max(...chains) * LATENCY_MS);
+    console.log(
+      `conversation floor (local Workers runtime, no toolproof code; state under ${STATE_PARENT}): ${answers.length} conversations, ${expected} model answers after ${JITTER > 0 ? `${LATENCY_MS} ms on average (jitter ${JITTER})` : `${LATENCY_MS} ms`}, ${expected - answers.length * 3} tool calls, requests of ${REQUEST_BYTES} bytes, concurrency ${CONCURRENCY}`,
+    );
+    console.log(
+      `  wall ${(wall / 1000).toFixed(2)} s, ideal ${(ideal / 1000).toFixed(2)} s, wall / ideal ${(wall / ideal).toFixed(2)} (load average ${os
+        .loadavg()
+        .map((l) => l.toFixed(2))
+        .join(", ")})`,
+    );
+  } finally {
+    await floor.stop();
+    await model.close();
+  }
+}
+
+await main();
