@@ -5,7 +5,7 @@
  * grow with what a client sends are measured here before they are written, and refused with the
  * size and what to do instead.
  */
-import { utf8Length } from "../../core/contract/index.js";
+import { utf8Length } from "../../core/utf8.js";
 
 export const D1_ROW_LIMIT_BYTES = 2_000_000;
 
@@ -14,6 +14,8 @@ export class RowTooLarge extends Error {
   constructor(
     message: string,
     readonly bytes: number,
+    /** The most the row takes of what was refused (less than the whole row when the row holds more). */
+    readonly limitBytes: number = D1_ROW_LIMIT_BYTES,
   ) {
     super(message);
     this.name = "RowTooLarge";

@@ -5,7 +5,7 @@
  * format this code implements.
  */
 export type * from "./types.js";
-export { parseDefinition, utf8Length, type ParseResult } from "./parse.js";
+export { parseDefinition, type ParseResult } from "./parse.js";
 export { executeCall, initialState, type CallRequest } from "./call.js";
 export { checkDefinition } from "./check.js";
 export { contractHash, contractCanonicalJson } from "./hash.js";

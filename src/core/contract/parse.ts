@@ -3,6 +3,7 @@
  * or into the complete list of what is wrong with it. It never stops at the first problem,
  * because an author fixing a fixture wants every error in one round trip, and it never throws.
  */
+import { utf8Length } from "../utf8.js";
 import type { JsonObject, JsonValue, Problem } from "../json.js";
 import { isJsonObject, pointer } from "../json.js";
 import { compileDefinition, type TemplateCache } from "./compile.js";
@@ -119,24 +120,6 @@ function parse(raw: unknown): ParseResult {
   const definition = root as unknown as MockDefinition;
   compileDefinition(definition, templates);
   return { ok: true, definition };
-}
-
-/** Byte length of a string encoded as UTF-8, without allocating the encoded bytes. */
-export function utf8Length(text: string): number {
-  let bytes = 0;
-  for (let i = 0; i < text.length; i++) {
-    const code = text.charCodeAt(i);
-    if (code < 0x80) bytes += 1;
-    else if (code < 0x800) bytes += 2;
-    else if (code >= 0xd800 && code <= 0xdbff && i + 1 < text.length) {
-      const next = text.charCodeAt(i + 1);
-      if (next >= 0xdc00 && next <= 0xdfff) {
-        bytes += 4;
-        i++;
-      } else bytes += 3;
-    } else bytes += 3;
-  }
-  return bytes;
 }
 
 /** Records a non-JSON problem at the current token path (a function, not a closure per node). */

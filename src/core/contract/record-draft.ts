@@ -24,7 +24,7 @@ import { canonicalJson, isJsonObject, jsonEqual, pointerToken, type JsonObject, 
 import { deriveValue } from "./derive.js";
 import { expressionLookalike } from "./draft.js";
 import { LIMITS } from "./limits.js";
-import { utf8Length } from "./parse.js";
+import { utf8Length } from "../utf8.js";
 import type { Example, MockDefinition, Rule } from "./types.js";
 
 export const RECORDED_VARIANT = "recorded";

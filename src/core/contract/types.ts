@@ -98,6 +98,8 @@ export type HarnessErrorKind =
   | "upstream"
   /** The call's evidence (arguments, result, the state before and after) is more than one stored row holds. */
   | "evidence_too_large"
+  /** Every tool's state after the call, with the agent's completion, is more than the attempt's D1 row holds. */
+  | "state_too_large"
   | "internal";
 
 /** The outcome of one call through the call algorithm. Never thrown: always returned. */

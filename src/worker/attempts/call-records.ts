@@ -3,7 +3,7 @@
  * the call itself, and replayed to a repeat of its call_id) and whether a repeat is the same call.
  */
 import { D1_ROW_LIMIT_BYTES } from "../../adapters/d1/row-limit.js";
-import { utf8Length } from "../../core/contract/index.js";
+import { utf8Length } from "../../core/utf8.js";
 import type { CallOutcome } from "../../core/contract/types.js";
 import { jsonEqual } from "../../core/json.js";
 import type { DispatchRequest } from "../../core/simulation/dispatch-request.js";

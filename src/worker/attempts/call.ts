@@ -20,6 +20,7 @@ import type { PinnedOperation } from "../../core/simulation/setup.js";
 import { afterHarnessError } from "../../core/simulation/status.js";
 import { resolveTarget } from "../../core/simulation/target.js";
 import { schemaValidator } from "../platform/services.js";
+import { MAX_ATTEMPT_ROW_BYTES, storedCompletionBytes } from "./attempt-row.js";
 import { harnessOutcome } from "./call-outcomes.js";
 import { answerOf, evidenceBytesPastLimit, evidenceRowOf, MAX_EVIDENCE_ROW_BYTES, sameCall } from "./call-records.js";
 import { FORWARD_GRACE_MS, MAX_CALLS } from "./lifetimes.js";
@@ -156,6 +157,21 @@ export function applyCall(
     outcome = harnessOutcome(
       "evidence_too_large",
       `the call's evidence (its arguments, its result and the tool's state before and after it) would be ${pastLimit} bytes; one call's evidence may be at most ${MAX_EVIDENCE_ROW_BYTES} bytes, a row of the attempt's storage and of D1: the call changed nothing`,
+      outcome.variant,
+    );
+    stateWrite = null;
+    row = rowOf();
+  }
+  // Every tool's state, with this call's, must still fit the attempt's D1 row beside its completion.
+  const rowBytes =
+    stateWrite && operation && !operation.real
+      ? live.tools.allBytes({ tool: operation.tool_name, bytes: stateWrite.bytes }) +
+        (live.completed ? storedCompletionBytes(storage) : 0)
+      : 0;
+  if (rowBytes > MAX_ATTEMPT_ROW_BYTES) {
+    outcome = harnessOutcome(
+      "state_too_large",
+      `the attempt's state, every tool's together as its D1 row keeps it, would be ${rowBytes} bytes after this call; the state and the agent's completion may be at most ${MAX_ATTEMPT_ROW_BYTES} bytes together: the call changed nothing`,
       outcome.variant,
     );
     stateWrite = null;

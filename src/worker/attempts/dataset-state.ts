@@ -9,13 +9,14 @@
  * read → render → write, never inside it: the base is immutable, so waiting for it cannot lose an
  * update. A base that cannot be loaded makes the tool's calls harness errors naming why.
  */
+import { utf8Length } from "../../core/utf8.js";
+import { listedChange, ListedChangesSize } from "../../core/datasets/listed-changes.js";
 import type { ResolvedDatasetPin } from "../../core/datasets/pin.js";
 import {
   changedRecords,
   diffRecords,
   materialize,
   Overlay,
-  recordPointer,
   type RecordChange,
   type WrittenRecords,
 } from "../../core/datasets/records.js";
@@ -35,6 +36,8 @@ interface DatasetTool {
   failure?: string;
   /** The state the engine sees (base + overlay); built on first use, then kept up to date by accept(). */
   view?: JsonObject;
+  /** The size of the summary's list of changes; read from storage on first use, then kept up to date by accept(). */
+  listed?: ListedChangesSize;
 }
 
 /** A call's changes to a dataset tool, as they are written and as evidence records them. */
@@ -123,8 +126,19 @@ export class DatasetState {
   }
 
   /** Memory follows storage once the writes went through. */
-  accept(toolName: string, after: JsonObject): void {
-    this.tool(toolName).view = after;
+  accept(toolName: string, after: JsonObject, commit: DatasetCommit): void {
+    const tool = this.tool(toolName);
+    tool.view = after;
+    tool.listed?.merge(commit.changes);
+  }
+
+  /** UTF-8 bytes of the tool's summary as JSON (what the attempt's D1 row holds of it), with `commit` when given. */
+  summaryBytes(toolName: string, commit?: DatasetCommit): number {
+    const tool = this.tool(toolName);
+    tool.listed ??= new ListedChangesSize(this.listedChanges(toolName));
+    // The summary with an empty list, less its "[]", plus the list.
+    const frame = utf8Length(JSON.stringify(this.summaryOf(tool.pin, []))) - 2;
+    return frame + (commit ? tool.listed.jsonWith(commit.changes) : tool.listed.json);
   }
 
   /**
@@ -132,17 +146,18 @@ export class DatasetState {
    * over it (the latest value, or `removed`), read from storage, so no base is needed.
    */
   summary(toolName: string): JsonObject {
-    const { pin } = this.tool(toolName);
-    const changes = new Overlay(this.storage.readRecords(toolName).map(changeOf)).changes();
+    return this.summaryOf(this.tool(toolName).pin, this.listedChanges(toolName).map(listedChange));
+  }
+
+  private summaryOf(pin: ResolvedDatasetPin, changes: JsonObject[]): JsonObject {
     return {
       dataset: { name: pin.name, version: pin.version, content_hash: pin.content_hash, bytes: pin.bytes },
-      changes: changes.map(
-        (change): JsonObject =>
-          change.value === undefined
-            ? { pointer: recordPointer(change), removed: true }
-            : { pointer: recordPointer(change), value: change.value },
-      ),
+      changes,
     };
+  }
+
+  private listedChanges(toolName: string): RecordChange[] {
+    return new Overlay(this.storage.readRecords(toolName).map(changeOf)).changes();
   }
 
   private tool(toolName: string): DatasetTool {

@@ -23,6 +23,7 @@
 import { DurableObject } from "cloudflare:workers";
 import { constantTimeEqual } from "../../adapters/crypto.js";
 import { databaseOf } from "../../adapters/d1/database.js";
+import { utf8Length } from "../../core/utf8.js";
 import { valueAt } from "../../core/datasets/pointer.js";
 import type { JsonObject } from "../../core/json.js";
 import { messageOf } from "../../core/message-of.js";
@@ -35,6 +36,7 @@ import {
 import type { AttemptSetup } from "../../core/simulation/setup.js";
 import { afterCompletion, afterLeaseEnd, isAttemptStatus } from "../../core/simulation/status.js";
 import type { Env } from "../platform/env.js";
+import { MAX_ATTEMPT_ROW_BYTES } from "./attempt-row.js";
 import { applyCall, type CallPorts, type InFlight } from "./call.js";
 import { refusal } from "./call-outcomes.js";
 import { FlushSchedule } from "./flush-schedule.js";
@@ -204,8 +206,11 @@ export class AttemptObject extends DurableObject<Env> implements AttemptMethods 
     if (live.leaseEnded) return { kind: "lease_expired" };
     if (live.completed) return { kind: "already_completed" };
     const record: JsonObject = { ...completion, completed_at: new Date(this.clock.now()).toISOString() };
+    const text = JSON.stringify(record);
+    const bytes = live.tools.allBytes() + utf8Length(text);
+    if (bytes > MAX_ATTEMPT_ROW_BYTES) return { kind: "too_large", bytes, limit_bytes: MAX_ATTEMPT_ROW_BYTES };
     const status = afterCompletion(live.status);
-    this.storage.writeCompletion(JSON.stringify(record), status);
+    this.storage.writeCompletion(text, status);
     live.status = status;
     live.completed = true;
     this.flushes.changed();

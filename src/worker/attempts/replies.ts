@@ -113,6 +113,8 @@ export type CompleteReply =
   | MissingReply
   | { kind: "lease_expired" }
   | { kind: "already_completed" }
+  /** The completion would not fit the attempt's D1 row beside its state (attempt-row.ts); nothing was stored. */
+  | { kind: "too_large"; bytes: number; limit_bytes: number }
   | { kind: "ok"; snapshot: AttemptSnapshot };
 
 export type FlushReply =

@@ -4,6 +4,7 @@
  * body), and MCP derives its JSON-RPC error from that same ApiError. A path cannot answer a
  * refusal its own way.
  */
+import { RowTooLarge } from "../../adapters/d1/row-limit.js";
 import { parseEvidenceError, type EvidenceError } from "../../core/simulation/evidence.js";
 import { attemptUnauthorized } from "./access.js";
 import { ApiError, invalidRequest } from "../http/errors.js";
@@ -46,6 +47,15 @@ const LEASE_ENDED_MESSAGE = "the attempt's lease has ended, and its token with i
 
 export function leaseEndedError(): ApiError {
   return new ApiError("token_expired", LEASE_ENDED_MESSAGE);
+}
+
+/** A completion the attempt's D1 row could not hold beside its state (attempt-row.ts): 413 with the size; `fields` are what the caller may shorten. */
+export function completionTooLarge(reply: { bytes: number; limit_bytes: number }, fields: string): RowTooLarge {
+  return new RowTooLarge(
+    `the completion beside the attempt's state would be ${reply.bytes} bytes; the state and the completion may be at most ${reply.limit_bytes} bytes together (the attempt's D1 row): send a shorter ${fields}`,
+    reply.bytes,
+    reply.limit_bytes,
+  );
 }
 
 /** A harness error as its error body carries it: code harness_error, its kind beside the code. */

@@ -23,7 +23,7 @@ import { mayPass } from "../../core/simulation/status.js";
 import { systemClock } from "../../core/ports.js";
 import { attemptStub, bodyAfterToken, capabilityTokenHash, tokenRefusal } from "./access.js";
 import type { AttemptSnapshot } from "./replies.js";
-import { leaseEndedError, refusalError } from "./reply-errors.js";
+import { completionTooLarge, leaseEndedError, refusalError } from "./reply-errors.js";
 import { storedSnapshot } from "./stored-snapshot.js";
 import { authorizedReader } from "./reader.js";
 import type { AppEnv } from "../platform/env.js";
@@ -132,6 +132,8 @@ export function attemptCompletionRoutes(completeExternal: ExternalCompletion): H
         throw leaseEndedError();
       case "already_completed":
         throw new ApiError("already_completed", "this attempt has already been completed");
+      case "too_large":
+        throw completionTooLarge(reply, "output, transcript or metadata");
       case "ok":
         return c.json(attemptView(reply.snapshot));
     }

@@ -7,7 +7,9 @@
  * Every method is synchronous except load(): the object awaits it before a call's read → render →
  * write, never inside it (object.ts says why).
  */
+import { utf8Length } from "../../core/utf8.js";
 import { setOwn } from "../../core/contract/values.js";
+import { jsonArrayBytes } from "../../core/datasets/listed-changes.js";
 import type { WrittenRecords } from "../../core/datasets/records.js";
 import { cloneJson, type JsonObject, type JsonValue } from "../../core/json.js";
 import type { StateChange } from "../../core/simulation/evidence.js";
@@ -20,6 +22,8 @@ import { storedToolState } from "./stored-values.js";
 /** How a call's new state is written, recorded and then kept in memory. */
 interface StateWrite {
   change: StateChange;
+  /** UTF-8 bytes of the tool's state after the call, as all() would show it. */
+  bytes: number;
   /** Inside the call's transaction, with its evidence. */
   write(): void;
   /** Memory follows storage once the writes went through. */
@@ -32,6 +36,8 @@ export class ToolStates {
   private readonly states = new Map<string, JsonObject>();
   /** The tools that start from a pinned dataset; null when none does. */
   private readonly datasets: DatasetState | null;
+  /** UTF-8 bytes of each tool without a dataset as all() shows it; measured on first use, then kept by each write. */
+  private readonly shownBytes = new Map<string, number>();
 
   constructor(
     private readonly tools: readonly PinnedTool[],
@@ -84,15 +90,51 @@ export class ToolStates {
       if (!commit) return null;
       return {
         change: commit.evidence,
+        bytes: datasets.summaryBytes(toolName, commit),
         write: () => datasets.write(commit),
-        accept: () => datasets.accept(toolName, after),
+        accept: () => datasets.accept(toolName, after, commit),
       };
     }
+    const text = JSON.stringify(after);
+    const bytes = utf8Length(text);
     return {
       change: { tool: toolName, before, after },
-      write: () => this.storage.writeState(toolName, JSON.stringify(after)),
-      accept: () => this.states.set(toolName, after),
+      bytes,
+      write: () => this.storage.writeState(toolName, text),
+      accept: () => {
+        this.states.set(toolName, after);
+        this.shownBytes.set(toolName, bytes);
+      },
     };
+  }
+
+  /**
+   * UTF-8 bytes of all() as JSON, what the flush copies into the attempt's D1 row, with one tool's
+   * state at `instead.bytes` when given (a call's new state, weighed before it is written).
+   */
+  allBytes(instead?: { tool: string; bytes: number }): number {
+    let bytes = 0;
+    for (const tool of this.tools) {
+      const name = tool.tool_name;
+      const state = instead?.tool === name ? instead.bytes : this.bytesOf(name);
+      bytes += utf8Length(JSON.stringify(name)) + 1 + state;
+    }
+    return jsonArrayBytes(bytes, this.tools.length);
+  }
+
+  private bytesOf(toolName: string): number {
+    try {
+      if (this.datasets?.has(toolName)) return this.datasets.summaryBytes(toolName);
+      let bytes = this.shownBytes.get(toolName);
+      if (bytes === undefined) {
+        bytes = utf8Length(JSON.stringify(this.of(toolName)));
+        this.shownBytes.set(toolName, bytes);
+      }
+      return bytes;
+    } catch {
+      // all() shows a state it cannot read as null.
+      return "null".length;
+    }
   }
 
   /** Every tool's state, as the snapshot and the flush to D1 show it; a state that cannot be read shows as null. */

@@ -7,7 +7,7 @@
 import type { HTTPException } from "hono/http-exception";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
 import type { Problem } from "../../core/json.js";
-import { D1_ROW_LIMIT_BYTES, RowTooLarge } from "../../adapters/d1/row-limit.js";
+import { RowTooLarge } from "../../adapters/d1/row-limit.js";
 
 export const ERROR_STATUS = {
   invalid_request: 400,
@@ -120,7 +120,7 @@ export function errorResponse(error: unknown): Response {
   if (error instanceof RowTooLarge)
     return new ApiError("payload_too_large", error.message, {
       bytes: error.bytes,
-      limit_bytes: D1_ROW_LIMIT_BYTES,
+      limit_bytes: error.limitBytes,
     }).toResponse();
   console.error("unhandled error", error);
   return new ApiError("internal_error", "an internal error occurred").toResponse();

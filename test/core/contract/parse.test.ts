@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { LIMITS, parseDefinition, utf8Length } from "../../../src/core/contract/index.js";
+import { LIMITS, parseDefinition } from "../../../src/core/contract/index.js";
+import { utf8Length } from "../../../src/core/utf8.js";
 import type { Problem } from "../../../src/core/json.js";
 import type { JsonObject, JsonValue } from "../../../src/core/json.js";
 

@@ -4,6 +4,7 @@ import { getInvoiceDefinition, invoiceTool, placeOnHoldDefinition } from "../../
 import type { AttemptObject } from "../../../src/worker/attempts/object.js";
 import { RETENTION_MS } from "../../../src/worker/attempts/lifetimes.js";
 import { call, newTenant } from "../helpers.js";
+import { seedDataset } from "../datasets/seed-dataset.js";
 import {
   counterTool,
   createSimulation,
@@ -35,7 +36,46 @@ async function freshAttempt(): Promise<CreatedAttempt> {
   return { ...attempt, tool_name: tool.id } as CreatedAttempt & { tool_name: string };
 }
 
+/** The answer to a call after which the attempt's state would be `bytes` in its D1 row. */
+function stateTooLarge(bytes: number) {
+  return {
+    status: 500,
+    body: {
+      error: {
+        code: "harness_error",
+        kind: "state_too_large",
+        message: `the attempt's state, every tool's together as its D1 row keeps it, would be ${bytes} bytes after this call; the state and the agent's completion may be at most 1900000 bytes together: the call changed nothing`,
+        details: [],
+      },
+    },
+  };
+}
+
 const toolInputError = { code: "tool_input_error", message: expect.any(String), details: expect.any(Array) };
+
+/** A tool without a dataset that keeps each call's `data` under its `key` in its state (`{"blobs": {key: data}}`). */
+function blobsTool(name: string) {
+  return {
+    name,
+    description: "Keep a blob under a key.",
+    input_schema: {
+      type: "object",
+      properties: { key: { type: "string" }, data: { type: "string" } },
+      required: ["key", "data"],
+      additionalProperties: false,
+    },
+    output_schema: { type: "object" },
+    testing: {
+      schema_version: 2,
+      default_variant: "keep",
+      initial_state: { blobs: {} },
+      variants: {
+        keep: { result: {}, set_state: [{ set: ["blobs", { $input: "key" }], value: { $input: "data" } }] },
+      },
+      examples: [{ variant: "keep", input: { key: "a", data: "x" }, expected: {} }],
+    },
+  };
+}
 
 describe("the error table over HTTP: tool input errors (422, the agent's to recover from)", () => {
   it.each([
@@ -116,28 +156,8 @@ describe("the error table over HTTP: harness errors (5xx, attempt marked harness
   it("evidence_too_large: a call whose evidence one stored row could not hold changes nothing and is recorded as the harness's failure", async () => {
     // Each call keeps a 240,000-character blob in the tool's state; the evidence of a call holds
     // the state before and after it. Miniflare's storage takes any size, a deployed one 2 MB a row.
-    const blobs = {
-      name: "blobs",
-      description: "Keep a blob under a key.",
-      input_schema: {
-        type: "object",
-        properties: { key: { type: "string" }, data: { type: "string" } },
-        required: ["key", "data"],
-        additionalProperties: false,
-      },
-      output_schema: { type: "object" },
-      testing: {
-        schema_version: 2,
-        default_variant: "keep",
-        initial_state: { blobs: {} },
-        variants: {
-          keep: { result: {}, set_state: [{ set: ["blobs", { $input: "key" }], value: { $input: "data" } }] },
-        },
-        examples: [{ variant: "keep", input: { key: "a", data: "x" }, expected: {} }],
-      },
-    };
     const tenant = await tenantPromise;
-    const [attempt] = (await createSimulation(tenant, { tools: [{ inline: blobs }] })).attempts;
+    const [attempt] = (await createSimulation(tenant, { tools: [{ inline: blobsTool("blobs") }] })).attempts;
     if (!attempt) throw new Error("no attempt");
     const keep = (key: string) =>
       dispatchJson(attempt, { tool: "blobs", arguments: { key, data: key.repeat(80_000) } });
@@ -171,6 +191,139 @@ describe("the error table over HTTP: harness errors (5xx, attempt marked harness
       ["result", null],
       ["harness_error", "evidence_too_large"],
     ]);
+  });
+
+  it("state_too_large: a call after which every tool's state together would not fit the attempt's D1 row changes nothing and is recorded as the harness's failure", async () => {
+    // Three tools without a dataset, each keeping three blobs of 230,000 characters (a dispatch
+    // body is at most 256 KB): each call's evidence fits (at most 1.15 MB), but the flush copies
+    // every tool's state into one D1 row, which a deployed D1 refuses past 2 MB (the copy would
+    // then fail at every retry); Miniflare's D1 takes any size.
+    const tenant = await tenantPromise;
+    const tools = ["blobs_a", "blobs_b", "blobs_c"];
+    const [attempt] = (await createSimulation(tenant, { tools: tools.map((name) => ({ inline: blobsTool(name) })) }))
+      .attempts;
+    if (!attempt) throw new Error("no attempt");
+    const data = "x".repeat(230_000);
+    const full = { k1: data, k2: data, k3: data };
+    const keep = (tool: string, key: string) => dispatchJson(attempt, { tool, arguments: { key, data } });
+    for (const tool of ["blobs_a", "blobs_b"])
+      for (const key of Object.keys(full)) expect(await keep(tool, key)).toEqual({ status: 200, body: {} });
+    expect(await keep("blobs_c", "k1")).toEqual({ status: 200, body: {} });
+    expect(await keep("blobs_c", "k2")).toEqual({ status: 200, body: {} });
+    // 2.07 MB with the third blob of the third tool.
+    const bytes = JSON.stringify({
+      blobs_a: { blobs: full },
+      blobs_b: { blobs: full },
+      blobs_c: { blobs: full },
+    }).length;
+    expect(await keep("blobs_c", "k3")).toEqual(stateTooLarge(bytes));
+    expect((await readAttempt(attempt)).body).toMatchObject({
+      status: "harness_failed",
+      calls: 9,
+      harness_errors: 1,
+      state: { blobs_a: { blobs: full }, blobs_b: { blobs: full }, blobs_c: { blobs: { k1: data, k2: data } } },
+    });
+    expect((await evidence(attempt)).map((row) => [row.outcome, row.error?.kind ?? null])).toEqual([
+      ...Array.from({ length: 8 }, () => ["result", null]),
+      ["harness_error", "state_too_large"],
+    ]);
+  });
+
+  it("state_too_large for a dataset tool: the records an attempt changed count once each, however often a call rewrites them", async () => {
+    const tenant = await tenantPromise;
+    const pin = await seedDataset(tenant, `notes_${crypto.randomUUID().slice(0, 8)}`, {
+      notes: { seed: { text: "s" } },
+    });
+    const name = `notes_${crypto.randomUUID().slice(0, 8)}`;
+    const noteInput = {
+      type: "object",
+      properties: { key: { type: "string" }, data: { type: "string" } },
+      required: ["key", "data"],
+      additionalProperties: false,
+    };
+    const tool = await libraryTool(
+      tenant,
+      {
+        name,
+        description: "Notes keyed by id.",
+        kind: "http",
+        operations: [
+          {
+            operation_id: "keep",
+            description: "Keep a note's text.",
+            input_schema: noteInput,
+            output_schema: { type: "object" },
+          },
+        ],
+      },
+      {
+        keep: {
+          schema_version: 2,
+          default_variant: "keep",
+          variants: {
+            keep: {
+              result: {},
+              set_state: [{ set: ["notes", { $input: "key" }], value: { text: { $input: "data" } } }],
+            },
+          },
+          examples: [{ variant: "keep", input: { key: "a", data: "x" }, state: { notes: {} }, expected: {} }],
+        },
+      },
+    );
+    const [attempt] = (
+      await createSimulation(tenant, {
+        tools: [{ tool_id: tool.id, dataset: { name: pin.name, version: pin.version } }],
+      })
+    ).attempts;
+    if (!attempt) throw new Error("no attempt");
+    const data = "y".repeat(240_000);
+    const keep = (key: string) => dispatchJson(attempt, { tool: name, arguments: { key, data } });
+    // Five writes of one record: the state lists its latest value once (0.24 MB), so all are taken.
+    for (let i = 0; i < 5; i++) expect(await keep("a")).toEqual({ status: 200, body: {} });
+    for (const key of ["b", "c", "d", "e", "f", "g"]) expect(await keep(key)).toEqual({ status: 200, body: {} });
+    const before = (await readAttempt(attempt)).body.state;
+    // The eighth record would bring the listed changes to 1.92 MB: one more entry in the list.
+    const bytes =
+      JSON.stringify(before).length + JSON.stringify({ pointer: "/notes/h", value: { text: data } }).length + 1;
+    expect(await keep("h")).toEqual(stateTooLarge(bytes));
+    const after = (await readAttempt(attempt)).body;
+    expect(after).toMatchObject({ status: "harness_failed", calls: 12, harness_errors: 1 });
+    expect(after.state).toEqual(before);
+  });
+
+  it("a completion that would not fit the attempt's D1 row beside its state is refused (413) and nothing is stored; a shorter one completes", async () => {
+    const tenant = await tenantPromise;
+    const [attempt] = (
+      await createSimulation(tenant, { tools: [{ inline: blobsTool("blobs_a") }, { inline: blobsTool("blobs_b") }] })
+    ).attempts;
+    if (!attempt) throw new Error("no attempt");
+    const data = "x".repeat(230_000);
+    const full = { k1: data, k2: data, k3: data };
+    for (const tool of ["blobs_a", "blobs_b"])
+      for (const key of Object.keys(full))
+        expect(await dispatchJson(attempt, { tool, arguments: { key, data } })).toEqual({ status: 200, body: {} });
+    const output = "o".repeat(600_000);
+    const complete = (body: unknown) =>
+      call("POST", `/api/attempts/${attempt.id}/complete`, { key: attempt.token, body }).then(async (response) => ({
+        status: response.status,
+        body: (await response.json()) as Record<string, unknown>,
+      }));
+    const stateBytes = JSON.stringify({ blobs_a: { blobs: full }, blobs_b: { blobs: full } }).length;
+    // As stored: the body's fields and the time it completed ("2026-12-07T01:53:39.000Z", 24 characters).
+    const completionBytes = JSON.stringify({ output, completed_at: "x".repeat(24) }).length;
+    const bytes = stateBytes + completionBytes;
+    expect(await complete({ output })).toEqual({
+      status: 413,
+      body: {
+        error: {
+          code: "payload_too_large",
+          message: `the completion beside the attempt's state would be ${bytes} bytes; the state and the completion may be at most 1900000 bytes together (the attempt's D1 row): send a shorter output, transcript or metadata`,
+          details: { bytes, limit_bytes: 1_900_000 },
+        },
+      },
+    });
+    expect((await readAttempt(attempt)).body).toMatchObject({ status: "active", completion: null });
+    expect(await complete({ output: "done" })).toMatchObject({ status: 200, body: { status: "completed" } });
   });
 
   it("unknown_tool names the attempt's function names and the one most likely meant (an operation id given for the function name)", async () => {

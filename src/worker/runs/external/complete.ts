@@ -15,7 +15,7 @@ import type { AgentJobRow } from "../../../adapters/d1/external-agents.js";
 import type { JsonValue } from "../../../core/json.js";
 import { systemClock } from "../../../core/ports.js";
 import { attemptStub } from "../../attempts/access.js";
-import { leaseEndedError, refusalError } from "../../attempts/reply-errors.js";
+import { completionTooLarge, leaseEndedError, refusalError } from "../../attempts/reply-errors.js";
 import type { AppEnv } from "../../platform/env.js";
 import { sendRepetitions } from "../consumer/messages.js";
 import { hintedProblems } from "../../http/field-hints.js";
@@ -45,6 +45,8 @@ export async function completeExternalAttempt(
     }
     case "lease_expired":
       throw leaseEndedError();
+    case "too_large":
+      throw completionTooLarge(reply, "output, approval_requests or messages");
     case "already_completed": {
       // The coordinator is told again: a first request that stored the completion and then failed still gets scored.
       const told = await tell(c, job);
