@@ -150,13 +150,17 @@ export function applyCall(
       at: clock.now(),
     });
   let row = rowOf();
-  // A mock's answer that storage could not keep is not given: the call changes nothing and is
-  // recorded as the harness's failure. (A real call has acted on its system already: it is kept.)
-  const pastLimit = outcome.kind === "result" && !operation?.real ? evidenceBytesPastLimit(row) : null;
+  // An answer that storage could not keep is not given: the call changes nothing and is recorded
+  // as the harness's failure. A real call has reached its system already, so its record keeps the
+  // upstream's status and latency, and the message says so.
+  const pastLimit = outcome.kind === "result" ? evidenceBytesPastLimit(row) : null;
   if (pastLimit !== null) {
+    const limit = `one call's evidence may be at most ${MAX_EVIDENCE_ROW_BYTES} bytes, a row of the attempt's storage and of D1`;
     outcome = harnessOutcome(
       "evidence_too_large",
-      `the call's evidence (its arguments, its result and the tool's state before and after it) would be ${pastLimit} bytes; one call's evidence may be at most ${MAX_EVIDENCE_ROW_BYTES} bytes, a row of the attempt's storage and of D1: the call changed nothing`,
+      operation?.real
+        ? `the real handler's answer would make the call's evidence ${pastLimit} bytes; ${limit}: the answer is not given (the real system has had the call)`
+        : `the call's evidence (its arguments, its result and the tool's state before and after it) would be ${pastLimit} bytes; ${limit}: the call changed nothing`,
       outcome.variant,
     );
     stateWrite = null;

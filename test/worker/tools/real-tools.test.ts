@@ -372,6 +372,65 @@ describe("real-tools runs over HTTP", () => {
     });
   });
 
+  it("a real answer that its call's evidence could not hold is not given: the call is recorded as evidence_too_large with the upstream's status", async () => {
+    // The upstream allows 4 MB answers; /big answers 2 MiB, which no stored row takes whole (the
+    // local runtime stores it; a deployed Durable Object would refuse the insert, losing the call).
+    const roomy = await registered(tenant, { ...billingTool, name: "billing_roomy" });
+    const put = await call("PUT", `/api/tools/${roomy.id}/upstream`, {
+      key: tenant.key,
+      body: httpUpstream({ max_body_bytes: 4 * 1024 * 1024 }),
+    });
+    expect(put.status).toBe(200);
+    const [attempt] = (
+      await realSimulation(tenant, { tools: [{ tool_id: roomy.id, operation_id: "big", mode: "real" }] })
+    ).attempts;
+    if (!attempt) throw new Error("no attempt");
+    const answered = await dispatchJson(attempt, { tool: "billing_roomy__big", arguments: {} });
+    const recorded = await evidence(attempt);
+    // SAFETY: a real call's evidence carries its upstream record (checked whole below).
+    const upstreamRecord = (recorded[0] as { upstream?: { latency_ms: number } } | undefined)?.upstream;
+    const latency = upstreamRecord?.latency_ms ?? -1;
+    // As the flush binds the row's texts: the arguments, the result (a JSON string of 2 MiB of "x"),
+    // no error or state change yet, and the upstream's record.
+    const bytes = JSON.stringify([
+      "{}",
+      JSON.stringify("x".repeat(2 * 1024 * 1024)),
+      null,
+      null,
+      JSON.stringify({ status: 200, latency_ms: latency, contract_violations: [] }),
+    ]).length;
+    const error = {
+      code: "harness_error",
+      kind: "evidence_too_large",
+      message: `the real handler's answer would make the call's evidence ${bytes} bytes; one call's evidence may be at most 1900000 bytes, a row of the attempt's storage and of D1: the answer is not given (the real system has had the call)`,
+      details: [],
+    };
+    expect(answered).toEqual({ status: 500, body: { error } });
+    expect(recorded).toEqual([
+      {
+        seq: 1,
+        call_id: null,
+        tool: "billing_roomy__big",
+        operation_id: "big",
+        revision: null,
+        variant: "real",
+        rule: null,
+        arguments: {},
+        outcome: "harness_error",
+        error,
+        delay_ms: 0,
+        at: expect.any(String),
+        source: "real",
+        upstream: { status: 200, latency_ms: latency, contract_violations: [] },
+      },
+    ]);
+    expect((await readAttempt(attempt)).body).toMatchObject({
+      status: "harness_failed",
+      real_calls: 1,
+      harness_errors: 1,
+    });
+  });
+
   it("forwards a write the upstream allows, with its body", async () => {
     await UP.clear();
     const simulation = await realSimulation(tenant, {
