@@ -5,6 +5,7 @@ import type { AttemptObject } from "../../../src/worker/attempts/object.js";
 import { RETENTION_MS } from "../../../src/worker/attempts/lifetimes.js";
 import { call, newTenant } from "../helpers.js";
 import { seedDataset } from "../datasets/seed-dataset.js";
+import { inlineBlobsTool } from "../../fixtures/blob-tools.js";
 import {
   counterTool,
   createSimulation,
@@ -52,30 +53,6 @@ function stateTooLarge(bytes: number) {
 }
 
 const toolInputError = { code: "tool_input_error", message: expect.any(String), details: expect.any(Array) };
-
-/** A tool without a dataset that keeps each call's `data` under its `key` in its state (`{"blobs": {key: data}}`). */
-function blobsTool(name: string) {
-  return {
-    name,
-    description: "Keep a blob under a key.",
-    input_schema: {
-      type: "object",
-      properties: { key: { type: "string" }, data: { type: "string" } },
-      required: ["key", "data"],
-      additionalProperties: false,
-    },
-    output_schema: { type: "object" },
-    testing: {
-      schema_version: 2,
-      default_variant: "keep",
-      initial_state: { blobs: {} },
-      variants: {
-        keep: { result: {}, set_state: [{ set: ["blobs", { $input: "key" }], value: { $input: "data" } }] },
-      },
-      examples: [{ variant: "keep", input: { key: "a", data: "x" }, expected: {} }],
-    },
-  };
-}
 
 describe("the error table over HTTP: tool input errors (422, the agent's to recover from)", () => {
   it.each([
@@ -157,7 +134,7 @@ describe("the error table over HTTP: harness errors (5xx, attempt marked harness
     // Each call keeps a 240,000-character blob in the tool's state; the evidence of a call holds
     // the state before and after it. Miniflare's storage takes any size, a deployed one 2 MB a row.
     const tenant = await tenantPromise;
-    const [attempt] = (await createSimulation(tenant, { tools: [{ inline: blobsTool("blobs") }] })).attempts;
+    const [attempt] = (await createSimulation(tenant, { tools: [{ inline: inlineBlobsTool("blobs") }] })).attempts;
     if (!attempt) throw new Error("no attempt");
     const keep = (key: string) =>
       dispatchJson(attempt, { tool: "blobs", arguments: { key, data: key.repeat(80_000) } });
@@ -200,8 +177,9 @@ describe("the error table over HTTP: harness errors (5xx, attempt marked harness
     // then fail at every retry); Miniflare's D1 takes any size.
     const tenant = await tenantPromise;
     const tools = ["blobs_a", "blobs_b", "blobs_c"];
-    const [attempt] = (await createSimulation(tenant, { tools: tools.map((name) => ({ inline: blobsTool(name) })) }))
-      .attempts;
+    const [attempt] = (
+      await createSimulation(tenant, { tools: tools.map((name) => ({ inline: inlineBlobsTool(name) })) })
+    ).attempts;
     if (!attempt) throw new Error("no attempt");
     const data = "x".repeat(230_000);
     const full = { k1: data, k2: data, k3: data };
@@ -294,7 +272,9 @@ describe("the error table over HTTP: harness errors (5xx, attempt marked harness
   it("a completion that would not fit the attempt's D1 row beside its state is refused (413) and nothing is stored; a shorter one completes", async () => {
     const tenant = await tenantPromise;
     const [attempt] = (
-      await createSimulation(tenant, { tools: [{ inline: blobsTool("blobs_a") }, { inline: blobsTool("blobs_b") }] })
+      await createSimulation(tenant, {
+        tools: [{ inline: inlineBlobsTool("blobs_a") }, { inline: inlineBlobsTool("blobs_b") }],
+      })
     ).attempts;
     if (!attempt) throw new Error("no attempt");
     const data = "x".repeat(230_000);

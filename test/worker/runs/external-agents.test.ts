@@ -34,7 +34,8 @@ import {
   waitForRun,
   type InvoiceWorld,
 } from "../run-helpers.js";
-import { createSimulation } from "../simulation-helpers.js";
+import { createSimulation, libraryTool } from "../simulation-helpers.js";
+import { keepBlobDefinition, libraryBlobsTool } from "../../fixtures/blob-tools.js";
 
 const jobs = receiver();
 const open: Client[] = [];
@@ -67,8 +68,9 @@ async function externalWorld(
   label: string,
   suite: Record<string, unknown> = {},
   agent: Record<string, unknown> = {},
+  existing?: InvoiceWorld,
 ): Promise<{ world: InvoiceWorld; secret: string; endpoint: string; name: string }> {
-  const world = await invoiceWorld(label);
+  const world = existing ?? (await invoiceWorld(label));
   const name = `${label}-${crypto.randomUUID().slice(0, 8)}`;
   await jobs.script(name, []);
   const put = await call("PUT", "/api/agent-secrets/jobs", { key: world.tenant.key, body: {} });
@@ -588,6 +590,63 @@ describe("POST /api/attempts/:id/complete for an external agent", () => {
     );
     // Nothing was stored: a good completion afterwards is the first.
     expect((await complete(job, { output: null })).status).toBe(202);
+  }, 30_000);
+
+  it("refuses a completion that would not fit the attempt's D1 row beside the state its calls left (413), storing nothing", async () => {
+    const world = await invoiceWorld("ext-large");
+    // Two tools that keep blobs in their state: three calls of 240,000 characters each fill one.
+    const suffix = crypto.randomUUID().slice(0, 8);
+    const tools = [`blobs_a_${suffix}`, `blobs_b_${suffix}`];
+    const registered = await Promise.all(
+      tools.map((tool) => libraryTool(world.tenant, libraryBlobsTool(tool), { keep: keepBlobDefinition })),
+    );
+    const { name } = await externalWorld(
+      "ext-large",
+      { scenarios: [{ id: "keep", query: "Keep these blobs.", expect: null, forbid: [] }] },
+      {
+        tools: registered.map((tool) => ({ tool_id: tool.id, operation_id: "keep", approval_mode: "never_require" })),
+      },
+      world,
+    );
+    const run = await startRun(world, "desk");
+    const [job] = await receivedJobs(name, 1);
+    if (!job) throw new Error("no job");
+    const data = "x".repeat(240_000);
+    const full = { k1: data, k2: data, k3: data };
+    for (const tool of tools)
+      for (const key of Object.keys(full)) {
+        const kept = await exports.default.fetch(
+          new Request(job.data.dispatch_url, {
+            method: "POST",
+            headers: { authorization: `Bearer ${job.data.attempt_token}`, "content-type": "application/json" },
+            body: JSON.stringify({ tool, arguments: { key, data } }),
+          }),
+        );
+        expect(await answer(kept)).toEqual({ status: 200, body: {} });
+      }
+    const messages = [1, 2, 3].map(() => ({ role: "assistant", content: "m".repeat(199_000) }));
+    const stateBytes = JSON.stringify(Object.fromEntries(tools.map((tool) => [tool, { blobs: full }]))).length;
+    // As stored: the body's fields and the time it completed (24 characters).
+    const completionBytes = JSON.stringify({
+      output: "kept",
+      approval_requests: [],
+      messages,
+      completed_at: "x".repeat(24),
+    }).length;
+    const bytes = stateBytes + completionBytes;
+    expect(await answer(await complete(job, { output: "kept", messages }))).toEqual({
+      status: 413,
+      body: {
+        error: {
+          code: "payload_too_large",
+          message: `the completion beside the attempt's state would be ${bytes} bytes; the state and the completion may be at most 1900000 bytes together (the attempt's D1 row): send a shorter output, approval_requests or messages`,
+          details: { bytes, limit_bytes: 1_900_000 },
+        },
+      },
+    });
+    // Nothing was stored: a shorter completion is the first, and the run scores it.
+    expect((await complete(job, { output: "kept" })).status).toBe(202);
+    expect(await waitForRun(world, run.id)).toMatchObject({ status: "finished", runs: 1 });
   }, 30_000);
 
   it("answers 409 for an attempt that is no external agent's repetition when approval_requests are sent, and 401 without its token", async () => {
