@@ -12,15 +12,14 @@
  * Numbers only, never a test.
  */
 import { readFileSync } from "node:fs";
-import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
-import type { AddressInfo } from "node:net";
 import os from "node:os";
 import path from "node:path";
 import { type GoldScenario, sequentialAnswers } from "../../test/support/model-server/gold-agent.js";
+import { startModelServer } from "../../test/support/model-server/server.js";
 import { DEFAULT_IMPORT_OPTIONS, type ReferenceSplit, retailSuite } from "../tau-bench/retail-suite.js";
 import { positiveFlag, stringFlag } from "./flags.js";
 import { startConversationFloor } from "./support/conversation-floor-worker.js";
-import { seededRandom } from "./support/seeded-random.js";
+import { jitteredWait } from "./support/jittered-wait.js";
 
 const RUNS = positiveFlag("runs", 3, true);
 const LATENCY_MS = positiveFlag("latency", 200, true);
@@ -29,36 +28,8 @@ const JITTER = positiveFlag("jitter", 0);
 const STATE_PARENT = stringFlag("state-parent") ?? os.tmpdir();
 /** The mean request body toolproof sends in bench:conversations (the retail tools and the conversation so far): 11.9 KB. */
 const REQUEST_BYTES = positiveFlag("request-bytes", 12_000, true);
+const MODEL = "conversation-floor";
 const REFERENCE = path.join(import.meta.dirname, "../../examples/environments/tau-retail/reference/test.json");
-
-/** A model that answers every request with the same small body after the latency (× the jitter's draw). */
-async function startLatencyModel(): Promise<{ url: string; answered: () => number; close: () => Promise<void> }> {
-  const random = seededRandom(20261206);
-  let answered = 0;
-  const server = createServer((req: IncomingMessage, res: ServerResponse) => {
-    req.resume();
-    req.on("end", () => {
-      const ms = LATENCY_MS * (1 - JITTER + 2 * JITTER * random());
-      setTimeout(() => {
-        answered++;
-        res.writeHead(200, { "content-type": "application/json" });
-        res.end('{"choices":[{"message":{"role":"assistant","content":"ok"}}]}');
-      }, ms);
-    });
-  });
-  server.keepAliveTimeout = 60_000;
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const { port } = server.address() as AddressInfo;
-  return {
-    url: `http://127.0.0.1:${port}/v1/chat/completions`,
-    answered: () => answered,
-    close: () =>
-      new Promise((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
-  };
-}
 
 /** A chat request of about `bytes` bytes of JSON: a system and a user message and function tools, each with a few parameters. */
 function requestOfSize(bytes: number): Record<string, unknown> {
@@ -75,7 +46,7 @@ function requestOfSize(bytes: number): Record<string, unknown> {
     },
   });
   const request = {
-    model: "floor",
+    model: MODEL,
     messages: [
       { role: "system", content: "You are a support agent." },
       { role: "user", content: "Please help me with my order." },
@@ -97,19 +68,26 @@ async function main(): Promise<void> {
   const answers = Array.from({ length: RUNS }, () => chains).flat();
   const expected = answers.reduce((sum, n) => sum + n, 0);
 
-  const model = await startLatencyModel();
+  // The model server bench:conversations uses, answering every request with one short message.
+  const model = await startModelServer({ logLimit: 10, ...(JITTER > 0 ? { wait: jitteredWait(JITTER) } : {}) });
+  model.script(MODEL, { latency_ms: LATENCY_MS, default: [{ content: "ok" }] });
   const floor = await startConversationFloor(STATE_PARENT);
   try {
     const started = performance.now();
     const response = await fetch(floor.url, {
       method: "POST",
-      body: JSON.stringify({ answers, concurrency: CONCURRENCY, model: model.url, body: requestOfSize(REQUEST_BYTES) }),
+      body: JSON.stringify({
+        answers,
+        concurrency: CONCURRENCY,
+        model: `${model.url}/v1/chat/completions`,
+        body: requestOfSize(REQUEST_BYTES),
+      }),
     });
     const body = await response.text();
     const wall = performance.now() - started;
     if (!response.ok) throw new Error(`the floor Worker answered ${response.status}: ${body.slice(0, 500)}`);
-    if (model.answered() !== expected)
-      throw new Error(`expected ${expected} model answers, the model answered ${model.answered()}`);
+    const answered = model.stats().requests_total;
+    if (answered !== expected) throw new Error(`expected ${expected} model answers, the model answered ${answered}`);
     const ideal = Math.max((expected * LATENCY_MS) / CONCURRENCY, Math.max(...chains) * LATENCY_MS);
     console.log(
       `conversation floor (local Workers runtime, no toolproof code; state under ${STATE_PARENT}): ${answers.length} conversations, ${expected} model answers after ${JITTER > 0 ? `${LATENCY_MS} ms on average (jitter ${JITTER})` : `${LATENCY_MS} ms`}, ${expected - answers.length * 3} tool calls, requests of ${REQUEST_BYTES} bytes, concurrency ${CONCURRENCY}`,

@@ -43,7 +43,7 @@ import {
   instructedUserScript,
   sequentialAnswers,
 } from "../../test/support/model-server/gold-agent.js";
-import { sleep, startModelServer } from "../../test/support/model-server/server.js";
+import { startModelServer } from "../../test/support/model-server/server.js";
 import { startToolproof } from "../local-server.js";
 import { field } from "../local/narrow.js";
 import { loadTauRetail } from "../load-tau-retail.js";
@@ -51,7 +51,7 @@ import { DEFAULT_IMPORT_OPTIONS, type ReferenceSplit, retailSuite } from "../tau
 import { positiveFlag, stringFlag } from "./flags.js";
 import { type ProfileSummary, profileWhile } from "./support/cpu-profile.js";
 import { freePort } from "./support/free-port.js";
-import { seededRandom } from "./support/seeded-random.js";
+import { jitteredWait } from "./support/jittered-wait.js";
 import { api, runBenchmark, waitForRun } from "./support/toolproof-api.js";
 
 const RUNS = positiveFlag("runs", 3, true);
@@ -73,11 +73,6 @@ const SUITE = "tau-retail-test-bench";
 const POLL_MS = 1_000;
 /** Connections allow more calls in flight than the consumer runs repetitions, so only the consumer's concurrency paces the run. */
 const CONNECTION_CONCURRENCY = 64;
-
-function jitteredWait(fraction: number): (ms: number, signal: AbortSignal) => Promise<void> {
-  const random = seededRandom(20261206);
-  return (ms, signal) => sleep(ms * (1 - fraction + 2 * fraction * random()), signal);
-}
 
 async function main(): Promise<void> {
   if (JITTER >= 1) throw new Error(`--jitter must be at least 0 and below 1, got ${JITTER}`);
