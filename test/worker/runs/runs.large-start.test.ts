@@ -17,6 +17,7 @@ import {
   GET,
   GOOD_JUDGE,
   HOLD,
+  invoiceSuite,
   putSuite,
   QUERIES,
   repetitions,
@@ -34,27 +35,20 @@ const SCENARIOS = 44;
 const LOOKUPS = 6;
 let world: InvoiceWorld;
 
-/** A suite of the large tool's operations, each scenario asking for an invoice's status. */
+/** The InvoiceDesk suite with the large tool's lookups added, each scenario asking for an invoice's status. */
 function largeSuite(scenarioIds: string[]): Record<string, unknown> {
-  return {
-    agent: {
-      connection: world.connection,
-      instructions: "You answer accounts payable questions about single invoices.",
-      tools: [
-        { tool_id: world.toolId, operation_id: "get_invoice", approval_mode: "never_require" },
-        { tool_id: world.toolId, operation_id: "place_invoice_on_hold", approval_mode: "always_require" },
-        ...Array.from({ length: LOOKUPS }, (_, i) => ({
-          tool_id: world.toolId,
-          operation_id: `lookup_${i + 1}`,
-          approval_mode: "never_require",
-        })),
-      ],
-    },
+  const suite = invoiceSuite(world, {
     scenarios: scenarioIds.map((id) => ({ id, query: QUERIES.status, expect: GET, forbid: [HOLD] })),
     runs_per_scenario: 1,
-    pass_rate: 0.9,
-    judge: { connection: world.connection, threshold: 4 },
-  };
+  });
+  // SAFETY: invoiceSuite's agent is an object with a tools list.
+  const agent = suite.agent as { tools: unknown[] };
+  const lookups = Array.from({ length: LOOKUPS }, (_, i) => ({
+    tool_id: world.toolId,
+    operation_id: `lookup_${i + 1}`,
+    approval_mode: "never_require",
+  }));
+  return { ...suite, agent: { ...agent, tools: [...agent.tools, ...lookups] } };
 }
 
 beforeAll(async () => {
