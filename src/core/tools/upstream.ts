@@ -15,7 +15,12 @@ export const UPSTREAM_LIMITS = {
   defaultTimeoutMs: 10_000,
   maxTimeoutMs: 30_000,
   defaultMaxBodyBytes: 1024 * 1024,
-  maxBodyBytes: 4 * 1024 * 1024,
+  /**
+   * An answer is kept in its call's evidence, one row of the attempt's storage and of D1, which
+   * holds at most 1,900,000 bytes of it (worker/attempts/call-records.ts, MAX_EVIDENCE_ROW_BYTES;
+   * a test keeps the two equal). A larger answer could be read but never given to the agent.
+   */
+  maxBodyBytes: 1_900_000,
 } as const;
 
 interface HttpOperationUpstream {

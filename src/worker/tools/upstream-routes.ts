@@ -66,7 +66,10 @@ export const upstreamRequest = z.strictObject({
     .number()
     .int("expected a whole number of bytes")
     .min(1)
-    .max(UPSTREAM_LIMITS.maxBodyBytes, `expected at most ${UPSTREAM_LIMITS.maxBodyBytes}`)
+    .max(
+      UPSTREAM_LIMITS.maxBodyBytes,
+      `expected at most ${UPSTREAM_LIMITS.maxBodyBytes}: one call's evidence, the answer included, must fit one row of the attempt's storage and of D1`,
+    )
     .default(UPSTREAM_LIMITS.defaultMaxBodyBytes),
 });
 type UpstreamRequest = z.output<typeof upstreamRequest>;

@@ -21,6 +21,7 @@ import type { AddressInfo } from "node:net";
 import { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
 import { CallToolRequestSchema, ListToolsRequestSchema } from "@modelcontextprotocol/sdk/types.js";
+import { BIG_ANSWER_QUOTES } from "./answers.js";
 
 export interface UpstreamRequest {
   method: string;
@@ -158,7 +159,9 @@ export async function startUpstream(): Promise<RunningUpstream> {
           setTimeout(() => send(response, 200, { slow: true }), 3000);
           return;
         }
-        if (url.pathname === "/big") return send(response, 200, "x".repeat(2 * 1024 * 1024));
+        // A JSON string of 500,000 quotes: a body of about 1 MB, and twice that once the evidence's
+        // result column escapes each quote again.
+        if (url.pathname === "/big") return send(response, 200, '"'.repeat(BIG_ANSWER_QUOTES));
         if (url.pathname === "/echo-credentials") {
           // An upstream that echoes the credentials it received, as is and encoded.
           const authorization = request.headers.authorization ?? "";

@@ -10,9 +10,12 @@ import { CfWorkerJsonSchemaValidator } from "@modelcontextprotocol/sdk/validatio
 import { env, runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { exports } from "cloudflare:workers";
 import { beforeAll, describe, expect, it } from "vitest";
+import { UPSTREAM_LIMITS } from "../../../src/core/tools/upstream.js";
+import { MAX_EVIDENCE_ROW_BYTES } from "../../../src/worker/attempts/call-records.js";
 import { MAX_CALLS, RETENTION_MS } from "../../../src/worker/attempts/lifetimes.js";
 import type { AttemptObject } from "../../../src/worker/attempts/object.js";
 import { ForwardWaiters } from "../../../src/worker/attempts/real/forward-waiters.js";
+import { BIG_ANSWER_QUOTES } from "../../support/upstream/answers.js";
 import { upstream } from "../../support/upstream/in-tests.js";
 import { answer, call, keyWith, newTenant, type TestTenant } from "../helpers.js";
 import {
@@ -373,12 +376,13 @@ describe("real-tools runs over HTTP", () => {
   });
 
   it("a real answer that its call's evidence could not hold is not given: the call is recorded as evidence_too_large with the upstream's status", async () => {
-    // The upstream allows 4 MB answers; /big answers 2 MiB, which no stored row takes whole (the
+    // The upstream allows the largest answers there are; /big answers a body of about 1 MB, all
+    // quotes, which the evidence's texts escape to twice that: no stored row takes it whole (the
     // local runtime stores it; a deployed Durable Object would refuse the insert, losing the call).
     const roomy = await registered(tenant, { ...billingTool, name: "billing_roomy" });
     const put = await call("PUT", `/api/tools/${roomy.id}/upstream`, {
       key: tenant.key,
-      body: httpUpstream({ max_body_bytes: 4 * 1024 * 1024 }),
+      body: httpUpstream({ max_body_bytes: 1_900_000 }),
     });
     expect(put.status).toBe(200);
     const [attempt] = (
@@ -390,11 +394,11 @@ describe("real-tools runs over HTTP", () => {
     // SAFETY: a real call's evidence carries its upstream record (checked whole below).
     const upstreamRecord = (recorded[0] as { upstream?: { latency_ms: number } } | undefined)?.upstream;
     const latency = upstreamRecord?.latency_ms ?? -1;
-    // As the flush binds the row's texts: the arguments, the result (a JSON string of 2 MiB of "x"),
+    // As the flush binds the row's texts: the arguments, the result (a JSON string of the quotes),
     // no error or state change yet, and the upstream's record.
     const bytes = JSON.stringify([
       "{}",
-      JSON.stringify("x".repeat(2 * 1024 * 1024)),
+      JSON.stringify('"'.repeat(BIG_ANSWER_QUOTES)),
       null,
       null,
       JSON.stringify({ status: 200, latency_ms: latency, contract_violations: [] }),
@@ -1078,6 +1082,29 @@ describe("real-tools refusals", () => {
               { path: "/tools/1/mode", message: lookup },
             ],
           },
+        },
+      },
+    });
+  });
+
+  it("refuses a max_body_bytes larger than one call's evidence can hold, naming the field", async () => {
+    // The upstream's bound is the evidence row's: an answer past it could be read but never given.
+    expect(UPSTREAM_LIMITS.maxBodyBytes).toBe(MAX_EVIDENCE_ROW_BYTES);
+    const refused = await answer(
+      await call("PUT", `/api/tools/${tool.id}/upstream`, {
+        key: tenant.key,
+        body: httpUpstream({ max_body_bytes: 4 * 1024 * 1024 }),
+      }),
+    );
+    const message =
+      "expected at most 1900000: one call's evidence, the answer included, must fit one row of the attempt's storage and of D1";
+    expect(refused).toEqual({
+      status: 400,
+      body: {
+        error: {
+          code: "invalid_request",
+          message: `/max_body_bytes: ${message}`,
+          details: { problems: [{ path: "/max_body_bytes", message }] },
         },
       },
     });
