@@ -58,6 +58,7 @@ import type {
   StateReadReply,
   UpstreamAnswer,
 } from "./replies.js";
+import { type AttemptOwn, setupOf, setupTextOf, sharedSetupOf } from "./shared-setups.js";
 import { AttemptStorage } from "./storage.js";
 
 export class AttemptObject extends DurableObject<Env> implements AttemptMethods {
@@ -113,16 +114,15 @@ export class AttemptObject extends DurableObject<Env> implements AttemptMethods 
   }
 
   /**
-   * setup() for a caller that sends the setup as its JSON text (the run consumer). A string
-   * crosses the RPC boundary as bytes; the object graph of a large setup (τ-bench retail's 16
-   * operations, ~50 KB) cost the sender 2 to 4 ms of structured cloning per attempt. Text without
-   * checked examples (the coordinator strips them) is stored as it came.
+   * setup() for the run consumer: the attempt's own fields, and the operations and tools that its
+   * scenario's repetitions share as JSON text. A string crosses the RPC boundary as bytes, where the
+   * object graph of a large setup (τ-bench retail's 16 operations, ~53 KB) cost the sender 2 to 4 ms
+   * of structured cloning per attempt; the text is parsed once per isolate (shared-setups.ts). Text
+   * without checked examples (the coordinator strips them) is stored as it came.
    */
-  setupText(text: string): SetupReply {
-    // SAFETY: only the Worker's own run consumer calls this, with JSON.stringify of an AttemptSetup.
-    const setup = JSON.parse(text) as AttemptSetup;
-    const examples = setup.operations.some((op) => (op.definition.examples?.length ?? 0) > 0);
-    return this.setUp(setup, examples ? null : text);
+  setupShared(own: AttemptOwn, shared: string): SetupReply {
+    const parts = sharedSetupOf(shared);
+    return this.setUp(setupOf(own, parts), parts.hasExamples ? null : setupTextOf(own, shared));
   }
 
   private setUp(setup: AttemptSetup, storedText: string | null): SetupReply {

@@ -9,6 +9,7 @@ import type { EvidenceRow } from "../../core/simulation/evidence.js";
 import type { AttemptSetup, PinnedOperation } from "../../core/simulation/setup.js";
 import type { AttemptStatus } from "../../core/simulation/status.js";
 import type { RealBinding } from "../../core/tools/upstream.js";
+import type { AttemptOwn } from "./shared-setups.js";
 
 /** A call's answer as the Worker turns it into HTTP or MCP. */
 export interface Answer {
@@ -152,7 +153,7 @@ export type ReleaseReply =
 
 export interface AttemptMethods {
   setup(setup: AttemptSetup): SetupReply;
-  setupText(text: string): SetupReply;
+  setupShared(own: AttemptOwn, shared: string): SetupReply;
   /** A promise only for a repeat of a call_id out at its real handler: it waits for that call's answer. */
   dispatch(tokenHash: string, body: string): DispatchReply | Promise<DispatchReply>;
   dispatchRequest(tokenHash: string, request: DispatchRequest): DispatchReply | Promise<DispatchReply>;

@@ -244,6 +244,12 @@ export class AttemptStorage {
    * real (freshSchema). Known once open() or create() ran; until then taken to be there.
    */
   private hasForwards = true;
+  /**
+   * Every call_id the calls table holds, so that a call with a new id (nearly every call) is told
+   * apart without a query: read on first use, empty for a new attempt. It may hold more than the
+   * table (an id whose insert was rolled back stays), never less, so an id it lacks is absent.
+   */
+  private callIds: Set<string> | null = null;
 
   constructor(
     private readonly sql: SqlStorage,
@@ -303,6 +309,7 @@ export class AttemptStorage {
       this.sql.exec(`INSERT INTO attempt_setup (id, setup) VALUES (1, ?)`, text ?? JSON.stringify(stored));
     });
     this.hasForwards = forwards;
+    this.callIds = new Set();
     return {
       setup: stored,
       status: "active",
@@ -355,6 +362,7 @@ export class AttemptStorage {
 
   insertCall(row: EvidenceRow): void {
     this.sql.exec(INSERT_CALL, ...evidenceValues(row));
+    if (row.call_id !== null) this.callIds?.add(row.call_id);
   }
 
   writeState(toolName: string, state: string): void {
@@ -408,6 +416,13 @@ export class AttemptStorage {
   }
 
   callById(callId: string): EvidenceRow | undefined {
+    this.callIds ??= new Set(
+      this.sql
+        .exec<{ call_id: string }>(`SELECT call_id FROM calls WHERE call_id IS NOT NULL`)
+        .toArray()
+        .map((found) => found.call_id),
+    );
+    if (!this.callIds.has(callId)) return undefined;
     const row = this.sql.exec<SqlRow>(`SELECT ${CALL_COLUMNS} FROM calls WHERE call_id = ?`, callId).toArray()[0];
     return row ? evidenceRowOf(row) : undefined;
   }

@@ -1,4 +1,6 @@
+import { runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
+import type { AttemptObject } from "../../../src/worker/attempts/object.js";
 import { getInvoiceDefinition, invoiceTool, placeOnHoldDefinition } from "../../fixtures/invoice-tools.js";
 import { call, newTenant } from "../helpers.js";
 import {
@@ -9,6 +11,7 @@ import {
   evidence,
   libraryTool,
   readAttempt,
+  stubOf,
 } from "../simulation-helpers.js";
 
 const tenantPromise = newTenant();
@@ -226,6 +229,26 @@ describe("call_id", () => {
       [1, "c-1"],
       [2, null],
     ]);
+  });
+
+  it("answers a call_id retried after the object was reset with the first answer, from storage", async () => {
+    const tenant = await tenantPromise;
+    const [attempt] = (await createSimulation(tenant, { tools: [{ inline: counterTool }] })).attempts;
+    if (!attempt) throw new Error("no attempt");
+    const body = { tool: "counter", arguments: { n: 7 }, call_id: "c-1" };
+    const first = await dispatchJson(attempt, body);
+    // A deploy or an eviction does this: the next request meets a new instance that reads storage.
+    await runInDurableObject<AttemptObject, void>(stubOf(attempt), (_instance, state) => {
+      setTimeout(() => state.abort("reset between two tries of a call"), 0);
+    });
+    await new Promise((resolve) => setTimeout(resolve, 10));
+    const retry = await dispatch(attempt, body);
+    expect({
+      status: retry.status,
+      body: await retry.json(),
+      replayed: retry.headers.get("x-toolproof-replayed"),
+    }).toEqual({ status: first.status, body: first.body, replayed: "true" });
+    expect((await evidence(attempt)).map((c) => [c.seq, c.call_id])).toEqual([[1, "c-1"]]);
   });
 
   it("replays error answers too", async () => {

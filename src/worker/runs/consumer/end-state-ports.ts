@@ -31,7 +31,7 @@ import { insertAttemptIfAbsent } from "../../../adapters/d1/simulations.js";
 import { newId, sha256Hex } from "../../../adapters/crypto.js";
 import type { EndStatePort, GoldAttempt } from "../../../core/evals/end-state-grade.js";
 import { GoldReplays } from "../../../core/evals/gold-replays.js";
-import { isJsonObject, type JsonObject, type JsonValue } from "../../../core/json.js";
+import { cloneJson, isJsonObject, type JsonObject, type JsonValue } from "../../../core/json.js";
 import { setOwn } from "../../../core/contract/values.js";
 import type { ResolvedDatasetPin } from "../../../core/datasets/pin.js";
 import { parsePointer } from "../../../core/datasets/pointer.js";
@@ -39,9 +39,10 @@ import { applyChanges, type RecordChange } from "../../../core/datasets/records.
 import { datasetBase } from "../../datasets/base.js";
 import type { AttemptSetup } from "../../../core/simulation/setup.js";
 import { attemptStub, newAttemptToken } from "../../attempts/access.js";
+import { sharedSetupOf } from "../../attempts/shared-setups.js";
 import { settleForward } from "../../attempts/real/forward.js";
 import type { Env } from "../../platform/env.js";
-import { type JobSetup, jobSetupText, parseJobSetup } from "../coordinator/job-setup.js";
+import { type JobSetup, ownOf, parseJobSetup } from "../coordinator/job-setup.js";
 import type { RunJob } from "../coordinator/replies.js";
 import { releaseAttempt, toolAnswerOf } from "./attempt-ports.js";
 
@@ -89,14 +90,16 @@ export function endStatePort(env: Env, job: Pick<RunJob, "attempt_id" | "setup">
  * replay is ever shared between two runs, or between two scenarios of a run, each having its own.
  */
 function goldSetupKey(setup: JobSetup): string {
-  return sha256Hex(JSON.stringify([setup.simulation_id, setup.tenant_id, setup.shared]));
+  // The shared text by its hash, computed once per isolate with its parse (attempts/shared-setups.ts).
+  return sha256Hex(JSON.stringify([setup.simulation_id, setup.tenant_id, sharedSetupOf(setup.shared).hash]));
 }
 
 /** Every tool's starting state, `{"<tool>": state}`: its initial_state, or the dataset it starts from. */
 async function startingStates(env: Env, setup: Pick<AttemptSetup, "tools" | "tenant_id">): Promise<JsonObject> {
   const state: JsonObject = {};
   for (const tool of setup.tools) {
-    const start = tool.dataset ? await datasetOf(env, setup.tenant_id, tool.dataset) : tool.initial_state;
+    // A copy: the setup's initial states are the isolate's, shared by every repetition (shared-setups.ts).
+    const start = tool.dataset ? await datasetOf(env, setup.tenant_id, tool.dataset) : cloneJson(tool.initial_state);
     // setOwn: a tool may be called "__proto__" (as the attempt's own snapshot allows).
     setOwn(state, tool.tool_name, start);
   }
@@ -167,7 +170,10 @@ async function earlierStateChanges(env: Env, attemptId: string, upTo: number): P
 async function freshAttempt(env: Env, shared: JobSetup, setup: AttemptSetup): Promise<GoldAttempt> {
   const attempt_id = newId("att");
   const token_hash = sha256Hex(newAttemptToken());
-  const reply = await attemptStub(env, attempt_id).setupText(jobSetupText({ ...shared, attempt_id, token_hash }));
+  const reply = await attemptStub(env, attempt_id).setupShared(
+    ownOf({ ...shared, attempt_id, token_hash }),
+    shared.shared,
+  );
   if (reply.kind === "conflict") throw new Error(`the gold calls' attempt refused its setup: ${reply.message}`);
   await insertAttemptIfAbsent(databaseOf(env.DB), {
     id: attempt_id,

@@ -6,10 +6,12 @@
  * Why text: the operations are most of a setup (τ-bench retail's 16 are ~50 KB of JSON), and as
  * an object graph the setup was cloned at every RPC it crossed (the claim's reply, the attempt's
  * setup, the gold calls' attempt): 2 to 4 ms of the one thread per crossing. A string crosses as
- * bytes; the coordinator writes the shared text once per scenario plan, the attempt object parses
- * it once, and a delivery parses it only when it needs the object (grading an end state).
+ * bytes; the coordinator writes the shared text once per scenario plan, and the attempt objects and
+ * the deliveries that grade an end state parse each distinct text once per isolate
+ * (attempts/shared-setups.ts).
  */
 import type { AttemptSetup } from "../../../core/simulation/setup.js";
+import { type AttemptOwn, setupOf, sharedSetupOf } from "../../attempts/shared-setups.js";
 
 export interface JobSetup {
   attempt_id: string;
@@ -27,20 +29,18 @@ export function sharedSetupText(operations: unknown, tools: unknown): string {
   return `"operations":${JSON.stringify(operations)},"tools":${JSON.stringify(tools)}`;
 }
 
-/** The whole setup's JSON text, as AttemptObject.setupText takes it. */
-export function jobSetupText(setup: JobSetup): string {
-  const own = JSON.stringify({
+/** The attempt's own fields, as AttemptObject.setupShared takes them beside the shared text. */
+export function ownOf(setup: JobSetup): AttemptOwn {
+  return {
     attempt_id: setup.attempt_id,
     simulation_id: setup.simulation_id,
     tenant_id: setup.tenant_id,
     token_hash: setup.token_hash,
     expires_at: setup.expires_at,
-  });
-  return `${own.slice(0, -1)},${setup.shared}}`;
+  };
 }
 
-/** The whole setup as an object (parsed: a caller that only passes it on should use jobSetupText). */
+/** The whole setup as an object, its shared part parsed once per isolate (attempts/shared-setups.ts); only read, never changed. */
 export function parseJobSetup(setup: JobSetup): AttemptSetup {
-  // SAFETY: the text is built by jobSetupText from an AttemptSetup's members.
-  return JSON.parse(jobSetupText(setup)) as AttemptSetup;
+  return setupOf(setup, sharedSetupOf(setup.shared));
 }
