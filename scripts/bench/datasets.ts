@@ -9,6 +9,8 @@
  *     (the engine over the shared frozen base, then the record diff and the changed records' JSON,
  *     as the attempt object stores them); the whole state's JSON written per call (what a tool
  *     without a dataset stores); and a deep copy of the state per call;
+ *   - weighing one call's record change against the attempt's list of changed records (what
+ *     the attempt's D1 row holds of the tool, attempts/tool-states.ts), after 100 to 20,000 changes;
  *   - the state bytes written to start `--attempts` attempts: copy-on-write stores nothing until a
  *     call writes (the attempt's setup carries the pin, not the data), against one full copy each;
  *     and after each attempt's first writing call, its changed records against a full state each.
@@ -26,6 +28,7 @@ import {
   Overlay,
   WrittenRecords,
 } from "../../src/core/datasets/records.js";
+import { ListedChangesSize } from "../../src/core/datasets/listed-changes.js";
 import type { JsonObject } from "../../src/core/json.js";
 import type { SchemaValidator } from "../../src/core/ports.js";
 import { positiveFlag } from "./flags.js";
@@ -34,6 +37,8 @@ const CALLS = positiveFlag("calls", 5_000, true);
 /** The copying ways cost tens of milliseconds a call on a 2 MB state: fewer calls measure them as well. */
 const BASELINE_CALLS = positiveFlag("baseline-calls", 40, true);
 const ATTEMPTS = positiveFlag("attempts", 1_000, true);
+/** Calls weighed per round at each list size. */
+const WEIGHINGS = 2_000;
 const MEGABYTES = positiveFlag("mb", 2);
 
 const acceptAll: SchemaValidator = { checkSchema: () => [], validate: () => [] };
@@ -191,7 +196,23 @@ function bench(label: string, data: JsonObject): void {
   );
 }
 
+/** Weighing a call's changes costs those changes, not the records changed before (listed-changes.ts). */
+function weighing(): void {
+  console.log("\nweighing one call's record change against the attempt's list of changed records:");
+  const change = [{ collection: "orders", record: "#W1", value: { status: "pending" } }];
+  for (const changed of [100, 1_000, 20_000]) {
+    const size = new ListedChangesSize(
+      Array.from({ length: changed }, (_, i) => ({ collection: "orders", record: `#W${i}`, value: { n: i } })),
+    );
+    const us = perCall(["#W1"], WEIGHINGS, () => {
+      size.jsonWith(change);
+    });
+    console.log(`  after ${changed} changed records: ${us.toFixed(1)} µs per call`);
+  }
+}
+
 bench("synthetic retail-shaped dataset", syntheticDataset(MEGABYTES));
+weighing();
 try {
   const retail = JSON.parse(
     readFileSync(new URL("../../examples/environments/tau-retail/dataset.json", import.meta.url), "utf8"),

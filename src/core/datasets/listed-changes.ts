@@ -41,42 +41,63 @@ export class ListedChangesSize {
     return jsonArrayBytes(this.bytes, this.count);
   }
 
-  /** The same after `changes`, which are not kept. */
+  /**
+   * The same after `changes`, which are not kept: merged, weighed, then undone, so weighing costs
+   * the changes alone, not the records the attempt changed before.
+   */
   jsonWith(changes: Iterable<RecordChange>): number {
-    const trial = new ListedChangesSize();
-    trial.bytes = this.bytes;
-    trial.count = this.count;
-    for (const change of changes) {
-      if (trial.collections.has(change.collection)) continue;
-      const kept = this.collections.get(change.collection);
-      if (kept) trial.collections.set(change.collection, { ...kept, records: new Map(kept.records) });
-    }
-    trial.merge(changes);
-    return trial.json;
+    const undo: (() => void)[] = [];
+    this.merge(changes, undo);
+    const json = this.json;
+    for (let i = undo.length - 1; i >= 0; i--) undo[i]?.();
+    return json;
   }
 
-  merge(changes: Iterable<RecordChange>): void {
+  /** `undo`, when given, receives what puts each step back, in the order the steps were taken. */
+  merge(changes: Iterable<RecordChange>, undo?: (() => void)[]): void {
     for (const change of changes) {
       const bytes = utf8Length(JSON.stringify(listedChange(change)));
       let sizes = this.collections.get(change.collection);
       if (!sizes) {
         sizes = { records: new Map(), bytes: 0, count: 0 };
         this.collections.set(change.collection, sizes);
+        undo?.push(() => this.collections.delete(change.collection));
       }
+      const kept = sizes;
+      const totals = { bytes: this.bytes, count: this.count, collection: kept.bytes, collectionCount: kept.count };
+      if (undo)
+        undo.push(() => {
+          this.bytes = totals.bytes;
+          this.count = totals.count;
+          kept.bytes = totals.collection;
+          kept.count = totals.collectionCount;
+        });
       if (change.record === null) {
-        this.bytes += bytes - sizes.bytes;
-        this.count += 1 - sizes.count;
-        sizes.records.clear();
-        sizes.bytes = bytes;
-        sizes.count = 1;
+        if (undo) {
+          const records = kept.records;
+          undo.push(() => {
+            kept.records = records;
+          });
+        }
+        this.bytes += bytes - kept.bytes;
+        this.count += 1 - kept.count;
+        kept.records = new Map();
+        kept.bytes = bytes;
+        kept.count = 1;
         continue;
       }
-      const earlier = sizes.records.get(change.record);
-      sizes.records.set(change.record, bytes);
+      const record = change.record;
+      const earlier = kept.records.get(record);
+      if (undo)
+        undo.push(() => {
+          if (earlier === undefined) kept.records.delete(record);
+          else kept.records.set(record, earlier);
+        });
+      kept.records.set(record, bytes);
       const added = bytes - (earlier ?? 0);
       const counted = earlier === undefined ? 1 : 0;
-      sizes.bytes += added;
-      sizes.count += counted;
+      kept.bytes += added;
+      kept.count += counted;
       this.bytes += added;
       this.count += counted;
     }
