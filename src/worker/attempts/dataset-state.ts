@@ -38,6 +38,8 @@ interface DatasetTool {
   view?: JsonObject;
   /** The size of the summary's list of changes; read from storage on first use, then kept up to date by accept(). */
   listed?: ListedChangesSize;
+  /** The changes view() read from storage, for building `listed` without reading them again; dropped once a write makes them stale. */
+  read?: RecordChange[];
 }
 
 /** A call's changes to a dataset tool, as they are written and as evidence records them. */
@@ -103,7 +105,9 @@ export class DatasetState {
       const why = tool.failure ?? "it was not loaded";
       throw new Error(`the dataset "${tool.pin.name}" version ${tool.pin.version} could not be read: ${why}`);
     }
-    tool.view = materialize(tool.base, new Overlay(this.storage.readRecords(toolName).map(changeOf)));
+    const overlay = new Overlay(this.storage.readRecords(toolName).map(changeOf));
+    tool.view = materialize(tool.base, overlay);
+    if (!tool.listed) tool.read = overlay.changes();
     return tool.view;
   }
 
@@ -130,12 +134,14 @@ export class DatasetState {
     const tool = this.tool(toolName);
     tool.view = after;
     tool.listed?.merge(commit.changes);
+    tool.read = undefined;
   }
 
   /** UTF-8 bytes of the tool's summary as JSON (what the attempt's D1 row holds of it), with `commit` when given. */
   summaryBytes(toolName: string, commit?: DatasetCommit): number {
     const tool = this.tool(toolName);
-    tool.listed ??= new ListedChangesSize(this.listedChanges(toolName));
+    tool.listed ??= new ListedChangesSize(tool.read ?? this.listedChanges(toolName));
+    tool.read = undefined;
     // The summary with an empty list, less its "[]", plus the list.
     const frame = utf8Length(JSON.stringify(this.summaryOf(tool.pin, []))) - 2;
     return frame + (commit ? tool.listed.jsonWith(commit.changes) : tool.listed.json);

@@ -260,6 +260,12 @@ describe("the error table over HTTP: harness errors (5xx, attempt marked harness
     for (let i = 0; i < 5; i++) expect(await keep("a")).toEqual({ status: 200, body: {} });
     for (const key of ["b", "c", "d", "e", "f", "g"]) expect(await keep(key)).toEqual({ status: 200, body: {} });
     const before = (await readAttempt(attempt)).body.state;
+    // The object is reset first (a deploy or an eviction does that): what the attempt changed is
+    // read back from its storage, and weighed with the next call.
+    await runInDurableObject<AttemptObject, void>(stubOf(attempt), (_instance, state) => {
+      setTimeout(() => state.abort("reset before the eighth record"), 0);
+    });
+    await new Promise((resolve) => setTimeout(resolve, 10));
     // The eighth record would bring the listed changes to 1.92 MB: one more entry in the list.
     const bytes =
       JSON.stringify(before).length + JSON.stringify({ pointer: "/notes/h", value: { text: data } }).length + 1;
