@@ -6,7 +6,7 @@
  *
  * Why: τ-bench retail's shared text is about 53 KB. Parsed per attempt (by its object, and again by
  * the consumer grading its end state), with each operation's cache key built again
- * (shared-operations.ts), it was about 7 % of the isolate's work in bench:conversations at 1 ms per
+ * (shared-operations.ts), it was about 5 % of the isolate's work in bench:conversations at 1 ms per
  * model answer. What is shared is only read: an attempt copies a tool's initial state before its
  * first call (tool-states.ts), and its operations were already one copy per isolate.
  */
@@ -47,27 +47,23 @@ export function sharedSetupOf(shared: string): SharedSetup {
   return setup;
 }
 
+/** Just the attempt's own fields of `of` (a JobSetup carries its shared text beside them). */
+export function ownFields(of: AttemptOwn): AttemptOwn {
+  return {
+    attempt_id: of.attempt_id,
+    simulation_id: of.simulation_id,
+    tenant_id: of.tenant_id,
+    token_hash: of.token_hash,
+    expires_at: of.expires_at,
+  };
+}
+
 /** The attempt's setup from its own fields and the shared part (the arrays are its own; what they hold is shared). */
 export function setupOf(own: AttemptOwn, shared: SharedSetup): AttemptSetup {
-  return {
-    attempt_id: own.attempt_id,
-    simulation_id: own.simulation_id,
-    tenant_id: own.tenant_id,
-    token_hash: own.token_hash,
-    expires_at: own.expires_at,
-    operations: [...shared.operations],
-    tools: [...shared.tools],
-  };
+  return { ...ownFields(own), operations: [...shared.operations], tools: [...shared.tools] };
 }
 
 /** The whole setup's JSON text, as the attempt stores it: its own fields, then the shared text. */
 export function setupTextOf(own: AttemptOwn, shared: string): string {
-  const text = JSON.stringify({
-    attempt_id: own.attempt_id,
-    simulation_id: own.simulation_id,
-    tenant_id: own.tenant_id,
-    token_hash: own.token_hash,
-    expires_at: own.expires_at,
-  });
-  return `${text.slice(0, -1)},${shared}}`;
+  return `${JSON.stringify(ownFields(own)).slice(0, -1)},${shared}}`;
 }

@@ -18,7 +18,7 @@ import { databaseOf } from "../../../adapters/d1/database.js";
 import { findAttempt, insertAttemptIfAbsent } from "../../../adapters/d1/simulations.js";
 import { attemptStub } from "../../attempts/access.js";
 import type { Env } from "../../platform/env.js";
-import { ownOf } from "../coordinator/job-setup.js";
+import { ownFields } from "../../attempts/shared-setups.js";
 import type { RunJob } from "../coordinator/replies.js";
 
 /** Makes sure the job's attempt exists before anything runs on it; throws what a retry may fix. */
@@ -28,7 +28,7 @@ export async function ensureAttempt(env: Env, job: Pick<RunJob, "claim" | "setup
   const db = databaseOf(env.DB);
   if (job.claim > 1 && (await findAttempt(db, setup.attempt_id))) return;
   // The shared part as text, passed on unparsed (coordinator/job-setup.ts).
-  const reply = await attemptStub(env, setup.attempt_id).setupShared(ownOf(setup), setup.shared);
+  const reply = await attemptStub(env, setup.attempt_id).setupShared(ownFields(setup), setup.shared);
   if (reply.kind === "conflict") throw new Error(`attempt object refused its setup: ${reply.message}`);
   await insertAttemptIfAbsent(db, {
     id: setup.attempt_id,

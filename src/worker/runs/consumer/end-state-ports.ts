@@ -39,10 +39,10 @@ import { applyChanges, type RecordChange } from "../../../core/datasets/records.
 import { datasetBase } from "../../datasets/base.js";
 import type { AttemptSetup } from "../../../core/simulation/setup.js";
 import { attemptStub, newAttemptToken } from "../../attempts/access.js";
-import { sharedSetupOf } from "../../attempts/shared-setups.js";
+import { ownFields, sharedSetupOf } from "../../attempts/shared-setups.js";
 import { settleForward } from "../../attempts/real/forward.js";
 import type { Env } from "../../platform/env.js";
-import { type JobSetup, ownOf, parseJobSetup } from "../coordinator/job-setup.js";
+import { type JobSetup, parseJobSetup } from "../coordinator/job-setup.js";
 import type { RunJob } from "../coordinator/replies.js";
 import { releaseAttempt, toolAnswerOf } from "./attempt-ports.js";
 
@@ -171,7 +171,7 @@ async function freshAttempt(env: Env, shared: JobSetup, setup: AttemptSetup): Pr
   const attempt_id = newId("att");
   const token_hash = sha256Hex(newAttemptToken());
   const reply = await attemptStub(env, attempt_id).setupShared(
-    ownOf({ ...shared, attempt_id, token_hash }),
+    ownFields({ ...shared, attempt_id, token_hash }),
     shared.shared,
   );
   if (reply.kind === "conflict") throw new Error(`the gold calls' attempt refused its setup: ${reply.message}`);

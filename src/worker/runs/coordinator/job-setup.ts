@@ -11,7 +11,7 @@
  * (attempts/shared-setups.ts).
  */
 import type { AttemptSetup } from "../../../core/simulation/setup.js";
-import { type AttemptOwn, setupOf, sharedSetupOf } from "../../attempts/shared-setups.js";
+import { setupOf, sharedSetupOf } from "../../attempts/shared-setups.js";
 
 export interface JobSetup {
   attempt_id: string;
@@ -27,17 +27,6 @@ export interface JobSetup {
 /** The setup's members other than the attempt's own, as JobSetup.shared holds them. */
 export function sharedSetupText(operations: unknown, tools: unknown): string {
   return `"operations":${JSON.stringify(operations)},"tools":${JSON.stringify(tools)}`;
-}
-
-/** The attempt's own fields, as AttemptObject.setupShared takes them beside the shared text. */
-export function ownOf(setup: JobSetup): AttemptOwn {
-  return {
-    attempt_id: setup.attempt_id,
-    simulation_id: setup.simulation_id,
-    tenant_id: setup.tenant_id,
-    token_hash: setup.token_hash,
-    expires_at: setup.expires_at,
-  };
 }
 
 /** The whole setup as an object, its shared part parsed once per isolate (attempts/shared-setups.ts); only read, never changed. */
