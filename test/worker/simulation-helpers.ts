@@ -215,3 +215,20 @@ export function stubOf(attempt: Pick<CreatedAttempt, "id">): DurableObjectStub<A
   const namespace = env.ATTEMPTS as unknown as DurableObjectNamespace<AttemptObject>;
   return namespace.get(namespace.idFromName(attempt.id));
 }
+
+/**
+ * The 413 answer to a completion that would not fit the attempt's D1 row beside its state:
+ * `bytes` together, `fields` the completion's fields the message names ("output, transcript or metadata").
+ */
+export function completionTooLarge(bytes: number, fields: string) {
+  return {
+    status: 413,
+    body: {
+      error: {
+        code: "payload_too_large",
+        message: `the completion beside the attempt's state would be ${bytes} bytes; the state and the completion may be at most 1900000 bytes together (the attempt's D1 row): send a shorter ${fields}`,
+        details: { bytes, limit_bytes: 1_900_000 },
+      },
+    },
+  };
+}

@@ -17,6 +17,7 @@ import {
   readAttempt,
   stubOf,
   type CreatedAttempt,
+  completionTooLarge,
 } from "../simulation-helpers.js";
 
 const tenantPromise = newTenant();
@@ -298,16 +299,7 @@ describe("the error table over HTTP: harness errors (5xx, attempt marked harness
     // As stored: the body's fields and the time it completed ("2026-12-07T01:53:39.000Z", 24 characters).
     const completionBytes = JSON.stringify({ output, completed_at: "x".repeat(24) }).length;
     const bytes = stateBytes + completionBytes;
-    expect(await complete({ output })).toEqual({
-      status: 413,
-      body: {
-        error: {
-          code: "payload_too_large",
-          message: `the completion beside the attempt's state would be ${bytes} bytes; the state and the completion may be at most 1900000 bytes together (the attempt's D1 row): send a shorter output, transcript or metadata`,
-          details: { bytes, limit_bytes: 1_900_000 },
-        },
-      },
-    });
+    expect(await complete({ output })).toEqual(completionTooLarge(bytes, "output, transcript or metadata"));
     expect((await readAttempt(attempt)).body).toMatchObject({ status: "active", completion: null });
     expect(await complete({ output: "done" })).toMatchObject({ status: 200, body: { status: "completed" } });
   });

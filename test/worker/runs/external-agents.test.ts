@@ -34,7 +34,7 @@ import {
   waitForRun,
   type InvoiceWorld,
 } from "../run-helpers.js";
-import { createSimulation, libraryTool } from "../simulation-helpers.js";
+import { completionTooLarge, createSimulation, libraryTool } from "../simulation-helpers.js";
 import { keepBlobDefinition, libraryBlobsTool } from "../../fixtures/blob-tools.js";
 
 const jobs = receiver();
@@ -634,16 +634,9 @@ describe("POST /api/attempts/:id/complete for an external agent", () => {
       completed_at: "x".repeat(24),
     }).length;
     const bytes = stateBytes + completionBytes;
-    expect(await answer(await complete(job, { output: "kept", messages }))).toEqual({
-      status: 413,
-      body: {
-        error: {
-          code: "payload_too_large",
-          message: `the completion beside the attempt's state would be ${bytes} bytes; the state and the completion may be at most 1900000 bytes together (the attempt's D1 row): send a shorter output, approval_requests or messages`,
-          details: { bytes, limit_bytes: 1_900_000 },
-        },
-      },
-    });
+    expect(await answer(await complete(job, { output: "kept", messages }))).toEqual(
+      completionTooLarge(bytes, "output, approval_requests or messages"),
+    );
     // Nothing was stored: a shorter completion is the first, and the run scores it.
     expect((await complete(job, { output: "kept" })).status).toBe(202);
     expect(await waitForRun(world, run.id)).toMatchObject({ status: "finished", runs: 1 });
