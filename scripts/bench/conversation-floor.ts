@@ -20,6 +20,7 @@ import { DEFAULT_IMPORT_OPTIONS, type ReferenceSplit, retailSuite } from "../tau
 import { positiveFlag, stringFlag } from "./flags.js";
 import { startConversationFloor } from "./support/conversation-floor-worker.js";
 import { jitteredWait } from "./support/jittered-wait.js";
+import { busyPerAnswer, runtimeThreadBusyMs } from "./support/thread-busy.js";
 
 const RUNS = positiveFlag("runs", 3, true);
 const LATENCY_MS = positiveFlag("latency", 200, true);
@@ -73,6 +74,7 @@ async function main(): Promise<void> {
   model.script(MODEL, { latency_ms: LATENCY_MS, default: [{ content: "ok" }] });
   const floor = await startConversationFloor(STATE_PARENT);
   try {
+    const busyBefore = await runtimeThreadBusyMs();
     const started = performance.now();
     const response = await fetch(floor.url, {
       method: "POST",
@@ -85,6 +87,7 @@ async function main(): Promise<void> {
     });
     const body = await response.text();
     const wall = performance.now() - started;
+    const busy = busyPerAnswer(busyBefore, await runtimeThreadBusyMs(), expected);
     if (!response.ok) throw new Error(`the floor Worker answered ${response.status}: ${body.slice(0, 500)}`);
     const answered = model.stats().requests_total;
     if (answered !== expected) throw new Error(`expected ${expected} model answers, the model answered ${answered}`);
@@ -98,6 +101,10 @@ async function main(): Promise<void> {
         .map((l) => l.toFixed(2))
         .join(", ")})`,
     );
+    if (busy !== null)
+      console.log(
+        `  the runtime's thread was busy ${(busy.busy_ms / 1000).toFixed(2)} s, ${busy.per_answer_ms} ms per model answer`,
+      );
   } finally {
     await floor.stop();
     await model.close();

@@ -52,6 +52,7 @@ import { positiveFlag, stringFlag } from "./flags.js";
 import { type ProfileSummary, profileWhile } from "./support/cpu-profile.js";
 import { freePort } from "./support/free-port.js";
 import { jitteredWait } from "./support/jittered-wait.js";
+import { busyPerAnswer, runtimeThreadBusyMs } from "./support/thread-busy.js";
 import { api, runBenchmark, waitForRun } from "./support/toolproof-api.js";
 
 const RUNS = positiveFlag("runs", 3, true);
@@ -122,6 +123,7 @@ async function main(): Promise<void> {
     const repetitions = suite.scenarios.length * RUNS;
 
     model.resetStats();
+    const busyBefore = await runtimeThreadBusyMs();
     const started = Date.now();
     const run = await api(server, "POST", `/api/suites/${SUITE}/runs`, JSON.stringify({ label: "bench" }));
     const id = field(run, "id");
@@ -133,6 +135,7 @@ async function main(): Promise<void> {
     };
     if (inspectorPort === undefined || PROFILE === undefined) await wait();
     else profile = await profileWhile(inspectorPort, "toolproof", wait, PROFILE);
+    const busyAfter = await runtimeThreadBusyMs();
     const stats = model.stats();
     const answeringMs = model.answeringMs();
     const finishedAt = Date.parse(String(field(view, "finished_at")));
@@ -177,6 +180,11 @@ async function main(): Promise<void> {
       ideal_ms: Math.round(ideal),
       ratio_to_ideal: Math.round((wall / ideal) * 100) / 100,
       repetitions_per_second: Math.round((repetitions / (wall / 1000)) * 10) / 10,
+      /**
+       * The runtime's one thread on a CPU from the run's start until the benchmark saw its end (up
+       * to POLL_MS after it): all of the run's work, every isolate's, SQLite's and the runtime's.
+       */
+      runtime_thread: busyPerAnswer(busyBefore, busyAfter, stats.requests_total),
       load_average: os.loadavg().map((n) => Math.round(n * 100) / 100),
       ...(profile === null ? {} : { profile }),
     };
@@ -197,6 +205,10 @@ async function main(): Promise<void> {
     console.log(
       `  ideal at concurrency ${f.concurrency}: ${f.model_answers} × ${LATENCY_MS} ms / ${f.concurrency} = ${(f.ideal_ms / 1000).toFixed(2)} s; wall / ideal ${f.ratio_to_ideal} (load average ${f.load_average.join(", ")})`,
     );
+    if (f.runtime_thread !== null)
+      console.log(
+        `  the runtime's thread was busy ${(f.runtime_thread.busy_ms / 1000).toFixed(2)} s, ${f.runtime_thread.per_answer_ms} ms per model answer`,
+      );
     if (profile !== null) {
       console.log(`  toolproof's isolate was busy ${(profile.busy_ms / 1000).toFixed(2)} s; self time by function:`);
       for (const line of profile.top.slice(0, 20))
