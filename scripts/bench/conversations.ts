@@ -29,6 +29,9 @@
  * step, their answers arriving at the runtime's one thread in bursts (docs/evals.md, "Conversations
  * at scale"); real models' answer times vary.
  *
+ * Beside the wall time it prints how long the runtime's one thread was busy over the run, per model
+ * answer (support/thread-busy.ts): the run's whole work, which the wall time mixes with waiting.
+ *
  * The run must end with verdict `pass`, every repetition recorded and every scripted answer asked
  * for exactly once, or the benchmark fails: a fast wrong answer is not a result. Numbers only,
  * never a test.
