@@ -20,7 +20,7 @@ import { DEFAULT_IMPORT_OPTIONS, type ReferenceSplit, retailSuite } from "../tau
 import { positiveFlag, stringFlag } from "./flags.js";
 import { startConversationFloor } from "./support/conversation-floor-worker.js";
 import { jitteredWait } from "./support/jittered-wait.js";
-import { busyPerAnswer, runtimeThreadBusyMs } from "./support/thread-busy.js";
+import { busyLine, busyPerAnswer, runtimeThreadBusyMs } from "./support/thread-busy.js";
 
 const RUNS = positiveFlag("runs", 3, true);
 const LATENCY_MS = positiveFlag("latency", 200, true);
@@ -101,10 +101,7 @@ async function main(): Promise<void> {
         .map((l) => l.toFixed(2))
         .join(", ")})`,
     );
-    if (busy !== null)
-      console.log(
-        `  the runtime's thread was busy ${(busy.busy_ms / 1000).toFixed(2)} s, ${busy.per_answer_ms} ms per model answer`,
-      );
+    if (busy !== null) console.log(busyLine(busy));
   } finally {
     await floor.stop();
     await model.close();

@@ -55,7 +55,7 @@ import { positiveFlag, stringFlag } from "./flags.js";
 import { type ProfileSummary, profileWhile } from "./support/cpu-profile.js";
 import { freePort } from "./support/free-port.js";
 import { jitteredWait } from "./support/jittered-wait.js";
-import { busyPerAnswer, runtimeThreadBusyMs } from "./support/thread-busy.js";
+import { busyLine, busyPerAnswer, runtimeThreadBusyMs } from "./support/thread-busy.js";
 import { api, runBenchmark, waitForRun } from "./support/toolproof-api.js";
 
 const RUNS = positiveFlag("runs", 3, true);
@@ -208,10 +208,7 @@ async function main(): Promise<void> {
     console.log(
       `  ideal at concurrency ${f.concurrency}: ${f.model_answers} × ${LATENCY_MS} ms / ${f.concurrency} = ${(f.ideal_ms / 1000).toFixed(2)} s; wall / ideal ${f.ratio_to_ideal} (load average ${f.load_average.join(", ")})`,
     );
-    if (f.runtime_thread !== null)
-      console.log(
-        `  the runtime's thread was busy ${(f.runtime_thread.busy_ms / 1000).toFixed(2)} s, ${f.runtime_thread.per_answer_ms} ms per model answer`,
-      );
+    if (f.runtime_thread !== null) console.log(busyLine(f.runtime_thread));
     if (profile !== null) {
       console.log(`  toolproof's isolate was busy ${(profile.busy_ms / 1000).toFixed(2)} s; self time by function:`);
       for (const line of profile.top.slice(0, 20))
