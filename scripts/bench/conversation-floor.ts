@@ -6,7 +6,14 @@
  * (support/conversation-floor-worker.ts). Its wall time against the same ideal is the least that
  * design can reach on the local runtime; what toolproof adds is the difference.
  *
+ * `--structure toolproof` adds every hop and durable write toolproof's design makes per
+ * repetition (the claim and record at a run object, a new attempt object set up with the shared
+ * setup text, its D1 row, the evidence and state read back, a gold replay per task, the release
+ * copying the evidence to D1), still with no toolproof code: it splits what toolproof adds into
+ * what its design's structure costs and what its code costs.
+ *
  *   npm run bench:conversation-floor
+ *   npm run bench:conversation-floor -- --structure toolproof
  *   npm run bench:conversation-floor -- --latency 200 --concurrency 32 --runs 3 --jitter 0.5 --request-bytes 12000 --state-parent /dev/shm
  *
  * Numbers only, never a test.
@@ -17,8 +24,14 @@ import path from "node:path";
 import { type GoldScenario, sequentialAnswers } from "../../test/support/model-server/gold-agent.js";
 import { startModelServer } from "../../test/support/model-server/server.js";
 import { DEFAULT_IMPORT_OPTIONS, type ReferenceSplit, retailSuite } from "../tau-bench/retail-suite.js";
+import { field } from "../local/narrow.js";
 import { positiveFlag, stringFlag } from "./flags.js";
-import { startConversationFloor } from "./support/conversation-floor-worker.js";
+import {
+  type FloorStructure,
+  STRUCTURE_PARTS,
+  type StructurePart,
+  startConversationFloor,
+} from "./support/conversation-floor-worker.js";
 import { jitteredWait } from "./support/jittered-wait.js";
 import { busyLine, busyPerAnswer, runtimeThreadBusyMs } from "./support/thread-busy.js";
 
@@ -29,6 +42,12 @@ const JITTER = positiveFlag("jitter", 0);
 const STATE_PARENT = stringFlag("state-parent") ?? os.tmpdir();
 /** The mean request body toolproof sends in bench:conversations (the retail tools and the conversation so far): 11.9 KB. */
 const REQUEST_BYTES = positiveFlag("request-bytes", 12_000, true);
+const STRUCTURE = structureFlag();
+const WITHOUT = withoutFlag();
+/** The shared setup text each τ-bench retail attempt stores (its operations and tools, checked examples left out): about 53 KB. */
+const SETUP_BYTES = positiveFlag("setup-bytes", 53_000, true);
+/** A repetition's record as the run object stores it (its calls, grading and usage), in bytes. */
+const RECORD_BYTES = positiveFlag("record-bytes", 4_000, true);
 const MODEL = "conversation-floor";
 const REFERENCE = path.join(import.meta.dirname, "../../examples/environments/tau-retail/reference/test.json");
 
@@ -58,6 +77,62 @@ function requestOfSize(bytes: number): Record<string, unknown> {
   return request;
 }
 
+function structureFlag(): FloorStructure {
+  const value = stringFlag("structure") ?? "calls";
+  if (value !== "calls" && value !== "toolproof")
+    throw new Error(`--structure must be "calls" or "toolproof", got ${JSON.stringify(value)}`);
+  return value;
+}
+
+/** `--without run,gold`: parts of toolproof's structure left out (support/conversation-floor-worker.ts lists them). */
+function withoutFlag(): StructurePart[] {
+  const value = stringFlag("without");
+  if (value === undefined) return [];
+  const parts = value.split(",").filter((part) => part !== "");
+  for (const part of parts)
+    if (!(STRUCTURE_PARTS as readonly string[]).includes(part))
+      throw new Error(`--without: unknown part ${JSON.stringify(part)}; the parts are ${STRUCTURE_PARTS.join(", ")}`);
+  if (parts.length > 0 && STRUCTURE !== "toolproof") throw new Error("--without needs --structure toolproof");
+  return parts as StructurePart[];
+}
+
+/** JSON text of about `bytes` bytes, shaped like definitions (names, descriptions, schemas). */
+function textOfSize(bytes: number): string {
+  const parts: string[] = [];
+  let length = 0;
+  for (let n = 0; length < bytes; n++) {
+    const part = JSON.stringify({
+      operation_id: `operation_${n}`,
+      description: "Finds the record by its id and answers it whole, or an error naming the id.",
+      input_schema: { type: "object", properties: { id: { type: "string" } }, required: ["id"] },
+    });
+    parts.push(part);
+    length += part.length + 1;
+  }
+  return `[${parts.join(",")}]`;
+}
+
+/**
+ * The structure's run must have left what toolproof's would: every attempt released (one per
+ * conversation and one gold replay per task) and every tool call's evidence copied to D1. A run
+ * that leaves out the copy leaves nothing there to count, and one without the D1 row no row to mark released.
+ */
+function checkStructure(reply: unknown, answers: readonly number[], chains: readonly number[]): void {
+  const toolCalls = (chain: number) => chain - 3;
+  const copies = !WITHOUT.includes("evidence-copy");
+  const golds = WITHOUT.includes("gold") ? [] : chains;
+  const attempts = copies && !WITHOUT.includes("attempt-row") ? answers.length + golds.length : 0;
+  const calls = copies
+    ? answers.reduce((sum, n) => sum + toolCalls(n), 0) + golds.reduce((sum, n) => sum + toolCalls(n), 0)
+    : 0;
+  const released = field(reply, "released_attempts");
+  const copied = field(reply, "copied_calls");
+  if (released !== attempts || copied !== calls)
+    throw new Error(
+      `expected ${attempts} released attempts and ${calls} copied calls in D1, the floor left ${String(released)} and ${String(copied)}`,
+    );
+}
+
 async function main(): Promise<void> {
   if (JITTER >= 1) throw new Error(`--jitter must be at least 0 and below 1, got ${JITTER}`);
   const reference = JSON.parse(readFileSync(REFERENCE, "utf8")) as ReferenceSplit;
@@ -72,7 +147,7 @@ async function main(): Promise<void> {
   // The model server bench:conversations uses, answering every request with one short message.
   const model = await startModelServer({ logLimit: 10, ...(JITTER > 0 ? { wait: jitteredWait(JITTER) } : {}) });
   model.script(MODEL, { latency_ms: LATENCY_MS, default: [{ content: "ok" }] });
-  const floor = await startConversationFloor(STATE_PARENT);
+  const floor = await startConversationFloor(STATE_PARENT, STRUCTURE);
   try {
     const busyBefore = await runtimeThreadBusyMs();
     const started = performance.now();
@@ -83,6 +158,10 @@ async function main(): Promise<void> {
         concurrency: CONCURRENCY,
         model: `${model.url}/v1/chat/completions`,
         body: requestOfSize(REQUEST_BYTES),
+        tasks: chains.length,
+        shared: textOfSize(SETUP_BYTES),
+        record: textOfSize(RECORD_BYTES),
+        without: WITHOUT,
       }),
     });
     const body = await response.text();
@@ -91,9 +170,10 @@ async function main(): Promise<void> {
     if (!response.ok) throw new Error(`the floor Worker answered ${response.status}: ${body.slice(0, 500)}`);
     const answered = model.stats().requests_total;
     if (answered !== expected) throw new Error(`expected ${expected} model answers, the model answered ${answered}`);
+    if (STRUCTURE === "toolproof") checkStructure(JSON.parse(body) as unknown, answers, chains);
     const ideal = Math.max((expected * LATENCY_MS) / CONCURRENCY, Math.max(...chains) * LATENCY_MS);
     console.log(
-      `conversation floor (local Workers runtime, no toolproof code; state under ${STATE_PARENT}): ${answers.length} conversations, ${expected} model answers after ${JITTER > 0 ? `${LATENCY_MS} ms on average (jitter ${JITTER})` : `${LATENCY_MS} ms`}, ${expected - answers.length * 3} tool calls, requests of ${REQUEST_BYTES} bytes, concurrency ${CONCURRENCY}`,
+      `conversation floor (local Workers runtime, no toolproof code, ${STRUCTURE === "calls" ? "model requests and tool calls only" : `toolproof's per-repetition structure${WITHOUT.length > 0 ? ` without ${WITHOUT.join(", ")}` : ""}`}; state under ${STATE_PARENT}): ${answers.length} conversations, ${expected} model answers after ${JITTER > 0 ? `${LATENCY_MS} ms on average (jitter ${JITTER})` : `${LATENCY_MS} ms`}, ${expected - answers.length * 3} tool calls, requests of ${REQUEST_BYTES} bytes, concurrency ${CONCURRENCY}`,
     );
     console.log(
       `  wall ${(wall / 1000).toFixed(2)} s, ideal ${(ideal / 1000).toFixed(2)} s, wall / ideal ${(wall / ideal).toFixed(2)} (load average ${os

@@ -20,6 +20,10 @@ export interface ProbeWorkerOptions {
   stateParent: string;
   /** Keep every object loaded however long it idles (the memory benchmarks). */
   preventEviction?: boolean;
+  /** More SQLite-backed Durable Object classes beside the first: binding → class. */
+  moreObjects?: Readonly<Record<string, string>>;
+  /** A D1 database under this binding, kept in the same state directory. */
+  d1Binding?: string;
   inspectorPort?: number;
 }
 
@@ -32,18 +36,23 @@ export interface ProbeWorker {
 
 export async function startProbeWorker(options: ProbeWorkerOptions): Promise<ProbeWorker> {
   const stateDir = await mkdtemp(path.join(options.stateParent, `toolproof-${options.name}-`));
+  const objectOf = (className: string) => ({
+    className,
+    useSQLite: true,
+    unsafePreventEviction: options.preventEviction ?? false,
+  });
   const miniflare = createMiniflare({
     name: options.name,
     modules: true,
     script: options.script,
     compatibilityDate: "2026-10-01",
     durableObjects: {
-      [options.binding]: {
-        className: options.className,
-        useSQLite: true,
-        unsafePreventEviction: options.preventEviction ?? false,
-      },
+      [options.binding]: objectOf(options.className),
+      ...Object.fromEntries(
+        Object.entries(options.moreObjects ?? {}).map(([binding, className]) => [binding, objectOf(className)]),
+      ),
     },
+    ...(options.d1Binding === undefined ? {} : { d1Databases: { [options.d1Binding]: `${options.name}-db` } }),
     resourcePersistencePath: stateDir,
     unsafeDirectSockets: [{ host: "127.0.0.1", port: 0 }],
     port: 0,
