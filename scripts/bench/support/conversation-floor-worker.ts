@@ -119,18 +119,17 @@ export class Attempt extends DurableObject {
   }
   calls() { return this.ctx.storage.sql.exec("SELECT seq, body FROM calls ORDER BY seq").toArray(); }
   state() { return this.ctx.storage.sql.exec("SELECT tool, value FROM state").toArray(); }
-  async release(id, without) {
-    const skip = new Set(without);
+  async release(id, copyEvidence, leaveMemory) {
     const sql = this.ctx.storage.sql;
     const rows = sql.exec("SELECT seq, body FROM calls WHERE seq > (SELECT flushed_seq FROM attempt) ORDER BY seq").toArray();
     const db = this.env.DB;
-    if (!skip.has("evidence-copy")) await db.batch([
+    if (copyEvidence) await db.batch([
       db.prepare("UPDATE attempts SET status = 'released', state = ? WHERE id = ?").bind(JSON.stringify(this.state()), id),
       db.prepare("INSERT OR IGNORE INTO attempt_calls (attempt_id, seq, body) SELECT ?1, value ->> 0, value ->> 1 FROM json_each(?2)")
         .bind(id, JSON.stringify(rows.map((row) => [row.seq, row.body]))),
     ]);
     sql.exec("UPDATE attempt SET flushed_seq = ?", rows.length === 0 ? 0 : rows[rows.length - 1].seq);
-    if (skip.has("leave-memory")) return rows.length;
+    if (!leaveMemory) return rows.length;
     await this.ctx.storage.sync();
     setTimeout(() => this.ctx.abort("released"), 0);
     return rows.length;
@@ -155,6 +154,9 @@ export default {
   async fetch(request, env) {
     const { answers, tasks, concurrency, model, body, shared, record, without } = await request.json();
     const skip = new Set(without);
+    // Read once here, not carried over RPC and rebuilt at every release.
+    const copyEvidence = !skip.has("evidence-copy");
+    const leaveMemory = !skip.has("leave-memory");
     await env.DB.batch([
       env.DB.prepare("CREATE TABLE IF NOT EXISTS attempts (id TEXT PRIMARY KEY, status TEXT NOT NULL, state TEXT)"),
       env.DB.prepare("CREATE TABLE IF NOT EXISTS attempt_calls (attempt_id TEXT NOT NULL, seq INTEGER NOT NULL, body TEXT NOT NULL, PRIMARY KEY (attempt_id, seq))"),
@@ -181,7 +183,7 @@ export default {
             await stub.calls();
             await stub.state();
           }
-          await stub.release(id, without);
+          await stub.release(id, copyEvidence, leaveMemory);
         })();
         golds.set(task, replay);
       }
@@ -199,7 +201,7 @@ export default {
       if (!skip.has("gold")) await gold(i % tasks, n - 3);
       if (!skip.has("reads")) await stub.state();
       if (!skip.has("run")) await run.record(i, record);
-      await stub.release(job.attempt_id, without);
+      await stub.release(job.attempt_id, copyEvidence, leaveMemory);
     }
     ${SLOTS}
     // What D1 ended up holding, for the caller to check: every attempt released, every call copied.
