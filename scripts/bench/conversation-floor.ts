@@ -25,7 +25,7 @@ import { type GoldScenario, sequentialAnswers } from "../../test/support/model-s
 import { startModelServer } from "../../test/support/model-server/server.js";
 import { DEFAULT_IMPORT_OPTIONS, type ReferenceSplit, retailSuite } from "../tau-bench/retail-suite.js";
 import { field } from "../local/narrow.js";
-import { positiveFlag, stringFlag } from "./flags.js";
+import { listFlag, positiveFlag, stringFlag } from "./flags.js";
 import {
   type FloorStructure,
   STRUCTURE_PARTS,
@@ -86,14 +86,9 @@ function structureFlag(): FloorStructure {
 
 /** `--without run,gold`: parts of toolproof's structure left out (support/conversation-floor-worker.ts lists them). */
 function withoutFlag(): StructurePart[] {
-  const value = stringFlag("without");
-  if (value === undefined) return [];
-  const parts = value.split(",").filter((part) => part !== "");
-  for (const part of parts)
-    if (!(STRUCTURE_PARTS as readonly string[]).includes(part))
-      throw new Error(`--without: unknown part ${JSON.stringify(part)}; the parts are ${STRUCTURE_PARTS.join(", ")}`);
+  const parts = listFlag("without", STRUCTURE_PARTS);
   if (parts.length > 0 && STRUCTURE !== "toolproof") throw new Error("--without needs --structure toolproof");
-  return parts as StructurePart[];
+  return parts;
 }
 
 /** JSON text of about `bytes` bytes, shaped like definitions (names, descriptions, schemas). */

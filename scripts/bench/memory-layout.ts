@@ -21,7 +21,7 @@
 import os from "node:os";
 import { freshSchema, MIGRATIONS } from "../../src/worker/attempts/storage.js";
 import { EVIDENCE_COLUMNS } from "../../src/core/simulation/evidence.js";
-import { positiveFlag, stringFlag } from "./flags.js";
+import { listFlag, positiveFlag, stringFlag } from "./flags.js";
 import { type Layout, type Statement, startLayout } from "./support/layout-worker.js";
 import { liveReading, onlyNewWorkerd, readMemory, type Side, side } from "./support/live-memory.js";
 import { ownWorkerdPids } from "./support/process-memory.js";
@@ -30,7 +30,6 @@ import { runBenchmark } from "./support/toolproof-api.js";
 const OBJECTS = positiveFlag("objects", 1000, true);
 const AS_JSON = process.argv.includes("--json");
 const STATE_PARENT = stringFlag("state-parent") ?? os.tmpdir();
-const ONLY = stringFlag("only")?.split(",");
 /** About the size of the setup row of bench:memory's small tool (one operation, its schemas and definition). */
 const SETUP_BYTES = positiveFlag("setup-bytes", 2500, true);
 
@@ -136,8 +135,14 @@ async function measure(layout: Layout): Promise<Side> {
 
 async function main(): Promise<void> {
   const results: Record<string, Side> = {};
-  for (const layout of layouts()) {
-    if (ONLY && !ONLY.includes(layout.name)) continue;
+  const all = layouts();
+  // Checked before anything starts: a misspelt layout is an error, not a run that measures nothing.
+  const only = listFlag(
+    "only",
+    all.map((layout) => layout.name),
+  );
+  for (const layout of all) {
+    if (only.length > 0 && !only.includes(layout.name)) continue;
     results[layout.name] = await measure(layout);
   }
   if (AS_JSON) {
