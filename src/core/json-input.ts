@@ -6,7 +6,8 @@
  * stack overflow. The check itself is iterative: a value nested a million levels deep (or a YAML
  * alias that contains itself) is refused, never a crash.
  */
-import { pointerToken, type Problem } from "./json.js";
+import { pointer, pointerToken, type Problem } from "./json.js";
+import { walkJsonText } from "./json-text-walk.js";
 
 /**
  * Levels of arrays and objects a JSON document may nest: a request body, and the arguments of a
@@ -177,5 +178,38 @@ export function jsonInputProblems(value: unknown, options: JsonInputOptions = {}
     }
     for (let i = walk.length - 1; i >= 0; i--) stack.push(walk[i] as Frame);
   }
+  return problems;
+}
+
+/** Up to 15 digits every whole number reads exactly; only a longer run of digits can be past 2^53. */
+const MAYBE_PAST_2_53 = /\d{16}/;
+const FRACTION_OR_EXPONENT = /[.eE]/;
+
+/**
+ * Whole numbers JSON.parse would read as another number: written without a fraction or an
+ * exponent, past 2^53, and not themselves a double (9007199254740993 reads as 9007199254740992).
+ * Kept, such a value would silently differ from what was sent: an order id, an account number.
+ * A number with a fraction or an exponent is a decimal, which every JSON reader rounds to a
+ * double, and whole doubles past 2^53 (18014398509481984) read exactly, so neither is refused.
+ * Nor is a double as JavaScript writes it: 1.2345678901234568e20 prints as 123456789012345680000,
+ * which is not the double's exact value but reads back as that very double, so nothing changes.
+ * `validJson` is a text JSON.parse accepted; a number past the double range is jsonInputProblems'
+ * to refuse (it reads as Infinity), so it is passed over here.
+ */
+export function inexactIntegerProblems(validJson: string): Problem[] {
+  if (!MAYBE_PAST_2_53.test(validJson)) return [];
+  const problems: Problem[] = [];
+  walkJsonText(validJson, {
+    number(literal, at) {
+      if (literal.length < 16 || FRACTION_OR_EXPONENT.test(literal)) return false;
+      const read = Number(literal);
+      if (!Number.isFinite(read) || BigInt(literal) === BigInt(read) || String(read) === literal) return false;
+      problems.push({
+        path: pointer(...at()),
+        message: `the whole number ${literal} is past 2^53 and reads as ${String(read)}, so it would be kept as another number; send it as a string`,
+      });
+      return problems.length >= MAX_PROBLEMS;
+    },
+  });
   return problems;
 }

@@ -1,6 +1,12 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { jsonInputProblems, MAX_JSON_DEPTH, NOT_WELL_FORMED } from "../../src/core/json-input.js";
+import {
+  inexactIntegerProblems,
+  jsonInputProblems,
+  MAX_JSON_DEPTH,
+  NOT_WELL_FORMED,
+} from "../../src/core/json-input.js";
+import { walkJsonText } from "../../src/core/json-text-walk.js";
 import { canonicalJson, jsonEqual } from "../../src/core/json.js";
 import { parseText } from "../../src/core/policy/parse-text.js";
 
@@ -130,6 +136,14 @@ describe("parseText hygiene", () => {
     });
   });
 
+  it("refuses a whole number past 2^53 in JSON text; YAML reads numbers its own way and is not checked", () => {
+    expect(parseText('{"rules": [{"max": 9007199254740993}]}', "json")).toEqual({
+      ok: false,
+      message:
+        "/rules/0/max: the whole number 9007199254740993 is past 2^53 and reads as 9007199254740992, so it would be kept as another number; send it as a string",
+    });
+  });
+
   it("refuses lone surrogates and non-finite numbers in JSON text", () => {
     expect(parseText('{"a": "\\ud800", "n": 1e400}', "json")).toEqual({
       ok: false,
@@ -172,6 +186,99 @@ describe("json.ts walks never overflow the stack", () => {
         expect(jsonEqual(a, JSON.parse(JSON.stringify(a)))).toBe(true);
       }),
       { numRuns: 300 },
+    );
+  });
+});
+
+describe("inexactIntegerProblems", () => {
+  const message = (literal: string, read: string) =>
+    `the whole number ${literal} is past 2^53 and reads as ${read}, so it would be kept as another number; send it as a string`;
+
+  it("names each whole number that reads as another, at its place, and passes every other number", () => {
+    const text = `{"a": [9007199254740991, 9007199254740992, 9007199254740993], "b": {"c~/": -90071992547409931},
+      "exact": 18014398509481984, "as written by JSON.stringify": 123456789012345680000,
+      "decimal": 9007199254740993.5, "exponent": 90071992547409931e0,
+      "quoted": "9007199254740993", "9007199254740993": 1}`;
+    expect(inexactIntegerProblems(text)).toEqual([
+      { path: "/a/2", message: message("9007199254740993", "9007199254740992") },
+      { path: "/b/c~0~1", message: message("-90071992547409931", "-90071992547409940") },
+    ]);
+    expect(inexactIntegerProblems("12345678901234567890")).toEqual([
+      { path: "", message: message("12345678901234567890", "12345678901234567000") },
+    ]);
+  });
+
+  it("agrees with BigInt on any whole number, wherever it stands in a document", () => {
+    const big = fc.bigInt({ min: -(10n ** 25n), max: 10n ** 25n });
+    fc.assert(
+      fc.property(fc.jsonValue({ maxDepth: 3 }), big, (document, whole) => {
+        // The number goes in as the last item of an array at the top, beside any other JSON.
+        const text = `[${JSON.stringify(document)}, ${whole}]`;
+        const read = Number(whole);
+        // A double as JavaScript writes it reads back as itself, exact or not.
+        const kept = BigInt(read) === whole || String(read) === String(whole);
+        const expected = kept ? [] : [{ path: "/1", message: message(String(whole), String(read)) }];
+        expect(inexactIntegerProblems(text)).toEqual([
+          ...inexactIntegerProblems(JSON.stringify(document)).map((p) => ({ ...p, path: `/0${p.path}` })),
+          ...expected,
+        ]);
+      }),
+    );
+  });
+});
+
+describe("walkJsonText", () => {
+  it("visits every key and number of any JSON text with the path JSON.parse would put it at", () => {
+    fc.assert(
+      fc.property(fc.jsonValue({ maxDepth: 4 }), fc.boolean(), (value, spaced) => {
+        const text = JSON.stringify(value, null, spaced ? 2 : undefined);
+        const numbers: Array<[string, unknown]> = [];
+        walkJsonText(text, {
+          number(literal, at) {
+            numbers.push([literal, at()]);
+            return false;
+          },
+        });
+        const expected: Array<[string, unknown]> = [];
+        const collect = (item: unknown, path: Array<string | number>): void => {
+          if (typeof item === "number") expected.push([JSON.stringify(item), path]);
+          else if (Array.isArray(item)) for (const [i, inner] of item.entries()) collect(inner, [...path, i]);
+          else if (item !== null && typeof item === "object")
+            for (const [key, inner] of Object.entries(item)) collect(inner, [...path, key]);
+        };
+        collect(JSON.parse(text), []);
+        expect(numbers).toEqual(expected);
+      }),
+    );
+  });
+
+  it("says when an object writes a key twice, after unescaping, and stops when asked", () => {
+    const keys: unknown[] = [];
+    walkJsonText('{"a": {"s": 1, "\\u0073": 2, "t": 3}, "b": 4}', {
+      key(key, repeated, holder) {
+        keys.push([key, repeated, holder()]);
+        return repeated;
+      },
+    });
+    expect(keys).toEqual([
+      ["a", false, []],
+      ["s", false, ["a"]],
+      ["s", true, ["a"]],
+    ]);
+  });
+});
+
+describe("inexactIntegerProblems and doubles as JavaScript writes them", () => {
+  it("passes every double JSON.stringify writes, whatever its size", () => {
+    // Weighted to where it matters: from 2^53 to 1e21 JavaScript writes whole doubles without an exponent.
+    const doubles = fc.oneof(
+      fc.double({ min: 2 ** 53, max: 1e21 }),
+      fc.double({ noNaN: true, noDefaultInfinity: true }),
+    );
+    fc.assert(
+      fc.property(doubles, (double) => {
+        expect(inexactIntegerProblems(JSON.stringify({ n: double }))).toEqual([]);
+      }),
     );
   });
 });

@@ -9,7 +9,14 @@ import { MAX_JSON_DEPTH, NOT_WELL_FORMED } from "../../src/core/json-input.js";
 import type { JsonObject } from "../../src/core/json.js";
 import { invoiceTool } from "../fixtures/invoice-tools.js";
 import { call, newTenant, type TestTenant } from "./helpers.js";
-import { createSimulation, dispatch, evidence, readAttempt, type CreatedAttempt } from "./simulation-helpers.js";
+import {
+  createSimulation,
+  dispatch,
+  evidence,
+  mirrorTool,
+  readAttempt,
+  type CreatedAttempt,
+} from "./simulation-helpers.js";
 
 let tenant: TestTenant;
 beforeAll(async () => {
@@ -42,22 +49,8 @@ function tooDeepAnswer(): { status: number; body: unknown } {
   };
 }
 
-/** Mirrors its arguments object: whatever the agent sends comes back. */
-const echoTool = {
-  name: "echo",
-  description: "Answer the arguments as they came.",
-  input_schema: { type: "object" },
-  output_schema: { type: "object" },
-  testing: {
-    schema_version: 1,
-    default_variant: "mirror",
-    variants: { mirror: { result: { $input: "" } } },
-    examples: [{ variant: "mirror", input: { a: [1] }, expected: { a: [1] } }],
-  },
-};
-
 async function echoAttempt(): Promise<CreatedAttempt> {
-  const [attempt] = (await createSimulation(tenant, { tools: [{ inline: echoTool }] })).attempts;
+  const [attempt] = (await createSimulation(tenant, { tools: [{ inline: mirrorTool }] })).attempts;
   if (!attempt) throw new Error("no attempt");
   return attempt;
 }
@@ -279,6 +272,55 @@ describe("dispatch arguments no call can use are the agent's tool input error, n
   });
 });
 
+describe("whole numbers past 2^53, which JSON.parse would read as another number", () => {
+  const lost = (literal: string, readsAs: string) =>
+    `the whole number ${literal} is past 2^53 and reads as ${readsAs}, so it would be kept as another number; send it as a string`;
+
+  it("refuses one in dispatch arguments as the agent's tool input error; nothing is recorded", async () => {
+    const attempt = await echoAttempt();
+    const message = lost("-12345678901234567890", "-12345678901234567000");
+    const text = '{"tool":"echo","arguments":{"ids":[9007199254740992, -12345678901234567890]}}';
+    expect(await answer(await rawDispatch(attempt, text))).toEqual({
+      status: 422,
+      body: {
+        error: {
+          code: "tool_input_error",
+          message: `the arguments cannot be used: /ids/1: ${message}`,
+          details: [{ path: "/ids/1", message }],
+        },
+      },
+    });
+    expect(await evidence(attempt)).toEqual([]);
+    // 2^53 itself reads exactly, and so does a number written with a fraction or an exponent.
+    expect(
+      await answer(await rawDispatch(attempt, '{"tool":"echo","arguments":{"a":9007199254740992,"b":1e20,"c":0.1}}')),
+    ).toEqual({ status: 200, body: { a: 9007199254740992, b: 1e20, c: 0.1 } });
+  });
+
+  it("refuses one in a management body as invalid_request naming the field; nothing is stored", async () => {
+    const before = await call("GET", "/api/tools", { key: tenant.key });
+    const text = JSON.stringify(invoiceTool).replace(
+      '"type":"object"',
+      '"type":"object","maxProperties":18014398509481985',
+    );
+    const message = lost("18014398509481985", "18014398509481984");
+    const response = await call("POST", "/api/tools", { key: tenant.key, body: text });
+    const body = await answer(response);
+    expect(body).toEqual({
+      status: 400,
+      body: {
+        error: {
+          code: "invalid_request",
+          message: expect.stringMatching(/\/maxProperties: the whole number 18014398509481985 is past 2\^53/),
+          details: { problems: [{ path: expect.stringMatching(/\/maxProperties$/), message }] },
+        },
+      },
+    });
+    const after = await call("GET", "/api/tools", { key: tenant.key });
+    expect(await after.json()).toEqual(await before.json());
+  });
+});
+
 describe("names that are not well-formed Unicode", () => {
   it("refuses lone surrogates in call_id: three different ones can no longer collapse into one stored row", async () => {
     const attempt = await echoAttempt();
@@ -330,7 +372,7 @@ describe("names that are not well-formed Unicode", () => {
         },
       },
     });
-    const inline = { ...echoTool, annotations: { "k\udfff": true } };
+    const inline = { ...mirrorTool, annotations: { "k\udfff": true } };
     const key = await answer(
       await call("POST", "/api/simulations", { key: tenant.key, body: { tools: [{ inline }] } }),
     );

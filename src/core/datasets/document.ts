@@ -7,7 +7,7 @@
  * which also names the stored object (keys.ts), so equal content is equal hash in any runtime.
  */
 import { firstRepeatedKey } from "../json-repeated-keys.js";
-import { jsonInputProblems } from "../json-input.js";
+import { inexactIntegerProblems, jsonInputProblems } from "../json-input.js";
 import { isJsonObject, pointerToken, type JsonObject, type Problem } from "../json.js";
 
 type DatasetDocument =
@@ -37,6 +37,9 @@ export function readDatasetDocument(text: string): DatasetDocument {
     };
   const problems = jsonInputProblems(value, { wellFormed: true, what: "a dataset" });
   if (problems.length > 0) return { ok: false, kind: "invalid", problems };
+  // An id past 2^53 would be stored as a neighbouring number, and no record would say so.
+  const inexact = inexactIntegerProblems(text);
+  if (inexact.length > 0) return { ok: false, kind: "invalid", problems: inexact };
   // JSON.parse keeps the last of repeated keys without a word: a record would silently vanish.
   const repeated = firstRepeatedKey(text);
   if (repeated)

@@ -20,7 +20,7 @@
  *   still handled (approval-free ones run, further `always_require` ones are recorded too), and
  *   the run stops after the answer, as an agent returns with its approval requests.
  * - Arguments that are not a JSON object, or a JSON object no call can use (nested past the limit,
- *   a number JSON cannot carry), are answered to the model as a tool input error, in the same body
+ *   a number JSON cannot carry, a whole number past 2^53 that would read as another), are answered to the model as a tool input error, in the same body
  *   shape as the attempt's own tool input errors, never dispatched, and recorded as refused with the
  *   text the model sent.
  * - A harness error stops the run at once: the calls after it in the same answer are not handled,
@@ -36,7 +36,7 @@
  *   dispatched and recorded under a derived id (`<id>~<answer>.<call>`, both from 1, the id made
  *   well-formed and cut to MAX_KEPT_CALL_ID first); the model is still answered under its own id.
  */
-import { isWellFormedText, toWellFormedText } from "../json-input.js";
+import { inexactIntegerProblems, isWellFormedText, toWellFormedText } from "../json-input.js";
 import { isJsonObject, type JsonValue, type Problem } from "../json.js";
 import type { ChatMessage, ChatRequest, ChatToolCall } from "../ports.js";
 import type { ApprovalRequest, RefusedCall, Refusal } from "../scoring/calls.js";
@@ -222,9 +222,12 @@ function parseArguments(raw: string): ParsedArguments {
     };
   }
   // The attempt refuses these too, but without recording the call; caught here, the call is kept
-  // with the text the model sent (1e400 would otherwise be stored as null).
+  // with the text the model sent (1e400 would otherwise be stored as null, 9007199254740993 as
+  // 9007199254740992).
   const unusable = argumentProblems(value);
   if (unusable.length > 0) return { ok: false, refusal: "unusable_arguments", problems: unusable };
+  const inexact = inexactIntegerProblems(raw);
+  if (inexact.length > 0) return { ok: false, refusal: "unusable_arguments", problems: inexact };
   return { ok: true, value };
 }
 

@@ -5,7 +5,14 @@
  * limit and lone surrogates are refused with a message, never a stack overflow.
  */
 import { parseDocument } from "yaml";
-import { jsonInputProblems, MAX_JSON_DEPTH, NOT_FINITE, problemSummary, tooDeepMessage } from "../json-input.js";
+import {
+  inexactIntegerProblems,
+  jsonInputProblems,
+  MAX_JSON_DEPTH,
+  NOT_FINITE,
+  problemSummary,
+  tooDeepMessage,
+} from "../json-input.js";
 import type { JsonValue } from "../json.js";
 import { isJsonValue } from "./fields.js";
 import { messageOf } from "../message-of.js";
@@ -51,6 +58,8 @@ export function parseText(text: string, syntax: TextSyntax, limits: TextLimits =
     }
     return { ok: false, message: problemSummary(problems) };
   }
+  const inexact = syntax === "json" ? inexactIntegerProblems(text) : [];
+  if (inexact.length > 0) return { ok: false, message: problemSummary(inexact) };
   // Safe now: the value is acyclic and at most MAX_JSON_DEPTH deep.
   const maxJsonBytes = limits.maxJsonBytes ?? DEFAULT_MAX_JSON_BYTES;
   const bytes = new TextEncoder().encode(JSON.stringify(parsed.value)).byteLength;

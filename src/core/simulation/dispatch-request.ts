@@ -3,7 +3,7 @@
  * the hot path, and a generic schema library walking every argument value costs more than the
  * call itself. Every problem names its field.
  */
-import { isWellFormedText, jsonInputProblems, NOT_WELL_FORMED } from "../json-input.js";
+import { inexactIntegerProblems, isWellFormedText, jsonInputProblems, NOT_WELL_FORMED } from "../json-input.js";
 import { isJsonObject, pointerToken, type JsonObject, type Problem } from "../json.js";
 import { messageOf } from "../message-of.js";
 
@@ -48,7 +48,16 @@ export function parseDispatchText(text: string): ParsedDispatch {
     const reason = messageOf(error);
     return { ok: false, malformed: `the request body is not valid JSON: ${reason}` };
   }
-  return parseDispatchRequest(raw);
+  const parsed = parseDispatchRequest(raw);
+  if (!parsed.ok) return parsed;
+  // Every other field is a string by now, so a number the text holds is one of the arguments.
+  const inexact = inexactIntegerProblems(text);
+  if (inexact.length > 0)
+    return {
+      ok: false,
+      unusableArguments: inexact.map((p) => ({ path: p.path.slice("/arguments".length), message: p.message })),
+    };
+  return parsed;
 }
 
 /**

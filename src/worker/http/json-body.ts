@@ -4,7 +4,7 @@
  * wrong, never a 500. Field validation against a route's schema is field-hints.ts's readBodyWithHints.
  */
 import type { Context } from "hono";
-import { jsonInputProblems } from "../../core/json-input.js";
+import { inexactIntegerProblems, jsonInputProblems } from "../../core/json-input.js";
 import { ApiError, invalidRequest } from "./errors.js";
 import { messageOf } from "../../core/message-of.js";
 
@@ -80,8 +80,8 @@ export async function readRequestJsonText(
 
 /**
  * The parsed body, refused with 400 invalid_request (naming each place) when it nests past
- * MAX_JSON_DEPTH, holds a number JSON cannot carry (1e400) or a string or key that is not
- * well-formed Unicode. Past this point every walk over the body may be recursive.
+ * MAX_JSON_DEPTH, holds a number JSON cannot carry (1e400) or would read as another number
+ * (9007199254740993), or a string or key that is not well-formed Unicode. Past this point every walk over the body may be recursive.
  */
 export async function readJson(
   c: Context,
@@ -100,6 +100,8 @@ export async function readJson(
   }
   const problems = jsonInputProblems(value, { wellFormed: true, what: "a request body" });
   if (problems.length > 0) throw invalidRequest(problems);
+  const inexact = inexactIntegerProblems(text);
+  if (inexact.length > 0) throw invalidRequest(inexact);
   return value;
 }
 

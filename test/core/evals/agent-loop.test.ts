@@ -222,6 +222,11 @@ describe("runAgent: the seed's flows", () => {
       "/n: expected a finite number; this one is out of the range a JSON number can carry (it reads as Infinity)",
     ],
     ["nesting past the limit", `{"invoice_id":${"[".repeat(101)}${"]".repeat(101)}}`, "/invoice_id"],
+    [
+      "a whole number past 2^53",
+      '{"invoice_id":"INV-10431","n":9007199254740993}',
+      "/n: the whole number 9007199254740993 is past 2^53 and reads as 9007199254740992",
+    ],
   ])("refuses arguments with %s before the attempt, keeping the text the model sent", async (_, raw, problem) => {
     const unusable = call("n1", "get_invoice", raw);
     const model = scriptedModel([calls(unusable), said("Sorry.")]);

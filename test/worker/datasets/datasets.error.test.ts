@@ -83,6 +83,16 @@ describe("POST /api/datasets/:name/versions refuses", () => {
           "expected a finite number; this one is out of the range a JSON number can carry (it reads as Infinity)",
       }),
     );
+    // 2^53 + 1 reads as 2^53: stored, the dataset would hold a different id than the one sent.
+    expect(await answer(await post('{"orders": {"#W1": {"id": 9007199254740993, "ok": 9007199254740992}}}'))).toEqual(
+      invalidAnswer({
+        path: "/orders/#W1/id",
+        message:
+          "the whole number 9007199254740993 is past 2^53 and reads as 9007199254740992, so it would be kept as another number; send it as a string",
+      }),
+    );
+    const after = await call("GET", "/api/datasets/retail/versions/1/content", { key: tenant.key });
+    expect(await after.json()).toEqual({ orders: { "#W1": { a: 1 } } });
   });
 
   it("bad path and query parameters (400), before reading the body", async () => {
