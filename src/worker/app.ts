@@ -10,6 +10,7 @@ import type { Ids } from "../core/ports.js";
 import type { AppEnv } from "./platform/env.js";
 import { ApiError, errorResponse, fromHttpException } from "./http/errors.js";
 import { authenticate } from "./http/auth.js";
+import { methodNotAllowed } from "./http/method-not-allowed.js";
 import { docsRoutes } from "./openapi/docs-routes.js";
 import { metricRoutes } from "./policies/metric-routes.js";
 import { policyRoutes } from "./policies/routes.js";
@@ -51,6 +52,11 @@ export function createApp(services: Partial<AppServices> = {}): Hono<AppEnv> {
     c.set("ids", ids);
     await next();
   });
+  // Before every route's own checks: a wrong method is the first thing wrong with a request.
+  app.use(
+    "*",
+    methodNotAllowed(() => app.routes),
+  );
 
   app.get("/health", (c) => c.json({ ok: true }));
   // The API reference (GET /openapi.json, GET /docs and the viewer's assets): public, no key.

@@ -8,6 +8,20 @@ import type { JsonObject } from "../../src/core/json.js";
 import type { AttemptObject } from "../../src/worker/attempts/object.js";
 import { call, type TestTenant } from "./helpers.js";
 
+/** Mirrors its arguments object: whatever the agent sends comes back. */
+export const mirrorTool = {
+  name: "echo",
+  description: "Answer the arguments as they came.",
+  input_schema: { type: "object" },
+  output_schema: { type: "object" },
+  testing: {
+    schema_version: 1,
+    default_variant: "mirror",
+    variants: { mirror: { result: { $input: "" } } },
+    examples: [{ variant: "mirror", input: { a: [1] }, expected: { a: [1] } }],
+  },
+};
+
 /** Swaps the stored number for the argument and answers the previous one: lost or interleaved updates show at once. */
 export const counterTool = {
   name: "counter",

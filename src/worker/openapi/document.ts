@@ -101,6 +101,7 @@ function buildDocument(operations: readonly OperationDoc[]): OpenApiDocument {
       description:
         "Prove that a tool-using AI agent's limits hold: tool mocks as contracts, simulations, policy checks and behavioural evals. " +
         'Every error answers one body, {"error": {"code", "message", "details"?}} (components.schemas.ErrorBody); its status follows from its code. ' +
+        "A path asked with a method it does not take answers 405 method_not_allowed with an Allow header, before any key or token is checked. " +
         "This document and its viewer (GET /docs) are public: no key needed.",
     },
     servers: [{ url: "/", description: "This toolproof instance" }],
