@@ -16,6 +16,17 @@ const encoder = new TextEncoder();
 export const TIMESTAMP_TOLERANCE_SECONDS = 5 * 60;
 const SECRET_PREFIX = "whsec_";
 
+/**
+ * A Standard Webhooks secret as every library reads it alike: `whsec_` and the base64 of 24 to 64
+ * random bytes, written as an encoder writes it (padded with `=` to a multiple of 4 characters, no
+ * bits past the last byte). Libraries that want padding refuse anything else, and the lenient ones
+ * read it differently; this is the rule PUT /api/agent-secrets checks, and the secrets the signer
+ * decodes. Spelled out by length: 8 to 21 groups of four, then nothing, `xx==` (one more byte) or,
+ * below 21 groups, `xxx=` (two more).
+ */
+export const STANDARD_SECRET =
+  /^whsec_(?:(?:[A-Za-z0-9+/]{4}){8,21}(?:[A-Za-z0-9+/][AQgw]==)?|(?:[A-Za-z0-9+/]{4}){8,20}[A-Za-z0-9+/]{2}[AEIMQUYcgkosw048]=)$/;
+
 /** A new secret in the Standard Webhooks form, from `randomBase64url` bytes of randomness. */
 export function webhookSecret(randomBase64url: string): string {
   const base64 = randomBase64url.replace(/-/g, "+").replace(/_/g, "/");
@@ -25,6 +36,25 @@ export function webhookSecret(randomBase64url: string): string {
 /** The HMAC key bytes each format derives from the secret. */
 function keyBytes(format: "standard" | "github", secret: string): Uint8Array {
   if (format === "github") return encoder.encode(secret);
+  const key = STANDARD_SECRET.test(secret) ? fromBase64(secret.slice(SECRET_PREFIX.length)) : undefined;
+  return key ?? laxKeyBytes(secret);
+}
+
+/**
+ * The key of a secret outside STANDARD_SECRET, as it always was. No secret toolproof makes is one,
+ * and PUT /api/agent-secrets refuses them now, but until it checked the length and the padding it
+ * stored some (`whsec_` and 32 to 88 base64 characters, up to two `=`); a job is still signed with
+ * the key such a secret always gave, so an agent that verifies it today keeps verifying:
+ * - padded base64 of more than 64 bytes, or with bits past the last byte: its bytes, the bits
+ *   dropped, as the libraries that take it read it.
+ * - base64 without its padding: decoded as if padded (atob's forgiving decode; Node's Buffer derives
+ *   the same bytes); libraries that want padding refuse the secret.
+ * - text that is not base64 at all (a length one past a multiple of 4, `=` in the middle): the whole
+ *   text, `whsec_` included, is the key, which only a library's raw format (the secret's text as
+ *   its bytes) derives.
+ * PUT such a secret again, in the form above, to be read alike everywhere.
+ */
+function laxKeyBytes(secret: string): Uint8Array {
   const encoded = secret.startsWith(SECRET_PREFIX) ? secret.slice(SECRET_PREFIX.length) : secret;
   return fromBase64(encoded) ?? encoder.encode(secret);
 }

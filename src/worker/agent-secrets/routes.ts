@@ -19,27 +19,29 @@ import {
   type AgentSecretRow,
 } from "../../adapters/d1/external-agents.js";
 import { encodeCursor } from "../../adapters/d1/json-column.js";
-import { webhookSecret } from "../../adapters/webhook-signature.js";
-import { RESOURCE_NAME } from "../../core/names.js";
+import { STANDARD_SECRET, webhookSecret } from "../../adapters/webhook-signature.js";
 import { documentName } from "../http/document-body.js";
 import type { AppEnv } from "../platform/env.js";
 import { readBodyWithHints } from "../http/field-hints.js";
 import { notFound } from "../http/errors.js";
 import { requirePermission } from "../http/auth.js";
-import { pageCursor, pageLimit } from "../http/pagination.js";
+import { pageCursor, pageLimit, NAME_CURSOR } from "../http/pagination.js";
 import { requireSealingKey } from "../http/webhook-secret.js";
 import { sealAgentSecret } from "./agent-secret.js";
 
 const BODY_LIMIT = 8 * 1024;
 /** Random bytes in a generated secret (Standard Webhooks takes 24 to 64). */
 const SECRET_BYTES = 32;
-/** whsec_ and 24 to 64 bytes of base64, as Standard Webhooks' libraries expect. */
-const STANDARD_SECRET = /^whsec_[A-Za-z0-9+/]{32,88}={0,2}$/;
 
 export const agentSecretBody = z.strictObject({
+  // The signer's own rule (webhook-signature.ts): a secret it takes, every Standard Webhooks library
+  // reads as the same key, so a job is never signed with a key the agent does not derive.
   secret: z
     .string()
-    .regex(STANDARD_SECRET, "expected a Standard Webhooks secret: whsec_ and 24 to 64 random bytes as base64")
+    .regex(
+      STANDARD_SECRET,
+      "expected a Standard Webhooks secret: whsec_ followed by the base64 of 24 to 64 random bytes, padded with = to a multiple of 4 characters (openssl rand -base64 32 makes one)",
+    )
     .optional(),
 });
 
@@ -65,7 +67,7 @@ agentSecretRoutes.put("/:name", async (c) => {
 
 agentSecretRoutes.get("/", async (c) => {
   const limit = pageLimit(c);
-  const after = pageCursor(c, ([name]) => (typeof name === "string" && RESOURCE_NAME.test(name) ? name : undefined));
+  const after = pageCursor(c, NAME_CURSOR);
   const rows = await listAgentSecrets(c.var.db, c.var.principal.tenantId, { limit: limit + 1, after });
   const items = rows.slice(0, limit);
   const last = items[items.length - 1];

@@ -3,7 +3,7 @@ import { z } from "zod";
 import { MAX_NAME_LENGTH } from "../../core/simulation/dispatch-request.js";
 import { ATTEMPT_STATUSES } from "../../core/simulation/status.js";
 import { externalCompletionBody } from "./external-completion-body.js";
-import { completeRequest, evidenceQuery } from "./routes.js";
+import { completeRequest, EVIDENCE_PAGE_MAX } from "./routes.js";
 import { stateQuery } from "./state-route.js";
 import { inlineEntry, libraryEntry, simulationRequest } from "./simulation-routes.js";
 import { JSON_BODY_ERRORS, type OperationDoc } from "../http/openapi/operation.js";
@@ -364,10 +364,18 @@ export const simulationOperations: OperationDoc[] = [
     description: "Every call in order, paged by `after` (the seq of the last call seen).",
     access: attemptRead,
     params: { id: "The attempt's id." },
-    query: queryParameters(evidenceQuery, {
-      after: "Only calls after this seq (default 0).",
-      limit: "Calls per page (default 1000).",
-    }),
+    query: [
+      {
+        name: "after",
+        description: "Only calls after this seq: the next_cursor of the previous page (default 0, the first call on).",
+        schema: { type: "integer", minimum: 0, default: 0 },
+      },
+      {
+        name: "limit",
+        description: `Calls per page: 1 to ${EVIDENCE_PAGE_MAX} (default ${EVIDENCE_PAGE_MAX}).`,
+        schema: { type: "integer", minimum: 1, maximum: EVIDENCE_PAGE_MAX, default: EVIDENCE_PAGE_MAX },
+      },
+    ],
     responses: { 200: { description: "A page of calls.", schema: Evidence } },
     errors: ["invalid_request", "not_found", "internal_error"],
   },

@@ -31,13 +31,15 @@ import { ApiError, invalidRequest } from "../http/errors.js";
 import { errorHeaders, lostAttemptError } from "./lost-attempt.js";
 import { mcpHandler } from "./mcp.js";
 import { jsonObject } from "../http/schema-fields.js";
+import { pageLimit } from "../http/pagination.js";
+import { queryParam } from "../http/query.js";
 import { dispatchCall } from "./dispatch.js";
 import { readStateHandler } from "./state-route.js";
 
 export const attemptRoutes = new Hono<AppEnv>();
 
 /** Evidence pages: large enough that most attempts fit in one, small enough to bound a response. */
-const EVIDENCE_PAGE_MAX = 1000;
+export const EVIDENCE_PAGE_MAX = 1000;
 const COMPLETE_BODY_LIMIT = 1024 * 1024;
 
 attemptRoutes.post("/:id/dispatch", (c) => dispatchCall(c.req.raw, c.env, c.req.param("id")));
@@ -52,34 +54,16 @@ attemptRoutes.get("/:id", async (c) => {
 
 attemptRoutes.get("/:id/state", readStateHandler);
 
-export const evidenceQuery = z.strictObject({
-  after: z.coerce
-    .number({ error: "expected a whole number" })
-    .int("expected a whole number")
-    .min(0, "expected 0 or more")
-    .optional(),
-  limit: z.coerce
-    .number({ error: "expected a whole number" })
-    .int("expected a whole number")
-    .min(1, "expected 1 or more")
-    .max(EVIDENCE_PAGE_MAX, `expected at most ${EVIDENCE_PAGE_MAX}`)
-    .optional(),
-});
-
 attemptRoutes.get("/:id/evidence", async (c) => {
-  const query = evidenceQuery.safeParse(c.req.query());
-  if (!query.success) {
-    throw invalidRequest(
-      query.error.issues.map((issue) => ({ path: `?${issue.path.join(".")}`, message: issue.message })),
-    );
-  }
+  // Read as every list reads its query: the same strict whole numbers, the same /query/<name> paths.
+  const after = evidenceAfter(c);
+  const limit = pageLimit(c, EVIDENCE_PAGE_MAX, EVIDENCE_PAGE_MAX);
   const attempt = await authorizedReader(c);
   // Copy whatever the object has not flushed yet, so D1 alone answers "every call".
   const flushed = await attemptStub(c.env, attempt.id).flush();
   // Never answer from a D1 that is missing calls the object holds.
   if (flushed.kind === "failed") throw evidenceNotCopied();
-  const limit = query.data.limit ?? EVIDENCE_PAGE_MAX;
-  const rows = await listEvidence(c.var.db, attempt.id, query.data.after ?? 0, limit);
+  const rows = await listEvidence(c.var.db, attempt.id, after, limit);
   const last = rows[rows.length - 1];
   return c.json({
     attempt_id: attempt.id,
@@ -87,6 +71,16 @@ attemptRoutes.get("/:id/evidence", async (c) => {
     next_cursor: rows.length === limit && last ? String(last.seq) : null,
   });
 });
+
+/** ?after=: the seq of the last call seen (the previous page's next_cursor); 0, the default, starts at the first. */
+function evidenceAfter(c: Context<AppEnv>): number {
+  const raw = queryParam(c, "after");
+  if (raw === undefined) return 0;
+  const after = Number(raw);
+  if (!/^\d+$/.test(raw) || !Number.isSafeInteger(after))
+    throw invalidRequest([{ path: "/query/after", message: "expected a whole number, 0 or more (the seq of a call)" }]);
+  return after;
+}
 
 export const completeRequest = z.strictObject({
   output: z.unknown().refine((value) => value !== undefined, "required: the agent's final output (any JSON)"),

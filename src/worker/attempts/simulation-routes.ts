@@ -47,7 +47,7 @@ import { invalidRequest, notFound } from "../http/errors.js";
 import { planRefusalError } from "../http/plan-refusal.js";
 import { hintedProblems, readBodyWithHints } from "../http/field-hints.js";
 import { requirePermission } from "../http/auth.js";
-import { pageCursor, pageLimit } from "../http/pagination.js";
+import { pageCursor, pageLimit, CREATED_CURSOR } from "../http/pagination.js";
 import { clientRecord, description, jsonObject, jsonSchemaField, toolName } from "../http/schema-fields.js";
 import { schemaValidator } from "../platform/services.js";
 import { realToolContext, requireRealTools } from "./real/context.js";
@@ -107,7 +107,7 @@ export const simulationRequest = z.strictObject({
     .min(MIN_LEASE_SECONDS, `expected at least ${MIN_LEASE_SECONDS}`)
     .max(MAX_LEASE_SECONDS, `expected at most ${MAX_LEASE_SECONDS}`)
     .default(DEFAULT_LEASE_SECONDS),
-  /** The policy whose write rules a real-tools run applies (default: the default write verbs). */
+  /** The policy whose write rules a real-tools run applies (default: the default write verbs); only with a real-mode tool. */
   policy: z.string().min(1).max(200).optional(),
 });
 
@@ -123,6 +123,15 @@ simulationRoutes.post("/", requirePermission("AIManager:RunEvals"), async (c) =>
   const realModes = entries.valid.flatMap((entry, index) =>
     "mode" in entry && entry.mode === "real" ? [`/tools/${index}/mode`] : [],
   );
+  if (body.policy !== undefined && realModes.length === 0)
+    // Accepted, it would read as a policy that governs these mocks, and nothing would say otherwise.
+    throw invalidRequest([
+      {
+        path: "/policy",
+        message:
+          "a policy decides which calls of a real-mode tool are writes; no tool here is in real mode, so it would change nothing (leave it out, or set a tool's mode to real)",
+      },
+    ]);
   requireRealTools(c.var.principal, realModes);
   const real = realModes.length > 0 ? await realToolContext(c.env, c.var.db, tenantId, body.policy) : undefined;
   const planned = await planSimulation(entries.valid, {
@@ -193,9 +202,7 @@ simulationRoutes.post("/", requirePermission("AIManager:RunEvals"), async (c) =>
 
 simulationRoutes.get("/", requirePermission("AIManager:RunEvals"), async (c) => {
   const limit = pageLimit(c);
-  const after = pageCursor(c, ([created_at, id]) =>
-    typeof created_at === "string" && typeof id === "string" ? { created_at, id } : undefined,
-  );
+  const after = pageCursor(c, CREATED_CURSOR);
   const page = await listSimulations(c.var.db, c.var.principal.tenantId, { limit, after });
   return c.json({
     items: page.items.map((simulation) => ({ ...simulationView(simulation), attempt_count: simulation.attempt_count })),

@@ -11,8 +11,10 @@ import { attemptStub } from "./access.js";
 import { authorizedReader } from "./reader.js";
 import type { AppEnv } from "../platform/env.js";
 import { ApiError, invalidRequest } from "../http/errors.js";
+import { queryParam } from "../http/query.js";
 
-export const stateQuery = z.strictObject({
+/** Parameters it does not read are ignored, as on every other route. */
+export const stateQuery = z.object({
   tool: z.string({ error: "required: the tool whose state to read" }).min(1, "expected a tool name"),
   pointer: z
     .string({ error: "required: a JSON Pointer into the tool's state (/orders/%23W123; empty for the whole state)" })
@@ -23,10 +25,10 @@ export const stateQuery = z.strictObject({
 });
 
 export async function readStateHandler(c: Context<AppEnv>): Promise<Response> {
-  const query = stateQuery.safeParse(c.req.query());
+  const query = stateQuery.safeParse({ tool: queryParam(c, "tool"), pointer: queryParam(c, "pointer") });
   if (!query.success) {
     throw invalidRequest(
-      query.error.issues.map((issue) => ({ path: `?${issue.path.join(".") || "query"}`, message: issue.message })),
+      query.error.issues.map((issue) => ({ path: `/query/${issue.path.join("/")}`, message: issue.message })),
     );
   }
   const { tool, pointer } = query.data;
@@ -40,11 +42,11 @@ export async function readStateHandler(c: Context<AppEnv>): Promise<Response> {
       return c.json({ attempt_id: attempt.id, tool, pointer, value: reply.value });
     case "absent":
       throw new ApiError("not_found", `tool "${tool}" holds nothing at ${JSON.stringify(pointer)}`, {
-        problems: [{ path: "?pointer", message: `nothing at ${JSON.stringify(pointer)}` }],
+        problems: [{ path: "/query/pointer", message: `nothing at ${JSON.stringify(pointer)}` }],
       });
     case "unknown_tool":
       throw new ApiError("not_found", `this attempt has no tool "${tool}" (it has ${reply.tools.join(", ")})`, {
-        problems: [{ path: "?tool", message: `no tool "${tool}" in this attempt` }],
+        problems: [{ path: "/query/tool", message: `no tool "${tool}" in this attempt` }],
       });
     case "missing":
       throw new ApiError(

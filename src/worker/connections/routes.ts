@@ -25,13 +25,12 @@ import type { AppEnv } from "../platform/env.js";
 import { ApiError, invalidRequest, notFound } from "../http/errors.js";
 import { readBodyWithHints } from "../http/field-hints.js";
 import { requirePermission } from "../http/auth.js";
-import { pageCursor, pageLimit } from "../http/pagination.js";
-import { clientRecord, httpUrlProblems } from "../http/schema-fields.js";
+import { pageCursor, pageLimit, NAME_CURSOR } from "../http/pagination.js";
+import { clientRecord, HEADER_VALUE_RULE, headerValue, httpUrlProblems, isHeaderValue } from "../http/schema-fields.js";
 import { openStoredConnection } from "./model-clients.js";
 import { sealConnectionSecrets, openConnectionSecrets, unreadableMessage } from "./connection-secrets.js";
 // Connections follow the name rule of every named resource (policies, suites).
 import { documentName as connectionName } from "../http/document-body.js";
-import { RESOURCE_NAME } from "../../core/names.js";
 
 const CONNECTION_BODY_LIMIT = 64 * 1024;
 const CONNECTION_DEFAULTS = {
@@ -69,11 +68,9 @@ export const connectionBody = z.strictObject({
     .string()
     .min(1, "expected the model name (or the Azure deployment)")
     .max(256, "expected at most 256 characters"),
-  api_key: z
-    .string()
-    .min(1, "expected the endpoint's API key")
-    .max(8192, "expected at most 8192 characters")
-    .optional(),
+  api_key: headerValue(
+    z.string().min(1, "expected the endpoint's API key").max(8192, "expected at most 8192 characters"),
+  ).optional(),
   api_version: z
     .string()
     .regex(/^[A-Za-z0-9._-]{1,64}$/, "expected an Azure API version such as 2024-10-21")
@@ -111,7 +108,7 @@ connectionRoutes.use("*", requirePermission("AIManager:Admin"));
 
 connectionRoutes.get("/", async (c) => {
   const limit = pageLimit(c);
-  const after = pageCursor(c, ([name]) => (typeof name === "string" && RESOURCE_NAME.test(name) ? name : undefined));
+  const after = pageCursor(c, NAME_CURSOR);
   const page = await listConnections(c.var.db, c.var.principal.tenantId, { limit, after });
   return c.json({
     items: page.items.map(connectionView),
@@ -277,8 +274,7 @@ function headerProblems(headers: Record<string, string> | undefined): Problem[] 
         path: pointer("headers", name),
         message: "the same header is given twice (header names ignore case)",
       });
-    else if (/[\r\n\0]/.test(value))
-      problems.push({ path: pointer("headers", name), message: "a header value must not contain line breaks or NUL" });
+    else if (!isHeaderValue(value)) problems.push({ path: pointer("headers", name), message: HEADER_VALUE_RULE });
     seen.add(lower);
   }
   return problems;

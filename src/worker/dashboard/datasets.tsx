@@ -15,10 +15,9 @@ import {
 } from "../../adapters/d1/datasets.js";
 import { encodeCursor } from "../../adapters/d1/json-column.js";
 import type { DatasetCollection } from "../../core/datasets/summary.js";
-import { RESOURCE_NAME } from "../../core/names.js";
 import { datasetSummary } from "../datasets/store.js";
 import { documentName } from "../http/document-body.js";
-import { pageCursor } from "../http/pagination.js";
+import { pageCursor, NAME_CURSOR } from "../http/pagination.js";
 import type { AppEnv } from "../platform/env.js";
 import { ShortHash, TableWrap } from "./components.js";
 import { seg, when } from "./format.js";
@@ -34,7 +33,7 @@ export const datasetPages = new Hono<AppEnv>();
 datasetPages.get(
   "/",
   page(datasets, async (c, viewer) => {
-    const after = pageCursor(c, ([name]) => (typeof name === "string" && RESOURCE_NAME.test(name) ? name : undefined));
+    const after = pageCursor(c, NAME_CURSOR);
     const listed = await listDatasets(c.var.db, viewer.principal.tenantId, { limit: DATASETS_PER_PAGE, after });
     return datasetsListPage(
       listed.items,

@@ -8,7 +8,6 @@
 import { Hono } from "hono";
 import { encodeCursor } from "../../adapters/d1/json-column.js";
 import { getSuiteVersion, listSuites } from "../../adapters/d1/suites.js";
-import { RESOURCE_NAME } from "../../core/names.js";
 import type { CalibrationRequirement } from "../../core/scoring/calibration.js";
 import type { JudgeCalibration } from "../../core/scoring/judge-groups.js";
 import type { CalibrationGate } from "../../core/scoring/run-verdict.js";
@@ -16,7 +15,7 @@ import { calibrationRequirement } from "../../core/scoring/calibration.js";
 import { documentName } from "../http/document-body.js";
 import type { AppEnv } from "../platform/env.js";
 import { type SuiteCalibrationView, suiteCalibration } from "../runs/judge-calibration.js";
-import { pageCursor } from "../http/pagination.js";
+import { pageCursor, NAME_CURSOR } from "../http/pagination.js";
 import { storedSuite } from "../suites/stored-suite.js";
 import { Badge, TableWrap } from "./components.js";
 import { BarChart } from "./charts.js";
@@ -40,7 +39,7 @@ judgePages.get(
   "/",
   page(judges, async (c, viewer) => {
     const tenantId = viewer.principal.tenantId;
-    const after = pageCursor(c, ([name]) => (typeof name === "string" && RESOURCE_NAME.test(name) ? name : undefined));
+    const after = pageCursor(c, NAME_CURSOR);
     const listed = await listSuites(c.var.db, tenantId, { limit: SUITES_PER_PAGE, after });
     const rows = await Promise.all(listed.items.map((s) => suiteJudge(c.var.db, tenantId, s.name)));
     return judgesListPage(

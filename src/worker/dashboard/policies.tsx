@@ -13,9 +13,8 @@ import {
   listPolicies,
   listPolicyVersions,
 } from "../../adapters/d1/policies.js";
-import { RESOURCE_NAME } from "../../core/names.js";
 import type { AppEnv } from "../platform/env.js";
-import { pageCursor } from "../http/pagination.js";
+import { pageCursor, NAME_CURSOR } from "../http/pagination.js";
 import { policyName } from "../policies/stored-policy.js";
 import { CompareForm, JsonBlock, TableWrap } from "./components.js";
 import { DiffView, jsonLineDiff } from "./diff-view.js";
@@ -32,7 +31,7 @@ export const policyPages = new Hono<AppEnv>();
 policyPages.get(
   "/",
   page(policies, async (c, viewer) => {
-    const after = pageCursor(c, ([name]) => (typeof name === "string" && RESOURCE_NAME.test(name) ? name : undefined));
+    const after = pageCursor(c, NAME_CURSOR);
     const listed = await listPolicies(c.var.db, viewer.principal.tenantId, { limit: POLICIES_PER_PAGE, after });
     return policiesListPage(
       listed.items,

@@ -7,7 +7,7 @@ import { Hono } from "hono";
 import { encodeCursor } from "../../adapters/d1/json-column.js";
 import type { AppEnv } from "../platform/env.js";
 import { ApiError } from "../http/errors.js";
-import { pageCursor } from "../http/pagination.js";
+import { pageCursor, CREATED_CURSOR } from "../http/pagination.js";
 import { seg } from "./format.js";
 import { notFoundPage, page, pathParam, positiveIntQuery } from "./page.js";
 import { attemptNotStartedPage, attemptPage } from "./runs/attempt-view.js";
@@ -29,9 +29,7 @@ export const runPages = new Hono<AppEnv>();
 runPages.get(
   "/",
   page(runs, async (c, viewer) => {
-    const after = pageCursor(c, ([created_at, id]) =>
-      typeof created_at === "string" && typeof id === "string" ? { created_at, id } : undefined,
-    );
+    const after = pageCursor(c, CREATED_CURSOR);
     const data = await runsPageData(c.env, c.var.db, viewer.principal.tenantId, after);
     const next = data.next ? `/runs?cursor=${seg(encodeCursor([data.next.created_at, data.next.id]))}` : undefined;
     return runsListPage(data.runs, suiteCharts(data.suites), next);

@@ -16,7 +16,7 @@ import {
   listTools,
 } from "../../adapters/d1/tools.js";
 import type { AppEnv, Database } from "../platform/env.js";
-import { pageCursor } from "../http/pagination.js";
+import { pageCursor, CREATED_CURSOR } from "../http/pagination.js";
 import { revisionIsStale } from "../tools/tool-view.js";
 import { CompareForm, JsonBlock, ShortHash, StaleBadge, TableWrap } from "./components.js";
 import { DiffView, jsonLineDiff } from "./diff-view.js";
@@ -34,9 +34,7 @@ toolPages.get(
   "/",
   page(tools, async (c, viewer) => {
     const tenantId = viewer.principal.tenantId;
-    const after = pageCursor(c, ([created_at, id]) =>
-      typeof created_at === "string" && typeof id === "string" ? { created_at, id } : undefined,
-    );
+    const after = pageCursor(c, CREATED_CURSOR);
     const listed = await listTools(c.var.db, tenantId, { limit: TOOLS_PER_PAGE, after });
     const latest = await Promise.all(listed.items.map((tool) => latestRevisions(c.var.db, tenantId, tool.id)));
     const next = listed.next

@@ -11,6 +11,7 @@ import { type DatasetCollection, datasetCollections } from "../../core/datasets/
 import { isWellFormedText } from "../../core/json-input.js";
 import { ApiError, invalidRequest } from "../http/errors.js";
 import { readJsonText } from "../http/json-body.js";
+import { queryParam } from "../http/query.js";
 import type { AppEnv } from "../platform/env.js";
 
 /**
@@ -43,7 +44,7 @@ export async function readDatasetUpload(c: Context<AppEnv>): Promise<DatasetUplo
 
 /** ?description=: a line saying what changed in this version; absent or empty is none. */
 export function descriptionQuery(c: Context<AppEnv>): string | null {
-  const raw = c.req.query("description");
+  const raw = queryParam(c, "description");
   if (raw === undefined || raw === "") return null;
   if (raw.length > MAX_DESCRIPTION_LENGTH || !isWellFormedText(raw))
     throw invalidRequest([
@@ -57,7 +58,7 @@ export function descriptionQuery(c: Context<AppEnv>): string | null {
 
 /** ?base_version=: the version the change is based on (0 when the dataset should not exist yet). */
 export function baseVersionQuery(c: Context<AppEnv>): number | undefined {
-  const raw = c.req.query("base_version");
+  const raw = queryParam(c, "base_version");
   if (raw === undefined) return undefined;
   if (/^(0|[1-9][0-9]{0,8})$/.test(raw)) return Number(raw);
   throw invalidRequest([

@@ -95,7 +95,7 @@ export const datasetOperations: OperationDoc[] = [
     query: [
       {
         name: "description",
-        description: `What this version changes (at most ${MAX_DESCRIPTION_LENGTH} characters).`,
+        description: `What this version changes (at most ${MAX_DESCRIPTION_LENGTH} characters), percent-encoded UTF-8.`,
         schema: { type: "string", maxLength: MAX_DESCRIPTION_LENGTH },
       },
       {

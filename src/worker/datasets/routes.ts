@@ -17,11 +17,11 @@ import type { DatasetVersion } from "../../adapters/d1/datasets.js";
 import { findDatasetVersion, listDatasets, listDatasetVersions } from "../../adapters/d1/datasets.js";
 import { encodeCursor } from "../../adapters/d1/json-column.js";
 import { lookupPointer, parsePointer } from "../../core/datasets/pointer.js";
-import { RESOURCE_NAME } from "../../core/names.js";
 import { requirePermission } from "../http/auth.js";
 import { documentName, versionParam } from "../http/document-body.js";
 import { ApiError, invalidRequest, notFound } from "../http/errors.js";
-import { pageCursor, pageLimit } from "../http/pagination.js";
+import { queryParam } from "../http/query.js";
+import { pageCursor, pageLimit, NAME_CURSOR, VERSION_CURSOR } from "../http/pagination.js";
 import type { AppEnv } from "../platform/env.js";
 import { baseVersionQuery, descriptionQuery, readDatasetUpload } from "./body.js";
 import { datasetContent, datasetDocument, datasetSummary, saveDatasetVersion } from "./store.js";
@@ -32,7 +32,7 @@ datasetRoutes.use("*", requirePermission("AIManager:ManageTools"));
 
 datasetRoutes.get("/", async (c) => {
   const limit = pageLimit(c);
-  const after = pageCursor(c, ([name]) => (typeof name === "string" && RESOURCE_NAME.test(name) ? name : undefined));
+  const after = pageCursor(c, NAME_CURSOR);
   const page = await listDatasets(c.var.db, c.var.principal.tenantId, { limit, after });
   return c.json({ items: page.items, next_cursor: page.next === undefined ? null : encodeCursor([page.next]) });
 });
@@ -67,9 +67,7 @@ datasetRoutes.post("/:name/versions", async (c) => {
 datasetRoutes.get("/:name/versions", async (c) => {
   const name = documentName(c.req.param("name"));
   const limit = pageLimit(c);
-  const before = pageCursor(c, ([version]) =>
-    typeof version === "number" && Number.isInteger(version) && version > 0 ? version : undefined,
-  );
+  const before = pageCursor(c, VERSION_CURSOR);
   const page = await listDatasetVersions(c.var.db, c.var.principal.tenantId, name, { limit, before });
   // An empty first page means no such dataset; a later empty page is just the end of the history.
   if (page.items.length === 0 && before === undefined) throw notFound("dataset");
@@ -95,7 +93,7 @@ datasetRoutes.get("/:name/versions/:version/content", async (c) => {
 });
 
 datasetRoutes.get("/:name/versions/:version/record", async (c) => {
-  const raw = c.req.query("pointer");
+  const raw = queryParam(c, "pointer");
   if (raw === undefined)
     throw invalidRequest([
       { path: "/query/pointer", message: "required: a JSON Pointer to the record, e.g. ?pointer=/orders/%23W2611340" },

@@ -41,6 +41,18 @@ export function clientRecord<T extends z.ZodType<JsonValue, JsonValue>>(
     });
 }
 
+/**
+ * A string toolproof sends as an HTTP header value (an API key, a bearer token, a header's value)
+ * cannot hold CR, LF or NUL: fetch refuses the request ("Invalid header value") and every later
+ * call would fail, so such a value is refused when it is given, by this one rule.
+ */
+const HEADER_VALUE = /^[^\r\n\0]*$/;
+export const HEADER_VALUE_RULE =
+  "cannot contain CR, LF or NUL: it is sent as an HTTP header value, which cannot hold them";
+export const isHeaderValue = (value: string): boolean => HEADER_VALUE.test(value);
+/** `value` refusing what a header value cannot hold (HEADER_VALUE_RULE), e.g. headerValue(z.string().max(8000)). */
+export const headerValue = (value: z.ZodString): z.ZodString => value.regex(HEADER_VALUE, HEADER_VALUE_RULE);
+
 export const jsonSchemaField: z.ZodType<JsonSchema> = z.union([z.boolean(), jsonObject], {
   error: (issue) => (issue.input === undefined ? "required" : "expected a JSON Schema (an object or a boolean)"),
 });

@@ -24,7 +24,7 @@ import { ALL_PERMISSIONS, type AppEnv, type Permission, type Principal } from ".
 import { readBodyWithHints } from "../http/field-hints.js";
 import { ApiError, notFound } from "../http/errors.js";
 import { grants, requirePermission } from "../http/auth.js";
-import { pageCursor, pageLimit } from "../http/pagination.js";
+import { pageCursor, pageLimit, CREATED_CURSOR } from "../http/pagination.js";
 import { apiKeyName } from "./api-key-name.js";
 
 export const createKeyRequest = z.strictObject({
@@ -69,9 +69,7 @@ keyRoutes.post("/", async (c) => {
 
 keyRoutes.get("/", async (c) => {
   const limit = pageLimit(c);
-  const after = pageCursor(c, ([created_at, id]) =>
-    typeof created_at === "string" && typeof id === "string" ? { created_at, id } : undefined,
-  );
+  const after = pageCursor(c, CREATED_CURSOR);
   const page = await listKeysPage(c.var.db, c.var.principal.tenantId, { limit, after });
   return c.json({
     items: page.items.map(keyView),

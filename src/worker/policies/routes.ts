@@ -15,7 +15,6 @@ import {
   type StoredPolicyVersion,
 } from "../../adapters/d1/policies.js";
 import type { JsonValue } from "../../core/json.js";
-import { RESOURCE_NAME } from "../../core/names.js";
 import { checkManifest } from "../../core/policy/check.js";
 import { readManifest } from "../../core/policy/manifest.js";
 import { parsePolicy } from "../../core/policy/parse-policy.js";
@@ -25,7 +24,7 @@ import { readDocumentBody, versionParam } from "../http/document-body.js";
 import { invalidRequest, notFound } from "../http/errors.js";
 import { requirePermission } from "../http/auth.js";
 import { readBodyWithHints } from "../http/field-hints.js";
-import { pageCursor, pageLimit } from "../http/pagination.js";
+import { pageCursor, pageLimit, NAME_CURSOR, VERSION_CURSOR } from "../http/pagination.js";
 import { policyName, storedPolicy } from "./stored-policy.js";
 
 /** A policy is a few dozen names and rules; 128 KiB leaves room for large MCP allow lists. */
@@ -47,7 +46,7 @@ policyRoutes.use("*", requirePermission("AIManager:ManageTools"));
 /** The tenant's policies by name, each with its latest version number and when it was last changed. */
 policyRoutes.get("/", async (c) => {
   const limit = pageLimit(c);
-  const after = pageCursor(c, ([name]) => (typeof name === "string" && RESOURCE_NAME.test(name) ? name : undefined));
+  const after = pageCursor(c, NAME_CURSOR);
   const page = await listPolicies(c.var.db, c.var.principal.tenantId, { limit, after });
   return c.json({ items: page.items, next_cursor: page.next === undefined ? null : encodeCursor([page.next]) });
 });
@@ -71,9 +70,7 @@ policyRoutes.get("/:name", async (c) => {
   const name = policyName(c.req.param("name"));
   const tenantId = c.var.principal.tenantId;
   const limit = pageLimit(c);
-  const before = pageCursor(c, ([version]) =>
-    typeof version === "number" && Number.isInteger(version) && version > 0 ? version : undefined,
-  );
+  const before = pageCursor(c, VERSION_CURSOR);
   const latest = await findPolicyVersion(c.var.db, tenantId, name);
   if (!latest) throw notFound("policy");
   const page = await listPolicyVersions(c.var.db, tenantId, name, { limit, before });

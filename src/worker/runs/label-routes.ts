@@ -24,7 +24,7 @@ import { ApiError, invalidRequest, notFound } from "../http/errors.js";
 import { suiteCalibration } from "./judge-calibration.js";
 import { requirePermission } from "../http/auth.js";
 import { readJson } from "../http/json-body.js";
-import { DEFAULT_PAGE_SIZE, pageCursor, pageLimit } from "../http/pagination.js";
+import { pageCursor, pageLimit, POSITION_CURSOR } from "../http/pagination.js";
 import { storedSuite } from "../suites/stored-suite.js";
 
 /** 2000 labels (a whole run) with notes fit. */
@@ -64,8 +64,8 @@ labelRoutes.post("/runs/:id/labels", requirePermission("AIManager:RunEvals"), as
 
 labelRoutes.get("/runs/:id/labels", requirePermission("AIManager:RunEvals"), async (c) => {
   const row = await tenantRun(c.var.db, c.var.principal.tenantId, c.req.param("id"));
-  const limit = c.req.query("limit") === undefined ? DEFAULT_PAGE_SIZE : pageLimit(c);
-  const after = pageCursor(c, ([n]) => (typeof n === "number" && Number.isInteger(n) && n >= 0 ? n : undefined)) ?? 0;
+  const limit = pageLimit(c);
+  const after = pageCursor(c, POSITION_CURSOR) ?? 0;
   const items = await listRunLabels(c.var.db, row.tenant_id, row.id, after, limit + 1);
   const page = items.slice(0, limit);
   const last = page[page.length - 1];

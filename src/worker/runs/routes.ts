@@ -25,7 +25,8 @@ import type { AppEnv } from "../platform/env.js";
 import { readBodyWithHints } from "../http/field-hints.js";
 import { ApiError, invalidRequest, notFound } from "../http/errors.js";
 import { requirePermission } from "../http/auth.js";
-import { DEFAULT_PAGE_SIZE, pageCursor, pageLimit } from "../http/pagination.js";
+import { queryParam } from "../http/query.js";
+import { pageCursor, pageLimit, CREATED_CURSOR, POSITION_CURSOR } from "../http/pagination.js";
 import { runStub } from "./coordinator/access.js";
 import { runnableSuite } from "./runnable-suite.js";
 import { MAX_RUNS_PER_SCENARIO } from "../../core/evals/run-limits.js";
@@ -106,13 +107,11 @@ runRoutes.post("/suites/:name/runs", requirePermission("AIManager:RunEvals"), as
 });
 
 runRoutes.get("/runs", requirePermission("AIManager:RunEvals"), async (c) => {
-  const suite = c.req.query("suite");
+  const suite = queryParam(c, "suite");
   if (suite !== undefined && !RESOURCE_NAME.test(suite))
     throw invalidRequest([{ path: "/query/suite", message: "expected a suite name" }]);
   const limit = pageLimit(c);
-  const after = pageCursor(c, ([created_at, id]) =>
-    typeof created_at === "string" && typeof id === "string" ? { created_at, id } : undefined,
-  );
+  const after = pageCursor(c, CREATED_CURSOR);
   const page = await listRuns(c.var.db, c.var.principal.tenantId, { suite, limit, after });
   const items = await Promise.all(page.items.map(async (row) => listItem(runView(row, await progressOf(c.env, row)))));
   return c.json({ items, next_cursor: page.next ? encodeCursor([page.next.created_at, page.next.id]) : null });
@@ -132,8 +131,8 @@ runRoutes.post("/runs/:id/cancel", requirePermission("AIManager:RunEvals"), asyn
 
 runRoutes.get("/runs/:id/repetitions", requirePermission("AIManager:RunEvals"), async (c) => {
   const row = await tenantRun(c.var.db, c.var.principal.tenantId, c.req.param("id"));
-  const limit = c.req.query("limit") === undefined ? DEFAULT_PAGE_SIZE : pageLimit(c);
-  const after = pageCursor(c, ([n]) => (typeof n === "number" && Number.isInteger(n) && n >= 0 ? n : undefined)) ?? 0;
+  const limit = pageLimit(c);
+  const after = pageCursor(c, POSITION_CURSOR) ?? 0;
   const items = await repetitionItems(c.env, c.var.db, row, after, limit + 1);
   const page = items.slice(0, limit);
   const last = page[page.length - 1];

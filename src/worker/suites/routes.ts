@@ -27,12 +27,11 @@ import {
 } from "../../adapters/d1/suites.js";
 import { parseSuite } from "../../core/evals/suite-parse.js";
 import { resolveSuite } from "../../core/evals/suite-resolve.js";
-import { RESOURCE_NAME } from "../../core/names.js";
 import { documentName, readDocumentBody, versionParam } from "../http/document-body.js";
 import type { AppEnv } from "../platform/env.js";
 import { invalidRequest, notFound } from "../http/errors.js";
 import { requirePermission } from "../http/auth.js";
-import { pageCursor, pageLimit } from "../http/pagination.js";
+import { pageCursor, pageLimit, NAME_CURSOR, VERSION_CURSOR } from "../http/pagination.js";
 import { schemaValidator } from "../platform/services.js";
 import { realModePaths } from "../../core/evals/suite-tools.js";
 import { realToolContext, requireRealTools } from "../attempts/real/context.js";
@@ -50,7 +49,7 @@ suiteRoutes.use("*", requirePermission("AIManager:RunEvals"));
 
 suiteRoutes.get("/", async (c) => {
   const limit = pageLimit(c);
-  const after = pageCursor(c, ([name]) => (typeof name === "string" && RESOURCE_NAME.test(name) ? name : undefined));
+  const after = pageCursor(c, NAME_CURSOR);
   const page = await listSuites(c.var.db, c.var.principal.tenantId, { limit, after });
   return c.json({ items: page.items, next_cursor: page.next === undefined ? null : encodeCursor([page.next]) });
 });
@@ -127,9 +126,7 @@ suiteRoutes.get("/:name/versions", async (c) => {
   const name = documentName(c.req.param("name"));
   const tenantId = c.var.principal.tenantId;
   const limit = pageLimit(c);
-  const before = pageCursor(c, ([version]) =>
-    typeof version === "number" && Number.isInteger(version) && version > 0 ? version : undefined,
-  );
+  const before = pageCursor(c, VERSION_CURSOR);
   const page = await listSuiteVersions(c.var.db, tenantId, name, { limit, before });
   // An empty first page means no such suite; a later empty page is just the end of the history.
   if (page.items.length === 0 && before === undefined) throw notFound("suite");

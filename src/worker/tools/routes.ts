@@ -28,7 +28,7 @@ import { ApiError, invalidRequest, notFound } from "../http/errors.js";
 import { requirePermission } from "../http/auth.js";
 import { readBodyWithHints } from "../http/field-hints.js";
 import { toolNotFound } from "./missing-tool.js";
-import { pageCursor, pageLimit } from "../http/pagination.js";
+import { pageCursor, pageLimit, CREATED_CURSOR } from "../http/pagination.js";
 import { clientRecord, description, jsonSchemaField, toolName } from "../http/schema-fields.js";
 import { schemaValidator } from "../platform/services.js";
 import { type LocateOperationField, prepareTool } from "./tool-registration.js";
@@ -118,9 +118,7 @@ toolRoutes.post("/import/platform", async (c) => {
 
 toolRoutes.get("/", async (c) => {
   const limit = pageLimit(c);
-  const after = pageCursor(c, ([created_at, id]) =>
-    typeof created_at === "string" && typeof id === "string" ? { created_at, id } : undefined,
-  );
+  const after = pageCursor(c, CREATED_CURSOR);
   const page = await listTools(c.var.db, c.var.principal.tenantId, { limit, after });
   return c.json({
     items: page.items.map(toolView),

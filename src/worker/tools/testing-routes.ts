@@ -17,7 +17,7 @@ import { ApiError, notFound } from "../http/errors.js";
 import { requirePermission } from "../http/auth.js";
 import { readBodyWithHints } from "../http/field-hints.js";
 import { toolNotFound } from "./missing-tool.js";
-import { pageCursor, pageLimit } from "../http/pagination.js";
+import { pageCursor, pageLimit, VERSION_CURSOR } from "../http/pagination.js";
 import { draftSource, draftWithModel } from "./model-draft.js";
 import { connectionNameField, draftInstructions, toolName } from "../http/schema-fields.js";
 import { schemaValidator } from "../platform/services.js";
@@ -149,9 +149,7 @@ toolTestingRoutes.get("/:id/operations/:operation_id/revisions", async (c) => {
   const operation = tool.operations.find((op) => op.operation_id === operationId);
   if (!operation) throw notFound("operation");
   const limit = pageLimit(c);
-  const before = pageCursor(c, ([revision]) =>
-    typeof revision === "number" && Number.isInteger(revision) ? revision : undefined,
-  );
+  const before = pageCursor(c, VERSION_CURSOR);
   const page = await listRevisions(c.var.db, tenantId, tool.id, operationId, { limit, before });
   return c.json({
     items: page.items.map((item) => ({ ...item, stale: revisionIsStale(item, operation) ?? false })),

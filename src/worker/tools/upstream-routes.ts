@@ -30,7 +30,7 @@ import { readBodyWithHints } from "../http/field-hints.js";
 import { toolNotFound } from "./missing-tool.js";
 import { sealUpstreamCredentials } from "../attempts/real/credentials.js";
 import { allowsLoopback } from "../attempts/real/send.js";
-import { clientRecord, httpUrlProblems } from "../http/schema-fields.js";
+import { clientRecord, headerValue, httpUrlProblems } from "../http/schema-fields.js";
 
 const UPSTREAM_BODY_LIMIT = 64 * 1024;
 const argumentName = z.string().min(1).max(200);
@@ -52,8 +52,8 @@ export const upstreamRequest = z.strictObject({
   operations: z.record(z.string(), z.unknown()),
   credentials: z
     .strictObject({
-      bearer: z.string().min(1).max(8000).optional(),
-      headers: clientRecord(z.string().max(8000)).optional(),
+      bearer: headerValue(z.string().min(1).max(8000)).optional(),
+      headers: clientRecord(headerValue(z.string().max(8000))).optional(),
     })
     .optional(),
   timeout_ms: z

@@ -10,9 +10,11 @@
  * 3. Standard Webhooks: a webhook-timestamp more than five minutes away is refused (checked after
  *    the signature, so only a holder of the secret learns that it was the clock).
  * 4. GitHub: ping answers 200; an event the webhook's filter does not take answers 202 ignored.
- * 5. The delivery id is claimed for a new run (webhooks.ts's partial unique index): a replay, or the
- *    loser of two identical deliveries racing, answers the run id the first one claimed and starts
- *    nothing. The winner starts the run; if the start is refused, its claim is released.
+ * 5. The delivery id (webhook-id or X-GitHub-Delivery: empty or over 200 characters, it is refused
+ *    with a 400 naming the header) is claimed for a new run (webhooks.ts's partial unique index): a
+ *    replay, or the loser of two identical deliveries racing, answers the run id the first one
+ *    claimed and starts nothing. The winner starts the run; if the start is refused, its claim is
+ *    released.
  *
  * Every delivery is recorded, with its outcome and why, except refusals past a client address's
  * budget (webhooks/refusal-throttle.ts): those answer 429 with retry-after and leave no row.
@@ -125,11 +127,21 @@ webhookReceiveRoutes.post("/:id", async (c) => {
   if (format === "standard") {
     const timestamp = headers.get("webhook-timestamp") ?? "";
     if (!timestampFresh(timestamp, Date.now())) {
-      const reason = `webhook-timestamp ${timestamp.slice(0, 20)} is not within ${TIMESTAMP_TOLERANCE_SECONDS / 60} minutes of the server's clock`;
+      const reason = `webhook-timestamp ${timestamp === "" ? "(empty)" : timestamp.slice(0, 20)} is not within ${TIMESTAMP_TOLERANCE_SECONDS / 60} minutes of the server's clock`;
       await record(webhook, "refused", { reason });
       throw new ApiError("unauthorized", `${reason}: sign each delivery when it is sent`);
     }
     deliveryId = headers.get("webhook-id") ?? "";
+    // Even signed, an empty id is no replay key: every later delivery with an empty one would replay it.
+    if (deliveryId === "") {
+      await record(webhook, "refused", { reason: "webhook-id is empty" });
+      throw invalidRequest([
+        {
+          path: "/headers/webhook-id",
+          message: "must not be empty: it is the message's unique id, the key a retry is known by",
+        },
+      ]);
+    }
   } else {
     const event = headers.get("x-github-event");
     const delivery = headers.get("x-github-delivery");
@@ -261,9 +273,10 @@ async function dummySecret(key: CryptoKey): Promise<string | undefined> {
   return openWebhookSecret(key, { tenant_id: "", id: "", sealed_secret: sealed });
 }
 
+/** The delivery's id for its log row; an empty header is none. */
 function deliveryIdOf(headers: Headers): string | null {
-  const value = headers.get("webhook-id") ?? headers.get("x-github-delivery");
-  return value === null ? null : value.slice(0, MAX_DELIVERY_ID);
+  const value = headers.get("webhook-id") || headers.get("x-github-delivery");
+  return value ? value.slice(0, MAX_DELIVERY_ID) : null;
 }
 
 function parseJson(body: Uint8Array): JsonValue | undefined {

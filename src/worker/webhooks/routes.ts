@@ -38,7 +38,7 @@ import type { AppEnv } from "../platform/env.js";
 import { readBodyWithHints } from "../http/field-hints.js";
 import { ApiError, invalidRequest, notFound } from "../http/errors.js";
 import { requirePermission } from "../http/auth.js";
-import { pageCursor, pageLimit } from "../http/pagination.js";
+import { pageCursor, pageLimit, CREATED_CURSOR, RECEIVED_CURSOR } from "../http/pagination.js";
 import { httpUrlProblems } from "../http/schema-fields.js";
 import { requireSealingKey, sealWebhookSecret } from "../http/webhook-secret.js";
 import { MAX_RUNS_PER_SCENARIO } from "../../core/evals/run-limits.js";
@@ -134,9 +134,7 @@ webhookRoutes.post("/", async (c) => {
 
 webhookRoutes.get("/", async (c) => {
   const limit = pageLimit(c);
-  const after = pageCursor(c, ([created_at, id]) =>
-    typeof created_at === "string" && typeof id === "string" ? { created_at, id } : undefined,
-  );
+  const after = pageCursor(c, CREATED_CURSOR);
   const page = await listWebhooks(c.var.db, c.var.principal.tenantId, { limit, after });
   return c.json({
     items: page.items.map(webhookView),
@@ -174,9 +172,7 @@ webhookRoutes.delete("/:id", async (c) => {
 webhookRoutes.get("/:id/deliveries", async (c) => {
   const found = await tenantWebhook(c);
   const limit = pageLimit(c);
-  const after = pageCursor(c, ([received_at, id]) =>
-    typeof received_at === "string" && typeof id === "string" ? { received_at, id } : undefined,
-  );
+  const after = pageCursor(c, RECEIVED_CURSOR);
   const page = await listDeliveries(c.var.db, found.tenant_id, found.id, { limit, after });
   return c.json({
     webhook: found.id,

@@ -8,6 +8,7 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import {
   signStandard,
+  STANDARD_SECRET,
   timestampFresh,
   verifyGithub,
   verifyStandard,
@@ -85,6 +86,52 @@ describe("Standard Webhooks", () => {
     const bytes = Uint8Array.from({ length: 32 }, (_, i) => 250 - i * 7);
     const secret = webhookSecret(Buffer.from(bytes).toString("base64url"));
     expect(secret).toBe(`whsec_${Buffer.from(bytes).toString("base64")}`);
+  });
+
+  it("takes as a secret exactly whsec_ and the base64 an encoder writes for 24 to 64 bytes", () => {
+    const canonical = (text: string) => {
+      const bytes = Buffer.from(text, "base64");
+      return bytes.toString("base64") === text && bytes.length >= 24 && bytes.length <= 64;
+    };
+    fc.assert(
+      fc.property(
+        fc.oneof(
+          fc.uint8Array({ minLength: 20, maxLength: 68 }).map((bytes) => Buffer.from(bytes).toString("base64")),
+          // The same, changed by one character: cut, lengthened, padded again, or any character replaced.
+          fc
+            .tuple(
+              fc.uint8Array({ minLength: 20, maxLength: 68 }).map((bytes) => Buffer.from(bytes).toString("base64")),
+              fc.nat(),
+              fc.constantFrom("", "A", "B", "=", "-", "_", "Q", "w", "4"),
+            )
+            .map(([text, at, put]) => {
+              const i = at % text.length;
+              return text.slice(0, i) + put + text.slice(i + 1);
+            }),
+          fc.string({ unit: fc.constantFrom(..."AQgwBb01+/=-_") }),
+        ),
+        (text) => {
+          expect(STANDARD_SECRET.test(`whsec_${text}`)).toBe(canonical(text));
+        },
+      ),
+      { numRuns: 2000 },
+    );
+    // whsec_ is part of the rule.
+    expect(STANDARD_SECRET.test(Buffer.alloc(32, 7).toString("base64"))).toBe(false);
+  });
+
+  it("signs a secret stored under the earlier, laxer rule as it always did", async () => {
+    // Unpadded base64: decoded as if padded, the key Node's Buffer derives from it.
+    const bytes = Uint8Array.from({ length: 32 }, (_, i) => i * 5);
+    const unpadded = `whsec_${Buffer.from(bytes).toString("base64").replace(/=+$/, "")}`;
+    expect(await signStandard(unpadded, "msg_1", 1_800_000_000, "{}")).toBe(
+      `v1,${createHmac("sha256", bytes).update("msg_1.1800000000.{}").digest("base64")}`,
+    );
+    // Not base64 at all (33 characters): the key is the whole text, whsec_ included.
+    const text = `whsec_${"A".repeat(33)}`;
+    expect(await signStandard(text, "msg_1", 1_800_000_000, "{}")).toBe(
+      `v1,${createHmac("sha256", text).update("msg_1.1800000000.{}").digest("base64")}`,
+    );
   });
 
   it("takes timestamps up to five minutes away, either way, and only whole seconds", () => {

@@ -8,6 +8,14 @@ import { answer, call, db, invalidAnswer, keyWith, newTenant } from "../helpers.
 import { GET, HOLD, invoiceWorld, QUERIES } from "../run-helpers.js";
 
 const MINE = `whsec_${btoa("a secret of 32 bytes, chosen me!")}`;
+/** What PUT answers for a secret that is not whsec_ and the padded base64 of 24 to 64 bytes. */
+const SECRET_RULE =
+  "expected a Standard Webhooks secret: whsec_ followed by the base64 of 24 to 64 random bytes, padded with = to a multiple of 4 characters (openssl rand -base64 32 makes one)";
+
+/** `whsec_` and the base64 (padded, as encoders write it) of `length` bytes. */
+function secretOf(length: number): string {
+  return `whsec_${Buffer.from(Uint8Array.from({ length }, (_, i) => (i * 37 + 11) % 256)).toString("base64")}`;
+}
 
 describe("agent secrets", () => {
   it("generates a secret shown once, stores one set by the client without echoing it, lists names only, and deletes", async () => {
@@ -64,7 +72,7 @@ describe("agent secrets", () => {
       ),
     ).toEqual(
       invalidAnswer(
-        { path: "/secret", message: "expected a Standard Webhooks secret: whsec_ and 24 to 64 random bytes as base64" },
+        { path: "/secret", message: SECRET_RULE },
         { path: "/extra", message: 'unknown field "extra"; expected one of: secret' },
       ),
     );
@@ -79,6 +87,49 @@ describe("agent secrets", () => {
         },
       },
     });
+  });
+
+  it("refuses a secret that Standard Webhooks libraries would not all read as the same key, and keeps the stored one", async () => {
+    const tenant = await newTenant();
+    const kept = await call("PUT", "/api/agent-secrets/kept", { key: tenant.key, body: { secret: MINE } });
+    expect(kept.status).toBe(200);
+    const before = await findAgentSecret(db(), tenant.id, "kept");
+    const refused = {
+      // The fuzzer's: 33 characters, so not base64 at all (the signer keyed jobs with the text).
+      "33 characters": `whsec_${"A".repeat(33)}`,
+      "no padding": secretOf(32).replace(/=+$/, ""),
+      "padding past a multiple of 4": `${secretOf(33)}=`,
+      "bits past the last byte": `whsec_${"A".repeat(42)}B=`,
+      "23 bytes": secretOf(23),
+      "65 bytes": secretOf(65),
+      base64url: `whsec_${"_-".repeat(22)}`,
+    };
+    const answers: Record<string, unknown> = {};
+    for (const [name, secret] of Object.entries(refused))
+      answers[name] = await answer(await call("PUT", "/api/agent-secrets/kept", { key: tenant.key, body: { secret } }));
+    expect(answers).toEqual(
+      Object.fromEntries(
+        Object.keys(refused).map((name) => [name, invalidAnswer({ path: "/secret", message: SECRET_RULE })]),
+      ),
+    );
+    // Nothing was stored: the same secret, sealed as before, and no other name.
+    expect(await findAgentSecret(db(), tenant.id, "kept")).toEqual(before);
+    expect(await answer(await call("GET", "/api/agent-secrets", { key: tenant.key }))).toEqual({
+      status: 200,
+      body: {
+        items: [{ name: "kept", created_by: tenant.keyId, created_at: before?.created_at }],
+        next_cursor: null,
+      },
+    });
+
+    // The edges of the rule: 24 and 64 bytes, and both paddings.
+    for (const length of [24, 25, 26, 64]) {
+      const put = await call("PUT", `/api/agent-secrets/bytes-${length}`, {
+        key: tenant.key,
+        body: { secret: secretOf(length) },
+      });
+      expect({ length, status: put.status }).toEqual({ length, status: 200 });
+    }
   });
 });
 

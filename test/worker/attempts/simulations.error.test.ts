@@ -68,6 +68,17 @@ describe("POST /api/simulations refuses, naming the field", () => {
         },
       ],
     ],
+    [
+      "a policy when no tool is in real mode (it would change nothing)",
+      { tools: [{ inline: counterTool }], policy: "nope" },
+      [
+        {
+          path: "/policy",
+          message:
+            "a policy decides which calls of a real-mode tool are writes; no tool here is in real mode, so it would change nothing (leave it out, or set a tool's mode to real)",
+        },
+      ],
+    ],
   ])("%s", async (_name, body, problems) => {
     expect(await post(body)).toEqual({ status: 400, body: invalid(problems) });
   });

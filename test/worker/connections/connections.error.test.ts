@@ -13,6 +13,8 @@ beforeAll(async () => {
   await call("PUT", "/api/connections/stored", { key: tenant.key, body: valid });
 });
 
+const NOT_A_HEADER_VALUE = "cannot contain CR, LF or NUL: it is sent as an HTTP header value, which cannot hold them";
+
 const put = async (name: string, body: unknown) =>
   answer(await call("PUT", `/api/connections/${name}`, { key: tenant.key, body }));
 
@@ -108,7 +110,7 @@ describe("PUT /api/connections/:name", () => {
       invalidAnswer(
         { path: "/headers/bad name", message: "not a valid header name (letters, digits and !#$%&'*+.^_`|~-)" },
         { path: "/headers/Content-Type", message: "content-type is set by the HTTP client and cannot be configured" },
-        { path: "/headers/x-ok", message: "a header value must not contain line breaks or NUL" },
+        { path: "/headers/x-ok", message: NOT_A_HEADER_VALUE },
         { path: "/headers/x-dup", message: "the same header is given twice (header names ignore case)" },
       ),
     );
@@ -116,6 +118,24 @@ describe("PUT /api/connections/:name", () => {
     expect(await put("c4", { ...valid, headers: many })).toEqual(
       invalidAnswer({ path: "/headers", message: "expected at most 32 headers" }),
     );
+  });
+
+  it("refuses an api_key holding CR, LF or NUL, which no header can carry, and stores nothing", async () => {
+    // The key goes out in a header: stored, it failed every later call as "Invalid header value".
+    for (const api_key of ["a\r\nX-Injected: 1", "sk\n", "sk\0x"])
+      expect(await put("c6", { ...valid, api_key })).toEqual(
+        invalidAnswer({ path: "/api_key", message: NOT_A_HEADER_VALUE }),
+      );
+    const missing = { status: 404, body: { error: { code: "not_found", message: "connection not found" } } };
+    expect(await answer(await call("GET", "/api/connections/c6", { key: tenant.key }))).toEqual(missing);
+
+    // A replace that fails leaves the stored connection as it was.
+    expect((await put("c7", valid)).status).toBe(201);
+    const before = await answer(await call("GET", "/api/connections/c7", { key: tenant.key }));
+    expect(await put("c7", { ...valid, model: "other", api_key: "sk\r\nX-Injected: 1" })).toEqual(
+      invalidAnswer({ path: "/api_key", message: NOT_A_HEADER_VALUE }),
+    );
+    expect(await answer(await call("GET", "/api/connections/c7", { key: tenant.key }))).toEqual(before);
   });
 
   it("refuses a name that is not a name, and bodies that are not JSON objects", async () => {

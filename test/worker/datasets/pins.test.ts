@@ -76,7 +76,7 @@ describe("a simulation's tool entry pinning a dataset", () => {
         error: {
           code: "not_found",
           message: 'tool "shop" holds nothing at "/orders/#W9"',
-          details: { problems: [{ path: "?pointer", message: 'nothing at "/orders/#W9"' }] },
+          details: { problems: [{ path: "/query/pointer", message: 'nothing at "/orders/#W9"' }] },
         },
       },
     });

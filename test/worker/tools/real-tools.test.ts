@@ -1129,6 +1129,36 @@ describe("real-tools refusals", () => {
       },
     });
   });
+
+  it("refuses credentials holding CR, LF or NUL, which no header can carry, naming each, and keeps the stored upstream", async () => {
+    // Each becomes a header of every real call: stored, it failed every call as "Invalid header value".
+    const put = async (body: unknown) =>
+      answer(await call("PUT", `/api/tools/${tool.id}/upstream`, { key: tenant.key, body }));
+    const read = async () => answer(await call("GET", `/api/tools/${tool.id}/upstream`, { key: tenant.key }));
+    expect((await put(httpUpstream())).status).toBe(200);
+    const before = await read();
+    expect(before).toMatchObject({
+      status: 200,
+      body: { credentials_set: true, credential_headers: ["authorization"] },
+    });
+
+    const why = "cannot contain CR, LF or NUL: it is sent as an HTTP header value, which cannot hold them";
+    expect(await put(httpUpstream({ credentials: { bearer: "a\r\nX-Evil: 1" } }))).toEqual(
+      invalidAnswer({ path: "/credentials/bearer", message: why }),
+    );
+    expect(
+      await put(httpUpstream({ credentials: { headers: { "x-k": "a\r\nb", "x-ok": "fine", "x-nul": "a\0b" } } })),
+    ).toEqual(
+      invalidAnswer(
+        { path: "/credentials/headers/x-k", message: why },
+        { path: "/credentials/headers/x-nul", message: why },
+      ),
+    );
+    expect(await put(httpUpstream({ credentials: { bearer: "ok\n", headers: { "x-lf": "\n" } } }))).toEqual(
+      invalidAnswer({ path: "/credentials/bearer", message: why }, { path: "/credentials/headers/x-lf", message: why }),
+    );
+    expect(await read()).toEqual(before);
+  });
 });
 
 describe("real-tools credentials echoed by the upstream", () => {

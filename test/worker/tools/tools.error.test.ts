@@ -162,10 +162,16 @@ describe("invalid fields", () => {
   });
 
   it("refuses an unreadable cursor and a bad limit", async () => {
-    await expectError(await call("GET", "/api/tools?cursor=%%%", { key: tenant.key }), 400, {
+    await expectError(await call("GET", "/api/tools?cursor=zzz", { key: tenant.key }), 400, {
       code: "invalid_request",
       message: "/query/cursor: not a cursor this list handed out",
       details: { problems: [{ path: "/query/cursor", message: "not a cursor this list handed out" }] },
+    });
+    // Not even percent-encoded: refused as such, before it is read as a cursor.
+    await expectError(await call("GET", "/api/tools?cursor=%%%", { key: tenant.key }), 400, {
+      code: "invalid_request",
+      message: "/query/cursor: not a valid percent-encoded UTF-8 value",
+      details: { problems: [{ path: "/query/cursor", message: "not a valid percent-encoded UTF-8 value" }] },
     });
     await expectError(await call("GET", "/api/tools?limit=0", { key: tenant.key }), 400, {
       code: "invalid_request",

@@ -255,21 +255,36 @@ describe("a GitHub webhook", () => {
     const body = JSON.stringify(pullRequest("opened"));
     const headers = githubHeaders(hook.secret, "pull_request", "x", body);
     delete headers["x-github-delivery"];
-    const response = await deliver(hook.id, headers, body);
-    expect({ status: response.status, body: await response.json() }).toEqual({
-      status: 400,
-      body: {
-        error: {
-          code: "invalid_request",
-          message: "/headers/x-github-delivery: GitHub sends X-GitHub-Delivery with every delivery",
-          details: {
-            problems: [
-              { path: "/headers/x-github-delivery", message: "GitHub sends X-GitHub-Delivery with every delivery" },
-            ],
+    // An empty X-GitHub-Delivery is no replay key either: refused the same way as a missing one.
+    for (const sent of [headers, githubHeaders(hook.secret, "pull_request", "", body)]) {
+      const response = await deliver(hook.id, sent, body);
+      expect({ status: response.status, body: await response.json() }).toEqual({
+        status: 400,
+        body: {
+          error: {
+            code: "invalid_request",
+            message: "/headers/x-github-delivery: GitHub sends X-GitHub-Delivery with every delivery",
+            details: {
+              problems: [
+                { path: "/headers/x-github-delivery", message: "GitHub sends X-GitHub-Delivery with every delivery" },
+              ],
+            },
           },
         },
-      },
-    });
+      });
+    }
+    const [empty, missing] = await deliveries(world, hook.id);
+    expect([empty, missing]).toEqual(
+      [1, 2].map(() => ({
+        id: expect.stringMatching(/^whd_/),
+        delivery_id: null,
+        outcome: "refused",
+        reason: "missing X-GitHub-Delivery",
+        run_id: null,
+        source: null,
+        received_at: ISO,
+      })),
+    );
     const form = "payload=%7B%7D";
     const notJson = await deliver(
       hook.id,

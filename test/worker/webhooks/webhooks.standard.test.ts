@@ -181,6 +181,69 @@ describe("a webhook-id too long to be a replay key", () => {
   });
 });
 
+describe("an empty delivery header", () => {
+  it("an empty webhook-id, even signed, is refused (400 naming the header) and starts nothing, so it never becomes a replay key", async () => {
+    const emptied = await hookOnFreshSuite("emptied");
+    const body = "{}";
+    const expected = {
+      status: 400,
+      body: {
+        error: {
+          code: "invalid_request",
+          message: "/headers/webhook-id: must not be empty: it is the message's unique id, the key a retry is known by",
+          details: {
+            problems: [
+              {
+                path: "/headers/webhook-id",
+                message: "must not be empty: it is the message's unique id, the key a retry is known by",
+              },
+            ],
+          },
+        },
+      },
+    };
+    // Twice: the second is refused the same way, not answered as a replay of the first.
+    for (const sent of [body, '{"build":10}']) {
+      const response = await deliver(emptied.id, standardHeaders(emptied.secret, "", nowSeconds(), sent), sent);
+      expect({ status: response.status, body: await response.json() }).toEqual(expected);
+    }
+    expect(await runsOf("emptied")).toEqual([]);
+    const refused = {
+      id: expect.stringMatching(/^whd_/),
+      delivery_id: null,
+      outcome: "refused",
+      reason: "webhook-id is empty",
+      run_id: null,
+      source: null,
+      received_at: ISO,
+    };
+    expect(await deliveries(world, emptied.id)).toEqual([refused, refused]);
+
+    // An empty timestamp or signature was never a hole: neither verifies.
+    const noTimestamp = await deliver(emptied.id, standardHeaders(emptied.secret, "msg_no_ts", "", body), body);
+    expect({ status: noTimestamp.status, body: await noTimestamp.json() }).toEqual({
+      status: 401,
+      body: {
+        error: {
+          code: "unauthorized",
+          message:
+            "webhook-timestamp (empty) is not within 5 minutes of the server's clock: sign each delivery when it is sent",
+        },
+      },
+    });
+    const noSignature = await deliver(
+      emptied.id,
+      { ...standardHeaders(emptied.secret, "msg_no_sig", nowSeconds(), body), "webhook-signature": "" },
+      body,
+    );
+    expect({ status: noSignature.status, body: await noSignature.text() }).toEqual({
+      status: 401,
+      body: UNVERIFIED_BODY,
+    });
+    expect(await runsOf("emptied")).toEqual([]);
+  });
+});
+
 describe("replays", () => {
   it("answer the first delivery's run id and start nothing", async () => {
     const replayed = await hookOnFreshSuite("replayed");
