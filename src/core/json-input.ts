@@ -181,34 +181,44 @@ export function jsonInputProblems(value: unknown, options: JsonInputOptions = {}
   return problems;
 }
 
-/** Up to 15 digits every whole number reads exactly; only a longer run of digits can be past 2^53. */
-const MAYBE_PAST_2_53 = /\d{16}/;
 const FRACTION_OR_EXPONENT = /[.eE]/;
 
 /**
- * Whole numbers JSON.parse would read as another number: written without a fraction or an
- * exponent, past 2^53, and not themselves a double (9007199254740993 reads as 9007199254740992).
- * Kept, such a value would silently differ from what was sent: an order id, an account number.
- * A number with a fraction or an exponent is a decimal, which every JSON reader rounds to a
- * double, and whole doubles past 2^53 (18014398509481984) read exactly, so neither is refused.
- * Nor is a double as JavaScript writes it: 1.2345678901234568e20 prints as 123456789012345680000,
- * which is not the double's exact value but reads back as that very double, so nothing changes.
+ * What a JSON text says that the value JSON.parse made of it no longer shows, each a place where
+ * the value would silently differ from what was sent:
+ * - a key written twice in one object: JSON.parse keeps the last, and the other value is gone.
+ * - a whole number past 2^53 that is not itself a double, written without a fraction or an
+ *   exponent: 9007199254740993 reads as 9007199254740992 (an order id, an account number). A
+ *   number with a fraction or an exponent is a decimal, which every JSON reader rounds to a
+ *   double; whole doubles past 2^53 (18014398509481984) read exactly; and a double as JavaScript
+ *   writes it (1.2345678901234568e20 prints as 123456789012345680000, not its exact value) reads
+ *   back as that very double. None of those is refused.
  * `validJson` is a text JSON.parse accepted; a number past the double range is jsonInputProblems'
- * to refuse (it reads as Infinity), so it is passed over here.
+ * to refuse (it reads as Infinity), so it is passed over here. Paths are JSON Pointers.
  */
-export function inexactIntegerProblems(validJson: string): Problem[] {
-  if (!MAYBE_PAST_2_53.test(validJson)) return [];
+export function jsonTextProblems(validJson: string): Problem[] {
   const problems: Problem[] = [];
+  const report = (path: string, message: string): boolean => {
+    problems.push({ path, message });
+    return problems.length >= MAX_PROBLEMS;
+  };
   walkJsonText(validJson, {
+    key(key, repeated, holder) {
+      if (!repeated) return false;
+      return report(
+        pointer(...holder(), key),
+        `the key "${key}" appears more than once in this object; JSON.parse keeps only the last, so the other value would be lost without a word`,
+      );
+    },
     number(literal, at) {
+      // Up to 15 digits, every whole number reads exactly.
       if (literal.length < 16 || FRACTION_OR_EXPONENT.test(literal)) return false;
       const read = Number(literal);
       if (!Number.isFinite(read) || BigInt(literal) === BigInt(read) || String(read) === literal) return false;
-      problems.push({
-        path: pointer(...at()),
-        message: `the whole number ${literal} is past 2^53 and reads as ${String(read)}, so it would be kept as another number; send it as a string`,
-      });
-      return problems.length >= MAX_PROBLEMS;
+      return report(
+        pointer(...at()),
+        `the whole number ${literal} is past 2^53 and reads as ${String(read)}, so it would be kept as another number; send it as a string`,
+      );
     },
   });
   return problems;

@@ -23,8 +23,15 @@ type Frame =
   | { kind: "object"; keys: Set<string> | null; key: string | null; expectKey: boolean }
   | { kind: "array"; index: number };
 
-const NUMBER_START = /[-\d]/;
-const NUMBER_PART = /[-+.\deE]/;
+/** A number starts with "-" or a digit; outside strings nothing else does. */
+function startsNumber(code: number): boolean {
+  return code === 45 || (code >= 48 && code <= 57);
+}
+
+/** Digits, "-", "+", "." and the exponent's "e" or "E": what a number token is made of. */
+function continuesNumber(code: number): boolean {
+  return startsNumber(code) || code === 43 || code === 46 || code === 101 || code === 69;
+}
 
 /** Walks a text JSON.parse has already accepted (so it is well formed), calling `visit` in document order. */
 export function walkJsonText(validJson: string, visit: JsonTextVisitor): void {
@@ -54,9 +61,9 @@ export function walkJsonText(validJson: string, visit: JsonTextVisitor): void {
         if (visit.key?.(key, repeated, holder)) return;
       }
       i = end;
-    } else if (NUMBER_START.test(char)) {
+    } else if (startsNumber(validJson.charCodeAt(i))) {
       let end = i + 1;
-      while (end < validJson.length && NUMBER_PART.test(validJson[end] as string)) end++;
+      while (end < validJson.length && continuesNumber(validJson.charCodeAt(end))) end++;
       if (visit.number?.(validJson.slice(i, end), here)) return;
       i = end - 1;
     }

@@ -1,11 +1,6 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import {
-  inexactIntegerProblems,
-  jsonInputProblems,
-  MAX_JSON_DEPTH,
-  NOT_WELL_FORMED,
-} from "../../src/core/json-input.js";
+import { jsonTextProblems, jsonInputProblems, MAX_JSON_DEPTH, NOT_WELL_FORMED } from "../../src/core/json-input.js";
 import { walkJsonText } from "../../src/core/json-text-walk.js";
 import { canonicalJson, jsonEqual } from "../../src/core/json.js";
 import { parseText } from "../../src/core/policy/parse-text.js";
@@ -190,7 +185,7 @@ describe("json.ts walks never overflow the stack", () => {
   });
 });
 
-describe("inexactIntegerProblems", () => {
+describe("jsonTextProblems: whole numbers", () => {
   const message = (literal: string, read: string) =>
     `the whole number ${literal} is past 2^53 and reads as ${read}, so it would be kept as another number; send it as a string`;
 
@@ -199,11 +194,11 @@ describe("inexactIntegerProblems", () => {
       "exact": 18014398509481984, "as written by JSON.stringify": 123456789012345680000,
       "decimal": 9007199254740993.5, "exponent": 90071992547409931e0,
       "quoted": "9007199254740993", "9007199254740993": 1}`;
-    expect(inexactIntegerProblems(text)).toEqual([
+    expect(jsonTextProblems(text)).toEqual([
       { path: "/a/2", message: message("9007199254740993", "9007199254740992") },
       { path: "/b/c~0~1", message: message("-90071992547409931", "-90071992547409940") },
     ]);
-    expect(inexactIntegerProblems("12345678901234567890")).toEqual([
+    expect(jsonTextProblems("12345678901234567890")).toEqual([
       { path: "", message: message("12345678901234567890", "12345678901234567000") },
     ]);
   });
@@ -218,8 +213,8 @@ describe("inexactIntegerProblems", () => {
         // A double as JavaScript writes it reads back as itself, exact or not.
         const kept = BigInt(read) === whole || String(read) === String(whole);
         const expected = kept ? [] : [{ path: "/1", message: message(String(whole), String(read)) }];
-        expect(inexactIntegerProblems(text)).toEqual([
-          ...inexactIntegerProblems(JSON.stringify(document)).map((p) => ({ ...p, path: `/0${p.path}` })),
+        expect(jsonTextProblems(text)).toEqual([
+          ...jsonTextProblems(JSON.stringify(document)).map((p) => ({ ...p, path: `/0${p.path}` })),
           ...expected,
         ]);
       }),
@@ -268,7 +263,7 @@ describe("walkJsonText", () => {
   });
 });
 
-describe("inexactIntegerProblems and doubles as JavaScript writes them", () => {
+describe("jsonTextProblems and doubles as JavaScript writes them", () => {
   it("passes every double JSON.stringify writes, whatever its size", () => {
     // Weighted to where it matters: from 2^53 to 1e21 JavaScript writes whole doubles without an exponent.
     const doubles = fc.oneof(
@@ -277,7 +272,32 @@ describe("inexactIntegerProblems and doubles as JavaScript writes them", () => {
     );
     fc.assert(
       fc.property(doubles, (double) => {
-        expect(inexactIntegerProblems(JSON.stringify({ n: double }))).toEqual([]);
+        expect(jsonTextProblems(JSON.stringify({ n: double }))).toEqual([]);
+      }),
+    );
+  });
+});
+
+describe("jsonTextProblems: keys given twice", () => {
+  const twice = (key: string) =>
+    `the key "${key}" appears more than once in this object; JSON.parse keeps only the last, so the other value would be lost without a word`;
+
+  it("names every key an object gives twice, after unescaping, at its own path", () => {
+    const text = '{"a": 1, "b": [{"s": 1, "\\u0073": 2}], "a": 3, "c~/": {"k": 1, "k": 2, "k": 3}}';
+    expect(jsonTextProblems(text)).toEqual([
+      { path: "/b/0/s", message: twice("s") },
+      { path: "/a", message: twice("a") },
+      { path: "/c~0~1/k", message: twice("k") },
+      { path: "/c~0~1/k", message: twice("k") },
+    ]);
+    // The same key in two objects is no repeat.
+    expect(jsonTextProblems('[{"a": 1}, {"a": 2}, {"x": {"a": 3}}]')).toEqual([]);
+  });
+
+  it("finds nothing in any text JSON.stringify writes", () => {
+    fc.assert(
+      fc.property(fc.jsonValue(), (value) => {
+        expect(jsonTextProblems(JSON.stringify(value))).toEqual([]);
       }),
     );
   });

@@ -321,6 +321,56 @@ describe("whole numbers past 2^53, which JSON.parse would read as another number
   });
 });
 
+describe("a key written twice in one object, of which JSON.parse would keep only the last", () => {
+  const twice = (key: string) =>
+    `the key "${key}" appears more than once in this object; JSON.parse keeps only the last, so the other value would be lost without a word`;
+
+  it("refuses one in dispatch arguments as the agent's tool input error; nothing is recorded", async () => {
+    const attempt = await echoAttempt();
+    const text = '{"tool":"echo","arguments":{"order":{"id":"#W1","id":"#W2"}}}';
+    expect(await answer(await rawDispatch(attempt, text))).toEqual({
+      status: 422,
+      body: {
+        error: {
+          code: "tool_input_error",
+          message: `the arguments cannot be used: /order/id: ${twice("id")}`,
+          details: [{ path: "/order/id", message: twice("id") }],
+        },
+      },
+    });
+    expect(await evidence(attempt)).toEqual([]);
+    // A field of the request itself given twice is the request's mistake, not the arguments'.
+    expect(await answer(await rawDispatch(attempt, '{"tool":"nope","tool":"echo","arguments":{}}'))).toEqual({
+      status: 400,
+      body: {
+        error: {
+          code: "invalid_request",
+          message: `/tool: ${twice("tool")}`,
+          details: { problems: [{ path: "/tool", message: twice("tool") }] },
+        },
+      },
+    });
+    expect(await evidence(attempt)).toEqual([]);
+  });
+
+  it("refuses one in a management body as invalid_request naming it, the top level's included; nothing is stored", async () => {
+    const before = await call("GET", "/api/tools", { key: tenant.key });
+    const text = JSON.stringify(invoiceTool).replace('{"name":', '{"name":null,"name":');
+    expect(await answer(await call("POST", "/api/tools", { key: tenant.key, body: text }))).toEqual({
+      status: 400,
+      body: {
+        error: {
+          code: "invalid_request",
+          message: `/name: ${twice("name")}`,
+          details: { problems: [{ path: "/name", message: twice("name") }] },
+        },
+      },
+    });
+    const after = await call("GET", "/api/tools", { key: tenant.key });
+    expect(await after.json()).toEqual(await before.json());
+  });
+});
+
 describe("names that are not well-formed Unicode", () => {
   it("refuses lone surrogates in call_id: three different ones can no longer collapse into one stored row", async () => {
     const attempt = await echoAttempt();

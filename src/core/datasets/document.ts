@@ -6,9 +6,8 @@
  * that order and τ-bench's answers depend on it. The content hash is the SHA-256 of that text,
  * which also names the stored object (keys.ts), so equal content is equal hash in any runtime.
  */
-import { firstRepeatedKey } from "../json-repeated-keys.js";
-import { inexactIntegerProblems, jsonInputProblems } from "../json-input.js";
-import { isJsonObject, pointerToken, type JsonObject, type Problem } from "../json.js";
+import { jsonTextProblems, jsonInputProblems } from "../json-input.js";
+import { isJsonObject, type JsonObject, type Problem } from "../json.js";
 
 type DatasetDocument =
   | { ok: true; document: JsonObject; canonical: string }
@@ -37,22 +36,9 @@ export function readDatasetDocument(text: string): DatasetDocument {
     };
   const problems = jsonInputProblems(value, { wellFormed: true, what: "a dataset" });
   if (problems.length > 0) return { ok: false, kind: "invalid", problems };
-  // An id past 2^53 would be stored as a neighbouring number, and no record would say so.
-  const inexact = inexactIntegerProblems(text);
-  if (inexact.length > 0) return { ok: false, kind: "invalid", problems: inexact };
-  // JSON.parse keeps the last of repeated keys without a word: a record would silently vanish.
-  const repeated = firstRepeatedKey(text);
-  if (repeated)
-    return {
-      ok: false,
-      kind: "invalid",
-      problems: [
-        {
-          path: `${repeated.at}/${pointerToken(repeated.key)}`,
-          message: `the key "${repeated.key}" appears more than once in this object; a dataset keeps one value per key`,
-        },
-      ],
-    };
+  // A key given twice would lose a record, an id past 2^53 become its neighbour, without a word.
+  const lost = jsonTextProblems(text);
+  if (lost.length > 0) return { ok: false, kind: "invalid", problems: lost };
   return { ok: true, document: value, canonical: JSON.stringify(value) };
 }
 

@@ -36,7 +36,7 @@
  *   dispatched and recorded under a derived id (`<id>~<answer>.<call>`, both from 1, the id made
  *   well-formed and cut to MAX_KEPT_CALL_ID first); the model is still answered under its own id.
  */
-import { inexactIntegerProblems, isWellFormedText, toWellFormedText } from "../json-input.js";
+import { jsonTextProblems, isWellFormedText, toWellFormedText } from "../json-input.js";
 import { isJsonObject, type JsonValue, type Problem } from "../json.js";
 import type { ChatMessage, ChatRequest, ChatToolCall } from "../ports.js";
 import type { ApprovalRequest, RefusedCall, Refusal } from "../scoring/calls.js";
@@ -226,7 +226,7 @@ function parseArguments(raw: string): ParsedArguments {
   // 9007199254740992).
   const unusable = argumentProblems(value);
   if (unusable.length > 0) return { ok: false, refusal: "unusable_arguments", problems: unusable };
-  const inexact = inexactIntegerProblems(raw);
+  const inexact = jsonTextProblems(raw);
   if (inexact.length > 0) return { ok: false, refusal: "unusable_arguments", problems: inexact };
   return { ok: true, value };
 }

@@ -6,7 +6,7 @@
  */
 import { parseDocument } from "yaml";
 import {
-  inexactIntegerProblems,
+  jsonTextProblems,
   jsonInputProblems,
   MAX_JSON_DEPTH,
   NOT_FINITE,
@@ -58,7 +58,7 @@ export function parseText(text: string, syntax: TextSyntax, limits: TextLimits =
     }
     return { ok: false, message: problemSummary(problems) };
   }
-  const inexact = syntax === "json" ? inexactIntegerProblems(text) : [];
+  const inexact = syntax === "json" ? jsonTextProblems(text) : [];
   if (inexact.length > 0) return { ok: false, message: problemSummary(inexact) };
   // Safe now: the value is acyclic and at most MAX_JSON_DEPTH deep.
   const maxJsonBytes = limits.maxJsonBytes ?? DEFAULT_MAX_JSON_BYTES;

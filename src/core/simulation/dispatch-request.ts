@@ -3,7 +3,7 @@
  * the hot path, and a generic schema library walking every argument value costs more than the
  * call itself. Every problem names its field.
  */
-import { inexactIntegerProblems, isWellFormedText, jsonInputProblems, NOT_WELL_FORMED } from "../json-input.js";
+import { jsonTextProblems, isWellFormedText, jsonInputProblems, NOT_WELL_FORMED } from "../json-input.js";
 import { isJsonObject, pointerToken, type JsonObject, type Problem } from "../json.js";
 import { messageOf } from "../message-of.js";
 
@@ -50,12 +50,16 @@ export function parseDispatchText(text: string): ParsedDispatch {
   }
   const parsed = parseDispatchRequest(raw);
   if (!parsed.ok) return parsed;
-  // Every other field is a string by now, so a number the text holds is one of the arguments.
-  const inexact = inexactIntegerProblems(text);
-  if (inexact.length > 0)
+  // In the arguments, the agent's to fix like any unusable argument; elsewhere (a field given
+  // twice), the request's.
+  const problems = jsonTextProblems(text);
+  const inArguments = problems.filter((p) => p.path.startsWith("/arguments/"));
+  if (inArguments.length < problems.length)
+    return { ok: false, problems: problems.filter((p) => !p.path.startsWith("/arguments/")) };
+  if (inArguments.length > 0)
     return {
       ok: false,
-      unusableArguments: inexact.map((p) => ({ path: p.path.slice("/arguments".length), message: p.message })),
+      unusableArguments: inArguments.map((p) => ({ path: p.path.slice("/arguments".length), message: p.message })),
     };
   return parsed;
 }

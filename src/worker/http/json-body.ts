@@ -4,7 +4,7 @@
  * wrong, never a 500. Field validation against a route's schema is field-hints.ts's readBodyWithHints.
  */
 import type { Context } from "hono";
-import { inexactIntegerProblems, jsonInputProblems } from "../../core/json-input.js";
+import { jsonTextProblems, jsonInputProblems } from "../../core/json-input.js";
 import { ApiError, invalidRequest } from "./errors.js";
 import { messageOf } from "../../core/message-of.js";
 
@@ -100,7 +100,7 @@ export async function readJson(
   }
   const problems = jsonInputProblems(value, { wellFormed: true, what: "a request body" });
   if (problems.length > 0) throw invalidRequest(problems);
-  const inexact = inexactIntegerProblems(text);
+  const inexact = jsonTextProblems(text);
   if (inexact.length > 0) throw invalidRequest(inexact);
   return value;
 }

@@ -45,7 +45,8 @@ describe("readDatasetDocument", () => {
       problems: [
         {
           path: "/orders/#W1",
-          message: 'the key "#W1" appears more than once in this object; a dataset keeps one value per key',
+          message:
+            'the key "#W1" appears more than once in this object; JSON.parse keeps only the last, so the other value would be lost without a word',
         },
       ],
     });

@@ -223,6 +223,11 @@ describe("runAgent: the seed's flows", () => {
     ],
     ["nesting past the limit", `{"invoice_id":${"[".repeat(101)}${"]".repeat(101)}}`, "/invoice_id"],
     [
+      "a key given twice",
+      '{"invoice_id":"INV-1","invoice_id":"INV-10431"}',
+      '/invoice_id: the key "invoice_id" appears more than once in this object',
+    ],
+    [
       "a whole number past 2^53",
       '{"invoice_id":"INV-10431","n":9007199254740993}',
       "/n: the whole number 9007199254740993 is past 2^53 and reads as 9007199254740992",

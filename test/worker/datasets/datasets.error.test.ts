@@ -73,7 +73,8 @@ describe("POST /api/datasets/:name/versions refuses", () => {
     expect(await answer(await post('{"users": {"u1": {}, "u~/1": {}, "u~/1": {"x": 1}}}'))).toEqual(
       invalidAnswer({
         path: "/users/u~0~11",
-        message: 'the key "u~/1" appears more than once in this object; a dataset keeps one value per key',
+        message:
+          'the key "u~/1" appears more than once in this object; JSON.parse keeps only the last, so the other value would be lost without a word',
       }),
     );
     expect(await answer(await post('{"prices": [1, 2e999]}'))).toEqual(
