@@ -26,7 +26,7 @@ const attemptTokenHere =
   "this is an attempt token (tpa_...): it opens only its attempt's routes (dispatch, mcp, the attempt, evidence, complete); this route needs an API key (tpk_...)";
 
 describe("requests the dispatch path leaves to the router", () => {
-  it("answer as any other unknown /api route (the API-key check comes first) or bad token does", async () => {
+  it("answer as any other /api route: an unknown path meets the API-key check first, a wrong method 405", async () => {
     const trailing = await call("POST", "/api/attempts/att_aaaaaaaaaaaaaaaaaaaaaa/dispatch/", {
       key: "tpa_x",
       body: {},
@@ -39,7 +39,16 @@ describe("requests the dispatch path leaves to the router", () => {
       { status: badEncoding.status, code: ((await badEncoding.json()) as { error: { code: string } }).error.code },
     ]).toEqual([
       { status: 401, body: { error: { code: "unauthorized", message: attemptTokenHere } } },
-      { status: 401, body: { error: { code: "unauthorized", message: attemptTokenHere } } },
+      {
+        status: 405,
+        body: {
+          error: {
+            code: "method_not_allowed",
+            message: "/api/attempts/att_aaaaaaaaaaaaaaaaaaaaaa/dispatch takes POST, not GET",
+            details: { allowed: ["POST"] },
+          },
+        },
+      },
       { status: 401, code: "unauthorized" },
     ]);
   });
