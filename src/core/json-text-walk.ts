@@ -23,6 +23,15 @@ type Frame =
   | { kind: "object"; keys: Set<string> | null; key: string | null; expectKey: boolean }
   | { kind: "array"; index: number };
 
+// Character codes: the walk compares numbers, not one-character strings.
+const OPEN_BRACE = 0x7b;
+const CLOSE_BRACE = 0x7d;
+const OPEN_BRACKET = 0x5b;
+const CLOSE_BRACKET = 0x5d;
+const COMMA = 0x2c;
+const QUOTE = 0x22;
+const BACKSLASH = 0x5c;
+
 /** A number starts with "-" or a digit; outside strings nothing else does. */
 function startsNumber(code: number): boolean {
   return code === 45 || (code >= 48 && code <= 57);
@@ -41,19 +50,19 @@ export function walkJsonText(validJson: string, visit: JsonTextVisitor): void {
   const holder = (): PathStep[] => stack.slice(0, -1).map(stepOf);
   const here = (): PathStep[] => stack.map(stepOf);
   for (let i = 0; i < validJson.length; i++) {
-    const char = validJson[i] as string;
+    const code = validJson.charCodeAt(i);
     const top = stack[stack.length - 1];
-    if (char === "{") stack.push({ kind: "object", keys: trackKeys ? new Set() : null, key: null, expectKey: true });
-    else if (char === "[") stack.push({ kind: "array", index: 0 });
-    else if (char === "}" || char === "]") stack.pop();
-    else if (char === ",") {
+    if (code === OPEN_BRACE)
+      stack.push({ kind: "object", keys: trackKeys ? new Set() : null, key: null, expectKey: true });
+    else if (code === OPEN_BRACKET) stack.push({ kind: "array", index: 0 });
+    else if (code === CLOSE_BRACE || code === CLOSE_BRACKET) stack.pop();
+    else if (code === COMMA) {
       if (top?.kind === "object") top.expectKey = true;
       else if (top?.kind === "array") top.index++;
-    } else if (char === '"') {
+    } else if (code === QUOTE) {
       const end = stringEnd(validJson, i);
       if (top?.kind === "object" && top.expectKey) {
-        // SAFETY: a JSON string token of a text JSON.parse accepted parses to a string.
-        const key = JSON.parse(validJson.slice(i, end + 1)) as string;
+        const key = keyText(validJson, i, end);
         const repeated = top.keys?.has(key) ?? false;
         top.keys?.add(key);
         top.key = key;
@@ -61,7 +70,7 @@ export function walkJsonText(validJson: string, visit: JsonTextVisitor): void {
         if (visit.key?.(key, repeated, holder)) return;
       }
       i = end;
-    } else if (startsNumber(validJson.charCodeAt(i))) {
+    } else if (startsNumber(code)) {
       let end = i + 1;
       while (end < validJson.length && continuesNumber(validJson.charCodeAt(end))) end++;
       if (visit.number?.(validJson.slice(i, end), here)) return;
@@ -70,9 +79,22 @@ export function walkJsonText(validJson: string, visit: JsonTextVisitor): void {
   }
 }
 
-/** The index of the quote closing the string that opens at `start`. */
+/** The key between the quotes at `start` and `end`, unescaped; most keys have no escape to undo. */
+function keyText(text: string, start: number, end: number): string {
+  const raw = text.slice(start + 1, end);
+  // SAFETY: a JSON string token of a text JSON.parse accepted parses to a string.
+  return raw.includes("\\") ? (JSON.parse(`"${raw}"`) as string) : raw;
+}
+
+/** The index of the quote closing the string that opens at `start`: the next quote not escaped by a backslash. */
 function stringEnd(text: string, start: number): number {
-  let i = start + 1;
-  while (i < text.length && text[i] !== '"') i += text[i] === "\\" ? 2 : 1;
-  return i;
+  for (let from = start + 1; ; ) {
+    const quote = text.indexOf('"', from);
+    // A text JSON.parse accepted closes every string.
+    if (quote === -1) return text.length;
+    let backslashes = 0;
+    while (text.charCodeAt(quote - 1 - backslashes) === BACKSLASH) backslashes++;
+    if (backslashes % 2 === 0) return quote;
+    from = quote + 1;
+  }
 }
