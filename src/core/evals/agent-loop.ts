@@ -20,9 +20,10 @@
  *   still handled (approval-free ones run, further `always_require` ones are recorded too), and
  *   the run stops after the answer, as an agent returns with its approval requests.
  * - Arguments that are not a JSON object, or a JSON object no call can use (nested past the limit,
- *   a number JSON cannot carry, a whole number past 2^53 that would read as another), are answered to the model as a tool input error, in the same body
- *   shape as the attempt's own tool input errors, never dispatched, and recorded as refused with the
- *   text the model sent.
+ *   a number JSON cannot carry, a whole number past 2^53 that would read as another, a key given
+ *   twice), are answered to the model as a tool input error, in the same body shape as the
+ *   attempt's own tool input errors, never dispatched, and recorded as refused with the text the
+ *   model sent.
  * - A harness error stops the run at once: the calls after it in the same answer are not handled,
  *   and are recorded as refused (`not_handled`).
  * - `max_function_calls` counts every tool call the model asks for, whatever comes of it (run,
@@ -223,11 +224,11 @@ function parseArguments(raw: string): ParsedArguments {
   }
   // The attempt refuses these too, but without recording the call; caught here, the call is kept
   // with the text the model sent (1e400 would otherwise be stored as null, 9007199254740993 as
-  // 9007199254740992).
+  // 9007199254740992, and of a key given twice only the last value).
   const unusable = argumentProblems(value);
   if (unusable.length > 0) return { ok: false, refusal: "unusable_arguments", problems: unusable };
-  const inexact = jsonTextProblems(raw);
-  if (inexact.length > 0) return { ok: false, refusal: "unusable_arguments", problems: inexact };
+  const lost = jsonTextProblems(raw);
+  if (lost.length > 0) return { ok: false, refusal: "unusable_arguments", problems: lost };
   return { ok: true, value };
 }
 

@@ -58,8 +58,9 @@ export function parseText(text: string, syntax: TextSyntax, limits: TextLimits =
     }
     return { ok: false, message: problemSummary(problems) };
   }
-  const inexact = syntax === "json" ? jsonTextProblems(text) : [];
-  if (inexact.length > 0) return { ok: false, message: problemSummary(inexact) };
+  // YAML's own parser already refuses a repeated key; JSON.parse keeps the last one.
+  const lost = syntax === "json" ? jsonTextProblems(text) : [];
+  if (lost.length > 0) return { ok: false, message: problemSummary(lost) };
   // Safe now: the value is acyclic and at most MAX_JSON_DEPTH deep.
   const maxJsonBytes = limits.maxJsonBytes ?? DEFAULT_MAX_JSON_BYTES;
   const bytes = new TextEncoder().encode(JSON.stringify(parsed.value)).byteLength;

@@ -53,15 +53,13 @@ export function parseDispatchText(text: string): ParsedDispatch {
   // In the arguments, the agent's to fix like any unusable argument; elsewhere (a field given
   // twice), the request's.
   const problems = jsonTextProblems(text);
-  const inArguments = problems.filter((p) => p.path.startsWith("/arguments/"));
-  if (inArguments.length < problems.length)
-    return { ok: false, problems: problems.filter((p) => !p.path.startsWith("/arguments/")) };
-  if (inArguments.length > 0)
-    return {
-      ok: false,
-      unusableArguments: inArguments.map((p) => ({ path: p.path.slice("/arguments".length), message: p.message })),
-    };
-  return parsed;
+  if (problems.length === 0) return parsed;
+  const outside = problems.filter((p) => !p.path.startsWith("/arguments/"));
+  if (outside.length > 0) return { ok: false, problems: outside };
+  return {
+    ok: false,
+    unusableArguments: problems.map((p) => ({ path: p.path.slice("/arguments".length), message: p.message })),
+  };
 }
 
 /**

@@ -31,8 +31,7 @@ import { ApiError, invalidRequest } from "../http/errors.js";
 import { errorHeaders, lostAttemptError } from "./lost-attempt.js";
 import { mcpHandler } from "./mcp.js";
 import { jsonObject } from "../http/schema-fields.js";
-import { pageLimit } from "../http/pagination.js";
-import { queryParam } from "../http/query.js";
+import { pageLimit, wholeNumberQuery } from "../http/pagination.js";
 import { dispatchCall } from "./dispatch.js";
 import { readStateHandler } from "./state-route.js";
 
@@ -74,12 +73,8 @@ attemptRoutes.get("/:id/evidence", async (c) => {
 
 /** ?after=: the seq of the last call seen (the previous page's next_cursor); 0, the default, starts at the first. */
 function evidenceAfter(c: Context<AppEnv>): number {
-  const raw = queryParam(c, "after");
-  if (raw === undefined) return 0;
-  const after = Number(raw);
-  if (!/^\d+$/.test(raw) || !Number.isSafeInteger(after))
-    throw invalidRequest([{ path: "/query/after", message: "expected a whole number, 0 or more (the seq of a call)" }]);
-  return after;
+  const message = "expected a whole number, 0 or more (the seq of a call)";
+  return wholeNumberQuery(c, "after", 0, Number.MAX_SAFE_INTEGER, message) ?? 0;
 }
 
 export const completeRequest = z.strictObject({

@@ -81,7 +81,8 @@ export async function readRequestJsonText(
 /**
  * The parsed body, refused with 400 invalid_request (naming each place) when it nests past
  * MAX_JSON_DEPTH, holds a number JSON cannot carry (1e400) or would read as another number
- * (9007199254740993), or a string or key that is not well-formed Unicode. Past this point every walk over the body may be recursive.
+ * (9007199254740993), gives a key twice in one object, or holds a string or key that is not
+ * well-formed Unicode. Past this point every walk over the body may be recursive.
  */
 export async function readJson(
   c: Context,
@@ -100,8 +101,8 @@ export async function readJson(
   }
   const problems = jsonInputProblems(value, { wellFormed: true, what: "a request body" });
   if (problems.length > 0) throw invalidRequest(problems);
-  const inexact = jsonTextProblems(text);
-  if (inexact.length > 0) throw invalidRequest(inexact);
+  const lost = jsonTextProblems(text);
+  if (lost.length > 0) throw invalidRequest(lost);
   return value;
 }
 

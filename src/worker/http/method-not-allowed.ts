@@ -22,12 +22,12 @@ interface Route {
 export function methodNotAllowed(routeTable: () => readonly Route[]): MiddlewareHandler {
   let router: TrieRouter<true> | undefined;
   return async (c, next) => {
-    router ??= routerOf(routeTable());
+    const table = (router ??= routerOf(routeTable()));
     const path = c.req.path;
     // Hono answers HEAD with the GET route.
     const method = c.req.method === "HEAD" ? "GET" : c.req.method;
-    if (!takes(router, method, path)) {
-      const allowed = METHODS.filter((other) => takes(router as TrieRouter<true>, other, path));
+    if (!takes(table, method, path)) {
+      const allowed = METHODS.filter((other) => takes(table, other, path));
       if (allowed.length > 0)
         return new ApiError("method_not_allowed", `${path} takes ${allowed.join(", ")}, not ${c.req.method}`, {
           allowed,

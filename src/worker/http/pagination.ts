@@ -10,13 +10,25 @@ const MAX_PAGE_SIZE = 200;
 
 /** ?limit=: digits only, from 1 to `max` (a list with larger pages, such as evidence, says so). */
 export function pageLimit(c: Context, max = MAX_PAGE_SIZE, fallback = DEFAULT_PAGE_SIZE): number {
-  const raw = queryParam(c, "limit");
-  if (raw === undefined) return fallback;
-  const limit = Number(raw);
-  if (!/^\d+$/.test(raw) || limit < 1 || limit > max) {
-    throw invalidRequest([{ path: "/query/limit", message: `expected a whole number from 1 to ${max}` }]);
-  }
-  return limit;
+  return wholeNumberQuery(c, "limit", 1, max, `expected a whole number from 1 to ${max}`) ?? fallback;
+}
+
+/**
+ * ?`name`= as a whole number from `min` to `max`, written in digits only (not `1e2`, `+5` or
+ * `0x10`, which Number() would take), or undefined when absent; anything else is a 400 saying `message`.
+ */
+export function wholeNumberQuery(
+  c: Context,
+  name: string,
+  min: number,
+  max: number,
+  message: string,
+): number | undefined {
+  const raw = queryParam(c, name);
+  if (raw === undefined) return undefined;
+  const value = Number(raw);
+  if (!/^\d+$/.test(raw) || value < min || value > max) throw invalidRequest([{ path: `/query/${name}`, message }]);
+  return value;
 }
 
 /**
