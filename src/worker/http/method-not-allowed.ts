@@ -22,7 +22,8 @@ interface Route {
 export function methodNotAllowed(routeTable: () => readonly Route[]): MiddlewareHandler {
   let router: TrieRouter<true> | undefined;
   return async (c, next) => {
-    const table = (router ??= routerOf(routeTable()));
+    router ??= routerOf(routeTable());
+    const table = router;
     const path = c.req.path;
     // Hono answers HEAD with the GET route.
     const method = c.req.method === "HEAD" ? "GET" : c.req.method;
