@@ -493,6 +493,18 @@ describe("MCP tools/call with arguments no call can use", () => {
       `/a${"/0".repeat(MAX_JSON_DEPTH - 1)}`,
       `nested deeper than ${MAX_JSON_DEPTH} levels of arrays and objects (the limit for the arguments)`,
     ],
+    [
+      "a key given twice",
+      '{"n":1,"n":2}',
+      "/n",
+      'the key "n" appears more than once in this object; JSON.parse keeps only the last, so the other value would be lost without a word',
+    ],
+    [
+      "a whole number past 2^53",
+      '{"order":{"id":9007199254740993}}',
+      "/order/id",
+      "the whole number 9007199254740993 is past 2^53 and reads as 9007199254740992, so it would be kept as another number; send it as a string",
+    ],
   ])("answers %s as a tool result with isError, as HTTP answers 422", async (_name, args, path, message) => {
     const attempt = await echoAttempt();
     const reply = await rpc(
@@ -513,5 +525,117 @@ describe("MCP tools/call with arguments no call can use", () => {
       },
     });
     expect((await readAttempt(attempt)).body).toMatchObject({ status: "active", calls: 0 });
+  });
+
+  it("in a batch, only the call whose arguments lose a value is refused; the others run and are recorded", async () => {
+    const attempt = await echoAttempt();
+    const callText = (id: number, args: string): string =>
+      `{"jsonrpc":"2.0","id":${id},"method":"tools/call","params":{"name":"echo","arguments":${args}}}`;
+    const reply = await rpc(attempt, `[${callText(1, '{"a":1,"a":2}')},${callText(2, '{"a":3}')}]`);
+    const message =
+      'the key "a" appears more than once in this object; JSON.parse keeps only the last, so the other value would be lost without a word';
+    const error = {
+      code: "tool_input_error",
+      message: `the arguments cannot be used: /a: ${message}`,
+      details: [{ path: "/a", message }],
+    };
+    expect(reply).toEqual({
+      status: 200,
+      body: [
+        {
+          jsonrpc: "2.0",
+          id: 1,
+          result: { content: [{ type: "text", text: JSON.stringify({ error }) }], isError: true },
+        },
+        {
+          jsonrpc: "2.0",
+          id: 2,
+          result: { content: [{ type: "text", text: '{"a":3}' }], structuredContent: { a: 3 } },
+        },
+      ],
+    });
+    expect((await readAttempt(attempt)).body).toMatchObject({ status: "active", calls: 1 });
+  });
+
+  it("a key given twice outside the arguments makes the whole request ambiguous: refused, nothing called", async () => {
+    const attempt = await echoAttempt();
+    const reply = await rpc(
+      attempt,
+      '{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","name":"echo2","arguments":{}}}',
+    );
+    const message =
+      'the key "name" appears more than once in this object; JSON.parse keeps only the last, so the other value would be lost without a word';
+    expect(reply).toEqual({
+      status: 400,
+      body: {
+        jsonrpc: "2.0",
+        id: null,
+        error: {
+          code: -32600,
+          message: `/params/name: ${message}`,
+          data: { code: "invalid_request", details: { problems: [{ path: "/params/name", message }] } },
+        },
+      },
+    });
+    expect((await readAttempt(attempt)).body).toMatchObject({ status: "active", calls: 0 });
+  });
+});
+
+describe("MCP bodies the SDK's transport refuses keep its answers now that toolproof reads the body first", () => {
+  async function post(
+    attempt: CreatedAttempt,
+    body: string,
+    contentType: string,
+  ): Promise<{ status: number; body: unknown }> {
+    const response = await call("POST", `/api/attempts/${attempt.id}/mcp`, {
+      key: attempt.token,
+      body,
+      headers: { "content-type": contentType, accept: "application/json, text/event-stream" },
+    });
+    return answer(response);
+  }
+  const listing = '{"jsonrpc":"2.0","id":1,"method":"tools/list"}';
+
+  it.each([
+    [
+      "a body past 512 KiB: 413",
+      `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","arguments":{"a":"${"x".repeat(512 * 1024)}"}}}`,
+      "application/json",
+      413,
+      { code: -32000, message: `Payload Too Large: Request body must not exceed ${512 * 1024} bytes` },
+    ],
+    [
+      "text that is not JSON: the parse error",
+      "{",
+      "application/json",
+      400,
+      { code: -32700, message: "Parse error: Invalid JSON" },
+    ],
+    [
+      "a body that is not JSON-RPC: the parse error",
+      '{"hello":1}',
+      "application/json",
+      400,
+      { code: -32700, message: "Parse error: Invalid JSON-RPC message" },
+    ],
+    [
+      "a content type that is not JSON: 415",
+      listing,
+      "text/plain",
+      415,
+      { code: -32000, message: "Unsupported Media Type: Content-Type must be application/json" },
+    ],
+  ])("%s", async (_name, body, contentType, status, error) => {
+    const attempt = await echoAttempt();
+    expect(await post(attempt, body, contentType)).toEqual({ status, body: { jsonrpc: "2.0", id: null, error } });
+    expect((await readAttempt(attempt)).body).toMatchObject({ status: "active", calls: 0 });
+  });
+
+  it("a JSON body with a charset parameter is read as any other", async () => {
+    const attempt = await echoAttempt();
+    expect(await post(attempt, listing, "application/json; charset=utf-8")).toMatchObject({
+      status: 200,
+      body: { jsonrpc: "2.0", id: 1, result: { tools: [{ name: "echo" }] } },
+    });
   });
 });

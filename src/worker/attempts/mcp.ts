@@ -18,7 +18,9 @@
  *   before any MCP is spoken (a bad token, lost storage) the same HTTP answer as dispatch.
  */
 import { Server } from "@modelcontextprotocol/sdk/server/index.js";
+import { readRequestBody, requestBodyTooLargeMessage } from "@modelcontextprotocol/sdk/server/requestBody.js";
 import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
+import { isJsonContentType } from "@modelcontextprotocol/sdk/shared/mediaType.js";
 import {
   ErrorCode,
   InitializeRequestSchema,
@@ -30,7 +32,7 @@ import {
 import { CfWorkerJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/cfworker";
 import type { Context } from "hono";
 import { z } from "zod";
-import { isJsonObject } from "../../core/json.js";
+import { isJsonObject, type Problem } from "../../core/json.js";
 import { systemClock } from "../../core/ports.js";
 import { parseDelayScale, waitSimulatedDelay } from "../../core/simulation/delay.js";
 import {
@@ -38,13 +40,14 @@ import {
   unusableArgumentsMessage,
   type DispatchRequest,
 } from "../../core/simulation/dispatch-request.js";
+import { mcpRequestKey, mcpTextProblems } from "../../core/simulation/mcp-request-text.js";
 import { mcpTool, structuredContent } from "../../core/simulation/mcp-shape.js";
 import { attemptStub, capabilityTokenHash } from "./access.js";
 import type { Answer } from "./replies.js";
 import { answerError, leaseEndedError, refusalError } from "./reply-errors.js";
 import { storedResult } from "./stored-values.js";
 import type { AppEnv } from "../platform/env.js";
-import { ApiError } from "../http/errors.js";
+import { ApiError, invalidRequest } from "../http/errors.js";
 import { errorHeaders, lostAttemptError } from "./lost-attempt.js";
 import { settleForward } from "./real/forward.js";
 
@@ -100,6 +103,10 @@ async function answerMcp(c: Context<AppEnv>): Promise<Response> {
     throw await lostAttemptError(c.env, attemptId, tokenHash, systemClock);
   }
 
+  const body = await readBody(c.req.raw);
+  if (body.kind === "answered") return body.response;
+  const lostArguments = body.kind === "parsed" ? body.lostArguments : new Map<string, Problem[]>();
+
   const server = new Server(SERVER_INFO, {
     capabilities: { tools: { listChanged: false } },
     instructions:
@@ -120,7 +127,7 @@ async function answerMcp(c: Context<AppEnv>): Promise<Response> {
     if (described.lease_ended) throw jsonRpcError(leaseEndedError());
     return listing;
   });
-  server.setRequestHandler(RawToolCallSchema, async (request) => {
+  server.setRequestHandler(RawToolCallSchema, async (request, extra) => {
     // SAFETY: the SDK's tools/call wrapper has checked these params against CallToolRequestSchema
     // (answering -32602 when they fail) before this handler runs; only the copy it made is discarded.
     const params = request.params as CallToolRequest["params"];
@@ -128,7 +135,7 @@ async function answerMcp(c: Context<AppEnv>): Promise<Response> {
     const args: unknown = params.arguments ?? {};
     // Checked before the RPC too: arguments nested deep enough to overflow a walk must not reach
     // the serializer that carries them to the attempt object.
-    const unusable = argumentProblems(args);
+    const unusable = lostArguments.get(mcpRequestKey(extra.requestId)) ?? argumentProblems(args);
     if (unusable.length > 0)
       return toolInputResult(
         refusalError({ kind: "unusable_arguments", message: unusableArgumentsMessage(unusable), problems: unusable }),
@@ -156,11 +163,49 @@ async function answerMcp(c: Context<AppEnv>): Promise<Response> {
   });
   await server.connect(transport);
   try {
-    return await transport.handleRequest(c.req.raw);
+    return await transport.handleRequest(
+      body.kind === "parsed" ? c.req.raw : body.request,
+      body.kind === "parsed" ? { parsedBody: body.parsed } : undefined,
+    );
   } finally {
     // JSON-response mode has built the whole body by now; nothing is left to stream.
     await server.close();
   }
+}
+
+type McpBody =
+  | { kind: "parsed"; parsed: unknown; lostArguments: Map<string, Problem[]> }
+  /** Not JSON to this server: the SDK's transport answers it (415, or its parse error) from this copy. */
+  | { kind: "unread"; request: Request }
+  | { kind: "answered"; response: Response };
+
+/**
+ * The body is read here, before the SDK parses it, because JSON.parse would keep the last of a
+ * repeated key and round a whole number past 2^53 without a word (core/simulation/mcp-request-text.ts).
+ * The bound and the answers past it are the transport's own.
+ */
+async function readBody(request: Request): Promise<McpBody> {
+  if (!isJsonContentType(request.headers.get("content-type"))) return { kind: "unread", request };
+  const body = await readRequestBody(request, MCP_BODY_LIMIT);
+  if (body.tooLarge) {
+    const error = { code: -32000, message: requestBodyTooLargeMessage(MCP_BODY_LIMIT) };
+    return { kind: "answered", response: Response.json({ jsonrpc: "2.0", error, id: null }, { status: 413 }) };
+  }
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(body.text);
+  } catch {
+    return { kind: "unread", request: new Request(request, { body: body.text }) };
+  }
+  const problems = mcpTextProblems(body.text, parsed);
+  if (problems.request.length > 0) {
+    const refused = invalidRequest(problems.request);
+    // The whole request, not one call's params: the JSON-RPC code for a request that cannot be read as one.
+    const data = { code: refused.code, details: refused.details };
+    const error = { code: ErrorCode.InvalidRequest, message: refused.message, data };
+    return { kind: "answered", response: Response.json({ jsonrpc: "2.0", error, id: null }, { status: 400 }) };
+  }
+  return { kind: "parsed", parsed, lostArguments: problems.argumentsByRequest };
 }
 
 async function callResult(answer: Answer, delayScale: string | undefined): Promise<CallToolResult> {
