@@ -184,6 +184,19 @@ export function jsonInputProblems(value: unknown, options: JsonInputOptions = {}
 const FRACTION_OR_EXPONENT = /[.eE]/;
 
 /**
+ * Why the whole number written as `literal` (decimal digits, an optional minus) would be kept as
+ * another number once read as a double, or undefined when it reads as itself: exactly, or as the
+ * very text JavaScript writes for that double. YAML's reader (policy/parse-text.ts) shares the rule.
+ */
+export function wholeNumberLoss(literal: string): string | undefined {
+  // Up to 15 digits, every whole number reads exactly.
+  if (literal.length < 16) return undefined;
+  const read = Number(literal);
+  if (!Number.isFinite(read) || BigInt(literal) === BigInt(read) || String(read) === literal) return undefined;
+  return `the whole number ${literal} is past 2^53 and reads as ${String(read)}, so it would be kept as another number; send it as a string`;
+}
+
+/**
  * What a JSON text says that the value JSON.parse made of it no longer shows, each a place where
  * the value would silently differ from what was sent:
  * - a key written twice in one object: JSON.parse keeps the last, and the other value is gone.
@@ -211,14 +224,9 @@ export function jsonTextProblems(validJson: string): Problem[] {
       );
     },
     number(literal, at) {
-      // Up to 15 digits, every whole number reads exactly.
       if (literal.length < 16 || FRACTION_OR_EXPONENT.test(literal)) return false;
-      const read = Number(literal);
-      if (!Number.isFinite(read) || BigInt(literal) === BigInt(read) || String(read) === literal) return false;
-      return report(
-        pointer(...at()),
-        `the whole number ${literal} is past 2^53 and reads as ${String(read)}, so it would be kept as another number; send it as a string`,
-      );
+      const lost = wholeNumberLoss(literal);
+      return lost !== undefined && report(pointer(...at()), lost);
     },
   });
   return problems;

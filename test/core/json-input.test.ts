@@ -131,11 +131,32 @@ describe("parseText hygiene", () => {
     });
   });
 
-  it("refuses a whole number past 2^53 in JSON text; YAML reads numbers its own way and is not checked", () => {
+  it("refuses a whole number past 2^53 in JSON text and in YAML, naming where it is", () => {
+    const lost =
+      "the whole number 9007199254740993 is past 2^53 and reads as 9007199254740992, so it would be kept as another number; send it as a string";
     expect(parseText('{"rules": [{"max": 9007199254740993}]}', "json")).toEqual({
       ok: false,
-      message:
-        "/rules/0/max: the whole number 9007199254740993 is past 2^53 and reads as 9007199254740992, so it would be kept as another number; send it as a string",
+      message: `/rules/0/max: ${lost}`,
+    });
+    expect(parseText("rules:\n  - max: 9007199254740993\n", "yaml")).toEqual({
+      ok: false,
+      message: `/rules/0/max: ${lost}`,
+    });
+    expect(parseText("[1, {a: [2, -9007199254740993]}]", "yaml")).toEqual({
+      ok: false,
+      message: `/1/a/1: ${lost.replaceAll("9007199254740993", "-9007199254740993").replace("9007199254740992", "-9007199254740992")}`,
+    });
+  });
+
+  it("reads YAML whole numbers a double holds as numbers, and whole-number keys as their exact text", () => {
+    expect(
+      parseText(
+        "small: 42\nlimit: 9007199254740992\nhex: 0x10\nbig: 18014398509481984\n9007199254740993: key\n",
+        "yaml",
+      ),
+    ).toEqual({
+      ok: true,
+      value: { small: 42, limit: 9007199254740992, hex: 16, big: 18014398509481984, "9007199254740993": "key" },
     });
   });
 

@@ -116,6 +116,27 @@ describe("YAML suites", () => {
   });
 });
 
+describe("YAML bodies keep whole numbers as written", () => {
+  it("refuses a whole number past 2^53 in a YAML policy with 400 naming where it is, and stores nothing", async () => {
+    const response = await call("PUT", "/api/policies/big-yaml-number", {
+      key: tenant.key,
+      body: "schema_version: 1\ntools:\n  - name: refund\n    max_calls: 9007199254740993\n",
+      headers: { "content-type": "application/yaml" },
+    });
+    expect(await answer(response)).toEqual({
+      status: 400,
+      body: {
+        error: {
+          code: "malformed_yaml",
+          message:
+            "the request body is not usable: /tools/0/max_calls: the whole number 9007199254740993 is past 2^53 and reads as 9007199254740992, so it would be kept as another number; send it as a string",
+        },
+      },
+    });
+    expect((await call("GET", "/api/policies/big-yaml-number", { key: tenant.key })).status).toBe(404);
+  });
+});
+
 describe("YAML policies", () => {
   it("refuses an alias inside its own anchor (&a [*a]) with 400, not a stack overflow", async () => {
     const response = await call("PUT", "/api/policies/alias-loop", {

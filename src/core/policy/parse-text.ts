@@ -4,7 +4,7 @@
  * YAML-only values such as `.inf`, aliases that contain themselves (`&a [*a]`), nesting past the
  * limit and lone surrogates are refused with a message, never a stack overflow.
  */
-import { parseDocument } from "yaml";
+import { type Document, isMap, isPair, isScalar, isSeq, parseDocument } from "yaml";
 import {
   jsonTextProblems,
   jsonInputProblems,
@@ -12,8 +12,9 @@ import {
   NOT_FINITE,
   problemSummary,
   tooDeepMessage,
+  wholeNumberLoss,
 } from "../json-input.js";
-import type { JsonValue } from "../json.js";
+import { pointerToken, type JsonValue, type Problem } from "../json.js";
 import { isJsonValue } from "./fields.js";
 import { messageOf } from "../message-of.js";
 
@@ -90,7 +91,8 @@ function overflowed(message: string): boolean {
 }
 
 function parseYamlText(text: string): RawParse {
-  const document = parseDocument(text, { uniqueKeys: true, prettyErrors: true });
+  // Whole numbers are read as BigInt so that one past 2^53 is seen as written (settleWholeNumbers).
+  const document = parseDocument(text, { uniqueKeys: true, prettyErrors: true, intAsBigInt: true });
   const first = document.errors[0];
   if (first) {
     if (overflowed(first.message)) return { ok: false, message: tooDeepMessage("a JSON document", MAX_JSON_DEPTH) };
@@ -102,6 +104,8 @@ function parseYamlText(text: string): RawParse {
         : "";
     return { ok: false, message: `not valid YAML: ${summary}${more}` };
   }
+  const lost = settleWholeNumbers(document);
+  if (lost.length > 0) return { ok: false, message: problemSummary(lost) };
   try {
     return { ok: true, value: document.toJS({ maxAliasCount: MAX_YAML_ALIASES }) };
   } catch (error) {
@@ -109,4 +113,36 @@ function parseYamlText(text: string): RawParse {
     if (overflowed(message)) return { ok: false, message: tooDeepMessage("a JSON document", MAX_JSON_DEPTH) };
     return { ok: false, message: `not usable YAML: ${message}` };
   }
+}
+
+/**
+ * Turns the document's whole numbers (read as BigInt) into numbers, and lists each one a double
+ * would hold as another number, as JSON text is checked (json-input.ts). A whole-number key stays
+ * a BigInt: it becomes its exact decimal text as a key, where a double would have rounded it.
+ * Iterative, since the document may nest as deep as the parser allows.
+ */
+function settleWholeNumbers(document: Document): Problem[] {
+  const problems: Problem[] = [];
+  const stack: { node: unknown; path: string }[] = [{ node: document.contents, path: "" }];
+  for (let next = stack.pop(); next !== undefined; next = stack.pop()) {
+    const { node, path } = next;
+    if (isScalar(node)) {
+      if (typeof node.value !== "bigint") continue;
+      const lost = wholeNumberLoss(node.value.toString());
+      if (lost === undefined) node.value = Number(node.value);
+      else problems.push({ path, message: lost });
+    } else if (isSeq(node)) {
+      // Pushed last to first, so that the items come off the stack, and any problems are listed, in order.
+      for (let index = node.items.length - 1; index >= 0; index--)
+        stack.push({ node: node.items[index], path: `${path}/${index}` });
+    } else if (isMap(node)) {
+      for (let index = node.items.length - 1; index >= 0; index--) {
+        const pair = node.items[index];
+        if (!isPair(pair)) continue;
+        const key = isScalar(pair.key) ? pair.key.value : pair.key;
+        stack.push({ node: pair.value, path: `${path}/${pointerToken(String(key))}` });
+      }
+    }
+  }
+  return problems;
 }
