@@ -94,21 +94,24 @@ describe("bodies nested past the limit answer 400 naming it, on every route that
   });
 });
 
+function putYaml(path: string, body: string): Promise<Response> {
+  return call("PUT", path, { key: tenant.key, body, headers: { "content-type": "application/yaml" } });
+}
+
+/** How a YAML body that parsed but cannot be used is answered. */
+function unusableYaml(detail: string): { status: number; body: unknown } {
+  return {
+    status: 400,
+    body: { error: { code: "malformed_yaml", message: `the request body is not usable: ${detail}` } },
+  };
+}
+
+const ALIAS_LOOP = "/0: expected a JSON value; this value contains itself (a YAML alias inside its own anchor)";
+
 describe("YAML suites", () => {
   it("refuses an alias inside its own anchor with 400, and nesting past the limit likewise", async () => {
     const yaml = { "content-type": "application/yaml" };
-    expect(
-      await answer(await call("PUT", "/api/suites/alias-loop", { key: tenant.key, body: "&a [*a]", headers: yaml })),
-    ).toEqual({
-      status: 400,
-      body: {
-        error: {
-          code: "malformed_yaml",
-          message:
-            "the request body is not usable: /0: expected a JSON value; this value contains itself (a YAML alias inside its own anchor)",
-        },
-      },
-    });
+    expect(await answer(await putYaml("/api/suites/alias-loop", "&a [*a]"))).toEqual(unusableYaml(ALIAS_LOOP));
     const deep = `${"[".repeat(5_000)}${"]".repeat(5_000)}`;
     expect(
       await answer(await call("PUT", "/api/suites/deep-yaml", { key: tenant.key, body: deep, headers: yaml })),
@@ -118,42 +121,19 @@ describe("YAML suites", () => {
 
 describe("YAML bodies keep whole numbers as written", () => {
   it("refuses a whole number past 2^53 in a YAML policy with 400 naming where it is, and stores nothing", async () => {
-    const response = await call("PUT", "/api/policies/big-yaml-number", {
-      key: tenant.key,
-      body: "schema_version: 1\ntools:\n  - name: refund\n    max_calls: 9007199254740993\n",
-      headers: { "content-type": "application/yaml" },
-    });
-    expect(await answer(response)).toEqual({
-      status: 400,
-      body: {
-        error: {
-          code: "malformed_yaml",
-          message:
-            "the request body is not usable: /tools/0/max_calls: the whole number 9007199254740993 is past 2^53 and reads as 9007199254740992, so it would be kept as another number; send it as a string",
-        },
-      },
-    });
+    const body = "schema_version: 1\ntools:\n  - name: refund\n    max_calls: 9007199254740993\n";
+    expect(await answer(await putYaml("/api/policies/big-yaml-number", body))).toEqual(
+      unusableYaml(
+        "/tools/0/max_calls: the whole number 9007199254740993 is past 2^53 and reads as 9007199254740992, so it would be kept as another number; send it as a string",
+      ),
+    );
     expect((await call("GET", "/api/policies/big-yaml-number", { key: tenant.key })).status).toBe(404);
   });
 });
 
 describe("YAML policies", () => {
   it("refuses an alias inside its own anchor (&a [*a]) with 400, not a stack overflow", async () => {
-    const response = await call("PUT", "/api/policies/alias-loop", {
-      key: tenant.key,
-      body: "&a [*a]",
-      headers: { "content-type": "application/yaml" },
-    });
-    expect(await answer(response)).toEqual({
-      status: 400,
-      body: {
-        error: {
-          code: "malformed_yaml",
-          message:
-            "the request body is not usable: /0: expected a JSON value; this value contains itself (a YAML alias inside its own anchor)",
-        },
-      },
-    });
+    expect(await answer(await putYaml("/api/policies/alias-loop", "&a [*a]"))).toEqual(unusableYaml(ALIAS_LOOP));
   });
 
   it("refuses YAML nested past the limit, and aliases that expand past the body limit", async () => {
