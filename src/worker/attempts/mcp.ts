@@ -18,7 +18,7 @@
  *   before any MCP is spoken (a bad token, lost storage) the same HTTP answer as dispatch.
  */
 import { Server } from "@modelcontextprotocol/sdk/server/index.js";
-import { readRequestBody, requestBodyTooLargeMessage } from "@modelcontextprotocol/sdk/server/requestBody.js";
+import { requestBodyTooLargeMessage } from "@modelcontextprotocol/sdk/server/requestBody.js";
 import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
 import { isJsonContentType } from "@modelcontextprotocol/sdk/shared/mediaType.js";
 import {
@@ -47,7 +47,9 @@ import type { Answer } from "./replies.js";
 import { answerError, leaseEndedError, refusalError } from "./reply-errors.js";
 import { storedResult } from "./stored-values.js";
 import type { AppEnv } from "../platform/env.js";
+import { otherCharsetProblem } from "../http/charset.js";
 import { ApiError, invalidRequest } from "../http/errors.js";
+import { readBodyBytes, utf8Text } from "../http/json-body.js";
 import { errorHeaders, lostAttemptError } from "./lost-attempt.js";
 import { settleForward } from "./real/forward.js";
 
@@ -181,31 +183,44 @@ type McpBody =
 
 /**
  * The body is read here, before the SDK parses it, because JSON.parse would keep the last of a
- * repeated key and round a whole number past 2^53 without a word (core/simulation/mcp-request-text.ts).
- * The bound and the answers past it are the transport's own.
+ * repeated key and round a whole number past 2^53 without a word (core/simulation/mcp-request-text.ts),
+ * and the SDK decodes bytes that are not UTF-8 into replacement characters. The size bound and the
+ * answers past it are the transport's own.
  */
 async function readBody(request: Request): Promise<McpBody> {
-  if (!isJsonContentType(request.headers.get("content-type"))) return { kind: "unread", request };
-  const body = await readRequestBody(request, MCP_BODY_LIMIT);
-  if (body.tooLarge) {
-    const error = { code: -32000, message: requestBodyTooLargeMessage(MCP_BODY_LIMIT) };
-    return { kind: "answered", response: Response.json({ jsonrpc: "2.0", error, id: null }, { status: 413 }) };
+  const contentType = request.headers.get("content-type");
+  if (!isJsonContentType(contentType)) return { kind: "unread", request };
+  const otherCharset = otherCharsetProblem(contentType ?? "");
+  if (otherCharset !== undefined) return refused(415, -32000, `Unsupported Media Type: ${otherCharset}`);
+  let bytes: Uint8Array;
+  try {
+    bytes = await readBodyBytes(request, MCP_BODY_LIMIT);
+  } catch (error) {
+    if (error instanceof ApiError && error.status === 413)
+      return refused(413, -32000, requestBodyTooLargeMessage(MCP_BODY_LIMIT));
+    throw error;
   }
+  const text = utf8Text(bytes);
+  if (text === undefined) return refused(400, ErrorCode.ParseError, "Parse error: the body is not valid UTF-8");
   let parsed: unknown;
   try {
-    parsed = JSON.parse(body.text);
+    parsed = JSON.parse(text);
   } catch {
-    return { kind: "unread", request: new Request(request, { body: body.text }) };
+    return { kind: "unread", request: new Request(request, { body: text }) };
   }
-  const problems = mcpTextProblems(body.text, parsed);
+  const problems = mcpTextProblems(text, parsed);
   if (problems.request.length > 0) {
-    const refused = invalidRequest(problems.request);
     // The whole request, not one call's params: the JSON-RPC code for a request that cannot be read as one.
-    const data = { code: refused.code, details: refused.details };
-    const error = { code: ErrorCode.InvalidRequest, message: refused.message, data };
-    return { kind: "answered", response: Response.json({ jsonrpc: "2.0", error, id: null }, { status: 400 }) };
+    const error = invalidRequest(problems.request);
+    return refused(400, ErrorCode.InvalidRequest, error.message, { code: error.code, details: error.details });
   }
   return { kind: "parsed", parsed, lostArguments: problems.argumentsByRequest };
+}
+
+/** A refusal before any message is read, shaped as the SDK's transport shapes its own (`id: null`). */
+function refused(status: number, code: number, message: string, data?: Record<string, unknown>): McpBody {
+  const error = { code, message, ...(data === undefined ? {} : { data }) };
+  return { kind: "answered", response: Response.json({ jsonrpc: "2.0", error, id: null }, { status }) };
 }
 
 async function callResult(answer: Answer, delayScale: string | undefined): Promise<CallToolResult> {

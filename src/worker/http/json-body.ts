@@ -5,6 +5,7 @@
  */
 import type { Context } from "hono";
 import { jsonTextProblems, jsonInputProblems } from "../../core/json-input.js";
+import { otherCharsetProblem } from "./charset.js";
 import { ApiError, invalidRequest } from "./errors.js";
 import { messageOf } from "../../core/message-of.js";
 
@@ -12,8 +13,13 @@ const DEFAULT_BODY_LIMIT = 256 * 1024;
 
 const JSON_TYPE = /^application\/([a-z0-9.+-]*\+)?json\b/i;
 
-/** The body as text, refused with 413 past `maxBytes` (counted while streaming) and 400 when not UTF-8. */
+/**
+ * The body as text, refused with 415 when its Content-Type names a charset other than UTF-8, 413
+ * past `maxBytes` (counted while streaming) and 400 when not UTF-8.
+ */
 export async function readBodyText(request: Request, maxBytes: number): Promise<string> {
+  const otherCharset = otherCharsetProblem(request.headers.get("content-type") ?? "");
+  if (otherCharset !== undefined) throw new ApiError("unsupported_media_type", otherCharset);
   let bytes: Uint8Array;
   try {
     bytes = await readBodyBytes(request, maxBytes);
@@ -21,10 +27,17 @@ export async function readBodyText(request: Request, maxBytes: number): Promise<
     if (error instanceof ApiError) throw error;
     throw new ApiError("invalid_encoding", "the request body is not valid UTF-8");
   }
+  const text = utf8Text(bytes);
+  if (text === undefined) throw new ApiError("invalid_encoding", "the request body is not valid UTF-8");
+  return text;
+}
+
+/** The bytes as UTF-8 text (a leading byte order mark dropped), or undefined when they are not UTF-8. */
+export function utf8Text(bytes: Uint8Array): string | undefined {
   try {
     return new TextDecoder("utf-8", { fatal: true, ignoreBOM: false }).decode(bytes);
   } catch {
-    throw new ApiError("invalid_encoding", "the request body is not valid UTF-8");
+    return undefined;
   }
 }
 

@@ -42,7 +42,7 @@ import type { JsonValue } from "../../core/json.js";
 import { filterDecision, githubSource, type GithubSource } from "../../core/webhooks/github-events.js";
 import type { AppEnv } from "../platform/env.js";
 import { ApiError, invalidRequest } from "../http/errors.js";
-import { readBodyBytes } from "../http/json-body.js";
+import { readBodyBytes, utf8Text } from "../http/json-body.js";
 import { openWebhookSecret, requireSealingKey, sealWebhookSecret } from "../http/webhook-secret.js";
 import { refusalThrottled } from "./refusal-throttle.js";
 import { startWebhookRun } from "./start-webhook-run.js";
@@ -280,9 +280,11 @@ function deliveryIdOf(headers: Headers): string | null {
 }
 
 function parseJson(body: Uint8Array): JsonValue | undefined {
+  const text = utf8Text(body);
+  if (text === undefined) return undefined;
   try {
     // SAFETY: JSON.parse yields JSON values only.
-    return JSON.parse(new TextDecoder("utf-8", { fatal: true, ignoreBOM: false }).decode(body)) as JsonValue;
+    return JSON.parse(text) as JsonValue;
   } catch {
     return undefined;
   }
