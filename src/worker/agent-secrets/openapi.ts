@@ -35,8 +35,13 @@ export const agentSecretOperations: OperationDoc[] = [
     params: secretName,
     body: { schema: agentSecretBody, example: {} },
     responses: {
+      201: {
+        description: "A new name: the stored secret's name and dates (and a generated secret).",
+        schema: AgentSecret,
+        headers: { location: { description: "The secret's URL.", schema: { type: "string" } } },
+      },
       200: {
-        description: "The stored secret's name and dates (and a generated secret).",
+        description: "The name's secret replaced (the rotation): as for 201.",
         schema: AgentSecret,
         headers: { location: { description: "The secret's URL.", schema: { type: "string" } } },
       },

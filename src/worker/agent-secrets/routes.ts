@@ -14,6 +14,7 @@ import { Hono } from "hono";
 import { z } from "zod";
 import {
   deleteAgentSecret,
+  findAgentSecret,
   listAgentSecrets,
   putAgentSecret,
   type AgentSecretRow,
@@ -54,6 +55,7 @@ agentSecretRoutes.put("/:name", async (c) => {
   const { tenantId, keyId } = c.var.principal;
   const key = await requireSealingKey(c.env.TOOLPROOF_SECRET);
   const secret = body.secret ?? webhookSecret(c.var.ids.secret(SECRET_BYTES));
+  const existing = await findAgentSecret(c.var.db, tenantId, name);
   const row = await putAgentSecret(c.var.db, {
     tenant_id: tenantId,
     name,
@@ -62,7 +64,8 @@ agentSecretRoutes.put("/:name", async (c) => {
   });
   c.header("location", `/api/agent-secrets/${encodeURIComponent(name)}`);
   // A generated secret is shown this once; one the client chose is never echoed.
-  return c.json(body.secret === undefined ? { ...secretView(row), secret } : secretView(row));
+  // 201 when the name is new, 200 when this replaced its secret: as every PUT here answers.
+  return c.json(body.secret === undefined ? { ...secretView(row), secret } : secretView(row), existing ? 200 : 201);
 });
 
 agentSecretRoutes.get("/", async (c) => {

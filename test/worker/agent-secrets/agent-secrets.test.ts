@@ -23,7 +23,7 @@ describe("agent secrets", () => {
     const made = await call("PUT", "/api/agent-secrets/desk-jobs", { key: tenant.key, body: {} });
     const body = (await made.json()) as Record<string, unknown>;
     expect({ status: made.status, location: made.headers.get("location"), body }).toEqual({
-      status: 200,
+      status: 201,
       location: "/api/agent-secrets/desk-jobs",
       body: {
         name: "desk-jobs",
@@ -39,8 +39,19 @@ describe("agent secrets", () => {
 
     const own = await call("PUT", "/api/agent-secrets/mine", { key: tenant.key, body: { secret: MINE } });
     expect(await answer(own)).toEqual({
-      status: 200,
+      status: 201,
       body: { name: "mine", created_by: tenant.keyId, created_at: expect.stringMatching(/^\d{4}-/) },
+    });
+    // Putting a name again replaces its secret (the rotation): 200, as for any PUT of what exists.
+    const rotated = await call("PUT", "/api/agent-secrets/mine", { key: tenant.key, body: {} });
+    expect({ status: rotated.status, body: await rotated.json() }).toEqual({
+      status: 200,
+      body: {
+        name: "mine",
+        created_by: tenant.keyId,
+        created_at: expect.stringMatching(/^\d{4}-/),
+        secret: expect.stringMatching(/^whsec_/),
+      },
     });
 
     const list = await call("GET", "/api/agent-secrets", { key: tenant.key });
@@ -92,7 +103,7 @@ describe("agent secrets", () => {
   it("refuses a secret that Standard Webhooks libraries would not all read as the same key, and keeps the stored one", async () => {
     const tenant = await newTenant();
     const kept = await call("PUT", "/api/agent-secrets/kept", { key: tenant.key, body: { secret: MINE } });
-    expect(kept.status).toBe(200);
+    expect(kept.status).toBe(201);
     const before = await findAgentSecret(db(), tenant.id, "kept");
     const refused = {
       // The fuzzer's: 33 characters, so not base64 at all (the signer keyed jobs with the text).
@@ -128,7 +139,7 @@ describe("agent secrets", () => {
         key: tenant.key,
         body: { secret: secretOf(length) },
       });
-      expect({ length, status: put.status }).toEqual({ length, status: 200 });
+      expect({ length, status: put.status }).toEqual({ length, status: 201 });
     }
   });
 });

@@ -410,7 +410,9 @@ describe("real answers of bootstrap, real-tools upstreams, agent secrets and an 
           body: { secret: "whsec_MDEyMzQ1Njc4OWFiY2RlZjAxMjM0NTY3ODlhYmNkZWY=" },
         })
       ).status,
-    ).toBe(200);
+    ).toBe(201);
+    // Put again: the rotation, 200.
+    expect((await documented("PUT", "/api/agent-secrets/agent-a", { key, body: {} })).status).toBe(200);
     expect((await documented("GET", "/api/agent-secrets", { key })).status).toBe(200);
     expect((await documented("DELETE", "/api/agent-secrets/agent-b", { key })).status).toBe(200);
   });
@@ -607,7 +609,7 @@ describe("real answers of API keys, run deletion, an attacked run, real-tools ev
     const key = world.tenant.key;
     const name = `openapi-${crypto.randomUUID().slice(0, 8)}`;
     await jobs.script(name, []);
-    expect((await documented("PUT", "/api/agent-secrets/jobs", { key, body: {} })).status).toBe(200);
+    expect((await documented("PUT", "/api/agent-secrets/jobs", { key, body: {} })).status).toBe(201);
     const suite = {
       agent: {
         kind: "external",

@@ -75,7 +75,7 @@ async function conversationWorld(
   await server.script(world.model, { judge_default: GOOD_JUDGE });
   const name = `${label}-${crypto.randomUUID().slice(0, 8)}`;
   await jobs.script(name, []);
-  expect((await call("PUT", "/api/agent-secrets/jobs", { key: world.tenant.key, body: {} })).status).toBe(200);
+  expect((await call("PUT", "/api/agent-secrets/jobs", { key: world.tenant.key, body: {} })).status).toBe(201);
   const saved = await call("PUT", "/api/suites/desk", {
     key: world.tenant.key,
     body: {
