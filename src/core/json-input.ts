@@ -17,7 +17,7 @@ import { walkJsonText } from "./json-text-walk.js";
 export const MAX_JSON_DEPTH = 100;
 
 /** A few problems locate the mistake; a document with thousands of them needs no full list. */
-const MAX_PROBLEMS = 20;
+export const MAX_PROBLEMS = 20;
 
 /** Lone UTF-16 surrogates: in a `u` regular expression a well-formed pair is one code point and never matches. */
 const LONE_SURROGATE = /\p{Surrogate}/u;
@@ -36,6 +36,12 @@ interface JsonInputOptions {
   maxDepth?: number;
   /** Refuse strings and object keys that are not well-formed Unicode (String.prototype.isWellFormed). */
   wellFormed?: boolean;
+  /**
+   * Refuse object keys (only) that are not well-formed Unicode: a call's arguments keep a lone
+   * surrogate in a value as the tool's data, but a key must name a field, in schema paths and
+   * evidence alike, and D1 would turn two such keys into the same text.
+   */
+  wellFormedKeys?: boolean;
   /** What the value is, for the depth message ("a request body", "the arguments"). */
   what?: string;
 }
@@ -91,6 +97,7 @@ function pathOf(frame: Frame | null, token?: string): string {
 export function jsonInputProblems(value: unknown, options: JsonInputOptions = {}): Problem[] {
   const maxDepth = options.maxDepth ?? MAX_JSON_DEPTH;
   const wellFormed = options.wellFormed === true;
+  const wellFormedKeys = wellFormed || options.wellFormedKeys === true;
   const what = options.what ?? "a JSON document";
   const problems: Problem[] = [];
   const report = (parent: Frame | null, token: string | undefined, message: string): void => {
@@ -154,7 +161,7 @@ export function jsonInputProblems(value: unknown, options: JsonInputOptions = {}
       // SAFETY: a plain object (checkScalar let only arrays and plain objects through), read as a record.
       const record = frame.value as Record<string, unknown>;
       for (const key of Object.keys(record)) {
-        if (wellFormed && !isWellFormedText(key)) {
+        if (wellFormedKeys && !isWellFormedText(key)) {
           report(frame, key, `${NOT_WELL_FORMED} (in the key)`);
           continue;
         }
@@ -209,11 +216,11 @@ export function wholeNumberLoss(literal: string): string | undefined {
  * `validJson` is a text JSON.parse accepted; a number past the double range is jsonInputProblems'
  * to refuse (it reads as Infinity), so it is passed over here. Paths are JSON Pointers.
  */
-export function jsonTextProblems(validJson: string): Problem[] {
+export function jsonTextProblems(validJson: string, limit = MAX_PROBLEMS): Problem[] {
   const problems: Problem[] = [];
   const report = (path: string, message: string): boolean => {
     problems.push({ path, message });
-    return problems.length >= MAX_PROBLEMS;
+    return problems.length >= limit;
   };
   walkJsonText(validJson, {
     key(key, repeated, holder) {

@@ -58,15 +58,44 @@ describe("mcpTextProblems: whose mistake a lossy MCP text is", () => {
       '{"0":{"params":{"arguments":{"a":1,"a":2}}},"jsonrpc":"2.0"}',
       "/0/params/arguments/a",
     ],
-    [
-      "a batch that gives the call's id to another message",
-      `[${callText("7", '{"a":1,"a":2}')},${callText("7", "{}")}]`,
-      "/0/params/arguments/a",
-    ],
   ])("refuses the whole request for %s", (_name, text, path) => {
     expect(problemsOf(text)).toEqual({
       request: [{ path, message: expect.stringContaining("appears more than once") }],
       argumentsByRequest: {},
+    });
+  });
+
+  it("refuses a batch that gives one id to two requests, whatever else is in it", () => {
+    const shared =
+      "the id 7 is also the id of the message at /0; each request of a batch needs an id of its own, or its answer cannot be told apart";
+    expect(
+      problemsOf(
+        `[${callText("7", "{}")},{"jsonrpc":"2.0","method":"notifications/initialized"},${callText("7", "{}")}]`,
+      ),
+    ).toEqual({
+      request: [{ path: "/2/id", message: shared }],
+      argumentsByRequest: {},
+    });
+    expect(problemsOf(`[${callText('"7"', "{}")},${callText("7", "{}")}]`)).toEqual({
+      request: [],
+      argumentsByRequest: {},
+    });
+  });
+
+  it("checks every call however many problems come before it, and lists at most 20 per call", () => {
+    const many = Array.from({ length: 30 }, (_, i) => `"n${i}":1,"n${i}":2`).join(",");
+    const found = mcpTextProblems(
+      `[${callText("1", `{${many}}`)},${callText("2", '{"a":1,"a":2}')}]`,
+      JSON.parse(`[${callText("1", `{${many}}`)},${callText("2", '{"a":1,"a":2}')}]`),
+    );
+    expect({
+      request: found.request,
+      first: found.argumentsByRequest.get("1")?.map((p) => p.path),
+      second: found.argumentsByRequest.get("2"),
+    }).toEqual({
+      request: [],
+      first: Array.from({ length: 20 }, (_, i) => `/n${i}`),
+      second: [{ path: "/a", message: TWICE("a") }],
     });
   });
 

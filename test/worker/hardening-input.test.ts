@@ -470,6 +470,16 @@ describe("a schema property named __proto__", () => {
   });
 });
 
+/** A request MCP cannot read as one: HTTP 400, JSON-RPC -32600, the problem's pointer into the body. */
+function refusedWhole(path: string, message: string): { status: number; body: unknown } {
+  const error = {
+    code: -32600,
+    message: `${path}: ${message}`,
+    data: { code: "invalid_request", details: { problems: [{ path, message }] } },
+  };
+  return { status: 400, body: { jsonrpc: "2.0", id: null, error } };
+}
+
 describe("MCP tools/call with arguments no call can use", () => {
   /** One raw JSON-RPC request: the SDK client would write 1e400 as null before it left. */
   async function rpc(attempt: CreatedAttempt, text: string): Promise<{ status: number; body: unknown }> {
@@ -566,19 +576,120 @@ describe("MCP tools/call with arguments no call can use", () => {
     );
     const message =
       'the key "name" appears more than once in this object; JSON.parse keeps only the last, so the other value would be lost without a word';
+    expect(reply).toEqual(refusedWhole("/params/name", message));
+    expect((await readAttempt(attempt)).body).toMatchObject({ status: "active", calls: 0 });
+  });
+
+  const TWICE = (key: string): string =>
+    `the key "${key}" appears more than once in this object; JSON.parse keeps only the last, so the other value would be lost without a word`;
+  const callText = (id: number | string, args: string): string =>
+    `{"jsonrpc":"2.0","id":${JSON.stringify(id)},"method":"tools/call","params":{"name":"echo","arguments":${args}}}`;
+
+  it("a body the SDK would read another way than toolproof (two byte order marks) is a parse error, and nothing runs", async () => {
+    const attempt = await echoAttempt();
+    const reply = await rpc(attempt, `\uFEFF\uFEFF${callText(1, '{"a":1,"a":2}')}`);
     expect(reply).toEqual({
       status: 400,
+      body: { jsonrpc: "2.0", id: null, error: { code: -32700, message: "Parse error: Invalid JSON" } },
+    });
+    expect((await readAttempt(attempt)).body).toMatchObject({ calls: 0 });
+  });
+
+  it("every call of a batch is checked, however many problems the calls before it have", async () => {
+    const attempt = await echoAttempt();
+    const many = Array.from({ length: 25 }, (_, i) => `"n${i}":9007199254740993`).join(",");
+    const reply = await rpc(
+      attempt,
+      `[${callText(1, `{${many}}`)},${callText(2, '{"a":1,"a":2}')},${callText(3, '{"a":3}')}]`,
+    );
+    const lost =
+      "the whole number 9007199254740993 is past 2^53 and reads as 9007199254740992, so it would be kept as another number; send it as a string";
+    const first = Array.from({ length: 20 }, (_, i) => ({ path: `/n${i}`, message: lost }));
+    const refusal = (details: { path: string; message: string }[]) => ({
+      content: [
+        {
+          type: "text",
+          text: JSON.stringify({
+            error: {
+              code: "tool_input_error",
+              message: `the arguments cannot be used: ${details.map((d) => `${d.path}: ${d.message}`).join("; ")}`,
+              details,
+            },
+          }),
+        },
+      ],
+      isError: true,
+    });
+    expect(reply).toEqual({
+      status: 200,
+      body: [
+        { jsonrpc: "2.0", id: 1, result: refusal(first) },
+        { jsonrpc: "2.0", id: 2, result: refusal([{ path: "/a", message: TWICE("a") }]) },
+        {
+          jsonrpc: "2.0",
+          id: 3,
+          result: { content: [{ type: "text", text: '{"a":3}' }], structuredContent: { a: 3 } },
+        },
+      ],
+    });
+    expect((await readAttempt(attempt)).body).toMatchObject({ calls: 1 });
+  });
+
+  it.each([
+    ["two calls", [callText(9, '{"a":1}'), callText(9, '{"a":2}')]],
+    ["a listing and a call", ['{"jsonrpc":"2.0","id":9,"method":"tools/list"}', callText(9, '{"a":2}')]],
+  ])(
+    "a batch that gives one id to %s is refused whole: no answer could say which was which",
+    async (_name, messages) => {
+      const attempt = await echoAttempt();
+      const message =
+        "the id 9 is also the id of the message at /0; each request of a batch needs an id of its own, or its answer cannot be told apart";
+      expect(await rpc(attempt, `[${messages.join(",")}]`)).toEqual(refusedWhole("/1/id", message));
+      expect((await readAttempt(attempt)).body).toMatchObject({ calls: 0 });
+    },
+  );
+
+  it.each([5, null, true, { k: 1 }, ["a"]])(
+    "a toolproof/call_id that is not a string (%j) is refused as over HTTP, and nothing is recorded",
+    async (callId) => {
+      const attempt = await echoAttempt();
+      const text = `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","arguments":{"a":1},"_meta":{"toolproof/call_id":${JSON.stringify(callId)}}}}`;
+      const message = "expected a string of 1 to 200 characters";
+      expect(await rpc(attempt, text)).toEqual({
+        status: 200,
+        body: {
+          jsonrpc: "2.0",
+          id: 1,
+          error: {
+            code: -32602,
+            message: `/call_id: ${message}`,
+            data: { code: "invalid_request", details: { problems: [{ path: "/call_id", message }] } },
+          },
+        },
+      });
+      expect((await readAttempt(attempt)).body).toMatchObject({ calls: 0 });
+    },
+  );
+
+  it("a key that is not well-formed Unicode is refused naming it, over MCP as over HTTP, and nothing is recorded", async () => {
+    const attempt = await echoAttempt();
+    const details = [{ path: "/\ud800", message: `${NOT_WELL_FORMED} (in the key)` }];
+    const error = {
+      code: "tool_input_error",
+      message: `the arguments cannot be used: /\ud800: ${NOT_WELL_FORMED} (in the key)`,
+      details,
+    };
+    const dispatched = await rawDispatch(attempt, '{"tool":"echo","arguments":{"a":1,"\\ud800":1}}');
+    expect(await answer(dispatched)).toEqual({ status: 422, body: { error } });
+    expect(await rpc(attempt, callText(1, '{"a":1,"\\ud800":1}'))).toEqual({
+      status: 200,
       body: {
         jsonrpc: "2.0",
-        id: null,
-        error: {
-          code: -32600,
-          message: `/params/name: ${message}`,
-          data: { code: "invalid_request", details: { problems: [{ path: "/params/name", message }] } },
-        },
+        id: 1,
+        result: { content: [{ type: "text", text: JSON.stringify({ error }) }], isError: true },
       },
     });
-    expect((await readAttempt(attempt)).body).toMatchObject({ status: "active", calls: 0 });
+    expect((await readAttempt(attempt)).body).toMatchObject({ calls: 0 });
   });
 });
 

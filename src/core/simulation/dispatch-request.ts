@@ -16,6 +16,8 @@ export interface DispatchRequest {
 
 /** Long enough for any real name or idempotency key, short enough to keep evidence rows small. */
 export const MAX_NAME_LENGTH = 200;
+/** What a tool, operation_id or call_id must be, wherever it is given (HTTP body, MCP _meta). */
+export const NAME_SHAPE = `expected a string of 1 to ${MAX_NAME_LENGTH} characters`;
 const FIELDS = new Set(["tool", "operation_id", "arguments", "call_id"]);
 
 type ParsedDispatch =
@@ -31,7 +33,7 @@ type ParsedDispatch =
 
 /** Why the arguments of a call cannot be used (empty when they can), with paths into the arguments. */
 export function argumentProblems(args: unknown): Problem[] {
-  return jsonInputProblems(args, { what: "the arguments" });
+  return jsonInputProblems(args, { what: "the arguments", wellFormedKeys: true });
 }
 
 /** The message of a tool input error over unusable arguments, the same over HTTP and MCP. */
@@ -104,7 +106,7 @@ function name(value: unknown, path: string, required: boolean, problems: Problem
     return undefined;
   }
   if (typeof value !== "string" || value.length === 0 || value.length > MAX_NAME_LENGTH) {
-    problems.push({ path, message: `expected a string of 1 to ${MAX_NAME_LENGTH} characters` });
+    problems.push({ path, message: NAME_SHAPE });
     return undefined;
   }
   if (!isWellFormedText(value)) {

@@ -10,11 +10,12 @@
  *   a tools/call): the request itself is ambiguous, so none of it runs.
  *
  * The calls are told apart by their JSON-RPC id, the only thing the SDK hands a handler that ties
- * it to a message; a batch that gives one id to a call with such arguments and to another message
- * is refused as a whole, since no answer could say which one it was.
+ * it to a message. A batch that gives one id to two requests is refused as a whole, with or without
+ * such problems: the SDK would answer only one of them (and run both), and no client could tell
+ * which answer was whose.
  */
 import { isJsonObject, type Problem } from "../json.js";
-import { jsonTextProblems } from "../json-input.js";
+import { jsonTextProblems, MAX_PROBLEMS } from "../json-input.js";
 
 interface McpTextProblems {
   /** Problems that refuse the whole request, at JSON Pointers into the request's body. */
@@ -34,29 +35,39 @@ export function mcpRequestKey(id: string | number): string {
 /** `text` is a body JSON.parse accepted and `parsed` what it gave. */
 export function mcpTextProblems(text: string, parsed: unknown): McpTextProblems {
   const found: McpTextProblems = { request: [], argumentsByRequest: new Map() };
-  const problems = jsonTextProblems(text);
-  if (problems.length === 0) return found;
   const batch = Array.isArray(parsed);
   const messages: unknown[] = batch ? parsed : [parsed];
-  const idCounts = new Map<string, number>();
-  for (const message of messages) {
-    if (!isJsonObject(message) || (typeof message.id !== "string" && typeof message.id !== "number")) continue;
+  const firstWithId = new Map<string, number>();
+  messages.forEach((message, index) => {
+    if (!isJsonObject(message) || (typeof message.id !== "string" && typeof message.id !== "number")) return;
     const key = mcpRequestKey(message.id);
-    idCounts.set(key, (idCounts.get(key) ?? 0) + 1);
-  }
-  for (const problem of problems) {
+    const first = firstWithId.get(key);
+    if (first === undefined) firstWithId.set(key, index);
+    else
+      file(found.request, {
+        path: `/${index}/id`,
+        message: `the id ${key} is also the id of the message at /${first}; each request of a batch needs an id of its own, or its answer cannot be told apart`,
+      });
+  });
+  // Every problem, not the first few: a call past them must not run with what JSON.parse made of it.
+  for (const problem of jsonTextProblems(text, Number.POSITIVE_INFINITY)) {
     const match = IN_ARGUMENTS.exec(problem.path);
     const message = match === null ? undefined : messageAt(match[1], batch ? messages : undefined, parsed);
     const key = isToolCall(message) ? mcpRequestKey(message.id) : undefined;
-    if (match === null || key === undefined || idCounts.get(key) !== 1) {
-      found.request.push(problem);
+    if (match === null || key === undefined) {
+      file(found.request, problem);
       continue;
     }
     const list = found.argumentsByRequest.get(key) ?? [];
-    list.push({ path: match[2] ?? "", message: problem.message });
+    file(list, { path: match[2] ?? "", message: problem.message });
     found.argumentsByRequest.set(key, list);
   }
   return found;
+}
+
+/** A few problems locate the mistake; the lists stay as short as every other refusal's. */
+function file(list: Problem[], problem: Problem): void {
+  if (list.length < MAX_PROBLEMS) list.push(problem);
 }
 
 /** The message a pointer's leading index names: a batch's pointers start with one, a single message's do not. */

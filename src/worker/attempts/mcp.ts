@@ -37,6 +37,7 @@ import { systemClock } from "../../core/ports.js";
 import { parseDelayScale, waitSimulatedDelay } from "../../core/simulation/delay.js";
 import {
   argumentProblems,
+  NAME_SHAPE,
   unusableArgumentsMessage,
   type DispatchRequest,
 } from "../../core/simulation/dispatch-request.js";
@@ -144,7 +145,10 @@ async function answerMcp(c: Context<AppEnv>): Promise<Response> {
       );
     if (isJsonObject(args)) call.arguments = args;
     const callId = params._meta?.[CALL_ID_META_KEY];
-    if (typeof callId === "string") call.call_id = callId;
+    // Refused as over HTTP: dropping a key of another type would record a retry twice.
+    if (callId !== undefined && typeof callId !== "string")
+      throw jsonRpcError(invalidRequest([{ path: "/call_id", message: NAME_SHAPE }]));
+    if (callId !== undefined) call.call_id = callId;
     const reply = await settleForward(c.env, tokenHash, await stub.dispatchRequest(tokenHash, call));
     switch (reply.kind) {
       case "answer":
@@ -165,10 +169,7 @@ async function answerMcp(c: Context<AppEnv>): Promise<Response> {
   });
   await server.connect(transport);
   try {
-    return await transport.handleRequest(
-      body.kind === "parsed" ? c.req.raw : body.request,
-      body.kind === "parsed" ? { parsedBody: body.parsed } : undefined,
-    );
+    return await transport.handleRequest(c.req.raw, body.kind === "parsed" ? { parsedBody: body.parsed } : undefined);
   } finally {
     // JSON-response mode has built the whole body by now; nothing is left to stream.
     await server.close();
@@ -177,8 +178,8 @@ async function answerMcp(c: Context<AppEnv>): Promise<Response> {
 
 type McpBody =
   | { kind: "parsed"; parsed: unknown; lostArguments: Map<string, Problem[]> }
-  /** Not JSON to this server: the SDK's transport answers it (415, or its parse error) from this copy. */
-  | { kind: "unread"; request: Request }
+  /** Not JSON by its Content-Type: the SDK's transport answers it (415) as it is. */
+  | { kind: "unread" }
   | { kind: "answered"; response: Response };
 
 /**
@@ -189,7 +190,7 @@ type McpBody =
  */
 async function readBody(request: Request): Promise<McpBody> {
   const contentType = request.headers.get("content-type");
-  if (!isJsonContentType(contentType)) return { kind: "unread", request };
+  if (!isJsonContentType(contentType)) return { kind: "unread" };
   const otherCharset = otherCharsetProblem(contentType ?? "");
   if (otherCharset !== undefined) return refused(415, -32000, `Unsupported Media Type: ${otherCharset}`);
   let bytes: Uint8Array;
@@ -206,7 +207,9 @@ async function readBody(request: Request): Promise<McpBody> {
   try {
     parsed = JSON.parse(text);
   } catch {
-    return { kind: "unread", request: new Request(request, { body: text }) };
+    // Answered here, never handed on: the SDK reads bytes its own way (it would drop a second
+    // byte order mark), so it could run a text whose checks above never happened.
+    return refused(400, ErrorCode.ParseError, "Parse error: Invalid JSON");
   }
   const problems = mcpTextProblems(text, parsed);
   if (problems.request.length > 0) {
