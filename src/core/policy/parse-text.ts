@@ -1,10 +1,11 @@
 /**
- * Policy and manifest files as text: JSON, or YAML (YAML 1.2 core schema, so `yes` stays a string).
- * Either way the result must be plain JSON data that passes the client-JSON check (json-input.ts):
- * YAML-only values such as `.inf`, aliases that contain themselves (`&a [*a]`), nesting past the
- * limit and lone surrogates are refused with a message, never a stack overflow.
+ * Policy and manifest files as text: JSON, or YAML (YAML 1.2 core schema, so `yes` stays a string,
+ * whatever a `%YAML 1.1` directive says). Either way the result must be plain JSON data that passes
+ * the client-JSON check (json-input.ts): YAML-only values such as `.inf`, aliases that contain
+ * themselves (`&a [*a]`), nesting past the limit, lone surrogates and tags that do not fit their
+ * value (`!!float 20`) are refused with a message, never a stack overflow.
  */
-import { type Document, isMap, isPair, isScalar, isSeq, parseDocument } from "yaml";
+import { type Document, type ErrorCode, isAlias, isMap, isPair, isScalar, isSeq, parseDocument, Scalar } from "yaml";
 import {
   jsonTextProblems,
   jsonInputProblems,
@@ -33,6 +34,24 @@ interface TextLimits {
 /** Guards against alias bombs ("billion laughs") in YAML from untrusted sources. */
 const MAX_YAML_ALIASES = 100;
 const DEFAULT_MAX_JSON_BYTES = 1024 * 1024;
+
+/**
+ * The yaml library's warnings that change no value, so a document with only these is read: an
+ * unknown directive or an unsupported `%YAML` version (ignored; the schema is the core schema
+ * whatever the directive says), a flow collection's closing bracket indented no deeper than its
+ * parent, and an anchor or alias whose name ends in ':' (read as the name, as YAML 1.2 says). Every
+ * other warning refuses the document, including any code a later version of the library adds.
+ */
+const HARMLESS_WARNINGS: ReadonlySet<ErrorCode> = new Set(["BAD_DIRECTIVE", "BAD_INDENT", "BAD_ALIAS"]);
+
+/**
+ * The warnings for a tag that does not fit its value. The library then reads the value without
+ * the tag: `!!float 20`, `!!int 1.5`, `!!bool yes` and `!local x` as strings, `!!map [1]` and
+ * `!!set [x]` as the collection written.
+ */
+const TAG_WARNINGS: ReadonlySet<ErrorCode> = new Set(["TAG_RESOLVE_FAILED", "BAD_COLLECTION_TYPE"]);
+const UNFIT_TAG =
+  "the value does not fit its tag, so it would be read as something other than the tag says; drop the tag or write the value as the tag expects";
 
 /**
  * Picks the syntax from a file name: .yaml/.yml are YAML, .json is JSON, and anything else is
@@ -92,7 +111,16 @@ function overflowed(message: string): boolean {
 
 function parseYamlText(text: string): RawParse {
   // Whole numbers are read as BigInt so that one past 2^53 is seen as written (settleWholeNumbers).
-  const document = parseDocument(text, { uniqueKeys: true, prettyErrors: true, intAsBigInt: true });
+  // The schema options override the one a `%YAML 1.1` directive picks (yes/no booleans, 010 as
+  // octal 8, 1:30 as 90, `<<` merge keys): these are what YAML 1.2 uses without a directive.
+  const document = parseDocument(text, {
+    uniqueKeys: true,
+    prettyErrors: true,
+    intAsBigInt: true,
+    schema: "core",
+    resolveKnownTags: true,
+    merge: false,
+  });
   const first = document.errors[0];
   if (first) {
     if (overflowed(first.message)) return { ok: false, message: tooDeepMessage("a JSON document", MAX_JSON_DEPTH) };
@@ -103,6 +131,15 @@ function parseYamlText(text: string): RawParse {
         ? ` (and ${document.errors.length - 1} more YAML error${document.errors.length > 2 ? "s" : ""})`
         : "";
     return { ok: false, message: `not valid YAML: ${summary}${more}` };
+  }
+  // Valid YAML, but a warning such as an unresolved tag means a value would be read as other than written.
+  const unfit = document.warnings.filter((warning) => !HARMLESS_WARNINGS.has(warning.code));
+  const warning = unfit[0];
+  if (warning) {
+    const summary = warning.message.split("\n")[0] ?? warning.message;
+    const why = TAG_WARNINGS.has(warning.code) ? UNFIT_TAG : "a value may be read as something other than written";
+    const more = unfit.length > 1 ? ` (and ${unfit.length - 1} more YAML warning${unfit.length > 2 ? "s" : ""})` : "";
+    return { ok: false, message: `not usable YAML: ${summary} ${why}${more}` };
   }
   const lost = settleWholeNumbers(document);
   if (lost.length > 0) return { ok: false, message: problemSummary(lost) };
@@ -115,32 +152,85 @@ function parseYamlText(text: string): RawParse {
   }
 }
 
+type Role = "key" | "value";
+
 /**
- * Turns the document's whole numbers (read as BigInt) into numbers, and lists each one a double
- * would hold as another number, as JSON text is checked (json-input.ts). A whole-number key stays
- * a BigInt: it becomes its exact decimal text as a key, where a double would have rounded it.
- * Iterative, since the document may nest as deep as the parser allows.
+ * A whole number in its role: a value becomes a number unless a double would hold another number
+ * (`lost` says why); a key becomes a number only when the number's text is the digits written, and
+ * otherwise stays a BigInt, whose text as a key is those digits (1000000000000000000000, not 1e+21).
+ */
+function settle(whole: bigint, role: Role): { value: number | bigint; lost?: string } {
+  const digits = whole.toString();
+  if (role === "key") return String(Number(whole)) === digits ? { value: Number(whole) } : { value: whole };
+  const lost = wholeNumberLoss(digits);
+  return lost === undefined ? { value: Number(whole) } : { value: whole, lost };
+}
+
+/**
+ * Turns the document's whole numbers (read as BigInt) into numbers, and lists each value a double
+ * would hold as another number, as JSON text is checked (json-input.ts). Keys, and everything inside
+ * a collection used as a key, are settled as keys (see settle). An alias of an anchored whole number
+ * is replaced by that number settled for the alias's own role, since a key kept as a BigInt would
+ * otherwise repeat as a BigInt value, and a value settled to a number would repeat as a key in
+ * exponent form: the alias is then read, or refused, as if the number were written in its place.
+ * Walks in document order, so an anchor is seen before its aliases; iterative, since the document
+ * may nest as deep as the parser allows.
  */
 function settleWholeNumbers(document: Document): Problem[] {
   const problems: Problem[] = [];
-  const stack: { node: unknown; path: string }[] = [{ node: document.contents, path: "" }];
+  // The whole number each anchor names, as written; undefined for an anchor on anything else.
+  const anchored = new Map<string, bigint | undefined>();
+  type Visit = { node: unknown; path: string; role: Role; put?: (scalar: Scalar) => void };
+  const stack: Visit[] = [{ node: document.contents, path: "", role: "value" }];
   for (let next = stack.pop(); next !== undefined; next = stack.pop()) {
-    const { node, path } = next;
+    const { node, path, role, put } = next;
+    if (isAlias(node)) {
+      const whole = anchored.get(node.source);
+      if (whole === undefined || put === undefined) continue;
+      const { value, lost } = settle(whole, role);
+      if (lost === undefined) put(new Scalar(value));
+      else problems.push({ path, message: lost });
+      continue;
+    }
+    if (isScalar(node) || isSeq(node) || isMap(node)) {
+      if (node.anchor)
+        anchored.set(node.anchor, isScalar(node) && typeof node.value === "bigint" ? node.value : undefined);
+    }
     if (isScalar(node)) {
       if (typeof node.value !== "bigint") continue;
-      const lost = wholeNumberLoss(node.value.toString());
-      if (lost === undefined) node.value = Number(node.value);
-      else problems.push({ path, message: lost });
+      const { value, lost } = settle(node.value, role);
+      node.value = value;
+      if (lost !== undefined) problems.push({ path, message: lost });
     } else if (isSeq(node)) {
       // Pushed last to first, so that the items come off the stack, and any problems are listed, in order.
-      for (let index = node.items.length - 1; index >= 0; index--)
-        stack.push({ node: node.items[index], path: `${path}/${index}` });
+      for (let index = node.items.length - 1; index >= 0; index--) {
+        const item = node.items[index];
+        const put = isAlias(item)
+          ? (scalar: Scalar) => {
+              node.items[index] = scalar;
+            }
+          : undefined;
+        stack.push({ node: item, path: `${path}/${index}`, role, put });
+      }
     } else if (isMap(node)) {
       for (let index = node.items.length - 1; index >= 0; index--) {
         const pair = node.items[index];
         if (!isPair(pair)) continue;
         const key = isScalar(pair.key) ? pair.key.value : pair.key;
-        stack.push({ node: pair.value, path: `${path}/${pointerToken(String(key))}` });
+        const valuePath = `${path}/${pointerToken(String(key))}`;
+        const putValue = isAlias(pair.value)
+          ? (scalar: Scalar) => {
+              pair.value = scalar;
+            }
+          : undefined;
+        const putKey = isAlias(pair.key)
+          ? (scalar: Scalar) => {
+              pair.key = scalar;
+            }
+          : undefined;
+        // The value under the key before it, and the key on top: the key's anchors come first.
+        stack.push({ node: pair.value, path: valuePath, role, put: putValue });
+        stack.push({ node: pair.key, path, role: "key", put: putKey });
       }
     }
   }
