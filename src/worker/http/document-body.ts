@@ -12,7 +12,8 @@ import type { AppEnv } from "../platform/env.js";
 import { ApiError, invalidRequest } from "./errors.js";
 import { readBodyText, readJson } from "./json-body.js";
 
-const YAML_TYPES = /^(application|text)\/(x-)?yaml\b/i;
+/** The whole media type, ending at its parameters or the header: never application/yaml-foo. */
+const YAML_TYPES = /^(application|text)\/(x-)?yaml[ \t]*(;|$)/i;
 
 /** The `:name` path parameter of a stored document. */
 export function documentName(raw: string): string {

@@ -11,7 +11,8 @@ import { messageOf } from "../../core/message-of.js";
 
 const DEFAULT_BODY_LIMIT = 256 * 1024;
 
-const JSON_TYPE = /^application\/([a-z0-9.+-]*\+)?json\b/i;
+/** The whole media type (application/json, application/vnd.foo+json), ending at its parameters or the header: never application/json-foo. */
+const JSON_TYPE = /^application\/([a-z0-9.+-]*\+)?json[ \t]*(;|$)/i;
 
 /**
  * The body as text, refused with 415 when its Content-Type names a charset other than UTF-8, 413
