@@ -90,4 +90,19 @@ describe("PUT /api/policies/:name with a YAML body", () => {
       body: { error: { code: "not_found", message: "policy not found" } },
     });
   });
+
+  it("refuses keys that JSON would merge (5 and '5'), naming the key, and stores nothing", async () => {
+    const text = "tools:\n  get_invoice: never_require\n  ? 5\n  : never_require\n  ? '5'\n  : always_require\n";
+    expect(await answer(await putYaml("merged-keys", text))).toEqual({
+      status: 400,
+      body: {
+        error: {
+          code: "malformed_yaml",
+          message:
+            'the request body is not usable: /tools/5: the key "5" appears more than once in this object; JSON keeps only one, so the other value would be lost without a word',
+        },
+      },
+    });
+    expect((await call("GET", "/api/policies/merged-keys", { key: tenant.key })).status).toBe(404);
+  });
 });

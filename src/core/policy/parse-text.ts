@@ -143,6 +143,8 @@ function parseYamlText(text: string): RawParse {
   }
   const lost = settleWholeNumbers(document);
   if (lost.length > 0) return { ok: false, message: problemSummary(lost) };
+  const repeated = repeatedKeys(document);
+  if (repeated.length > 0) return { ok: false, message: problemSummary(repeated) };
   try {
     return { ok: true, value: document.toJS({ maxAliasCount: MAX_YAML_ALIASES }) };
   } catch (error) {
@@ -233,6 +235,45 @@ function settleWholeNumbers(document: Document): Problem[] {
         stack.push({ node: pair.key, path, role: "key", put: putKey });
       }
     }
+  }
+  return problems;
+}
+
+/**
+ * Keys that YAML keeps apart but JSON would not: `5` and `'5'`, `true` and `'true'`, `null` and
+ * `''`, or an alias key repeating its anchor (the parser's uniqueKeys compares nodes, not the text
+ * a key becomes). Each becomes the same JSON key, and toJS would keep only the last value. Runs
+ * after settleWholeNumbers, so a whole-number key is already the text it will be.
+ */
+function repeatedKeys(document: Document): Problem[] {
+  const problems: Problem[] = [];
+  const stack: { node: unknown; path: string }[] = [{ node: document.contents, path: "" }];
+  for (let next = stack.pop(); next !== undefined; next = stack.pop()) {
+    const { node, path } = next;
+    // Children go on the stack last to first, so that problems are listed in the document's order.
+    const children: { node: unknown; path: string }[] = [];
+    if (isSeq(node)) {
+      for (let index = 0; index < node.items.length; index++)
+        children.push({ node: node.items[index], path: `${path}/${index}` });
+    } else if (isMap(node)) {
+      const seen = new Set<string>();
+      for (const pair of node.items) {
+        if (!isPair(pair)) continue;
+        const key = isAlias(pair.key) ? pair.key.resolve(document) : pair.key;
+        // A collection as a key is written out as text by toJS; two such keys are rare enough to pass.
+        if (!isScalar(key)) continue;
+        const text = key.value === null ? "" : String(key.value);
+        const at = `${path}/${pointerToken(text)}`;
+        if (seen.has(text))
+          problems.push({
+            path: at,
+            message: `the key "${text}" appears more than once in this object; JSON keeps only one, so the other value would be lost without a word`,
+          });
+        seen.add(text);
+        children.push({ node: pair.value, path: at });
+      }
+    }
+    for (let index = children.length - 1; index >= 0; index--) stack.push(children[index] as (typeof children)[number]);
   }
   return problems;
 }

@@ -146,3 +146,25 @@ describe("anchored whole numbers as keys and values", () => {
     });
   });
 });
+
+describe("YAML keys that become the same JSON key", () => {
+  const twice = (key: string): string =>
+    `the key "${key}" appears more than once in this object; JSON keeps only one, so the other value would be lost without a word`;
+
+  it.each([
+    ["a number key and the same text as a string", "? 5\n: a\n? '5'\n: b\n", "/5"],
+    ["an alias key that repeats its anchor", "? &k 7\n: x\n? *k\n: y\n", "/7"],
+    ["true and 'true'", "m:\n  true: 1\n  'true': 2\n", "/m/true"],
+    ["null and an empty string", "? null\n: 1\n? ''\n: 2\n", "/"],
+  ])("refuses %s, naming the key", (_name, text, path) => {
+    const key = path === "/" ? "" : decodeURIComponent(path.slice(path.lastIndexOf("/") + 1));
+    expect(parseText(text, "yaml")).toEqual({ ok: false, message: `${path}: ${twice(key)}` });
+  });
+
+  it("keeps keys that stay apart", () => {
+    expect(parseText("? 5\n: a\n? '6'\n: b\n? 5.5\n: c\n", "yaml")).toEqual({
+      ok: true,
+      value: { "5": "a", "6": "b", "5.5": "c" },
+    });
+  });
+});
