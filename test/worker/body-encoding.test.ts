@@ -239,7 +239,7 @@ function unsupported(accepted: string, contentType: string): { status: number; b
     body: {
       error: {
         code: "unsupported_media_type",
-        message: `expected Content-Type: ${accepted}, got "${contentType}"`,
+        message: `expected Content-Type: ${accepted}, got ${JSON.stringify(contentType)}`,
       },
     },
   };
@@ -263,6 +263,7 @@ describe("JSON media types", () => {
     "application/json.v2",
     "application/json-foo; charset=utf-8",
     "application/vnd.foo+json-seq",
+    'text/plain; x="a b"',
   ])("refuses %s with 415, as any other unknown type", async (contentType) => {
     const { got } = await putPolicy(contentType, JSON_POLICY);
     expect(got).toEqual(unsupported("application/json or application/yaml", contentType));

@@ -218,7 +218,9 @@ function settleWholeNumbers(document: Document): Problem[] {
       for (let index = node.items.length - 1; index >= 0; index--) {
         const pair = node.items[index];
         if (!isPair(pair)) continue;
-        const key = isScalar(pair.key) ? pair.key.value : pair.key;
+        // An alias key names its anchor's value, not `*name`.
+        const keyNode = isAlias(pair.key) ? pair.key.resolve(document) : pair.key;
+        const key = isScalar(keyNode) ? keyNode.value : keyNode;
         const valuePath = `${path}/${pointerToken(String(key))}`;
         const putValue = isAlias(pair.value)
           ? (scalar: Scalar) => {

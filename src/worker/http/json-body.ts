@@ -84,7 +84,7 @@ export async function readRequestJsonText(
     const accepted = ["application/json", ...others].join(" or ");
     throw new ApiError(
       "unsupported_media_type",
-      `expected Content-Type: ${accepted}, got ${contentType ? `"${contentType}"` : "none"}`,
+      `expected Content-Type: ${accepted}, got ${contentType ? JSON.stringify(contentType) : "none"}`,
     );
   }
   const text = await readBodyText(request, maxBytes);

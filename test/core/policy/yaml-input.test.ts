@@ -168,3 +168,12 @@ describe("YAML keys that become the same JSON key", () => {
     });
   });
 });
+
+describe("paths under an alias key", () => {
+  it("name the key the alias stands for", () => {
+    expect(parseText("? &k a\n: 1\nb:\n  ? *k\n  : 9007199254740993\n", "yaml")).toEqual({
+      ok: false,
+      message: `/b/a: ${LOST_9007199254740993}`,
+    });
+  });
+});
