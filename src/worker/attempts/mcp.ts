@@ -16,6 +16,10 @@
  *   not mistake it for the tool's answer;
  * - every refusal: the ApiError of the shared table (attempt/reply-errors.ts), its code in data;
  *   before any MCP is spoken (a bad token, lost storage) the same HTTP answer as dispatch.
+ *
+ * The body is read and parsed here, not by the SDK (readBody): JSON.parse and the SDK's lenient
+ * decoding would let a call run with arguments the agent never sent, so the text is checked first
+ * and the SDK is handed the parsed value.
  */
 import { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import { requestBodyTooLargeMessage } from "@modelcontextprotocol/sdk/server/requestBody.js";
