@@ -2,6 +2,11 @@
  * Request bodies are read as UTF-8, the only encoding JSON may use between systems (RFC 8259,
  * section 8.1). A Content-Type that names another charset is refused rather than decoded as UTF-8
  * anyway, which would turn "café" in Latin-1 into other text, or into a refusal that blames the bytes.
+ *
+ * Why by hand rather than with the `content-type` package (already here, through the MCP SDK): it
+ * keeps only the last of a repeated parameter, so `charset=utf-8; charset=latin1` would pass as
+ * Latin-1 or UTF-8 depending on order, and it throws on sloppy but unambiguous headers (whitespace
+ * around `=`) that every client library sends somewhere and this reader accepts.
  */
 
 /**
